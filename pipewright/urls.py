@@ -1,0 +1,3 @@
+"""URL configuration: the web app's routes arrive with the editor and API issues."""
+
+urlpatterns: list = []

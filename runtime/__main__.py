@@ -1,0 +1,7 @@
+"""`python -m runtime ...`: the headless command line."""
+
+import sys
+
+from runtime.cli import main
+
+sys.exit(main())

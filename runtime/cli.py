@@ -1,0 +1,242 @@
+"""`python -m runtime`: validate, run and inspect pipelines without the web app.
+
+Exit codes: 0 success, 1 the run failed, 2 the document (or a command-line value) is invalid,
+130 cancelled with Ctrl+C. User errors print one clear message and no traceback; `--debug`
+shows the traceback too. Heavy modules are imported by the commands that need them, so that
+`schema` and `--help` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import traceback
+from contextlib import ExitStack
+from pathlib import Path
+
+from runtime.errors import PipelineValidationError, PipewrightError, Problem
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+class UsageError(PipewrightError):
+    """A bad file or value on the command line."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `python -m runtime` and the `pipewright` script."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.command(args)
+    except PipelineValidationError as error:
+        for problem in error.problems:
+            print(str(problem), file=sys.stderr)
+        return EXIT_INVALID
+    except PipewrightError as error:
+        if args.debug:
+            traceback.print_exc()
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m runtime", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    validate = commands.add_parser("validate", help="check a pipeline document")
+    validate.add_argument("file", type=Path)
+    _add_run_inputs(validate)
+    validate.set_defaults(command=validate_command)
+
+    run = commands.add_parser("run", help="run a pipeline document")
+    run.add_argument("file", type=Path)
+    _add_run_inputs(run)
+    run.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
+    run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
+    run.add_argument("--connections", type=Path, help="JSON file mapping connection names to URLs")
+    run.set_defaults(command=run_command)
+
+    operators = commands.add_parser("operators", help="list the operator catalog")
+    operators.add_argument("--json", action="store_true", help="the full catalog as JSON")
+    operators.set_defaults(command=operators_command)
+
+    schema = commands.add_parser("schema", help="print the pipeline document's JSON Schema")
+    schema.set_defaults(command=schema_command)
+    for sub in (validate, run, operators, schema):
+        sub.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
+    return parser
+
+
+def _add_run_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a pipeline parameter (VALUE parses as JSON, else stays a string); repeatable",
+    )
+
+
+def validate_command(args) -> int:
+    """Exit 0 when the document can run, else 2 with one `node.field: message` line each."""
+    from runtime.graph import validate
+
+    problems = validate(_load(args.file), _parameters(args.param))
+    for problem in problems:
+        print(str(problem), file=sys.stderr)
+    if problems:
+        return EXIT_INVALID
+    print(f"{args.file}: valid")
+    return EXIT_OK
+
+
+def run_command(args) -> int:
+    """Run the document, show progress on a terminal, print a summary table."""
+    from runtime.events import JsonLinesSink
+    from runtime.executor import execute
+    from runtime.graph import build_plan
+    from runtime.progress import TerminalProgress
+
+    plan = build_plan(_load(args.file), _parameters(args.param))
+    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    if not data_root.is_dir():
+        raise UsageError(f"data root '{data_root}' is not a folder")
+    connections = _connections(args.connections)
+    cancel = threading.Event()
+    with ExitStack() as stack:
+        sinks = [TerminalProgress()]
+        if args.events:
+            sinks.append(stack.enter_context(JsonLinesSink(args.events)))
+        stack.enter_context(_cancel_on_interrupt(cancel))
+        result = execute(
+            plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections
+        )
+    _print_summary(plan, result, debug=args.debug)
+    if result.status == "cancelled":
+        return EXIT_CANCELLED
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def operators_command(args) -> int:
+    """The operator catalog: a table, or everything (params JSON Schema included) as JSON."""
+    from runtime.registry import default_registry
+
+    catalog = default_registry().catalog()
+    if args.json:
+        print(json.dumps(catalog, indent=2, sort_keys=True, ensure_ascii=False))
+        return EXIT_OK
+    for entry in catalog:
+        inputs = ",".join(port["name"] + ("*" if port["many"] else "") for port in entry["inputs"])
+        outputs = ",".join(port["name"] for port in entry["outputs"])
+        ports = f"{inputs or '-':>12} → {outputs or '-':<14}"
+        print(f"{entry['name']:<16} {entry['kind']:<8} {ports} {entry['title']}")
+    return EXIT_OK
+
+
+def schema_command(args) -> int:
+    """Print the pipeline document's JSON Schema."""
+    from runtime.spec import json_schema
+
+    print(json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _load(path: Path):
+    from runtime.spec import load_document
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read '{path}': {error.strerror}") from error
+    try:
+        return load_document(text)
+    except PipelineValidationError as error:
+        raise PipelineValidationError(
+            [
+                Problem(p.message, node=p.node, field=p.field or str(path), code=p.code)
+                for p in error.problems
+            ]
+        ) from error
+
+
+def _parameters(pairs: list[str]) -> dict:
+    from runtime.parameters import parse_cli_value
+
+    values = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator or not name:
+            raise UsageError(f"--param expects NAME=VALUE, got '{pair}'")
+        values[name] = parse_cli_value(value)
+    return values
+
+
+def _connections(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read connections file '{path}': {error.strerror}") from error
+    except json.JSONDecodeError as error:
+        raise UsageError(f"connections file '{path}' is not valid JSON: {error}") from error
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise UsageError(f"connections file '{path}' must map names to database URLs")
+    return data
+
+
+class _cancel_on_interrupt:
+    """While active, the first Ctrl+C asks the run to cancel; a second one aborts."""
+
+    def __init__(self, cancel: threading.Event):
+        self.cancel = cancel
+
+    def __enter__(self):
+        self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, *_):
+        if self.cancel.is_set():
+            raise KeyboardInterrupt
+        print("\ncancelling… (Ctrl+C again to abort)", file=sys.stderr)
+        self.cancel.set()
+
+    def __exit__(self, *_exc):
+        signal.signal(signal.SIGINT, self.previous)
+
+
+def _print_summary(plan, result, *, debug: bool) -> None:
+    rows = [("node", "status", "rows in", "rows out", "seconds")]
+    for node_id in plan.order:
+        node = result.nodes[node_id]
+        rows_in = sum(node.rows_in.values()) if node.rows_in else None
+        rows.append(
+            (
+                node_id,
+                node.status,
+                "" if rows_in is None else f"{rows_in:,}",
+                "" if node.rows_out is None else f"{node.rows_out:,}",
+                "" if node.duration_s is None else f"{node.duration_s:.3f}",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    for index, row in enumerate(rows):
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+        cells += [cell.rjust(width) for cell, width in zip(row[2:], widths[2:], strict=True)]
+        print("  ".join(cells).rstrip())
+        if index == 0:
+            print("  ".join("-" * width for width in widths))
+    print(f"\nrun {result.status} in {result.duration_s:.3f} s")
+    for node_id in plan.order:
+        node = result.nodes[node_id]
+        if node.error:
+            print(f"{node_id}: {node.status}: {node.error}", file=sys.stderr)
+            if debug and node.traceback:
+                print(node.traceback, file=sys.stderr)

@@ -1,0 +1,126 @@
+"""What an operator sees of the run: `ctx`.
+
+It gives the node id, the validated params, the data root and named connections, a logger
+and a progress callback that become events, and the cancellation check. `commit` is how an
+output makes its work visible (rename a temporary file, commit a transaction): it runs under
+a lock against the executor's timeout and cancel decisions, so a node that lost its race with
+the clock never commits afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from runtime.errors import NodeCancelled
+from runtime.paths import resolve_under
+
+LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
+PROGRESS_INTERVAL_S = 0.05
+
+Emit = Callable[..., Any]
+
+
+def _ignore(*_args, **_fields) -> None:
+    return None
+
+
+class NodeLogger:
+    """`ctx.logger`: log lines that become `node_log` events at or above the pipeline's level."""
+
+    def __init__(self, emit: Emit, node_id: str, level: str):
+        self._emit = emit
+        self._node_id = node_id
+        self._threshold = LEVELS[level]
+
+    def log(self, level: str, message: str) -> None:
+        if LEVELS[level] >= self._threshold:
+            self._emit("node_log", node=self._node_id, level=level, message=str(message))
+
+    def debug(self, message: str) -> None:
+        self.log("debug", message)
+
+    def info(self, message: str) -> None:
+        self.log("info", message)
+
+    def warning(self, message: str) -> None:
+        self.log("warning", message)
+
+    def error(self, message: str) -> None:
+        self.log("error", message)
+
+
+class NodeContext:
+    """The run-time services handed to `Operator.run` and `Operator.output_schema`."""
+
+    def __init__(
+        self,
+        node_id: str,
+        params: BaseModel,
+        *,
+        data_root: Path,
+        connections: Mapping[str, str] | None = None,
+        emit: Emit | None = None,
+        log_level: str = "info",
+        row_limit: int | None = None,
+    ):
+        self.node_id = node_id
+        self.params = params
+        self.data_root = Path(data_root)
+        self.connections = dict(connections or {})
+        self.row_limit = row_limit
+        self.metrics: dict[str, Any] = {}
+        self._cancel = threading.Event()
+        self._commit_lock = threading.RLock()
+        self.committed = False
+        self._emit = emit or _ignore
+        self.logger = NodeLogger(self._guarded_emit, node_id, log_level)
+        self._last_progress = 0.0
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the run was cancelled or this attempt's deadline passed."""
+        return self._cancel.is_set()
+
+    def check_cancelled(self) -> None:
+        """Raise `NodeCancelled` if the node should stop; call it between chunks of work."""
+        if self._cancel.is_set():
+            raise NodeCancelled(f"node '{self.node_id}' was stopped")
+
+    def resolve_path(self, path: str) -> Path:
+        """A params path resolved under the data root (refusing paths that escape it)."""
+        return resolve_under(self.data_root, path)
+
+    def progress(self, rows: int) -> None:
+        """Report rows processed so far (throttled to a few events per second)."""
+        now = time.monotonic()
+        if now - self._last_progress >= PROGRESS_INTERVAL_S:
+            self._last_progress = now
+            self._guarded_emit("node_progress", node=self.node_id, rows=int(rows))
+
+    def commit(self, action: Callable[[], Any]) -> Any:
+        """Make the node's side effect visible, unless it was stopped first."""
+        with self._commit_lock:
+            self.check_cancelled()
+            result = action()
+            self.committed = True
+            return result
+
+    def stop(self) -> bool:
+        """Tell the node to stop; False if it already committed (then it must finish)."""
+        with self._commit_lock:
+            if self.committed:
+                return False
+            self._cancel.set()
+            return True
+
+    def _guarded_emit(self, event_type: str, **fields) -> None:
+        # Under the lock that `stop` takes, so nothing is emitted after the node's final status.
+        with self._commit_lock:
+            if not self._cancel.is_set():
+                self._emit(event_type, **fields)

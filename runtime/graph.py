@@ -1,0 +1,311 @@
+"""From a document to a runnable plan: validation, parameters, topological order.
+
+Validation collects every problem it finds (unknown operators, bad params, duplicate ids,
+dangling edges and ports, unconnected or over-connected input ports, cycles), each naming the
+node and field and saying how to fix it. `build_plan` turns a valid document into `Plan`, the
+list of node tasks the executor runs; later optimisation passes rewrite plans, not documents.
+Ordering uses the standard library's `graphlib`. Nothing here reads or writes data.
+"""
+
+from __future__ import annotations
+
+import difflib
+import graphlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from runtime.errors import PipelineValidationError, Problem
+from runtime.operator import Operator
+from runtime.parameters import resolve_values, substitute
+from runtime.registry import Registry, default_registry
+from runtime.spec import Config, Pipeline
+
+Source = tuple[str, str]
+"""An output: (node id, port name)."""
+
+
+@dataclass(slots=True)
+class PlannedNode:
+    """One node ready to run: its operator, validated params and where its inputs come from."""
+
+    id: str
+    label: str
+    operator: Operator
+    params: BaseModel
+    inputs: dict[str, list[Source]]
+    retries: int
+    timeout_s: float | None
+
+
+@dataclass(slots=True)
+class Plan:
+    """A validated pipeline as node tasks in topological order."""
+
+    name: str
+    config: Config
+    parameters: dict[str, Any]
+    nodes: dict[str, PlannedNode]
+    order: list[str]
+    predecessors: dict[str, set[str]]
+    consumers: Counter = field(default_factory=Counter)
+    """How many node inputs read each output `(node, port)`: when it falls to 0, drop it."""
+
+
+def structural_problems(pipeline: Pipeline) -> list[Problem]:
+    """Problems that make a graph meaningless: duplicate ids, dangling edges, cycles.
+
+    A half-built graph without these can still be saved and edited.
+    """
+    problems = _duplicate_ids(pipeline)
+    ids = {node.id for node in pipeline.nodes}
+    problems += _dangling_edges(pipeline, ids)
+    problems += _cycles(_predecessors(pipeline, ids))
+    return problems
+
+
+def validate(
+    pipeline: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    registry: Registry | None = None,
+) -> list[Problem]:
+    """Every problem that would stop the pipeline from running, in document order."""
+    try:
+        build_plan(pipeline, parameters, registry)
+    except PipelineValidationError as error:
+        return error.problems
+    return []
+
+
+def build_plan(
+    pipeline: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    registry: Registry | None = None,
+) -> Plan:
+    """Validate the document with the run's parameter values and return its plan."""
+    registry = registry or default_registry()
+    values = resolve_values(pipeline.config.parameters, parameters)
+    problems = _unknown_run_parameters(pipeline, parameters or {})
+    problems += _duplicate_ids(pipeline)
+    operators = _operators(pipeline, registry, problems)
+    params = {
+        node.id: _node_params(node, operators[node.id], values, problems)
+        for node in pipeline.nodes
+        if node.id in operators
+    }
+    ids = {node.id for node in pipeline.nodes}
+    problems += _dangling_edges(pipeline, ids)
+    inputs = _wire_inputs(pipeline, operators, problems)
+    predecessors = _predecessors(pipeline, ids)
+    problems += _cycles(predecessors)
+    if problems:
+        raise PipelineValidationError(problems)
+
+    config = pipeline.config
+    nodes = {
+        node.id: PlannedNode(
+            id=node.id,
+            label=node.label,
+            operator=operators[node.id],
+            params=params[node.id],
+            inputs=inputs[node.id],
+            retries=config.retries if node.retries is None else node.retries,
+            timeout_s=config.timeout_s if node.timeout_s is None else node.timeout_s,
+        )
+        for node in pipeline.nodes
+    }
+    consumers = Counter(
+        source for node in nodes.values() for sources in node.inputs.values() for source in sources
+    )
+    order = list(graphlib.TopologicalSorter(predecessors).static_order())
+    return Plan(pipeline.name, config, values, nodes, order, predecessors, consumers)
+
+
+def _unknown_run_parameters(pipeline: Pipeline, parameters: dict) -> list[Problem]:
+    declared = pipeline.config.parameters
+    return [
+        Problem(
+            f"unknown parameter '{name}'; the pipeline declares: "
+            f"{', '.join(sorted(declared)) or 'none'}",
+            field=f"parameters.{name}",
+            code="unknown_parameter",
+        )
+        for name in parameters
+        if name not in declared
+    ]
+
+
+def _duplicate_ids(pipeline: Pipeline) -> list[Problem]:
+    counts = Counter(node.id for node in pipeline.nodes)
+    return [
+        Problem(
+            f"{count} nodes share the id '{node_id}'; give each node its own id",
+            node=node_id,
+            field="id",
+            code="duplicate_node",
+        )
+        for node_id, count in counts.items()
+        if count > 1
+    ]
+
+
+def _operators(
+    pipeline: Pipeline, registry: Registry, problems: list[Problem]
+) -> dict[str, Operator]:
+    operators = {}
+    for node in pipeline.nodes:
+        operator = registry.get(node.operator)
+        if operator is None:
+            hint = difflib.get_close_matches(node.operator, registry.names(), n=1)
+            suggestion = (
+                f"; did you mean '{hint[0]}'?" if hint else "; see `python -m runtime operators`"
+            )
+            problems.append(
+                Problem(
+                    f"unknown operator '{node.operator}'{suggestion}",
+                    node=node.id,
+                    field="operator",
+                    code="unknown_operator",
+                )
+            )
+        else:
+            operators[node.id] = operator
+    return operators
+
+
+def _node_params(
+    node, operator: Operator, values: dict, problems: list[Problem]
+) -> BaseModel | None:
+    raw, substitution_problems = substitute(node.params, operator.Params, values, node=node.id)
+    problems += substitution_problems
+    if substitution_problems:
+        return None
+    try:
+        return operator.Params.model_validate(raw)
+    except ValidationError as error:
+        for item in error.errors():
+            location = ".".join(str(part) for part in item["loc"])
+            problems.append(
+                Problem(
+                    _params_message(item),
+                    node=node.id,
+                    field=f"params.{location}" if location else "params",
+                    code="invalid_params",
+                )
+            )
+        return None
+
+
+def _params_message(item: dict) -> str:
+    if item["type"] == "extra_forbidden":
+        return "unknown setting; remove it or check its spelling"
+    if item["type"] == "missing":
+        return "required setting is missing"
+    return str(item["msg"]).removeprefix("Value error, ")
+
+
+def _dangling_edges(pipeline: Pipeline, ids: set[str]) -> list[Problem]:
+    problems = []
+    for index, edge in enumerate(pipeline.edges):
+        for end in ("source", "target"):
+            node_id = getattr(edge, end)
+            if node_id not in ids:
+                problems.append(
+                    Problem(
+                        f"edge {edge.source} → {edge.target} refers to node '{node_id}', "
+                        "which does not exist; remove the edge or add the node",
+                        field=f"edges[{index}].{end}",
+                        code="dangling_edge",
+                    )
+                )
+    duplicates = Counter(edge.sort_key() for edge in pipeline.edges)
+    for (source, source_port, target, target_port), count in duplicates.items():
+        if count > 1:
+            problems.append(
+                Problem(
+                    f"the edge {source}.{source_port} → {target}.{target_port} appears "
+                    f"{count} times; keep one",
+                    node=target,
+                    field=f"inputs.{target_port}",
+                    code="duplicate_edge",
+                )
+            )
+    return problems
+
+
+def _wire_inputs(
+    pipeline: Pipeline, operators: dict[str, Operator], problems: list[Problem]
+) -> dict[str, dict[str, list[Source]]]:
+    """Each node's input sources per port, checking ports exist and are connected properly."""
+    inputs: dict[str, dict[str, list[Source]]] = defaultdict(lambda: defaultdict(list))
+    for edge in sorted(pipeline.edges, key=lambda edge: edge.sort_key()):
+        source_op, target_op = operators.get(edge.source), operators.get(edge.target)
+        if source_op and not source_op.output_port(edge.source_port):
+            problems.append(
+                _port_problem(edge.source, "output", edge.source_port, source_op.outputs)
+            )
+            continue
+        if target_op and not target_op.input_port(edge.target_port):
+            problems.append(_port_problem(edge.target, "input", edge.target_port, target_op.inputs))
+            continue
+        inputs[edge.target][edge.target_port].append((edge.source, edge.source_port))
+    for node in pipeline.nodes:
+        operator = operators.get(node.id)
+        for port in operator.inputs if operator else ():
+            sources = inputs[node.id].get(port.name, [])
+            if port.required and not sources:
+                problems.append(
+                    Problem(
+                        f"input port '{port.name}' is not connected; connect an edge to it",
+                        node=node.id,
+                        field=f"inputs.{port.name}",
+                        code="unconnected_port",
+                    )
+                )
+            elif not port.many and len(sources) > 1:
+                names = ", ".join(f"{source}.{source_port}" for source, source_port in sources)
+                problems.append(
+                    Problem(
+                        f"input port '{port.name}' takes one edge but has {len(sources)} "
+                        f"(from {names}); remove all but one, or combine them with a union",
+                        node=node.id,
+                        field=f"inputs.{port.name}",
+                        code="too_many_edges",
+                    )
+                )
+    return {node.id: dict(inputs[node.id]) for node in pipeline.nodes}
+
+
+def _port_problem(node_id: str, direction: str, port: str, ports) -> Problem:
+    names = ", ".join(p.name for p in ports) or "none"
+    return Problem(
+        f"there is no {direction} port '{port}'; its {direction} ports are: {names}",
+        node=node_id,
+        field=f"{direction}s.{port}",
+        code="unknown_port",
+    )
+
+
+def _predecessors(pipeline: Pipeline, ids: set[str]) -> dict[str, set[str]]:
+    predecessors: dict[str, set[str]] = {node.id: set() for node in pipeline.nodes}
+    for edge in pipeline.edges:
+        if edge.source in ids and edge.target in ids:
+            predecessors[edge.target].add(edge.source)
+    return predecessors
+
+
+def _cycles(predecessors: dict[str, set[str]]) -> list[Problem]:
+    try:
+        graphlib.TopologicalSorter(predecessors).prepare()
+    except graphlib.CycleError as error:
+        cycle = list(error.args[1])  # in edge direction, first node repeated at the end
+        return [
+            Problem(
+                f"these nodes form a cycle: {' → '.join(cycle)}; remove one of its edges",
+                node=cycle[0],
+                code="cycle",
+            )
+        ]
+    return []

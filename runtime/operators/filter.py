@@ -1,0 +1,43 @@
+"""`filter`: keep the rows where a condition is true."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from runtime.errors import OperatorError
+from runtime.expressions import ExpressionError, filter_mask, infer_type
+from runtime.fields import Expression
+from runtime.operator import Operator, OperatorParams
+
+
+class FilterParams(OperatorParams):
+    condition: Expression = Field(
+        title="Condition",
+        description="Rows where this is true are kept, e.g. age > 18 and country in ('FR', 'DE').",
+    )
+
+
+class Filter(Operator):
+    name = "filter"
+    kind = "process"
+    title = "Filter rows"
+    description = "Keep the rows where a condition is true; a comparison with null is false."
+    Params = FilterParams
+
+    def output_schema(self, ctx, inputs):
+        schema = inputs["in"]
+        try:
+            result_type, _ = infer_type(ctx.params.condition, schema)
+        except ExpressionError as error:
+            raise OperatorError(f"condition: {error}") from error
+        if result_type != "boolean":
+            raise OperatorError(f"condition: must be true or false, but it gives a {result_type}")
+        return {"out": schema}
+
+    def run(self, ctx, inputs):
+        frame = inputs["in"]
+        try:
+            mask = filter_mask(ctx.params.condition, frame)
+        except ExpressionError as error:
+            raise OperatorError(f"condition: {error}") from error
+        return {"out": frame[mask]}

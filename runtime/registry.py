@@ -1,0 +1,78 @@
+"""The operator registry: built-ins plus third-party operators found through entry points.
+
+A package extends Pipewright by publishing an `Operator` subclass (or a list of them) in the
+entry-point group `pipewright.operators`; `pip install` is all a user does. A plugin that fails
+to load, or that reuses a taken name, is reported once as a warning and left out, so one
+broken package never takes the whole catalog down.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib.metadata import entry_points
+
+from runtime.operator import KINDS, Operator
+
+ENTRY_POINT_GROUP = "pipewright.operators"
+
+log = logging.getLogger(__name__)
+
+
+class Registry:
+    """Operators by name."""
+
+    def __init__(self, operators: Iterable[type[Operator]] = ()):
+        self._operators: dict[str, Operator] = {}
+        for operator_class in operators:
+            self.register(operator_class)
+
+    def register(self, operator_class: type[Operator]) -> None:
+        """Add an operator class; its name must be new and its declaration complete."""
+        if not (isinstance(operator_class, type) and issubclass(operator_class, Operator)):
+            raise TypeError(f"{operator_class!r} is not a subclass of runtime.operator.Operator")
+        for attribute in ("name", "kind", "title"):
+            if not getattr(operator_class, attribute, None):
+                raise TypeError(f"operator {operator_class.__name__} does not set `{attribute}`")
+        if operator_class.kind not in KINDS:
+            raise TypeError(f"operator {operator_class.name}: kind must be one of {KINDS}")
+        if operator_class.name in self._operators:
+            raise ValueError(f"an operator named '{operator_class.name}' is already registered")
+        self._operators[operator_class.name] = operator_class()
+
+    def get(self, name: str) -> Operator | None:
+        return self._operators.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._operators
+
+    def names(self) -> list[str]:
+        return sorted(self._operators)
+
+    def catalog(self) -> list[dict]:
+        """Every operator's catalog entry, sorted by kind then name."""
+        order = {kind: index for index, kind in enumerate(KINDS)}
+        operators = sorted(self._operators.values(), key=lambda op: (order[op.kind], op.name))
+        return [operator.describe() for operator in operators]
+
+    def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> None:
+        """Register the operators that installed distributions publish under `group`."""
+        for entry_point in entry_points(group=group):
+            try:
+                loaded = entry_point.load()
+                classes = loaded if isinstance(loaded, list | tuple) else [loaded]
+                for operator_class in classes:
+                    self.register(operator_class)
+            except Exception as error:  # a broken plugin must not break the catalog
+                log.warning("operator plugin %r was not loaded: %s", entry_point.value, error)
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """The built-in operators and every installed plugin, loaded once per process."""
+    from runtime.operators import BUILTIN_OPERATORS
+
+    registry = Registry(BUILTIN_OPERATORS)
+    registry.load_entry_points()
+    return registry

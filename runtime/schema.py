@@ -1,0 +1,86 @@
+"""Table schemas: the columns an operator outputs, before anything runs.
+
+Operators describe their output as a `Schema` so the editor can show columns and catch
+mistakes early. The six type names are the public vocabulary used wherever a type is
+written in a pipeline (`dtypes`, `cast`, `transform`'s `type`). Nothing here touches data
+except `schema_of`, which reads the types of a real DataFrame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+import pyarrow as pa
+
+TypeName = Literal["string", "integer", "float", "boolean", "date", "datetime"]
+TYPE_NAMES: tuple[str, ...] = ("string", "integer", "float", "boolean", "date", "datetime")
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column: its name, its type name and whether it may hold nulls."""
+
+    name: str
+    type: TypeName
+    nullable: bool = True
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "type": self.type, "nullable": self.nullable}
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """An ordered list of columns, looked up by name."""
+
+    columns: tuple[Column, ...]
+
+    @classmethod
+    def of(cls, *columns: Column) -> Schema:
+        return cls(tuple(columns))
+
+    @property
+    def names(self) -> list[str]:
+        return [column.name for column in self.columns]
+
+    def get(self, name: str) -> Column | None:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        return None
+
+    def __contains__(self, name: object) -> bool:
+        return any(column.name == name for column in self.columns)
+
+    def to_json(self) -> list[dict]:
+        return [column.to_json() for column in self.columns]
+
+
+def type_name_of(dtype) -> TypeName:
+    """Map a pandas dtype to the public type name (unknown kinds read as `string`)."""
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_date(dtype.pyarrow_dtype):
+        return "date"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "boolean"
+    if pd.api.types.is_integer_dtype(dtype):
+        return "integer"
+    if pd.api.types.is_float_dtype(dtype):
+        return "float"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    return "string"
+
+
+DATE_DTYPE = pd.ArrowDtype(pa.date32())
+"""How a `date` column is held: Arrow's date32, so dates never pick up a time of day."""
+
+
+def schema_of(frame: pd.DataFrame) -> Schema:
+    """The schema of a real DataFrame (every column nullable unless it has no nulls)."""
+    return Schema(
+        tuple(
+            Column(str(name), type_name_of(frame[name].dtype), bool(frame[name].isna().any()))
+            for name in frame.columns
+        )
+    )
