@@ -240,7 +240,7 @@ def _wire_inputs(
 ) -> dict[str, dict[str, list[Source]]]:
     """Each node's input sources per port, checking ports exist and are connected properly."""
     inputs: dict[str, dict[str, list[Source]]] = defaultdict(lambda: defaultdict(list))
-    for edge in sorted(pipeline.edges, key=lambda edge: edge.sort_key()):
+    for edge in pipeline.edges:
         source_op, target_op = operators.get(edge.source), operators.get(edge.target)
         if source_op and not source_op.output_port(edge.source_port):
             problems.append(
@@ -275,7 +275,11 @@ def _wire_inputs(
                         code="too_many_edges",
                     )
                 )
-    return {node.id: dict(inputs[node.id]) for node in pipeline.nodes}
+    # Sorted like exported edges, so a union's order does not depend on how edges were drawn.
+    return {
+        node.id: {port: sorted(sources) for port, sources in inputs[node.id].items()}
+        for node in pipeline.nodes
+    }
 
 
 def _port_problem(node_id: str, direction: str, port: str, ports) -> Problem:

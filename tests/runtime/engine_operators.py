@@ -25,21 +25,24 @@ class Tracker:
 
     def __init__(self):
         self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
         self.current = 0
         self.peak = 0
-        self.calls: list[str] = []
-        self.finished: list[str] = []
+        self.log: list[tuple[str, str]] = []
+        """("start" | "end", node id) in the order they happened."""
 
     def enter(self, node_id: str) -> None:
         with self.lock:
             self.current += 1
             self.peak = max(self.peak, self.current)
-            self.calls.append(node_id)
+            self.log.append(("start", node_id))
 
     def leave(self, node_id: str) -> None:
         with self.lock:
             self.current -= 1
-            self.finished.append(node_id)
+            self.log.append(("end", node_id))
 
 
 TRACKER = Tracker()

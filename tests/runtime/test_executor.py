@@ -50,7 +50,7 @@ def test_a_diamond_runs_every_node_once_and_passes_rows_along():
 
 def test_independent_branches_overlap_up_to_the_concurrency_limit():
     nodes = {f"n{i}": ("test_source", {"sleep_s": 0.15}) for i in range(6)}
-    TRACKER.peak = 0
+    TRACKER.reset()
     started = time.perf_counter()
     result, _ = run(document(nodes, max_concurrency=3))
     elapsed = time.perf_counter() - started

@@ -1,0 +1,161 @@
+"""The pipeline document: parsing, clear errors, format versions, stable serialisation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from runtime import spec
+from runtime.errors import PipelineValidationError
+from runtime.spec import dump_document, json_schema, load_document
+
+
+def minimal(**extra) -> dict:
+    return {"format": "pipewright.pipeline", "version": 1, "name": "p", **extra}
+
+
+def problems_of(data) -> list[str]:
+    with pytest.raises(PipelineValidationError) as raised:
+        load_document(data)
+    return [str(problem) for problem in raised.value.problems]
+
+
+def test_defaults_fill_in_a_minimal_document():
+    pipeline = load_document(minimal())
+    assert pipeline.config.max_concurrency is None
+    assert pipeline.config.stop_on_error is True
+    assert pipeline.config.retries == 0
+    assert pipeline.nodes == [] and pipeline.edges == []
+
+
+def test_edges_default_to_the_out_and_in_ports():
+    edge = load_document(minimal(edges=[{"source": "a", "target": "b"}])).edges[0]
+    assert (edge.source_port, edge.target_port) == ("out", "in")
+
+
+def test_a_bad_node_field_is_reported_at_that_node_and_field():
+    data = minimal(
+        nodes=[
+            {"id": "read", "operator": "csv_input"},
+            {"id": "clean", "operator": "filter", "retries": -1, "colour": "red"},
+        ]
+    )
+    assert problems_of(data) == [
+        "clean.retries: Input should be greater than or equal to 0",
+        "clean.colour: unknown field; remove it or check its spelling",
+    ]
+
+
+def test_a_malformed_node_id_says_what_an_id_may_hold():
+    data = minimal(nodes=[{"id": "1st node", "operator": "filter"}])
+    assert problems_of(data) == [
+        "1st node.id: a node id starts with a letter or _ and holds only letters, digits, _ and -"
+    ]
+
+
+def test_invalid_json_names_the_line_and_column():
+    assert problems_of('{"name": "p",\n  oops}') == [
+        "pipeline: not valid JSON: Expecting property name enclosed in double quotes "
+        "at line 2 column 3"
+    ]
+
+
+def test_a_newer_format_version_is_refused_with_the_fix():
+    assert problems_of(minimal(version=2)) == [
+        "version: this document has format version 2, but this Pipewright reads up to "
+        "version 1; upgrade Pipewright to open it"
+    ]
+
+
+def test_a_document_of_another_format_is_refused():
+    assert problems_of(minimal(format="n8n.workflow")) == [
+        "format: not a Pipewright pipeline (format is 'n8n.workflow')"
+    ]
+
+
+def test_an_older_format_version_is_migrated(monkeypatch):
+    """Pretend the current format is 2 and version 1 named the description `notes`."""
+
+    def rename_notes(data: dict) -> dict:
+        data = dict(data)
+        data["description"] = data.pop("notes", "")
+        return data
+
+    monkeypatch.setattr(spec, "FORMAT_VERSION", 2)
+    monkeypatch.setattr(spec, "MIGRATIONS", {1: rename_notes})
+    migrated = spec.migrate(minimal(notes="kept"))
+    assert migrated["version"] == 2
+    assert migrated["description"] == "kept"
+    assert "notes" not in migrated
+
+
+def test_export_sorts_nodes_and_edges_and_ends_with_a_newline():
+    data = minimal(
+        nodes=[{"id": "b", "operator": "x"}, {"id": "a", "operator": "x"}],
+        edges=[{"source": "b", "target": "c"}, {"source": "a", "target": "c"}],
+    )
+    text = dump_document(load_document(data))
+    exported = json.loads(text)
+    assert [node["id"] for node in exported["nodes"]] == ["a", "b"]
+    assert [edge["source"] for edge in exported["edges"]] == ["a", "b"]
+    assert text.endswith("}\n")
+    assert text == dump_document(load_document(text))
+
+
+def test_export_keeps_non_ascii_text_readable():
+    text = dump_document(load_document(minimal(name="Clients – Île-de-France")))
+    assert "Clients – Île-de-France" in text
+
+
+def test_the_json_schema_describes_nodes_edges_and_config():
+    schema = json_schema()
+    assert schema["title"] == "Pipeline"
+    assert {"nodes", "edges", "config", "format", "version"} <= set(schema["properties"])
+    assert "max_concurrency" in schema["$defs"]["Config"]["properties"]
+
+
+node_ids = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,8}", fullmatch=True)
+json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=10)
+params = st.dictionaries(
+    st.text(min_size=1, max_size=8),
+    st.recursive(json_scalars, lambda c: st.lists(c, max_size=3), max_leaves=5),
+    max_size=3,
+)
+
+
+@st.composite
+def documents(draw) -> dict:
+    ids = draw(st.lists(node_ids, max_size=8, unique=True))
+    nodes = [
+        {
+            "id": node_id,
+            "operator": draw(st.sampled_from(["csv_input", "filter", "csv_output"])),
+            "label": draw(st.text(max_size=12)),
+            "params": draw(params),
+            "position": {"x": draw(st.integers(-500, 500)), "y": draw(st.floats(-1e4, 1e4))},
+        }
+        for node_id in ids
+    ]
+    edges = []
+    if ids:
+        for _ in range(draw(st.integers(0, 10))):
+            edges.append(
+                {"source": draw(st.sampled_from(ids)), "target": draw(st.sampled_from(ids))}
+            )
+    config = {"retries": draw(st.integers(0, 5)), "parameters": draw(st.dictionaries(
+        st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), json_scalars, max_size=3
+    ))}  # fmt: skip
+    return minimal(
+        name=draw(st.text(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(documents())
+def test_serialise_parse_serialise_gives_identical_bytes(data):
+    first = dump_document(load_document(data))
+    second = dump_document(load_document(first))
+    assert first == second
