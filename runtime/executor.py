@@ -1,7 +1,9 @@
 """The executor: runs a plan's nodes on a thread pool, as soon as their inputs are ready.
 
-A small scheduler on `graphlib.TopologicalSorter` (prepare / get_ready / done) runs in the
-calling thread; node work runs on worker threads, at most `max_concurrency` at a time. It
+A small scheduler on `graphlib.TopologicalSorter` (prepare / get_ready / done) decides what
+runs; node work runs on worker threads, at most `max_concurrency` at a time. A worker that
+finishes a node schedules its successors and runs the next one itself, so a chain of cheap
+nodes costs no thread hand-offs; the calling thread watches deadlines and the cancel signal. It
 retries with exponential backoff, enforces per-attempt deadlines, honours a cancel signal,
 stops or continues after a failure as configured, and frees each intermediate DataFrame as
 soon as its last consumer has taken it. Every state change goes out as an event.
@@ -20,7 +22,6 @@ import time
 import traceback
 from collections import Counter, deque
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from graphlib import TopologicalSorter
 from pathlib import Path
@@ -33,8 +34,6 @@ from runtime.errors import NodeCancelled, PipewrightError
 from runtime.events import Emitter, EventSink, now_iso
 from runtime.graph import Plan, PlannedNode, Source
 
-SPARE_WORKERS = 8
-"""Extra pool threads, so abandoned (timed-out, cancelled) nodes do not block new ones."""
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""
 
@@ -147,29 +146,24 @@ class _Execution:
         self.cancelled = False
         self.crash: BaseException | None = None
         self.sorter: TopologicalSorter = TopologicalSorter(plan.predecessors)
-        self.pool: ThreadPoolExecutor | None = None
 
     # -- the watcher: the calling thread handles the clock and the cancel signal ----------
 
     def run(self) -> RunResult:
         started = time.perf_counter()
         self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.plan.order))
-        self.pool = ThreadPoolExecutor(self.limit + SPARE_WORKERS, thread_name_prefix="pipewright")
-        try:
-            with self.lock:
-                self.sorter.prepare()
+        with self.lock:
+            self.sorter.prepare()
+            self._take_ready()
+            self._dispatch()
+            while self.sorter.is_active() and self.crash is None:
+                self.lock.wait(self._wait_s())
+                if self.cancel_event.is_set() and not self.cancelled:
+                    self._cancel()
+                self._check_deadlines()
+                self._promote_due_retries()
                 self._take_ready()
                 self._dispatch()
-                while self.sorter.is_active() and self.crash is None:
-                    self.lock.wait(self._wait_s())
-                    if self.cancel_event.is_set() and not self.cancelled:
-                        self._cancel()
-                    self._check_deadlines()
-                    self._promote_due_retries()
-                    self._take_ready()
-                    self._dispatch()
-        finally:
-            self.pool.shutdown(wait=False, cancel_futures=True)
         if self.crash is not None:
             raise self.crash
         return self._finish(time.perf_counter() - started)
@@ -211,7 +205,8 @@ class _Execution:
         waiting = len(self.queued) + len(self.retry_ready)
         while self.workers < self.limit and self.workers - len(self.running) < waiting:
             self.workers += 1
-            self.pool.submit(self._worker)
+            # Daemon threads: an abandoned node stuck in I/O must not keep the process alive.
+            threading.Thread(target=self._worker, name="pipewright-node", daemon=True).start()
 
     def _next_attempt(self) -> _Attempt | None:
         if self.retry_ready:

@@ -1,0 +1,177 @@
+"""Compiled nodes, and the helpers that keep their pandas values in a few canonical dtypes.
+
+A `Compiled` node carries its checked type and nullability and a `run(frame)` that returns a
+Series aligned with the frame. Every run returns one of these dtypes, so operators and
+functions only ever meet a handful of cases:
+
+    integer: int64, or Int64 when it may hold nulls     float: float64
+    boolean: bool, or boolean when it may hold nulls    string: str
+    date: DATE_DTYPE                                    datetime: any datetime64 dtype
+
+Nothing here parses or type-checks; that is the compiler's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from runtime.schema import DATE_DTYPE
+
+from .nodes import Node
+
+NULL = "null"
+"""The type of a bare `null`: it fits wherever any other type is expected."""
+
+NUMBERS = frozenset({"integer", "float"})
+
+_VARIABLE = object()
+_DTYPES = {"integer": "int64", "float": "float64", "boolean": "bool", "string": "str"}
+_NULLABLE_DTYPES = {
+    "integer": "Int64",
+    "float": "float64",
+    "boolean": "boolean",
+    "string": "str",
+    "date": DATE_DTYPE,
+    "datetime": "datetime64[ns]",
+}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A type-checked node: its type, whether it may be null, and how to compute it."""
+
+    node: Node
+    type: str
+    nullable: bool
+    run: Callable[[pd.DataFrame], pd.Series]
+    constant: object = _VARIABLE
+
+    @property
+    def is_constant(self) -> bool:
+        """Whether the value is known without looking at any column."""
+        return self.constant is not _VARIABLE
+
+
+def constant(node: Node, value: object, type: str) -> Compiled:
+    """A compiled node whose value is `value` on every row."""
+    return Compiled(node, type, value is None, lambda frame: broadcast(value, type, frame.index), value)
+
+
+def derive(node: Node, type: str, nullable: bool, impl: Callable, *args: Compiled) -> Compiled:
+    """A compiled node computing `impl(*values of args)`, conformed to `type`."""
+
+    def run(frame: pd.DataFrame) -> pd.Series:
+        return conform(impl(*values(frame, args)), type)
+
+    return Compiled(node, type, nullable, run)
+
+
+def values(frame: pd.DataFrame, args: Sequence[Compiled]) -> list[object]:
+    """The arguments' values over `frame`: Series, except plain scalars for non-null constants.
+
+    At least one value is a Series: when every argument is constant (as happens while folding
+    constants), all of them are.
+    """
+    if all(arg.is_constant for arg in args):
+        return [arg.run(frame) for arg in args]
+    return [arg.constant if _is_scalar(arg) else arg.run(frame) for arg in args]
+
+
+def _is_scalar(arg: Compiled) -> bool:
+    return arg.is_constant and arg.constant is not None
+
+
+def resolve(arg: Compiled, type: str) -> Compiled:
+    """`arg`, with a bare null given the type `type`."""
+    return constant(arg.node, None, type) if arg.type == NULL else arg
+
+
+def broadcast(value: object, type: str, index: pd.Index) -> pd.Series:
+    """A Series holding `value` (None for null) on every row of `index`."""
+    dtype = _NULLABLE_DTYPES[type] if value is None else _DTYPES.get(type, _NULLABLE_DTYPES[type])
+    return pd.Series(value, index=index, dtype=dtype)
+
+
+def as_series(value: object, type: str, index: pd.Index) -> pd.Series:
+    """`value` as a Series that can also hold nulls: scalars are broadcast."""
+    if not isinstance(value, pd.Series):
+        return broadcast(value, type, index)
+    return value.astype(_NULLABLE_DTYPES[type]) if type in ("integer", "boolean") else value
+
+
+def conform(series: pd.Series, type: str) -> pd.Series:
+    """`series` in the canonical dtype for `type` (a no-op when it already is)."""
+    dtype = series.dtype
+    if type == "integer":
+        return series if dtype == np.int64 or isinstance(dtype, pd.Int64Dtype) else _integers(series)
+    if type == "float":
+        return series if dtype == np.float64 else pd.Series(floats(series), index=series.index)
+    if type == "boolean":
+        return series if dtype == bool or isinstance(dtype, pd.BooleanDtype) else _booleans(series)
+    if type == "string":
+        return series if dtype == "str" and not isinstance(dtype, pd.ArrowDtype) else _strings(series)
+    if type == "date":
+        return series if dtype == DATE_DTYPE else to_date(series)
+    return series
+
+
+def _integers(series: pd.Series) -> pd.Series:
+    return series.astype("Int64")
+
+
+def _booleans(series: pd.Series) -> pd.Series:
+    return series.astype("boolean")
+
+
+def _strings(series: pd.Series) -> pd.Series:
+    return series.astype("str")
+
+
+def to_date(series: pd.Series) -> pd.Series:
+    """Dates (DATE_DTYPE) from datetimes, dropping the time of day (the local one, if zoned)."""
+    if not pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return series.astype(DATE_DTYPE)
+    if getattr(series.dt, "tz", None) is not None:
+        series = series.dt.tz_localize(None)
+    days = series.dt.floor("D")
+    return pd.Series(pd.array(days).__arrow_array__().cast("date32"), index=series.index)
+
+
+def floats(value: object) -> np.ndarray | float:
+    """`value` as float64 numbers, nulls as NaN (a numpy array for a Series)."""
+    if isinstance(value, pd.Series):
+        return value.to_numpy(dtype="float64", na_value=np.nan)
+    return float(value)
+
+
+def null_mask(*items: object) -> np.ndarray | None:
+    """Where any Series among `items` is null, or None if none of them holds a null."""
+    masks = [
+        item.isna().to_numpy()
+        for item in items
+        if isinstance(item, pd.Series) and _can_hold_null(item.dtype)
+    ]
+    mask = np.logical_or.reduce(masks) if masks else None
+    return mask if mask is not None and mask.any() else None
+
+
+def _can_hold_null(dtype: object) -> bool:
+    return not (isinstance(dtype, np.dtype) and dtype.kind in "iub")
+
+
+def with_nulls(series: pd.Series, mask: np.ndarray | None) -> pd.Series:
+    """`series` with nulls where `mask` is true (converted to a nullable dtype if needed)."""
+    if mask is None:
+        return series
+    if isinstance(series.dtype, np.dtype) and series.dtype.kind in "ib":
+        series = series.astype("Int64" if series.dtype.kind == "i" else "boolean")
+    return series.mask(mask)
+
+
+def is_true(series: pd.Series) -> np.ndarray:
+    """A numpy bool array: true where `series` is true, false where false or null."""
+    return series.to_numpy(dtype=bool, na_value=False)

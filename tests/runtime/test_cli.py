@@ -1,0 +1,177 @@
+"""The headless CLI: golden pipelines end to end, exit codes, messages without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from runtime import cli, graph
+from runtime.events import read_json_lines
+from runtime.operators import BUILTIN_OPERATORS
+from runtime.registry import Registry
+from tests.runtime.engine_operators import Sink, Source, Step
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+
+
+def runtime_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PIPEWRIGHT_DATA_ROOT", None)
+    return subprocess.run(
+        [sys.executable, "-m", "runtime", *args], capture_output=True, text=True, cwd=cwd, env=env
+    )
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()))
+def test_golden_pipeline_produces_its_expected_files(name, tmp_path):
+    case = GOLDEN / name
+    shutil.copytree(case / "input", tmp_path, dirs_exist_ok=True)
+    args = shlex.split((case / "args").read_text()) if (case / "args").exists() else []
+    result = runtime_cli("run", str(case / "pipeline.json"), "--data-root", str(tmp_path), *args, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    for expected in sorted((case / "expected").rglob("*")):
+        if expected.is_file():
+            produced = tmp_path / "out" / expected.name
+            if not produced.exists():
+                produced = tmp_path / expected.relative_to(case / "expected")
+            assert produced.read_text() == expected.read_text(), f"{name}: {expected.name}"
+    assert not list(tmp_path.rglob("*.tmp")), "no temporary files are left behind"
+
+
+def write_pipeline(folder: Path, nodes: list, edges: list, **config) -> Path:
+    path = folder / "pipeline.json"
+    path.write_text(json.dumps({"name": "t", "config": config, "nodes": nodes, "edges": edges}))
+    return path
+
+
+def read_write(source: str = "in.csv") -> tuple[list, list]:
+    nodes = [
+        {"id": "read", "operator": "csv_input", "params": {"path": source}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+    ]
+    return nodes, [{"source": "read", "target": "write"}]
+
+
+def test_run_prints_a_summary_table_and_writes_events(tmp_path):
+    (tmp_path / "in.csv").write_text("a\n1\n2\n")
+    pipeline = write_pipeline(tmp_path, *read_write())
+    result = runtime_cli("run", str(pipeline), "--data-root", ".", "--events", "ev.jsonl", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["node", "status", "rows", "in", "rows", "out", "seconds"]
+    assert lines[2].split()[:3] == ["read", "succeeded", "2"]  # no rows in, 2 out
+    assert lines[3].split()[:4] == ["write", "succeeded", "2", "0"]  # 2 in, none out
+    assert "run succeeded in" in result.stdout
+    events = read_json_lines(tmp_path / "ev.jsonl")
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["type"] == "run_finished" and events[-1]["status"] == "succeeded"
+
+
+def test_a_missing_input_file_fails_the_run_with_exit_1_and_no_traceback(tmp_path):
+    pipeline = write_pipeline(tmp_path, *read_write("nowhere.csv"))
+    result = runtime_cli("run", str(pipeline), "--data-root", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "read: failed: input file 'nowhere.csv' not found under the data root" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_debug_shows_the_traceback_of_a_failed_node(tmp_path):
+    pipeline = write_pipeline(tmp_path, *read_write("nowhere.csv"))
+    result = runtime_cli("--debug", "run", str(pipeline), "--data-root", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "Traceback" in result.stderr
+
+
+def test_an_invalid_document_exits_2_with_one_line_per_problem(tmp_path):
+    nodes = [
+        {"id": "read", "operator": "csv_inptu", "params": {"path": "in.csv"}},
+        {"id": "keep", "operator": "filter", "params": {"condition": "age >"}},
+    ]
+    pipeline = write_pipeline(tmp_path, nodes, [{"source": "read", "target": "gone"}])
+    for command in ("validate", "run"):
+        result = runtime_cli(command, str(pipeline), cwd=tmp_path)
+        assert result.returncode == 2
+        assert result.stderr.splitlines() == [
+            "read.operator: unknown operator 'csv_inptu'; did you mean 'csv_input'?",
+            "keep.params.condition: unexpected end of expression at 1:6; expected an expression",
+            "edges[0].target: edge read → gone refers to node 'gone', which does not exist; "
+            "remove the edge or add the node",
+            "keep.inputs.in: input port 'in' is not connected; connect an edge to it",
+        ]
+
+
+def test_validate_exits_0_for_a_valid_document():
+    result = runtime_cli("validate", str(GOLDEN / "branches_and_append" / "pipeline.json"), cwd=ROOT)
+    assert result.returncode == 0
+    assert result.stdout.endswith(": valid\n")
+
+
+def test_malformed_json_and_missing_files_are_usage_errors(tmp_path):
+    (tmp_path / "bad.json").write_text("{nope")
+    bad = runtime_cli("validate", "bad.json", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("bad.json: not valid JSON: Expecting property name")
+    missing = runtime_cli("run", "missing.json", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr == "error: cannot read 'missing.json': No such file or directory\n"
+
+
+def test_a_path_outside_the_data_root_is_refused(tmp_path):
+    (tmp_path / "root").mkdir()
+    (tmp_path / "secret.csv").write_text("a\n1\n")
+    pipeline = write_pipeline(tmp_path, *read_write("../secret.csv"))
+    result = runtime_cli("run", str(pipeline), "--data-root", "root", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "read: failed: path '../secret.csv' is outside the data root" in result.stderr
+
+
+def test_relative_paths_resolve_under_the_environment_data_root(tmp_path):
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "in.csv").write_text("a\n1\n")
+    pipeline = write_pipeline(tmp_path, *read_write())
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PIPEWRIGHT_DATA_ROOT": str(tmp_path / "root")}
+    result = subprocess.run(
+        [sys.executable, "-m", "runtime", "run", str(pipeline)],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "root" / "out.csv").read_text() == "a\n1\n"
+
+
+def test_schema_and_operators_print_json():
+    schema = json.loads(runtime_cli("schema", cwd=ROOT).stdout)
+    assert schema["properties"]["format"]["const"] == "pipewright.pipeline"
+    catalog = json.loads(runtime_cli("operators", "--json", cwd=ROOT).stdout)
+    assert {"csv_input", "filter", "csv_output"} <= {entry["name"] for entry in catalog}
+    table = runtime_cli("operators", cwd=ROOT).stdout
+    assert "csv_input" in table and "input" in table
+
+
+def test_ctrl_c_cancels_the_run_and_exits_130(tmp_path, monkeypatch, capsys):
+    """A real SIGINT, delivered to this process while the CLI runs a slow node."""
+    registry = Registry([*BUILTIN_OPERATORS, Source, Step, Sink])
+    monkeypatch.setattr(graph, "default_registry", lambda: registry)
+    nodes = [
+        {"id": "slow", "operator": "test_source", "params": {"sleep_s": 10}},
+        {"id": "after", "operator": "test_sink"},
+    ]
+    pipeline = write_pipeline(tmp_path, nodes, [{"source": "slow", "target": "after"}])
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    code = cli.main(["run", str(pipeline), "--data-root", str(tmp_path)])
+    timer.join()
+    assert code == 130
+    output = capsys.readouterr()
+    assert "cancelling" in output.err
+    assert "run cancelled in" in output.out

@@ -1,0 +1,88 @@
+"""The operator registry, including operators that installed packages publish."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runtime.operator import Operator, OperatorParams
+from runtime.registry import Registry, default_registry
+
+PLUGIN = Path(__file__).resolve().parent.parent / "plugin_demo"
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    """The demo plugin, really built and installed (into its own folder)."""
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--no-index", "--target", str(target), str(PLUGIN)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return target
+
+
+def runtime_cli(*args: str, site: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{Path.cwd()}"}
+    return subprocess.run(
+        [sys.executable, "-m", "runtime", *args], capture_output=True, text=True, env=env, cwd=cwd
+    )
+
+
+def test_an_installed_plugin_operator_appears_in_the_catalog_and_runs(plugin_site, tmp_path):
+    listed = runtime_cli("operators", "--json", site=plugin_site, cwd=Path.cwd())
+    assert listed.returncode == 0, listed.stderr
+    names = [entry["name"] for entry in json.loads(listed.stdout)]
+    assert "reverse_rows" in names and "csv_input" in names
+    assert "operator plugin 'pipewright_plugin_demo:NoSuchOperator' was not loaded" in listed.stderr
+
+    (tmp_path / "in.csv").write_text("n\n1\n2\n3\n")
+    pipeline = {
+        "name": "plugin",
+        "nodes": [
+            {"id": "read", "operator": "csv_input", "params": {"path": "in.csv"}},
+            {"id": "flip", "operator": "reverse_rows"},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [{"source": "read", "target": "flip"}, {"source": "flip", "target": "write"}],
+    }
+    (tmp_path / "p.json").write_text(json.dumps(pipeline))
+    ran = runtime_cli("run", "p.json", "--data-root", ".", site=plugin_site, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "out.csv").read_text() == "n\n3\n2\n1\n"
+
+
+def test_without_the_plugin_installed_its_operator_is_unknown():
+    assert "reverse_rows" not in default_registry()
+
+
+def test_an_operator_name_can_be_registered_only_once():
+    class Twice(Operator):
+        name, kind, title = "twice", "process", "Twice"
+        Params = OperatorParams
+
+    registry = Registry([Twice])
+    with pytest.raises(ValueError, match="an operator named 'twice' is already registered"):
+        registry.register(Twice)
+
+
+def test_an_incomplete_operator_is_refused_at_registration():
+    class Nameless(Operator):
+        kind, title = "process", "No name"
+
+    with pytest.raises(TypeError, match="operator Nameless does not set `name`"):
+        Registry([Nameless])
+
+
+def test_the_catalog_lists_ports_and_a_params_schema_for_every_operator():
+    for entry in default_registry().catalog():
+        assert entry["kind"] in ("input", "process", "output")
+        assert entry["title"]
+        assert entry["params_schema"]["type"] == "object"
+        assert all({"name", "many", "required"} <= set(port) for port in entry["inputs"])
