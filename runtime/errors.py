@@ -55,3 +55,25 @@ class UnsafePathError(OperatorError):
 
 class NodeCancelled(PipewrightError):
     """Raised inside a node when its run was cancelled or its deadline passed."""
+
+
+class ParamsError(OperatorError):
+    """A node's params do not fit its input (a missing column, a type that does not fit).
+
+    `field` is the params field at fault (`group_by`, `mappings[1].expression`), so that the
+    editor can show the message at that field.
+    """
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+class NodeExecutionError(PipewrightError):
+    """A node failed while the engine ran it on the caller's behalf (a preview, say)."""
+
+    def __init__(self, node_id: str, message: str):
+        self.node_id = node_id
+        self.message = message
+        super().__init__(f"node '{node_id}' failed: {message}")

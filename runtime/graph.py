@@ -79,12 +79,27 @@ def validate(
     return []
 
 
-def build_plan(
+@dataclass(slots=True)
+class Analysis:
+    """Everything validation learned, also for a graph that cannot run yet.
+
+    `params` is None for a node whose params are invalid; `problems` lists everything found.
+    """
+
+    values: dict[str, Any]
+    operators: dict[str, Operator]
+    params: dict[str, BaseModel | None]
+    inputs: dict[str, dict[str, list[Source]]]
+    predecessors: dict[str, set[str]]
+    problems: list[Problem]
+
+
+def analyse(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
-) -> Plan:
-    """Validate the document with the run's parameter values and return its plan."""
+) -> Analysis:
+    """Check the whole document with the run's parameter values, collecting every problem."""
     registry = registry or default_registry()
     values = resolve_values(pipeline.config.parameters, parameters)
     problems = _unknown_run_parameters(pipeline, parameters or {})
@@ -100,17 +115,26 @@ def build_plan(
     inputs = _wire_inputs(pipeline, operators, problems)
     predecessors = _predecessors(pipeline, ids)
     problems += _cycles(predecessors)
-    if problems:
-        raise PipelineValidationError(problems)
+    return Analysis(values, operators, params, inputs, predecessors, problems)
 
+
+def build_plan(
+    pipeline: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    registry: Registry | None = None,
+) -> Plan:
+    """Validate the document with the run's parameter values and return its plan."""
+    analysis = analyse(pipeline, parameters, registry)
+    if analysis.problems:
+        raise PipelineValidationError(analysis.problems)
     config = pipeline.config
     nodes = {
         node.id: PlannedNode(
             id=node.id,
             label=node.label,
-            operator=operators[node.id],
-            params=params[node.id],
-            inputs=inputs[node.id],
+            operator=analysis.operators[node.id],
+            params=analysis.params[node.id],
+            inputs=analysis.inputs[node.id],
             retries=config.retries if node.retries is None else node.retries,
             timeout_s=config.timeout_s if node.timeout_s is None else node.timeout_s,
         )
@@ -119,8 +143,10 @@ def build_plan(
     consumers = Counter(
         source for node in nodes.values() for sources in node.inputs.values() for source in sources
     )
-    order = list(graphlib.TopologicalSorter(predecessors).static_order())
-    return Plan(pipeline.name, config, values, nodes, order, predecessors, consumers)
+    order = list(graphlib.TopologicalSorter(analysis.predecessors).static_order())
+    return Plan(
+        pipeline.name, config, analysis.values, nodes, order, analysis.predecessors, consumers
+    )
 
 
 def _unknown_run_parameters(pipeline: Pipeline, parameters: dict) -> list[Problem]:

@@ -64,6 +64,9 @@ class Operator:
     inputs: ClassVar[tuple[Port, ...]] = (Port("in"),)
     outputs: ClassVar[tuple[Port, ...]] = (Port("out"),)
     Params: ClassVar[type[OperatorParams]] = OperatorParams
+    row_limit_safe: ClassVar[bool] = False
+    """True when the first n output rows depend only on the first n input rows (row-wise
+    maps such as select or transform), so a preview may read only the head of its inputs."""
 
     def output_schema(self, ctx: NodeContext, inputs: InputSchemas) -> dict[str, Schema]:
         """The schema of each output port, given the input schemas (no data is read)."""

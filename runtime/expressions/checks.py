@@ -6,7 +6,8 @@ meets itself; a bare `null` fits any type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 
 from .errors import ExpressionError, error_at
 from .lexer import printable, shorten
@@ -29,7 +30,8 @@ class Checker:
         if isinstance(node, Column):
             return f"'{printable(shorten(node.name))}'"
         source = printable(shorten(self.text[node.span[0] : node.span[1]]))
-        return source if isinstance(node, Literal) and isinstance(node.value, str) else f"'{source}'"
+        is_text = isinstance(node, Literal) and isinstance(node.value, str)
+        return source if is_text else f"'{source}'"
 
     def expect(self, arg: Compiled, types: Sequence[str], what: str, context: str) -> Compiled:
         """`arg` if its type is one of `types` (a null takes the first), else an error."""
@@ -50,7 +52,7 @@ class Checker:
             if not _compatible(known[0].type, arg.type):
                 raise self.mismatch(known[0], arg, hint)
         types = {arg.type for arg in known}
-        return "float" if types == set(NUMBERS) else known[0].type
+        return "float" if types == {"integer", "float"} else known[0].type
 
     def mismatch(self, first: Compiled, second: Compiled, hint: str) -> ExpressionError:
         """`'age' is integer but 'abc' is string`, located at the second operand."""
@@ -63,4 +65,10 @@ class Checker:
 
 
 def _compatible(first: str, second: str) -> bool:
-    return first == second or {first, second} <= NUMBERS
+    return first == second or (first in NUMBERS and second in NUMBERS)
+
+
+def suggestion(name: str, candidates: Iterable[str]) -> str | None:
+    """`did you mean 'age'?` for the candidate closest to a misspelt `name`, if one is close."""
+    close = difflib.get_close_matches(name, list(candidates), n=1)
+    return f"did you mean '{close[0]}'?" if close else None

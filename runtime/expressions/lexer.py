@@ -50,7 +50,8 @@ class Token(NamedTuple):
         """How the token is named in an error message."""
         if self.kind == "end":
             return "end of expression"
-        return f"'{printable(shorten(self.text))}'" if self.kind != "string" else self.text
+        text = printable(shorten(self.text))
+        return text if self.kind == "string" else f"'{text}'"
 
 
 def tokenize(text: str) -> list[Token]:

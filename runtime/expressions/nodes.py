@@ -96,6 +96,10 @@ class Call(Node):
     args: tuple[Node, ...]
 
 
+Expression = Node
+"""The public name for the root of a syntax tree, as returned by `parse()`."""
+
+
 def children(node: Node) -> Iterator[Node]:
     """The direct sub-nodes of `node`, in source order."""
     for item in fields(node):

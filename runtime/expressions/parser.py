@@ -1,16 +1,31 @@
 """A Pratt parser from tokens to the syntax tree, enforcing the nesting limit.
 
-Only syntax lives here: which names are columns or functions, and whether types fit, is
-decided later by the compiler.
+Syntax lives here, and the check that every call names a whitelisted function with the right
+number of arguments. Whether columns exist and types fit is decided later, by the compiler.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from .checks import Checker
 from .errors import ExpressionError, error_at
+from .functions import lookup
 from .lexer import Token, tokenize
-from .nodes import Between, Binary, Call, Column, In, IsNull, Literal, Logical, Node, Unary, walk
+from .nodes import (
+    Between,
+    Binary,
+    Call,
+    Column,
+    Expression,
+    In,
+    IsNull,
+    Literal,
+    Logical,
+    Node,
+    Unary,
+    walk,
+)
 
 MAX_DEPTH = 64
 """The deepest nesting accepted, counting parentheses, operators and calls."""
@@ -18,14 +33,14 @@ MAX_DEPTH = 64
 # Binding powers, loosest first. A prefix `-` binds its operand at _NEGATE, so `-2 ** 2` is
 # `-(2 ** 2)` as in Python, while `2 ** -1` still reads its right side with a leading minus.
 _OR, _AND, _NOT, _COMPARE, _SUM, _PRODUCT, _NEGATE, _POWER = range(1, 9)
-_COMPARISONS = {"=": "=", "==": "=", "!=": "!=", "<>": "!="} | {op: op for op in ("<", "<=", ">", ">=")}
+_COMPARISONS = {"==": "=", "<>": "!="} | {op: op for op in ("=", "!=", "<", "<=", ">", ">=")}
 _OPERATORS = {"+": _SUM, "-": _SUM, "*": _PRODUCT, "/": _PRODUCT, "%": _PRODUCT, "**": _POWER}
 _OPERATORS |= dict.fromkeys(_COMPARISONS, _COMPARE)
 _KEYWORDS = {"or": _OR, "and": _AND, "is": _COMPARE, "in": _COMPARE, "between": _COMPARE}
 _CONSTANTS = {"true": True, "false": False, "null": None}
 
 
-def parse(text: str) -> Node:
+def parse(text: str) -> Expression:
     """Parse expression text into its syntax tree, raising ExpressionError on any mistake."""
     return _Parser(text).parse()
 
@@ -149,7 +164,9 @@ class _Parser:
     def call(self, name: Token) -> Node:
         self.advance()
         args, end = self.arguments()
-        return self.made(Call(name.value.lower(), args, span=(name.start, end.end)))
+        node = self.made(Call(name.value.lower(), args, span=(name.start, end.end)))
+        lookup(Checker(self.text), node)
+        return node
 
     def arguments(self) -> tuple[tuple[Node, ...], Token]:
         """Read `expr, expr, ...)` after an opening parenthesis; return them and the `)`."""

@@ -18,15 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from runtime.schema import DATE_DTYPE
+from runtime.schema import DATE_DTYPE, type_name_of
 
 from .nodes import Node
 
 NULL = "null"
 """The type of a bare `null`: it fits wherever any other type is expected."""
 
-NUMBERS = frozenset({"integer", "float"})
+NUMBERS = ("integer", "float")
 
 _VARIABLE = object()
 _DTYPES = {"integer": "int64", "float": "float64", "boolean": "bool", "string": "str"}
@@ -58,7 +59,11 @@ class Compiled:
 
 def constant(node: Node, value: object, type: str) -> Compiled:
     """A compiled node whose value is `value` on every row."""
-    return Compiled(node, type, value is None, lambda frame: broadcast(value, type, frame.index), value)
+
+    def run(frame: pd.DataFrame) -> pd.Series:
+        return broadcast(value, type, frame.index)
+
+    return Compiled(node, type, value is None, run, value)
 
 
 def derive(node: Node, type: str, nullable: bool, impl: Callable, *args: Compiled) -> Compiled:
@@ -97,48 +102,51 @@ def broadcast(value: object, type: str, index: pd.Index) -> pd.Series:
 
 
 def as_series(value: object, type: str, index: pd.Index) -> pd.Series:
-    """`value` as a Series that can also hold nulls: scalars are broadcast."""
-    if not isinstance(value, pd.Series):
-        return broadcast(value, type, index)
-    return value.astype(_NULLABLE_DTYPES[type]) if type in ("integer", "boolean") else value
+    """`value` as a Series in the canonical dtype of `type` (a scalar is broadcast)."""
+    return conform(value, type) if isinstance(value, pd.Series) else broadcast(value, type, index)
+
+
+def to_nullable(series: pd.Series) -> pd.Series:
+    """`series`, moved from numpy int64 or bool to the pandas dtype that can hold nulls."""
+    if isinstance(series.dtype, np.dtype) and series.dtype.kind in "ib":
+        return series.astype("Int64" if series.dtype.kind == "i" else "boolean")
+    return series
+
+
+def index_of(*items: object) -> pd.Index:
+    """The index of the first Series among `items`."""
+    return next(item.index for item in items if isinstance(item, pd.Series))
 
 
 def conform(series: pd.Series, type: str) -> pd.Series:
     """`series` in the canonical dtype for `type` (a no-op when it already is)."""
     dtype = series.dtype
     if type == "integer":
-        return series if dtype == np.int64 or isinstance(dtype, pd.Int64Dtype) else _integers(series)
+        canonical = dtype == np.int64 or isinstance(dtype, pd.Int64Dtype)
+        return series if canonical else series.astype("Int64")
     if type == "float":
         return series if dtype == np.float64 else pd.Series(floats(series), index=series.index)
     if type == "boolean":
-        return series if dtype == bool or isinstance(dtype, pd.BooleanDtype) else _booleans(series)
+        canonical = dtype == np.bool_ or isinstance(dtype, pd.BooleanDtype)
+        return series if canonical else series.astype("boolean")
     if type == "string":
-        return series if dtype == "str" and not isinstance(dtype, pd.ArrowDtype) else _strings(series)
+        canonical = isinstance(dtype, pd.StringDtype) and dtype == "str"
+        return series if canonical else series.astype("str")
     if type == "date":
         return series if dtype == DATE_DTYPE else to_date(series)
+    if type_name_of(dtype) != "datetime":
+        raise TypeError(f"expected datetimes but got {dtype} values")
     return series
-
-
-def _integers(series: pd.Series) -> pd.Series:
-    return series.astype("Int64")
-
-
-def _booleans(series: pd.Series) -> pd.Series:
-    return series.astype("boolean")
-
-
-def _strings(series: pd.Series) -> pd.Series:
-    return series.astype("str")
 
 
 def to_date(series: pd.Series) -> pd.Series:
     """Dates (DATE_DTYPE) from datetimes, dropping the time of day (the local one, if zoned)."""
-    if not pd.api.types.is_datetime64_any_dtype(series.dtype):
+    if type_name_of(series.dtype) != "datetime":
         return series.astype(DATE_DTYPE)
     if getattr(series.dt, "tz", None) is not None:
         series = series.dt.tz_localize(None)
-    days = series.dt.floor("D")
-    return pd.Series(pd.array(days).__arrow_array__().cast("date32"), index=series.index)
+    days = pa.array(series.dt.floor("D")).cast(pa.date32())
+    return pd.Series(days, index=series.index, dtype=DATE_DTYPE)
 
 
 def floats(value: object) -> np.ndarray | float:
@@ -165,11 +173,7 @@ def _can_hold_null(dtype: object) -> bool:
 
 def with_nulls(series: pd.Series, mask: np.ndarray | None) -> pd.Series:
     """`series` with nulls where `mask` is true (converted to a nullable dtype if needed)."""
-    if mask is None:
-        return series
-    if isinstance(series.dtype, np.dtype) and series.dtype.kind in "ib":
-        series = series.astype("Int64" if series.dtype.kind == "i" else "boolean")
-    return series.mask(mask)
+    return series if mask is None or not mask.any() else to_nullable(series).mask(mask)
 
 
 def is_true(series: pd.Series) -> np.ndarray:

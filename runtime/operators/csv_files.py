@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
 import pandas as pd
+import pyarrow as pa
+from pyarrow import csv as pa_csv
 from pydantic import Field
 
 from runtime.casting import cast_series
 from runtime.context import NodeContext
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
+from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.atomic import WriteMode, write_atomically
 from runtime.schema import TypeName, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a CSV file's column types for the schema view."""
+STREAM_ABOVE_BYTES = 256 * 2**20
+"""Larger files are read block by block, with progress events and cancellation checks."""
+BLOCK_BYTES = 16 * 2**20
 
 
 class CsvInputParams(OperatorParams):
@@ -31,7 +38,7 @@ class CsvInputParams(OperatorParams):
         None, title="Columns", description="Read only these columns (all when empty)."
     )
     dtypes: dict[str, TypeName] = Field(
-        default_factory=dict,
+        {},
         title="Column types",
         description="Types to convert columns to; others are guessed from the data.",
     )
@@ -50,36 +57,66 @@ class CsvInput(Operator):
     Params = CsvInputParams
 
     def output_schema(self, ctx, inputs):
-        sample = self._read(ctx, nrows=SCHEMA_SAMPLE_ROWS)
-        return {"out": schema_of(sample)}
+        return {"out": schema_of(self._read(ctx, row_limit=SCHEMA_SAMPLE_ROWS))}
 
     def run(self, ctx, inputs):
-        frame = self._read(ctx, nrows=ctx.row_limit)
-        ctx.progress(len(frame))
-        return {"out": frame}
+        return {"out": self._read(ctx, row_limit=ctx.row_limit)}
 
-    def _read(self, ctx: NodeContext, nrows: int | None) -> pd.DataFrame:
+    def _read(self, ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
         params: CsvInputParams = ctx.params
         path = _existing_file(ctx, params.path)
-        options = dict(
-            sep=params.delimiter,
-            encoding=params.encoding,
-            header=0 if params.header else None,
-            usecols=params.columns or None,
-            skiprows=params.skip_rows or None,
-        )
         try:
-            if nrows is None:
-                frame = pd.read_csv(path, engine="pyarrow", **options)
+            if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
+                table = pa_csv.read_csv(path, *_arrow_options(params))
+                ctx.progress(table.num_rows)
             else:
-                frame = pd.read_csv(path, nrows=nrows, **options)
-        except ValueError as error:
-            raise OperatorError(f"cannot read '{params.path}': {error}") from error
-        except (UnicodeDecodeError, pd.errors.ParserError) as error:
-            raise OperatorError(f"cannot read '{params.path}' as CSV: {error}") from error
+                table = _read_in_blocks(ctx, path, params, row_limit)
+        except (pa.ArrowInvalid, pa.ArrowKeyError, UnicodeDecodeError, LookupError) as error:
+            raise OperatorError(
+                f"cannot read '{params.path}' as CSV: {_arrow_message(error)}"
+            ) from error
+        frame = to_pandas(table)
         if not params.header:
             frame.columns = [f"column_{index + 1}" for index in range(len(frame.columns))]
         return _apply_dtypes(frame, params.dtypes, params.path)
+
+
+def _arrow_options(params: CsvInputParams):
+    read = pa_csv.ReadOptions(
+        skip_rows=params.skip_rows,
+        autogenerate_column_names=not params.header,
+        encoding=params.encoding,
+        block_size=BLOCK_BYTES,
+    )
+    parse = pa_csv.ParseOptions(delimiter=params.delimiter)
+    convert = pa_csv.ConvertOptions(
+        include_columns=params.columns or None, strings_can_be_null=True
+    )
+    return read, parse, convert
+
+
+def _read_in_blocks(ctx: NodeContext, path: Path, params: CsvInputParams, row_limit: int | None):
+    """Stream a large file (or the head of one) block by block, with progress and cancel."""
+    batches, rows = [], 0
+    with pa_csv.open_csv(path, *_arrow_options(params)) as reader:
+        schema = reader.schema
+        for batch in reader:
+            ctx.check_cancelled()
+            batches.append(batch)
+            rows += batch.num_rows
+            ctx.progress(rows)
+            if row_limit is not None and rows >= row_limit:
+                break
+    table = pa.Table.from_batches(batches, schema=schema)
+    return table if row_limit is None else table.slice(0, row_limit)
+
+
+def _arrow_message(error: Exception) -> str:
+    message = str(error).strip().splitlines()[0]
+    missing = re.match(r"Column '(.*)' in include_columns does not exist", message)
+    if missing:
+        return f"column '{missing[1]}' in 'columns' does not exist in the file"
+    return message
 
 
 class CsvOutputParams(OperatorParams):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from runtime.errors import OperatorError
+from runtime.errors import ParamsError
 from runtime.expressions import ExpressionError, filter_mask, infer_type
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
@@ -29,9 +29,9 @@ class Filter(Operator):
         try:
             result_type, _ = infer_type(ctx.params.condition, schema)
         except ExpressionError as error:
-            raise OperatorError(f"condition: {error}") from error
+            raise ParamsError("condition", str(error)) from error
         if result_type != "boolean":
-            raise OperatorError(f"condition: must be true or false, but it gives a {result_type}")
+            raise ParamsError("condition", f"must be true or false, but it gives a {result_type}")
         return {"out": schema}
 
     def run(self, ctx, inputs):
@@ -39,5 +39,5 @@ class Filter(Operator):
         try:
             mask = filter_mask(ctx.params.condition, frame)
         except ExpressionError as error:
-            raise OperatorError(f"condition: {error}") from error
+            raise ParamsError("condition", str(error)) from error
         return {"out": frame[mask]}

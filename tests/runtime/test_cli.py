@@ -37,14 +37,14 @@ def test_golden_pipeline_produces_its_expected_files(name, tmp_path):
     case = GOLDEN / name
     shutil.copytree(case / "input", tmp_path, dirs_exist_ok=True)
     args = shlex.split((case / "args").read_text()) if (case / "args").exists() else []
-    result = runtime_cli("run", str(case / "pipeline.json"), "--data-root", str(tmp_path), *args, cwd=ROOT)
+    result = runtime_cli(
+        "run", str(case / "pipeline.json"), "--data-root", str(tmp_path), *args, cwd=ROOT
+    )
     assert result.returncode == 0, result.stderr
     for expected in sorted((case / "expected").rglob("*")):
         if expected.is_file():
-            produced = tmp_path / "out" / expected.name
-            if not produced.exists():
-                produced = tmp_path / expected.relative_to(case / "expected")
-            assert produced.read_text() == expected.read_text(), f"{name}: {expected.name}"
+            relative = expected.relative_to(case / "expected")
+            assert (tmp_path / relative).read_text() == expected.read_text(), f"{name}: {relative}"
     assert not list(tmp_path.rglob("*.tmp")), "no temporary files are left behind"
 
 
@@ -65,7 +65,9 @@ def read_write(source: str = "in.csv") -> tuple[list, list]:
 def test_run_prints_a_summary_table_and_writes_events(tmp_path):
     (tmp_path / "in.csv").write_text("a\n1\n2\n")
     pipeline = write_pipeline(tmp_path, *read_write())
-    result = runtime_cli("run", str(pipeline), "--data-root", ".", "--events", "ev.jsonl", cwd=tmp_path)
+    result = runtime_cli(
+        "run", str(pipeline), "--data-root", ".", "--events", "ev.jsonl", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["node", "status", "rows", "in", "rows", "out", "seconds"]
@@ -112,7 +114,9 @@ def test_an_invalid_document_exits_2_with_one_line_per_problem(tmp_path):
 
 
 def test_validate_exits_0_for_a_valid_document():
-    result = runtime_cli("validate", str(GOLDEN / "branches_and_append" / "pipeline.json"), cwd=ROOT)
+    result = runtime_cli(
+        "validate", str(GOLDEN / "branches_and_append" / "pipeline.json"), cwd=ROOT
+    )
     assert result.returncode == 0
     assert result.stdout.endswith(": valid\n")
 

@@ -66,7 +66,9 @@ def test_inside_an_expression_a_string_parameter_becomes_a_quoted_literal():
 
 
 def test_inside_an_expression_numbers_and_null_become_literals():
-    params = params_after({"condition": "age > ${min} and x is not ${nothing}"}, {"min": 18, "nothing": None})
+    params = params_after(
+        {"condition": "age > ${min} and x is not ${nothing}"}, {"min": 18, "nothing": None}
+    )
     assert params.condition == "age > 18 and x is not null"
 
 
@@ -94,7 +96,9 @@ def test_an_unknown_placeholder_names_the_node_and_field():
 
 
 def test_a_run_value_for_an_undeclared_parameter_is_refused():
-    with pytest.raises(PipelineValidationError, match=r"parameters\.typo: unknown parameter 'typo'"):
+    with pytest.raises(
+        PipelineValidationError, match=r"parameters\.typo: unknown parameter 'typo'"
+    ):
         params_after({}, {"n": 1}, {"typo": 2})
 
 

@@ -1,0 +1,26 @@
+"""Checking that the columns a node's params name exist, with a suggestion when they do not."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+from runtime.errors import ParamsError
+
+
+def unknown_column_message(name: str, available: Iterable[str]) -> str:
+    """`unknown column 'contry'; did you mean 'country'?` (or the list of columns)."""
+    available = [str(column) for column in available]
+    close = difflib.get_close_matches(name, available, n=1)
+    if close:
+        return f"unknown column '{name}'; did you mean '{close[0]}'?"
+    return f"unknown column '{name}'; the columns are: {', '.join(available) or 'none'}"
+
+
+def require_columns(field: str, names: Iterable[str], available: Iterable[str]) -> None:
+    """Raise `ParamsError` at `field` for the first name not among `available`."""
+    available = list(available)
+    present = set(available)
+    for name in names:
+        if name not in present:
+            raise ParamsError(field, unknown_column_message(name, available))

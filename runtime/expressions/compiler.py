@@ -1,0 +1,151 @@
+"""From syntax tree to a function over DataFrames: the public compile and evaluate calls.
+
+The compiler walks the tree once, type-checking every node against a `Schema` and building
+the pandas code for it (operators in `operators.py`, functions in `functions.py`). Parts that
+read no column are computed once, here, on a one-row frame ("constant folding"). Every node's
+code is guarded so that, whatever pandas raises, callers only ever see an ExpressionError.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from runtime.schema import Column as SchemaColumn
+from runtime.schema import Schema, type_name_of
+
+from .checks import Checker, suggestion
+from .errors import ExpressionError
+from .functions import FUNCTIONS
+from .lexer import printable, shorten
+from .nodes import Call, Column, Literal, Node, children
+from .operators import RULES
+from .parser import parse
+from .values import NULL, Compiled, conform, constant, is_true, resolve
+
+_ONE_ROW = pd.DataFrame(index=pd.RangeIndex(1))
+_LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string", type(None): NULL}
+
+
+def infer_type(text: str, schema: Schema) -> tuple[str, bool]:
+    """The type name and nullability of an expression's result over columns `schema`."""
+    compiled = _compile(text, schema)
+    return compiled.type, compiled.nullable
+
+
+def compile_expression(text: str, schema: Schema) -> Callable[[pd.DataFrame], pd.Series]:
+    """Check an expression against `schema`; return a function evaluating it over a frame."""
+    return _evaluator(_compile(text, schema))
+
+
+def evaluate(text: str, frame: pd.DataFrame) -> pd.Series:
+    """Evaluate an expression over `frame`, one value per row."""
+    return compile_expression(text, _schema_of(frame))(frame)
+
+
+def filter_mask(text: str, frame: pd.DataFrame) -> pd.Series:
+    """A bool Series selecting the rows of `frame` where a condition is true (null is false)."""
+    compiled = _compile(text, _schema_of(frame))
+    if compiled.type != "boolean":
+        raise Checker(text).error(
+            compiled.node,
+            f"a filter must be a condition, but this expression gives {compiled.type} values",
+            "compare it with something, e.g. 'x > 0'",
+        )
+    mask = _evaluator(compiled)(frame)
+    return mask if mask.dtype == bool else pd.Series(is_true(mask), index=frame.index)
+
+
+def _schema_of(frame: pd.DataFrame) -> Schema:
+    """Like `schema_of`, minus its scan for nulls: nullability only matters to `infer_type`."""
+    columns = (SchemaColumn(str(name), type_name_of(dtype)) for name, dtype in frame.dtypes.items())
+    return Schema(tuple(columns))
+
+
+def _compile(text: str, schema: Schema) -> Compiled:
+    compiled = _Compiler(text, schema).compile_node(parse(text))
+    return resolve(compiled, "boolean")  # an expression that can only be null: "unknown"
+
+
+def _evaluator(compiled: Compiled) -> Callable[[pd.DataFrame], pd.Series]:
+    def evaluate(frame: pd.DataFrame) -> pd.Series:
+        """The expression's value on each row of `frame`."""
+        with np.errstate(all="ignore"):
+            result = compiled.run(_positional(frame))
+        return result.set_axis(frame.index).rename(None)
+
+    return evaluate
+
+
+def _positional(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with a plain 0..n-1 index and string column names, so nothing mis-aligns."""
+    view = frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
+    if not all(isinstance(name, str) for name in view.columns):
+        view.columns = [str(name) for name in view.columns]
+    return view
+
+
+class _Compiler:
+    """Type-checks a syntax tree against a schema, building each node's pandas code."""
+
+    def __init__(self, text: str, schema: Schema) -> None:
+        self.checker = Checker(text)
+        self.schema = schema
+
+    def compile_node(self, node: Node) -> Compiled:
+        args = [self.compile_node(child) for child in children(node)]
+        if isinstance(node, Literal):
+            compiled = constant(node, node.value, _LITERAL_TYPES[type(node.value)])
+        elif isinstance(node, Column):
+            compiled = self.column(node)
+        elif isinstance(node, Call):
+            compiled = FUNCTIONS[node.name].build(self.checker, node, *args)
+        else:
+            compiled = RULES[type(node)](self.checker, node, *args)
+        compiled = dataclasses.replace(compiled, run=self.guarded(node, compiled.run))
+        if args and all(arg.is_constant for arg in args) and not compiled.is_constant:
+            return self.folded(compiled)
+        return compiled
+
+    def column(self, node: Column) -> Compiled:
+        column = self.schema.get(node.name)
+        if column is None:
+            hint = suggestion(node.name, self.schema.names)
+            raise self.checker.error(node, f"unknown column '{printable(node.name)}'", hint)
+        name, type = column.name, column.type
+
+        def run(frame: pd.DataFrame) -> pd.Series:
+            if name not in frame.columns:
+                message = f"column '{printable(name)}' is missing from the data"
+                raise self.checker.error(node, message)
+            return conform(frame[name], type)
+
+        return Compiled(node, type, column.nullable, run)
+
+    def guarded(self, node: Node, run: Callable) -> Callable:
+        def guarded_run(frame: pd.DataFrame) -> pd.Series:
+            try:
+                return run(frame)
+            except ExpressionError:
+                raise
+            except Exception as error:  # the contract: only ExpressionError ever escapes
+                raise self.checker.error(
+                    node,
+                    f"cannot evaluate {self.checker.describe(node)}",
+                    printable(shorten(str(error) or type(error).__name__, 200)),
+                ) from error
+
+        return guarded_run
+
+    def folded(self, compiled: Compiled) -> Compiled:
+        """`compiled` replaced by its value, computed once (it reads no column)."""
+        with np.errstate(all="ignore"):
+            value = compiled.run(_ONE_ROW).iloc[0]
+        if pd.isna(value):
+            value = None
+        elif isinstance(value, np.generic):
+            value = value.item()
+        return constant(compiled.node, value, compiled.type)

@@ -1,0 +1,202 @@
+"""Operators: how each one is type-checked, and how it computes over whole Series at once.
+
+Nulls: arithmetic and comparisons with a null give null; `and`, `or` and `not` follow SQL's
+three-valued logic (`null and false` is false, `null or true` is true, `not null` is null);
+division and modulo by zero give null. Functions live in `functions.py`.
+"""
+
+from __future__ import annotations
+
+import operator
+from functools import partial, reduce
+
+import numpy as np
+import pandas as pd
+
+from runtime.schema import type_name_of
+
+from .checks import Checker
+from .nodes import Between, Binary, In, IsNull, Logical, Node, Unary
+from .values import (
+    NULL,
+    NUMBERS,
+    Compiled,
+    as_series,
+    broadcast,
+    conform,
+    constant,
+    derive,
+    floats,
+    index_of,
+    is_true,
+    null_mask,
+    resolve,
+    to_nullable,
+    with_nulls,
+)
+
+_COMPARISONS = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+_CANNOT_COMPARE = "they cannot be compared"
+
+
+def unary(checker: Checker, node: Unary, operand: Compiled) -> Compiled:
+    """`-x` on a number, `not x` on a boolean."""
+    if node.op == "not":
+        operand = checker.expect(operand, ("boolean",), "a boolean", "'not'")
+        return derive(node, "boolean", operand.nullable, operator.invert, operand)
+    if operand.type == NULL:
+        return constant(node, None, NULL)
+    operand = checker.expect(operand, NUMBERS, "a number", "'-'")
+    return derive(node, operand.type, operand.nullable, operator.neg, operand)
+
+
+def binary(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
+    """Arithmetic or a comparison."""
+    if node.op in _COMPARISONS:
+        return _comparison(checker, node, left, right)
+    return _arithmetic(checker, node, left, right)
+
+
+def _arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
+    op = node.op
+    if op == "+":
+        allowed, what = ("integer", "float", "string"), "numbers or strings"
+    else:
+        allowed, what = NUMBERS, "numbers"
+    for side in (left, right):
+        checker.expect(side, allowed, what, f"'{op}'")
+    type = checker.common_type([left, right], "'+' needs two numbers or two strings")
+    if type == NULL:
+        return constant(node, None, NULL)
+    left, right = resolve(left, type), resolve(right, type)
+    if op in ("/", "**"):
+        type = "float"
+    nullable = left.nullable or right.nullable or type == "float" or op == "%"
+    impl = partial(_modulo, type) if op == "%" else _ARITHMETIC[op]
+    return derive(node, type, nullable, impl, left, right)
+
+
+def _divide(left: object, right: object) -> pd.Series:
+    numerator, denominator = floats(left), floats(right)
+    quotient = np.where(denominator == 0, np.nan, np.divide(numerator, denominator))
+    return pd.Series(quotient, index=index_of(left, right))
+
+
+def _modulo(type: str, left: object, right: object) -> pd.Series:
+    # Both sides as nullable Series: pandas sends `scalar % Int64` through float64 when a
+    # divisor is zero, losing digits of large integers.
+    index = index_of(left, right)
+    dividend = to_nullable(as_series(left, type, index))
+    divisor = to_nullable(as_series(right, type, index))
+    return with_nulls(dividend % divisor, is_true(divisor == 0))
+
+
+def _power(left: object, right: object) -> pd.Series:
+    return pd.Series(np.power(floats(left), floats(right)), index=index_of(left, right))
+
+
+_ARITHMETIC = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": _divide,
+    "**": _power,
+}
+
+
+def _comparison(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
+    left, right = _resolved(checker, [left, right])
+    nullable = left.nullable or right.nullable
+    return derive(node, "boolean", nullable, partial(compare, node.op), left, right)
+
+
+def _resolved(checker: Checker, operands: list[Compiled]) -> list[Compiled]:
+    """Comparable operands, with bare nulls given the others' type."""
+    type = checker.common_type(operands, _CANNOT_COMPARE)
+    return [resolve(operand, "string" if type == NULL else type) for operand in operands]
+
+
+def compare(op: str, left: object, right: object) -> pd.Series:
+    """`left op right` as booleans, null where either side is null."""
+    zoned = {value.dt.tz is not None for value in (left, right) if _is_datetime(value)}
+    if len(zoned) == 2:
+        raise TypeError("cannot compare a time-zone-aware datetime with a naive one")
+    result = conform(_COMPARISONS[op](left, right), "boolean")
+    return with_nulls(result, null_mask(left, right))
+
+
+def _is_datetime(value: object) -> bool:
+    return isinstance(value, pd.Series) and type_name_of(value.dtype) == "datetime"
+
+
+def logical(checker: Checker, node: Logical, *operands: Compiled) -> Compiled:
+    """`a and b and ...` or `a or b or ...`, in three-valued logic."""
+    operands = tuple(
+        checker.expect(operand, ("boolean",), "booleans", f"'{node.op}'") for operand in operands
+    )
+    combine = operator.and_ if node.op == "and" else operator.or_
+    nullable = any(operand.nullable for operand in operands)
+    return derive(node, "boolean", nullable, lambda *items: reduce(combine, items), *operands)
+
+
+def is_null(checker: Checker, node: IsNull, operand: Compiled) -> Compiled:
+    """`x is null` / `x is not null`; never null itself."""
+    test = pd.Series.notna if node.negated else pd.Series.isna
+    return derive(node, "boolean", False, test, resolve(operand, "string"))
+
+
+def membership(checker: Checker, node: In, operand: Compiled, *items: Compiled) -> Compiled:
+    """`x in (a, b, ...)`: like `x = a or x = b or ...`, with constants matched in one pass."""
+    operand, *items = _resolved(checker, [operand, *items])
+    choices = [item.constant for item in items if item.is_constant and item.constant is not None]
+    has_null = any(item.is_constant and item.constant is None for item in items)
+    columns = [item for item in items if not item.is_constant]
+
+    def impl(value: object, *others: object) -> pd.Series:
+        value = as_series(value, operand.type, index_of(value, *others))
+        found = with_nulls(value.isin(choices), null_mask(value))
+        for other in others:
+            found = found | compare("=", value, other)
+        if has_null:
+            found = found | broadcast(None, "boolean", value.index)
+        return _negated(found, node)
+
+    nullable = operand.nullable or any(item.nullable for item in items)
+    return derive(node, "boolean", nullable, impl, operand, *columns)
+
+
+def between(
+    checker: Checker, node: Between, operand: Compiled, low: Compiled, high: Compiled
+) -> Compiled:
+    """`x between low and high`: `x >= low and x <= high`."""
+    operand, low, high = _resolved(checker, [operand, low, high])
+
+    def impl(value: object, minimum: object, maximum: object) -> pd.Series:
+        value = as_series(value, operand.type, index_of(value, minimum, maximum))
+        inside = compare(">=", value, minimum) & compare("<=", value, maximum)
+        return _negated(inside, node)
+
+    nullable = operand.nullable or low.nullable or high.nullable
+    return derive(node, "boolean", nullable, impl, operand, low, high)
+
+
+def _negated(result: pd.Series, node: Node) -> pd.Series:
+    return ~result if node.negated else result
+
+
+RULES = {
+    Unary: unary,
+    Binary: binary,
+    Logical: logical,
+    IsNull: is_null,
+    In: membership,
+    Between: between,
+}
+"""The builder for each operator node type: `rule(checker, node, *compiled children)`."""

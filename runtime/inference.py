@@ -1,0 +1,122 @@
+"""Schema inference: the columns every node will see and produce, before anything runs.
+
+Operators answer `output_schema` from their params and input schemas (input operators read a
+small sample of their source). Walking the graph in order gives the editor each node's input
+and output columns, and finds mistakes early: a missing column, an expression whose types do
+not fit, join keys of different types, each named by node and field. It works on half-built
+graphs too: a node with problems simply has no schema, and neither has anything downstream.
+"""
+
+from __future__ import annotations
+
+import graphlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from runtime.context import NodeContext
+from runtime.errors import OperatorError, ParamsError, Problem
+from runtime.graph import Analysis, analyse
+from runtime.registry import Registry
+from runtime.schema import Schema
+from runtime.spec import Pipeline
+
+
+@dataclass(slots=True)
+class NodeSchemas:
+    """One node's input and output schemas (by port), or why they are unknown."""
+
+    inputs: dict[str, Schema | list[Schema] | None] = field(default_factory=dict)
+    outputs: dict[str, Schema] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        def encode(value):
+            if value is None:
+                return None
+            if isinstance(value, list):
+                return [schema.to_json() for schema in value]
+            return value.to_json()
+
+        return {
+            "inputs": {port: encode(schema) for port, schema in self.inputs.items()},
+            "outputs": {port: schema.to_json() for port, schema in self.outputs.items()},
+            "problems": [problem.to_json() for problem in self.problems],
+        }
+
+
+@dataclass(slots=True)
+class InferredSchemas:
+    """Schemas per node, and every problem found (validation's and inference's)."""
+
+    nodes: dict[str, NodeSchemas]
+    problems: list[Problem]
+
+    def to_json(self) -> dict:
+        return {
+            "nodes": {node_id: schemas.to_json() for node_id, schemas in self.nodes.items()},
+            "problems": [problem.to_json() for problem in self.problems],
+        }
+
+
+def infer_schemas(
+    pipeline: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    registry: Registry | None = None,
+    data_root: str | Path = ".",
+    connections: dict[str, str] | None = None,
+) -> InferredSchemas:
+    """Each node's schemas, in topological order, without running anything."""
+    analysis = analyse(pipeline, parameters, registry)
+    by_node: dict[str | None, list[Problem]] = defaultdict(list)
+    for problem in analysis.problems:
+        by_node[problem.node].append(problem)
+    nodes = {node.id: NodeSchemas(problems=list(by_node[node.id])) for node in pipeline.nodes}
+    if any(problem.code == "cycle" for problem in analysis.problems):
+        return InferredSchemas(nodes, list(analysis.problems))
+    problems = list(analysis.problems)
+    for node_id in graphlib.TopologicalSorter(analysis.predecessors).static_order():
+        schemas = nodes[node_id]
+        if schemas.problems or analysis.params.get(node_id) is None:
+            continue
+        schemas.inputs, complete = _input_schemas(analysis, node_id, nodes)
+        if not complete:
+            continue  # something upstream has no schema: nothing to say about this node
+        ctx = NodeContext(
+            node_id, analysis.params[node_id], data_root=Path(data_root), connections=connections
+        )
+        problem = _infer_node(analysis, node_id, ctx, schemas)
+        if problem is not None:
+            schemas.problems.append(problem)
+            problems.append(problem)
+    return InferredSchemas(nodes, problems)
+
+
+def _input_schemas(analysis: Analysis, node_id: str, nodes: dict[str, NodeSchemas]):
+    """The schemas arriving at each input port, and whether all of them are known."""
+    inputs: dict = {}
+    complete = True
+    for port in analysis.operators[node_id].inputs:
+        sources = analysis.inputs.get(node_id, {}).get(port.name, [])
+        found = [nodes[source].outputs.get(source_port) for source, source_port in sources]
+        complete = complete and all(schema is not None for schema in found)
+        inputs[port.name] = found if port.many else (found[0] if found else None)
+    return inputs, complete
+
+
+def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: NodeSchemas):
+    operator = analysis.operators[node_id]
+    try:
+        outputs = operator.output_schema(ctx, schemas.inputs)
+    except NotImplementedError:
+        return None  # an operator that cannot predict its columns (some plugins)
+    except ParamsError as error:
+        return Problem(error.message, node=node_id, field=f"params.{error.field}", code="schema")
+    except OperatorError as error:
+        return Problem(str(error), node=node_id, code="schema")
+    except Exception as error:  # a plugin's bug must not take the schema view down
+        return Problem(f"cannot work out the columns: {error}", node=node_id, code="schema")
+    schemas.outputs = dict(outputs)
+    return None

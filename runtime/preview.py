@@ -1,0 +1,139 @@
+"""Previews: the first rows at one node, running only what that node needs.
+
+Only the node's ancestors run, never an output operator (the preview of an output shows what
+it would write). When every node on the way is a row-wise map, the row limit is pushed into
+the inputs so that a preview of a large file reads only its head; otherwise the inputs are
+read in full, because a filter or an aggregate over a head would give wrong rows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
+from runtime.executor import execute
+from runtime.graph import build_plan
+from runtime.registry import Registry, default_registry
+from runtime.schema import Schema, schema_of
+from runtime.spec import Pipeline
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 10_000
+
+
+@dataclass(slots=True)
+class Preview:
+    """The head of one node's output: its schema and JSON-ready rows."""
+
+    node: str
+    port: str
+    schema: Schema
+    rows: list[list[Any]]
+    total_rows: int | None
+    """Rows the node produced in all, when the preview computed all of them."""
+
+    def to_json(self) -> dict:
+        return {
+            "node": self.node,
+            "port": self.port,
+            "columns": self.schema.to_json(),
+            "rows": self.rows,
+            "total_rows": self.total_rows,
+        }
+
+
+def preview(
+    pipeline: Pipeline,
+    node_id: str,
+    limit: int = DEFAULT_LIMIT,
+    *,
+    port: str | None = None,
+    parameters: dict[str, Any] | None = None,
+    registry: Registry | None = None,
+    data_root: str | Path = ".",
+    connections: dict[str, str] | None = None,
+    cancel_event: threading.Event | None = None,
+) -> Preview:
+    """Run the ancestors of `node_id` (and the node, unless it writes) and return its head."""
+    registry = registry or default_registry()
+    target = pipeline.node(node_id)
+    if target is None:
+        raise PipelineValidationError([Problem(f"there is no node '{node_id}'", field="node")])
+    if not 1 <= limit <= MAX_LIMIT:
+        raise PipelineValidationError(
+            [Problem(f"limit must be between 1 and {MAX_LIMIT}", field="limit")]
+        )
+    operator = registry.get(target.operator)
+    writes = operator is not None and operator.kind == "output"
+    needed = _ancestors(pipeline, node_id) | (set() if writes else {node_id})
+    subgraph = pipeline.model_copy(
+        update={
+            "nodes": [node for node in pipeline.nodes if node.id in needed],
+            "edges": [e for e in pipeline.edges if e.source in needed and e.target in needed],
+        }
+    )
+    if writes:
+        source, port = _single_input(pipeline, node_id)
+    else:
+        source, port = (
+            node_id,
+            port or (operator.outputs[0].name if operator and operator.outputs else "out"),
+        )
+    plan = build_plan(subgraph, parameters, registry)
+    if port not in {p.name for p in plan.nodes[source].operator.outputs}:
+        raise PipelineValidationError(
+            [Problem(f"node '{source}' has no output port '{port}'", node=source, field="port")]
+        )
+    pushed = all(
+        node.operator.kind == "input" or node.operator.row_limit_safe
+        for node in plan.nodes.values()
+    )
+    result = execute(
+        plan,
+        retain=[source],
+        row_limit=limit if pushed else None,
+        data_root=data_root,
+        connections=connections,
+        cancel_event=cancel_event,
+    )
+    for planned in plan.order:
+        failed = result.nodes[planned]
+        if failed.status != "succeeded":
+            raise NodeExecutionError(planned, failed.error or failed.status)
+    frame = result.outputs[(source, port)]
+    head = frame.head(limit)
+    rows = json.loads(head.to_json(orient="values", date_format="iso", date_unit="s"))
+    return Preview(node_id, port, schema_of(head), rows, None if pushed else len(frame))
+
+
+def _ancestors(pipeline: Pipeline, node_id: str) -> set[str]:
+    parents: dict[str, set[str]] = {}
+    for edge in pipeline.edges:
+        parents.setdefault(edge.target, set()).add(edge.source)
+    found: set[str] = set()
+    stack = [node_id]
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in found:
+                found.add(parent)
+                stack.append(parent)
+    return found
+
+
+def _single_input(pipeline: Pipeline, node_id: str) -> tuple[str, str]:
+    edges = [edge for edge in pipeline.edges if edge.target == node_id]
+    if len(edges) != 1:
+        raise PipelineValidationError(
+            [
+                Problem(
+                    "connect exactly one input to preview what it writes",
+                    node=node_id,
+                    field="inputs.in",
+                )
+            ]
+        )
+    return edges[0].source, edges[0].source_port

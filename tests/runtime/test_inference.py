@@ -1,0 +1,97 @@
+"""Schema inference: columns per node before running, problems named by node and field."""
+
+from __future__ import annotations
+
+from runtime.inference import infer_schemas
+from runtime.spec import load_document
+
+
+def pipeline(nodes, edges):
+    return load_document({"name": "t", "nodes": nodes, "edges": edges})
+
+
+def people(tmp_path):
+    (tmp_path / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,\n")
+    return {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}}
+
+
+def test_columns_flow_from_the_file_through_a_filter(tmp_path):
+    doc = pipeline(
+        [
+            people(tmp_path),
+            {"id": "keep", "operator": "filter", "params": {"condition": "age > 1"}},
+        ],
+        [{"source": "read", "target": "keep"}],
+    )
+    inferred = infer_schemas(doc, data_root=tmp_path)
+    assert inferred.problems == []
+    columns = inferred.to_json()["nodes"]["keep"]["outputs"]["out"]
+    assert columns == [
+        {"name": "id", "type": "integer", "nullable": False},
+        {"name": "name", "type": "string", "nullable": False},
+        {"name": "age", "type": "integer", "nullable": True},
+    ]
+    assert inferred.nodes["keep"].inputs["in"] == inferred.nodes["read"].outputs["out"]
+
+
+def test_a_missing_column_is_reported_at_the_node_and_field(tmp_path):
+    doc = pipeline(
+        [
+            people(tmp_path),
+            {"id": "keep", "operator": "filter", "params": {"condition": "agee > 1"}},
+        ],
+        [{"source": "read", "target": "keep"}],
+    )
+    inferred = infer_schemas(doc, data_root=tmp_path)
+    assert [str(p) for p in inferred.problems] == [
+        "keep.params.condition: unknown column 'agee' at 1:1; did you mean 'age'?"
+    ]
+    assert inferred.nodes["keep"].outputs == {}
+
+
+def test_a_type_mismatch_in_an_expression_is_reported(tmp_path):
+    doc = pipeline(
+        [
+            people(tmp_path),
+            {"id": "keep", "operator": "filter", "params": {"condition": "name > 3"}},
+        ],
+        [{"source": "read", "target": "keep"}],
+    )
+    problems = infer_schemas(doc, data_root=tmp_path).problems
+    assert len(problems) == 1 and problems[0].field == "params.condition"
+    assert problems[0].node == "keep"
+
+
+def test_a_half_built_graph_still_gets_schemas_where_it_can(tmp_path):
+    doc = pipeline(
+        [
+            people(tmp_path),
+            {"id": "keep", "operator": "filter", "params": {"condition": "age >"}},
+            {"id": "after", "operator": "filter", "params": {"condition": "true"}},
+            {"id": "loose", "operator": "filter", "params": {"condition": "true"}},
+        ],
+        [{"source": "read", "target": "keep"}, {"source": "keep", "target": "after"}],
+    )
+    inferred = infer_schemas(doc, data_root=tmp_path)
+    assert inferred.nodes["read"].outputs["out"].names == ["id", "name", "age"]
+    assert inferred.nodes["keep"].outputs == {}
+    assert inferred.nodes["after"].outputs == {} and inferred.nodes["after"].problems == []
+    assert [p.code for p in inferred.nodes["loose"].problems] == ["unconnected_port"]
+
+
+def test_a_missing_input_file_is_a_problem_of_the_input_node(tmp_path):
+    doc = pipeline([{"id": "read", "operator": "csv_input", "params": {"path": "none.csv"}}], [])
+    assert [str(p) for p in infer_schemas(doc, data_root=tmp_path).problems] == [
+        f"read: input file 'none.csv' not found under the data root '{tmp_path}'"
+    ]
+
+
+def test_a_cycle_stops_inference_with_the_cycle_problem():
+    doc = pipeline(
+        [
+            {"id": "a", "operator": "filter", "params": {"condition": "true"}},
+            {"id": "b", "operator": "filter", "params": {"condition": "true"}},
+        ],
+        [{"source": "a", "target": "b"}, {"source": "b", "target": "a"}],
+    )
+    assert [p.code for p in infer_schemas(doc).problems] == ["cycle"]
