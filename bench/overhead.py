@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from graphlib import TopologicalSorter
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -24,6 +25,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.table import print_table  # noqa: E402
 from runtime.events import ListSink  # noqa: E402
 from runtime.executor import execute  # noqa: E402
 from runtime.graph import build_plan  # noqa: E402
@@ -50,7 +52,7 @@ class PassThrough(Operator):
 
 def chain() -> tuple[list[str], list[tuple[str, str]]]:
     ids = [f"n{i}" for i in range(NODES)]
-    return ids, list(zip(ids, ids[1:], strict=False))
+    return ids, list(pairwise(ids))
 
 
 def layers(width: int = 100, depth: int = 10) -> tuple[list[str], list[tuple[str, str]]]:
@@ -112,48 +114,56 @@ def engine_rows(repeat: int) -> list[tuple]:
             bare_s = best_of(repeat, lambda ids=ids, edges=edges: bare_loop(ids, edges))
             label = f"{shape}, {'1 worker' if concurrency == 1 else 'all CPUs'}"
             rows.append(
-                (label, run_s * 1000 / NODES, (plan_s + run_s) * 1000 / NODES, bare_s * 1000 / NODES)
+                (
+                    label,
+                    run_s * 1000 / NODES,
+                    (plan_s + run_s) * 1000 / NODES,
+                    bare_s * 1000 / NODES,
+                )
             )
     return rows
 
 
-def cli_row(repeat: int) -> tuple:
+def cli_row(repeat: int) -> tuple[float, float, float]:
     """A real chain of 1,000 cheap operators through `python -m runtime run`."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         pd.DataFrame({"id": range(100), "age": range(100)}).to_csv(root / "in.csv", index=False)
         ids = ["read"] + [f"f{i}" for i in range(NODES - 2)] + ["write"]
-        doc = document(ids, list(zip(ids, ids[1:], strict=False)), "filter", {"condition": "age >= 0"})
+        doc = document(ids, list(pairwise(ids)), "filter", {"condition": "age >= 0"})
         doc["nodes"][0] = {"id": "read", "operator": "csv_input", "params": {"path": "in.csv"}}
         doc["nodes"][-1] = {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}}
-        small = {**doc, "nodes": [doc["nodes"][0], doc["nodes"][-1]], "edges": [{"source": "read", "target": "write"}]}
+        small = {
+            **doc,
+            "nodes": [doc["nodes"][0], doc["nodes"][-1]],
+            "edges": [{"source": "read", "target": "write"}],
+        }
         (root / "big.json").write_text(json.dumps(doc))
         (root / "small.json").write_text(json.dumps(small))
 
         def cli(name: str) -> None:
+            command = [sys.executable, "-m", "runtime", "run", str(root / name)]
             subprocess.run(
-                [sys.executable, "-m", "runtime", "run", str(root / name), "--data-root", str(root)],
-                check=True, capture_output=True, cwd=ROOT,
-            )  # fmt: skip
+                [*command, "--data-root", str(root)], check=True, capture_output=True, cwd=ROOT
+            )
 
         big_s = best_of(repeat, lambda: cli("big.json"))
         small_s = best_of(repeat, lambda: cli("small.json"))
-    per_node = (big_s - small_s) * 1000 / (NODES - 2)
-    return ("CLI chain of filters", per_node, per_node, None, big_s, small_s)
+    return (big_s - small_s) * 1000 / (NODES - 2), big_s, small_s
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (best is kept)")
     args = parser.parse_args()
-    rows = engine_rows(args.repeat)
-    cli = cli_row(max(1, args.repeat // 2))
-    print(f"{'1,000-node DAG':<28} {'run ms/node':>12} {'+plan ms/node':>14} {'bare loop':>10} {'ratio':>7}")
-    for label, run_ms, total_ms, bare_ms in rows:
-        print(f"{label:<28} {run_ms:>12.4f} {total_ms:>14.4f} {bare_ms:>10.4f} {run_ms / bare_ms:>6.1f}x")
-    label, per_node, _, _, big_s, small_s = cli
-    print(f"{label:<28} {per_node:>12.4f} {'':>14} {'':>10} {'':>7}")
-    print(f"\nCLI: 1,000 nodes {big_s:.2f} s, 2 nodes {small_s:.2f} s (start-up and I/O, excluded above)")
+    rows = [
+        [label, run_ms, total_ms, bare_ms, f"{run_ms / bare_ms:.0f}x"]
+        for label, run_ms, total_ms, bare_ms in engine_rows(args.repeat)
+    ]
+    per_node, big_s, small_s = cli_row(max(1, args.repeat // 2))
+    rows.append(["CLI chain of 1,000 filters", per_node, None, None, None])
+    print_table(["1,000-node DAG", "run ms/node", "+plan ms/node", "bare loop", "ratio"], rows)
+    print(f"\nCLI: 1,000 nodes {big_s:.2f} s, 2 nodes {small_s:.2f} s (start-up, I/O: excluded)")
     print("targets: executor ≤ 0.1 ms/node; CLI chain ≤ 0.25 ms/node")
 
 
