@@ -30,3 +30,15 @@ def _pandas_dtype(arrow_type: pa.DataType):
 def to_pandas(table: pa.Table) -> pd.DataFrame:
     """A pandas frame following the engine's dtype convention."""
     return table.to_pandas(types_mapper=_pandas_dtype)
+
+
+def column_dtypes(frame: pd.DataFrame) -> list:
+    """The dtype of each column, in order.
+
+    Reads pandas' block manager because `DataFrame.dtypes` builds a Series (10 to 50 µs), a
+    large part of a cheap operator on a small frame; falls back if pandas changes.
+    """
+    try:
+        return [frame._mgr.iget_values(i).dtype for i in range(frame.shape[1])]
+    except AttributeError:
+        return list(frame.dtypes)

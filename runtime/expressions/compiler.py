@@ -9,11 +9,13 @@ code is guarded so that, whatever pandas raises, callers only ever see an Expres
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from runtime.frames import column_dtypes
 from runtime.schema import Column as SchemaColumn
 from runtime.schema import Schema, type_name_of
 
@@ -61,11 +63,18 @@ def filter_mask(text: str, frame: pd.DataFrame) -> pd.Series:
 
 def _schema_of(frame: pd.DataFrame) -> Schema:
     """Like `schema_of`, minus its scan for nulls: nullability only matters to `infer_type`."""
-    columns = (SchemaColumn(str(name), type_name_of(dtype)) for name, dtype in frame.dtypes.items())
+    dtypes = column_dtypes(frame)
+    columns = (
+        SchemaColumn(str(name), type_name_of(d))
+        for name, d in zip(frame.columns, dtypes, strict=True)
+    )
     return Schema(tuple(columns))
 
 
+@functools.lru_cache(maxsize=256)
 def _compile(text: str, schema: Schema) -> Compiled:
+    # Cached: compiled code is immutable and thread-safe, and the same expression is checked
+    # against the same columns by validation, schema inference, previews and runs.
     compiled = _Compiler(text, schema).compile_node(parse(text))
     return resolve(compiled, "boolean")  # an expression that can only be null: "unknown"
 
@@ -82,9 +91,11 @@ def _evaluator(compiled: Compiled) -> Callable[[pd.DataFrame], pd.Series]:
 
 def _positional(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with a plain 0..n-1 index and string column names, so nothing mis-aligns."""
-    view = frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
+    index = frame.index
+    positional = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+    view = frame if positional else frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
     if not all(isinstance(name, str) for name in view.columns):
-        view.columns = [str(name) for name in view.columns]
+        view = view.set_axis([str(name) for name in view.columns], axis=1)
     return view
 
 

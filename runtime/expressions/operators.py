@@ -128,8 +128,10 @@ def compare(op: str, left: object, right: object) -> pd.Series:
     zoned = {value.dt.tz is not None for value in (left, right) if _is_datetime(value)}
     if len(zoned) == 2:
         raise TypeError("cannot compare a time-zone-aware datetime with a naive one")
-    result = conform(_COMPARISONS[op](left, right), "boolean")
-    return with_nulls(result, null_mask(left, right))
+    raw = _COMPARISONS[op](left, right)
+    if isinstance(raw.dtype, pd.BooleanDtype):
+        return raw  # masked arrays (Int64, boolean) already give null where a side is null
+    return with_nulls(conform(raw, "boolean"), null_mask(left, right))
 
 
 def _is_datetime(value: object) -> bool:

@@ -7,6 +7,7 @@ number of arguments. Whether columns exist and types fit is decided later, by th
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from .checks import Checker
 from .errors import ExpressionError, error_at
@@ -40,8 +41,13 @@ _KEYWORDS = {"or": _OR, "and": _AND, "is": _COMPARE, "in": _COMPARE, "between": 
 _CONSTANTS = {"true": True, "false": False, "null": None}
 
 
+@functools.lru_cache(maxsize=1024)
 def parse(text: str) -> Expression:
-    """Parse expression text into its syntax tree, raising ExpressionError on any mistake."""
+    """Parse expression text into its syntax tree, raising ExpressionError on any mistake.
+
+    Trees are immutable, so a text parsed once (say, at validation) is not parsed again when
+    the node runs or the editor asks for schemas.
+    """
     return _Parser(text).parse()
 
 

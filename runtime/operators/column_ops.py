@@ -1,0 +1,259 @@
+"""Column operators: `transform`, `select`, `cast` and `fill_nulls`.
+
+Each one changes columns and keeps every row in its place, so all four are row-wise maps
+(`row_limit_safe`): a preview of them needs only the head of their input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+import pandas as pd
+from pydantic import Field
+
+from runtime.casting import cast_series
+from runtime.columns import require_columns
+from runtime.errors import ParamsError
+from runtime.expressions import ExpressionError, evaluate, infer_type
+from runtime.fields import Expression
+from runtime.operator import Operator, OperatorParams
+from runtime.operators.typed_columns import (
+    ColumnName,
+    ColumnNames,
+    cast_value,
+    chosen_columns,
+    column_of,
+    conventional,
+    frame_schema,
+    with_nullable,
+)
+from runtime.schema import Column, Schema, TypeName
+
+
+class Mapping(OperatorParams):
+    """One computed column."""
+
+    target: ColumnName = Field(
+        title="Column", description="The column to write: a new one, or one to replace."
+    )
+    expression: Expression = Field(
+        title="Expression",
+        description="Its value on each row, e.g. quantity * unit_price or upper(name).",
+    )
+    type: TypeName | None = Field(
+        None,
+        title="Type",
+        description="Convert the result to this type (values that do not convert become null).",
+    )
+
+
+class TransformParams(OperatorParams):
+    mappings: list[Mapping] = Field(
+        title="Mappings",
+        description="Columns to compute, in order: a mapping may use the columns computed "
+        "before it.",
+        min_length=1,
+    )
+    keep_other_columns: bool = Field(
+        True,
+        title="Keep other columns",
+        description="Keep the input's columns; when off, the output has only the computed ones.",
+    )
+
+
+class Transform(Operator):
+    name = "transform"
+    kind = "process"
+    title = "Compute columns"
+    description = (
+        "Add or replace columns computed from expressions; a replaced column keeps its place, "
+        "new ones go at the end."
+    )
+    Params = TransformParams
+    row_limit_safe = True
+
+    def output_schema(self, ctx, inputs):
+        params: TransformParams = ctx.params
+        schema = inputs["in"]
+        for index, mapping in enumerate(params.mappings):
+            schema = _with_column(schema, _mapped_column(index, mapping, schema))
+        return {"out": _kept(schema, params)}
+
+    def run(self, ctx, inputs):
+        params: TransformParams = ctx.params
+        frame = inputs["in"]
+        for index, mapping in enumerate(params.mappings):
+            frame = frame.assign(**{mapping.target: _mapped_values(index, mapping, frame)})
+        if not params.keep_other_columns:
+            frame = frame[_targets(params)]
+        return {"out": frame}
+
+
+def _expression_error(index: int, error: ExpressionError) -> ParamsError:
+    return ParamsError(f"mappings[{index}].expression", str(error))
+
+
+def _mapped_column(index: int, mapping: Mapping, schema: Schema) -> Column:
+    try:
+        result_type, nullable = infer_type(mapping.expression, schema)
+    except ExpressionError as error:
+        raise _expression_error(index, error) from error
+    if mapping.type is None or mapping.type == result_type:
+        return Column(mapping.target, result_type, nullable)
+    return Column(mapping.target, mapping.type, True)  # a conversion may give nulls
+
+
+def _mapped_values(index: int, mapping: Mapping, frame: pd.DataFrame) -> pd.Series:
+    try:
+        values = evaluate(mapping.expression, frame)
+    except ExpressionError as error:
+        raise _expression_error(index, error) from error
+    return conventional(values if mapping.type is None else cast_series(values, mapping.type))
+
+
+def _with_column(schema: Schema, column: Column) -> Schema:
+    """`schema` with `column` replacing the one of the same name, or added at the end."""
+    if column.name not in schema:
+        return Schema((*schema.columns, column))
+    return Schema(tuple(column if c.name == column.name else c for c in schema.columns))
+
+
+def _targets(params: TransformParams) -> list[str]:
+    """The computed columns, in mapping order (a column computed twice is listed once)."""
+    return list(dict.fromkeys(mapping.target for mapping in params.mappings))
+
+
+def _kept(schema: Schema, params: TransformParams) -> Schema:
+    if params.keep_other_columns:
+        return schema
+    return Schema(tuple(schema.get(name) for name in _targets(params)))
+
+
+class SelectParams(OperatorParams):
+    columns: ColumnNames = Field(
+        [],
+        title="Columns",
+        description="The columns to keep, in this order; all of them (in input order) when empty.",
+    )
+    rename: dict[ColumnName, ColumnName] = Field(
+        {},
+        title="Rename",
+        description="New names for some of the kept columns: old name → new name.",
+    )
+
+
+class Select(Operator):
+    name = "select"
+    kind = "process"
+    title = "Select columns"
+    description = "Choose, order and rename columns."
+    Params = SelectParams
+    row_limit_safe = True
+
+    def output_schema(self, ctx, inputs):
+        schema = inputs["in"]
+        rename = ctx.params.rename
+        columns = (schema.get(name) for name in _selected_names(ctx.params, schema))
+        return {
+            "out": Schema(
+                tuple(dataclasses.replace(c, name=rename.get(c.name, c.name)) for c in columns)
+            )
+        }
+
+    def run(self, ctx, inputs):
+        params: SelectParams = ctx.params
+        frame = inputs["in"]
+        names = _selected_names(params, frame_schema(frame))
+        if params.columns:
+            frame = frame[names]
+        return {"out": frame.rename(columns=params.rename) if params.rename else frame}
+
+
+def _selected_names(params: SelectParams, schema: Schema) -> list[str]:
+    """The kept columns, checking that renames name kept columns and give distinct names."""
+    names = chosen_columns("columns", params.columns, schema)
+    require_columns("rename", params.rename, names)
+    final = Counter(params.rename.get(name, name) for name in names)
+    clash = next((name for name, count in final.items() if count > 1), None)
+    if clash is not None:
+        raise ParamsError(
+            "rename", f"two columns would be named '{clash}'; choose a name no other column has"
+        )
+    return names
+
+
+class CastParams(OperatorParams):
+    types: dict[ColumnName, TypeName] = Field(
+        title="Types",
+        description="The type to convert each column to: string, integer, float, boolean, "
+        "date or datetime. Values that do not convert become null.",
+        min_length=1,
+    )
+
+
+class Cast(Operator):
+    name = "cast"
+    kind = "process"
+    title = "Convert types"
+    description = "Convert columns to other types; values that do not convert become null."
+    Params = CastParams
+    row_limit_safe = True
+
+    def output_schema(self, ctx, inputs):
+        schema = inputs["in"]
+        types = _cast_types(ctx.params, schema)
+        return {"out": Schema(tuple(_cast_column(c, types.get(c.name)) for c in schema.columns))}
+
+    def run(self, ctx, inputs):
+        frame = inputs["in"]
+        types = _cast_types(ctx.params, frame_schema(frame))
+        return {
+            "out": frame.assign(**{name: cast_series(frame[name], t) for name, t in types.items()})
+        }
+
+
+def _cast_types(params: CastParams, schema: Schema) -> dict[str, TypeName]:
+    require_columns("types", params.types, schema.names)
+    return params.types
+
+
+def _cast_column(column: Column, type_name: TypeName | None) -> Column:
+    if type_name is None or type_name == column.type:
+        return column
+    return Column(column.name, type_name, True)  # values that do not convert become null
+
+
+class FillNullsParams(OperatorParams):
+    values: dict[ColumnName, str | int | float | bool] = Field(
+        title="Values",
+        description="The value to put in each column's empty cells; it is converted to the "
+        "column's type.",
+        min_length=1,
+    )
+
+
+class FillNulls(Operator):
+    name = "fill_nulls"
+    kind = "process"
+    title = "Fill empty cells"
+    description = "Replace nulls in some columns with a fixed value."
+    Params = FillNullsParams
+    row_limit_safe = True
+
+    def output_schema(self, ctx, inputs):
+        schema = inputs["in"]
+        _fill_values(ctx.params, schema)
+        return {"out": with_nullable(schema, ctx.params.values, False)}
+
+    def run(self, ctx, inputs):
+        frame = inputs["in"]
+        return {"out": frame.fillna(_fill_values(ctx.params, frame_schema(frame)))}
+
+
+def _fill_values(params: FillNullsParams, schema: Schema) -> dict[str, object]:
+    """Each value converted to its column's type (`ParamsError` when it does not fit)."""
+    return {
+        name: cast_value("values", value, column_of("values", name, schema).type, name)
+        for name, value in params.values.items()
+    }

@@ -1,0 +1,123 @@
+"""Columns as the processing operators see them: names, types and values written in params.
+
+Shared by the processing families (column_ops, rows, combine, aggregate, validate): checking
+the columns a node names against its input schema, checking their types, converting a value
+written in params to a column's type, and keeping result dtypes in the engine's convention
+(runtime/frames.py). Each operator writes its checks once, against a `Schema`: `output_schema`
+calls them with the predicted input schema and `run` with `frame_schema(frame)`.
+Nothing here reads more than one value of a table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Annotated
+
+import numpy as np
+import pandas as pd
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from runtime.casting import cast_series
+from runtime.columns import require_columns
+from runtime.errors import ParamsError
+from runtime.schema import Column, Schema, TypeName, type_name_of
+
+NUMBERS: tuple[str, ...] = ("integer", "float")
+
+ColumnName = Annotated[str, Field(min_length=1)]
+
+
+def _no_repeats(names: list[str]) -> list[str]:
+    repeated = [name for name, count in Counter(names).items() if count > 1]
+    if repeated:
+        raise ValueError(f"'{repeated[0]}' is listed more than once; list each column once")
+    return names
+
+
+ColumnNames = Annotated[list[ColumnName], AfterValidator(_no_repeats)]
+"""A list of column names, each listed once."""
+
+
+def _listed(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+OneOrMoreColumns = Annotated[ColumnNames, BeforeValidator(_listed), Field(min_length=1)]
+"""One column name or a non-empty list of them (`"id"` reads as `["id"]`)."""
+
+
+def frame_schema(frame: pd.DataFrame) -> Schema:
+    """The column names and types of `frame`, all nullable: what `run` checks params against.
+
+    Unlike `schema_of`, it does not scan the data for nulls, so it costs nothing on big frames.
+    """
+    return Schema(
+        tuple(Column(str(name), type_name_of(dtype)) for name, dtype in frame.dtypes.items())
+    )
+
+
+def column_of(field: str, name: str, schema: Schema) -> Column:
+    """The column `name` of `schema`, or a `ParamsError` at `field` suggesting a close name."""
+    require_columns(field, [name], schema.names)
+    return schema.get(name)
+
+
+def chosen_columns(field: str, names: list[str], schema: Schema) -> list[str]:
+    """`names`, checked against `schema`; all of its columns when `names` is empty."""
+    require_columns(field, names, schema.names)
+    return list(names) or schema.names
+
+
+def require_type(field: str, column: Column, allowed: Iterable[str], needs: str) -> None:
+    """Raise `ParamsError` at `field` unless `column`'s type is one of `allowed`.
+
+    `needs` says what is needed, e.g. "sum needs numbers".
+    """
+    if column.type not in allowed:
+        raise ParamsError(field, f"{needs}, but '{column.name}' is {column.type}")
+
+
+def with_nullable(schema: Schema, names: Iterable[str], nullable: bool) -> Schema:
+    """`schema` with the columns `names` marked as nullable (or not)."""
+    names = set(names)
+    return Schema(
+        tuple(
+            dataclasses.replace(column, nullable=nullable) if column.name in names else column
+            for column in schema.columns
+        )
+    )
+
+
+def written(value: object) -> str:
+    """A params value as the user wrote it: JSON (`"FR"`, `true`, `2.5`)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def cast_value(field: str, value: object, type_name: TypeName, column: str) -> object:
+    """A value written in params, converted to `type_name` (for the column `column`).
+
+    Raises `ParamsError` at `field` when it does not convert, or would lose its fraction.
+    """
+    converted = cast_series(pd.Series([value]), type_name).iloc[0]
+    fraction_lost = type_name == "integer" and isinstance(value, float) and not value.is_integer()
+    if pd.isna(converted) or fraction_lost:
+        raise ParamsError(
+            field, f"{written(value)} is not a valid {type_name} for column '{column}'"
+        )
+    return converted
+
+
+_CONVENTIONAL_DTYPES = {
+    "integer": pd.Int64Dtype(),
+    "boolean": pd.BooleanDtype(),
+    "float": np.dtype("float64"),
+}
+
+
+def conventional(series: pd.Series) -> pd.Series:
+    """`series` in the engine's dtype for its type (e.g. int64 → Int64); as is when it already is."""
+    target = _CONVENTIONAL_DTYPES.get(type_name_of(series.dtype))
+    return series if target is None or series.dtype == target else series.astype(target)
