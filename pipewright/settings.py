@@ -1,14 +1,25 @@
-"""Django settings for Pipewright: embedded defaults, overridable by environment variables.
+"""Django settings for Pipewright: embedded defaults, overridden by environment variables.
 
-The web app (editor, API, live view) arrives in later issues; for now this is the minimal
-project that `manage.py check` accepts.
+- `DATABASE_URL`: default a SQLite file in the project folder (`sqlite:///…`, `postgres://…`).
+- `REDIS_URL`: unset means the in-memory channel layer (one server process).
+- `PIPEWRIGHT_DATA_ROOT`: the folder file operators read and write (default `data/`).
+- `PIPEWRIGHT_DEBUG=1`: debug pages. `PIPEWRIGHT_SECRET_KEY`: else one is generated once and
+  kept in the ignored file `.secret_key`. `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
+- `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
+- `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2).
 """
 
 import os
 import secrets
 from pathlib import Path
 
+import dj_database_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "") == "1"
 
 
 def _secret_key() -> str:
@@ -18,23 +29,38 @@ def _secret_key() -> str:
     path = BASE_DIR / ".secret_key"
     if not path.exists():
         path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
     return path.read_text().strip()
 
 
 SECRET_KEY = _secret_key()
-DEBUG = os.environ.get("PIPEWRIGHT_DEBUG") == "1"
-ALLOWED_HOSTS = os.environ.get("PIPEWRIGHT_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
+DEBUG = _env_flag("PIPEWRIGHT_DEBUG")
+PRODUCTION = _env_flag("PIPEWRIGHT_PRODUCTION")
+ALLOWED_HOSTS = [
+    host.strip()
+    for host in os.environ.get("PIPEWRIGHT_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
+    if host.strip()
+]
+CSRF_TRUSTED_ORIGINS = [
+    origin.strip()
+    for origin in os.environ.get("PIPEWRIGHT_CSRF_TRUSTED_ORIGINS", "").split(",")
+    if origin.strip()
+]
 
 INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
     "editor",
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -58,11 +84,80 @@ TEMPLATES = [
     }
 ]
 ASGI_APPLICATION = "pipewright.asgi.application"
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}}
+WSGI_APPLICATION = "pipewright.wsgi.application"
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=0,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Runs write from worker threads while the server reads: wait for locks, do not fail.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # A file, not memory: runs execute on other threads (and, in browser tests, processes).
+    (BASE_DIR / "var").mkdir(exist_ok=True)
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("PIPEWRIGHT_TEST_DB") or str(BASE_DIR / "var" / "test-db.sqlite3")
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+if os.environ.get("REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "capacity": 2000, "expiry": 30},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 2000}}
+    }
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
 USE_TZ = True
 TIME_ZONE = "UTC"
-STATIC_URL = "static/"
+LANGUAGE_CODE = "en"
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "var" / "static" if PRODUCTION else None  # collectstatic target
 STATICFILES_DIRS = [BASE_DIR / "static"]
+WHITENOISE_USE_FINDERS = True  # serve from the source folders too: no collectstatic needed
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
+PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
+PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
+PIPEWRIGHT_LOG_LINES = 200
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {"editor": {"level": "INFO"}},
+}
+
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    X_FRAME_OPTIONS = "DENY"
+    STORAGES["staticfiles"]["BACKEND"] = "whitenoise.storage.CompressedManifestStaticFilesStorage"

@@ -1,3 +1,20 @@
-"""URL configuration: the web app's routes arrive with the editor and API issues."""
+"""URL configuration: pages, accounts, the admin and the JSON API."""
 
-urlpatterns: list = []
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
+from django.urls import path
+from django.views.generic import RedirectView
+
+from editor import views
+from editor.api import api
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("pipelines/<int:pipeline_id>/", views.pipeline_editor, name="pipeline-editor"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/", api.urls),
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+]

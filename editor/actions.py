@@ -1,0 +1,111 @@
+"""What users do to pipelines and runs, each in one transaction.
+
+Views and admin actions parse their input and call these; these check, write, and schedule
+work with `transaction.on_commit`, so nothing starts for a change that did not commit.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from editor import launcher
+from editor.documents import replace_graph, to_document
+from editor.errors import ActionError, problems_error
+from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Pipeline, Run
+from runtime.graph import structural_problems, validate
+from runtime.spec import Pipeline as PipelineSpec
+from runtime.spec import to_json_dict
+
+
+def _check_structure(document: PipelineSpec) -> None:
+    problems = structural_problems(document)
+    if problems:
+        raise problems_error(400, "invalid_document", "the pipeline cannot be saved", problems)
+
+
+@transaction.atomic
+def create_pipeline(owner, document: PipelineSpec) -> Pipeline:
+    """A new pipeline from a document (a half-built graph is fine, a cyclic one is not)."""
+    _check_structure(document)
+    pipeline = Pipeline.objects.create(owner=owner, name=document.name)
+    replace_graph(pipeline, document)
+    return pipeline
+
+
+@transaction.atomic
+def save_pipeline(pipeline: Pipeline, document: PipelineSpec, revision: int) -> Pipeline:
+    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss)."""
+    current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+    if revision != current.revision:
+        raise ActionError(
+            409,
+            "conflict",
+            f"the pipeline was saved by someone else meanwhile (revision {current.revision}, "
+            f"yours is {revision}); reload it, or save again with revision {current.revision} "
+            "to overwrite",
+            revision=current.revision,
+        )
+    _check_structure(document)
+    current.revision += 1
+    replace_graph(current, document)
+    return current
+
+
+def delete_pipeline(pipeline: Pipeline) -> None:
+    """Delete the pipeline with its runs (cancelling an active one first)."""
+    for run in pipeline.runs.filter(status__in=ACTIVE_RUN_STATUSES):
+        launcher.cancel(run.pk)
+    pipeline.delete()
+
+
+@transaction.atomic
+def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
+    """A copy of the pipeline's graph, named '… (copy)', owned by `owner`."""
+    document = to_document(pipeline)
+    document = document.model_copy(update={"name": f"{document.name} (copy)"[:200]})
+    return create_pipeline(owner, document)
+
+
+@transaction.atomic
+def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
+    """Snapshot the pipeline and queue a run of it (one active run per pipeline)."""
+    Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+    active = pipeline.runs.filter(status__in=ACTIVE_RUN_STATUSES).first()
+    if active is not None:
+        raise ActionError(
+            409,
+            "run_in_progress",
+            f"run {active.pk} of this pipeline is still {active.status}; wait for it or cancel it",
+            run_id=active.pk,
+        )
+    document = to_document(pipeline)
+    problems = validate(document, parameters or {})
+    if problems:
+        raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
+    run = Run.objects.create(
+        pipeline=pipeline,
+        document=to_json_dict(document),
+        parameters=parameters or {},
+        started_by=user,
+        status="queued",
+    )
+    NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)
+    _prune_runs(pipeline)
+    transaction.on_commit(lambda: launcher.submit(run.pk))
+    return run
+
+
+def cancel_run(run: Run) -> Run:
+    """Stop a queued or running run; a finished run is left as it is."""
+    if run.status in ACTIVE_RUN_STATUSES:
+        launcher.cancel(run.pk)
+        run.refresh_from_db()
+    return run
+
+
+def _prune_runs(pipeline: Pipeline) -> None:
+    """Keep the newest PIPEWRIGHT_KEEP_RUNS runs of a pipeline."""
+    keep = settings.PIPEWRIGHT_KEEP_RUNS
+    stale = pipeline.runs.order_by("-created_at", "-id").values_list("pk", flat=True)[keep:]
+    Run.objects.filter(pk__in=list(stale)).exclude(status__in=ACTIVE_RUN_STATUSES).delete()

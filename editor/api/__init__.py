@@ -1,0 +1,27 @@
+"""The JSON API under `/api/`: thin views over `editor.actions`, with an OpenAPI schema.
+
+Every endpoint requires a signed-in user (session with CSRF for the browser, or a bearer
+token for scripts). Errors answer `{code, message, node, field}` with a stable `code`.
+"""
+
+from django.contrib.auth.decorators import login_required
+from ninja import NinjaAPI
+
+from editor.api.auth import BearerTokenAuth, SessionAuth
+from editor.api.errors import install_error_handlers
+from editor.api.operators import router as operators_router
+from editor.api.pipelines import router as pipelines_router
+from editor.api.runs import router as runs_router
+
+api = NinjaAPI(
+    title="Pipewright API",
+    version="1",
+    description="Design, validate, preview and run data pipelines.",
+    auth=[BearerTokenAuth(), SessionAuth()],
+    docs_decorator=login_required,
+    urls_namespace="api",
+)
+install_error_handlers(api)
+api.add_router("/operators", operators_router, tags=["operators"])
+api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
+api.add_router("/runs", runs_router, tags=["runs"])

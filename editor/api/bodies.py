@@ -1,0 +1,55 @@
+"""Reading request bodies: pipeline documents (validated by the runtime) and small objects."""
+
+from __future__ import annotations
+
+import json
+
+from editor.api.representations import READ_ONLY_FIELDS
+from editor.errors import ActionError
+from runtime.spec import Pipeline as PipelineSpec
+from runtime.spec import load_document
+
+DOCUMENT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "description": "A pipeline document (`python -m runtime schema`); a save "
+                    "also carries `revision`. Read-only fields sent back are ignored.",
+                }
+            }
+        },
+    }
+}
+
+
+def json_object(request) -> dict:
+    """The body as a JSON object, or a 400 saying what is wrong with it."""
+    if _empty(request):
+        return {}
+    try:
+        body = json.loads(request.body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ActionError(400, "invalid_json", f"the body is not valid JSON: {error}") from error
+    if not isinstance(body, dict):
+        raise ActionError(400, "invalid_json", "the body must be a JSON object")
+    return body
+
+
+def _empty(request) -> bool:
+    """No body, or an empty form (what a bare POST from a browser or test client sends)."""
+    if not request.body.strip():
+        return True
+    is_form = request.content_type in ("multipart/form-data", "application/x-www-form-urlencoded")
+    return is_form and not request.POST and not request.FILES
+
+
+def read_document(request) -> tuple[PipelineSpec, dict]:
+    """The pipeline document in the body (read-only fields dropped) and the raw body."""
+    body = json_object(request)
+    fields = {
+        key: value for key, value in body.items() if key not in (*READ_ONLY_FIELDS, "revision")
+    }
+    return load_document(fields), body

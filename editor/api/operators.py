@@ -1,0 +1,14 @@
+"""`GET /api/operators`: the catalog the palette and node forms are built from."""
+
+from ninja import Router
+
+from runtime.registry import default_registry
+
+router = Router()
+
+
+@router.get("", summary="The operator catalog")
+def list_operators(request):
+    """Every operator with its kind, ports and params JSON Schema."""
+    catalog = default_registry().catalog()
+    return {"items": catalog, "count": len(catalog)}

@@ -1,0 +1,180 @@
+"""Pipelines: CRUD with optimistic locking, validation, schemas, previews, export and import,
+graph pictures and layout, and starting runs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.utils.text import slugify
+from ninja import Router, Schema, Status
+from ninja.errors import HttpError
+
+from editor import actions
+from editor.access import pipeline_for, visible_pipelines
+from editor.api.bodies import DOCUMENT_BODY, json_object, read_document
+from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
+from editor.documents import to_document
+from editor.errors import ActionError
+from editor.graph_image import layout, render
+from editor.launcher import connection_urls
+from runtime.inference import infer_schemas
+from runtime.preview import DEFAULT_LIMIT, preview
+from runtime.spec import dump_document
+
+router = Router()
+
+
+@router.get("", summary="List pipelines")
+def list_pipelines(request, limit: int = 50, offset: int = 0):
+    """The caller's pipelines (all of them for staff), newest change first."""
+    return page(visible_pipelines(request.user), limit, offset, pipeline_summary)
+
+
+@router.post("", response={201: dict}, openapi_extra=DOCUMENT_BODY, summary="Create a pipeline")
+def create_pipeline(request):
+    document, _ = read_document(request)
+    return Status(201, pipeline_json(actions.create_pipeline(request.user, document)))
+
+
+@router.post("/import", response={201: dict}, openapi_extra=DOCUMENT_BODY, summary="Import")
+def import_pipeline(request):
+    """Create a pipeline from an exported document (the runtime CLI's format)."""
+    document, _ = read_document(request)
+    return Status(201, pipeline_json(actions.create_pipeline(request.user, document)))
+
+
+@router.get("/{int:pipeline_id}", summary="Get a pipeline")
+def get_pipeline(request, pipeline_id: int):
+    return pipeline_json(pipeline_for(request.user, pipeline_id))
+
+
+@router.put("/{int:pipeline_id}", openapi_extra=DOCUMENT_BODY, summary="Save a pipeline")
+def save_pipeline(request, pipeline_id: int):
+    """Replace the whole graph; 409 with the current revision when `revision` is stale."""
+    pipeline = pipeline_for(request.user, pipeline_id)
+    document, body = read_document(request)
+    revision = body.get("revision")
+    if not isinstance(revision, int) or isinstance(revision, bool):
+        raise ActionError(
+            400, "revision_required", "send the revision you loaded, as a number", field="revision"
+        )
+    return pipeline_json(actions.save_pipeline(pipeline, document, revision))
+
+
+@router.delete("/{int:pipeline_id}", response={204: None}, summary="Delete a pipeline")
+def delete_pipeline(request, pipeline_id: int):
+    actions.delete_pipeline(pipeline_for(request.user, pipeline_id))
+    return Status(204, None)
+
+
+@router.post("/{int:pipeline_id}/duplicate", response={201: dict}, summary="Duplicate")
+def duplicate_pipeline(request, pipeline_id: int):
+    copy = actions.duplicate_pipeline(pipeline_for(request.user, pipeline_id), request.user)
+    return Status(201, pipeline_json(copy))
+
+
+@router.post("/{int:pipeline_id}/validate", summary="Validate")
+def validate_pipeline(request, pipeline_id: int):
+    """Every problem with node and field (body: optional `{parameters}`), schemas included."""
+    document = to_document(pipeline_for(request.user, pipeline_id))
+    inferred = _infer(document, _parameters(json_object(request)))
+    problems = [problem.to_json() for problem in inferred.problems]
+    return {"valid": not problems, "problems": problems}
+
+
+@router.get("/{int:pipeline_id}/schemas", summary="Columns per node")
+def pipeline_schemas(request, pipeline_id: int):
+    """Each node's input and output columns with types, inferred without running."""
+    document = to_document(pipeline_for(request.user, pipeline_id))
+    return _infer(document, {}).to_json()
+
+
+class PreviewIn(Schema):
+    node: str
+    limit: int = DEFAULT_LIMIT
+    port: str | None = None
+    parameters: dict = {}
+
+
+@router.post("/{int:pipeline_id}/preview", summary="Preview a node's first rows")
+def preview_node(request, pipeline_id: int, body: PreviewIn):
+    """Runs only what the node needs; never writes any output."""
+    document = to_document(pipeline_for(request.user, pipeline_id))
+    shown = preview(
+        document,
+        body.node,
+        body.limit,
+        port=body.port,
+        parameters=body.parameters,
+        data_root=settings.PIPEWRIGHT_DATA_ROOT,
+        connections=connection_urls(),
+    )
+    return shown.to_json()
+
+
+@router.get("/{int:pipeline_id}/export", summary="Export the document")
+def export_pipeline(request, pipeline_id: int):
+    """The document exactly as the runtime CLI accepts it: no database ids, no secrets."""
+    pipeline = pipeline_for(request.user, pipeline_id)
+    response = HttpResponse(dump_document(to_document(pipeline)), content_type="application/json")
+    filename = f"{slugify(pipeline.name) or 'pipeline'}.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@router.get("/{int:pipeline_id}/graph.{fmt}", summary="Graph picture (svg or png)")
+def graph_picture(request, pipeline_id: int, fmt: str):
+    """A Graphviz picture, nodes coloured by the latest run's statuses."""
+    if fmt not in ("svg", "png"):
+        raise HttpError(404, "graph pictures are svg or png")
+    pipeline = pipeline_for(request.user, pipeline_id)
+    content_type = "image/svg+xml" if fmt == "svg" else "image/png"
+    return HttpResponse(
+        render(to_document(pipeline), latest_statuses(pipeline), fmt), content_type=content_type
+    )
+
+
+@router.post("/{int:pipeline_id}/layout", summary="Auto-layout positions")
+def layout_pipeline(request, pipeline_id: int):
+    """Node positions from Graphviz `dot`, for the editor to apply (nothing is saved)."""
+    return {"positions": layout(to_document(pipeline_for(request.user, pipeline_id)))}
+
+
+@router.post("/{int:pipeline_id}/runs", response={202: dict}, summary="Start a run")
+def start_run(request, pipeline_id: int):
+    """Queue a run; 409 `run_in_progress` while one is active, 422 `invalid_pipeline`."""
+    parameters = _parameters(json_object(request))
+    run = actions.start_run(pipeline_for(request.user, pipeline_id), request.user, parameters)
+    return Status(202, run_json(run))
+
+
+@router.get("/{int:pipeline_id}/runs", summary="Run history")
+def list_runs(request, pipeline_id: int, limit: int = 20, offset: int = 0):
+    pipeline = pipeline_for(request.user, pipeline_id)
+    return page(
+        pipeline.runs.select_related("started_by"), limit, offset, lambda run: run_json(run, False)
+    )
+
+
+def latest_statuses(pipeline) -> dict[str, str]:
+    """Each node's status in the pipeline's latest run (empty before any run)."""
+    run = pipeline.runs.order_by("-created_at", "-id").first()
+    return {} if run is None else dict(run.node_runs.values_list("node_id", "status"))
+
+
+def _parameters(body: dict) -> dict:
+    parameters = body.get("parameters", {})
+    if not isinstance(parameters, dict):
+        raise ActionError(
+            400, "invalid_request", "parameters must be an object", field="parameters"
+        )
+    return parameters
+
+
+def _infer(document, parameters: dict):
+    return infer_schemas(
+        document,
+        parameters,
+        data_root=settings.PIPEWRIGHT_DATA_ROOT,
+        connections=connection_urls(),
+    )

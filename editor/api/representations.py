@@ -1,0 +1,81 @@
+"""How pipelines and runs look in API answers."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from editor.documents import to_document
+from editor.models import Pipeline, Run
+from runtime.spec import to_json_dict
+
+MAX_PAGE = 200
+
+
+def page(items: QuerySet, limit: int, offset: int, encode) -> dict:
+    """`{items, count}` for one slice of a list."""
+    limit = max(1, min(limit, MAX_PAGE))
+    offset = max(0, offset)
+    return {
+        "items": [encode(item) for item in items[offset : offset + limit]],
+        "count": items.count(),
+    }
+
+
+def pipeline_fields(pipeline: Pipeline) -> dict:
+    """The read-only fields the API adds to a document (and accepts back, ignoring them)."""
+    return {
+        "id": pipeline.pk,
+        "revision": pipeline.revision,
+        "owner": pipeline.owner.get_username(),
+        "created_at": pipeline.created_at.isoformat(),
+        "updated_at": pipeline.updated_at.isoformat(),
+    }
+
+
+READ_ONLY_FIELDS = ("id", "owner", "created_at", "updated_at", "last_run")
+
+
+def pipeline_json(pipeline: Pipeline) -> dict:
+    """The pipeline document plus its read-only fields."""
+    return {**to_json_dict(to_document(pipeline)), **pipeline_fields(pipeline)}
+
+
+def pipeline_summary(pipeline: Pipeline) -> dict:
+    """A list entry: no graph, but the latest run's status."""
+    last = pipeline.runs.order_by("-created_at", "-id").first()
+    return {
+        **pipeline_fields(pipeline),
+        "name": pipeline.name,
+        "description": pipeline.description,
+        "last_run": None if last is None else {"id": last.pk, "status": last.status},
+    }
+
+
+def run_json(run: Run, with_nodes: bool = True) -> dict:
+    """A run with its timings and, unless listing, its node runs."""
+    body = {
+        "id": run.pk,
+        "pipeline": run.pipeline_id,
+        "status": run.status,
+        "parameters": run.parameters,
+        "started_by": run.started_by.get_username() if run.started_by else None,
+        "created_at": run.created_at.isoformat(),
+        "started_at": run.started_at.isoformat() if run.started_at else None,
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "duration_s": run.duration_s,
+        "error": run.error,
+        "last_seq": run.last_seq,
+    }
+    if with_nodes:
+        body["nodes"] = {
+            node.node_id: {
+                "status": node.status,
+                "attempts": node.attempts,
+                "metrics": node.metrics,
+                "error": node.error,
+                "traceback": node.traceback,
+                "log_tail": node.log_tail,
+            }
+            for node in run.node_runs.all()
+        }
+    return body

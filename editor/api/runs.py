@@ -1,0 +1,20 @@
+"""Runs: details with node runs, and cancelling."""
+
+from ninja import Router
+
+from editor import actions
+from editor.access import run_for
+from editor.api.representations import run_json
+
+router = Router()
+
+
+@router.get("/{int:run_id}", summary="A run with its node runs")
+def get_run(request, run_id: int):
+    return run_json(run_for(request.user, run_id))
+
+
+@router.post("/{int:run_id}/cancel", summary="Cancel a run")
+def cancel_run(request, run_id: int):
+    """Stops a queued or running run within about a second; a finished run is unchanged."""
+    return run_json(actions.cancel_run(run_for(request.user, run_id)))

@@ -1,0 +1,118 @@
+"""Runs pipelines in the background: a bounded pool of worker threads in the server process.
+
+`submit` queues a run (status `queued` until a worker is free, in order); the worker marks it
+`running` with its host and pid, executes the snapshot with the runtime, records every event
+through `RunRecorder`, and settles the run's final status. `cancel` stops a run within about
+a second: the runtime is told to stop, nothing new starts, outputs stay whole.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from editor.models import ACTIVE_RUN_STATUSES, Connection, NodeRun, Run
+from editor.run_recorder import RunRecorder
+from runtime.errors import PipewrightError
+from runtime.executor import execute
+from runtime.graph import build_plan
+from runtime.spec import load_document
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_cancels: dict[int, threading.Event] = {}
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(
+                settings.PIPEWRIGHT_MAX_RUNS, thread_name_prefix="pipewright-run"
+            )
+        return _pool
+
+
+def submit(run_id: int) -> None:
+    """Queue a run for a worker thread of this process."""
+    with _lock:
+        _cancels[run_id] = threading.Event()
+    _executor().submit(_execute, run_id)
+
+
+def cancel(run_id: int) -> None:
+    """Ask a run to stop; a queued run is cancelled before it starts."""
+    Run.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(cancel_requested=True)
+    with _lock:
+        event = _cancels.get(run_id)
+    if event is not None:
+        event.set()
+    Run.objects.filter(pk=run_id, status="queued").update(
+        status="cancelled", finished_at=timezone.now()
+    )
+    NodeRun.objects.filter(run_id=run_id, run__status="cancelled", status="pending").update(
+        status="cancelled"
+    )
+
+
+def connection_urls() -> dict[str, str]:
+    """Named database connections, with their passwords, for the engine only."""
+    return {conn.name: conn.full_url() for conn in Connection.objects.all()}
+
+
+def _execute(run_id: int) -> None:
+    close_old_connections()
+    try:
+        with _lock:
+            cancel_event = _cancels[run_id]
+        started = Run.objects.filter(pk=run_id, status="queued", cancel_requested=False).update(
+            status="running",
+            started_at=timezone.now(),
+            heartbeat_at=timezone.now(),
+            host=socket.gethostname(),
+            pid=os.getpid(),
+        )
+        if started:
+            _run(Run.objects.get(pk=run_id), cancel_event)
+    except Exception:
+        log.exception("run %s crashed", run_id)
+        Run.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
+            status="failed", finished_at=timezone.now(), error="internal error; see the server log"
+        )
+    finally:
+        with _lock:
+            _cancels.pop(run_id, None)
+        connection.close()
+
+
+def _run(run: Run, cancel_event: threading.Event) -> None:
+    recorder = RunRecorder(run.pk)
+    error = ""
+    try:
+        plan = build_plan(load_document(run.document), run.parameters)
+        result = execute(
+            plan,
+            sinks=[recorder],
+            run_id=run.pk,
+            cancel_event=cancel_event,
+            data_root=settings.PIPEWRIGHT_DATA_ROOT,
+            connections=connection_urls(),
+        )
+        status = result.status
+        failed = [node for node in result.nodes.values() if node.status in ("failed", "timed_out")]
+        if failed:
+            error = f"{failed[0].node}: {failed[0].error}"
+    except PipewrightError as problem:
+        status, error = "failed", str(problem)
+    finally:
+        recorder.close()
+    Run.objects.filter(pk=run.pk).update(status=status, finished_at=timezone.now(), error=error)

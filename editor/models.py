@@ -1,0 +1,178 @@
+"""The editor's persistent state: pipelines as graphs, connections, runs and their nodes.
+
+A pipeline is stored as rows (one per node and per edge, with database constraints) so that
+the admin can show and search them; `editor.documents` is the single mapping between these
+rows and the runtime's pipeline document. A run keeps an immutable snapshot of the document
+that ran, so history stays true after the pipeline is edited.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from sqlalchemy.engine import make_url
+
+from runtime.events import NODE_STATUSES, RUN_STATUSES
+
+RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RUN_STATUSES]
+NODE_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in NODE_STATUSES]
+ACTIVE_RUN_STATUSES = ("queued", "running")
+
+
+class Pipeline(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pipelines"
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    config = models.JSONField(default=dict, blank=True)
+    revision = models.PositiveIntegerField(
+        default=1, help_text="Save counter for optimistic locking: a stale save is refused."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Node(models.Model):
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="nodes")
+    node_id = models.CharField("node id", max_length=100)
+    operator = models.CharField(max_length=100)
+    label = models.CharField(max_length=200, blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    x = models.FloatField(default=0)
+    y = models.FloatField(default=0)
+    retries = models.PositiveSmallIntegerField(null=True, blank=True)
+    timeout_s = models.FloatField("timeout (s)", null=True, blank=True)
+
+    class Meta:
+        ordering = ["node_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "node_id"], name="unique_node_id")
+        ]
+
+    def __str__(self) -> str:
+        return self.node_id
+
+
+class Edge(models.Model):
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="edges")
+    source = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="outgoing")
+    source_port = models.CharField(max_length=100, default="out")
+    target = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="incoming")
+    target_port = models.CharField(max_length=100, default="in")
+
+    class Meta:
+        ordering = ["source__node_id", "source_port", "target__node_id", "target_port"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "source_port", "target", "target_port"], name="unique_edge"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source}.{self.source_port} → {self.target}.{self.target_port}"
+
+
+class Connection(models.Model):
+    """A named database for the SQL operators; pipelines refer to it by name only.
+
+    The password lives in its own field, is never shown back, exported or logged, and is
+    joined to the URL only when a run needs it.
+    """
+
+    name = models.SlugField(max_length=100, unique=True)
+    url = models.CharField(
+        "SQLAlchemy URL",
+        max_length=500,
+        help_text="Without the password, e.g. postgresql+psycopg://user@db.example.com/sales",
+    )
+    password = models.CharField(max_length=500, blank=True)
+    description = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def full_url(self) -> str:
+        """The URL with the password, for the engine only."""
+        url = make_url(self.url)
+        if self.password:
+            url = url.set(password=self.password)
+        return url.render_as_string(hide_password=False)
+
+
+class Run(models.Model):
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="runs")
+    document = models.JSONField(help_text="The exact pipeline document that ran.")
+    parameters = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default="queued")
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    host = models.CharField(max_length=200, blank=True)
+    pid = models.PositiveIntegerField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    last_seq = models.PositiveIntegerField(default=0)
+    cancel_requested = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["pipeline", "status"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.pipeline}"
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class NodeRun(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="node_runs")
+    node_id = models.CharField("node id", max_length=100)
+    status = models.CharField(max_length=20, choices=NODE_STATUS_CHOICES, default="pending")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    metrics = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    traceback = models.TextField(blank=True)
+    log_tail = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        constraints = [models.UniqueConstraint(fields=["run", "node_id"], name="unique_node_run")]
+
+    def __str__(self) -> str:
+        return f"{self.node_id}: {self.status}"
+
+
+class ApiToken(models.Model):
+    """A bearer token for scripts and CI; only its hash is stored."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    prefix = models.CharField(
+        max_length=8, editable=False, help_text="First characters, to tell tokens apart."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"

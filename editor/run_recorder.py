@@ -1,0 +1,119 @@
+"""The editor's event sink: runtime events become `Run` / `NodeRun` rows, in batches.
+
+The executor calls sinks under its event lock, so this sink only appends to a queue; a writer
+thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thousand progress
+events cost one write per node, not a thousand) and then hands the batch to `after_write`
+(the live-view broadcast), so that listeners never hear of a state the database lacks.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+
+from editor.models import NodeRun, Run
+from runtime.events import Event
+
+FLUSH_INTERVAL_S = 0.1
+MAX_BATCH = 5000
+
+log = logging.getLogger(__name__)
+
+
+class RunRecorder:
+    """Event sink persisting one run's events; `close()` writes what is left."""
+
+    def __init__(self, run_id: int, after_write: Callable[[list[Event]], None] | None = None):
+        self.run_id = run_id
+        self.after_write = after_write
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._closed = object()
+        self._writer = threading.Thread(
+            target=self._write_loop, name=f"pipewright-recorder-{run_id}", daemon=True
+        )
+        self._writer.start()
+
+    def __call__(self, event: Event) -> None:
+        self._queue.put(event)
+
+    def close(self) -> None:
+        """Flush every event received so far and stop the writer."""
+        self._queue.put(self._closed)
+        self._writer.join()
+
+    def _write_loop(self) -> None:
+        try:
+            done = False
+            while not done:
+                batch, done = self._next_batch()
+                if batch:
+                    self._apply(batch)
+        finally:
+            connection.close()
+
+    def _next_batch(self) -> tuple[list[Event], bool]:
+        """The events arriving within one flush interval; True once `close` was called."""
+        first = self._queue.get()
+        if first is self._closed:
+            return [], True
+        batch = [first]
+        deadline = time.monotonic() + FLUSH_INTERVAL_S
+        while len(batch) < MAX_BATCH:
+            try:
+                item = self._queue.get(timeout=max(deadline - time.monotonic(), 0.0))
+            except queue.Empty:
+                break
+            if item is self._closed:
+                return batch, True
+            batch.append(item)
+        return batch, False
+
+    def _apply(self, events: list[Event]) -> None:
+        close_old_connections()
+        try:
+            with transaction.atomic():
+                self._write(events)
+        except Exception:
+            log.exception("could not record events of run %s", self.run_id)
+            return
+        if self.after_write is not None:
+            self.after_write(events)
+
+    def _write(self, events: list[Event]) -> None:
+        changes: dict[str, dict] = defaultdict(dict)
+        logs: dict[str, list[str]] = defaultdict(list)
+        for event in events:
+            node = event.get("node")
+            if event["type"] == "node_status":
+                change = changes[node]
+                change["status"] = event["status"]
+                change["attempts"] = event.get("attempt", 0)
+                if "metrics" in event:
+                    change["metrics"] = event["metrics"]
+                if event.get("error"):
+                    change["error"] = event["error"]
+                    change["traceback"] = event.get("traceback") or ""
+            elif event["type"] == "node_progress":
+                changes[node]["progress"] = event["rows"]
+            elif event["type"] == "node_log":
+                logs[node].append(f"{event['time']} {event['level'].upper()} {event['message']}")
+        rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes) | set(logs))
+        keep = settings.PIPEWRIGHT_LOG_LINES
+        for row in rows:
+            change = changes.get(row.node_id, {})
+            progress = change.pop("progress", None)
+            for name, value in change.items():
+                setattr(row, name, value)
+            if progress is not None and "metrics" not in change:
+                row.metrics = {**row.metrics, "rows_so_far": progress}
+            if logs.get(row.node_id):
+                row.log_tail = (row.log_tail + logs[row.node_id])[-keep:]
+            row.save()
+        Run.objects.filter(pk=self.run_id).update(last_seq=events[-1]["seq"])

@@ -1,0 +1,89 @@
+"""Fixtures for the web app's tests: users, signed-in clients, pipelines, a data root."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from editor.models import Run
+
+SEED = {
+    "format": "pipewright.pipeline",
+    "version": 1,
+    "name": "Adults",
+    "config": {"parameters": {"min_age": 18}},
+    "nodes": [
+        {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+        {"id": "adults", "operator": "filter", "params": {"condition": "age >= ${min_age}"}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out/adults.csv"}},
+    ],
+    "edges": [{"source": "read", "target": "adults"}, {"source": "adults", "target": "write"}],
+}
+
+
+@pytest.fixture
+def data_root(tmp_path, settings):
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path
+    (tmp_path / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
+    return tmp_path
+
+
+def make_user(username: str, **extra):
+    return get_user_model().objects.create_user(username, password="pw-secret-123", **extra)
+
+
+@pytest.fixture
+def owner(db):
+    return make_user("owner")
+
+
+@pytest.fixture
+def other(db):
+    return make_user("other")
+
+
+@pytest.fixture
+def staff(db):
+    return make_user("staff", is_staff=True)
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def client(owner) -> Client:
+    return client_for(owner)
+
+
+def post_json(client: Client, url: str, body) -> object:
+    data = body if isinstance(body, str | bytes) else json.dumps(body)
+    return client.post(url, data, content_type="application/json")
+
+
+def put_json(client: Client, url: str, body) -> object:
+    return client.put(url, json.dumps(body), content_type="application/json")
+
+
+@pytest.fixture
+def pipeline_id(client) -> int:
+    response = post_json(client, "/api/pipelines", SEED)
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def wait_for_run(run_id: int, timeout: float = 20) -> Run:
+    """The run once it has finished (runs execute on background threads)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = Run.objects.get(pk=run_id)
+        if run.status not in ("queued", "running"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not finish in {timeout} s")

@@ -1,0 +1,183 @@
+"""The pipelines API: round trips, optimistic locking, bad documents, export and import."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from editor.models import Pipeline
+from tests.editor.conftest import SEED, post_json, put_json
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_then_get_returns_the_document_with_read_only_fields(client, pipeline_id):
+    body = client.get(f"/api/pipelines/{pipeline_id}").json()
+    assert body["id"] == pipeline_id and body["revision"] == 1 and body["owner"] == "owner"
+    assert [node["id"] for node in body["nodes"]] == ["adults", "read", "write"]
+    assert body["nodes"][0]["params"] == {"condition": "age >= ${min_age}"}
+    assert body["config"]["parameters"] == {"min_age": 18}
+
+
+def test_a_client_can_send_back_what_it_got(client, pipeline_id):
+    body = client.get(f"/api/pipelines/{pipeline_id}").json()
+    body["name"] = "Renamed"
+    saved = put_json(client, f"/api/pipelines/{pipeline_id}", body)
+    assert saved.status_code == 200, saved.content
+    assert saved.json()["revision"] == 2 and saved.json()["name"] == "Renamed"
+
+
+def test_a_stale_save_gets_409_with_the_current_revision_and_changes_nothing(client, pipeline_id):
+    body = client.get(f"/api/pipelines/{pipeline_id}").json()
+    assert put_json(client, f"/api/pipelines/{pipeline_id}", body).status_code == 200
+    body["name"] = "Lost update"
+    stale = put_json(client, f"/api/pipelines/{pipeline_id}", body)
+    assert stale.status_code == 409
+    assert stale.json()["code"] == "conflict" and stale.json()["revision"] == 2
+    assert Pipeline.objects.get(pk=pipeline_id).name == "Adults"
+
+
+def test_a_save_without_a_revision_is_refused(client, pipeline_id):
+    response = put_json(client, f"/api/pipelines/{pipeline_id}", SEED)
+    assert response.status_code == 400
+    assert response.json()["code"] == "revision_required"
+
+
+def test_a_half_built_graph_can_be_saved_but_a_cycle_cannot(client, pipeline_id):
+    half = {**SEED, "nodes": [*SEED["nodes"], {"id": "draft", "operator": "not_chosen_yet"}]}
+    assert post_json(client, "/api/pipelines", half).status_code == 201
+    cyclic = {**SEED, "edges": [*SEED["edges"], {"source": "adults", "target": "read"}]}
+    response = post_json(client, "/api/pipelines", cyclic)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_document"
+    assert body["problems"][0]["code"] == "cycle"
+    assert "cycle" in body["message"]
+
+
+BAD_DOCUMENTS = {
+    "malformed json": ("{not json", "invalid_json", "the body is not valid JSON"),
+    "not an object": ("[1, 2]", "invalid_json", "the body must be a JSON object"),
+    "bad node id": (
+        {"name": "x", "nodes": [{"id": "1bad", "operator": "filter"}]},
+        "invalid_document",
+        "1bad.id",
+    ),
+    "newer version": ({"name": "x", "version": 9}, "invalid_document", "format version 9"),
+    "duplicate ids": (
+        {"name": "x", "nodes": [{"id": "a", "operator": "f"}, {"id": "a", "operator": "f"}]},
+        "invalid_document",
+        "2 nodes share the id 'a'",
+    ),
+    "dangling edge": (
+        {"name": "x", "edges": [{"source": "a", "target": "b"}]},
+        "invalid_document",
+        "does not exist",
+    ),
+}
+
+
+@pytest.mark.parametrize(("body", "code", "message"), BAD_DOCUMENTS.values(), ids=BAD_DOCUMENTS)
+def test_bad_documents_get_a_4xx_with_a_message(client, body, code, message):
+    response = post_json(client, "/api/pipelines", body)
+    assert response.status_code == 400
+    assert response.json()["code"] == code
+    assert message in response.json()["message"]
+
+
+def test_an_oversized_body_is_refused_with_413(client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = post_json(client, "/api/pipelines", {**SEED, "description": "x" * 2000})
+    assert response.status_code == 413
+    assert response.json()["code"] == "too_large"
+
+
+def test_export_import_export_is_byte_identical(client, pipeline_id):
+    first = client.get(f"/api/pipelines/{pipeline_id}/export")
+    assert first["Content-Disposition"] == 'attachment; filename="adults.json"'
+    imported = post_json(client, "/api/pipelines/import", first.content)
+    assert imported.status_code == 201
+    second = client.get(f"/api/pipelines/{imported.json()['id']}/export")
+    assert second.content == first.content
+    assert "id" not in json.loads(first.content) and "revision" not in json.loads(first.content)
+
+
+def test_the_list_answers_items_and_count_with_paging(client):
+    for index in range(3):
+        post_json(client, "/api/pipelines", {**SEED, "name": f"P{index}"})
+    body = client.get("/api/pipelines?limit=2&offset=1").json()
+    assert body["count"] == 3
+    assert [item["name"] for item in body["items"]] == ["P1", "P0"]
+    assert body["items"][0]["last_run"] is None
+
+
+def test_deleting_a_pipeline_deletes_it(client, pipeline_id):
+    assert client.delete(f"/api/pipelines/{pipeline_id}").status_code == 204
+    assert client.get(f"/api/pipelines/{pipeline_id}").status_code == 404
+
+
+def test_duplicate_makes_a_copy_named_copy(client, pipeline_id):
+    response = client.post(f"/api/pipelines/{pipeline_id}/duplicate")
+    assert response.status_code == 201
+    assert response.json()["name"] == "Adults (copy)"
+    assert len(response.json()["nodes"]) == 3
+
+
+def test_the_operator_catalog_lists_operators_with_ports_and_schemas(client):
+    body = client.get("/api/operators").json()
+    by_name = {item["name"]: item for item in body["items"]}
+    assert body["count"] == len(body["items"])
+    assert by_name["filter"]["inputs"][0]["name"] == "in"
+    assert "condition" in by_name["filter"]["params_schema"]["properties"]
+
+
+def test_validate_schemas_and_preview(client, pipeline_id, data_root):
+    valid = client.post(f"/api/pipelines/{pipeline_id}/validate").json()
+    assert valid == {"valid": True, "problems": []}
+    schemas = client.get(f"/api/pipelines/{pipeline_id}/schemas").json()
+    assert [c["name"] for c in schemas["nodes"]["adults"]["outputs"]["out"]] == [
+        "id",
+        "name",
+        "age",
+    ]
+    shown = post_json(
+        client, f"/api/pipelines/{pipeline_id}/preview", {"node": "adults", "limit": 5}
+    ).json()
+    assert shown["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]
+    assert not (data_root / "out").exists()
+
+
+def test_validate_reports_schema_problems_at_node_and_field(client, data_root):
+    broken = {
+        **SEED,
+        "nodes": [
+            SEED["nodes"][0],
+            {**SEED["nodes"][1], "params": {"condition": "agee > 1"}},
+            SEED["nodes"][2],
+        ],
+    }
+    pipeline_id = post_json(client, "/api/pipelines", broken).json()["id"]
+    body = client.post(f"/api/pipelines/{pipeline_id}/validate").json()
+    assert body["valid"] is False
+    assert body["problems"] == [
+        {"code": "schema", "node": "adults", "field": "params.condition",
+         "message": "unknown column 'agee' at 1:1; did you mean 'age'?"}
+    ]  # fmt: skip
+
+
+def test_a_preview_of_a_failing_node_is_a_422_naming_it(client, pipeline_id, settings, tmp_path):
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path  # no people.csv there
+    response = post_json(client, f"/api/pipelines/{pipeline_id}/preview", {"node": "adults"})
+    assert response.status_code == 422
+    assert response.json()["code"] == "node_failed" and response.json()["node"] == "read"
+
+
+def test_graph_pictures_and_layout(client, pipeline_id):
+    svg = client.get(f"/api/pipelines/{pipeline_id}/graph.svg")
+    assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
+    png = client.get(f"/api/pipelines/{pipeline_id}/graph.png")
+    assert png.content.startswith(b"\x89PNG")
+    positions = client.post(f"/api/pipelines/{pipeline_id}/layout").json()["positions"]
+    assert set(positions) == {"read", "adults", "write"}
+    assert positions["read"]["x"] < positions["adults"]["x"] < positions["write"]["x"]
