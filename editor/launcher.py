@@ -4,6 +4,9 @@
 `running` with its host and pid, executes the snapshot with the runtime, records every event
 through `RunRecorder`, and settles the run's final status. `cancel` stops a run within about
 a second: the runtime is told to stop, nothing new starts, outputs stay whole.
+
+Management commands run in the foreground instead: runs started inside `foreground()` are not
+handed to a worker, and `run_now` executes them in the calling thread the same way.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import close_old_connections, connection
@@ -21,8 +26,9 @@ from django.utils import timezone
 from editor.models import ACTIVE_RUN_STATUSES, Connection, NodeRun, Run
 from editor.run_recorder import RunRecorder
 from runtime.errors import PipewrightError
-from runtime.executor import execute
-from runtime.graph import build_plan
+from runtime.events import EventSink
+from runtime.executor import RunResult, execute
+from runtime.graph import Plan, build_plan
 from runtime.spec import load_document
 
 log = logging.getLogger(__name__)
@@ -30,6 +36,7 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _cancels: dict[int, threading.Event] = {}
+_thread = threading.local()
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -43,7 +50,9 @@ def _executor() -> ThreadPoolExecutor:
 
 
 def submit(run_id: int) -> None:
-    """Queue a run for a worker thread of this process."""
+    """Queue a run for a worker thread of this process (not within `foreground()`)."""
+    if getattr(_thread, "foreground", False):
+        return
     with _lock:
         _cancels[run_id] = threading.Event()
     _executor().submit(_execute, run_id)
@@ -64,6 +73,27 @@ def cancel(run_id: int) -> None:
     )
 
 
+@contextmanager
+def foreground() -> Iterator[None]:
+    """Runs this thread starts within the block stay queued, for it to execute with `run_now`."""
+    _thread.foreground = True
+    try:
+        yield
+    finally:
+        _thread.foreground = False
+
+
+def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, RunResult] | None:
+    """Execute a queued run in this thread, recorded as a worker would; None if it did not run."""
+    with _lock:
+        cancel_event = _cancels.setdefault(run_id, threading.Event())
+    try:
+        return _start(run_id, cancel_event, extra_sinks)
+    finally:
+        with _lock:
+            _cancels.pop(run_id, None)
+
+
 def connection_urls() -> dict[str, str]:
     """Named database connections, with their passwords, for the engine only."""
     return {conn.name: conn.full_url() for conn in Connection.objects.all()}
@@ -74,6 +104,18 @@ def _execute(run_id: int) -> None:
     try:
         with _lock:
             cancel_event = _cancels[run_id]
+        _start(run_id, cancel_event)
+    finally:
+        with _lock:
+            _cancels.pop(run_id, None)
+        connection.close()
+
+
+def _start(
+    run_id: int, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
+) -> tuple[Plan, RunResult] | None:
+    """Mark a queued run `running` and execute it; a crash fails the run, never the caller."""
+    try:
         started = Run.objects.filter(pk=run_id, status="queued", cancel_requested=False).update(
             status="running",
             started_at=timezone.now(),
@@ -82,32 +124,32 @@ def _execute(run_id: int) -> None:
             pid=os.getpid(),
         )
         if started:
-            _run(Run.objects.get(pk=run_id), cancel_event)
+            return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
     except Exception:
         log.exception("run %s crashed", run_id)
         Run.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
             status="failed", finished_at=timezone.now(), error="internal error; see the server log"
         )
-    finally:
-        with _lock:
-            _cancels.pop(run_id, None)
-        connection.close()
+    return None
 
 
-def _run(run: Run, cancel_event: threading.Event) -> None:
+def _run(
+    run: Run, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
+) -> tuple[Plan, RunResult] | None:
     recorder = RunRecorder(run.pk)
     error = ""
+    outcome = None
     try:
         plan = build_plan(load_document(run.document), run.parameters)
         result = execute(
             plan,
-            sinks=[recorder],
+            sinks=[recorder, *extra_sinks],
             run_id=run.pk,
             cancel_event=cancel_event,
             data_root=settings.PIPEWRIGHT_DATA_ROOT,
             connections=connection_urls(),
         )
-        status = result.status
+        outcome, status = (plan, result), result.status
         failed = [node for node in result.nodes.values() if node.status in ("failed", "timed_out")]
         if failed:
             error = f"{failed[0].node}: {failed[0].error}"
@@ -116,3 +158,4 @@ def _run(run: Run, cancel_event: threading.Event) -> None:
     finally:
         recorder.close()
     Run.objects.filter(pk=run.pk).update(status=status, finished_at=timezone.now(), error=error)
+    return outcome

@@ -160,6 +160,12 @@ class NodeRun(models.Model):
         return f"{self.node_id}: {self.status}"
 
 
+def latest_statuses(pipeline: Pipeline) -> dict[str, str]:
+    """Each node's status in the pipeline's latest run (empty before any run)."""
+    run = pipeline.runs.order_by("-created_at", "-id").first()
+    return {} if run is None else dict(run.node_runs.values_list("node_id", "status"))
+
+
 class ApiToken(models.Model):
     """A bearer token for scripts and CI; only its hash is stored."""
 

@@ -1,7 +1,8 @@
 """The editor's pages (the JSON API lives in `editor.api`)."""
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 
 from editor.access import pipeline_for, visible_pipelines
 
@@ -18,3 +19,8 @@ def pipeline_editor(request, pipeline_id: int):
     """One pipeline: its graph and runs."""
     pipeline = pipeline_for(request.user, pipeline_id)
     return render(request, "editor/pipeline.html", {"pipeline": pipeline})
+
+
+def favicon(request):
+    """Browsers ask for /favicon.ico before reading the page's icon link."""
+    return redirect(static("favicon.svg"), permanent=True)

@@ -98,7 +98,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory: runs execute on other threads (and, in browser tests, processes).
     (BASE_DIR / "var").mkdir(exist_ok=True)
     DATABASES["default"]["TEST"] = {
-        "NAME": os.environ.get("PIPEWRIGHT_TEST_DB") or str(BASE_DIR / "var" / "test-db.sqlite3")
+        "NAME": os.environ.get("PIPEWRIGHT_TEST_DB")
+        or str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3")
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

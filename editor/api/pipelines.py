@@ -11,12 +11,13 @@ from ninja.errors import HttpError
 
 from editor import actions
 from editor.access import pipeline_for, visible_pipelines
-from editor.api.bodies import DOCUMENT_BODY, json_object, read_document
+from editor.api.bodies import DOCUMENT_BODY, json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.documents import to_document
 from editor.errors import ActionError
 from editor.graph_image import layout, render
 from editor.launcher import connection_urls
+from editor.models import latest_statuses
 from runtime.inference import infer_schemas
 from runtime.preview import DEFAULT_LIMIT, preview
 from runtime.spec import dump_document
@@ -96,10 +97,21 @@ class PreviewIn(Schema):
     parameters: dict = {}
 
 
-@router.post("/{int:pipeline_id}/preview", summary="Preview a node's first rows")
-def preview_node(request, pipeline_id: int, body: PreviewIn):
+PREVIEW_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": PreviewIn.model_json_schema()}},
+    }
+}
+
+
+@router.post(
+    "/{int:pipeline_id}/preview", openapi_extra=PREVIEW_BODY, summary="Preview a node's rows"
+)
+def preview_node(request, pipeline_id: int):
     """Runs only what the node needs; never writes any output."""
     document = to_document(pipeline_for(request.user, pipeline_id))
+    body = parse_body(PreviewIn, json_object(request))
     shown = preview(
         document,
         body.node,
@@ -154,12 +166,6 @@ def list_runs(request, pipeline_id: int, limit: int = 20, offset: int = 0):
     return page(
         pipeline.runs.select_related("started_by"), limit, offset, lambda run: run_json(run, False)
     )
-
-
-def latest_statuses(pipeline) -> dict[str, str]:
-    """Each node's status in the pipeline's latest run (empty before any run)."""
-    run = pipeline.runs.order_by("-created_at", "-id").first()
-    return {} if run is None else dict(run.node_runs.values_list("node_id", "status"))
 
 
 def _parameters(body: dict) -> dict:

@@ -1,0 +1,96 @@
+"""Runs in the admin: read-only history with node runs inline and the document that ran."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from editor.graph_image import STATUS_COLOURS
+from editor.models import NodeRun, Run
+
+
+def status_badge(status: str | None):
+    """A run or node status as a coloured pill, in the graph picture's colours."""
+    if not status:
+        return None
+    return format_html(
+        '<span style="background:{};color:#111;border-radius:1em;padding:1px 8px">{}</span>',
+        STATUS_COLOURS.get(status, STATUS_COLOURS["idle"]),
+        status.replace("_", " "),
+    )
+
+
+def seconds(value: float | None) -> str | None:
+    """A duration for display."""
+    return None if value is None else f"{value:.2f} s"
+
+
+class NodeRunInline(admin.TabularInline):
+    model = NodeRun
+    fields = ("node_id", "badge", "attempts", "rows_in", "rows_out", "duration", "error")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="status")
+    def badge(self, node_run):
+        return status_badge(node_run.status)
+
+    @admin.display(description="rows in")
+    def rows_in(self, node_run):
+        ports = node_run.metrics.get("rows_in") or {}
+        if len(ports) == 1:
+            return next(iter(ports.values()))
+        return ", ".join(f"{port}: {rows}" for port, rows in sorted(ports.items())) or None
+
+    @admin.display(description="rows out")
+    def rows_out(self, node_run):
+        return node_run.metrics.get("rows_out")
+
+    @admin.display(description="duration")
+    def duration(self, node_run):
+        return seconds(node_run.metrics.get("duration_s"))
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ("id", "pipeline", "badge", "started_by", "created_at", "duration")
+    list_filter = ("status", "pipeline")
+    list_select_related = ("pipeline", "started_by")
+    date_hierarchy = "created_at"
+    fields = (
+        ("pipeline", "badge", "started_by"),
+        ("created_at", "started_at", "finished_at", "duration"),
+        "parameters",
+        "error",
+        ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested"),
+        "snapshot",
+    )
+    readonly_fields = ("badge", "duration", "snapshot")
+    inlines = (NodeRunInline,)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="status", ordering="status")
+    def badge(self, run):
+        return status_badge(run.status)
+
+    @admin.display(description="duration")
+    def duration(self, run):
+        return seconds(run.duration_s)
+
+    @admin.display(description="document that ran")
+    def snapshot(self, run):
+        return format_html("<pre>{}</pre>", json.dumps(run.document, indent=2, sort_keys=True))

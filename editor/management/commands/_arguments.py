@@ -1,0 +1,89 @@
+"""What the management commands share: users, pipelines and documents named on the command line.
+
+A lookup that finds nothing raises `CommandError` (exit 1). A document that cannot be used
+raises `PipelineValidationError`, which `DocumentCommand` prints as one `node.field: message`
+line per problem before exiting 2, as `python -m runtime` does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from editor.actions import create_pipeline
+from editor.errors import ActionError
+from editor.models import Pipeline
+from runtime.cli import EXIT_INVALID
+from runtime.errors import PipelineValidationError, Problem
+from runtime.spec import Pipeline as PipelineSpec
+from runtime.spec import load_document
+
+
+class DocumentCommand(BaseCommand):
+    """A command that exits 2 with one line per problem when a document cannot be used."""
+
+    def execute(self, *args, **options):
+        try:
+            return super().execute(*args, **options)
+        except PipelineValidationError as error:
+            for problem in error.problems:
+                self.stderr.write(str(problem))
+            raise SystemExit(EXIT_INVALID) from None
+
+
+def user_named(username: str):
+    """The user with this username."""
+    try:
+        return get_user_model().objects.get_by_natural_key(username)
+    except get_user_model().DoesNotExist:
+        raise CommandError(f"no user named '{username}'") from None
+
+
+def owner_or_first_superuser(username: str | None):
+    """The user named on the command line, else the first superuser."""
+    if username:
+        return user_named(username)
+    user = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+    if user is None:
+        raise CommandError(
+            "there is no superuser to own the pipeline; name a user with --owner USER "
+            "(or create one with `manage.py createsuperuser`)"
+        )
+    return user
+
+
+def pipeline_numbered(pipeline_id: int) -> Pipeline:
+    """The pipeline with this id."""
+    try:
+        return Pipeline.objects.select_related("owner").get(pk=pipeline_id)
+    except Pipeline.DoesNotExist:
+        raise CommandError(f"no pipeline with id {pipeline_id}") from None
+
+
+def read_document(path: Path) -> PipelineSpec:
+    """The pipeline document in a file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CommandError(
+            f"cannot read '{path}': {error.strerror}", returncode=EXIT_INVALID
+        ) from error
+    return load_document(text)
+
+
+def import_document(path: Path, owner) -> Pipeline:
+    """A new pipeline owned by `owner`, from the document in a file."""
+    try:
+        return create_pipeline(owner, read_document(path))
+    except ActionError as error:
+        raise refused(error) from error
+
+
+def refused(error: ActionError) -> Exception:
+    """The command-line form of a refused action: its problems (exit 2), else its message."""
+    problems = error.extra.get("problems")
+    if problems:
+        return PipelineValidationError([Problem(**problem) for problem in problems])
+    return CommandError(error.message)

@@ -1,0 +1,110 @@
+"""`manage.py runpipeline ID|FILE [--param NAME=VALUE ...]`: a run in the foreground.
+
+The run is started and recorded as the web app does (a `Run` with its node runs, visible in
+the editor and the admin), but executes in this process, with live progress on a terminal and
+the runtime CLI's summary table. Exit codes are the CLI's: 0 succeeded, 1 failed, 2 invalid,
+130 cancelled with Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.core.management.base import CommandError
+from django.db import transaction
+
+from editor import launcher
+from editor.actions import start_run
+from editor.errors import ActionError
+from editor.management.commands._arguments import (
+    DocumentCommand,
+    import_document,
+    owner_or_first_superuser,
+    pipeline_numbered,
+    refused,
+    user_named,
+)
+from runtime.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_INVALID, EXIT_OK, print_summary
+from runtime.parameters import parse_cli_value
+from runtime.progress import TerminalProgress
+
+EXIT_CODES = {"succeeded": EXIT_OK, "cancelled": EXIT_CANCELLED}
+
+
+class Command(DocumentCommand):
+    help = "Run a saved pipeline (by id) or a pipeline document file, in the foreground."
+
+    def add_arguments(self, parser):
+        parser.add_argument("target", help="a pipeline id, or a document file to import and run")
+        parser.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="a pipeline parameter (VALUE parses as JSON, else stays a string); repeatable",
+        )
+        parser.add_argument(
+            "--owner",
+            help="who imports the file and starts the run (default: the first superuser for a "
+            "file, the pipeline's owner for an id)",
+        )
+
+    def handle(self, *, target: str, param: list[str], owner: str | None, **options):
+        parameters = _parameters(param)
+        # One transaction: a file whose run is refused is not left behind as a pipeline.
+        try:
+            with launcher.foreground(), transaction.atomic():
+                if target.isdigit():
+                    pipeline = pipeline_numbered(int(target))
+                    user = user_named(owner) if owner else pipeline.owner
+                else:
+                    user = owner_or_first_superuser(owner)
+                    pipeline = import_document(Path(target), user)
+                run = start_run(pipeline, user, parameters)
+        except ActionError as error:
+            raise refused(error) from error
+        self.stdout.write(f"run {run.pk} of pipeline {pipeline.pk} ({pipeline.name})")
+        with _cancel_on_interrupt(run.pk):
+            outcome = launcher.run_now(run.pk, extra_sinks=[TerminalProgress()])
+        run.refresh_from_db()
+        if outcome is not None:
+            print_summary(*outcome, debug=options["traceback"])
+        elif run.error:
+            self.stderr.write(f"error: {run.error}")
+        code = EXIT_CODES.get(run.status, EXIT_FAILED)
+        if code != EXIT_OK:
+            raise SystemExit(code)
+
+
+def _parameters(pairs: list[str]) -> dict:
+    values = {}
+    for pair in pairs:
+        name, separator, value = pair.partition("=")
+        if not separator or not name:
+            raise CommandError(f"--param expects NAME=VALUE, got '{pair}'", returncode=EXIT_INVALID)
+        values[name] = parse_cli_value(value)
+    return values
+
+
+@contextmanager
+def _cancel_on_interrupt(run_id: int) -> Iterator[None]:
+    """While active, the first Ctrl+C cancels the run (it ends `cancelled`); a second aborts."""
+    interrupted = False
+
+    def handle(*_):
+        nonlocal interrupted
+        if interrupted:
+            raise KeyboardInterrupt
+        interrupted = True
+        print("\ncancelling… (Ctrl+C again to abort)", file=sys.stderr)
+        launcher.cancel(run_id)
+
+    previous = signal.signal(signal.SIGINT, handle)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

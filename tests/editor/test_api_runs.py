@@ -1,0 +1,103 @@
+"""Runs through the API: start, finish in the background, history, conflicts, cancel, pruning."""
+
+from __future__ import annotations
+
+import pytest
+
+from editor import launcher
+from editor.models import Run
+from tests.editor.conftest import SEED, post_json, wait_for_run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_run_executes_in_the_background_and_records_every_node(client, pipeline_id, data_root):
+    response = post_json(
+        client, f"/api/pipelines/{pipeline_id}/runs", {"parameters": {"min_age": 30}}
+    )
+    assert response.status_code == 202
+    assert response.json()["status"] == "queued"
+    run = wait_for_run(response.json()["id"])
+    assert run.status == "succeeded", run.error
+    body = client.get(f"/api/runs/{run.pk}").json()
+    assert {node: state["status"] for node, state in body["nodes"].items()} == dict.fromkeys(
+        ["read", "adults", "write"], "succeeded"
+    )
+    assert body["nodes"]["adults"]["metrics"]["rows_in"] == {"in": 3}
+    assert body["nodes"]["adults"]["metrics"]["rows_out"] == 2
+    assert body["nodes"]["write"]["log_tail"][-1].endswith("INFO wrote 2 rows to out/adults.csv")
+    assert body["parameters"] == {"min_age": 30} and body["started_by"] == "owner"
+    assert body["last_seq"] > 0 and body["duration_s"] >= 0
+    assert (data_root / "out" / "adults.csv").read_text() == "id,name,age\n1,Ada,36\n3,Grace,85\n"
+    assert run.document["nodes"][0]["id"] == "adults"  # the snapshot of what ran
+
+
+def test_a_failed_node_fails_the_run_and_names_the_node(client, pipeline_id, settings, tmp_path):
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path  # people.csv is missing here
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    run = wait_for_run(run_id)
+    assert run.status == "failed"
+    assert run.error.startswith("read: input file 'people.csv' not found")
+    nodes = client.get(f"/api/runs/{run_id}").json()["nodes"]
+    assert nodes["read"]["status"] == "failed" and "Traceback" in nodes["read"]["traceback"]
+    assert nodes["adults"]["status"] == "cancelled"
+
+
+def test_an_invalid_pipeline_cannot_start_and_gets_422_with_problems(client):
+    broken = {**SEED, "nodes": [*SEED["nodes"], {"id": "loose", "operator": "filter"}]}
+    pipeline_id = post_json(client, "/api/pipelines", broken).json()["id"]
+    response = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+    assert response.status_code == 422
+    body = response.json()
+    assert body["code"] == "invalid_pipeline" and body["node"] == "loose"
+    assert {problem["field"] for problem in body["problems"]} == {"params.condition", "inputs.in"}
+    assert not Run.objects.exists()
+
+
+def test_an_unknown_run_parameter_is_refused(client, pipeline_id):
+    response = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {"parameters": {"nope": 1}})
+    assert response.status_code == 422
+    assert response.json()["field"] == "parameters.nope"
+
+
+def test_one_active_run_per_pipeline(client, pipeline_id, monkeypatch):
+    monkeypatch.setattr(launcher, "submit", lambda run_id: None)  # keep the first one queued
+    first = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()
+    second = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+    assert second.status_code == 409
+    assert second.json()["code"] == "run_in_progress" and second.json()["run_id"] == first["id"]
+
+
+def test_cancelling_a_queued_run_cancels_it_before_it_starts(client, pipeline_id, monkeypatch):
+    monkeypatch.setattr(launcher, "submit", lambda run_id: None)
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    body = client.post(f"/api/runs/{run_id}/cancel").json()
+    assert body["status"] == "cancelled"
+    assert {state["status"] for state in body["nodes"].values()} == {"cancelled"}
+
+
+def test_cancelling_a_finished_run_changes_nothing(client, pipeline_id, data_root):
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    wait_for_run(run_id)
+    assert client.post(f"/api/runs/{run_id}/cancel").json()["status"] == "succeeded"
+
+
+def test_history_lists_runs_newest_first_and_old_runs_are_pruned(
+    client, pipeline_id, data_root, settings
+):
+    settings.PIPEWRIGHT_KEEP_RUNS = 2
+    ids = []
+    for _ in range(3):
+        ids.append(post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"])
+        wait_for_run(ids[-1])
+    history = client.get(f"/api/pipelines/{pipeline_id}/runs").json()
+    assert history["count"] == 2
+    assert [item["id"] for item in history["items"]] == [ids[2], ids[1]]
+    assert "nodes" not in history["items"][0]
+
+
+def test_deleting_a_pipeline_deletes_its_runs(client, pipeline_id, data_root):
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    wait_for_run(run_id)
+    client.delete(f"/api/pipelines/{pipeline_id}")
+    assert not Run.objects.filter(pk=run_id).exists()
