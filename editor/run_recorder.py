@@ -3,7 +3,8 @@
 The executor calls sinks under its event lock, so this sink only appends to a queue; a writer
 thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thousand progress
 events cost one write per node, not a thousand) and then hands the batch to `after_write`
-(the live-view broadcast), so that listeners never hear of a state the database lacks.
+(the live view's broadcast) with the seq it follows, so that listeners never hear of a state
+the database lacks.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from django.db import close_old_connections, connection, transaction
 from editor.models import NodeRun, Run
 from runtime.events import Event
 
-FLUSH_INTERVAL_S = 0.1
+FLUSH_INTERVAL_S = 0.02
+"""Short, so that live views lag by little; still one write per node per interval."""
 MAX_BATCH = 5000
 
 log = logging.getLogger(__name__)
@@ -30,9 +32,12 @@ log = logging.getLogger(__name__)
 class RunRecorder:
     """Event sink persisting one run's events; `close()` writes what is left."""
 
-    def __init__(self, run_id: int, after_write: Callable[[list[Event]], None] | None = None):
+    def __init__(
+        self, run_id: int, after_write: Callable[[int, list[Event]], None] | None = None
+    ):
         self.run_id = run_id
         self.after_write = after_write
+        self._written_seq = 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = object()
         self._writer = threading.Thread(
@@ -83,8 +88,9 @@ class RunRecorder:
         except Exception:
             log.exception("could not record events of run %s", self.run_id)
             return
+        after_seq, self._written_seq = self._written_seq, events[-1]["seq"]
         if self.after_write is not None:
-            self.after_write(events)
+            self.after_write(after_seq, events)
 
     def _write(self, events: list[Event]) -> None:
         changes: dict[str, dict] = defaultdict(dict)

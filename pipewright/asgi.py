@@ -1,8 +1,25 @@
-"""ASGI entry point for Pipewright."""
+"""ASGI entry point: HTTP through Django, websockets through Channels (daphne serves both)."""
 
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pipewright.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up)
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from editor.routing import websocket_urlpatterns  # noqa: E402
+from editor.run_watch import start_watching  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_application,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)
+start_watching()

@@ -15,7 +15,8 @@ import signal
 import sys
 import threading
 import traceback
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from runtime.errors import PipelineValidationError, PipewrightError, Problem
@@ -114,11 +115,11 @@ def run_command(args) -> int:
         sinks = [TerminalProgress()]
         if args.events:
             sinks.append(stack.enter_context(JsonLinesSink(args.events)))
-        stack.enter_context(_cancel_on_interrupt(cancel))
+        stack.enter_context(cancel_on_interrupt(cancel.set))
         result = execute(
             plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections
         )
-    _print_summary(plan, result, debug=args.debug)
+    print_summary(plan, result, debug=args.debug)
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_OK if result.ok else EXIT_FAILED
@@ -167,15 +168,12 @@ def _load(path: Path):
 
 
 def _parameters(pairs: list[str]) -> dict:
-    from runtime.parameters import parse_cli_value
+    from runtime.parameters import parse_cli_pairs
 
-    values = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise UsageError(f"--param expects NAME=VALUE, got '{pair}'")
-        values[name] = parse_cli_value(value)
-    return values
+    try:
+        return parse_cli_pairs(pairs)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
 
 
 def _connections(path: Path | None) -> dict[str, str]:
@@ -192,27 +190,28 @@ def _connections(path: Path | None) -> dict[str, str]:
     return data
 
 
-class _cancel_on_interrupt:
-    """While active, the first Ctrl+C asks the run to cancel; a second one aborts."""
+@contextmanager
+def cancel_on_interrupt(cancel: Callable[[], object]) -> Iterator[None]:
+    """While active, the first Ctrl+C calls `cancel` (the run ends cancelled); a second aborts."""
+    interrupted = False
 
-    def __init__(self, cancel: threading.Event):
-        self.cancel = cancel
-
-    def __enter__(self):
-        self.previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def _handle(self, *_):
-        if self.cancel.is_set():
+    def handle(*_):
+        nonlocal interrupted
+        if interrupted:
             raise KeyboardInterrupt
+        interrupted = True
         print("\ncancelling… (Ctrl+C again to abort)", file=sys.stderr)
-        self.cancel.set()
+        cancel()
 
-    def __exit__(self, *_exc):
-        signal.signal(signal.SIGINT, self.previous)
+    previous = signal.signal(signal.SIGINT, handle)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
-def _print_summary(plan, result, *, debug: bool) -> None:
+def print_summary(plan, result, *, debug: bool) -> None:
+    """Print a table of every node's status, rows and seconds, then the errors on stderr."""
     rows = [("node", "status", "rows in", "rows out", "seconds")]
     for node_id in plan.order:
         node = result.nodes[node_id]

@@ -16,6 +16,7 @@ class ConnectionForm(forms.ModelForm):
     password = forms.CharField(
         required=False,
         strip=False,
+        max_length=Connection._meta.get_field("password").max_length,
         widget=forms.PasswordInput,
         help_text="Never shown back. Leave empty to keep the current password.",
     )

@@ -93,4 +93,6 @@ class RunAdmin(admin.ModelAdmin):
 
     @admin.display(description="document that ran")
     def snapshot(self, run):
-        return format_html("<pre>{}</pre>", json.dumps(run.document, indent=2, sort_keys=True))
+        return format_html(
+            "<pre>{}</pre>", json.dumps(run.document, indent=2, sort_keys=True, ensure_ascii=False)
+        )

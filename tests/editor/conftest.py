@@ -25,6 +25,12 @@ SEED = {
 }
 
 
+@pytest.fixture(autouse=True)
+def fast_passwords(settings):
+    """Users are made for almost every test; the production hasher is slow on purpose."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def data_root(tmp_path, settings):
     settings.PIPEWRIGHT_DATA_ROOT = tmp_path

@@ -8,10 +8,6 @@ the runtime CLI's summary table. Exit codes are the CLI's: 0 succeeded, 1 failed
 
 from __future__ import annotations
 
-import signal
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -28,8 +24,15 @@ from editor.management.commands._arguments import (
     refused,
     user_named,
 )
-from runtime.cli import EXIT_CANCELLED, EXIT_FAILED, EXIT_INVALID, EXIT_OK, print_summary
-from runtime.parameters import parse_cli_value
+from runtime.cli import (
+    EXIT_CANCELLED,
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    cancel_on_interrupt,
+    print_summary,
+)
+from runtime.parameters import parse_cli_pairs
 from runtime.progress import TerminalProgress
 
 EXIT_CODES = {"succeeded": EXIT_OK, "cancelled": EXIT_CANCELLED}
@@ -68,7 +71,7 @@ class Command(DocumentCommand):
         except ActionError as error:
             raise refused(error) from error
         self.stdout.write(f"run {run.pk} of pipeline {pipeline.pk} ({pipeline.name})")
-        with _cancel_on_interrupt(run.pk):
+        with cancel_on_interrupt(lambda: launcher.cancel(run.pk)):
             outcome = launcher.run_now(run.pk, extra_sinks=[TerminalProgress()])
         run.refresh_from_db()
         if outcome is not None:
@@ -81,30 +84,7 @@ class Command(DocumentCommand):
 
 
 def _parameters(pairs: list[str]) -> dict:
-    values = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise CommandError(f"--param expects NAME=VALUE, got '{pair}'", returncode=EXIT_INVALID)
-        values[name] = parse_cli_value(value)
-    return values
-
-
-@contextmanager
-def _cancel_on_interrupt(run_id: int) -> Iterator[None]:
-    """While active, the first Ctrl+C cancels the run (it ends `cancelled`); a second aborts."""
-    interrupted = False
-
-    def handle(*_):
-        nonlocal interrupted
-        if interrupted:
-            raise KeyboardInterrupt
-        interrupted = True
-        print("\ncancelling… (Ctrl+C again to abort)", file=sys.stderr)
-        launcher.cancel(run_id)
-
-    previous = signal.signal(signal.SIGINT, handle)
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        return parse_cli_pairs(pairs)
+    except ValueError as error:
+        raise CommandError(str(error), returncode=EXIT_INVALID) from error

@@ -1,0 +1,68 @@
+"""The live view's websocket: `/ws/pipelines/<id>/`.
+
+It only connects, relays and answers snapshot requests. On connect it joins the pipeline's
+group first and reads the snapshot second, so no event falls between the two (the client
+drops what it has already seen by `seq`). Anyone who may not see the pipeline is closed
+with code 4403.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from editor.access import visible_pipelines
+from editor.live import group_name, remember_server_loop
+from editor.snapshots import latest_run_snapshot
+
+FORBIDDEN = 4403
+HEARTBEAT_S = 15
+
+
+class PipelineConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self):
+        remember_server_loop()
+        await self.accept()
+        self.pipeline_id = int(self.scope["url_route"]["kwargs"]["pipeline_id"])
+        if not await self._may_watch():
+            await self.close(code=FORBIDDEN)
+            return
+        self.group = group_name(self.pipeline_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self._send_snapshot()
+        self.heartbeat = asyncio.create_task(self._beat())
+
+    async def disconnect(self, code):
+        if hasattr(self, "heartbeat"):
+            self.heartbeat.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive_json(self, content, **kwargs):
+        """The client asks for a snapshot when it noticed a gap in `seq`."""
+        if isinstance(content, dict) and content.get("type") == "snapshot_request":
+            await self._send_snapshot()
+
+    async def run_events(self, message):
+        """A frame of recorded events from a run of this pipeline."""
+        await self.send_json(
+            {"type": "events", "after_seq": message["after_seq"], "events": message["events"]}
+        )
+
+    async def _send_snapshot(self):
+        seq, run = await database_sync_to_async(latest_run_snapshot)(self.pipeline_id)
+        await self.send_json({"type": "snapshot", "seq": seq, "run": run})
+
+    async def _beat(self):
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            await self.send_json({"type": "heartbeat"})
+
+    @database_sync_to_async
+    def _may_watch(self) -> bool:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return False
+        return visible_pipelines(user).filter(pk=self.pipeline_id).exists()

@@ -1,0 +1,75 @@
+"""Live notifications: recorded run events, relayed to everyone watching the pipeline.
+
+The run recorder calls `broadcast` after each batch is committed, so a listener never hears
+of a state the database lacks. One channel-layer message carries a whole batch (a frame);
+progress events within a batch are merged (only the latest per node is sent); status, log
+and finish events never are. Each frame says which `seq` it follows (`after_seq`), so a
+client that missed a frame notices the gap and asks for a fresh snapshot.
+
+Threads cannot use `async_to_sync(group_send)` with the in-memory layer (the server's loop is
+not woken), so batches are handed to the server's own event loop when this process serves
+websockets; without one (a management command), they go through `async_to_sync`, which
+reaches browsers only through a shared layer such as Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from runtime.events import Event
+
+log = logging.getLogger(__name__)
+SEND_TIMEOUT_S = 5
+
+_server_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def group_name(pipeline_id: int) -> str:
+    """The channel-layer group of one pipeline's watchers."""
+    return f"pipeline.{pipeline_id}"
+
+
+def remember_server_loop() -> None:
+    """Called from async code of the server: broadcasts from threads go to this loop."""
+    global _server_loop
+    with _loop_lock:
+        _server_loop = asyncio.get_running_loop()
+
+
+def frame_events(events: list[Event]) -> list[dict]:
+    """The events worth sending: every one, except progress superseded within the batch."""
+    last_progress = {
+        event["node"]: event["seq"] for event in events if event["type"] == "node_progress"
+    }
+    return [
+        {"run_id": event["run_id"], "seq": event["seq"], "event": event}
+        for event in events
+        if event["type"] != "node_progress" or last_progress[event["node"]] == event["seq"]
+    ]
+
+
+def broadcast(pipeline_id: int, after_seq: int, events: list[Event]) -> None:
+    """Send one frame of a run's events to the pipeline's watchers (never raises)."""
+    message = {"type": "run.events", "after_seq": after_seq, "events": frame_events(events)}
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    send = layer.group_send(group_name(pipeline_id), message)
+    try:
+        loop = _server_loop
+        if loop is not None and loop.is_running():
+            asyncio.run_coroutine_threadsafe(send, loop).result(SEND_TIMEOUT_S)
+        else:
+            async_to_sync(_await)(send)
+    except Exception:  # watchers recover from a lost frame with a snapshot; the run goes on
+        log.warning("could not broadcast events of pipeline %s", pipeline_id, exc_info=True)
+
+
+async def _await(coroutine):
+    return await coroutine
