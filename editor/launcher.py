@@ -12,17 +12,17 @@ handed to a worker, and `run_now` executes them in the calling thread the same w
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from editor import live, run_watch
 from editor.models import ACTIVE_RUN_STATUSES, Connection, NodeRun, Run
 from editor.run_recorder import RunRecorder
 from runtime.errors import PipewrightError
@@ -55,6 +55,7 @@ def submit(run_id: int) -> None:
         return
     with _lock:
         _cancels[run_id] = threading.Event()
+    run_watch.hold(run_id)
     _executor().submit(_execute, run_id)
 
 
@@ -87,11 +88,11 @@ def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     """Execute a queued run in this thread, recorded as a worker would; None if it did not run."""
     with _lock:
         cancel_event = _cancels.setdefault(run_id, threading.Event())
+    run_watch.hold(run_id)
     try:
         return _start(run_id, cancel_event, extra_sinks)
     finally:
-        with _lock:
-            _cancels.pop(run_id, None)
+        _forget(run_id)
 
 
 def connection_urls() -> dict[str, str]:
@@ -106,9 +107,14 @@ def _execute(run_id: int) -> None:
             cancel_event = _cancels[run_id]
         _start(run_id, cancel_event)
     finally:
-        with _lock:
-            _cancels.pop(run_id, None)
+        _forget(run_id)
         connection.close()
+
+
+def _forget(run_id: int) -> None:
+    with _lock:
+        _cancels.pop(run_id, None)
+    run_watch.release(run_id)
 
 
 def _start(
@@ -117,11 +123,7 @@ def _start(
     """Mark a queued run `running` and execute it; a crash fails the run, never the caller."""
     try:
         started = Run.objects.filter(pk=run_id, status="queued", cancel_requested=False).update(
-            status="running",
-            started_at=timezone.now(),
-            heartbeat_at=timezone.now(),
-            host=socket.gethostname(),
-            pid=os.getpid(),
+            status="running", started_at=timezone.now(), heartbeat_at=timezone.now()
         )
         if started:
             return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
@@ -136,7 +138,7 @@ def _start(
 def _run(
     run: Run, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
-    recorder = RunRecorder(run.pk)
+    recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
     error = ""
     outcome = None
     try:
@@ -157,5 +159,9 @@ def _run(
         status, error = "failed", str(problem)
     finally:
         recorder.close()
-    Run.objects.filter(pk=run.pk).update(status=status, finished_at=timezone.now(), error=error)
+    # Normally the recorder settled the run with its `run_finished` event; this covers a run
+    # that never got that far (its snapshot no longer validates, say).
+    Run.objects.filter(pk=run.pk, status__in=ACTIVE_RUN_STATUSES).update(
+        status=status, finished_at=timezone.now(), error=error
+    )
     return outcome

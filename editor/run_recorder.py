@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
 
 from editor.models import NodeRun, Run
 from runtime.events import Event
@@ -32,12 +33,11 @@ log = logging.getLogger(__name__)
 class RunRecorder:
     """Event sink persisting one run's events; `close()` writes what is left."""
 
-    def __init__(
-        self, run_id: int, after_write: Callable[[int, list[Event]], None] | None = None
-    ):
+    def __init__(self, run_id: int, after_write: Callable[[int, list[Event]], None] | None = None):
         self.run_id = run_id
         self.after_write = after_write
         self._written_seq = 0
+        self._first_failure = ""
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = object()
         self._writer = threading.Thread(
@@ -106,6 +106,8 @@ class RunRecorder:
                 if event.get("error"):
                     change["error"] = event["error"]
                     change["traceback"] = event.get("traceback") or ""
+                    if event["status"] in ("failed", "timed_out") and not self._first_failure:
+                        self._first_failure = f"{node}: {event['error']}"
             elif event["type"] == "node_progress":
                 changes[node]["progress"] = event["rows"]
             elif event["type"] == "node_log":
@@ -122,4 +124,10 @@ class RunRecorder:
             if logs.get(row.node_id):
                 row.log_tail = (row.log_tail + logs[row.node_id])[-keep:]
             row.save()
-        Run.objects.filter(pk=self.run_id).update(last_seq=events[-1]["seq"])
+        run = Run.objects.filter(pk=self.run_id)
+        run.update(last_seq=events[-1]["seq"])
+        finished = [event for event in events if event["type"] == "run_finished"]
+        if finished:  # settled with the event, so that no listener sees a stale status
+            run.update(
+                status=finished[-1]["status"], finished_at=timezone.now(), error=self._first_failure
+            )

@@ -1,10 +1,10 @@
 """Keeping run states honest across server restarts.
 
-Each server process beats a heartbeat on the runs it holds (queued or running). When the
-ASGI server starts, and every `REAP_EVERY_S` after, runs that no live process holds are
-marked `interrupted`, with their unfinished node runs: runs of a process of this host that
-is gone, or whose heartbeat went stale. A live run of another process keeps its heartbeat
-fresh, so it is never touched.
+Each process beats a heartbeat on the runs it holds (queued or running): the web server as
+well as `manage.py runpipeline`. When the ASGI server starts, and every `REAP_EVERY_S`
+after, runs that no live process holds are marked `interrupted`, with their unfinished node
+runs: runs of a process of this host that is gone, or whose heartbeat went stale. A live run
+of another process keeps its heartbeat fresh, so it is never touched.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from datetime import timedelta
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from editor import launcher
 from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Run
 from runtime.events import FINAL_NODE_STATUSES
 
@@ -28,34 +27,67 @@ STALE_AFTER_S = 60
 REAP_EVERY_S = 30
 
 log = logging.getLogger(__name__)
-_started = threading.Event()
+_lock = threading.Lock()
+_held: set[int] = set()
+_threads: dict[str, threading.Thread] = {}
 
 
-def start_watching() -> None:
-    """Start this process's heartbeat and reaper thread (once)."""
-    if _started.is_set():
-        return
-    _started.set()
-    threading.Thread(target=_watch, name="pipewright-run-watch", daemon=True).start()
+def hold(run_id: int) -> None:
+    """This process has taken on a run: record where it lives, and keep its heartbeat."""
+    with _lock:
+        _held.add(run_id)
+    Run.objects.filter(pk=run_id).update(
+        host=socket.gethostname(), pid=os.getpid(), heartbeat_at=timezone.now()
+    )
+    _start("heartbeat", _beat_forever)
 
 
-def _watch() -> None:
-    last_reap = 0.0
+def release(run_id: int) -> None:
+    """This process is done with a run."""
+    with _lock:
+        _held.discard(run_id)
+
+
+def held_runs() -> set[int]:
+    with _lock:
+        return set(_held)
+
+
+def start_reaping() -> None:
+    """At server start: reap now, then every REAP_EVERY_S (not in management commands)."""
+    _start("reaper", _reap_forever)
+
+
+def _start(name: str, loop) -> None:
+    with _lock:
+        if name not in _threads:
+            _threads[name] = threading.Thread(target=loop, name=f"pipewright-{name}", daemon=True)
+            _threads[name].start()
+
+
+def _beat_forever() -> None:
     while True:
-        try:
-            close_old_connections()
-            beat()
-            if time.monotonic() - last_reap >= REAP_EVERY_S:
-                last_reap = time.monotonic()
-                reap_interrupted_runs()
-        except Exception:  # the database may be briefly away; try again next beat
-            log.warning("run watch failed", exc_info=True)
+        _guarded(beat)
         time.sleep(HEARTBEAT_S)
+
+
+def _reap_forever() -> None:
+    while True:
+        _guarded(reap_interrupted_runs)
+        time.sleep(REAP_EVERY_S)
+
+
+def _guarded(action) -> None:
+    try:
+        close_old_connections()
+        action()
+    except Exception:  # the database may be briefly away; try again next time
+        log.warning("run watch: %s failed", action.__name__, exc_info=True)
 
 
 def beat() -> None:
     """Mark this process's runs as alive."""
-    held = launcher.active_run_ids()
+    held = held_runs()
     if held:
         Run.objects.filter(pk__in=held, status__in=ACTIVE_RUN_STATUSES).update(
             heartbeat_at=timezone.now()
@@ -64,7 +96,7 @@ def beat() -> None:
 
 def reap_interrupted_runs() -> list[int]:
     """Mark runs that no live process holds as `interrupted`; return their ids."""
-    held = set(launcher.active_run_ids())
+    held = held_runs()
     stale = timezone.now() - timedelta(seconds=STALE_AFTER_S)
     here = socket.gethostname()
     dead = [

@@ -12,7 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from editor.routing import websocket_urlpatterns  # noqa: E402
-from editor.run_watch import start_watching  # noqa: E402
+from editor.run_watch import start_reaping  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -22,4 +22,4 @@ application = ProtocolTypeRouter(
         ),
     }
 )
-start_watching()
+start_reaping()
