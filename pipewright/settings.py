@@ -6,7 +6,8 @@
 - `PIPEWRIGHT_DEBUG=1`: debug pages. `PIPEWRIGHT_SECRET_KEY`: else one is generated once and
   kept in the ignored file `.secret_key`. `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
 - `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
-- `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2).
+- `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2),
+  `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
 """
 
 import os
@@ -107,7 +108,12 @@ if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "capacity": 2000, "expiry": 30},
+            "CONFIG": {
+                "hosts": [os.environ["REDIS_URL"]],
+                "prefix": os.environ.get("PIPEWRIGHT_CHANNEL_PREFIX", "pipewright"),
+                "capacity": 2000,
+                "expiry": 30,
+            },
         }
     }
 else:

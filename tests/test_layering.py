@@ -34,7 +34,7 @@ def test_running_the_engine_loads_no_django():
     code = (
         "import sys, runtime.cli, runtime.executor, runtime.graph, runtime.registry;"
         "runtime.registry.default_registry();"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in %r))" % (FORBIDDEN_IN_RUNTIME,)
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN_IN_RUNTIME!r}))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr

@@ -52,7 +52,7 @@ def test_unrelated_broken_nodes_do_not_stop_a_preview(doc, tmp_path):
 
 
 def test_a_failing_ancestor_is_reported_by_node(doc, tmp_path):
-    with pytest.raises(NodeExecutionError, match="node 'other' failed: input file 'missing.csv'"):
+    with pytest.raises(NodeExecutionError, match=r"node 'other' failed: input file 'missing\.csv'"):
         preview(doc, "other", data_root=tmp_path)
 
 
