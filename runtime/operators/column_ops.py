@@ -7,7 +7,6 @@ Each one changes columns and keeps every row in its place, so all four are row-w
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 
 import pandas as pd
 from pydantic import Field
@@ -21,10 +20,12 @@ from runtime.operator import Operator, OperatorParams
 from runtime.operators.typed_columns import (
     ColumnName,
     ColumnNames,
+    Scalar,
     cast_value,
     chosen_columns,
     column_of,
     conventional,
+    first_repeated,
     frame_schema,
     with_nullable,
 )
@@ -174,8 +175,7 @@ def _selected_names(params: SelectParams, schema: Schema) -> list[str]:
     """The kept columns, checking that renames name kept columns and give distinct names."""
     names = chosen_columns("columns", params.columns, schema)
     require_columns("rename", params.rename, names)
-    final = Counter(params.rename.get(name, name) for name in names)
-    clash = next((name for name, count in final.items() if count > 1), None)
+    clash = first_repeated(params.rename.get(name, name) for name in names)
     if clash is not None:
         raise ParamsError(
             "rename", f"two columns would be named '{clash}'; choose a name no other column has"
@@ -225,7 +225,7 @@ def _cast_column(column: Column, type_name: TypeName | None) -> Column:
 
 
 class FillNullsParams(OperatorParams):
-    values: dict[ColumnName, str | int | float | bool] = Field(
+    values: dict[ColumnName, Scalar] = Field(
         title="Values",
         description="The value to put in each column's empty cells; it is converted to the "
         "column's type.",

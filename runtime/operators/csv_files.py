@@ -18,6 +18,7 @@ from runtime.fields import DataPath
 from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.atomic import WriteMode, write_atomically
+from runtime.operators.file_common import existing_file
 from runtime.schema import TypeName, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -64,7 +65,7 @@ class CsvInput(Operator):
 
     def _read(self, ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
         params: CsvInputParams = ctx.params
-        path = _existing_file(ctx, params.path)
+        path = existing_file(ctx, params.path)
         try:
             if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
                 table = pa_csv.read_csv(path, *_arrow_options(params))
@@ -164,15 +165,6 @@ class CsvOutput(Operator):
         ctx.metrics.update(path=params.path, rows_written=len(frame), bytes_out=size)
         ctx.logger.info(f"wrote {len(frame)} rows to {params.path}")
         return {}
-
-
-def _existing_file(ctx: NodeContext, relative: str) -> Path:
-    path = ctx.resolve_path(relative)
-    if not path.is_file():
-        raise OperatorError(
-            f"input file '{relative}' not found under the data root '{ctx.data_root}'"
-        )
-    return path
 
 
 def _apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from runtime.casting import cast_series
 from runtime.columns import require_columns
 from runtime.errors import ParamsError
+from runtime.frames import column_dtypes
 from runtime.schema import Column, Schema, TypeName, type_name_of
 
 NUMBERS: tuple[str, ...] = ("integer", "float")
@@ -30,10 +31,15 @@ NUMBERS: tuple[str, ...] = ("integer", "float")
 ColumnName = Annotated[str, Field(min_length=1)]
 
 
+def first_repeated(names: Iterable[str]) -> str | None:
+    """The first name that occurs more than once in `names`, if any."""
+    return next((name for name, count in Counter(names).items() if count > 1), None)
+
+
 def _no_repeats(names: list[str]) -> list[str]:
-    repeated = [name for name, count in Counter(names).items() if count > 1]
-    if repeated:
-        raise ValueError(f"'{repeated[0]}' is listed more than once; list each column once")
+    repeated = first_repeated(names)
+    if repeated is not None:
+        raise ValueError(f"'{repeated}' is listed more than once; list each column once")
     return names
 
 
@@ -49,13 +55,41 @@ OneOrMoreColumns = Annotated[ColumnNames, BeforeValidator(_listed), Field(min_le
 """One column name or a non-empty list of them (`"id"` reads as `["id"]`)."""
 
 
+def written(value: object) -> str:
+    """A params value as the user wrote it: JSON (`"FR"`, `true`, `2.5`)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _scalar(value: object) -> object:
+    if not isinstance(value, str | int | float):  # bool is an int
+        raise ValueError(f"{written(value)} is not a text, a number, true or false")
+    return value
+
+
+Scalar = Annotated[str | int | float | bool, BeforeValidator(_scalar)]
+"""A single value written in params (never null): it is converted to a column's type later."""
+
+
+def exactly_one(first: tuple[str, object], second: tuple[str, object]) -> None:
+    """Raise `ValueError` unless exactly one of two (name, value) settings is set."""
+    (first_name, first_value), (second_name, second_value) = first, second
+    if first_value is None and second_value is None:
+        raise ValueError(f"set {first_name} or {second_name}")
+    if first_value is not None and second_value is not None:
+        raise ValueError(f"set {first_name} or {second_name}, not both")
+
+
 def frame_schema(frame: pd.DataFrame) -> Schema:
     """The column names and types of `frame`, all nullable: what `run` checks params against.
 
     Unlike `schema_of`, it does not scan the data for nulls, so it costs nothing on big frames.
     """
+    dtypes = column_dtypes(frame)
     return Schema(
-        tuple(Column(str(name), type_name_of(dtype)) for name, dtype in frame.dtypes.items())
+        tuple(
+            Column(str(name), type_name_of(dtype))
+            for name, dtype in zip(frame.columns, dtypes, strict=True)
+        )
     )
 
 
@@ -91,11 +125,6 @@ def with_nullable(schema: Schema, names: Iterable[str], nullable: bool) -> Schem
     )
 
 
-def written(value: object) -> str:
-    """A params value as the user wrote it: JSON (`"FR"`, `true`, `2.5`)."""
-    return json.dumps(value, ensure_ascii=False)
-
-
 def cast_value(field: str, value: object, type_name: TypeName, column: str) -> object:
     """A value written in params, converted to `type_name` (for the column `column`).
 
@@ -118,6 +147,6 @@ _CONVENTIONAL_DTYPES = {
 
 
 def conventional(series: pd.Series) -> pd.Series:
-    """`series` in the engine's dtype for its type (e.g. int64 → Int64); as is when it already is."""
+    """`series` in the engine's dtype for its type (int64 becomes Int64, bool boolean ...)."""
     target = _CONVENTIONAL_DTYPES.get(type_name_of(series.dtype))
     return series if target is None or series.dtype == target else series.astype(target)

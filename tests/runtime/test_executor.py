@@ -62,8 +62,9 @@ def test_independent_branches_overlap_up_to_the_concurrency_limit():
 def test_stop_on_error_cancels_what_has_not_started():
     doc = document(
         {
-            "bad": ("test_source", {"always_fail": True}),
-            "slow": ("test_source", {"sleep_s": 0.3}),
+            # bad fails only after slow has surely started: stop-on-error lets it finish
+            "bad": ("test_source", {"always_fail": True, "sleep_s": 0.3}),
+            "slow": ("test_source", {"sleep_s": 0.6}),
             "after_bad": "test_step",
             "after_slow": "test_step",
         },

@@ -1,0 +1,206 @@
+"""`aggregate`: one row per group of rows (or one row for the whole table), with summaries.
+
+Grouped tables go through one `groupby(...).agg(...)` call with named aggregations, sorted by
+the group keys (groups whose key is null are kept, last). Without group keys the whole table is
+summarised into one row, with the same meaning for every function, also for an empty table.
+Result dtypes follow runtime/frames.py: counts are Int64, means float64, and the functions
+that pick values (min, max, first, last) keep the input's dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, model_validator
+
+from runtime.errors import ParamsError
+from runtime.operator import Operator, OperatorParams
+from runtime.operators.typed_columns import (
+    NUMBERS,
+    ColumnName,
+    ColumnNames,
+    column_of,
+    first_repeated,
+    frame_schema,
+    require_type,
+)
+from runtime.schema import Column, Schema
+
+Function = Literal[
+    "count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first", "last"
+]
+
+_FIXED_TYPES = {
+    "count": "integer",
+    "size": "integer",
+    "nunique": "integer",
+    "mean": "float",
+    "median": "float",
+    "std": "float",
+}
+"""Functions whose result has one type whatever the column's; the others keep its type."""
+_DTYPES = {"integer": "Int64", "float": "float64"}
+_NEED_NUMBERS = ("sum", "mean", "median", "std")
+_NEVER_NULL = ("count", "size", "nunique", "sum")
+"""A sum of no values is 0; the other functions that can be null give null for no values."""
+
+
+class Aggregation(OperatorParams):
+    """One summary column."""
+
+    column: ColumnName | None = Field(
+        None, title="Column", description="The column to summarise (optional for size)."
+    )
+    function: Function = Field(
+        title="Function",
+        description="count: non-null values; size: rows; sum, mean, median, std (numbers); "
+        "min, max; nunique: distinct non-null values; first, last: first or last non-null value.",
+    )
+    name: ColumnName | None = Field(
+        None,
+        title="Output column",
+        description="The name of the result column; <column>_<function> when empty.",
+    )
+
+    @model_validator(mode="after")
+    def _column_unless_size(self):
+        if self.column is None and self.function != "size":
+            raise ValueError(f"{self.function} needs a column; only size works without one")
+        return self
+
+    @property
+    def output_name(self) -> str:
+        """The result column's name."""
+        if self.name:
+            return self.name
+        return self.function if self.column is None else f"{self.column}_{self.function}"
+
+
+class AggregateParams(OperatorParams):
+    group_by: ColumnNames = Field(
+        [],
+        title="Group by",
+        description="One output row per distinct combination of these columns; one row for "
+        "the whole table when empty.",
+    )
+    aggregations: list[Aggregation] = Field(
+        title="Aggregations",
+        description="The summary columns, in output order after the group columns.",
+        min_length=1,
+    )
+
+
+class Aggregate(Operator):
+    name = "aggregate"
+    kind = "process"
+    title = "Aggregate"
+    description = (
+        "Summarise groups of rows (count, sum, mean ...): one row per group, sorted by the "
+        "group columns, or one row for the whole table."
+    )
+    Params = AggregateParams
+
+    def output_schema(self, ctx, inputs):
+        return {"out": Schema(_output_columns(ctx.params, inputs["in"]))}
+
+    def run(self, ctx, inputs):
+        params: AggregateParams = ctx.params
+        frame = inputs["in"]
+        _output_columns(params, frame_schema(frame))
+        result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
+        dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
+        changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
+        return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
+
+
+def _grouped(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
+    """One `groupby().agg()` call; `size` without a column counts the rows of a group column."""
+    named = {
+        aggregation.output_name: (aggregation.column or params.group_by[0], aggregation.function)
+        for aggregation in params.aggregations
+    }
+    grouped = frame.groupby(params.group_by, sort=True, dropna=False, observed=True)
+    return grouped.agg(**named).reset_index()
+
+
+def _whole_table(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
+    """One row summarising every row, with the meanings groupby gives each function."""
+    return pd.DataFrame(
+        {
+            aggregation.output_name: pd.Series(
+                [_reduced(frame, aggregation)],
+                dtype=_result_dtype(aggregation, frame),
+            )
+            for aggregation in params.aggregations
+        }
+    )
+
+
+def _reduced(frame: pd.DataFrame, aggregation: Aggregation) -> object:
+    """One aggregation over the whole table (None for null, which fits every dtype)."""
+    source = frame if aggregation.column is None else frame[aggregation.column]
+    value = _REDUCERS[aggregation.function](source)
+    return None if pd.isna(value) else value
+
+
+def _nth_valid(position: int) -> Callable[[pd.Series], object]:
+    """A reducer picking the non-null value at `position` (0: the first, -1: the last)."""
+
+    def pick(series: pd.Series) -> object:
+        positions = np.flatnonzero(series.notna().to_numpy())
+        return series.iloc[positions[position]] if len(positions) else None
+
+    return pick
+
+
+_REDUCERS: dict[str, Callable[[pd.Series], object]] = {
+    "count": pd.Series.count,
+    "size": len,
+    "sum": pd.Series.sum,
+    "mean": pd.Series.mean,
+    "median": pd.Series.median,
+    "std": pd.Series.std,
+    "min": pd.Series.min,
+    "max": pd.Series.max,
+    "nunique": pd.Series.nunique,
+    "first": _nth_valid(0),
+    "last": _nth_valid(-1),
+}
+
+
+def _result_dtype(aggregation: Aggregation, frame: pd.DataFrame):
+    """The dtype of a summary column, following the engine's convention."""
+    fixed = _FIXED_TYPES.get(aggregation.function)
+    return frame[aggregation.column].dtype if fixed is None else _DTYPES[fixed]
+
+
+def _output_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
+    """The group columns then one column per aggregation, after checking names and types."""
+    keys = [column_of("group_by", name, schema) for name in params.group_by]
+    summaries = [
+        _summary_column(index, aggregation, schema)
+        for index, aggregation in enumerate(params.aggregations)
+    ]
+    repeated = first_repeated(column.name for column in (*keys, *summaries))
+    if repeated is not None:
+        index = max(i for i, c in enumerate(summaries) if c.name == repeated)
+        raise ParamsError(
+            f"aggregations[{index}].name",
+            f"the output already has a column named '{repeated}'; give this one another name",
+        )
+    return (*keys, *summaries)
+
+
+def _summary_column(index: int, aggregation: Aggregation, schema: Schema) -> Column:
+    function = aggregation.function
+    if aggregation.column is None:  # size
+        return Column(aggregation.output_name, "integer", False)
+    field = f"aggregations[{index}].column"
+    column = column_of(field, aggregation.column, schema)
+    if function in _NEED_NUMBERS:
+        require_type(field, column, NUMBERS, f"{function} needs numbers")
+    type_name = _FIXED_TYPES.get(function, column.type)
+    return Column(aggregation.output_name, type_name, function not in _NEVER_NULL)

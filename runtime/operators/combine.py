@@ -1,0 +1,230 @@
+"""Operators that combine tables: `join` (two tables side by side) and `union` (one under another).
+
+`join` follows pandas' `merge`, whose column naming `output_schema` predicts: a key that has
+the same name on both sides appears once, keys with different names both stay, and other
+columns found on both sides get the suffixes. `union` aligns columns by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import pandas as pd
+from pydantic import Field, field_validator
+
+from runtime.errors import OperatorError, ParamsError
+from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.typed_columns import (
+    NUMBERS,
+    OneOrMoreColumns,
+    column_of,
+    first_repeated,
+    frame_schema,
+)
+from runtime.schema import Column, Schema
+
+JoinHow = Literal["inner", "left", "right", "outer"]
+
+
+class JoinParams(OperatorParams):
+    how: JoinHow = Field(
+        "inner",
+        title="Kind of join",
+        description="inner: matching rows only; left / right: every row of that side; "
+        "outer: every row of both sides.",
+    )
+    left_on: OneOrMoreColumns = Field(
+        title="Left keys", description="The key column(s) of the left table."
+    )
+    right_on: OneOrMoreColumns = Field(
+        title="Right keys",
+        description="The key column(s) of the right table, matched in order with the left keys.",
+    )
+    suffixes: Annotated[list[str], Field(min_length=2, max_length=2)] = Field(
+        ["_left", "_right"],
+        title="Suffixes",
+        description="Added to the names of other columns that both tables have: left, right.",
+    )
+
+    @field_validator("right_on")
+    @classmethod
+    def _as_many_keys_as_left(cls, right_on: list[str], info):
+        left_on = info.data.get("left_on")
+        if left_on is not None and len(left_on) != len(right_on):
+            raise ValueError(
+                f"name as many right keys as left keys ({len(left_on)}), "
+                f"but there are {len(right_on)}"
+            )
+        return right_on
+
+
+class Join(Operator):
+    name = "join"
+    kind = "process"
+    title = "Join"
+    description = (
+        "Match the rows of two tables on key columns (as pandas' merge does: null keys match "
+        "each other)."
+    )
+    inputs = (
+        Port("left", description="The left table."),
+        Port("right", description="The right table."),
+    )
+    Params = JoinParams
+
+    def output_schema(self, ctx, inputs):
+        plan = _join_plan(ctx.params, inputs["left"], inputs["right"])
+        return {"out": Schema(plan.columns)}
+
+    def run(self, ctx, inputs):
+        params: JoinParams = ctx.params
+        left, right = inputs["left"], inputs["right"]
+        plan = _join_plan(params, frame_schema(left), frame_schema(right))
+        joined = left.merge(
+            right,
+            how=params.how,
+            left_on=params.left_on,
+            right_on=params.right_on,
+            suffixes=tuple(params.suffixes),
+        )
+        if plan.widened_keys:
+            joined = joined.assign(
+                **{key: joined[key].astype("float64") for key in plan.widened_keys}
+            )
+        names = [column.name for column in plan.columns]
+        return {"out": joined if list(joined.columns) == names else joined[names]}
+
+
+@dataclass(frozen=True, slots=True)
+class _JoinPlan:
+    columns: tuple[Column, ...]
+    widened_keys: tuple[str, ...]
+    """Keys named alike on both sides, integer on one and float on the other: output as float."""
+
+
+def _join_plan(params: JoinParams, left: Schema, right: Schema) -> _JoinPlan:
+    """The joined columns as pandas names and orders them, after checking keys and suffixes."""
+    pairs = [
+        (column_of("left_on", left_key, left), column_of("right_on", right_key, right))
+        for left_key, right_key in zip(params.left_on, params.right_on, strict=True)
+    ]
+    for left_key, right_key in pairs:
+        _check_key_types(left_key, right_key)
+    shared = {
+        left_key.name: right_key for left_key, right_key in pairs if left_key.name == right_key.name
+    }
+    right_columns = [column for column in right.columns if column.name not in shared]
+    overlap = set(left.names) & {column.name for column in right_columns}
+    left_suffix, right_suffix = params.suffixes
+    if overlap and not (left_suffix or right_suffix):
+        raise ParamsError(
+            "suffixes",
+            f"both tables have a column named '{sorted(overlap)[0]}'; give at least one suffix",
+        )
+    left_nullable = params.how in ("right", "outer")
+    right_nullable = params.how in ("left", "outer")
+    columns = [
+        _shared_key(column, shared[column.name])
+        if column.name in shared
+        else _suffixed(column, left_suffix, overlap, left_nullable)
+        for column in left.columns
+    ] + [_suffixed(column, right_suffix, overlap, right_nullable) for column in right_columns]
+    repeated = first_repeated(column.name for column in columns)
+    if repeated is not None:
+        raise ParamsError(
+            "suffixes",
+            f"the joined table would have two columns named '{repeated}'; change the suffixes "
+            "or rename a column before the join",
+        )
+    widened = tuple(
+        name for name, right_key in shared.items() if left.get(name).type != right_key.type
+    )
+    return _JoinPlan(tuple(columns), widened)
+
+
+def _check_key_types(left_key: Column, right_key: Column) -> None:
+    if left_key.type == right_key.type or {left_key.type, right_key.type} <= set(NUMBERS):
+        return
+    raise ParamsError(
+        "right_on",
+        f"join keys have different types: left '{left_key.name}' is {left_key.type} "
+        f"but right '{right_key.name}' is {right_key.type}",
+    )
+
+
+def _shared_key(left_key: Column, right_key: Column) -> Column:
+    """The one column holding a key named alike on both sides (integer with float: float)."""
+    type_name = left_key.type if left_key.type == right_key.type else "float"
+    return Column(left_key.name, type_name, left_key.nullable or right_key.nullable)
+
+
+def _suffixed(column: Column, suffix: str, overlap: set[str], nullable: bool) -> Column:
+    """A column of one side, suffixed when the other side has one of that name."""
+    name = column.name + suffix if column.name in overlap else column.name
+    return Column(name, column.type, column.nullable or nullable)
+
+
+class Union(Operator):
+    name = "union"
+    kind = "process"
+    title = "Union"
+    description = (
+        "Stack tables one under another, matching columns by name; a column missing from a "
+        "table is null there, and integer with float gives float."
+    )
+    inputs = (Port("in", many=True, description="The tables to stack, in edge order."),)
+
+    def output_schema(self, ctx, inputs):
+        return {"out": Schema(_union_columns(inputs["in"]))}
+
+    def run(self, ctx, inputs):
+        frames = inputs["in"]
+        if len(frames) == 1:
+            return {"out": frames[0]}
+        schemas = [frame_schema(frame) for frame in frames]
+        columns = _union_columns(schemas)
+        floats = {column.name for column in columns if column.type == "float"}
+        frames = [
+            _as_floats(frame, schema, floats) for frame, schema in zip(frames, schemas, strict=True)
+        ]
+        return {"out": pd.concat(frames, ignore_index=True, sort=False)}
+
+
+def _union_columns(schemas: list[Schema]) -> tuple[Column, ...]:
+    """The union's columns: first-seen order, widened types; nullable unless in every input."""
+    merged: dict[str, Column] = {}
+    for position, schema in enumerate(schemas, start=1):
+        for column in schema.columns:
+            seen = merged.get(column.name)
+            merged[column.name] = column if seen is None else _widened(seen, column, position)
+    return tuple(
+        column
+        if all(column.name in schema for schema in schemas)
+        else Column(column.name, column.type, True)
+        for column in merged.values()
+    )
+
+
+def _widened(seen: Column, column: Column, position: int) -> Column:
+    nullable = seen.nullable or column.nullable
+    if seen.type == column.type:
+        return Column(column.name, column.type, nullable)
+    if {seen.type, column.type} <= set(NUMBERS):
+        return Column(column.name, "float", nullable)
+    raise OperatorError(
+        f"column '{column.name}' is {seen.type} in an earlier input but {column.type} in input "
+        f"{position}; convert it with a cast so that the types match"
+    )
+
+
+def _as_floats(frame: pd.DataFrame, schema: Schema, floats: set[str]) -> pd.DataFrame:
+    """`frame` with its integer columns among `floats` converted to float."""
+    names = [
+        column.name
+        for column in schema.columns
+        if column.name in floats and column.type == "integer"
+    ]
+    return (
+        frame.assign(**{name: frame[name].astype("float64") for name in names}) if names else frame
+    )

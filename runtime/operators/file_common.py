@@ -1,0 +1,194 @@
+"""What the file operators share: input paths, the dtype convention for Arrow data, batched
+reads with progress and cancellation, and the all-or-nothing write of an output file.
+
+Sources hold more kinds of values than the six public types. `conform_table` maps each to one
+of them before `to_pandas`: nested records become one column per field (`address.city`),
+lists and maps become their JSON text, decimals and narrow floats become `float`, and
+anything else without a public type (times of day, durations, bytes) becomes text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+from pydantic import Field
+
+from runtime.casting import cast_series
+from runtime.context import NodeContext
+from runtime.errors import OperatorError
+from runtime.fields import DataPath
+from runtime.frames import to_pandas
+from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.atomic import WriteMode, write_atomically
+from runtime.schema import Column, Schema, schema_of, type_name_of
+
+SCHEMA_SAMPLE_ROWS = 1000
+"""Rows read to guess a text or spreadsheet file's column types for the schema view."""
+
+
+def existing_file(ctx: NodeContext, relative: str) -> Path:
+    """The input file at `relative` under the data root; an `OperatorError` if there is none."""
+    path = ctx.resolve_path(relative)
+    if not path.is_file():
+        raise OperatorError(
+            f"input file '{relative}' not found under the data root '{ctx.data_root}'"
+        )
+    return path
+
+
+def sampled_schema(sample: pd.DataFrame, sample_rows: int) -> Schema:
+    """The schema seen in the first `sample_rows` rows; beyond them any column may be null."""
+    schema = schema_of(sample)
+    if len(sample) < sample_rows:  # the sample is the whole file
+        return schema
+    return Schema(tuple(replace(column, nullable=True) for column in schema.columns))
+
+
+def arrow_schema(schema: pa.Schema) -> Schema:
+    """The public schema of data with this Arrow schema, read without any rows."""
+    conformed = conform_table(schema.empty_table())
+    dtypes = to_pandas(conformed).dtypes
+    return Schema(
+        tuple(
+            Column(field.name, type_name_of(dtype), field.nullable)
+            for field, dtype in zip(conformed.schema, dtypes, strict=True)
+        )
+    )
+
+
+def conform_table(table: pa.Table) -> pa.Table:
+    """`table` with every column in an Arrow type that `to_pandas` maps to a public type."""
+    while any(pa.types.is_struct(field.type) for field in table.schema):
+        table = table.flatten()
+    return pa.table([_conform_column(column) for column in table.columns], names=table.column_names)
+
+
+def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        return _conform_column(column.cast(kind.value_type))
+    if pa.types.is_nested(kind):
+        return _json_text(column)
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        return column.cast(pa.float64())
+    if pa.types.is_date64(kind):
+        return column.cast(pa.date32())
+    if not _has_public_type(kind):
+        return column.cast(pa.string())
+    return column
+
+
+def _has_public_type(kind: pa.DataType) -> bool:
+    return any(
+        check(kind)
+        for check in (
+            pa.types.is_integer,
+            pa.types.is_boolean,
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_date32,
+            pa.types.is_timestamp,
+        )
+    )
+
+
+def _json_text(column: pa.ChunkedArray) -> pa.Array:
+    """Lists and maps as JSON text: there is no vectorised encoder, so this one goes by value."""
+    values = column.to_pylist()
+    return pa.array(
+        [None if value is None else json.dumps(value, default=str) for value in values],
+        pa.string(),
+    )
+
+
+def arrow_table(frame: pd.DataFrame) -> pa.Table:
+    """`frame` as an Arrow table (Python objects too); a column of mixed kinds becomes text."""
+    return pa.table(
+        [_arrow_column(frame.iloc[:, index]) for index in range(frame.shape[1])],
+        names=[str(name) for name in frame.columns],
+    )
+
+
+def _arrow_column(values: pd.Series) -> pa.Array:
+    try:
+        return pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return pa.array(cast_series(values, "string"), pa.string(), from_pandas=True)
+
+
+def read_batches(
+    ctx: NodeContext, batches: Iterable[pa.RecordBatch], schema: pa.Schema, row_limit: int | None
+) -> pa.Table:
+    """Gather batches until `row_limit` rows, reporting progress and stopping when asked."""
+    collected, rows = [], 0
+    for batch in batches:
+        ctx.check_cancelled()
+        collected.append(batch)
+        rows += batch.num_rows
+        ctx.progress(rows)
+        if row_limit is not None and rows >= row_limit:
+            break
+    table = pa.Table.from_batches(collected, schema=schema)
+    return table if row_limit is None else table.slice(0, row_limit)
+
+
+class FileInput(Operator):
+    """Base of the file readers: `read` the file; the schema comes from a sample of it."""
+
+    kind = "input"
+    inputs = ()
+    outputs = (Port("out"),)
+
+    def output_schema(self, ctx, inputs):
+        path = existing_file(ctx, ctx.params.path)
+        return {"out": sampled_schema(self.read(ctx, path, SCHEMA_SAMPLE_ROWS), SCHEMA_SAMPLE_ROWS)}
+
+    def run(self, ctx, inputs):
+        return {"out": self.read(ctx, existing_file(ctx, ctx.params.path), ctx.row_limit)}
+
+    def read(self, ctx: NodeContext, path: Path, row_limit: int | None) -> pd.DataFrame:
+        """The file's rows (at most `row_limit`) following the dtype convention."""
+        raise NotImplementedError
+
+
+class FileOutputParams(OperatorParams):
+    path: DataPath = Field(title="Path", description="File to write, relative to the data root.")
+    mode: WriteMode = Field(
+        "overwrite",
+        title="When the file exists",
+        description="Replace it, add the rows to it, or stop with an error.",
+    )
+
+
+class FileOutput(Operator):
+    """Base of the file writers: `write` fills a temporary file that replaces the target."""
+
+    kind = "output"
+    inputs = (Port("in"),)
+    outputs = ()
+
+    def output_schema(self, ctx, inputs):
+        return {}
+
+    def run(self, ctx, inputs):
+        params: FileOutputParams = ctx.params
+        frame: pd.DataFrame = inputs["in"]
+
+        def write(temporary: Path, appending: bool) -> None:
+            self.write(ctx, frame, temporary, appending)
+
+        size = write_atomically(ctx, ctx.resolve_path(params.path), params.mode, write)
+        ctx.metrics.update(path=params.path, rows_written=len(frame), bytes_out=size)
+        ctx.logger.info(f"wrote {len(frame)} rows to {params.path}")
+        return {}
+
+    def write(
+        self, ctx: NodeContext, frame: pd.DataFrame, temporary: Path, appending: bool
+    ) -> None:
+        """Write `frame` to `temporary` (a copy of the existing file when `appending`)."""
+        raise NotImplementedError

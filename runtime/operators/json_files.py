@@ -1,0 +1,365 @@
+"""`json_input` and `json_output`: JSON files under the data root, either one array of objects
+or JSON Lines (one object per line).
+
+JSON has no date type, so dates and datetimes are written as ISO 8601 text (`2024-01-31`,
+`2024-01-31T10:00:00`, UTC with a `Z` when the datetime has a time zone), and a text column
+whose every value is such a date (or datetime) is read back as a date (or datetime) column.
+Nested objects become one column per field (`address.city`), lists their JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import json as pa_json
+from pydantic import Field
+
+from runtime.context import NodeContext
+from runtime.errors import OperatorError
+from runtime.fields import DataPath
+from runtime.frames import to_pandas
+from runtime.operator import OperatorParams
+from runtime.operators.file_common import (
+    FileInput,
+    FileOutput,
+    FileOutputParams,
+    arrow_table,
+    conform_table,
+    read_batches,
+)
+
+STREAM_ABOVE_BYTES = 256 * 2**20
+"""Larger JSON Lines files are read block by block, with progress and cancellation checks."""
+BLOCK_BYTES = 2**20
+"""Bytes parsed at a time (a longer line is read more slowly, without Arrow)."""
+
+_ISO_DATE = r"\d{4}-\d{2}-\d{2}"
+_ISO_TIME = r"[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
+_ISO_TYPES = (
+    (f"^{_ISO_DATE}$", pa.date32()),
+    (f"^{_ISO_DATE}{_ISO_TIME}$", pa.timestamp("us")),
+    (f"^{_ISO_DATE}{_ISO_TIME}(Z|[+-]\\d{{2}}:?\\d{{2}})$", pa.timestamp("us", "UTC")),
+)
+_LINE_BREAKS = re.compile(rb"\s*\n\s*")
+
+
+class JsonInputParams(OperatorParams):
+    path: DataPath = Field(title="Path", description="JSON file, relative to the data root.")
+    lines: bool = Field(
+        False,
+        title="JSON Lines",
+        description="The file holds one object per line (JSON Lines), not one array of objects.",
+    )
+
+
+class JsonInput(FileInput):
+    name = "json_input"
+    title = "JSON file"
+    description = "Read a JSON file (an array of objects, or JSON Lines) from the data root."
+    Params = JsonInputParams
+
+    def read(self, ctx, path, row_limit):
+        params: JsonInputParams = ctx.params
+        if path.stat().st_size == 0:
+            return pd.DataFrame()
+        if params.lines:
+            table = _read_lines(ctx, path, params.path, row_limit)
+        else:
+            table = _read_array(ctx, path, params.path, row_limit)
+        return to_pandas(_parse_iso_text(conform_table(table)))
+
+
+def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None) -> pa.Table:
+    """JSON Lines through Arrow's parser; a column mixing kinds of values is read as text."""
+    read = pa_json.ReadOptions(block_size=BLOCK_BYTES)
+    try:
+        with pa_json.open_json(path, read_options=read) as reader:
+            guessed = reader.schema  # from the first block
+        parse = pa_json.ParseOptions(
+            explicit_schema=_timestamps_as_text(guessed), unexpected_field_behavior="infer"
+        )
+        if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
+            table = pa_json.read_json(path, read_options=read, parse_options=parse)
+            ctx.progress(table.num_rows)
+        else:
+            with pa_json.open_json(path, read_options=read, parse_options=parse) as reader:
+                table = read_batches(ctx, reader, reader.schema, row_limit)
+    except pa.ArrowInvalid as error:
+        problem = _first_bad_line(path)
+        if problem:
+            raise OperatorError(f"cannot read '{source}' as JSON Lines: {problem}") from error
+        return _read_lines_as_objects(path, source, row_limit)  # mixed kinds, or a long line
+    return _in_file_order(table, guessed.names)
+
+
+def _timestamps_as_text(guessed: pa.Schema) -> pa.Schema:
+    """Columns Arrow guessed are timestamps, to keep as text for `_parse_iso_text` to type.
+
+    Arrow reads `2024-01-31` as a timestamp, and moves offsets to UTC without saying so.
+    """
+    return pa.schema(
+        [
+            pa.field(field.name, pa.string())
+            for field in guessed
+            if pa.types.is_timestamp(field.type)
+        ]
+    )
+
+
+def _in_file_order(table: pa.Table, first: list[str]) -> pa.Table:
+    """The columns in file order (Arrow puts those of an explicit schema first)."""
+    seen = set(first)
+    return table.select([*first, *(name for name in table.column_names if name not in seen)])
+
+
+def _read_lines_as_objects(path: Path, source: str, row_limit: int | None) -> pa.Table:
+    with path.open("rb") as handle:
+        data = b"".join(islice(handle, row_limit)) if row_limit else handle.read()
+    records = json.loads(b"[" + _LINE_BREAKS.sub(b",", data.strip()) + b"]")
+    return _records_table(records, source)
+
+
+def _first_bad_line(path: Path) -> str | None:
+    """Where a JSON Lines file first breaks (`line 3: ...`); only run once reading failed."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError as error:
+                message = getattr(error, "msg", str(error))
+                return f"line {number}: {message}{_array_hint(line) if number == 1 else ''}"
+            if not isinstance(value, dict):
+                return f"line {number}: expected an object {{...}}{_array_hint(line)}"
+    return None
+
+
+def _array_hint(line: bytes) -> str:
+    if line.lstrip().startswith(b"["):
+        return " (the file looks like one JSON array: turn 'JSON Lines' off)"
+    return ""
+
+
+def _read_array(ctx: NodeContext, path: Path, source: str, row_limit: int | None) -> pa.Table:
+    try:
+        records = json.loads(path.read_bytes())
+    except json.JSONDecodeError as error:
+        hint = " (one object per line? turn 'JSON Lines' on)" if error.msg == "Extra data" else ""
+        raise OperatorError(
+            f"cannot read '{source}' as JSON: {error.msg} at line {error.lineno}, "
+            f"column {error.colno}{hint}"
+        ) from error
+    except UnicodeDecodeError as error:
+        raise OperatorError(f"cannot read '{source}' as JSON: it is not UTF-8 text") from error
+    if not isinstance(records, list):
+        raise OperatorError(f"'{source}' does not hold a JSON array of objects [{{...}}, ...]")
+    ctx.progress(len(records))
+    return _records_table(records[:row_limit], source)
+
+
+def _records_table(records: list, source: str) -> pa.Table:
+    """Parsed objects as a table: the union of their keys, in order of first appearance."""
+    if not records:
+        return pa.table({})
+    if not isinstance(records[0], dict):
+        raise OperatorError(f"'{source}' holds {type(records[0]).__name__}s, not objects {{...}}")
+    try:
+        return pa.Table.from_struct_array(pa.array(records))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        pass  # a key whose values are of mixed kinds: type the columns one by one
+    try:
+        frame = pd.DataFrame(records, dtype=object)
+    except (TypeError, ValueError) as error:
+        raise OperatorError(f"'{source}' mixes objects {{...}} with other values") from error
+    return arrow_table(frame)
+
+
+def _parse_iso_text(table: pa.Table) -> pa.Table:
+    """Text columns whose every value is an ISO date or datetime, as dates or datetimes."""
+    return pa.table(
+        [_parse_iso_column(column) for column in table.columns], names=table.column_names
+    )
+
+
+def _parse_iso_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    kind = _iso_type(column)
+    if kind is None:
+        return column
+    try:
+        return column.cast(kind)
+    except pa.ArrowInvalid:  # looks like a date, is not one (2024-02-30)
+        return column
+
+
+def _iso_type(column: pa.ChunkedArray) -> pa.DataType | None:
+    """Date or timestamp if every value of a text column is ISO text of the first one's kind."""
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return None
+    values = column.drop_null()
+    if len(values) == 0:
+        return None
+    first = values[0].as_py()
+    for pattern, kind in _ISO_TYPES:
+        if re.match(pattern, first):
+            return kind if pc.all(pc.match_substring_regex(values, pattern)).as_py() else None
+    return None
+
+
+class JsonOutputParams(FileOutputParams):
+    path: DataPath = Field(
+        title="Path", description="JSON file to write, relative to the data root."
+    )
+    lines: bool = Field(
+        True,
+        title="JSON Lines",
+        description="Write one object per line (JSON Lines); off: one array of objects.",
+    )
+
+
+class JsonOutput(FileOutput):
+    name = "json_output"
+    title = "Write JSON"
+    description = (
+        "Write rows to a JSON file (JSON Lines or one array of objects) under the data root, "
+        "all at once or not at all."
+    )
+    Params = JsonOutputParams
+
+    def write(self, ctx, frame, temporary, appending):
+        params: JsonOutputParams = ctx.params
+        table = conform_table(arrow_table(frame))
+        if params.lines:
+            _write_lines(table, temporary, appending)
+        else:
+            _write_array(table, temporary, appending, params.path)
+
+
+def _write_lines(table: pa.Table, temporary: Path, appending: bool) -> None:
+    with temporary.open("ab" if appending else "wb") as handle:
+        if appending and not _ends_a_line(temporary):
+            handle.write(b"\n")
+        handle.write(_concatenated(_json_objects(table, end="}\n")))
+
+
+def _ends_a_line(path: Path) -> bool:
+    """True if the file is empty or ends with a line break."""
+    with path.open("rb") as handle:
+        if handle.seek(0, 2) == 0:
+            return True
+        handle.seek(-1, 2)
+        return handle.read(1) == b"\n"
+
+
+def _write_array(table: pa.Table, temporary: Path, appending: bool, source: str) -> None:
+    """One array; appending splices the new objects into the old text, which stays as it was."""
+    items = _concatenated(_json_objects(table, end="},")).to_pybytes()[:-1]
+    if appending:
+        old = temporary.read_bytes().strip()
+        if not (old.startswith(b"[") and old.endswith(b"]")):
+            raise OperatorError(
+                f"cannot append to '{source}': it does not hold a JSON array; "
+                "choose overwrite, or turn 'JSON Lines' on if it holds one object per line"
+            )
+        items = b",".join(part for part in (old[1:-1].strip(), items) if part)
+    temporary.write_bytes(b"[" + items + b"]")
+
+
+def _concatenated(texts: pa.ChunkedArray) -> pa.Buffer:
+    """The texts end to end: a slice of the data buffer of one Arrow string array, no copy."""
+    array = texts.combine_chunks()
+    if len(array) == 0:
+        return pa.py_buffer(b"")
+    _, offsets, data = array.buffers()
+    bounds = np.frombuffer(offsets, np.int64)[[array.offset, array.offset + len(array)]]
+    return data[int(bounds[0]) : int(bounds[1])]
+
+
+def _json_objects(table: pa.Table, end: str) -> pa.ChunkedArray:
+    """Each row as the text of a JSON object, built a column at a time.
+
+    pandas' `to_json` keeps 15 digits of a float at most; Arrow writes the shortest text that
+    reads back as the same float.
+    """
+    if table.num_columns == 0:
+        return pa.chunked_array([pa.repeat(_text("{" + end[1:]), table.num_rows)])
+    parts = []
+    for index, (name, column) in enumerate(zip(table.column_names, table.columns, strict=True)):
+        key = json.dumps(name, ensure_ascii=False)
+        parts += [_text(("{" if index == 0 else ",") + key + ":"), _json_values(column)]
+    return pc.binary_join_element_wise(*parts, _text(end), _text(""))
+
+
+def _json_values(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    kind = column.type
+    if pa.types.is_floating(kind):
+        text = _json_numbers(column)
+    elif pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+        text = column.cast(pa.large_string())
+    elif pa.types.is_date(kind) or pa.types.is_timestamp(kind):
+        text = _quoted(_iso_text(column))
+    else:
+        text = _quoted(_escaped(column.cast(pa.large_string())))
+    return text.fill_null(_text("null"))
+
+
+def _json_numbers(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Floats as JSON numbers that stay floats (`2.0`, not `2`); NaN and infinities as null."""
+    text = column.cast(pa.large_string())
+    whole = pc.match_substring_regex(text, r"^-?\d+$")
+    if pc.any(whole).as_py():
+        text = pc.if_else(whole, pc.binary_join_element_wise(text, _text(".0"), _text("")), text)
+    finite = pc.is_finite(column)
+    if not pc.all(finite).as_py():
+        text = pc.if_else(finite, text, pa.scalar(None, pa.large_string()))
+    return text
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"} | {
+    chr(code): f"\\u{code:04x}" for code in range(32) if chr(code) not in "\n\r\t"
+}
+"""What JSON requires escaping in a string: backslash (first), quote and control characters."""
+
+
+def _escaped(text: pa.ChunkedArray) -> pa.ChunkedArray:
+    if not pc.any(pc.match_substring_regex(text, r'[\\"\x00-\x1f]')).as_py():
+        return text
+    for character, escape in _ESCAPES.items():
+        if pc.any(pc.match_substring(text, character)).as_py():
+            text = pc.replace_substring(text, character, escape)
+    return text
+
+
+def _quoted(text: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pc.binary_join_element_wise(_text('"'), text, _text('"'), _text(""))
+
+
+def _text(value: str) -> pa.Scalar:
+    return pa.scalar(value, pa.large_string())
+
+
+def _iso_text(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    """`2024-01-31`, `2024-01-31T10:00:00.250` or, with a time zone, in UTC with a `Z`."""
+    if pa.types.is_date(values.type):
+        return values.cast(pa.large_string())
+    if values.type.tz is not None:
+        values = values.cast(pa.timestamp(values.type.unit, "UTC"))
+    text = _whole_seconds(values).cast(pa.large_string())  # `2024-01-31 10:00:00`
+    return pc.replace_substring(text, " ", "T", max_replacements=1)
+
+
+def _whole_seconds(values: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The coarsest of seconds and milliseconds that loses nothing, for the shortest text."""
+    for unit in ("s", "ms"):
+        try:
+            return values.cast(pa.timestamp(unit, values.type.tz))
+        except pa.ArrowInvalid:
+            continue
+    return values

@@ -1,0 +1,136 @@
+"""`parquet_input` and `parquet_output`: Parquet files under the data root.
+
+Parquet stores column types, so the schema view reads only the file's footer, a preview reads
+only the first batches it needs, and a column subset is read without touching the others.
+Appending reads the old rows, adds the new ones (their columns must match) and rewrites the
+file: Parquet files cannot grow in place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import Field
+
+from runtime.columns import require_columns
+from runtime.context import NodeContext
+from runtime.errors import OperatorError
+from runtime.fields import DataPath
+from runtime.frames import to_pandas
+from runtime.operator import OperatorParams
+from runtime.operators.file_common import (
+    FileInput,
+    FileOutput,
+    FileOutputParams,
+    arrow_schema,
+    arrow_table,
+    conform_table,
+    existing_file,
+    read_batches,
+)
+from runtime.schema import Schema
+
+BATCH_ROWS = 128 * 1024
+"""Rows decoded at a time, between progress events and cancellation checks."""
+
+
+class ParquetInputParams(OperatorParams):
+    path: DataPath = Field(title="Path", description="Parquet file, relative to the data root.")
+    columns: list[str] | None = Field(
+        None, title="Columns", description="Read only these columns (all when empty)."
+    )
+
+
+class ParquetInput(FileInput):
+    name = "parquet_input"
+    title = "Parquet file"
+    description = "Read a Parquet file from the data root."
+    Params = ParquetInputParams
+
+    def output_schema(self, ctx, inputs):
+        with _open(ctx, existing_file(ctx, ctx.params.path)) as parquet:
+            return {"out": arrow_schema(_projected_schema(ctx, parquet))}
+
+    def read(self, ctx, path, row_limit):
+        with _open(ctx, path) as parquet:
+            schema = _projected_schema(ctx, parquet)
+            batches = parquet.iter_batches(
+                batch_size=min(row_limit or BATCH_ROWS, BATCH_ROWS), columns=schema.names
+            )
+            return to_pandas(conform_table(read_batches(ctx, batches, schema, row_limit)))
+
+
+def _open(ctx: NodeContext, path: Path) -> pq.ParquetFile:
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise OperatorError(f"cannot read '{ctx.params.path}' as Parquet: {error}") from error
+
+
+def _projected_schema(ctx: NodeContext, parquet: pq.ParquetFile) -> pa.Schema:
+    """The file's Arrow schema, narrowed to the `columns` param (checked) in its order."""
+    empty = parquet.schema_arrow.empty_table()
+    columns = ctx.params.columns
+    if not columns:
+        return empty.schema
+    require_columns("columns", columns, empty.column_names)
+    return empty.select(columns).schema
+
+
+class ParquetOutputParams(FileOutputParams):
+    path: DataPath = Field(
+        title="Path", description="Parquet file to write, relative to the data root."
+    )
+    compression: Literal["snappy", "zstd", "gzip", "none"] = Field(
+        "snappy",
+        title="Compression",
+        description="snappy is fast, zstd and gzip make smaller files, none does not compress.",
+    )
+
+
+class ParquetOutput(FileOutput):
+    name = "parquet_output"
+    title = "Write Parquet"
+    description = "Write rows to a Parquet file under the data root, all at once or not at all."
+    Params = ParquetOutputParams
+
+    def write(self, ctx, frame, temporary, appending):
+        params: ParquetOutputParams = ctx.params
+        table = _arrow(frame)
+        if appending:
+            table = _appended(pq.read_table(temporary), table, params.path)
+        compression = None if params.compression == "none" else params.compression
+        pq.write_table(table, temporary, compression=compression)
+
+
+def _arrow(frame: pd.DataFrame) -> pa.Table:
+    """`frame` as Arrow, with pandas' metadata so that `pd.read_parquet` restores its dtypes."""
+    try:
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # a column of mixed kinds of values
+        return arrow_table(frame)
+
+
+def _appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
+    """The old rows then the new ones, in the old file's column types."""
+    if _columns(arrow_schema(old.schema)) != _columns(arrow_schema(new.schema)):
+        raise OperatorError(
+            f"cannot append to '{source}': its columns are {_listing(old.schema)} but the rows "
+            f"to write have {_listing(new.schema)}; choose overwrite or another path"
+        )
+    try:
+        return pa.concat_tables([old, new.cast(old.schema)])
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        raise OperatorError(f"cannot append to '{source}': {error}") from error
+
+
+def _columns(schema: Schema) -> list[tuple[str, str]]:
+    return [(column.name, column.type) for column in schema.columns]
+
+
+def _listing(schema: pa.Schema) -> str:
+    return ", ".join(f"{name} ({kind})" for name, kind in _columns(arrow_schema(schema)))

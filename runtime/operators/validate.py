@@ -1,0 +1,334 @@
+"""`validate`: split rows into those that pass every rule and those that fail one.
+
+Rules are a list of small models told apart by their `rule` field (`not_null`, `range`,
+`regex`, `allowed_values`, `unique`). Each rule finds the rows it fails as one vectorised
+mask, and words its reason only for those rows. Nulls: `not_null` catches them, every other
+rule skips them (a null is neither in nor out of range).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from runtime.errors import ParamsError
+from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.typed_columns import (
+    NUMBERS,
+    ColumnName,
+    ColumnNames,
+    Scalar,
+    cast_value,
+    column_of,
+    exactly_one,
+    frame_schema,
+    require_type,
+    written,
+)
+from runtime.schema import Column, Schema
+
+REASON = "_reason"
+"""The column of `invalid` rows that says which rules they failed."""
+SEPARATOR = "; "
+LISTED_VALUES = 10
+"""How many allowed values a reason lists before `…`."""
+
+
+class _Rule(OperatorParams):
+    """A rule: checked against the input's columns, then run over the rows.
+
+    `field` is where the rule sits in params (`rules[2]`), for error messages.
+    """
+
+    def check(self, field: str, schema: Schema) -> None:
+        """Raise `ParamsError` if the rule does not fit the columns of `schema`."""
+        raise NotImplementedError
+
+    def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
+        """Where the rule fails: one numpy bool per row of `frame`."""
+        raise NotImplementedError
+
+    def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
+        """Why each of `rows` fails, in words (what it says of passing rows is discarded)."""
+        raise NotImplementedError
+
+
+class NotNullRule(_Rule):
+    """Fails rows where the column is null."""
+
+    model_config = ConfigDict(title="Not null")
+
+    rule: Literal["not_null"] = Field(title="Rule", description="not_null: a value is required.")
+    column: ColumnName = Field(title="Column", description="The column that must have a value.")
+
+    def check(self, field: str, schema: Schema) -> None:
+        column_of(f"{field}.column", self.column, schema)
+
+    def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
+        return frame[self.column].isna().to_numpy()
+
+    def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
+        return pd.Series(f"{self.column}: is missing", index=rows.index, dtype="str")
+
+
+class RangeRule(_Rule):
+    """Fails rows whose value lies below `min` or above `max`."""
+
+    model_config = ConfigDict(title="Range")
+
+    rule: Literal["range"] = Field(title="Rule", description="range: between min and max.")
+    column: ColumnName = Field(
+        title="Column", description="A column of numbers, dates or datetimes."
+    )
+    min: int | float | str | None = Field(
+        None, title="Minimum", description="The smallest allowed value (included)."
+    )
+    max: int | float | str | None = Field(
+        None, title="Maximum", description="The largest allowed value (included)."
+    )
+
+    @model_validator(mode="after")
+    def _a_bound(self):
+        if self.min is None and self.max is None:
+            raise ValueError("a range needs a min, a max or both")
+        return self
+
+    def check(self, field: str, schema: Schema) -> None:
+        low, high = self._bounds(field, schema)
+        if low is not None and high is not None and low > high:
+            raise ParamsError(f"{field}.max", f"{written(self.max)} is below the minimum")
+
+    def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
+        below, above = self._outside(frame, schema, field)
+        return below | above
+
+    def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
+        _, above = self._outside(rows, schema, field)
+        values = f"{self.column}: " + _text(rows[self.column])
+        above_max = values + f" is above the maximum {_shown(self.max)}"
+        return above_max.where(above, values + f" is below the minimum {_shown(self.min)}")
+
+    def _bounds(self, field: str, schema: Schema) -> tuple[object, object]:
+        column = column_of(f"{field}.column", self.column, schema)
+        require_type(
+            f"{field}.column",
+            column,
+            (*NUMBERS, "date", "datetime"),
+            "range needs numbers, dates or datetimes",
+        )
+        type_name = "float" if column.type in NUMBERS else column.type  # 0.5 stays 0.5
+        return tuple(
+            None if value is None else cast_value(f"{field}.{end}", value, type_name, self.column)
+            for end, value in (("min", self.min), ("max", self.max))
+        )
+
+    def _outside(
+        self, frame: pd.DataFrame, schema: Schema, field: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        low, high = self._bounds(field, schema)
+        values = frame[self.column]
+        below = _where_true(values < low) if low is not None else np.zeros(len(frame), bool)
+        above = _where_true(values > high) if high is not None else np.zeros(len(frame), bool)
+        return below, above
+
+
+class RegexRule(_Rule):
+    """Fails rows whose text does not match a pattern from start to end."""
+
+    model_config = ConfigDict(title="Pattern")
+
+    rule: Literal["regex"] = Field(title="Rule", description="regex: text matching a pattern.")
+    column: ColumnName = Field(title="Column", description="A column of text.")
+    pattern: str = Field(
+        title="Pattern",
+        description="A Python regular expression the whole value must match, e.g. "
+        "[A-Z]{2}[0-9]{4} (add .* at either end to match a part).",
+        min_length=1,
+    )
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"not a valid regular expression: {error}") from error
+        return pattern
+
+    def check(self, field: str, schema: Schema) -> None:
+        column = column_of(f"{field}.column", self.column, schema)
+        require_type(f"{field}.column", column, ("string",), "regex needs text")
+
+    def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
+        values = frame[self.column]
+        matches = values.str.fullmatch(self.pattern).to_numpy(dtype=bool, na_value=True)
+        return ~matches & values.notna().to_numpy()
+
+    def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
+        return f"{self.column}: " + _text(rows[self.column]) + f" does not match {self.pattern}"
+
+
+class AllowedValuesRule(_Rule):
+    """Fails rows whose value is not in a list."""
+
+    model_config = ConfigDict(title="Allowed values")
+
+    rule: Literal["allowed_values"] = Field(
+        title="Rule", description="allowed_values: one of a list."
+    )
+    column: ColumnName = Field(title="Column", description="The column to check.")
+    values: list[Scalar] = Field(
+        title="Values",
+        description="The allowed values, converted to the column's type.",
+        min_length=1,
+    )
+
+    def check(self, field: str, schema: Schema) -> None:
+        self._allowed(field, schema)
+
+    def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
+        values = frame[self.column]
+        allowed = values.isin(self._allowed(field, schema)).to_numpy(dtype=bool, na_value=False)
+        return ~allowed & values.notna().to_numpy()
+
+    def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
+        shown = [_shown(value) for value in self.values[:LISTED_VALUES]]
+        more = ", …" if len(self.values) > LISTED_VALUES else ""
+        return (
+            f"{self.column}: "
+            + _text(rows[self.column])
+            + f" is not one of {', '.join(shown)}{more}"
+        )
+
+    def _allowed(self, field: str, schema: Schema) -> list[object]:
+        column = column_of(f"{field}.column", self.column, schema)
+        return [
+            cast_value(f"{field}.values", value, column.type, self.column) for value in self.values
+        ]
+
+
+class UniqueRule(_Rule):
+    """Fails every row whose value (or combination of values) occurs on more than one row."""
+
+    model_config = ConfigDict(title="Unique")
+
+    rule: Literal["unique"] = Field(title="Rule", description="unique: no repeated values.")
+    column: ColumnName | None = Field(
+        None, title="Column", description="The column whose values must be unique."
+    )
+    columns: ColumnNames | None = Field(
+        None,
+        title="Columns",
+        description="Or several columns whose combination of values must be unique.",
+        min_length=1,
+    )
+
+    @model_validator(mode="after")
+    def _column_or_columns(self):
+        exactly_one(("column", self.column), ("columns", self.columns))
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        """The checked columns."""
+        return [self.column] if self.column is not None else list(self.columns)
+
+    def check(self, field: str, schema: Schema) -> None:
+        where = f"{field}.column" if self.column is not None else f"{field}.columns"
+        for name in self.names:
+            column_of(where, name, schema)
+
+    def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
+        complete = frame[self.names].notna().all(axis=1).to_numpy()
+        repeated = frame.duplicated(self.names, keep=False).to_numpy()
+        return repeated & complete
+
+    def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
+        values = _text(rows[self.names[0]])
+        for name in self.names[1:]:
+            values = values + ", " + _text(rows[name])
+        return f"{', '.join(self.names)}: " + values + " appears more than once"
+
+
+Rule = Annotated[
+    NotNullRule | RangeRule | RegexRule | AllowedValuesRule | UniqueRule,
+    Field(discriminator="rule"),
+]
+
+
+class ValidateParams(OperatorParams):
+    rules: list[Rule] = Field(
+        title="Rules",
+        description='Checks every row must pass, e.g. {"rule": "range", "column": "age", '
+        '"min": 0, "max": 130}.',
+        min_length=1,
+    )
+
+
+class Validate(Operator):
+    name = "validate"
+    kind = "process"
+    title = "Validate rows"
+    description = (
+        "Check rows against rules: rows passing all of them go to `valid`, the others to "
+        "`invalid` with a `_reason` column saying which rules they failed."
+    )
+    outputs = (
+        Port("valid", description="Rows that pass every rule."),
+        Port("invalid", description="Rows that fail a rule, with the reasons in `_reason`."),
+    )
+    Params = ValidateParams
+
+    def output_schema(self, ctx, inputs):
+        schema = inputs["in"]
+        _check(ctx.params, schema)
+        reason = Column(REASON, "string", False)
+        return {"valid": schema, "invalid": Schema((*schema.columns, reason))}
+
+    def run(self, ctx, inputs):
+        params: ValidateParams = ctx.params
+        frame = inputs["in"]
+        schema = frame_schema(frame)
+        _check(params, schema)
+        fields = [f"rules[{index}]" for index in range(len(params.rules))]
+        failures = [
+            rule.failed(frame, schema, f) for rule, f in zip(params.rules, fields, strict=True)
+        ]
+        invalid = np.logical_or.reduce(failures)
+        rows = frame[invalid]
+        text = pd.Series("", index=rows.index, dtype="str")
+        for rule, field, failed in zip(params.rules, fields, failures, strict=True):
+            hit = failed[invalid]
+            if hit.any():
+                text = text + (rule.reasons(rows, schema, field) + SEPARATOR).where(hit, "")
+        reasons = text.str.slice(stop=-len(SEPARATOR))
+        return {"valid": frame[~invalid], "invalid": rows.assign(**{REASON: reasons})}
+
+
+def _check(params: ValidateParams, schema: Schema) -> None:
+    if REASON in schema:
+        raise ParamsError(
+            "rules",
+            f"the input already has a column named '{REASON}', which validate adds to invalid "
+            "rows; rename or drop it first",
+        )
+    for index, rule in enumerate(params.rules):
+        rule.check(f"rules[{index}]", schema)
+
+
+def _where_true(mask: pd.Series) -> np.ndarray:
+    """A comparison's result as numpy bools, null (a skipped value) counting as false."""
+    return mask.to_numpy(dtype=bool, na_value=False)
+
+
+def _text(values: pd.Series) -> pd.Series:
+    return values.astype("str")
+
+
+def _shown(value: object) -> str:
+    """A params value in a reason: text as is, anything else as written in JSON."""
+    return value if isinstance(value, str) else written(value)
