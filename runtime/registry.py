@@ -8,7 +8,9 @@ broken package never takes the whole catalog down.
 
 from __future__ import annotations
 
+import importlib
 import logging
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib.metadata import entry_points
@@ -21,10 +23,14 @@ log = logging.getLogger(__name__)
 
 
 class Registry:
-    """Operators by name."""
+    """Operators by name; `lazy` ones (name → "module:Class") are imported on first use."""
 
-    def __init__(self, operators: Iterable[type[Operator]] = ()):
+    def __init__(
+        self, operators: Iterable[type[Operator]] = (), lazy: dict[str, str] | None = None
+    ):
         self._operators: dict[str, Operator] = {}
+        self._lazy: dict[str, str] = dict(lazy or {})
+        self._lock = threading.Lock()
         for operator_class in operators:
             self.register(operator_class)
 
@@ -37,24 +43,40 @@ class Registry:
                 raise TypeError(f"operator {operator_class.__name__} does not set `{attribute}`")
         if operator_class.kind not in KINDS:
             raise TypeError(f"operator {operator_class.name}: kind must be one of {KINDS}")
-        if operator_class.name in self._operators:
+        if operator_class.name in self._operators or operator_class.name in self._lazy:
             raise ValueError(f"an operator named '{operator_class.name}' is already registered")
         self._operators[operator_class.name] = operator_class()
 
     def get(self, name: str) -> Operator | None:
+        if name in self._lazy:
+            self._import(name)
         return self._operators.get(name)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._operators
+        return name in self._operators or name in self._lazy
 
     def names(self) -> list[str]:
-        return sorted(self._operators)
+        return sorted({*self._operators, *self._lazy})
 
     def catalog(self) -> list[dict]:
         """Every operator's catalog entry, sorted by kind then name."""
+        for name in list(self._lazy):
+            self._import(name)
         order = {kind: index for index, kind in enumerate(KINDS)}
         operators = sorted(self._operators.values(), key=lambda op: (order[op.kind], op.name))
         return [operator.describe() for operator in operators]
+
+    def _import(self, name: str) -> None:
+        with self._lock:
+            target = self._lazy.get(name)
+            if target is None:
+                return  # another thread imported it meanwhile
+            module_name, _, class_name = target.partition(":")
+            operator_class = getattr(importlib.import_module(module_name), class_name)
+            if operator_class.name != name:
+                raise TypeError(f"{target} is named '{operator_class.name}', not '{name}'")
+            del self._lazy[name]
+            self.register(operator_class)
 
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> None:
         """Register the operators that installed distributions publish under `group`."""
@@ -73,6 +95,6 @@ def default_registry() -> Registry:
     """The built-in operators and every installed plugin, loaded once per process."""
     from runtime.operators import BUILTIN_OPERATORS
 
-    registry = Registry(BUILTIN_OPERATORS)
+    registry = Registry(lazy=BUILTIN_OPERATORS)
     registry.load_entry_points()
     return registry

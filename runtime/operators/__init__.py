@@ -1,40 +1,33 @@
-"""The built-in operators. Each module holds one operator family; each operator is one class."""
+"""The built-in operators. Each module holds one operator family; each operator is one class.
 
-from runtime.operators.aggregate import Aggregate
-from runtime.operators.column_ops import Cast, FillNulls, Select, Transform
-from runtime.operators.combine import Join, Union
-from runtime.operators.csv_files import CsvInput, CsvOutput
-from runtime.operators.excel_files import ExcelInput, ExcelOutput
-from runtime.operators.filter import Filter
-from runtime.operators.json_files import JsonInput, JsonOutput
-from runtime.operators.parquet_files import ParquetInput, ParquetOutput
-from runtime.operators.rows import Deduplicate, DropNulls, Limit, Sample, Sort
-from runtime.operators.sql import SqlInput, SqlOutput
-from runtime.operators.validate import Validate
+They are listed by name and imported on first use, so that a run imports only the operators
+it needs (the SQL and Excel families pull in SQLAlchemy and openpyxl, which a CSV pipeline
+should not pay for at start-up). The registry checks that each class has the listed name.
+"""
 
-BUILTIN_OPERATORS = [
-    CsvInput,
-    CsvOutput,
-    JsonInput,
-    JsonOutput,
-    ParquetInput,
-    ParquetOutput,
-    ExcelInput,
-    ExcelOutput,
-    Filter,
-    SqlInput,
-    SqlOutput,
-    Transform,
-    Select,
-    Cast,
-    FillNulls,
-    Sort,
-    Deduplicate,
-    Limit,
-    Sample,
-    DropNulls,
-    Join,
-    Union,
-    Aggregate,
-    Validate,
-]
+BUILTIN_OPERATORS: dict[str, str] = {
+    "csv_input": "runtime.operators.csv_files:CsvInput",
+    "csv_output": "runtime.operators.csv_files:CsvOutput",
+    "json_input": "runtime.operators.json_files:JsonInput",
+    "json_output": "runtime.operators.json_files:JsonOutput",
+    "parquet_input": "runtime.operators.parquet_files:ParquetInput",
+    "parquet_output": "runtime.operators.parquet_files:ParquetOutput",
+    "excel_input": "runtime.operators.excel_files:ExcelInput",
+    "excel_output": "runtime.operators.excel_files:ExcelOutput",
+    "sql_input": "runtime.operators.sql:SqlInput",
+    "sql_output": "runtime.operators.sql:SqlOutput",
+    "filter": "runtime.operators.filter:Filter",
+    "transform": "runtime.operators.column_ops:Transform",
+    "select": "runtime.operators.column_ops:Select",
+    "cast": "runtime.operators.column_ops:Cast",
+    "fill_nulls": "runtime.operators.column_ops:FillNulls",
+    "sort": "runtime.operators.rows:Sort",
+    "deduplicate": "runtime.operators.rows:Deduplicate",
+    "limit": "runtime.operators.rows:Limit",
+    "sample": "runtime.operators.rows:Sample",
+    "drop_nulls": "runtime.operators.rows:DropNulls",
+    "join": "runtime.operators.combine:Join",
+    "union": "runtime.operators.combine:Union",
+    "aggregate": "runtime.operators.aggregate:Aggregate",
+    "validate": "runtime.operators.validate:Validate",
+}

@@ -164,7 +164,7 @@ def test_schema_and_operators_print_json():
 
 def test_ctrl_c_cancels_the_run_and_exits_130(tmp_path, monkeypatch, capsys):
     """A real SIGINT, delivered to this process while the CLI runs a slow node."""
-    registry = Registry([*BUILTIN_OPERATORS, Source, Step, Sink])
+    registry = Registry([Source, Step, Sink], lazy=BUILTIN_OPERATORS)
     monkeypatch.setattr(graph, "default_registry", lambda: registry)
     nodes = [
         {"id": "slow", "operator": "test_source", "params": {"sleep_s": 10}},

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from runtime.operator import Operator, OperatorParams
+from runtime.operators import BUILTIN_OPERATORS
 from runtime.registry import Registry, default_registry
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugin_demo"
@@ -86,3 +87,19 @@ def test_the_catalog_lists_ports_and_a_params_schema_for_every_operator():
         assert entry["title"]
         assert entry["params_schema"]["type"] == "object"
         assert all({"name", "many", "required"} <= set(port) for port in entry["inputs"])
+
+
+def test_every_builtin_operator_is_listed_under_its_own_name():
+    registry = Registry(lazy=BUILTIN_OPERATORS)
+    for name in BUILTIN_OPERATORS:
+        assert registry.get(name).name == name
+
+
+def test_a_run_imports_only_the_operators_it_uses():
+    code = (
+        "import sys, runtime.registry; r = runtime.registry.default_registry();"
+        "r.get('csv_input'); r.get('filter');"
+        "print('sqlalchemy' in sys.modules, 'openpyxl' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.split() == ["False", "False"], result.stderr
