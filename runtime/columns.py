@@ -24,3 +24,8 @@ def require_columns(field: str, names: Iterable[str], available: Iterable[str]) 
     for name in names:
         if name not in present:
             raise ParamsError(field, unknown_column_message(name, available))
+
+
+def needed_with(wanted: set[str] | None, names: Iterable[str]) -> set[str] | None:
+    """For column pruning: the columns wanted downstream plus `names` (None stays all)."""
+    return None if wanted is None else set(wanted) | set(names)

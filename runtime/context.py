@@ -68,12 +68,16 @@ class NodeContext:
         emit: Emit | None = None,
         log_level: str = "info",
         row_limit: int | None = None,
+        columns: set[str] | None = None,
     ):
         self.node_id = node_id
         self.params = params
         self.data_root = Path(data_root)
         self.connections = dict(connections or {})
         self.row_limit = row_limit
+        self.columns = columns
+        """Of the node's output, the columns anything downstream reads (None: all of them);
+        an input operator may read only these (column pruning)."""
         self.metrics: dict[str, Any] = {}
         self._cancel = threading.Event()
         self._commit_lock = threading.RLock()

@@ -33,6 +33,7 @@ from runtime.context import NodeContext
 from runtime.errors import NodeCancelled, PipewrightError
 from runtime.events import Emitter, EventSink, now_iso
 from runtime.graph import Plan, PlannedNode, Source
+from runtime.pruning import needed_columns
 
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""
@@ -132,6 +133,7 @@ class _Execution:
         self.retain = retain
         self.row_limit = row_limit
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
+        self.needed = needed_columns(plan, keep_all=retain)
         self.lock = threading.Condition()
         self.results = {node_id: NodeResult(node_id) for node_id in plan.order}
         self.store: dict[Source, pd.DataFrame] = {}
@@ -226,6 +228,7 @@ class _Execution:
             emit=self.emitter.emit,
             log_level=self.plan.config.log_level,
             row_limit=self.row_limit,
+            columns=self.needed[node.id],
         )
         return _Attempt(node, number, ctx, inputs)
 

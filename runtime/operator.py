@@ -76,6 +76,16 @@ class Operator:
         """Do the work; return a DataFrame for every output port."""
         raise NotImplementedError
 
+    def input_columns(
+        self, params: OperatorParams, output_columns: dict[str, set[str] | None]
+    ) -> dict[str, set[str] | None]:
+        """The input columns needed to produce `output_columns` (None: all of them).
+
+        Column pruning asks this, from the outputs back to the inputs, so that inputs never
+        read a column that cannot reach an output. The safe default needs every column.
+        """
+        return dict.fromkeys((port.name for port in self.inputs), None)
+
     def input_port(self, name: str) -> Port | None:
         return next((port for port in self.inputs if port.name == name), None)
 

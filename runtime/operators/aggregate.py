@@ -103,6 +103,10 @@ class Aggregate(Operator):
     )
     Params = AggregateParams
 
+    def input_columns(self, params, output_columns):
+        columns = {a.column for a in params.aggregations if a.column is not None}
+        return {"in": set(params.group_by) | columns}
+
     def output_schema(self, ctx, inputs):
         return {"out": Schema(_output_columns(ctx.params, inputs["in"]))}
 

@@ -12,9 +12,9 @@ import pandas as pd
 from pydantic import Field
 
 from runtime.casting import cast_series
-from runtime.columns import require_columns
+from runtime.columns import needed_with, require_columns
 from runtime.errors import ParamsError
-from runtime.expressions import ExpressionError, evaluate, infer_type
+from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
 from runtime.operators.typed_columns import (
@@ -74,6 +74,16 @@ class Transform(Operator):
     Params = TransformParams
     row_limit_safe = True
 
+    def input_columns(self, params, output_columns):
+        wanted = output_columns["out"]
+        if wanted is None and params.keep_other_columns:
+            return {"in": None}
+        needed = set(_targets(params) if wanted is None else wanted)
+        for _, mapping in reversed(_live_mappings(params, wanted)):
+            needed.discard(mapping.target)
+            needed |= referenced_columns(mapping.expression)
+        return {"in": needed}
+
     def output_schema(self, ctx, inputs):
         params: TransformParams = ctx.params
         schema = inputs["in"]
@@ -84,11 +94,29 @@ class Transform(Operator):
     def run(self, ctx, inputs):
         params: TransformParams = ctx.params
         frame = inputs["in"]
-        for index, mapping in enumerate(params.mappings):
+        live = _live_mappings(params, ctx.columns)
+        for index, mapping in live:
             frame = frame.assign(**{mapping.target: _mapped_values(index, mapping, frame)})
         if not params.keep_other_columns:
-            frame = frame[_targets(params)]
+            frame = frame[list(dict.fromkeys(mapping.target for _, mapping in live))]
         return {"out": frame}
+
+
+def _live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tuple[int, Mapping]]:
+    """The mappings whose result can reach a wanted column (all of them when all are wanted).
+
+    Column pruning tells a node which of its columns anything downstream reads; a mapping
+    computing a column nobody reads (not even a later mapping) is not computed at all.
+    """
+    if wanted is None:
+        return list(enumerate(params.mappings))
+    needed, live = set(wanted), []
+    for index, mapping in reversed(list(enumerate(params.mappings))):
+        if mapping.target in needed:
+            live.append((index, mapping))
+            needed.discard(mapping.target)
+            needed |= referenced_columns(mapping.expression)
+    return live[::-1]
 
 
 def _expression_error(index: int, error: ExpressionError) -> ParamsError:
@@ -152,6 +180,14 @@ class Select(Operator):
     Params = SelectParams
     row_limit_safe = True
 
+    def input_columns(self, params, output_columns):
+        if params.columns:
+            return {"in": set(params.columns) | set(params.rename)}
+        wanted = output_columns["out"]
+        original = {new: old for old, new in params.rename.items()}
+        renamed_back = None if wanted is None else {original.get(name, name) for name in wanted}
+        return {"in": needed_with(renamed_back, params.rename)}
+
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
         rename = ctx.params.rename
@@ -200,6 +236,9 @@ class Cast(Operator):
     Params = CastParams
     row_limit_safe = True
 
+    def input_columns(self, params, output_columns):
+        return {"in": needed_with(output_columns["out"], params.types)}
+
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
         types = _cast_types(ctx.params, schema)
@@ -240,6 +279,9 @@ class FillNulls(Operator):
     description = "Replace nulls in some columns with a fixed value."
     Params = FillNullsParams
     row_limit_safe = True
+
+    def input_columns(self, params, output_columns):
+        return {"in": needed_with(output_columns["out"], params.values)}
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import re
+from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
@@ -66,12 +68,14 @@ class CsvInput(Operator):
     def _read(self, ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
         params: CsvInputParams = ctx.params
         path = existing_file(ctx, params.path)
+        included = _columns_to_read(ctx, params, path)
+        options = _arrow_options(params, included)
         try:
             if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
-                table = pa_csv.read_csv(path, *_arrow_options(params))
+                table = pa_csv.read_csv(path, *options)
                 ctx.progress(table.num_rows)
             else:
-                table = _read_in_blocks(ctx, path, params, row_limit)
+                table = _read_in_blocks(ctx, path, options, row_limit)
         except (pa.ArrowInvalid, pa.ArrowKeyError, UnicodeDecodeError, LookupError) as error:
             raise OperatorError(
                 f"cannot read '{params.path}' as CSV: {_arrow_message(error)}"
@@ -82,7 +86,29 @@ class CsvInput(Operator):
         return _apply_dtypes(frame, params.dtypes, params.path)
 
 
-def _arrow_options(params: CsvInputParams):
+def _columns_to_read(ctx: NodeContext, params: CsvInputParams, path: Path) -> list[str] | None:
+    """The columns asked for, less those nothing downstream reads (column pruning).
+
+    Columns with a declared type are always read, so that a typo there is still reported.
+    """
+    if ctx.columns is None or not params.header:
+        return params.columns
+    names = params.columns or _header(path, params)
+    kept = [name for name in names if name in ctx.columns or name in params.dtypes]
+    return kept if kept and len(kept) < len(names) else params.columns
+
+
+def _header(path: Path, params: CsvInputParams) -> list[str]:
+    """The column names on the header line, read without parsing the rest of the file."""
+    try:
+        with open(path, encoding=params.encoding, newline="") as file:
+            lines = islice(file, params.skip_rows, None)
+            return next(csv.reader(lines, delimiter=params.delimiter), [])
+    except (UnicodeDecodeError, LookupError, csv.Error):
+        return []  # the real read reports what is wrong with the file
+
+
+def _arrow_options(params: CsvInputParams, included: list[str] | None):
     read = pa_csv.ReadOptions(
         skip_rows=params.skip_rows,
         autogenerate_column_names=not params.header,
@@ -90,16 +116,15 @@ def _arrow_options(params: CsvInputParams):
         block_size=BLOCK_BYTES,
     )
     parse = pa_csv.ParseOptions(delimiter=params.delimiter)
-    convert = pa_csv.ConvertOptions(
-        include_columns=params.columns or None, strings_can_be_null=True
-    )
+    convert = pa_csv.ConvertOptions(include_columns=included or None, strings_can_be_null=True)
+    return read, parse, convert
     return read, parse, convert
 
 
-def _read_in_blocks(ctx: NodeContext, path: Path, params: CsvInputParams, row_limit: int | None):
+def _read_in_blocks(ctx: NodeContext, path: Path, options: tuple, row_limit: int | None):
     """Stream a large file (or the head of one) block by block, with progress and cancel."""
     batches, rows = [], 0
-    with pa_csv.open_csv(path, *_arrow_options(params)) as reader:
+    with pa_csv.open_csv(path, *options) as reader:
         schema = reader.schema
         for batch in reader:
             ctx.check_cancelled()

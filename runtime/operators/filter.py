@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from runtime.columns import needed_with
 from runtime.errors import ParamsError
-from runtime.expressions import ExpressionError, filter_mask, infer_type
+from runtime.expressions import ExpressionError, filter_mask, infer_type, referenced_columns
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
 
@@ -23,6 +24,9 @@ class Filter(Operator):
     title = "Filter rows"
     description = "Keep the rows where a condition is true; a comparison with null is false."
     Params = FilterParams
+
+    def input_columns(self, params, output_columns):
+        return {"in": needed_with(output_columns["out"], referenced_columns(params.condition))}
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]

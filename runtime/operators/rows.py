@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from runtime.columns import needed_with
 from runtime.operator import Operator, OperatorParams
 from runtime.operators.typed_columns import (
     ColumnName,
@@ -52,6 +53,9 @@ class Sort(Operator):
     title = "Sort rows"
     description = "Order rows by one or more columns; rows that tie keep their input order."
     Params = SortParams
+
+    def input_columns(self, params, output_columns):
+        return {"in": needed_with(output_columns["out"], (key.column for key in params.by))}
 
     def output_schema(self, ctx, inputs):
         _sort_columns(ctx.params, inputs["in"])
@@ -119,6 +123,9 @@ class Limit(Operator):
     description = "Keep the first n rows."
     Params = LimitParams
     row_limit_safe = True
+
+    def input_columns(self, params, output_columns):
+        return {"in": output_columns["out"]}
 
     def output_schema(self, ctx, inputs):
         return {"out": inputs["in"]}

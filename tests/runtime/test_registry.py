@@ -14,20 +14,6 @@ from runtime.operator import Operator, OperatorParams
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.registry import Registry, default_registry
 
-PLUGIN = Path(__file__).resolve().parent.parent / "plugin_demo"
-
-
-@pytest.fixture(scope="module")
-def plugin_site(tmp_path_factory) -> Path:
-    """The demo plugin, really built and installed (into its own folder)."""
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(target), str(PLUGIN)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    return target
-
 
 def runtime_cli(*args: str, site: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": f"{site}{os.pathsep}{Path.cwd()}"}
