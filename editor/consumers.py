@@ -46,10 +46,8 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
             await self._send_snapshot()
 
     async def run_events(self, message):
-        """A frame of recorded events from a run of this pipeline."""
-        await self.send_json(
-            {"type": "events", "after_seq": message["after_seq"], "events": message["events"]}
-        )
+        """A frame of recorded events from a run of this pipeline, encoded once for everyone."""
+        await self.send(text_data=message["text"])
 
     async def _send_snapshot(self):
         seq, run = await database_sync_to_async(latest_run_snapshot)(self.pipeline_id)

@@ -4,7 +4,9 @@ The run recorder calls `broadcast` after each batch is committed, so a listener 
 of a state the database lacks. One channel-layer message carries a whole batch (a frame);
 progress events within a batch are merged (only the latest per node is sent); status, log
 and finish events never are. Each frame says which `seq` it follows (`after_seq`), so a
-client that missed a frame notices the gap and asks for a fresh snapshot.
+client that missed a frame notices the gap and asks for a fresh snapshot. The frame is
+encoded to JSON once, here: the message then carries one string, which the in-memory layer
+does not deep-copy per watcher and no consumer encodes again.
 
 Threads cannot use `async_to_sync(group_send)` with the in-memory layer (the server's loop is
 not woken), so batches are handed to the server's own event loop when this process serves
@@ -15,6 +17,7 @@ reaches browsers only through a shared layer such as Redis.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 
@@ -56,7 +59,8 @@ def frame_events(events: list[Event]) -> list[dict]:
 
 def broadcast(pipeline_id: int, after_seq: int, events: list[Event]) -> None:
     """Send one frame of a run's events to the pipeline's watchers (never raises)."""
-    message = {"type": "run.events", "after_seq": after_seq, "events": frame_events(events)}
+    frame = {"type": "events", "after_seq": after_seq, "events": frame_events(events)}
+    message = {"type": "run.events", "text": json.dumps(frame, separators=(",", ":"))}
     layer = get_channel_layer()
     if layer is None:
         return

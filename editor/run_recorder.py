@@ -46,11 +46,11 @@ class RunRecorder:
         self._writer.start()
 
     def __call__(self, event: Event) -> None:
-        self._queue.put(event)
+        self._queue.put((time.monotonic(), event))
 
     def close(self) -> None:
         """Flush every event received so far and stop the writer."""
-        self._queue.put(self._closed)
+        self._queue.put((time.monotonic(), self._closed))
         self._writer.join()
 
     def _write_loop(self) -> None:
@@ -65,14 +65,16 @@ class RunRecorder:
 
     def _next_batch(self) -> tuple[list[Event], bool]:
         """The events arriving within one flush interval; True once `close` was called."""
-        first = self._queue.get()
+        arrived, first = self._queue.get()
         if first is self._closed:
             return [], True
         batch = [first]
-        deadline = time.monotonic() + FLUSH_INTERVAL_S
+        # From the first event's arrival, not from now: an event that queued up while the
+        # previous batch was being written is not held back another whole interval.
+        deadline = arrived + FLUSH_INTERVAL_S
         while len(batch) < MAX_BATCH:
             try:
-                item = self._queue.get(timeout=max(deadline - time.monotonic(), 0.0))
+                _, item = self._queue.get(timeout=max(deadline - time.monotonic(), 0.0))
             except queue.Empty:
                 break
             if item is self._closed:
@@ -112,6 +114,11 @@ class RunRecorder:
                 changes[node]["progress"] = event["rows"]
             elif event["type"] == "node_log":
                 logs[node].append(f"{event['time']} {event['level'].upper()} {event['message']}")
+        # Write before reading: SQLite then takes the write lock first, waiting for other
+        # writers; upgrading a read lock instead fails at once ("database is locked") when
+        # another connection is waiting to commit, and the batch would be lost.
+        run = Run.objects.filter(pk=self.run_id)
+        run.update(last_seq=events[-1]["seq"])
         rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes) | set(logs))
         keep = settings.PIPEWRIGHT_LOG_LINES
         for row in rows:
@@ -124,8 +131,6 @@ class RunRecorder:
             if logs.get(row.node_id):
                 row.log_tail = (row.log_tail + logs[row.node_id])[-keep:]
             row.save()
-        run = Run.objects.filter(pk=self.run_id)
-        run.update(last_seq=events[-1]["seq"])
         finished = [event for event in events if event["type"] == "run_finished"]
         if finished:  # settled with the event, so that no listener sees a stale status
             run.update(

@@ -4,19 +4,18 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
-from editor.access import pipeline_for, visible_pipelines
+from editor.access import pipeline_for
 
 
 @login_required
 def home(request):
-    """The list of the user's pipelines."""
-    pipelines = visible_pipelines(request.user).prefetch_related("runs")
-    return render(request, "editor/home.html", {"pipelines": pipelines})
+    """The list of the user's pipelines (the page's script reads it from the API)."""
+    return render(request, "editor/home.html")
 
 
 @login_required
 def pipeline_editor(request, pipeline_id: int):
-    """One pipeline: its graph and runs."""
+    """The editor of one pipeline (404 for anyone who may not see it)."""
     pipeline = pipeline_for(request.user, pipeline_id)
     return render(request, "editor/pipeline.html", {"pipeline": pipeline})
 

@@ -94,8 +94,14 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Runs write from worker threads while the server reads: wait for locks, do not fail.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Runs write from worker threads while the server reads and writes too. IMMEDIATE: a
+    # transaction takes the write lock when it starts, so it waits for it (up to `timeout`)
+    # instead of failing at once when it upgrades from reading; WAL: readers never block it.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=20,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    )
     # A file, not memory: runs execute on other threads (and, in browser tests, processes).
     (BASE_DIR / "var").mkdir(exist_ok=True)
     DATABASES["default"]["TEST"] = {
@@ -138,6 +144,7 @@ STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "var" / "static" if PRODUCTION else None  # collectstatic target
 STATICFILES_DIRS = [BASE_DIR / "static"]
 WHITENOISE_USE_FINDERS = True  # serve from the source folders too: no collectstatic needed
+WHITENOISE_AUTOREFRESH = DEBUG  # in development, a rebuilt bundle is served without a restart
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -7,7 +7,6 @@ import time
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
 
 from editor.models import Run
@@ -83,19 +82,6 @@ def pipeline_id(client) -> int:
     response = post_json(client, "/api/pipelines", SEED)
     assert response.status_code == 201, response.content
     return response.json()["id"]
-
-
-def database_url() -> str:
-    """The test database as a URL, for server or `manage.py` processes the tests start."""
-    settings_dict = connection.settings_dict
-    if settings_dict["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{settings_dict['NAME']}"
-    user = settings_dict["USER"] + (
-        f":{settings_dict['PASSWORD']}" if settings_dict["PASSWORD"] else ""
-    )
-    return (
-        f"postgres://{user}@{settings_dict['HOST']}:{settings_dict['PORT']}/{settings_dict['NAME']}"
-    )
 
 
 def wait_for_run(run_id: int, timeout: float = 20) -> Run:

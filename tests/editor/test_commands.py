@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 
 from editor.actions import create_pipeline
 from editor.documents import to_document
@@ -21,7 +22,8 @@ from editor.models import ApiToken, NodeRun, Pipeline, Run
 from editor.tokens import user_for_token
 from runtime.graph import validate
 from runtime.spec import dump_document, load_document
-from tests.editor.conftest import SEED, database_url, make_user
+from tests.editor.conftest import SEED, make_user
+from tests.servers import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)  # runs record from their own thread
 
@@ -47,7 +49,7 @@ def manage(*args: str, data_root) -> subprocess.CompletedProcess:
     """`manage.py` in a new process, on the test database, for real exit codes and streams."""
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "PIPEWRIGHT_DATA_ROOT": str(data_root),
     }
     return subprocess.run(

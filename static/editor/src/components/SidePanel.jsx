@@ -1,0 +1,274 @@
+// The right-hand panel: the selected node (label, id, params form, problems, columns,
+// run details and the Preview button), or the pipeline's overview when nothing is selected.
+
+import { useContext } from "react";
+import { formatCount, formatDuration, formatRate, rowsIn } from "../format.js";
+import { describeProblem, generalProblems } from "../problems.js";
+import { CatalogContext, OverlayContext, StatusBadge } from "../nodes/NodeCard.jsx";
+import { shownRun } from "../editor/overlay.js";
+import { useStore } from "../store.js";
+import SchemaForm from "./SchemaForm.jsx";
+
+const NO_PROBLEMS = [];
+
+/** The panel for `selected` (the selected nodes). */
+export default function SidePanel({ selected, schemas, onNodeChange, onPreview, onDelete, pipelineProblems, nodeCount }) {
+  if (selected.length === 1) {
+    return (
+      <aside className="pw-side" aria-label="Node">
+        <NodePanel key={selected[0].id} node={selected[0]} schemas={schemas?.nodes?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
+      </aside>
+    );
+  }
+  return (
+    <aside className="pw-side" aria-label="Pipeline">
+      {selected.length > 1 ? (
+        <section className="pw-section">
+          <h2>{selected.length} nodes selected</h2>
+          <p className="pw-muted">Drag them together, copy them with Ctrl+C, or delete them.</p>
+          <button type="button" onClick={onDelete}>
+            Delete selection
+          </button>
+        </section>
+      ) : (
+        <Overview nodeCount={nodeCount} problems={pipelineProblems} />
+      )}
+    </aside>
+  );
+}
+
+function Overview({ nodeCount, problems }) {
+  const overlay = useContext(OverlayContext);
+  const nodeProblems = useStore(overlay, (state) => state.problems);
+  const count = Object.values(nodeProblems).reduce((sum, list) => sum + list.length, 0);
+  return (
+    <section className="pw-section">
+      <h2>Pipeline</h2>
+      {nodeCount === 0 ? (
+        <div className="pw-empty-hint">
+          <p>
+            <strong>Start here:</strong> drag an input (a CSV file, say) from the left onto the canvas, add a processing step,
+            then an output.
+          </p>
+          <p>Connect a node's right-hand handle to the next node's left-hand handle. Click a node to set it up.</p>
+        </div>
+      ) : (
+        <p className="pw-muted">
+          {nodeCount} node{nodeCount === 1 ? "" : "s"}. Click a node to edit its settings; shift-drag to select several.
+        </p>
+      )}
+      {count || problems.length ? (
+        <div className="pw-problems">
+          <h3>
+            {count + problems.length} problem{count + problems.length === 1 ? "" : "s"}
+          </h3>
+          <ul>
+            {problems.map((problem, index) => (
+              <li key={`p${index}`}>{describeProblem(problem)}</li>
+            ))}
+            {Object.values(nodeProblems)
+              .flat()
+              .slice(0, 20)
+              .map((problem, index) => (
+                <li key={`n${index}`}>{describeProblem(problem, true)}</li>
+              ))}
+          </ul>
+        </div>
+      ) : nodeCount ? (
+        <p className="pw-ok">No problems found.</p>
+      ) : null}
+      <h3>Shortcuts</h3>
+      <dl className="pw-shortcuts">
+        <dt>Ctrl+S</dt>
+        <dd>save</dd>
+        <dt>Ctrl+Z / Ctrl+Shift+Z</dt>
+        <dd>undo / redo</dd>
+        <dt>Ctrl+C / Ctrl+V</dt>
+        <dd>copy / paste nodes</dd>
+        <dt>Delete</dt>
+        <dd>delete the selection</dd>
+        <dt>Shift+drag</dt>
+        <dd>select several</dd>
+      </dl>
+    </section>
+  );
+}
+
+function NodePanel({ node, schemas, onChange, onPreview }) {
+  const catalog = useContext(CatalogContext);
+  const overlay = useContext(OverlayContext);
+  const run = useStore(overlay, (state) => shownRun(state).nodes[node.id]);
+  const problems = useStore(overlay, (state) => state.problems[node.id] ?? NO_PROBLEMS);
+  const operator = catalog.byName.get(node.data.operator);
+  const idPrefix = `pw-${node.id}`;
+  const general = generalProblems(problems, operator?.params_schema);
+  const inputColumns = Object.values(schemas?.inputs ?? {})
+    .flatMap((value) => (Array.isArray(value?.[0]) ? value.flat() : (value ?? [])))
+    .map((column) => column.name);
+  return (
+    <>
+      <section className="pw-section">
+        <div className="pw-node-panel-head">
+          <span className={`pw-kind-dot pw-kind-${operator?.kind ?? "unknown"}`} aria-hidden="true" />
+          <div>
+            <h2>{operator?.title ?? node.data.operator}</h2>
+            <p className="pw-muted pw-small">{operator?.description ?? "This operator is not installed on the server."}</p>
+          </div>
+        </div>
+        <div className="pw-field">
+          <label className="pw-label" htmlFor={`${idPrefix}-label`}>
+            Label
+          </label>
+          <input id={`${idPrefix}-label`} type="text" value={node.data.label} placeholder={node.id} onChange={(event) => onChange(node.id, { label: event.target.value }, `label.${node.id}`)} />
+        </div>
+        <div className="pw-field">
+          <span className="pw-label">Id</span>
+          <code className="pw-node-id-value">{node.id}</code>
+        </div>
+        {general.length ? (
+          <ul className="pw-field-problems" role="alert">
+            {general.map((problem, index) => (
+              <li key={index}>{describeProblem(problem)}</li>
+            ))}
+          </ul>
+        ) : null}
+      </section>
+      {run && run.status !== "idle" ? <RunDetails run={run} /> : null}
+      <section className="pw-section">
+        <h3>Settings</h3>
+        <SchemaForm
+          schema={operator?.params_schema}
+          value={node.data.params}
+          problems={problems}
+          columns={[...new Set(inputColumns)]}
+          idPrefix={idPrefix}
+          onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
+        />
+        <details className="pw-advanced">
+          <summary>Retries and timeout</summary>
+          <NumberSetting id={`${idPrefix}-retries`} label="Node retries" hint="Empty: the pipeline's setting." value={node.data.retries} integer onChange={(retries) => onChange(node.id, { retries }, `retries.${node.id}`)} />
+          <NumberSetting id={`${idPrefix}-timeout`} label="Node timeout (s)" hint="Empty: the pipeline's setting." value={node.data.timeout_s} onChange={(timeout_s) => onChange(node.id, { timeout_s }, `timeout.${node.id}`)} />
+        </details>
+      </section>
+      <section className="pw-section">
+        <div className="pw-section-head">
+          <h3>Columns</h3>
+          <button type="button" onClick={() => onPreview(node.id)}>
+            Preview
+          </button>
+        </div>
+        <Columns schemas={schemas} />
+      </section>
+    </>
+  );
+}
+
+function NumberSetting({ id, label, hint, value, integer = false, onChange }) {
+  return (
+    <div className="pw-field">
+      <label className="pw-label" htmlFor={id}>
+        {label}
+      </label>
+      <input
+        id={id}
+        type="number"
+        min={0}
+        step={integer ? 1 : "any"}
+        value={value ?? ""}
+        onChange={(event) => {
+          const text = event.target.value;
+          onChange(text === "" ? null : integer ? Math.trunc(Number(text)) : Number(text));
+        }}
+      />
+      <p className="pw-hint">{hint}</p>
+    </div>
+  );
+}
+
+function RunDetails({ run }) {
+  const metrics = run.metrics ?? {};
+  const incoming = rowsIn(metrics);
+  const failed = run.status === "failed" || run.status === "timed_out";
+  return (
+    <section className={`pw-section pw-run-details${failed ? " is-failed" : ""}`}>
+      <div className="pw-section-head">
+        <h3>Last run</h3>
+        <StatusBadge status={run.status} />
+      </div>
+      <dl className="pw-metrics">
+        <dt>Rows in</dt>
+        <dd>{formatCount(incoming)}</dd>
+        <dt>Rows out</dt>
+        <dd>{formatCount(metrics.rows_out ?? run.rows)}</dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(metrics.duration_s)}</dd>
+        <dt>Speed</dt>
+        <dd>{formatRate(incoming ?? metrics.rows_out, metrics.duration_s) ?? "–"}</dd>
+        {run.attempt > 1 ? (
+          <>
+            <dt>Attempts</dt>
+            <dd>{run.attempt}</dd>
+          </>
+        ) : null}
+      </dl>
+      {run.error ? (
+        <div className="pw-run-error" role="alert">
+          <strong>Error:</strong> {run.error}
+        </div>
+      ) : null}
+      {run.traceback ? (
+        <details className="pw-traceback">
+          <summary>Traceback</summary>
+          <pre>{run.traceback}</pre>
+        </details>
+      ) : null}
+    </section>
+  );
+}
+
+function Columns({ schemas }) {
+  if (!schemas) return <p className="pw-muted pw-small">Columns appear once the pipeline is saved and its inputs can be read.</p>;
+  const inputs = Object.entries(schemas.inputs ?? {});
+  const outputs = Object.entries(schemas.outputs ?? {});
+  return (
+    <div className="pw-columns">
+      {inputs.map(([port, value]) => (
+        <ColumnList key={`in-${port}`} title={`In · ${port}`} columns={value} />
+      ))}
+      {outputs.map(([port, value]) => (
+        <ColumnList key={`out-${port}`} title={`Out · ${port}`} columns={value} />
+      ))}
+      {!inputs.length && !outputs.length ? <p className="pw-muted pw-small">No columns known yet.</p> : null}
+    </div>
+  );
+}
+
+function ColumnList({ title, columns }) {
+  const lists = Array.isArray(columns?.[0]) ? columns : [columns];
+  return (
+    <div className="pw-column-list">
+      <h4>{title}</h4>
+      {lists.map((list, index) =>
+        list ? (
+          <table key={index} className="pw-table pw-table-compact">
+            <tbody>
+              {list.map((column) => (
+                <tr key={column.name}>
+                  <td>{column.name}</td>
+                  <td className="pw-type">
+                    {column.type}
+                    {column.nullable ? " · nullable" : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p key={index} className="pw-muted pw-small">
+            not known (connect an input)
+          </p>
+        ),
+      )}
+    </div>
+  );
+}

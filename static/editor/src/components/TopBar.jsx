@@ -1,0 +1,102 @@
+// The editor's top bar: the pipeline's name, save state, editing tools, file actions, run
+// history, and Run / Cancel.
+
+import { useRef } from "react";
+
+/** The bar; every action is a callback of EditorApp. */
+export default function TopBar({
+  name,
+  onRename,
+  saveLabel,
+  saveTitle,
+  onSave,
+  undo,
+  redo,
+  onLayout,
+  onSettings,
+  onExport,
+  onImport,
+  imageUrl,
+  history,
+  runActive,
+  onRun,
+  onCancel,
+  connection,
+}) {
+  const file = useRef(null);
+  return (
+    <div className="pw-topbar" role="toolbar" aria-label="Pipeline">
+      <div className="pw-topbar-group pw-topbar-name">
+        <a className="pw-back" href="/" title="All pipelines" aria-label="All pipelines">
+          ←
+        </a>
+        <input className="pw-name" aria-label="Pipeline name" value={name} maxLength={200} onChange={(event) => onRename(event.target.value)} />
+        <span className={`pw-save-state pw-save-${saveLabel === "Saved" ? "saved" : saveLabel === "Saving…" ? "saving" : "unsaved"}`} title={saveTitle} role="status">
+          {saveLabel}
+        </span>
+        <button type="button" onClick={onSave} title="Save (Ctrl+S)">
+          Save
+        </button>
+      </div>
+      <div className="pw-topbar-group">
+        <button type="button" onClick={undo.run} disabled={!undo.enabled} title="Undo (Ctrl+Z)" aria-label="Undo">
+          ↶
+        </button>
+        <button type="button" onClick={redo.run} disabled={!redo.enabled} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
+          ↷
+        </button>
+        <button type="button" onClick={onLayout} title="Arrange the nodes with Graphviz">
+          Auto-layout
+        </button>
+      </div>
+      <span className="pw-topbar-spacer" />
+      <div className="pw-topbar-group">
+        <button type="button" onClick={onSettings}>
+          Settings
+        </button>
+        <button type="button" onClick={onExport} title="Download the pipeline as JSON">
+          Export
+        </button>
+        <button type="button" onClick={() => file.current?.click()} title="Replace this pipeline's graph with a JSON file">
+          Import
+        </button>
+        <input
+          ref={file}
+          type="file"
+          accept="application/json,.json"
+          hidden
+          onChange={(event) => {
+            const chosen = event.target.files?.[0];
+            event.target.value = "";
+            if (chosen) onImport(chosen);
+          }}
+        />
+        <details className="pw-menu">
+          <summary>Image</summary>
+          <div className="pw-menu-items">
+            <a href={`${imageUrl}.svg`} target="_blank" rel="noreferrer" download>
+              Graph as SVG
+            </a>
+            <a href={`${imageUrl}.png`} target="_blank" rel="noreferrer" download>
+              Graph as PNG
+            </a>
+          </div>
+        </details>
+        {history}
+      </div>
+      <div className="pw-topbar-group pw-run-group">
+        {connection === "reconnecting" || connection === "forbidden" ? (
+          <span className="pw-connection" title={connection === "forbidden" ? "The server refused the live view" : "The live view reconnects by itself"}>
+            {connection === "forbidden" ? "live view refused" : "live view offline"}
+          </span>
+        ) : null}
+        <button type="button" className="pw-primary" onClick={onRun} disabled={runActive}>
+          Run
+        </button>
+        <button type="button" onClick={onCancel} disabled={!runActive}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+// The pipeline document (the server's shape: what it validates, saves, runs and exports)
+// to and from what the canvas holds. Nothing else knows both shapes.
+
+import { makeEdge } from "./graph.js";
+
+const READ_ONLY = new Set(["id", "revision", "owner", "created_at", "updated_at", "last_run"]);
+
+/** `{meta, nodes, edges}` for the canvas; `typeOf(operator)` picks each node's React Flow type. */
+export function documentToCanvas(document, typeOf) {
+  const meta = {};
+  for (const [key, value] of Object.entries(document)) {
+    if (key !== "nodes" && key !== "edges" && !READ_ONLY.has(key)) meta[key] = value;
+  }
+  const nodes = (document.nodes ?? []).map((node) => ({
+    id: node.id,
+    type: typeOf(node.operator),
+    position: { x: node.position?.x ?? 0, y: node.position?.y ?? 0 },
+    data: {
+      operator: node.operator,
+      label: node.label ?? "",
+      params: node.params ?? {},
+      retries: node.retries ?? null,
+      timeout_s: node.timeout_s ?? null,
+    },
+  }));
+  const edges = (document.edges ?? []).map((edge) =>
+    makeEdge({
+      source: edge.source,
+      sourceHandle: edge.source_port ?? "out",
+      target: edge.target,
+      targetHandle: edge.target_port ?? "in",
+    }),
+  );
+  return { meta, nodes, edges };
+}
+
+/** The document the canvas shows, nodes sorted by id and edges by their four ends. */
+export function canvasToDocument(meta, nodes, edges) {
+  const documentNodes = nodes
+    .map((node) => ({
+      id: node.id,
+      operator: node.data.operator,
+      label: node.data.label ?? "",
+      params: node.data.params ?? {},
+      position: { x: Math.round(node.position.x), y: Math.round(node.position.y) },
+      retries: node.data.retries ?? null,
+      timeout_s: node.data.timeout_s ?? null,
+    }))
+    .sort((a, b) => compare(a.id, b.id));
+  const documentEdges = edges
+    .map((edge) => ({
+      source: edge.source,
+      source_port: edge.sourceHandle,
+      target: edge.target,
+      target_port: edge.targetHandle,
+    }))
+    .sort(
+      (a, b) =>
+        compare(a.source, b.source) ||
+        compare(a.source_port, b.source_port) ||
+        compare(a.target, b.target) ||
+        compare(a.target_port, b.target_port),
+    );
+  return { ...meta, nodes: documentNodes, edges: documentEdges };
+}
+
+function compare(a, b) {
+  if (a < b) return -1;
+  return a > b ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+// How numbers, durations and times read in the editor.
+
+/** 1234567 → "1,234,567"; null → "–". */
+export function formatCount(value) {
+  return typeof value === "number" ? value.toLocaleString("en-US") : "–";
+}
+
+/** Seconds as "850 ms", "3.4 s" or "2 min 5 s". */
+export function formatDuration(seconds) {
+  if (typeof seconds !== "number" || Number.isNaN(seconds)) return "–";
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
+}
+
+/** Rows per second, shortened: "12.3k rows/s". */
+export function formatRate(rows, seconds) {
+  if (typeof rows !== "number" || typeof seconds !== "number" || seconds <= 0) return null;
+  const rate = rows / seconds;
+  if (rate >= 1e6) return `${(rate / 1e6).toFixed(1)}M rows/s`;
+  if (rate >= 1e3) return `${(rate / 1e3).toFixed(1)}k rows/s`;
+  return `${Math.round(rate)} rows/s`;
+}
+
+/** An ISO time as "3 min ago" (or a date when older than a week). */
+export function timeAgo(iso, now = Date.now()) {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return "";
+  const seconds = Math.max(0, Math.round((now - then) / 1000));
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days < 7) return `${days} d ago`;
+  return new Date(then).toLocaleDateString();
+}
+
+/** An ISO time as a short local date and time. */
+export function formatTime(iso) {
+  const then = Date.parse(iso);
+  return Number.isNaN(then) ? "" : new Date(then).toLocaleString();
+}
+
+/** The sum of a node's rows in (its metrics keep them per input port). */
+export function rowsIn(metrics) {
+  const values = Object.values(metrics?.rows_in ?? {});
+  return values.length ? values.reduce((sum, value) => sum + (value ?? 0), 0) : null;
+}

@@ -1,0 +1,10 @@
+// The canvas node of input operators.
+
+import { memo } from "react";
+import NodeCard from "./NodeCard.jsx";
+
+function InputNode(props) {
+  return <NodeCard {...props} kind="input" icon="⇥" />;
+}
+
+export default memo(InputNode);

@@ -1,0 +1,10 @@
+// The canvas node of output operators.
+
+import { memo } from "react";
+import NodeCard from "./NodeCard.jsx";
+
+function OutputNode(props) {
+  return <NodeCard {...props} kind="output" icon="⇲" />;
+}
+
+export default memo(OutputNode);

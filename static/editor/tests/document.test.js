@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { canvasToDocument, documentToCanvas } from "../src/document.js";
+
+const SERVER_ANSWER = {
+  format: "pipewright.pipeline",
+  version: 1,
+  name: "Seed ETL",
+  description: "Adults' spending",
+  config: {
+    max_concurrency: null,
+    stop_on_error: true,
+    retries: 0,
+    retry_delay_s: 1.0,
+    timeout_s: null,
+    log_level: "info",
+    parameters: { min_age: 18 },
+  },
+  nodes: [
+    { id: "adults", operator: "filter", label: "Adults", params: { condition: "age > ${min_age}" }, position: { x: 260, y: 0 }, retries: null, timeout_s: null },
+    { id: "users", operator: "csv_input", label: "", params: { path: "demo/users.csv" }, position: { x: 0, y: 0 }, retries: 2, timeout_s: 30 },
+    { id: "with_names", operator: "join", label: "", params: { left_on: ["country"], right_on: ["country"] }, position: { x: 500, y: 60 }, retries: null, timeout_s: null },
+  ],
+  edges: [
+    { source: "adults", source_port: "out", target: "with_names", target_port: "left" },
+    { source: "users", source_port: "out", target: "adults", target_port: "in" },
+    { source: "users", source_port: "out", target: "with_names", target_port: "right" },
+  ],
+  id: 7,
+  revision: 3,
+  owner: "demo",
+  created_at: "2026-11-30T00:00:00+00:00",
+  updated_at: "2026-11-30T00:00:00+00:00",
+};
+const typeOf = (operator) => `${operator}Type`;
+
+describe("document and canvas", () => {
+  it("round-trips the server's document exactly (read-only fields left out)", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const { id: _id, revision: _r, owner: _o, created_at: _c, updated_at: _u, ...document } = SERVER_ANSWER;
+    expect(canvasToDocument(meta, nodes, edges)).toEqual(document);
+  });
+
+  it("uses port names as handle ids and the operator for the node type", () => {
+    const { nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    expect(nodes[0]).toMatchObject({ id: "adults", type: "filterType", position: { x: 260, y: 0 } });
+    expect(edges[0]).toMatchObject({ source: "adults", sourceHandle: "out", target: "with_names", targetHandle: "left" });
+  });
+
+  it("sorts nodes by id and edges by their four ends, as the server's export does", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const document = canvasToDocument(meta, [...nodes].reverse(), [...edges].reverse());
+    expect(document.nodes.map((node) => node.id)).toEqual(["adults", "users", "with_names"]);
+    expect(document.edges.map((edge) => `${edge.source}>${edge.target}`)).toEqual(["adults>with_names", "users>adults", "users>with_names"]);
+  });
+
+  it("keeps only document fields on nodes (no selection, sizes or React Flow state)", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const touched = nodes.map((node) => ({ ...node, selected: true, measured: { width: 200, height: 60 }, dragging: false }));
+    const document = canvasToDocument(meta, touched, edges);
+    expect(Object.keys(document.nodes[0]).sort()).toEqual(["id", "label", "operator", "params", "position", "retries", "timeout_s"]);
+  });
+
+  it("fills the defaults of a minimal document", () => {
+    const { meta, nodes, edges } = documentToCanvas({ name: "x", nodes: [{ id: "a", operator: "filter" }], edges: [{ source: "a", target: "a" }] }, typeOf);
+    const document = canvasToDocument(meta, nodes, edges);
+    expect(document.nodes[0]).toEqual({ id: "a", operator: "filter", label: "", params: {}, position: { x: 0, y: 0 }, retries: null, timeout_s: null });
+    expect(document.edges[0]).toEqual({ source: "a", source_port: "out", target: "a", target_port: "in" });
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { editorReducer, initialEditorState, isDirty } from "../src/editor/editorState.js";
+
+const canvas = { meta: { name: "p" }, nodes: [{ id: "a", type: "t", position: { x: 0, y: 0 }, data: { operator: "filter", params: {} } }], edges: [] };
+
+describe("the editor's state", () => {
+  it("is saved when loaded, unsaved after a change, saved once the server has that version", () => {
+    let state = initialEditorState(canvas);
+    expect(isDirty(state)).toBe(false);
+    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "q" } }) });
+    expect(isDirty(state)).toBe(true);
+    state = editorReducer(state, { type: "saved", version: state.version });
+    expect(isDirty(state)).toBe(false);
+  });
+
+  it("does not count selection changes as edits", () => {
+    let state = initialEditorState(canvas);
+    state = editorReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "select", selected: true }] });
+    expect(state.history.present.nodes[0].selected).toBe(true);
+    expect(isDirty(state)).toBe(false);
+  });
+
+  it("makes a drag one undo step, and none when nothing moved", () => {
+    let state = initialEditorState(canvas);
+    const before = state.history.present;
+    expect(editorReducer(state, { type: "dragEnd", before })).toBe(state);
+    state = editorReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "position", position: { x: 5, y: 5 }, dragging: true }] });
+    state = editorReducer(state, { type: "dragEnd", before });
+    expect(isDirty(state)).toBe(true);
+    state = editorReducer(state, { type: "undo" });
+    expect(state.history.present.nodes[0].position).toEqual({ x: 0, y: 0 });
+  });
+
+  it("reloads the server's version as saved, and undo brings the local edits back", () => {
+    let state = initialEditorState(canvas);
+    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "mine" } }) });
+    state = editorReducer(state, { type: "reload", canvas: { ...canvas, meta: { name: "theirs" } } });
+    expect(isDirty(state)).toBe(false);
+    expect(state.history.present.meta.name).toBe("theirs");
+    state = editorReducer(state, { type: "undo" });
+    expect(state.history.present.meta.name).toBe("mine");
+    expect(isDirty(state)).toBe(true);
+  });
+});

@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import {
+  addNode,
+  connect,
+  connectionProblem,
+  copySelection,
+  createNode,
+  deleteSelected,
+  edgeId,
+  freePosition,
+  makeEdge,
+  paste,
+  uniqueNodeId,
+} from "../src/graph.js";
+
+const PORTS = {
+  csv_input: { inputs: [], outputs: [{ name: "out", many: false, required: true }] },
+  filter: { inputs: [{ name: "in", many: false, required: true }], outputs: [{ name: "out", many: false, required: true }] },
+  union: { inputs: [{ name: "in", many: true, required: true }], outputs: [{ name: "out", many: false, required: true }] },
+  join: {
+    inputs: [
+      { name: "left", many: false, required: true },
+      { name: "right", many: false, required: true },
+    ],
+    outputs: [{ name: "out", many: false, required: true }],
+  },
+};
+const portsOf = (node) => PORTS[node.data.operator];
+const node = (id, operator, extra = {}) => ({ ...createNode(operator, "t", { x: 0, y: 0 }, id), ...extra });
+const link = (source, target, targetHandle = "in") => makeEdge({ source, sourceHandle: "out", target, targetHandle });
+
+describe("unique node ids", () => {
+  it("numbers an operator's nodes from 1", () => {
+    expect(uniqueNodeId("filter", [])).toBe("filter_1");
+  });
+  it("takes the smallest free number", () => {
+    expect(uniqueNodeId("filter", ["filter_1", "filter_3"])).toBe("filter_2");
+  });
+  it("accepts a set of taken ids", () => {
+    expect(uniqueNodeId("join", new Set(["join_1"]))).toBe("join_2");
+  });
+  it("makes ids the document accepts from odd operator names", () => {
+    expect(uniqueNodeId("my.plugin op", [])).toBe("my_plugin_op_1");
+    expect(uniqueNodeId("3d", [])).toMatch(/^[A-Za-z_][A-Za-z0-9_-]*$/);
+  });
+});
+
+describe("adding nodes", () => {
+  it("selects the new node only", () => {
+    const nodes = addNode([node("a", "filter", { selected: true })], node("b", "filter"));
+    expect(nodes.map((item) => [item.id, Boolean(item.selected)])).toEqual([
+      ["a", false],
+      ["b", true],
+    ]);
+  });
+  it("rounds the drop position", () => {
+    expect(createNode("filter", "processOperator", { x: 10.4, y: 20.6 }, "f").position).toEqual({ x: 10, y: 21 });
+  });
+});
+
+describe("connecting", () => {
+  const nodes = [node("read", "csv_input"), node("a", "filter"), node("b", "filter"), node("u", "union"), node("j", "join")];
+
+  it("adds an edge whose handles are the ports", () => {
+    const result = connect(nodes, [], { source: "read", sourceHandle: "out", target: "a", targetHandle: "in" }, portsOf);
+    expect(result.edges).toEqual([{ id: "read.out->a.in", source: "read", sourceHandle: "out", target: "a", targetHandle: "in" }]);
+  });
+
+  it("refuses an edge that closes a cycle and names its nodes", () => {
+    const edges = [link("a", "b")];
+    const result = connect(nodes, edges, { source: "b", sourceHandle: "out", target: "a", targetHandle: "in" }, portsOf);
+    expect(result.error).toMatch(/cycle \(a → b → a\)/);
+    expect(result.edges).toBeUndefined();
+  });
+
+  it("refuses a node feeding itself", () => {
+    expect(connectionProblem(nodes, [], { source: "a", sourceHandle: "out", target: "a", targetHandle: "in" }, portsOf)).toMatch(/cycle/);
+  });
+
+  it("refuses a second edge into a single-input port", () => {
+    const edges = [link("read", "a")];
+    const problem = connectionProblem(nodes, edges, { source: "b", sourceHandle: "out", target: "a", targetHandle: "in" }, portsOf);
+    expect(problem).toMatch(/takes one connection.*from read/);
+  });
+
+  it("allows many edges into a port that takes many", () => {
+    const edges = [link("read", "u")];
+    expect(connectionProblem(nodes, edges, { source: "a", sourceHandle: "out", target: "u", targetHandle: "in" }, portsOf)).toBeNull();
+  });
+
+  it("treats each input port of a join on its own", () => {
+    const edges = [link("read", "j", "left")];
+    expect(connectionProblem(nodes, edges, { source: "a", sourceHandle: "out", target: "j", targetHandle: "right" }, portsOf)).toBeNull();
+    expect(connectionProblem(nodes, edges, { source: "a", sourceHandle: "out", target: "j", targetHandle: "left" }, portsOf)).toMatch(/takes one/);
+  });
+
+  it("refuses unknown ports and duplicate edges", () => {
+    expect(connectionProblem(nodes, [], { source: "read", sourceHandle: "out", target: "a", targetHandle: "nope" }, portsOf)).toMatch(/no input "nope"/);
+    const edges = [link("read", "u")];
+    expect(connectionProblem(nodes, edges, { source: "read", sourceHandle: "out", target: "u", targetHandle: "in" }, portsOf)).toMatch(/already connected/);
+  });
+
+  it("never changes its arguments", () => {
+    const edges = [link("read", "a")];
+    const frozen = Object.freeze([...edges]);
+    connect(nodes, frozen, { source: "a", sourceHandle: "out", target: "b", targetHandle: "in" }, portsOf);
+    expect(frozen).toHaveLength(1);
+  });
+});
+
+describe("deleting", () => {
+  it("removes selected nodes with their edges, and selected edges", () => {
+    const nodes = [node("a", "filter"), node("b", "filter", { selected: true }), node("c", "filter"), node("d", "filter")];
+    const edges = [link("a", "b"), link("b", "c"), { ...link("c", "d"), selected: true }, link("a", "d")];
+    const result = deleteSelected(nodes, edges);
+    expect(result.nodes.map((item) => item.id)).toEqual(["a", "c", "d"]);
+    expect(result.edges.map(edgeId)).toEqual(["a.out->d.in"]);
+    expect(result.changed).toBe(true);
+  });
+  it("says when nothing was selected", () => {
+    const nodes = [node("a", "filter")];
+    expect(deleteSelected(nodes, []).changed).toBe(false);
+  });
+});
+
+describe("copy and paste", () => {
+  const nodes = [node("filter_1", "filter", { selected: true }), node("filter_2", "filter", { selected: true }), node("read", "csv_input")];
+  const edges = [link("filter_1", "filter_2"), link("read", "filter_1")];
+
+  it("copies the selection and the edges inside it", () => {
+    const clipboard = copySelection(nodes, edges);
+    expect(clipboard.nodes.map((item) => item.id)).toEqual(["filter_1", "filter_2"]);
+    expect(clipboard.edges).toEqual([{ source: "filter_1", sourceHandle: "out", target: "filter_2", targetHandle: "in" }]);
+  });
+
+  it("pastes copies with new unique ids, moved, selected, and connected among themselves", () => {
+    const clipboard = copySelection(nodes, edges);
+    const result = paste(nodes, edges, clipboard, { x: 40, y: 40 });
+    const pasted = result.nodes.filter((item) => item.selected);
+    expect(pasted.map((item) => item.id)).toEqual(["filter_3", "filter_4"]);
+    expect(pasted[0].position).toEqual({ x: 40, y: 40 });
+    expect(result.nodes.filter((item) => !pasted.includes(item)).every((item) => !item.selected)).toBe(true);
+    expect(result.edges.map(edgeId)).toContain("filter_3.out->filter_4.in");
+    expect(new Set(result.nodes.map((item) => item.id)).size).toBe(result.nodes.length);
+  });
+
+  it("gives pasted params their own copy", () => {
+    const clipboard = copySelection([node("f", "filter", { selected: true, data: { operator: "filter", label: "", params: { condition: "x > 1" } } })], []);
+    const result = paste([], [], clipboard);
+    result.nodes[0].data.params.condition = "changed";
+    expect(clipboard.nodes[0].data.params.condition).toBe("x > 1");
+  });
+
+  it("copies nothing when nothing is selected", () => {
+    expect(copySelection([node("a", "filter")], [])).toBeNull();
+  });
+});
+
+describe("free positions", () => {
+  const size = { width: 200, height: 60 };
+  it("keeps a position where nothing is", () => {
+    expect(freePosition([], { x: 10, y: 10 }, size)).toEqual({ x: 10, y: 10 });
+  });
+  it("moves right, the way data flows, past the nodes in the way", () => {
+    const nodes = [node("a", "filter"), { ...node("b", "filter"), position: { x: 248, y: 0 } }];
+    expect(freePosition(nodes, { x: 0, y: 0 }, size)).toEqual({ x: 496, y: 0 });
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { IDLE_RUN, applyFrame, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, parseLogLine, runProgress } from "../src/runState.js";
+
+const event = (run_id, seq, body) => ({ run_id, seq, event: { run_id, seq, time: `2026-11-30T00:00:${String(seq).padStart(2, "0")}+00:00`, ...body } });
+const frame = (after_seq, ...events) => ({ type: "events", after_seq, events });
+
+describe("snapshots", () => {
+  it("shows every node idle before any run", () => {
+    const state = fromSnapshot(IDLE_RUN, { seq: 0, run: null });
+    expect(nodeStatus(state, "read")).toBe("idle");
+  });
+
+  it("takes a run's statuses and remembers its seq", () => {
+    const state = fromSnapshot(IDLE_RUN, { seq: 12, run: { id: 4, status: "running", nodes: { read: { status: "succeeded", metrics: { rows_out: 3 } }, f: { status: "running", metrics: { rows_so_far: 2 } } } } });
+    expect(state.runId).toBe(4);
+    expect(state.seqs[4]).toBe(12);
+    expect(nodeStatus(state, "read")).toBe("succeeded");
+    expect(state.nodes.f.rows).toBe(2);
+  });
+});
+
+describe("event frames", () => {
+  const started = applyFrame(IDLE_RUN, frame(0, event(1, 1, { type: "run_started", nodes: ["read", "f"] }))).state;
+
+  it("applies a frame's events in one new state", () => {
+    const { state, gap } = applyFrame(
+      started,
+      frame(1, event(1, 2, { type: "node_status", node: "read", status: "running", attempt: 1 }), event(1, 3, { type: "node_progress", node: "read", rows: 500 })),
+    );
+    expect(gap).toBe(false);
+    expect(state.nodes.read).toMatchObject({ status: "running", rows: 500, since: "2026-11-30T00:00:02+00:00" });
+    expect(state.seqs[1]).toBe(3);
+    expect(state.status).toBe("running");
+  });
+
+  it("ignores events whose seq is not above the last seen for the run", () => {
+    const first = applyFrame(started, frame(1, event(1, 2, { type: "node_status", node: "read", status: "succeeded", metrics: { rows_out: 3 } }))).state;
+    const again = applyFrame(first, frame(1, event(1, 2, { type: "node_status", node: "read", status: "running" })));
+    expect(again.state.nodes.read.status).toBe("succeeded");
+    expect(again.gap).toBe(false);
+  });
+
+  it("applies only the unseen part of a frame that overlaps a snapshot", () => {
+    const snapshot = fromSnapshot(started, { seq: 5, run: { id: 1, status: "running", nodes: { read: { status: "succeeded", metrics: {} }, f: { status: "running", metrics: {} } } } });
+    const { state } = applyFrame(
+      snapshot,
+      frame(3, event(1, 4, { type: "node_status", node: "read", status: "running" }), event(1, 6, { type: "node_status", node: "f", status: "failed", error: "boom", traceback: "Traceback…" })),
+    );
+    expect(state.nodes.read.status).toBe("succeeded");
+    expect(state.nodes.f).toMatchObject({ status: "failed", error: "boom", traceback: "Traceback…" });
+  });
+
+  it("reports a gap when a frame follows a seq it never saw", () => {
+    const { state, gap } = applyFrame(started, frame(7, event(1, 8, { type: "node_status", node: "f", status: "running" })));
+    expect(gap).toBe(true);
+    expect(state.nodes.f.status).toBe("running");
+  });
+
+  it("keeps unchanged nodes as the same objects", () => {
+    const { state } = applyFrame(started, frame(1, event(1, 2, { type: "node_progress", node: "read", rows: 1 })));
+    expect(state.nodes.f).toBe(started.nodes.f);
+  });
+
+  it("switches to a newer run and drops events of older ones", () => {
+    const newer = applyFrame(started, frame(0, event(2, 1, { type: "run_started", nodes: ["read"] }))).state;
+    expect(newer.runId).toBe(2);
+    expect(nodeStatus(newer, "f")).toBe("idle");
+    const old = applyFrame(newer, frame(1, event(1, 2, { type: "node_status", node: "read", status: "failed" })));
+    expect(old.state).toBe(newer);
+  });
+
+  it("finishes the run and collects log lines", () => {
+    const { state } = applyFrame(
+      started,
+      frame(
+        1,
+        event(1, 2, { type: "node_log", node: "read", level: "info", message: "read 3 rows" }),
+        event(1, 3, { type: "run_finished", status: "succeeded", duration_s: 0.5, totals: { nodes: { succeeded: 2 } } }),
+      ),
+    );
+    expect(state.status).toBe("succeeded");
+    expect(state.durationS).toBe(0.5);
+    expect(state.logs.map((line) => line.message)).toEqual(["read 3 rows", "run succeeded in 0.50 s"]);
+  });
+
+  it("ignores an empty frame", () => {
+    expect(applyFrame(started, frame(1)).state).toBe(started);
+  });
+});
+
+describe("runs from the API", () => {
+  it("starts a run from the 202 answer", () => {
+    const state = fromStartedRun(IDLE_RUN, { id: 9, status: "queued", nodes: { read: { status: "pending" } } });
+    expect(state).toMatchObject({ runId: 9, status: "queued" });
+    expect(nodeStatus(state, "read")).toBe("pending");
+  });
+
+  it("shows a past run as it ended, with its errors and logs", () => {
+    const state = fromRunDetails({
+      id: 3,
+      status: "failed",
+      duration_s: 1.5,
+      nodes: {
+        read: { status: "succeeded", attempts: 1, metrics: { rows_out: 3 }, error: "", traceback: "", log_tail: ["2026-11-30T00:00:01 INFO read 3 rows"] },
+        f: { status: "failed", attempts: 2, metrics: {}, error: "no column x", traceback: "Traceback", log_tail: [] },
+      },
+    });
+    expect(nodeStatus(state, "f")).toBe("failed");
+    expect(state.nodes.f.error).toBe("no column x");
+    expect(state.logs).toEqual([{ node: "read", time: "2026-11-30T00:00:01", level: "info", message: "read 3 rows" }]);
+    expect(runProgress(state)).toEqual({ done: 2, total: 2 });
+  });
+
+  it("reads log lines it cannot split as plain messages", () => {
+    expect(parseLogLine("a", "odd")).toEqual({ node: "a", time: "", level: "info", message: "odd" });
+  });
+});

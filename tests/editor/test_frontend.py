@@ -1,0 +1,75 @@
+"""The browser editor's build: the committed bundle matches its sources, and its unit tests pass.
+
+Running Pipewright needs no Node.js because `static/editor/dist/` is committed; these tests
+make sure that what is committed is what the sources build to. They need Node.js and npm:
+without them they are skipped on a developer's machine and fail in CI (`CI` is set).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "static" / "editor" / "dist"
+STALE = "the committed bundle is stale: run `npm run build` and commit static/editor/dist"
+
+
+def _run(command: list[str], timeout: int) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def npm() -> str:
+    """npm, with the locked packages installed in node_modules (`npm ci` when missing)."""
+    found = shutil.which("npm")
+    if found is None:
+        message = "npm is not installed: the editor's bundle and unit tests cannot be checked"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    if not (ROOT / "node_modules").is_dir():
+        installed = _run([found, "ci", "--no-audit", "--no-fund"], timeout=600)
+        assert installed.returncode == 0, f"npm ci failed:\n{installed.stdout}\n{installed.stderr}"
+    return found
+
+
+def test_committed_bundle_is_what_the_sources_build_to(npm, tmp_path):
+    built = tmp_path / "dist"
+    result = _run(["npx", "vite", "build", "--outDir", str(built), "--emptyOutDir"], timeout=300)
+    assert result.returncode == 0, f"the Vite build failed:\n{result.stdout}\n{result.stderr}"
+    names = sorted(path.name for path in built.iterdir())
+    assert names == ["editor.css", "editor.js"], f"unexpected build output: {names}"
+    committed = sorted(path.name for path in DIST.iterdir()) if DIST.is_dir() else []
+    assert committed == names, STALE
+    for name in names:
+        assert filecmp.cmp(built / name, DIST / name, shallow=False), f"{name}: {STALE}"
+
+
+def test_editor_unit_tests_pass(npm):
+    result = _run(["npx", "vitest", "run"], timeout=300)
+    assert result.returncode == 0, f"the editor's tests failed:\n{result.stdout}\n{result.stderr}"
+
+
+def test_pipeline_page_loads_the_bundle_with_the_pipeline_token_and_user(client, pipeline_id):
+    page = client.get(f"/pipelines/{pipeline_id}/").content.decode()
+    assert '<script type="module" src="/static/editor/dist/editor.js"></script>' in page
+    assert 'href="/static/editor/dist/editor.css"' in page
+    assert f'data-pipeline-id="{pipeline_id}"' in page
+    assert 'data-csrf-token="' in page
+    assert 'data-user-name="owner"' in page
+
+
+def test_home_page_loads_the_bundle_with_the_token_and_user(client):
+    page = client.get("/").content.decode()
+    assert 'data-page="home"' in page
+    assert '<script type="module" src="/static/editor/dist/editor.js"></script>' in page
+    assert 'data-csrf-token="' in page
+    assert 'data-user-name="owner"' in page

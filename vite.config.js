@@ -1,0 +1,30 @@
+// Builds the browser editor into one ES module and one CSS file with fixed names, committed
+// under static/editor/dist so that running Pipewright needs no Node.js.
+// `vite build --outDir <folder>` builds elsewhere (tests/editor/test_frontend.py compares).
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  plugins: [react()],
+  publicDir: false,
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
+  build: {
+    outDir: "static/editor/dist",
+    emptyOutDir: true,
+    cssCodeSplit: false,
+    sourcemap: false,
+    reportCompressedSize: false,
+    lib: {
+      entry: "static/editor/src/main.jsx",
+      formats: ["es"],
+      fileName: () => "editor.js",
+      cssFileName: "editor",
+    },
+    minify: true,
+    rollupOptions: { output: { codeSplitting: false, minify: true } },
+  },
+  test: {
+    include: ["static/editor/tests/**/*.test.js"],
+    environment: "node",
+  },
+});
