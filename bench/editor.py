@@ -1,0 +1,404 @@
+"""The browser editor with a 1,000-node pipeline: opening, dragging, and a run streaming live.
+
+    python bench/editor.py [--chains 10] [--length 100] [--loads 3] [--trace DIR]
+
+A daphne process (tests/servers.py) over a fresh SQLite database serves a pipeline of one CSV
+input feeding `chains` chains of `length` `filter` nodes, laid out in a grid that the canvas
+fits whole, so that every node is rendered (the worst case for the page). Headless Chromium
+(the browser tests' launcher) opens the editor with a script injected before the page's own,
+which records on the page's clock: websocket messages as they arrive, long tasks, pointer
+downs and clicks on "Run", and requestAnimationFrame deltas when asked.
+
+- open: navigation start → every node in the DOM; → the end of the last long task before the
+  click; → a node, clicked as soon as every node is there, shows in the side panel
+  (interactive). The median of `--loads` page loads, each in a fresh context.
+- drag: a node dragged 300 px by a mouse moving at 60 Hz: frame times (rAF deltas).
+- run: "Run" clicked → every node's `data-status` final (polled every frame), split into
+  the answer to `POST …/runs`, the first status frame's arrival, the server's own run
+  duration and the lag from the last status frame's arrival to its display.
+
+`--trace DIR` also records a Chrome trace of each phase (open.json, drag.json, run.json; load
+them in Chrome DevTools' Performance panel or ui.perfetto.dev). Tracing slows the page:
+figures taken with it are not comparable to those without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.async_api import Browser, Page, async_playwright  # noqa: E402
+
+from bench.live import setup_database  # noqa: E402
+from bench.table import print_table  # noqa: E402
+from tests.e2e.browser import (  # noqa: E402
+    VIEWPORT,
+    ConsoleErrors,
+    launch_chromium,
+    sign_in_with_session,
+)
+from tests.live_client import open_socket  # noqa: E402
+from tests.servers import INPUT_CSV, DaphneServer, start_servers, write_input  # noqa: E402
+
+TARGET_INTERACTIVE_MS = 1500
+TARGET_DRAG_P95_MS = 33
+TARGET_STREAM_MS = 1200
+GRID_COLUMNS = 40
+CELL = (240, 130)  # px from one node to the next in the grid (room for the run's metrics)
+FINAL = ("succeeded", "failed", "skipped", "cancelled", "timed_out", "interrupted")
+FINAL_SELECTOR = ",".join(f'[data-status="{status}"]' for status in FINAL)
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink"]
+WAIT_MS = 120_000
+
+RECORDER = """
+(() => {
+  const bench = (window.__bench = { messages: [], longTasks: [] });
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (message) => {
+        bench.messages.push([performance.now(), message.data]);
+      });
+    }
+  };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      bench.longTasks.push([entry.startTime, entry.duration]);
+    }
+  }).observe({ type: "longtask" });
+  document.addEventListener("pointerdown", () => {
+    bench.pointerDownAt = performance.now();
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest?.("button")?.textContent.trim() === "Run") {
+      bench.runClickAt = performance.now();
+    }
+  }, true);
+  bench.startFrames = () => {
+    const deltas = [];
+    let last = null;
+    let on = true;
+    const tick = (time) => {
+      if (last !== null) deltas.push(time - last);
+      last = time;
+      if (on) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    bench.stopFrames = () => { on = false; return deltas; };
+  };
+})();
+"""
+
+
+def grid_pipeline(chains: int, length: int) -> dict:
+    """A CSV input feeding `chains` chains of `length` filters, in rows of GRID_COLUMNS."""
+    nodes = [{"id": "read", "operator": "csv_input", "params": {"path": INPUT_CSV},
+              "position": {"x": -CELL[0], "y": 0}}]  # fmt: skip
+    edges = []
+    for index in range(chains * length):
+        row, column = divmod(index, GRID_COLUMNS)
+        node_id = grid_node(length, row, column)
+        nodes.append({
+            "id": node_id, "operator": "filter", "params": {"condition": "id > 0"},
+            "position": {"x": column * CELL[0], "y": row * CELL[1]},
+        })  # fmt: skip
+        chain, step = divmod(index, length)
+        edges.append({"source": f"c{chain}_{step - 1}" if step else "read", "target": node_id})
+    return {"format": "pipewright.pipeline", "version": 1, "name": "1,000 filters",
+            "nodes": nodes, "edges": edges}  # fmt: skip
+
+
+def grid_node(length: int, row: int, column: int) -> str:
+    """The id of the filter at a place of the grid."""
+    chain, step = divmod(row * GRID_COLUMNS + column, length)
+    return f"c{chain}_{step}"
+
+
+@asynccontextmanager
+async def tracing(browser: Browser, page: Page, folder: Path | None, name: str):
+    """A Chrome trace of the block in `folder`/`name`.json (nothing when `folder` is None)."""
+    if folder is None:
+        yield
+        return
+    await browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
+    try:
+        yield
+    finally:
+        (folder / f"{name}.json").write_bytes(await browser.stop_tracing())
+
+
+async def page_now(page: Page, condition: str, arg=None) -> float:
+    """`performance.now()` at the first animation frame where `condition(arg)` holds."""
+    handle = await page.wait_for_function(
+        f"(arg) => ({condition})(arg) && performance.now()", arg=arg, polling="raf",
+        timeout=WAIT_MS,
+    )  # fmt: skip
+    return await handle.json_value()
+
+
+async def open_editor(page: Page, pipeline_id: int, total: int, clicked: str) -> dict:
+    """Load the editor; when every node is rendered, click one and wait until it is selected."""
+    await page.goto(f"/pipelines/{pipeline_id}/", wait_until="commit")
+    rendered = await page_now(
+        page, "(n) => document.querySelectorAll('[data-node-id]').length >= n", total
+    )
+    await page.locator(f'[data-node-id="{clicked}"]').click()
+    selected = await page_now(
+        page,
+        "(id) => document.querySelector('aside[aria-label=\"Node\"]')?.textContent.includes(id)",
+        clicked,
+    )
+    pointer = await page.evaluate("window.__bench.pointerDownAt")
+    tasks = await page.evaluate("window.__bench.longTasks")
+    busy = max((start + length for start, length in tasks if start < pointer), default=0.0)
+    return {"rendered": rendered, "busy": busy, "select": selected - pointer,
+            "interactive": selected}  # fmt: skip
+
+
+async def idle_frames(page: Page) -> list[float]:
+    """rAF deltas over half a second of doing nothing (the page's frame rate baseline)."""
+    await page.evaluate("window.__bench.startFrames()")
+    await asyncio.sleep(0.5)
+    return await page.evaluate("window.__bench.stopFrames()")
+
+
+async def drag_frames(page: Page, node_id: str, distance: int = 300, moves: int = 120) -> dict:
+    """rAF deltas while a node is dragged `distance` px right by a mouse moving at 60 Hz.
+
+    The moves go straight to Chromium's input pipeline (CDP), one every 1/60 s without
+    waiting for the page to handle the previous one, as a real mouse sends them: a busy page
+    gets them coalesced, and shows it in its frame times.
+    """
+    box = await page.locator(f'[data-node-id="{node_id}"]').bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = await page.context.new_cdp_session(page)
+
+    def mouse(kind: str, at_x: float, buttons: int) -> asyncio.Future:
+        return asyncio.ensure_future(cdp.send("Input.dispatchMouseEvent", {
+            "type": kind, "x": at_x, "y": y, "button": "left", "buttons": buttons,
+            "clickCount": 1,
+        }))  # fmt: skip
+
+    await mouse("mouseMoved", x, 0)
+    await page.evaluate("window.__bench.startFrames()")
+    await mouse("mousePressed", x, 1)
+    sent = []
+    for step in range(1, moves + 1):
+        sent.append(mouse("mouseMoved", x + distance * step / moves, 1))
+        await asyncio.sleep(1 / 60)
+    await asyncio.gather(*sent)
+    await mouse("mouseReleased", x + distance, 0)
+    moved = await page.locator(f'[data-node-id="{node_id}"]').bounding_box()
+    frames = await page.evaluate("window.__bench.stopFrames()")
+    await cdp.detach()
+    return {"frames": frames, "moved_px": moved["x"] - box["x"]}
+
+
+async def hear_run(server: DaphneServer, pipeline_id: int, cookie: str, heard: list) -> None:
+    """`(epoch ms, seq)` of each event a plain websocket client gets, until the run's end.
+
+    This client is idle, unlike the page: the gap between when it and the page get an event
+    is time the event waited for the page's busy main thread.
+    """
+    async with open_socket(server, pipeline_id, cookie) as socket:
+        while True:
+            text = await socket.recv()
+            stamp = time.time() * 1e3
+            for item in json.loads(text).get("events", []):
+                heard.append((stamp, item["seq"]))
+                if item["event"]["type"] == "run_finished":
+                    return
+
+
+async def stream_run(page: Page, total: int, listen) -> dict:
+    """Click Run; times on the page's clock until every node shows a final status.
+
+    `listen(heard)` follows the run as a plain websocket client, into the list `heard`.
+    """
+    await (
+        page.get_by_role("toolbar", name="Pipeline")
+        .get_by_text("Saved", exact=True)
+        .wait_for(timeout=WAIT_MS)
+    )  # the drag is saved (autosave), so that Run starts the run at once
+    heard: list[tuple[float, int]] = []
+    listener = asyncio.create_task(listen(heard))
+    await asyncio.sleep(0.2)  # connected, past the snapshot
+    await page.evaluate("window.__bench.messages = []; window.__bench.startFrames()")
+    await page.get_by_role("button", name="Run", exact=True).click()
+    shown = await page_now(
+        page, f"(n) => document.querySelectorAll({json.dumps(FINAL_SELECTOR)}).length >= n", total
+    )
+    frames = await page.evaluate("window.__bench.stopFrames()")
+    recorded = await page.evaluate("""() => ({
+        origin: performance.timeOrigin,
+        click: __bench.runClickAt,
+        messages: __bench.messages,
+        answered: performance.getEntriesByType("resource")
+            .filter((entry) => /\\/runs$/.test(entry.name)).map((entry) => entry.responseEnd),
+    })""")
+    await asyncio.wait_for(listener, WAIT_MS / 1e3)
+    sent = {seq: stamp for stamp, seq in heard}
+    statuses, duration_s, frames_heard = [], None, 0
+    for arrived, text in recorded["messages"]:
+        message = json.loads(text)
+        if message["type"] != "events":
+            continue  # the snapshot, heartbeats
+        frames_heard += 1
+        for item in message["events"]:
+            event = item["event"]
+            if event["type"] == "node_status":
+                emitted = datetime.fromisoformat(event["time"]).timestamp() * 1e3
+                wired, handled = sent[item["seq"]], recorded["origin"] + arrived
+                statuses.append((arrived, event["status"], wired - emitted, handled - wired))
+            elif event["type"] == "run_finished":
+                duration_s = event["duration_s"]
+    click = recorded["click"]
+    return {
+        "total_ms": shown - click,
+        "answered_ms": recorded["answered"][-1] - click,
+        "first_status_ms": statuses[0][0] - click,
+        "to_browser_ms": (statuses[0][2], statuses[-1][2]),
+        "to_page_ms": (statuses[0][3], statuses[-1][3]),
+        "display_lag_ms": shown - max(item[0] for item in statuses if item[1] in FINAL),
+        "server_ms": duration_s * 1e3,
+        "status_events": len(statuses),
+        "frames": frames_heard,
+        "frame_times": frames,
+    }  # fmt: skip
+
+
+async def measure(server: DaphneServer, pipeline_id: int, cookie: str, args) -> dict:
+    """Open the editor `loads` times, then drag a node and run the pipeline in the last one."""
+    total = 1 + args.chains * args.length
+    rows = (total - 1) // GRID_COLUMNS
+    dragged = grid_node(args.length, rows // 2, GRID_COLUMNS // 4)  # the drag stays on screen
+    async with async_playwright() as playwright:
+        browser = await launch_chromium(playwright)
+        try:
+            loads = []
+            for load in range(args.loads):
+                context = await browser.new_context(base_url=server.url, viewport=VIEWPORT)
+                await sign_in_with_session(context, server.url, cookie.removeprefix("sessionid="))
+                page = await context.new_page()
+                errors = ConsoleErrors(page)
+                await page.add_init_script(RECORDER)
+                last = load == args.loads - 1
+                async with tracing(browser, page, args.trace if last else None, "open"):
+                    loads.append(await open_editor(page, pipeline_id, total, dragged))
+                if not last:
+                    await context.close()
+            rendered = await page.locator("[data-node-id]").count()
+            idle = await idle_frames(page)
+            async with tracing(browser, page, args.trace, "drag"):
+                drag = await drag_frames(page, dragged)
+            async with tracing(browser, page, args.trace, "run"):
+                run = await stream_run(
+                    page, total, lambda heard: hear_run(server, pipeline_id, cookie, heard)
+                )
+            await context.close()
+        finally:
+            await browser.close()
+    return {"loads": loads, "rendered": rendered, "idle": idle, "drag": drag, "run": run,
+            "errors": errors.unexpected(), "total": total}  # fmt: skip
+
+
+def percentile(values: list[float], cut: int) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[cut - 1]
+
+
+def report(result: dict, args) -> None:
+    """The figures with their targets, as a table."""
+    open_ms = {
+        key: statistics.median(load[key] for load in result["loads"])
+        for key in ("rendered", "busy", "select", "interactive")
+    }
+    drag, run = result["drag"]["frames"], result["run"]
+
+    def ms(value: float) -> str:
+        return f"{value:.1f} ms" if value < 100 else f"{value:.0f} ms"
+
+    def row(measure: str, value: float, target: float | None = None) -> list:
+        if target is None:
+            return [measure, ms(value), "", ""]
+        return [measure, ms(value), f"≤ {target} ms", "yes" if value <= target else "NO"]
+
+    rows = [
+        row("idle: frame time p50 (baseline)", percentile(result["idle"], 50)),
+        row("open: navigation → every node in the DOM", open_ms["rendered"]),
+        row("open: navigation → last long task ends", open_ms["busy"]),
+        row("open: click → node shown selected", open_ms["select"]),
+        row("open: navigation → node shown selected", open_ms["interactive"],
+            TARGET_INTERACTIVE_MS),
+        row("drag: frame time p50", percentile(drag, 50)),
+        row("drag: frame time p95", percentile(drag, 95), TARGET_DRAG_P95_MS),
+        row("drag: longest frame", max(drag)),
+        ["drag: frames / node moved", f"{len(drag)} / {result['drag']['moved_px']:.0f} px", "",
+         ""],
+        row("run: Run clicked → every node final", run["total_ms"], TARGET_STREAM_MS),
+        row("run: Run clicked → POST …/runs answered", run["answered_ms"]),
+        row("run: Run clicked → first status frame", run["first_status_ms"]),
+        row("run: server's run duration", run["server_ms"]),
+        ["run: status event emitted → sent (first / last)",
+         " / ".join(ms(value) for value in run["to_browser_ms"]), "", ""],
+        ["run: status event sent → handled by the page (first / last)",
+         " / ".join(ms(value) for value in run["to_page_ms"]), "", ""],
+        row("run: last status frame → shown", run["display_lag_ms"]),
+        ["run: status events / websocket frames", f"{run['status_events']} / {run['frames']}",
+         "", ""],
+        row("run: frame time p50", percentile(run["frame_times"], 50)),
+        row("run: frame time p95", percentile(run["frame_times"], 95)),
+        row("run: longest frame", max(run["frame_times"])),
+    ]  # fmt: skip
+    print(
+        f"{result['total']} nodes (csv_input + {args.chains} chains of {args.length} filters), "
+        f"{result['rendered']} rendered; headless Chromium {VIEWPORT['width']}x"
+        f"{VIEWPORT['height']}; open: median of {args.loads} loads"
+        + ("; TRACED (slower)" if args.trace else "")
+    )
+    print_table(["measure", "figure", "target", "met"], rows)
+    if result["errors"]:
+        print("browser errors:", *result["errors"], sep="\n  ")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chains", type=int, default=10)
+    parser.add_argument("--length", type=int, default=100)
+    parser.add_argument("--loads", type=int, default=3)
+    parser.add_argument("--trace", type=Path, help="write Chrome traces of each phase here")
+    args = parser.parse_args()
+    if args.trace:
+        args.trace.mkdir(parents=True, exist_ok=True)
+
+    with tempfile.TemporaryDirectory(prefix="pipewright-editor-bench-") as tmp:
+        folder = Path(tmp)
+        database, token, cookie = setup_database(folder)
+        server = DaphneServer(
+            database=database, data_root=write_input(folder / "data"),
+            log_path=folder / "daphne.log",
+        )  # fmt: skip
+        start_servers([server])
+        try:
+            document = grid_pipeline(args.chains, args.length)
+            status, body = server.request("POST", "/api/pipelines", document, token)
+            assert status == 201, body
+            result = asyncio.run(measure(server, body["id"], cookie, args))
+        finally:
+            server.stop()
+    report(result, args)
+
+
+if __name__ == "__main__":
+    main()
