@@ -1,8 +1,12 @@
 // How numbers, durations and times read in the editor.
 
+// One formatter for the whole page: toLocaleString builds a new one on every call, which
+// costs ~0.1 ms per node card when a run updates a thousand of them.
+const COUNT = new Intl.NumberFormat("en-US");
+
 /** 1234567 → "1,234,567"; null → "–". */
 export function formatCount(value) {
-  return typeof value === "number" ? value.toLocaleString("en-US") : "–";
+  return typeof value === "number" ? COUNT.format(value) : "–";
 }
 
 /** Seconds as "850 ms", "3.4 s" or "2 min 5 s". */
