@@ -45,12 +45,12 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           </div>
         </div>
       </div>
-      {status !== "idle" ? (
-        <div className="pw-node-run">
-          <StatusBadge status={status} />
-          {run ? <Metrics run={run} /> : null}
-        </div>
-      ) : null}
+      {/* Always there (hidden while idle) and of fixed height: a card that grows when its
+          run starts makes React Flow re-measure every node and re-route every edge. */}
+      <div className={`pw-node-run${status === "idle" ? " is-idle" : ""}`}>
+        {status !== "idle" ? <StatusBadge status={status} /> : null}
+        {run && status !== "idle" ? <Metrics run={run} /> : null}
+      </div>
       {problems.length ? (
         <div className="pw-node-problem" role="note">
           <span className="pw-problem-badge">⚠ {problems.length}</span> {problems[0].message}
