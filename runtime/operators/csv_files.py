@@ -20,7 +20,7 @@ from runtime.fields import DataPath
 from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.atomic import WriteMode, write_atomically
-from runtime.operators.file_common import existing_file
+from runtime.operators.file_common import existing_file, read_batches
 from runtime.schema import TypeName, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -118,23 +118,12 @@ def _arrow_options(params: CsvInputParams, included: list[str] | None):
     parse = pa_csv.ParseOptions(delimiter=params.delimiter)
     convert = pa_csv.ConvertOptions(include_columns=included or None, strings_can_be_null=True)
     return read, parse, convert
-    return read, parse, convert
 
 
 def _read_in_blocks(ctx: NodeContext, path: Path, options: tuple, row_limit: int | None):
     """Stream a large file (or the head of one) block by block, with progress and cancel."""
-    batches, rows = [], 0
     with pa_csv.open_csv(path, *options) as reader:
-        schema = reader.schema
-        for batch in reader:
-            ctx.check_cancelled()
-            batches.append(batch)
-            rows += batch.num_rows
-            ctx.progress(rows)
-            if row_limit is not None and rows >= row_limit:
-                break
-    table = pa.Table.from_batches(batches, schema=schema)
-    return table if row_limit is None else table.slice(0, row_limit)
+        return read_batches(ctx, reader, reader.schema, row_limit)
 
 
 def _arrow_message(error: Exception) -> str:
