@@ -11,7 +11,7 @@ Does not belong here: deciding which operator runs an expression, substituting `
 (callers do that with `literal()`), or reading and writing data.
 """
 
-from .compiler import compile_expression, evaluate, filter_mask, infer_type
+from .compiler import compile_expression, condition_array, evaluate, filter_mask, infer_type
 from .errors import ExpressionError
 from .lexer import MAX_LENGTH, literal
 from .nodes import Expression
@@ -23,6 +23,7 @@ __all__ = [
     "Expression",
     "ExpressionError",
     "compile_expression",
+    "condition_array",
     "evaluate",
     "filter_mask",
     "infer_type",

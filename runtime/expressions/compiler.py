@@ -50,6 +50,11 @@ def evaluate(text: str, frame: pd.DataFrame) -> pd.Series:
 
 def filter_mask(text: str, frame: pd.DataFrame) -> pd.Series:
     """A bool Series selecting the rows of `frame` where a condition is true (null is false)."""
+    return pd.Series(condition_array(text, frame), index=frame.index)
+
+
+def condition_array(text: str, frame: pd.DataFrame) -> np.ndarray:
+    """`filter_mask` as a numpy array, for callers that select rows by position."""
     compiled = _compile(text, _schema_of(frame))
     if compiled.type != "boolean":
         raise Checker(text).error(
@@ -57,16 +62,22 @@ def filter_mask(text: str, frame: pd.DataFrame) -> pd.Series:
             f"a filter must be a condition, but this expression gives {compiled.type} values",
             "compare it with something, e.g. 'x > 0'",
         )
-    mask = _evaluator(compiled)(frame)
-    return mask if mask.dtype == bool else pd.Series(is_true(mask), index=frame.index)
+    mask = _run(compiled, frame)
+    return mask.to_numpy() if mask.dtype == bool else is_true(mask)
 
 
 def _schema_of(frame: pd.DataFrame) -> Schema:
     """Like `schema_of`, minus its scan for nulls: nullability only matters to `infer_type`."""
-    dtypes = column_dtypes(frame)
+    return _schema_for(tuple(frame.columns), tuple(column_dtypes(frame)))
+
+
+@functools.lru_cache(maxsize=256)
+def _schema_for(names: tuple, dtypes: tuple) -> Schema:
+    # Cached: a chain of operators sees the same columns over and over, and building a
+    # Schema costs as much as evaluating a simple condition on a small frame.
     columns = (
-        SchemaColumn(str(name), type_name_of(d))
-        for name, d in zip(frame.columns, dtypes, strict=True)
+        SchemaColumn(str(name), type_name_of(dtype))
+        for name, dtype in zip(names, dtypes, strict=True)
     )
     return Schema(tuple(columns))
 
@@ -82,11 +93,15 @@ def _compile(text: str, schema: Schema) -> Compiled:
 def _evaluator(compiled: Compiled) -> Callable[[pd.DataFrame], pd.Series]:
     def evaluate(frame: pd.DataFrame) -> pd.Series:
         """The expression's value on each row of `frame`."""
-        with np.errstate(all="ignore"):
-            result = compiled.run(_positional(frame))
-        return result.set_axis(frame.index).rename(None)
+        return _run(compiled, frame).set_axis(frame.index).rename(None)
 
     return evaluate
+
+
+def _run(compiled: Compiled, frame: pd.DataFrame) -> pd.Series:
+    """The value on each row of `frame`, indexed 0..n-1 (numpy warnings off: nulls are ours)."""
+    with np.errstate(all="ignore"):
+        return compiled.run(_positional(frame))
 
 
 def _positional(frame: pd.DataFrame) -> pd.DataFrame:
@@ -94,7 +109,8 @@ def _positional(frame: pd.DataFrame) -> pd.DataFrame:
     index = frame.index
     positional = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
     view = frame if positional else frame.set_axis(pd.RangeIndex(len(frame)), axis=0)
-    if not all(isinstance(name, str) for name in view.columns):
+    names = view.columns  # both tests below are cached by pandas, unlike a loop over names
+    if names.inferred_type not in ("string", "empty") or names.hasnans:
         view = view.set_axis([str(name) for name in view.columns], axis=1)
     return view
 

@@ -51,9 +51,11 @@ def parse(text: str) -> Expression:
     return _Parser(text).parse()
 
 
-def referenced_columns(text: str) -> set[str]:
-    """The names of the columns an expression reads."""
-    return {node.name for node in walk(parse(text)) if isinstance(node, Column)}
+@functools.lru_cache(maxsize=1024)
+def referenced_columns(text: str) -> frozenset[str]:
+    """The names of the columns an expression reads (cached like `parse`: pruning asks for
+    every node of every plan)."""
+    return frozenset(node.name for node in walk(parse(text)) if isinstance(node, Column))
 
 
 class _Parser:

@@ -7,7 +7,12 @@ from pydantic import Field
 
 from runtime.columns import needed_with
 from runtime.errors import ParamsError
-from runtime.expressions import ExpressionError, filter_mask, infer_type, referenced_columns
+from runtime.expressions import (
+    ExpressionError,
+    condition_array,
+    infer_type,
+    referenced_columns,
+)
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
 
@@ -42,10 +47,9 @@ class Filter(Operator):
     def run(self, ctx, inputs):
         frame = inputs["in"]
         try:
-            mask = filter_mask(ctx.params.condition, frame)
+            keep = condition_array(ctx.params.condition, frame)
         except ExpressionError as error:
             raise ParamsError("condition", str(error)) from error
-        keep = mask.to_numpy()
         if keep.all():
             return {"out": frame}  # nothing to drop: the same frame, no copy
         return {"out": frame.take(np.flatnonzero(keep))}  # cheaper than boolean indexing

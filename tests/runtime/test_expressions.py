@@ -15,6 +15,7 @@ from runtime.expressions import (
     MAX_LENGTH,
     ExpressionError,
     compile_expression,
+    condition_array,
     evaluate,
     filter_mask,
     infer_type,
@@ -671,6 +672,17 @@ def test_filter_mask_is_plain_bool_without_nulls(people):
     mask = filter_mask("member", people)
     assert mask.dtype == bool
     assert list(mask) == [True, False, False, True]
+
+
+def test_condition_array_is_a_numpy_mask_by_position_with_null_as_false(people):
+    mask = condition_array("score > 1", people)  # people's index is labels, not positions
+    assert isinstance(mask, np.ndarray) and mask.dtype == bool
+    assert mask.tolist() == list(filter_mask("score > 1", people))
+
+
+def test_a_frame_whose_column_names_are_not_strings_can_still_be_filtered():
+    frame = pd.DataFrame({0: [1, 5], "age": [20, 10]})
+    assert condition_array("`0` > 2 or age > 15", frame).tolist() == [True, True]
 
 
 def test_a_null_filter_keeps_no_rows(people):
