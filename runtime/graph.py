@@ -62,7 +62,7 @@ def structural_problems(pipeline: Pipeline) -> list[Problem]:
     problems = _duplicate_ids(pipeline)
     ids = {node.id for node in pipeline.nodes}
     problems += _dangling_edges(pipeline, ids)
-    problems += _cycles(_predecessors(pipeline, ids))
+    problems += _ordered(_predecessors(pipeline, ids))[1]
     return problems
 
 
@@ -91,6 +91,8 @@ class Analysis:
     params: dict[str, BaseModel | None]
     inputs: dict[str, dict[str, list[Source]]]
     predecessors: dict[str, set[str]]
+    order: list[str]
+    """Node ids in an order that runs parents first (empty when there is a cycle)."""
     problems: list[Problem]
 
 
@@ -114,8 +116,9 @@ def analyse(
     problems += _dangling_edges(pipeline, ids)
     inputs = _wire_inputs(pipeline, operators, problems)
     predecessors = _predecessors(pipeline, ids)
-    problems += _cycles(predecessors)
-    return Analysis(values, operators, params, inputs, predecessors, problems)
+    order, cycles = _ordered(predecessors)
+    problems += cycles
+    return Analysis(values, operators, params, inputs, predecessors, order, problems)
 
 
 def build_plan(
@@ -143,9 +146,14 @@ def build_plan(
     consumers = Counter(
         source for node in nodes.values() for sources in node.inputs.values() for source in sources
     )
-    order = list(graphlib.TopologicalSorter(analysis.predecessors).static_order())
     return Plan(
-        pipeline.name, config, analysis.values, nodes, order, analysis.predecessors, consumers
+        pipeline.name,
+        config,
+        analysis.values,
+        nodes,
+        analysis.order,
+        analysis.predecessors,
+        consumers,
     )
 
 
@@ -326,16 +334,16 @@ def _predecessors(pipeline: Pipeline, ids: set[str]) -> dict[str, set[str]]:
     return predecessors
 
 
-def _cycles(predecessors: dict[str, set[str]]) -> list[Problem]:
+def _ordered(predecessors: dict[str, set[str]]) -> tuple[list[str], list[Problem]]:
+    """A parents-first order of the nodes, or no order and the problem naming a cycle."""
     try:
-        graphlib.TopologicalSorter(predecessors).prepare()
+        return list(graphlib.TopologicalSorter(predecessors).static_order()), []
     except graphlib.CycleError as error:
         cycle = list(error.args[1])  # in edge direction, first node repeated at the end
-        return [
+        return [], [
             Problem(
                 f"these nodes form a cycle: {' → '.join(cycle)}; remove one of its edges",
                 node=cycle[0],
                 code="cycle",
             )
         ]
-    return []

@@ -10,7 +10,6 @@ takes every column, so pruning is always safe.
 
 from __future__ import annotations
 
-import graphlib
 from collections.abc import Iterable
 
 from runtime.graph import Plan
@@ -31,9 +30,8 @@ def needed_columns(plan: Plan, keep_all: Iterable[str] = ()) -> dict[str, Column
     all); `keep_all` nodes keep their whole output (a preview shows every column)."""
     keep_all = set(keep_all)
     wanted: dict[tuple[str, str], Columns] = {}
-    order = list(graphlib.TopologicalSorter(plan.predecessors).static_order())
     needed: dict[str, Columns] = {}
-    for node_id in reversed(order):
+    for node_id in reversed(plan.order):
         node = plan.nodes[node_id]
         outputs = {
             port.name: None if node_id in keep_all else wanted.get((node_id, port.name), set())
