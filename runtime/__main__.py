@@ -1,7 +1,5 @@
 """`python -m runtime ...`: the headless command line."""
 
-import sys
+from runtime.cli import run_as_process
 
-from runtime.cli import main
-
-sys.exit(main())
+run_as_process()

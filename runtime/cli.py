@@ -9,7 +9,9 @@ shows the traceback too. Heavy modules are imported by the commands that need th
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import logging
 import os
 import signal
 import sys
@@ -18,6 +20,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 from runtime.errors import PipelineValidationError, PipewrightError, Problem
 
@@ -28,9 +31,34 @@ class UsageError(PipewrightError):
     """A bad file or value on the command line."""
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of `python -m runtime` and the `pipewright` script."""
+def run_as_process(argv: list[str] | None = None) -> NoReturn:
+    """Entry point of `python -m runtime` and the `pipewright` script: `main`, then an exit
+    that skips the interpreter's teardown.
+
+    Teardown frees the objects of every loaded module one by one, about 60 ms once pandas is
+    loaded: more than a small pipeline takes to run. Nothing is lost by skipping it: commands
+    close their files (outputs, event log) before they return, and the streams are flushed
+    here. (Instagram's servers skip it for the same reason.) An exception escaping `main` is
+    a bug and takes the ordinary way out, traceback and all.
+
+    The garbage collector is also kept off while modules import (they make hundreds of
+    thousands of objects and no garbage); `run` turns it back on for the data work, minus the
+    objects of those modules (`_collect_garbage_from_here`). Together: 0.1 s off each run.
+    """
+    gc.disable()
+    code = main(argv, fresh_process=True)
+    try:
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)  # a flush failing on a closed pipe has nobody left to tell
+
+
+def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
+    """The command line, returning its exit code (tests and `manage.py` call it in-process)."""
     args = _parser().parse_args(argv)
+    args.fresh_process = fresh_process
     try:
         return args.command(args)
     except PipelineValidationError as error:
@@ -105,6 +133,8 @@ def run_command(args) -> int:
     from runtime.graph import build_plan
     from runtime.progress import TerminalProgress
 
+    if args.fresh_process:
+        _collect_garbage_from_here()
     plan = build_plan(_load(args.file), _parameters(args.param))
     data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
     if not data_root.is_dir():
@@ -123,6 +153,13 @@ def run_command(args) -> int:
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _collect_garbage_from_here() -> None:
+    """Turn the collector back on, leaving out what exists now: the modules' objects, which
+    live as long as the process and would otherwise be scanned at every full collection."""
+    gc.freeze()
+    gc.enable()
 
 
 def operators_command(args) -> int:
