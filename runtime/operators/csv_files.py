@@ -27,7 +27,8 @@ SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a CSV file's column types for the schema view."""
 STREAM_ABOVE_BYTES = 256 * 2**20
 """Larger files are read block by block, with progress events and cancellation checks."""
-BLOCK_BYTES = 16 * 2**20
+BLOCK_BYTES = 2**20
+"""Arrow's default: with 2 cores, 2,000,000 rows read in 0.20 s against 0.24 s with 16 MB."""
 
 
 class CsvInputParams(OperatorParams):
