@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.processes import best, compile_bytecode  # noqa: E402
 from bench.table import print_table  # noqa: E402
 from runtime.events import ListSink  # noqa: E402
 from runtime.executor import execute  # noqa: E402
@@ -141,14 +141,12 @@ def cli_row(repeat: int) -> tuple[float, float, float]:
         (root / "big.json").write_text(json.dumps(doc))
         (root / "small.json").write_text(json.dumps(small))
 
-        def cli(name: str) -> None:
-            command = [sys.executable, "-m", "runtime", "run", str(root / name)]
-            subprocess.run(
-                [*command, "--data-root", str(root)], check=True, capture_output=True, cwd=ROOT
-            )
+        def cli(name: str) -> list[str]:
+            return [sys.executable, "-m", "runtime", "run", str(root / name), "--data-root", folder]
 
-        big_s = best_of(repeat, lambda: cli("big.json"))
-        small_s = best_of(repeat, lambda: cli("small.json"))
+        compile_bytecode()
+        big_s, _ = best(repeat, cli("big.json"))
+        small_s, _ = best(repeat, cli("small.json"))
     return (big_s - small_s) * 1000 / (NODES - 2), big_s, small_s
 
 
