@@ -48,6 +48,15 @@ async def connect(page: Page, source: str, target: str, out: str = "out", into: 
     await page.mouse.up()
 
 
+async def drag(page: Page, node_id: str, dx: float, dy: float) -> None:
+    """Drag a node by its title (`dx`, `dy`) px on the screen, as a mouse does, in steps."""
+    box = await node(page, node_id).bounding_box()
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 12)
+    await page.mouse.down()
+    await page.mouse.move(box["x"] + box["width"] / 2 + dx, box["y"] + 12 + dy, steps=10)
+    await page.mouse.up()
+
+
 def edges(page: Page) -> Locator:
     """The edges drawn on the canvas."""
     return page.locator(".react-flow__edge")

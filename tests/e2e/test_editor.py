@@ -3,16 +3,15 @@
 A user signs in, builds the seed's pipeline (CSV input → filter → aggregate → CSV output) by
 dragging operators from the palette and connecting ports, fills the forms, saves, reloads,
 runs it and watches every node succeed; the export runs with the runtime CLI. The editor
-refuses invalid connections with a reason, undoes and redoes with the keyboard, and lets the
-user reload or overwrite when someone else saved meanwhile. Every test fails on errors in
-the browser's console (tests/e2e/conftest.py).
+refuses invalid connections with a reason, undoes and redoes with the keyboard (a drag or a
+run of arrow-key nudges is one step), and lets the user reload or overwrite when someone else
+saved meanwhile. Every test fails on errors in the browser's console (tests/e2e/conftest.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import csv
-import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from playwright.async_api import expect
 from tests.e2e.editor_page import (
     canvas,
     connect,
+    drag,
     drop_operator,
     edges,
     node,
@@ -57,9 +57,10 @@ ROW_COUNTS = {  # rows in → rows out, as a node shows them after the run
     "csv_input_1": "\N{EN DASH} → 6",  # no rows in
     "filter_1": "6 → 4",
     "aggregate_1": "4 → 3",
-    "csv_output_1": "3 →",  # rows out: an output node shows 0
+    "csv_output_1": "3 rows written",  # an output passes no rows on
 }
 SEED_IDS = list(ROW_COUNTS)
+DROP_OFFSET = (100, 28)  # a dropped node's top left, from the drop point (half its nominal size)
 CONFLICT = "409 (Conflict)"  # Chromium logs the refused save's response as a console error
 
 
@@ -96,6 +97,24 @@ def graph_of(document: dict) -> tuple[dict, set]:
     """`({node id: (operator, params)}, {(source, target)})`: what building a pipeline sets."""
     nodes = {item["id"]: (item["operator"], item["params"]) for item in document["nodes"]}
     return nodes, {(edge["source"], edge["target"]) for edge in document["edges"]}
+
+
+def inside(box: dict, outer: dict) -> bool:
+    """Whether a bounding box lies wholly within another."""
+    return (
+        outer["x"] <= box["x"] <= box["x"] + box["width"] <= outer["x"] + outer["width"]
+        and outer["y"] <= box["y"] <= box["y"] + box["height"] <= outer["y"] + outer["height"]
+    )
+
+
+def overlaps(box: dict, other: dict) -> bool:
+    """Whether two bounding boxes share any area."""
+    return (
+        box["x"] < other["x"] + other["width"]
+        and other["x"] < box["x"] + box["width"]
+        and box["y"] < other["y"] + other["height"]
+        and other["y"] < box["y"] + box["height"]
+    )
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -158,6 +177,11 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
     for operator, (x, y) in spots.items():
         await drop_operator(page, operator, x, y)
     await expect(page.locator("[data-node-id]")).to_have_count(4)
+    for operator, (x, y) in spots.items():  # the view did not move (or zoom) under them
+        dropped = await node(page, f"{operator}_1").bounding_box()
+        assert (dropped["x"] - box["x"], dropped["y"] - box["y"]) == pytest.approx(
+            (x - DROP_OFFSET[0], y - DROP_OFFSET[1]), abs=2
+        ), f"{operator} did not stay where it was dropped"
     await connect(page, "csv_input_1", "filter_1")
     await connect(page, "filter_1", "aggregate_1")
     await connect(page, "aggregate_1", "csv_output_1")
@@ -165,9 +189,9 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
 
     side = page.get_by_role("complementary", name="Node")
     await select(page, "csv_input_1")
-    await side.get_by_label("Path").fill(people.name("people.csv"))
+    await side.get_by_role("textbox", name="Path", exact=True).fill(people.name("people.csv"))
     await select(page, "filter_1")
-    await side.get_by_label("Condition").fill("age >= 18")
+    await side.get_by_role("textbox", name="Condition", exact=True).fill("age >= 18")
     await select(page, "aggregate_1")
     await side.get_by_role("group", name="Group by").get_by_role("button", name="+ Add").click()
     await side.get_by_label("Group by 1").fill("country")
@@ -177,10 +201,11 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
     ):
         await aggregations.get_by_role("button", name="+ Add").last.click()
         await aggregations.get_by_label("Column", exact=True).nth(index).fill(column)
-        await aggregations.get_by_label(re.compile(r"^Function")).nth(index).select_option(function)
+        function_field = aggregations.get_by_role("combobox", name="Function", exact=True)
+        await function_field.nth(index).select_option(function)
         await aggregations.get_by_label("Output column", exact=True).nth(index).fill(name)
     await select(page, "csv_output_1")
-    await side.get_by_label("Path").fill(people.name("out/spending.csv"))
+    await side.get_by_role("textbox", name="Path", exact=True).fill(people.name("out/spending.csv"))
     await screenshot(page, "2-built")
     await save(page)
 
@@ -214,6 +239,11 @@ async def test_a_run_shows_every_node_succeed_with_its_row_counts_and_writes_the
     await expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled()
     await expect(page.get_by_role("button", name="Cancel", exact=True)).to_be_disabled()
     await screenshot(page, "1-succeeded")
+    shown = await canvas(page).bounding_box()
+    minimap = await page.locator(".react-flow__minimap").bounding_box()
+    for node_id in SEED_IDS:  # the log panel opened: the graph is fitted again into what is left
+        place = await node(page, node_id).bounding_box()
+        assert inside(place, shown) and not overlaps(place, minimap), f"{node_id} is hidden"
 
     assert read_rows(people / "out/spending.csv") == SPENDING
 
@@ -307,6 +337,50 @@ async def test_ctrl_z_undoes_a_drop_and_a_connection_and_ctrl_shift_z_redoes_the
     await expect(nodes).to_have_count(2)
 
 
+async def test_a_dragged_node_is_saved_where_it_was_dropped_and_ctrl_z_moves_it_back(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    before = await node(page, "filter_1").bounding_box()
+
+    await drag(page, "filter_1", 0, 150)
+
+    moved = await node(page, "filter_1").bounding_box()
+    assert moved["x"] == pytest.approx(before["x"], abs=1) and moved["y"] > before["y"] + 100
+    await expect(save_state(page)).to_have_text("Unsaved")
+    await expect(save_state(page)).to_have_text("Saved", timeout=5000)  # autosave
+    saved = {item["id"]: item["position"] for item in (await api.get(pipeline_id))["nodes"]}
+    assert saved["filter_1"]["x"] == 260 and saved["filter_1"]["y"] > 100
+    await page.keyboard.press("Control+z")  # the whole drag is one undo step
+    await expect(save_state(page)).to_have_text("Unsaved")
+    back = await node(page, "filter_1").bounding_box()
+    assert (back["x"], back["y"]) == pytest.approx((before["x"], before["y"]), abs=1)
+
+
+async def test_arrow_keys_nudge_the_selected_node_as_one_undo_step(signed_in, api, people):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    before = await node(page, "aggregate_1").bounding_box()
+    await select(page, "aggregate_1")
+
+    for _ in range(4):
+        await page.keyboard.press("ArrowDown")
+
+    await expect(save_state(page)).to_have_text("Unsaved")
+    nudged = await node(page, "aggregate_1").bounding_box()
+    assert nudged["y"] > before["y"] + 5
+    await page.keyboard.press("Control+z")
+    await page.wait_for_function(  # back where it was after one undo
+        """([id, top]) => Math.abs(
+            document.querySelector(`[data-node-id="${id}"]`).getBoundingClientRect().top - top
+        ) < 1""",
+        arg=["aggregate_1", before["y"]],
+    )
+
+
 async def change_elsewhere(api, pipeline_id: int, name: str) -> None:
     """Someone else renames the pipeline through the API."""
     current = await api.get(pipeline_id)
@@ -318,7 +392,9 @@ async def save_over(page, name: str):
     await page.get_by_label("Pipeline name").fill(name)
     await page.get_by_role("button", name="Save", exact=True).click()
     dialog = page.get_by_role("dialog", name="Someone else saved this pipeline")
-    await expect(dialog).to_contain_text("the pipeline was saved by someone else meanwhile")
+    await expect(dialog).to_contain_text(
+        "Someone else saved changes to this pipeline while you were editing it"
+    )
     return dialog
 
 
@@ -333,7 +409,7 @@ async def test_after_a_conflicting_save_reload_shows_the_other_version(
 
     dialog = await save_over(page, "Renamed here")
     await screenshot(page, "conflict")
-    await dialog.get_by_role("button", name="Reload").click()
+    await dialog.get_by_role("button", name="Reload theirs").click()
 
     await expect(dialog).to_be_hidden()
     await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
@@ -351,7 +427,7 @@ async def test_after_a_conflicting_save_overwrite_keeps_this_version(signed_in, 
     await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
 
     dialog = await save_over(page, "Renamed here")
-    await dialog.get_by_role("button", name="Overwrite").click()
+    await dialog.get_by_role("button", name="Overwrite with mine").click()
 
     await expect(dialog).to_be_hidden()
     await expect(save_state(page)).to_have_text("Saved")

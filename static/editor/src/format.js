@@ -53,3 +53,22 @@ export function rowsIn(metrics) {
   const values = Object.values(metrics?.rows_in ?? {});
   return values.length ? values.reduce((sum, value) => sum + (value ?? 0), 0) : null;
 }
+
+/** The rows an output node wrote: what its operator reports, else every row it read. */
+export function rowsWritten(metrics) {
+  return metrics?.rows_written ?? rowsIn(metrics);
+}
+
+/**
+ * The rows a finished node's card shows: "6 → 4" (in → out), or "3 rows written" for an
+ * output node, whose rows go to a file or table rather than out of it; null when unknown.
+ */
+export function rowsSummary(kind, metrics) {
+  if (kind === "output") {
+    const written = rowsWritten(metrics);
+    return written === null ? null : `${formatCount(written)} row${written === 1 ? "" : "s"} written`;
+  }
+  const incoming = rowsIn(metrics);
+  const outgoing = metrics?.rows_out ?? null;
+  return incoming === null && outgoing === null ? null : `${formatCount(incoming)} → ${formatCount(outgoing)}`;
+}

@@ -176,20 +176,36 @@ export function updateNodeData(nodes, id, patch) {
   return nodes.map((node) => (node.id === id ? { ...node, data: { ...node.data, ...patch } } : node));
 }
 
-/** The nodes moved to `positions` ({id: {x, y}}); nodes not named stay where they are. */
+/** The nodes moved to `positions` ({id: {x, y}}); the same array when none of them moves. */
 export function applyPositions(nodes, positions) {
-  return nodes.map((node) =>
-    positions[node.id] ? { ...node, position: { x: positions[node.id].x, y: positions[node.id].y } } : node,
-  );
+  let moved = false;
+  const next = nodes.map((node) => {
+    const to = positions[node.id];
+    if (!to || (to.x === node.position.x && to.y === node.position.y)) return node;
+    moved = true;
+    return { ...node, position: { x: to.x, y: to.y } };
+  });
+  return moved ? next : nodes;
 }
 
-/** Whether any node moved between two versions of the same nodes. */
-export function positionsDiffer(before, after) {
-  const was = new Map(before.map((node) => [node.id, node.position]));
-  return after.some((node) => {
-    const old = was.get(node.id);
-    return !old || old.x !== node.position.x || old.y !== node.position.y;
-  });
+/**
+ * React Flow's node changes as `{positions, dragging, others}`: the moves (`{id: {x, y}}`, or
+ * null), whether they are those of a drag still in progress, and the other changes.
+ */
+export function splitPositionChanges(changes) {
+  let positions = null;
+  let dragging = false;
+  const others = [];
+  for (const change of changes) {
+    if (change.type !== "position") {
+      others.push(change);
+    } else if (change.position) {
+      positions ??= {};
+      positions[change.id] = change.position;
+      dragging ||= Boolean(change.dragging);
+    }
+  }
+  return { positions, dragging, others };
 }
 
 /** `position`, or the first spot right of it where a node of `size` overlaps no other node. */

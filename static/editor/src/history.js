@@ -22,17 +22,7 @@ export function record(history, next, key = null) {
   };
 }
 
-/** Record the change from `before` to the current present (a drag that has ended). */
-export function recordFrom(history, before) {
-  return {
-    past: [...history.past, before].slice(-LIMIT),
-    present: history.present,
-    future: [],
-    lastKey: null,
-  };
-}
-
-/** Change the present without an undo step (selection, sizes, a drag in progress). */
+/** Change the present without an undo step (selection, sizes). */
 export function replace(history, next) {
   return next === history.present ? history : { ...history, present: next };
 }

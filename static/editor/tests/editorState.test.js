@@ -20,12 +20,11 @@ describe("the editor's state", () => {
     expect(isDirty(state)).toBe(false);
   });
 
-  it("makes a drag one undo step, and none when nothing moved", () => {
+  it("makes a move one undo step, and none when nothing moved", () => {
+    const move = (position) => ({ type: "move", positions: { a: position } });
     let state = initialEditorState(canvas);
-    const before = state.history.present;
-    expect(editorReducer(state, { type: "dragEnd", before })).toBe(state);
-    state = editorReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "position", position: { x: 5, y: 5 }, dragging: true }] });
-    state = editorReducer(state, { type: "dragEnd", before });
+    expect(editorReducer(state, move({ x: 0, y: 0 }))).toBe(state);
+    state = editorReducer(state, move({ x: 5, y: 5 }));
     expect(isDirty(state)).toBe(true);
     state = editorReducer(state, { type: "undo" });
     expect(state.history.present.nodes[0].position).toEqual({ x: 0, y: 0 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   addNode,
+  applyPositions,
   connect,
   connectionProblem,
   copySelection,
@@ -10,6 +11,7 @@ import {
   freePosition,
   makeEdge,
   paste,
+  splitPositionChanges,
   uniqueNodeId,
 } from "../src/graph.js";
 
@@ -164,5 +166,29 @@ describe("free positions", () => {
   it("moves right, the way data flows, past the nodes in the way", () => {
     const nodes = [node("a", "filter"), { ...node("b", "filter"), position: { x: 248, y: 0 } }];
     expect(freePosition(nodes, { x: 0, y: 0 }, size)).toEqual({ x: 496, y: 0 });
+  });
+});
+
+describe("moving nodes", () => {
+  it("moves the nodes named and keeps the others as they are", () => {
+    const nodes = [node("a", "filter"), node("b", "filter")];
+    const moved = applyPositions(nodes, { a: { x: 5, y: 7 } });
+    expect(moved[0].position).toEqual({ x: 5, y: 7 });
+    expect(moved[1]).toBe(nodes[1]);
+    expect(nodes[0].position).toEqual({ x: 0, y: 0 });
+  });
+  it("gives back the same nodes when none of them moves, so that no undo step is made", () => {
+    const nodes = [node("a", "filter")];
+    expect(applyPositions(nodes, { a: { x: 0, y: 0 }, gone: { x: 1, y: 1 } })).toBe(nodes);
+  });
+  it("takes React Flow's position changes apart from its other changes", () => {
+    const select = { id: "b", type: "select", selected: true };
+    const changes = [{ id: "a", type: "position", position: { x: 1, y: 2 }, dragging: true }, select, { id: "c", type: "position", dragging: false }];
+    expect(splitPositionChanges(changes)).toEqual({ positions: { a: { x: 1, y: 2 } }, dragging: true, others: [select] });
+    expect(splitPositionChanges([select])).toEqual({ positions: null, dragging: false, others: [select] });
+  });
+  it("says when moves are not those of a drag in progress: its last one, the arrow keys'", () => {
+    const dropped = [{ id: "a", type: "position", position: { x: 3, y: 4 }, dragging: false }];
+    expect(splitPositionChanges(dropped)).toEqual({ positions: { a: { x: 3, y: 4 } }, dragging: false, others: [] });
   });
 });

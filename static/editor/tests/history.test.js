@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canRedo, canUndo, createHistory, record, recordFrom, redo, replace, undo } from "../src/history.js";
+import { canRedo, canUndo, createHistory, record, redo, replace, undo } from "../src/history.js";
 
 describe("undo and redo", () => {
   it("undoes and redoes recorded steps in order", () => {
@@ -44,14 +44,6 @@ describe("undo and redo", () => {
     const history = replace(record(createHistory("a"), "b"), "b-selected");
     expect(history.present).toBe("b-selected");
     expect(undo(history).present).toBe("a");
-  });
-
-  it("records a drag from where it started", () => {
-    let history = replace(createHistory("start"), "dragging");
-    history = replace(history, "dropped");
-    history = recordFrom(history, "start");
-    expect(history.present).toBe("dropped");
-    expect(undo(history).present).toBe("start");
   });
 
   it("leaves the history alone when there is nothing to undo or redo", () => {

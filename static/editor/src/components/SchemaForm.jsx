@@ -88,12 +88,12 @@ function Field({ context, path, schema, value, required, onChange, aliases = [],
       {grouped ? (
         <div className="pw-label" id={`${id}-label`}>
           {title}
-          {required ? <span className="pw-required" title="required"> *</span> : null}
+          {required ? <RequiredMark /> : null}
         </div>
       ) : (
         <label className="pw-label" htmlFor={id}>
           {title}
-          {required ? <span className="pw-required" title="required"> *</span> : null}
+          {required ? <RequiredMark /> : null}
         </label>
       )}
       {widget}
@@ -101,6 +101,11 @@ function Field({ context, path, schema, value, required, onChange, aliases = [],
       <Messages messages={messages} />
     </div>
   );
+}
+
+/** The star after a required field's label: seen, not read out (the field says it is required). */
+function RequiredMark() {
+  return <span className="pw-required" title="required" aria-hidden="true"> *</span>;
 }
 
 function Messages({ messages }) {
@@ -118,7 +123,7 @@ function Widget({ kind, id, context, path, field, nullable, required, value, onC
   const optional = !required;
   const empty = (text) => (text === "" && (optional || nullable) ? undefined : text);
   const placeholder = field.default !== undefined && field.default !== null ? String(field.default) : "";
-  const common = { id, "aria-invalid": invalid || undefined };
+  const common = { id, "aria-invalid": invalid || undefined, "aria-required": required || undefined };
   switch (kind) {
     case "expression":
     case "sql":

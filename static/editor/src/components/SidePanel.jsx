@@ -1,8 +1,8 @@
 // The right-hand panel: the selected node (label, id, params form, problems, columns,
 // run details and the Preview button), or the pipeline's overview when nothing is selected.
 
-import { useContext } from "react";
-import { formatCount, formatDuration, formatRate, rowsIn } from "../format.js";
+import { memo, useContext } from "react";
+import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../format.js";
 import { describeProblem, generalProblems } from "../problems.js";
 import { CatalogContext, OverlayContext, StatusBadge } from "../nodes/NodeCard.jsx";
 import { shownRun } from "../editor/overlay.js";
@@ -12,7 +12,7 @@ import SchemaForm from "./SchemaForm.jsx";
 const NO_PROBLEMS = [];
 
 /** The panel for `selected` (the selected nodes). */
-export default function SidePanel({ selected, schemas, onNodeChange, onPreview, onDelete, pipelineProblems, nodeCount }) {
+function SidePanel({ selected, schemas, onNodeChange, onPreview, onDelete, pipelineProblems, nodeCount }) {
   if (selected.length === 1) {
     return (
       <aside className="pw-side" aria-label="Node">
@@ -133,7 +133,7 @@ function NodePanel({ node, schemas, onChange, onPreview }) {
           </ul>
         ) : null}
       </section>
-      {run && run.status !== "idle" ? <RunDetails run={run} /> : null}
+      {run && run.status !== "idle" ? <RunDetails run={run} kind={operator?.kind} /> : null}
       <section className="pw-section">
         <h3>Settings</h3>
         <SchemaForm
@@ -185,7 +185,7 @@ function NumberSetting({ id, label, hint, value, integer = false, onChange }) {
   );
 }
 
-function RunDetails({ run }) {
+function RunDetails({ run, kind }) {
   const metrics = run.metrics ?? {};
   const incoming = rowsIn(metrics);
   const failed = run.status === "failed" || run.status === "timed_out";
@@ -198,8 +198,17 @@ function RunDetails({ run }) {
       <dl className="pw-metrics">
         <dt>Rows in</dt>
         <dd>{formatCount(incoming)}</dd>
-        <dt>Rows out</dt>
-        <dd>{formatCount(metrics.rows_out ?? run.rows)}</dd>
+        {kind === "output" ? (
+          <>
+            <dt>Rows written</dt>
+            <dd>{formatCount(rowsWritten(metrics))}</dd>
+          </>
+        ) : (
+          <>
+            <dt>Rows out</dt>
+            <dd>{formatCount(metrics.rows_out ?? run.rows)}</dd>
+          </>
+        )}
         <dt>Duration</dt>
         <dd>{formatDuration(metrics.duration_s)}</dd>
         <dt>Speed</dt>
@@ -272,3 +281,5 @@ function ColumnList({ title, columns }) {
     </div>
   );
 }
+
+export default memo(SidePanel);

@@ -1,17 +1,19 @@
 // The editor's top bar: the pipeline's name, save state, editing tools, file actions, run
 // history, and Run / Cancel.
 
-import { useRef } from "react";
+import { memo, useRef } from "react";
 
 /** The bar; every action is a callback of EditorApp. */
-export default function TopBar({
+function TopBar({
   name,
   onRename,
   saveLabel,
   saveTitle,
   onSave,
-  undo,
-  redo,
+  onUndo,
+  canUndo,
+  onRedo,
+  canRedo,
   onLayout,
   onSettings,
   onExport,
@@ -39,10 +41,10 @@ export default function TopBar({
         </button>
       </div>
       <div className="pw-topbar-group">
-        <button type="button" onClick={undo.run} disabled={!undo.enabled} title="Undo (Ctrl+Z)" aria-label="Undo">
+        <button type="button" onClick={onUndo} disabled={!canUndo} title="Undo (Ctrl+Z)" aria-label="Undo">
           ↶
         </button>
-        <button type="button" onClick={redo.run} disabled={!redo.enabled} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
+        <button type="button" onClick={onRedo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
           ↷
         </button>
         <button type="button" onClick={onLayout} title="Arrange the nodes with Graphviz">
@@ -100,3 +102,5 @@ export default function TopBar({
     </div>
   );
 }
+
+export default memo(TopBar);

@@ -6,7 +6,7 @@ import { useCallback, useContext, useEffect, useMemo, useReducer, useRef, useSta
 import { createCatalog } from "../catalog.js";
 import { documentToCanvas } from "../document.js";
 import { formatDuration } from "../format.js";
-import { addNode, applyPositions, connect, copySelection, createNode, deleteSelected, freePosition, paste, uniqueNodeId, updateNodeData } from "../graph.js";
+import { addNode, connect, copySelection, createNode, deleteSelected, freePosition, paste, uniqueNodeId, updateNodeData } from "../graph.js";
 import { canRedo, canUndo } from "../history.js";
 import { describeProblem, groupProblems } from "../problems.js";
 import { fromRunDetails, fromStartedRun, isActive, runProgress } from "../runState.js";
@@ -74,7 +74,6 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
   const toasts = useToasts();
   const reactFlow = useReactFlow();
   const canvasBox = useRef(null);
-  const dragStart = useRef(null);
   const pasteCount = useRef(0);
   const [pipelineProblems, setPipelineProblems] = useState([]);
   const [schemas, setSchemas] = useState(null);
@@ -118,11 +117,11 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
     [toasts, showProblems],
   );
   const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed });
-  const { save } = saving;
+  const { save, resolve, adopt, revision } = saving;
 
   useEffect(validate, [validate]);
 
-  const selected = useMemo(() => nodes.filter((node) => node.selected), [nodes]);
+  const selected = useSelectedNodes(nodes);
   const selectedId = selected.length === 1 ? selected[0].id : null;
   useEffect(() => {
     if (!selectedId || schemas?.revision === savedRevision) return undefined;
@@ -263,13 +262,7 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
 
   const onNodesChange = useCallback((changes) => dispatch({ type: "nodesChange", changes }), []);
   const onEdgesChange = useCallback((changes) => dispatch({ type: "edgesChange", changes }), []);
-  const onNodeDragStart = useCallback(() => {
-    dragStart.current = stateRef.current.history.present;
-  }, []);
-  const onNodeDragStop = useCallback(() => {
-    if (dragStart.current) dispatch({ type: "dragEnd", before: dragStart.current });
-    dragStart.current = null;
-  }, []);
+  const onNodesMoved = useCallback((positions, key) => dispatch({ type: "move", positions, key }), []);
 
   const onNodeChange = useCallback((id, patch, key) => commit((now) => ({ ...now, nodes: updateNodeData(now.nodes, id, patch) }), key), [commit]);
 
@@ -303,12 +296,12 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
     if (!(await saveFirst())) return;
     try {
       const { positions } = await api.post(`${base}/layout`, {});
-      commit((now) => ({ ...now, nodes: applyPositions(now.nodes, positions) }));
+      dispatch({ type: "move", positions });
       window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2, duration: 300 }));
     } catch (error) {
       toasts.show(`Auto-layout failed: ${error.message}`, { kind: "error" });
     }
-  }, [api, base, commit, reactFlow, saveFirst, toasts]);
+  }, [api, base, reactFlow, saveFirst, toasts]);
 
   const exportJson = useCallback(async () => {
     if (!(await saveFirst())) return;
@@ -335,8 +328,8 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
       }
       const name = stateRef.current.history.present.meta.name;
       try {
-        const saved = await api.put(base, { ...document, name, revision: saving.revision.current });
-        saving.adopt(saved);
+        const saved = await api.put(base, { ...document, name, revision: revision.current });
+        adopt(saved);
         dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
         setSavedRevision(saved.revision);
         validate();
@@ -349,20 +342,20 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
         });
       }
     },
-    [api, base, catalog, reactFlow, saving, toasts, validate],
+    [api, base, catalog, reactFlow, adopt, revision, toasts, validate],
   );
 
   const reload = useCallback(async () => {
     try {
       const fresh = await api.get(base);
-      await saving.resolve("reload", fresh);
+      await resolve("reload", fresh);
       dispatch({ type: "reload", canvas: documentToCanvas(fresh, catalog.typeOf) });
       setSavedRevision(fresh.revision);
       validate();
     } catch (error) {
       toasts.show(`Could not reload: ${error.message}`, { kind: "error" });
     }
-  }, [api, base, catalog, saving, toasts, validate]);
+  }, [api, base, catalog, resolve, toasts, validate]);
 
   const startRun = useCallback(
     async (parameters) => {
@@ -414,6 +407,15 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
     [api, overlay, toasts],
   );
   const backToLive = useCallback(() => overlay.set((value) => ({ ...value, viewed: null })), [overlay]);
+  const historyMenu = useMemo(
+    () => <HistoryMenu load={loadRuns} onPick={pickRun} onLive={backToLive} viewedId={viewedId} userName={userName} />,
+    [loadRuns, pickRun, backToLive, viewedId, userName],
+  );
+  const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
+  const saveNow = useCallback(() => save(), [save]);
+  const openSettings = useCallback(() => setDialog({ kind: "settings" }), []);
+  const closeDialog = useCallback(() => setDialog(null), []);
+  const overwrite = useCallback(() => resolve("overwrite"), [resolve]);
 
   const dirty = isDirty(state);
   const saveLabel = saving.phase === "saving" ? "Saving…" : dirty || saving.conflict ? "Unsaved" : "Saved";
@@ -429,18 +431,20 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
         <div className="pw-editor">
           <TopBar
             name={meta.name}
-            onRename={(name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name")}
+            onRename={rename}
             saveLabel={saveLabel}
             saveTitle={saveTitle}
-            onSave={() => save()}
-            undo={{ run: undo, enabled: canUndo(state.history) }}
-            redo={{ run: redo, enabled: canRedo(state.history) }}
+            onSave={saveNow}
+            onUndo={undo}
+            canUndo={canUndo(state.history)}
+            onRedo={redo}
+            canRedo={canRedo(state.history)}
             onLayout={autoLayout}
-            onSettings={() => setDialog({ kind: "settings" })}
+            onSettings={openSettings}
             onExport={exportJson}
             onImport={importJson}
             imageUrl={`${base}/graph`}
-            history={<HistoryMenu load={loadRuns} onPick={pickRun} onLive={backToLive} viewedId={viewedId} userName={userName} />}
+            history={historyMenu}
             runActive={isActive({ status: liveStatus })}
             onRun={onRun}
             onCancel={onCancel}
@@ -454,11 +458,10 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
                 nodes={nodes}
                 edges={edges}
                 onNodesChange={onNodesChange}
+                onNodesMoved={onNodesMoved}
                 onEdgesChange={onEdgesChange}
                 onConnect={onConnect}
                 onDropOperator={addOperator}
-                onNodeDragStart={onNodeDragStart}
-                onNodeDragStop={onNodeDragStop}
               >
                 <ViewedRunBanner onLive={backToLive} liveRunId={liveRunId} />
                 {!nodes.length ? (
@@ -490,21 +493,32 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
           {dialog?.kind === "settings" ? (
             <SettingsDialog
               meta={meta}
-              onClose={() => setDialog(null)}
+              onClose={closeDialog}
               onApply={(next) => {
                 commit((now) => ({ ...now, meta: next }));
                 setDialog(null);
               }}
             />
           ) : null}
-          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} onStart={startRun} onClose={() => setDialog(null)} /> : null}
-          {saving.conflict ? <ConflictDialog conflict={saving.conflict} onReload={reload} onOverwrite={() => saving.resolve("overwrite")} /> : null}
+          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} onStart={startRun} onClose={closeDialog} /> : null}
+          {saving.conflict ? <ConflictDialog onReload={reload} onOverwrite={overwrite} /> : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>
       </OverlayContext.Provider>
     </CatalogContext.Provider>
   );
 }
+
+/** The selected nodes: the same array while the same node objects are selected, so that the
+ * panels showing them skip a render when other nodes change. */
+function useSelectedNodes(nodes) {
+  const last = useRef([]);
+  const selected = nodes.filter((node) => node.selected);
+  if (!sameItems(selected, last.current)) last.current = selected;
+  return last.current;
+}
+
+const sameItems = (a, b) => a.length === b.length && a.every((item, index) => item === b[index]);
 
 function RunProgress() {
   const overlay = useContext(OverlayContext);

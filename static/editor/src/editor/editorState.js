@@ -2,8 +2,8 @@
 // plus a change counter (`version`) and the version last saved, which give "Unsaved".
 
 import { applyEdgeChanges, applyNodeChanges } from "@xyflow/react";
-import { createHistory, record, recordFrom, redo, replace, undo } from "../history.js";
-import { positionsDiffer } from "../graph.js";
+import { applyPositions } from "../graph.js";
+import { createHistory, record, redo, replace, undo } from "../history.js";
 
 /** The state for a canvas just loaded from the server (saved, nothing to undo). */
 export function initialEditorState(canvas) {
@@ -14,10 +14,11 @@ export function initialEditorState(canvas) {
 export const isDirty = (state) => state.version !== state.savedVersion;
 
 /**
- * Actions: `nodesChange` / `edgesChange` (React Flow's changes: selection, sizes, dragging;
- * no undo step), `commit` (`update(present)` as one undo step, merged while `key` repeats),
- * `dragEnd` (one undo step from `before`, if anything moved), `undo`, `redo`, `saved`
- * (`version` is on the server), `reload` (the server's canvas, as an undo step, saved).
+ * Actions: `nodesChange` / `edgesChange` (React Flow's changes: selection, sizes; no undo
+ * step), `commit` (`update(present)` as one undo step, merged while `key` repeats), `move`
+ * (nodes to `positions` ({id: {x, y}}) as a commit, none when nothing moves), `undo`,
+ * `redo`, `saved` (`version` is on the server), `reload` (the server's canvas, as an undo
+ * step, saved).
  */
 export function editorReducer(state, action) {
   const present = state.history.present;
@@ -31,9 +32,11 @@ export function editorReducer(state, action) {
       if (!next || next === present) return state;
       return withHistory(state, record(state.history, next, action.key ?? null), true);
     }
-    case "dragEnd":
-      if (!positionsDiffer(action.before.nodes, present.nodes)) return state;
-      return withHistory(state, recordFrom(state.history, action.before), true);
+    case "move": {
+      const nodes = applyPositions(present.nodes, action.positions);
+      if (nodes === present.nodes) return state;
+      return withHistory(state, record(state.history, { ...present, nodes }, action.key ?? null), true);
+    }
     case "undo":
       return withHistory(state, undo(state.history), true);
     case "redo":

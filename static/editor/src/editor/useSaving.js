@@ -8,8 +8,9 @@ import { isDirty } from "./editorState.js";
 const AUTOSAVE_MS = 1500;
 
 /**
- * `{save, phase, conflict, resolve, revision}`: `save()` resolves to true once the server has
- * the current graph; `phase` is "idle", "saving" or "failed"; `conflict` is the 409's body.
+ * `{save, phase, conflict, resolve, adopt, revision}`: `save()` resolves to true once the
+ * server has the current graph; `phase` is "idle", "saving" or "failed"; `conflict` is
+ * `{revision}` (the server's, after a 409) until the user reloads or overwrites.
  */
 export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision, onSaved, onFailed }) {
   const revision = useRef(initialRevision);
@@ -39,7 +40,7 @@ export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialR
         },
         (error) => {
           if (error.status === 409) {
-            conflictRef.current = { revision: error.body.revision, message: error.message };
+            conflictRef.current = { revision: error.body.revision };
             setConflict(conflictRef.current);
           } else {
             onFailed(error);

@@ -1,10 +1,10 @@
 // The canvas node of input operators.
 
 import { memo } from "react";
-import NodeCard from "./NodeCard.jsx";
+import NodeCard, { sameCardProps } from "./NodeCard.jsx";
 
 function InputNode(props) {
   return <NodeCard {...props} kind="input" icon="⇥" />;
 }
 
-export default memo(InputNode);
+export default memo(InputNode, sameCardProps);

@@ -3,7 +3,7 @@
 
 import { Handle, Position } from "@xyflow/react";
 import { createContext, useContext } from "react";
-import { formatCount, formatDuration, formatRate, rowsIn } from "../format.js";
+import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../format.js";
 import { shownRun } from "../editor/overlay.js";
 import { nodeStatus } from "../runState.js";
 import { useStore } from "../store.js";
@@ -14,6 +14,15 @@ export const CatalogContext = createContext(null);
 export const OverlayContext = createContext(null);
 
 const NO_PROBLEMS = [];
+
+/**
+ * Whether a card would show the same for React Flow's new props: the card uses only these.
+ * The others change when nodes are measured or dragged, and re-rendering every card for them
+ * costs a frame on a big canvas. For `memo` of the kind components in this folder.
+ */
+export function sameCardProps(before, after) {
+  return before.id === after.id && before.data === after.data && before.selected === after.selected;
+}
 
 /** A node card for `kind` with an icon; the kind components in this folder wrap it. */
 export default function NodeCard({ id, data, selected, kind, icon }) {
@@ -49,7 +58,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           run starts makes React Flow re-measure every node and re-route every edge. */}
       <div className={`pw-node-run${status === "idle" ? " is-idle" : ""}`}>
         {status !== "idle" ? <StatusBadge status={status} /> : null}
-        {run && status !== "idle" ? <Metrics run={run} /> : null}
+        {run && status !== "idle" ? <Metrics run={run} kind={kind} /> : null}
       </div>
       {problems.length ? (
         <div className="pw-node-problem" role="note">
@@ -95,7 +104,7 @@ export function StatusBadge({ status }) {
   );
 }
 
-function Metrics({ run }) {
+function Metrics({ run, kind }) {
   const metrics = run.metrics ?? {};
   if (run.status === "running" || run.status === "retrying") {
     const elapsed = run.since ? (Date.now() - Date.parse(run.since)) / 1000 : null;
@@ -108,15 +117,13 @@ function Metrics({ run }) {
       </span>
     );
   }
-  const incoming = rowsIn(metrics);
-  const outgoing = metrics.rows_out ?? null;
-  if (incoming === null && outgoing === null && metrics.duration_s == null) return null;
-  const rate = formatRate(incoming ?? outgoing, metrics.duration_s);
+  const rows = rowsSummary(kind, metrics);
+  if (rows === null && metrics.duration_s == null) return null;
+  const rate = formatRate(rowsIn(metrics) ?? metrics.rows_out, metrics.duration_s);
+  const legend = `${kind === "output" ? "rows written" : "rows in → rows out"} · duration${rate ? ` · ${rate}` : ""}`;
   return (
-    <span className="pw-node-metrics" title={rate ? `rows in → rows out · duration · ${rate}` : "rows in → rows out · duration"}>
-      <span>
-        {incoming !== null ? formatCount(incoming) : "–"} → {outgoing !== null ? formatCount(outgoing) : "–"}
-      </span>
+    <span className="pw-node-metrics" title={legend}>
+      {rows !== null ? <span>{rows}</span> : null}
       {metrics.duration_s != null ? <span>{formatDuration(metrics.duration_s)}</span> : null}
       {rate ? <span className="pw-node-rate">{rate}</span> : null}
     </span>

@@ -1,10 +1,10 @@
 // The canvas node of output operators.
 
 import { memo } from "react";
-import NodeCard from "./NodeCard.jsx";
+import NodeCard, { sameCardProps } from "./NodeCard.jsx";
 
 function OutputNode(props) {
   return <NodeCard {...props} kind="output" icon="⇲" />;
 }
 
-export default memo(OutputNode);
+export default memo(OutputNode, sameCardProps);
