@@ -236,15 +236,13 @@ class _Execution:
 
     def _worker(self) -> None:
         # Running the successor on the thread that finished its parent avoids a thread
-        # hand-off per node, which would cost more than everything else the engine does.
+        # hand-off per node, which would cost more than everything else the engine does; and
+        # settling one node and taking the next under one hold of the lock halves the times
+        # two workers contend for it.
         try:
-            while True:
-                with self.lock:
-                    attempt = self._next_attempt()
-                    if attempt is None:
-                        self.workers -= 1
-                        return
-                    self.running[attempt.node.id] = attempt
+            with self.lock:
+                attempt = self._start_next()
+            while attempt is not None:
                 outcome = self._work(attempt)
                 with self.lock:
                     if self.running.get(attempt.node.id) is not attempt:
@@ -255,10 +253,20 @@ class _Execution:
                     self._dispatch()
                     if not self.sorter.is_active() or self.backoff:
                         self.lock.notify_all()
+                    attempt = self._start_next()
         except BaseException as error:  # a bug in the engine: end the run loudly
             with self.lock:
                 self.crash = error
                 self.lock.notify_all()
+
+    def _start_next(self) -> _Attempt | None:
+        """Under the lock: the next attempt, marked running, or None (and one worker less)."""
+        attempt = self._next_attempt()
+        if attempt is None:
+            self.workers -= 1
+        else:
+            self.running[attempt.node.id] = attempt
+        return attempt
 
     def _work(self, attempt: _Attempt) -> tuple:
         ctx = attempt.ctx
