@@ -180,7 +180,12 @@ function finishedLine(event) {
 
 /** The status a node shows: its run status, or `idle` when the run does not know it. */
 export function nodeStatus(state, id) {
-  return state.nodes[id]?.status ?? "idle";
+  return statusOf(state.nodes[id]);
+}
+
+/** The status of a node's run state (none: "idle"). */
+export function statusOf(node) {
+  return node?.status ?? "idle";
 }
 
 /** `{done, total}` over the run's nodes: how far the run has come. */

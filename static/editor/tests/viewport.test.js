@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isInView } from "../src/viewport.js";
+import { isInView, isZoomedOut } from "../src/viewport.js";
 
 describe("whether the graph shows whole on the canvas", () => {
   const size = { width: 800, height: 600 };
@@ -17,5 +17,13 @@ describe("whether the graph shows whole on the canvas", () => {
 
   it("forgives the rounding of a view that was fitted exactly", () => {
     expect(isInView(graph, { x: 0, y: 0, zoom: 0.8000001 }, size)).toBe(true);
+  });
+});
+
+describe("the zoom where the canvas draws less", () => {
+  it("is below 0.4", () => {
+    expect(isZoomedOut({ transform: [0, 0, 0.09] })).toBe(true);
+    expect(isZoomedOut({ transform: [0, 0, 0.4] })).toBe(false);
+    expect(isZoomedOut({ transform: [0, 0, 1] })).toBe(false);
   });
 });

@@ -1,14 +1,19 @@
 // The canvas: React Flow with the node-type registry, minimap, zoom controls and a grid.
 // Operators dropped from the palette arrive through `onDropOperator(name, position)`.
 
-import { Background, Controls, MiniMap, ReactFlow, useReactFlow, useStore } from "@xyflow/react";
-import { useLayoutEffect, useRef, useState } from "react";
+import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
+import { useContext, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { useNodeDrag } from "../editor/useNodeDrag.js";
+import { useSizedNodes } from "../editor/useSizedNodes.js";
+import { CatalogContext, OverlayContext } from "../nodes/NodeCard.jsx";
 import { nodeTypes } from "../nodes/registry.js";
-import { isInView } from "../viewport.js";
+import { useStore as useOverlayStore } from "../store.js";
+import { isInView, isZoomedOut } from "../viewport.js";
 import { OPERATOR_MIME } from "./Palette.jsx";
+import PlainEdges from "./PlainEdges.jsx";
 
 const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];
+const MIN_ZOOM = 0.05;
 const FIT_VIEW = { padding: 0.08, maxZoom: 1.2 };
 const TYPE_COLORS = { inputOperator: "#0d9488", processOperator: "#4f46e5", outputOperator: "#d97706" };
 // At module scope: every edge re-renders when React Flow is given a new object here.
@@ -16,17 +21,24 @@ const EDGE_OPTIONS = { interactionWidth: 16 };
 // The minimap redraws every node on every move; on big graphs it costs more than it helps
 // (drag p95 83–100 ms → 50 ms without it at 1,000 nodes).
 const MINIMAP_MAX_NODES = 300;
+// Zoomed out on a big graph, edges are plain curves instead of React Flow's (PlainEdges.jsx).
+const PLAIN_EDGES_ABOVE = 300;
+const NO_EDGES = [];
 
 /**
  * The graph view. Edits go out through the callbacks: `onNodesMoved(positions, key)` when a
- * drag ends or the arrow keys move nodes, `onNodesChange` for selection and sizes.
+ * drag ends or the arrow keys move nodes, `onNodesChange` for selection.
  */
 export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, children }) {
-  const { screenToFlowPosition } = useReactFlow();
+  const { screenToFlowPosition, viewportInitialized } = useReactFlow();
   const drag = useNodeDrag(nodes, onNodesChange, onNodesMoved);
-  // Fitting an empty pipeline's view would wait for its first node, then jump it away from
-  // where it was dropped: only a pipeline that opens with nodes is fitted.
-  const [fitOnOpen] = useState(nodes.length > 0);
+  const { portsOf } = useContext(CatalogContext);
+  const sized = useSizedNodes(drag.nodes, portsOf, useFlaggedNodes());
+  const plainEdges = useStore(isZoomedOut) && edges.length > PLAIN_EDGES_ABOVE;
+  // Until the view is fitted it is not known which edges to draw: React Flow would draw its
+  // own and then drop them for plain ones.
+  const flowEdges = viewportInitialized && !plainEdges ? edges : NO_EDGES;
+  useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
     <div
       className="pw-canvas"
@@ -44,8 +56,8 @@ export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEd
       }}
     >
       <ReactFlow
-        nodes={drag.nodes}
-        edges={edges}
+        nodes={sized}
+        edges={flowEdges}
         nodeTypes={nodeTypes}
         onNodesChange={drag.onNodesChange}
         onEdgesChange={onEdgesChange}
@@ -53,10 +65,8 @@ export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEd
         onlyRenderVisibleElements
         deleteKeyCode={null}
         multiSelectionKeyCode={MULTI_SELECT_KEYS}
-        minZoom={0.05}
+        minZoom={MIN_ZOOM}
         maxZoom={2}
-        fitView={fitOnOpen}
-        fitViewOptions={FIT_VIEW}
         defaultEdgeOptions={EDGE_OPTIONS}
       >
         <Background gap={20} size={1} color="#d5dbe5" />
@@ -64,11 +74,49 @@ export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEd
         {nodes.length <= MINIMAP_MAX_NODES && (
           <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
         )}
+        {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
+        <FitOnOpen />
         <KeepGraphInView />
         {children}
       </ReactFlow>
     </div>
   );
+}
+
+/** The ids of the nodes with problems, as a Set that changes only when they do. */
+function useFlaggedNodes() {
+  const overlay = useContext(OverlayContext);
+  const key = useOverlayStore(overlay, (value) => Object.keys(value.problems).join("\n"));
+  return useMemo(() => new Set(key ? key.split("\n") : []), [key]);
+}
+
+/**
+ * Unselects the edges while they are plain: those cannot be selected, or show it, and a
+ * click on the canvas or a node, which unselects React Flow's edges, would not reach them.
+ */
+function useUnselectedEdges(plainEdges, edges, onEdgesChange) {
+  useEffect(() => {
+    if (!plainEdges) return;
+    const changes = edges.filter((edge) => edge.selected).map((edge) => ({ id: edge.id, type: "select", selected: false }));
+    if (changes.length) onEdgesChange(changes);
+  }, [plainEdges, edges, onEdgesChange]);
+}
+
+/**
+ * Fits the graph in view when the canvas opens with nodes, before they are first drawn. React
+ * Flow's `fitView` prop fits once nodes get measured, and ours never are (useSizedNodes.js).
+ * An empty pipeline is not fitted: its first node would jump away from where it was dropped.
+ */
+function FitOnOpen() {
+  const store = useStoreApi();
+  const { getNodes, getNodesBounds, setViewport } = useReactFlow();
+  useEffect(() => {
+    const nodes = getNodes();
+    if (!nodes.length) return;
+    const { width, height } = store.getState();
+    setViewport(getViewportForBounds(getNodesBounds(nodes), width, height, MIN_ZOOM, FIT_VIEW.maxZoom, FIT_VIEW.padding));
+  }, [store, getNodes, getNodesBounds, setViewport]);
+  return null;
 }
 
 /**

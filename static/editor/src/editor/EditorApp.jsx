@@ -66,7 +66,8 @@ function isTyping(target) {
 
 function Editor({ api, pipelineId, userName, catalog, pipeline }) {
   const base = `/api/pipelines/${pipelineId}`;
-  const [state, dispatch] = useReducer(editorReducer, documentToCanvas(pipeline, catalog.typeOf), initialEditorState);
+  // The pipeline is converted once, not at every render (1,000 nodes: a few ms each time).
+  const [state, dispatch] = useReducer(editorReducer, pipeline, (loaded) => initialEditorState(documentToCanvas(loaded, catalog.typeOf)));
   const stateRef = useRef(state);
   stateRef.current = state;
   const { meta, nodes, edges } = state.history.present;

@@ -1,12 +1,16 @@
 // The body every operator node shares: title, status badge, run metrics, problems, and one
-// handle per port (React Flow handle id = port name, `data-port` = port name).
+// handle per port (React Flow handle id = port name, `data-port` = port name). Zoomed out,
+// where its text could not be read, a card is drawn compact: its box, colours and handles.
+// Its size and its handles' places are geometry.js's, which React Flow is given too.
 
-import { Handle, Position } from "@xyflow/react";
+import { Handle, useStore as useFlowStore } from "@xyflow/react";
 import { createContext, useContext } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../format.js";
 import { shownRun } from "../editor/overlay.js";
-import { nodeStatus } from "../runState.js";
+import { statusOf } from "../runState.js";
 import { useStore } from "../store.js";
+import { isZoomedOut } from "../viewport.js";
+import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
 
 /** The catalog (see catalog.js), for node components. */
 export const CatalogContext = createContext(null);
@@ -17,8 +21,8 @@ const NO_PROBLEMS = [];
 
 /**
  * Whether a card would show the same for React Flow's new props: the card uses only these.
- * The others change when nodes are measured or dragged, and re-rendering every card for them
- * costs a frame on a big canvas. For `memo` of the kind components in this folder.
+ * The others change when nodes are dragged, and re-rendering every card for them costs a
+ * frame on a big canvas. For `memo` of the kind components in this folder.
  */
 export function sameCardProps(before, after) {
   return before.id === after.id && before.data === after.data && before.selected === after.selected;
@@ -29,19 +33,32 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const catalog = useContext(CatalogContext);
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, (state) => shownRun(state).nodes[id]);
-  const status = useStore(overlay, (state) => nodeStatus(shownRun(state), id));
+  const status = statusOf(run);
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
-  const operator = catalog.byName.get(data.operator);
-  const { inputs, outputs } = catalog.portsOf({ data });
-  const labelled = inputs.length > 1 || outputs.length > 1;
-  const rowsCount = Math.max(inputs.length, outputs.length);
+  // A boolean: only crossing the threshold re-renders the card, not every zoom step.
+  const compact = useFlowStore(isZoomedOut);
+  const ports = catalog.portsOf({ data });
+  const { height, handles } = cardGeometry(ports, problems.length > 0);
   return (
     <div
-      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}`}
+      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}`}
       data-node-id={id}
       data-status={status}
       title={run?.error || undefined}
+      style={{ height }}
     >
+      {compact ? null : <CardText id={id} data={data} kind={kind} icon={icon} operator={catalog.byName.get(data.operator)} status={status} run={run} problems={problems} ports={ports} />}
+      {handles.map((handle) => (
+        <Handle key={`${handle.type}.${handle.id}`} type={handle.type} position={handle.position} id={handle.id} data-port={handle.id} style={{ top: handleTop(handle) }} />
+      ))}
+    </div>
+  );
+}
+
+/** What a card says: its title, its run, its first problem and its ports' names. */
+function CardText({ id, data, kind, icon, operator, status, run, problems, ports }) {
+  return (
+    <>
       <div className="pw-node-head">
         <span className="pw-node-icon" aria-hidden="true">
           {icon}
@@ -54,42 +71,33 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           </div>
         </div>
       </div>
-      {/* Always there (hidden while idle) and of fixed height: a card that grows when its
-          run starts makes React Flow re-measure every node and re-route every edge. */}
+      {/* Always there (hidden while idle) and of fixed height: the card's height is declared
+          to React Flow (geometry.js), and a run must not change it. */}
       <div className={`pw-node-run${status === "idle" ? " is-idle" : ""}`}>
         {status !== "idle" ? <StatusBadge status={status} /> : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} /> : null}
       </div>
       {problems.length ? (
-        <div className="pw-node-problem" role="note">
+        <div className="pw-node-problem" role="note" title={problems[0].message}>
           <span className="pw-problem-badge">⚠ {problems.length}</span> {problems[0].message}
         </div>
       ) : null}
-      {labelled ? (
-        <div className="pw-node-ports">
-          {Array.from({ length: rowsCount }, (_, index) => (
-            <div className="pw-port-row" key={index}>
-              {inputs[index] ? <PortHandle port={inputs[index]} type="target" labelled={inputs.length > 1} /> : <span />}
-              {outputs[index] ? <PortHandle port={outputs[index]} type="source" labelled={outputs.length > 1} /> : <span />}
-            </div>
-          ))}
-        </div>
-      ) : (
-        <>
-          {inputs[0] ? <Handle type="target" position={Position.Left} id={inputs[0].name} data-port={inputs[0].name} /> : null}
-          {outputs[0] ? <Handle type="source" position={Position.Right} id={outputs[0].name} data-port={outputs[0].name} /> : null}
-        </>
-      )}
-    </div>
+      {isLabelled(ports) ? <PortNames ports={ports} /> : null}
+    </>
   );
 }
 
-function PortHandle({ port, type, labelled }) {
-  const isInput = type === "target";
+/** The names of a card's ports, one row per input and output side by side. */
+function PortNames({ ports: { inputs, outputs } }) {
+  const rows = Math.max(inputs.length, outputs.length);
   return (
-    <div className={`pw-port ${isInput ? "pw-port-in" : "pw-port-out"}`}>
-      <Handle type={type} position={isInput ? Position.Left : Position.Right} id={port.name} data-port={port.name} />
-      {labelled ? <span className="pw-port-name">{port.name}</span> : null}
+    <div className="pw-node-ports">
+      {Array.from({ length: rows }, (_, index) => (
+        <div className="pw-port-row" key={index}>
+          <span className="pw-port-name">{inputs.length > 1 ? inputs[index]?.name : null}</span>
+          <span className="pw-port-name">{outputs.length > 1 ? outputs[index]?.name : null}</span>
+        </div>
+      ))}
     </div>
   );
 }

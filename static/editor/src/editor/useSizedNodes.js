@@ -1,0 +1,34 @@
+// The nodes as React Flow gets them: each with its card's size and handles (nodes/geometry.js)
+// declared, so that React Flow draws a pipeline's nodes and edges in one go when it opens
+// instead of drawing the cards hidden, measuring every one and then drawing them again.
+
+import { useMemo, useRef } from "react";
+import { cardGeometry } from "../nodes/geometry.js";
+
+/**
+ * `nodes` with `measured` (the card's size) and `handles` added: React Flow draws such a node,
+ * and its edges, at once, without looking for its handles in the page. (`width` and `height`
+ * would not do: a node without `measured` never counts as initialized, and `fitView` waits
+ * for that.) `portsOf(node)` gives a node's ports; `flagged` holds the ids of the nodes with
+ * problems, whose cards are taller by their problem note.
+ *
+ * A node keeps its sized copy while it stays the same object and keeps its problems or none:
+ * React Flow compares node objects, and looks again only at the nodes that changed.
+ */
+export function useSizedNodes(nodes, portsOf, flagged) {
+  const copies = useRef(new WeakMap());
+  return useMemo(() => sizeNodes(nodes, portsOf, flagged, copies.current), [nodes, portsOf, flagged]);
+}
+
+/** `useSizedNodes` without React: `copies` (a WeakMap) keeps the sized copies between calls. */
+export function sizeNodes(nodes, portsOf, flagged, copies) {
+  return nodes.map((node) => {
+    const withProblem = flagged.has(node.id);
+    const known = copies.get(node);
+    if (known?.withProblem === withProblem) return known.sized;
+    const { width, height, handles } = cardGeometry(portsOf(node), withProblem);
+    const sized = { ...node, measured: { width, height }, handles };
+    copies.set(node, { withProblem, sized });
+    return sized;
+  });
+}
