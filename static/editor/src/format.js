@@ -18,13 +18,13 @@ export function formatDuration(seconds) {
   return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
 }
 
-/** Rows per second, shortened: "12.3k rows/s". */
-export function formatRate(rows, seconds) {
+/** Rows per second, shortened: "12.3k rows/s" (or "12.3k/s" with `unit` "/s", on cards). */
+export function formatRate(rows, seconds, unit = " rows/s") {
   if (typeof rows !== "number" || typeof seconds !== "number" || seconds <= 0) return null;
   const rate = rows / seconds;
-  if (rate >= 1e6) return `${(rate / 1e6).toFixed(1)}M rows/s`;
-  if (rate >= 1e3) return `${(rate / 1e3).toFixed(1)}k rows/s`;
-  return `${Math.round(rate)} rows/s`;
+  if (rate >= 1e6) return `${(rate / 1e6).toFixed(1)}M${unit}`;
+  if (rate >= 1e3) return `${(rate / 1e3).toFixed(1)}k${unit}`;
+  return `${Math.round(rate)}${unit}`;
 }
 
 /** An ISO time as "3 min ago" (or a date when older than a week). */

@@ -116,24 +116,26 @@ function Metrics({ run, kind }) {
   const metrics = run.metrics ?? {};
   if (run.status === "running" || run.status === "retrying") {
     const elapsed = run.since ? (Date.now() - Date.parse(run.since)) / 1000 : null;
-    const rate = formatRate(run.rows, elapsed);
-    return (
-      <span className="pw-node-metrics">
-        {run.rows !== null ? <span>{formatCount(run.rows)} rows</span> : null}
-        {elapsed !== null ? <span>{formatDuration(elapsed)}</span> : null}
-        {rate ? <span>{rate}</span> : null}
-      </span>
-    );
+    const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
+    const rows = run.rows !== null ? `${formatCount(run.rows)} rows` : null;
+    return <MetricLines rows={rows} seconds={elapsed} rate={rate} />;
   }
   const rows = rowsSummary(kind, metrics);
   if (rows === null && metrics.duration_s == null) return null;
-  const rate = formatRate(rowsIn(metrics) ?? metrics.rows_out, metrics.duration_s);
-  const legend = `${kind === "output" ? "rows written" : "rows in → rows out"} · duration${rate ? ` · ${rate}` : ""}`;
+  const rate = formatRate(rowsIn(metrics) ?? metrics.rows_out, metrics.duration_s, CARD_RATE_UNIT);
+  const legend = `${kind === "output" ? "rows written" : "rows in → rows out"} · duration${rate ? " · rows per second" : ""}`;
+  return <MetricLines rows={rows} seconds={metrics.duration_s} rate={rate} legend={legend} />;
+}
+
+const CARD_RATE_UNIT = "/s"; // "rows/s" does not fit beside the badge; the legend says it
+
+/** Two lines that never wrap (the card's height is fixed): the rows, then time and rate. */
+function MetricLines({ rows, seconds, rate, legend }) {
+  const timing = [seconds != null ? formatDuration(seconds) : null, rate].filter(Boolean).join(" · ");
   return (
     <span className="pw-node-metrics" title={legend}>
-      {rows !== null ? <span>{rows}</span> : null}
-      {metrics.duration_s != null ? <span>{formatDuration(metrics.duration_s)}</span> : null}
-      {rate ? <span className="pw-node-rate">{rate}</span> : null}
+      {rows !== null ? <span className="pw-node-metric-line">{rows}</span> : null}
+      {timing ? <span className="pw-node-metric-line">{timing}</span> : null}
     </span>
   );
 }
