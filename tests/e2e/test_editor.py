@@ -337,6 +337,28 @@ async def test_ctrl_z_undoes_a_drop_and_a_connection_and_ctrl_shift_z_redoes_the
     await expect(nodes).to_have_count(2)
 
 
+async def test_a_mistyped_condition_is_reported_at_its_field_and_on_its_node(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await select(page, "filter_1")
+    side = page.get_by_role("complementary", name="Node")
+    condition = side.get_by_role("textbox", name="Condition", exact=True)
+
+    await condition.fill("agee >= 18")  # checked once autosaved, without pressing anything
+
+    problem = side.locator(".pw-field-problems")
+    await expect(problem).to_contain_text("unknown column 'agee'", timeout=10_000)
+    await expect(problem).to_contain_text("did you mean 'age'?")
+    await expect(node(page, "filter_1").locator("[role=note]")).to_contain_text("agee")
+    await screenshot(page, "problem")
+    await condition.fill("age >= 18")
+    await expect(problem).to_have_count(0, timeout=10_000)
+    await expect(node(page, "filter_1").locator("[role=note]")).to_have_count(0)
+
+
 async def test_a_dragged_node_is_saved_where_it_was_dropped_and_ctrl_z_moves_it_back(
     signed_in, api, people
 ):
