@@ -23,8 +23,9 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from editor import live, run_watch
-from editor.models import ACTIVE_RUN_STATUSES, Connection, NodeRun, Run
+from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Run
 from editor.run_recorder import RunRecorder
+from editor.workspaces import engine_access
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.executor import RunResult, execute
@@ -95,11 +96,6 @@ def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
         _forget(run_id)
 
 
-def connection_urls() -> dict[str, str]:
-    """Named database connections, with their passwords, for the engine only."""
-    return {conn.name: conn.full_url() for conn in Connection.objects.all()}
-
-
 def _execute(run_id: int) -> None:
     close_old_connections()
     try:
@@ -148,8 +144,7 @@ def _run(
             sinks=[recorder, *extra_sinks],
             run_id=run.pk,
             cancel_event=cancel_event,
-            data_root=settings.PIPEWRIGHT_DATA_ROOT,
-            connections=connection_urls(),
+            **engine_access(run.pipeline.workspace, run.started_by),
         )
         outcome, status = (plan, result), result.status
         failed = [node for node in result.nodes.values() if node.status in ("failed", "timed_out")]

@@ -1,6 +1,6 @@
 """What an operator sees of the run: `ctx`.
 
-It gives the node id, the validated params, the data root and named connections, a logger
+It gives the node id, the validated params, the file area and named connections, a logger
 and a progress callback that become events, and the cancellation check. `commit` is how an
 output makes its work visible (rename a temporary file, commit a transaction): it runs under
 a lock against the executor's timeout and cancel decisions, so a node that lost its race with
@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from runtime.errors import NodeCancelled
-from runtime.paths import resolve_under
+from runtime.paths import FileArea
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 PROGRESS_INTERVAL_S = 0.05
@@ -63,7 +63,7 @@ class NodeContext:
         node_id: str,
         params: BaseModel,
         *,
-        data_root: Path,
+        data_root: FileArea | Path,
         connections: Mapping[str, str] | None = None,
         emit: Emit | None = None,
         log_level: str = "info",
@@ -72,7 +72,8 @@ class NodeContext:
     ):
         self.node_id = node_id
         self.params = params
-        self.data_root = Path(data_root)
+        self.files = FileArea.of(data_root)
+        self.data_root = self.files.root
         self.connections = dict(connections or {})
         self.row_limit = row_limit
         self.columns = columns
@@ -96,9 +97,14 @@ class NodeContext:
         if self._cancel.is_set():
             raise NodeCancelled(f"node '{self.node_id}' was stopped")
 
-    def resolve_path(self, path: str) -> Path:
-        """A params path resolved under the data root (refusing paths that escape it)."""
-        return resolve_under(self.data_root, path)
+    def resolve_path(self, path: str, *, write: bool = False) -> Path:
+        """A params path resolved in the node's file area (refusing paths that escape it, and
+        writes to the read-only shared folder)."""
+        return self.files.resolve(path, write=write)
+
+    def display_path(self, location: Path) -> str:
+        """A resolved path as the document names it, for messages (never the server's)."""
+        return self.files.display(location)
 
     def progress(self, rows: int) -> None:
         """Report rows processed so far (throttled to a few events per second)."""

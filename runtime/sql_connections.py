@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -26,13 +27,24 @@ CONNECT_TIMEOUT_S = 10
 _TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
 """Drivers that take a `connect_timeout` argument, in seconds."""
 
+
+@dataclass(frozen=True)
+class ConnectionSpec:
+    """A named connection as the runtime receives it."""
+
+    url: str
+    read_only: bool = True
+    prefix: str | None = None
+
+
 _engines: dict[str, Engine] = {}
 _engines_lock = threading.Lock()
 
 
 def connection_url(ctx: NodeContext, name: str) -> URL:
     """The URL of connection `name`, a relative SQLite path resolved under the data root."""
-    text = ctx.connections.get(name)
+    spec = ctx.connections.get(name)
+    text = spec.url if isinstance(spec, ConnectionSpec) else spec
     if text is None:
         known = ", ".join(sorted(ctx.connections)) or "none are configured"
         raise ParamsError("connection", f"unknown connection '{name}'; known connections: {known}")
