@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from django.core.exceptions import ValidationError
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from editor.errors import ActionError
 from editor.models import Connection, Workspace
 from runtime.sql_connections import ConnectionSpec
 
@@ -63,4 +65,48 @@ def runtime_connections(workspace: Workspace) -> dict[str, ConnectionSpec]:
             prefix=connection.prefix or None,
         )
         for connection in Connection.objects.filter(workspace=workspace)
+    }
+
+
+def save_connection(
+    workspace: Workspace,
+    name: str,
+    *,
+    url: str,
+    password: str | None = None,
+    read_only: bool = True,
+    prefix: str = "",
+    description: str = "",
+) -> Connection:
+    """Create or change the workspace's connection `name` (a None password keeps the old)."""
+    try:
+        checked_url(url)
+    except UrlRefused as error:
+        raise ActionError(400, "invalid_connection", str(error), field="url") from None
+    connection = Connection.objects.filter(workspace=workspace, name=name).first()
+    connection = connection or Connection(workspace=workspace, name=name)
+    connection.url, connection.read_only = url, read_only
+    connection.prefix, connection.description = prefix, description
+    if password is not None:
+        connection.set_password(password)
+    try:
+        connection.full_clean(exclude=["workspace"], validate_unique=False)
+    except ValidationError as error:
+        field, messages = next(iter(error.message_dict.items()))
+        raise ActionError(
+            400, "invalid_connection", f"{field}: {messages[0]}", field=field
+        ) from None
+    connection.save()
+    return connection
+
+
+def connection_json(connection: Connection) -> dict:
+    """A connection as anyone in its workspace may see it: the URL without a password."""
+    return {
+        "name": connection.name,
+        "url": connection.display_url(),
+        "has_password": connection.has_password,
+        "read_only": connection.read_only,
+        "prefix": connection.prefix,
+        "description": connection.description,
     }

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from editor.connections import runtime_connections
+from editor.errors import ActionError
 from editor.models import Membership, Role, Workspace
 from runtime.paths import SHARED, FileArea
 
@@ -66,6 +67,32 @@ def personal_workspace(user) -> Workspace:
     if workspace is None:
         workspace = create_workspace(user.get_username(), admin=user, personal_of=user)
     return workspace
+
+
+@transaction.atomic
+def set_member(workspace: Workspace, user, role: Role) -> Membership:
+    """Give `user` the `role` in `workspace` (added, or changed)."""
+    if role != Role.ADMIN:
+        _keep_an_admin(workspace, user)
+    membership, _ = Membership.objects.update_or_create(
+        workspace=workspace, user=user, defaults={"role": role}
+    )
+    return membership
+
+
+@transaction.atomic
+def remove_member(workspace: Workspace, user) -> None:
+    """Take `user` out of `workspace`; never its last admin, nor the owner of a personal one."""
+    if workspace.personal_of_id == user.pk:
+        raise ActionError(409, "owner", "a personal workspace keeps its owner")
+    _keep_an_admin(workspace, user)
+    workspace.memberships.filter(user=user).delete()
+
+
+def _keep_an_admin(workspace: Workspace, leaving) -> None:
+    admins = workspace.memberships.select_for_update().filter(role=Role.ADMIN)
+    if list(admins.values_list("user_id", flat=True)) == [leaving.pk]:
+        raise ActionError(409, "last_admin", "a workspace keeps at least one admin")
 
 
 def data_root() -> Path:
