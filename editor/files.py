@@ -38,9 +38,6 @@ def list_folder(area: FileArea, folder: str = "") -> list[dict]:
         raise ActionError(404, "not_found", f"no folder '{folder or '.'}'", field="path")
     entries = []
     at_top = location == area.root.resolve()
-    if at_top and area.shared is not None:
-        entries.append({"name": SHARED, "path": SHARED, "kind": "folder", "size": None,
-                        "modified": None, "read_only": not area.shared_writable})  # fmt: skip
     for child in location.iterdir():
         if child.name.startswith(".") or (at_top and child.name == SHARED):
             continue
@@ -53,7 +50,12 @@ def list_folder(area: FileArea, folder: str = "") -> list[dict]:
             "modified": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
             "read_only": area.display(child).startswith(f"{SHARED}/") and not area.shared_writable,
         })  # fmt: skip
-    return sorted(entries, key=lambda entry: (entry["kind"] != "folder", entry["name"]))
+    entries.sort(key=lambda entry: (entry["kind"] != "folder", entry["name"]))
+    if at_top and area.shared is not None:
+        shared = {"name": SHARED, "path": SHARED, "kind": "folder", "size": None,
+                  "modified": None, "read_only": not area.shared_writable}  # fmt: skip
+        entries.insert(0, shared)
+    return entries
 
 
 def upload_name(name: str) -> str:

@@ -107,7 +107,7 @@ def workspace_for(user, slug: str, action: Action = Action.VIEW) -> Workspace:
         workspace = Workspace.objects.get(slug=slug)
     except Workspace.DoesNotExist:
         raise Http404("no such workspace") from None
-    require(user, action, workspace)
+    _require_or_hide(user, action, workspace, "no such workspace")
     return workspace
 
 

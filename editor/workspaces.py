@@ -126,6 +126,7 @@ def file_area(workspace: Workspace, user) -> FileArea:
         root=workspace_folder(workspace),
         shared=shared_folder(),
         shared_writable=bool(user is not None and user.is_staff),
+        called="workspace folder",
     )
 
 

@@ -25,6 +25,8 @@ class FileArea:
     root: Path
     shared: Path | None = None
     shared_writable: bool = False
+    called: str = "data root"
+    """What messages call `root` ("workspace folder" in the web app)."""
 
     @classmethod
     def of(cls, value: FileArea | str | Path) -> FileArea:
@@ -41,8 +43,9 @@ class FileArea:
                     f"path '{path}' is in the shared folder, which is read-only; "
                     "write inside your workspace instead"
                 )
-            return _inside(Path(self.shared), Path(*parts[1:]) if parts[1:] else Path("."), path)
-        return _inside(Path(self.root), Path(path).expanduser(), path)
+            inner = Path(*parts[1:]) if parts[1:] else Path(".")
+            return _inside(Path(self.shared), inner, path, "shared folder")
+        return _inside(Path(self.root), Path(path).expanduser(), path, self.called)
 
     def display(self, location: Path) -> str:
         """`location` as a document would name it: relative to the area (or `shared/...`)."""
@@ -57,19 +60,14 @@ class FileArea:
         return location.name
 
 
-def _inside(root: Path, candidate: Path, written: str) -> Path:
+def _inside(root: Path, candidate: Path, written: str, called: str) -> Path:
     root = root.resolve()
     if not candidate.is_absolute():
         candidate = root / candidate
     resolved = candidate.resolve()
     if resolved != root and root not in resolved.parents:
         raise UnsafePathError(
-            f"path '{written}' leads outside the workspace folder; "
+            f"path '{written}' is outside the {called}; "
             "use a relative path inside it (relative paths start there)"
         )
     return resolved
-
-
-def resolve_under(root: Path, path: str) -> Path:
-    """The real location of `path` (relative to `root`), refusing anything outside `root`."""
-    return _inside(Path(root), Path(path).expanduser(), path)

@@ -165,7 +165,7 @@ class CsvOutput(Operator):
     def run(self, ctx, inputs):
         params: CsvOutputParams = ctx.params
         frame: pd.DataFrame = inputs["in"]
-        path = ctx.resolve_path(params.path)
+        path = ctx.resolve_path(params.path, write=True)
 
         def write(temporary: Path, appending: bool) -> None:
             frame.to_csv(

@@ -182,7 +182,7 @@ class FileOutput(Operator):
         def write(temporary: Path, appending: bool) -> None:
             self.write(ctx, frame, temporary, appending)
 
-        size = write_atomically(ctx, ctx.resolve_path(params.path), params.mode, write)
+        size = write_atomically(ctx, ctx.resolve_path(params.path, write=True), params.mode, write)
         ctx.metrics.update(path=params.path, rows_written=len(frame), bytes_out=size)
         ctx.logger.info(f"wrote {len(frame)} rows to {params.path}")
         return {}
