@@ -7,6 +7,7 @@
   kept in the ignored file `.secret_key`. `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
 - `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
 - `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2),
+  `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
 """
 
@@ -155,6 +156,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
+PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
 PIPEWRIGHT_LOG_LINES = 200
 
 LOGGING = {
