@@ -13,6 +13,7 @@ from editor import launcher
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Pipeline, Run, Workspace
+from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import personal_workspace
 from runtime.graph import structural_problems, validate
 from runtime.spec import Pipeline as PipelineSpec
@@ -74,6 +75,7 @@ def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
 def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
     """Snapshot the pipeline and queue a run of it (one active run per pipeline)."""
     Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+    refuse_too_many_runs(user)
     active = pipeline.runs.filter(status__in=ACTIVE_RUN_STATUSES).first()
     if active is not None:
         raise ActionError(

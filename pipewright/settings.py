@@ -10,6 +10,7 @@
 - `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
 - `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
+  `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
 """
 
@@ -172,6 +173,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
+PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
 

@@ -1,8 +1,8 @@
 """What an operator sees of the run: `ctx`.
 
-It gives the node id, the validated params, the file area and named connections, a logger
-and a progress callback that become events, and the cancellation check. `commit` is how an
-output makes its work visible (rename a temporary file, commit a transaction): it runs under
+It gives the run and node ids, the validated params, the file area and named connections, a
+logger and a progress callback that become events, and the cancellation check. `commit` is how
+an output makes its work visible (rename a temporary file, commit a transaction): it runs under
 a lock against the executor's timeout and cancel decisions, so a node that lost its race with
 the clock never commits afterwards.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,12 @@ class NodeContext:
         log_level: str = "info",
         row_limit: int | None = None,
         columns: set[str] | None = None,
+        run_id: str | int | None = None,
     ):
         self.node_id = node_id
+        self.run_id = str(run_id) if run_id is not None else uuid.uuid4().hex
+        """The run's id (a context made outside a run gets one of its own); it names the
+        run's temporary output files."""
         self.params = params
         self.files = FileArea.of(data_root)
         self.data_root = self.files.root

@@ -230,6 +230,7 @@ class _Execution:
             log_level=self.plan.config.log_level,
             row_limit=self.row_limit,
             columns=self.needed[node.id],
+            run_id=self.emitter.run_id,
         )
         return _Attempt(node, number, ctx, inputs)
 
