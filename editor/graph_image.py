@@ -3,11 +3,17 @@
 `render` draws a pipeline left to right, each node coloured by its latest run status;
 `layout` asks `dot` where nodes go and returns canvas positions (top-left, in pixels) for
 the editor's auto-layout.
+
+Every string in a document is the user's, so none of them reaches Graphviz as DOT syntax:
+nodes are named `n0`, `n1`, ... in document order, and labels go through `_literal`, which
+Graphviz never reads as an HTML label (`<...>`, where `HREF` makes links) nor as an
+escString (`\\N`, `\\G`, `\\L`). No user string is given to a URL, href or tooltip attribute.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import graphviz
 
@@ -49,19 +55,35 @@ def _graph(document: PipelineSpec, statuses: dict[str, str]) -> graphviz.Digraph
             "fontsize": "9",
         },
     )
+    names = _names(document)
     for node in document.nodes:
         status = statuses.get(node.id, "idle")
-        title = node.label or node.id
         graph.node(
-            node.id,
-            label=f"{title}\n{node.operator} · {status}",
+            names[node.id],
+            label=_literal(node.label or node.id, f"{node.operator} · {status}"),
             fillcolor=STATUS_COLOURS.get(status, STATUS_COLOURS["idle"]),
-            tooltip=node.id,
         )
     for edge in document.edges:
+        if edge.source not in names or edge.target not in names:
+            continue
         ports = [port for port in (edge.source_port, edge.target_port) if port not in ("out", "in")]
-        graph.edge(edge.source, edge.target, label=" → ".join(ports))
+        graph.edge(names[edge.source], names[edge.target], label=_literal(" → ".join(ports)))
     return graph
+
+
+def _names(document: PipelineSpec) -> dict[str, str]:
+    """The DOT name of each node id: `n<position>`, so no user text is ever a DOT identifier."""
+    return {node.id: f"n{position}" for position, node in enumerate(document.nodes)}
+
+
+def _literal(*lines: str) -> graphviz.nohtml:
+    """Lines of user text as one label that Graphviz draws exactly as written."""
+    return graphviz.nohtml("\\n".join(_printable(line).replace("\\", "\\\\") for line in lines))
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters (which `dot` may refuse) shown as spaces."""
+    return "".join(" " if unicodedata.category(char) == "Cc" else char for char in text)
 
 
 def render(
@@ -75,6 +97,7 @@ def layout(document: PipelineSpec) -> dict[str, dict[str, float]]:
     """Node positions (top-left corner, pixels) from `dot`, for the editor's auto-layout."""
     if not document.nodes:
         return {}
+    ids = {name: node_id for node_id, name in _names(document).items()}
     placed = json.loads(_graph(document, {}).pipe(format="json"))
     top = float(placed["bb"].split(",")[3])
     positions = {}
@@ -83,7 +106,7 @@ def layout(document: PipelineSpec) -> dict[str, dict[str, float]]:
             continue
         x, y = (float(value) for value in item["pos"].split(","))
         width, height = float(item["width"]) * 72, float(item["height"]) * 72
-        positions[item["name"]] = {
+        positions[ids[item["name"]]] = {
             "x": round((x - width / 2) * POINTS_TO_PIXELS, 1),
             "y": round((top - y - height / 2) * POINTS_TO_PIXELS, 1),
         }

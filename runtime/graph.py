@@ -21,7 +21,7 @@ from runtime.errors import PipelineValidationError, Problem
 from runtime.operator import Operator
 from runtime.parameters import resolve_values, substitute
 from runtime.registry import Registry, default_registry
-from runtime.spec import Config, Pipeline
+from runtime.spec import Config, Edge, Pipeline
 
 Source = tuple[str, str]
 """An output: (node id, port name)."""
@@ -54,14 +54,23 @@ class Plan:
     """How many node inputs read each output `(node, port)`: when it falls to 0, drop it."""
 
 
-def structural_problems(pipeline: Pipeline) -> list[Problem]:
-    """Problems that make a graph meaningless: duplicate ids, dangling edges, cycles.
+def structural_problems(pipeline: Pipeline, registry: Registry | None = None) -> list[Problem]:
+    """Problems that make a graph meaningless: duplicate ids, dangling edges, unknown ports,
+    cycles.
 
-    A half-built graph without these can still be saved and edited.
+    A half-built graph without these can still be saved and edited. A port is only checked
+    when its node's operator is known (an unknown operator is a problem of its own).
     """
+    registry = registry or default_registry()
     problems = _duplicate_ids(pipeline)
     ids = {node.id for node in pipeline.nodes}
     problems += _dangling_edges(pipeline, ids)
+    known = {
+        node.id: operator
+        for node in pipeline.nodes
+        if (operator := registry.get(node.operator)) is not None
+    }
+    problems += _unknown_ports(pipeline, known)
     problems += _ordered(_predecessors(pipeline, ids))[1]
     return problems
 
@@ -114,6 +123,7 @@ def analyse(
     }
     ids = {node.id for node in pipeline.nodes}
     problems += _dangling_edges(pipeline, ids)
+    problems += _unknown_ports(pipeline, operators)
     inputs = _wire_inputs(pipeline, operators, problems)
     predecessors = _predecessors(pipeline, ids)
     order, cycles = _ordered(predecessors)
@@ -269,20 +279,32 @@ def _dangling_edges(pipeline: Pipeline, ids: set[str]) -> list[Problem]:
     return problems
 
 
+def _unknown_ports(pipeline: Pipeline, operators: dict[str, Operator]) -> list[Problem]:
+    """An edge may only name ports its operators declare (unknown operators are skipped)."""
+    return [problem for edge in pipeline.edges for problem in _port_problems(edge, operators)]
+
+
+def _port_problems(edge: Edge, operators: dict[str, Operator]) -> list[Problem]:
+    """The ports `edge` names that its source's or target's operator does not declare."""
+    problems = []
+    source_op, target_op = operators.get(edge.source), operators.get(edge.target)
+    if source_op and not source_op.output_port(edge.source_port):
+        problems.append(_port_problem(edge.source, "output", edge.source_port, source_op.outputs))
+    if target_op and not target_op.input_port(edge.target_port):
+        problems.append(_port_problem(edge.target, "input", edge.target_port, target_op.inputs))
+    return problems
+
+
 def _wire_inputs(
     pipeline: Pipeline, operators: dict[str, Operator], problems: list[Problem]
 ) -> dict[str, dict[str, list[Source]]]:
-    """Each node's input sources per port, checking ports exist and are connected properly."""
+    """Each node's input sources per port, checking ports are connected properly.
+
+    Edges naming a port that does not exist were reported by `_unknown_ports` and are left out.
+    """
     inputs: dict[str, dict[str, list[Source]]] = defaultdict(lambda: defaultdict(list))
     for edge in pipeline.edges:
-        source_op, target_op = operators.get(edge.source), operators.get(edge.target)
-        if source_op and not source_op.output_port(edge.source_port):
-            problems.append(
-                _port_problem(edge.source, "output", edge.source_port, source_op.outputs)
-            )
-            continue
-        if target_op and not target_op.input_port(edge.target_port):
-            problems.append(_port_problem(edge.target, "input", edge.target_port, target_op.inputs))
+        if _port_problems(edge, operators):
             continue
         inputs[edge.target][edge.target_port].append((edge.source, edge.source_port))
     for node in pipeline.nodes:

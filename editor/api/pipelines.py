@@ -23,6 +23,9 @@ from runtime.spec import dump_document
 
 router = Router()
 
+PICTURE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+"""The Content-Security-Policy of graph pictures: no script, no request, no navigation."""
+
 
 @router.get("", summary="List pipelines")
 def list_pipelines(request, limit: int = 50, offset: int = 0, workspace: str | None = None):
@@ -151,16 +154,27 @@ def export_pipeline(request, pipeline_id: int):
     return response
 
 
-@router.get("/{int:pipeline_id}/graph.{fmt}", summary="Graph picture (svg or png)")
+@router.get(
+    "/{int:pipeline_id}/graph.{fmt}",
+    url_name="pipeline_graph",
+    summary="Graph picture (svg or png)",
+)
 def graph_picture(request, pipeline_id: int, fmt: str):
-    """A Graphviz picture, nodes coloured by the latest run's statuses."""
+    """A Graphviz picture, nodes coloured by the latest run's statuses.
+
+    Served as an inert image: even opened on its own, a browser runs no script and follows no
+    link in it, and never guesses another content type.
+    """
     if fmt not in ("svg", "png"):
         raise HttpError(404, "graph pictures are svg or png")
     pipeline = pipeline_for(request.user, pipeline_id)
     content_type = "image/svg+xml" if fmt == "svg" else "image/png"
-    return HttpResponse(
+    response = HttpResponse(
         render(to_document(pipeline), latest_statuses(pipeline), fmt), content_type=content_type
     )
+    response["Content-Security-Policy"] = PICTURE_POLICY
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @router.post("/{int:pipeline_id}/layout", summary="Auto-layout positions")

@@ -9,9 +9,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from .errors import ExpressionError, error_at
 from .lexer import printable, shorten
 from .nodes import Column, Literal, Node
+from .sizes import oversize
 from .values import NULL, NUMBERS, Compiled, resolve
 
 
@@ -24,6 +27,12 @@ class Checker:
     def error(self, node: Node, message: str, hint: str | None = None) -> ExpressionError:
         """An ExpressionError located at the start of `node`."""
         return error_at(self.text, node.span[0], message, hint)
+
+    def bound(self, node: Node, what: str, sizes: np.ndarray) -> None:
+        """Refuse to build a text result of `sizes` bytes per row when it is too large."""
+        problem = oversize(int(sizes.sum()), int(sizes.max(initial=0)))
+        if problem is not None:
+            raise self.error(node, f"{what}: {problem}")
 
     def describe(self, node: Node) -> str:
         """How `node` is quoted in a message: `'age'`, `'abc'`, `'price * 2'`."""

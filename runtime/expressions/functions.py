@@ -19,6 +19,7 @@ import pandas as pd
 from .checks import Checker, suggestion
 from .lexer import MAX_INTEGER
 from .nodes import Call
+from .sizes import joined_sizes, replaced_sizes
 from .values import (
     NULL,
     NUMBERS,
@@ -143,6 +144,7 @@ def _replace(
         return constant(node, None, "string")
 
     def replace(series: pd.Series) -> pd.Series:
+        checker.bound(node, "replace", replaced_sizes(series, len(series), old_value, new_value))
         return series.str.replace(old_value, new_value, regex=False)
 
     return derive(node, "string", text.nullable, replace, text)
@@ -168,6 +170,7 @@ def _concat(checker: Checker, node: Call, *parts: Compiled) -> Compiled:
     parts = tuple(_string(checker, node, part) for part in parts)
 
     def concat(*items: object) -> object:
+        checker.bound(node, "concat", joined_sizes(*items))
         texts = [item.fillna("") if isinstance(item, pd.Series) else item for item in items]
         return reduce(operator.add, texts)
 

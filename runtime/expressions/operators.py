@@ -17,6 +17,7 @@ from runtime.schema import type_name_of
 
 from .checks import Checker
 from .nodes import Between, Binary, In, IsNull, Logical, Node, Unary
+from .sizes import joined_sizes
 from .values import (
     NULL,
     NUMBERS,
@@ -79,8 +80,19 @@ def _arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compiled)
     if op in ("/", "**"):
         type = "float"
     nullable = left.nullable or right.nullable or type == "float" or op == "%"
-    impl = partial(_modulo, type) if op == "%" else _ARITHMETIC[op]
+    if op == "%":
+        impl = partial(_modulo, type)
+    elif type == "string":
+        impl = partial(_joined, checker, node)
+    else:
+        impl = _ARITHMETIC[op]
     return derive(node, type, nullable, impl, left, right)
+
+
+def _joined(checker: Checker, node: Binary, left: object, right: object) -> object:
+    """`left + right` on strings, refused before it is built if it would be too large."""
+    checker.bound(node, "'+'", joined_sizes(left, right))
+    return left + right
 
 
 def _divide(left: object, right: object) -> pd.Series:

@@ -22,7 +22,10 @@ import pyarrow as pa
 
 from runtime.schema import DATE_DTYPE, type_name_of
 
+from .errors import ExpressionError
+from .lexer import printable, shorten
 from .nodes import Node
+from .sizes import oversize, text_bytes
 
 NULL = "null"
 """The type of a bare `null`: it fits wherever any other type is expected."""
@@ -97,6 +100,12 @@ def resolve(arg: Compiled, type: str) -> Compiled:
 
 def broadcast(value: object, type: str, index: pd.Index) -> pd.Series:
     """A Series holding `value` (None for null) on every row of `index`."""
+    if isinstance(value, str):
+        size = text_bytes(value)
+        problem = oversize(size * len(index), size)
+        if problem is not None:
+            text = printable(shorten(value))
+            raise ExpressionError(f"the text '{text}' on each of {len(index)} rows: {problem}")
     dtype = _NULLABLE_DTYPES[type] if value is None else _DTYPES.get(type, _NULLABLE_DTYPES[type])
     return pd.Series(value, index=index, dtype=dtype)
 

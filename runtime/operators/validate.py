@@ -8,7 +8,6 @@ rule skips them (a null is neither in nor out of range).
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 import numpy as np
@@ -29,6 +28,7 @@ from runtime.operators.typed_columns import (
     require_type,
     written,
 )
+from runtime.patterns import check_pattern, full_matches
 from runtime.schema import Column, Schema
 
 REASON = "_reason"
@@ -145,28 +145,25 @@ class RegexRule(_Rule):
     column: ColumnName = Field(title="Column", description="A column of text.")
     pattern: str = Field(
         title="Pattern",
-        description="A Python regular expression the whole value must match, e.g. "
-        "[A-Z]{2}[0-9]{4} (add .* at either end to match a part).",
+        description="A regular expression the whole value must match, e.g. [A-Z]{2}[0-9]{4} "
+        "(add .* at either end to match a part), in RE2 syntax: no lookaround or backreferences.",
         min_length=1,
     )
 
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, pattern: str) -> str:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            raise ValueError(f"not a valid regular expression: {error}") from error
-        return pattern
+        return check_pattern(pattern)
 
     def check(self, field: str, schema: Schema) -> None:
         column = column_of(f"{field}.column", self.column, schema)
         require_type(f"{field}.column", column, ("string",), "regex needs text")
 
     def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
-        values = frame[self.column]
-        matches = values.str.fullmatch(self.pattern).to_numpy(dtype=bool, na_value=True)
-        return ~matches & values.notna().to_numpy()
+        try:
+            return ~full_matches(frame[self.column], self.pattern)
+        except ValueError as error:
+            raise ParamsError(f"{field}.pattern", str(error)) from error
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
         return f"{self.column}: " + _text(rows[self.column]) + f" does not match {self.pattern}"

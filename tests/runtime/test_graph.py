@@ -109,6 +109,22 @@ def test_structural_problems_ignore_what_a_half_built_graph_may_lack():
     assert [p.code for p in structural_problems(cyclic)] == ["cycle"]
 
 
+def test_an_edge_naming_an_undeclared_port_is_a_structural_problem():
+    """Saves and imports check structure only, so a bogus port must be caught there."""
+    doc = document({"a": "test_source", "f": "test_step"}, ["a.bogus->f.nope"])
+    problems = structural_problems(doc, engine_registry())
+    assert [str(p) for p in problems] == [
+        "a.outputs.bogus: there is no output port 'bogus'; its output ports are: out",
+        "f.inputs.nope: there is no input port 'nope'; its input ports are: in",
+    ]
+    assert {p.code for p in problems} == {"unknown_port"}
+
+
+def test_ports_of_an_unknown_operator_are_not_checked():
+    doc = document({"a": "test_source", "f": "not_installed"}, ["a->f.anything"])
+    assert structural_problems(doc, engine_registry()) == []
+
+
 def test_a_valid_plan_orders_nodes_topologically_and_counts_consumers():
     doc = document(
         {"d": "test_step", "a": "test_source", "b": "test_step", "c": "test_step"},

@@ -6,9 +6,10 @@ import datetime
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 
 from runtime.errors import ParamsError
-from runtime.operators.validate import Validate
+from runtime.operators.validate import Validate, ValidateParams
 from runtime.schema import DATE_DTYPE, schema_of
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
@@ -106,6 +107,36 @@ def test_the_whole_value_must_match_the_pattern():
     assert len(validate(rules)[0]) == 1  # only the null code passes
     rules = [{"rule": "regex", "column": "code", "pattern": "[A-Z]{2}.*"}]
     assert validate(rules)[1]["code"].tolist() == ["x"]
+
+
+@pytest.mark.parametrize("dtype", ["str", "object"])
+def test_a_catastrophic_pattern_is_answered_by_a_linear_time_engine(dtype):
+    """`(a+)+$` against thirty `a`s and a `!` makes Python's `re` try 2**30 ways (about a
+    minute per value); RE2 answers in microseconds. pandas hands object columns (text read
+    from JSON or SQL) and patterns pyarrow refuses to `re`, so matching never goes through it.
+    """
+    codes = ["a" * 30 + "!"] * 100 + ["aaa"]
+    frame = pd.DataFrame({"id": range(len(codes)), "code": pd.Series(codes, dtype=dtype)})
+    valid, invalid = validate([{"rule": "regex", "column": "code", "pattern": "(a+)+$"}], frame)
+    assert valid["code"].tolist() == ["aaa"]
+    assert len(invalid) == 100
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"(a)\1", r"(?P<x>a)(?P=x)", "(?=A)..", "(?!x)..", "(?<=A).", "(?<!x)."]
+)
+def test_backreferences_and_lookaround_are_refused_when_params_are_checked(pattern):
+    with pytest.raises(ValidationError, match="lookaround and backreferences are not supported"):
+        ValidateParams.model_validate(
+            {"rules": [{"rule": "regex", "column": "code", "pattern": pattern}]}
+        )
+
+
+def test_a_pattern_matches_the_whole_value_whatever_its_flags_say():
+    frame = pd.DataFrame({"id": [1, 2], "code": pd.array(["AB\nCD", "AB"], dtype="str")})
+    for pattern in ("(?m)AB$", "(?s)AB"):
+        valid, _ = validate([{"rule": "regex", "column": "code", "pattern": pattern}], frame)
+        assert valid["code"].tolist() == ["AB"], pattern
 
 
 def test_unique_over_several_columns_looks_at_the_combination():
