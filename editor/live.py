@@ -1,7 +1,7 @@
 """Live notifications: recorded run events, relayed to everyone watching the pipeline.
 
 The run recorder calls `broadcast` after each batch is committed, so a listener never hears
-of a state the database lacks. One channel-layer message carries a whole batch (a frame);
+of a state the database lacks. One channel-layer message carries a batch (a frame);
 progress events within a batch are merged (only the latest per node is sent); status, log
 and finish events never are. Each frame says which `seq` it follows (`after_seq`), so a
 client that missed a frame notices the gap and asks for a fresh snapshot. A batch of more
