@@ -3,7 +3,9 @@
 It only connects, relays and answers snapshot requests. On connect it joins the pipeline's
 group first and reads the snapshot second, so no event falls between the two (the client
 drops what it has already seen by `seq`). Anyone who may not see the pipeline is closed
-with code 4403.
+with code 4403; a client that sends a frame over 4 KiB (4413) or more than about 20 a second
+(4429) is closed too, before its message costs anything (`editor.inbound_limits`). What it
+fails to read is bounded by `editor.backpressure`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from editor.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
 from editor.live import group_name, remember_server_loop
 from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
@@ -22,8 +25,11 @@ HEARTBEAT_S = 15
 
 
 class PipelineConsumer(AsyncJsonWebsocketConsumer):
+    refused = False
+
     async def connect(self):
         remember_server_loop()
+        self.inbound = TokenBucket()
         await self.accept()
         self.pipeline_id = int(self.scope["url_route"]["kwargs"]["pipeline_id"])
         if not await self._may_watch():
@@ -35,10 +41,18 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         self.heartbeat = asyncio.create_task(self._beat())
 
     async def disconnect(self, code):
-        if hasattr(self, "heartbeat"):
-            self.heartbeat.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._stop()
+
+    async def websocket_receive(self, message):
+        """Every frame is checked against the limits before it is decoded."""
+        if self.refused:
+            return
+        if frame_size(message) > MAX_FRAME_BYTES:
+            await self._refuse(TOO_LARGE)
+        elif not self.inbound.take():
+            await self._refuse(TOO_MANY)
+        else:
+            await super().websocket_receive(message)
 
     async def receive_json(self, content, **kwargs):
         """The client asks for a snapshot when it noticed a gap in `seq`."""
@@ -47,7 +61,21 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
 
     async def run_events(self, message):
         """A frame of recorded events from a run of this pipeline, encoded once for everyone."""
-        await self.send(text_data=message["text"])
+        if not self.refused:
+            await self.send(text_data=message["text"])
+
+    async def _refuse(self, code: int) -> None:
+        """Close a misbehaving client and stop everything this connection does."""
+        self.refused = True
+        await self._stop()
+        await self.close(code=code)
+
+    async def _stop(self) -> None:
+        if hasattr(self, "heartbeat"):
+            self.heartbeat.cancel()
+        if hasattr(self, "group"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            del self.group
 
     async def _send_snapshot(self):
         seq, run = await database_sync_to_async(latest_run_snapshot)(self.pipeline_id)

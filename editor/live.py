@@ -1,12 +1,15 @@
 """Live notifications: recorded run events, relayed to everyone watching the pipeline.
 
 The run recorder calls `broadcast` after each batch is committed, so a listener never hears
-of a state the database lacks. One channel-layer message carries a whole batch (a frame);
+of a state the database lacks. One channel-layer message carries a batch (a frame);
 progress events within a batch are merged (only the latest per node is sent); status, log
 and finish events never are. Each frame says which `seq` it follows (`after_seq`), so a
-client that missed a frame notices the gap and asks for a fresh snapshot. The frame is
-encoded to JSON once, here: the message then carries one string, which the in-memory layer
-does not deep-copy per watcher and no consumer encodes again.
+client that missed a frame notices the gap and asks for a fresh snapshot. A batch of more
+than `MAX_FRAME_EVENTS` events (the start of a run of thousands of nodes) goes out as several
+frames in a row, so no frame nears the websocket's message limit (1 MiB in daphne, which
+fails the whole connection). The frame is encoded to JSON once, here: the message then
+carries one string, which the in-memory layer does not deep-copy per watcher and no consumer
+encodes again.
 
 Threads cannot use `async_to_sync(group_send)` with the in-memory layer (the server's loop is
 not woken), so batches are handed to the server's own event loop when this process serves
@@ -28,6 +31,7 @@ from runtime.events import Event
 
 log = logging.getLogger(__name__)
 SEND_TIMEOUT_S = 5
+MAX_FRAME_EVENTS = 500  # about 200 KiB of JSON
 
 _server_loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
@@ -58,8 +62,15 @@ def frame_events(events: list[Event]) -> list[dict]:
 
 
 def broadcast(pipeline_id: int, after_seq: int, events: list[Event]) -> None:
-    """Send one frame of a run's events to the pipeline's watchers (never raises)."""
-    frame = {"type": "events", "after_seq": after_seq, "events": frame_events(events)}
+    """Send a batch of a run's events to the pipeline's watchers, in frames (never raises)."""
+    items = frame_events(events)
+    for start in range(0, max(len(items), 1), MAX_FRAME_EVENTS):
+        chunk = items[start : start + MAX_FRAME_EVENTS]
+        _send_frame(pipeline_id, {"type": "events", "after_seq": after_seq, "events": chunk})
+        after_seq = chunk[-1]["seq"] if chunk else after_seq
+
+
+def _send_frame(pipeline_id: int, frame: dict) -> None:
     message = {"type": "run.events", "text": json.dumps(frame, separators=(",", ":"))}
     layer = get_channel_layer()
     if layer is None:

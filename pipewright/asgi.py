@@ -12,6 +12,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from editor.backpressure import BoundedWebsocketOutput  # noqa: E402
 from editor.routing import websocket_urlpatterns  # noqa: E402
 from editor.run_watch import start_reaping  # noqa: E402
 from editor.stale_outputs import start_removing  # noqa: E402
@@ -20,8 +21,8 @@ from runtime.registry import default_registry  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "websocket": BoundedWebsocketOutput(
+            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -17,6 +17,7 @@
 import base64
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -75,6 +76,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "ninja",
+    "axes",
+    "csp",
     "editor",
 ]
 MIDDLEWARE = [
@@ -86,6 +90,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "editor.headers.NoStoreAPIMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 ROOT_URLCONF = "pipewright.urls"
 TEMPLATES = [
@@ -146,9 +153,46 @@ else:
     }
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 10},
+    },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Sign-in throttling (django-axes) on both sign-in pages: failures count per username AND
+# address together, so that an attacker elsewhere cannot lock the admin out. The address is
+# the connection's own (REMOTE_ADDR; behind a proxy, daphne's --proxy-headers sets it), never a
+# header the client writes. Bearer tokens do not go through `authenticate`, so they are unaffected.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"  # answered with status 429
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+
+# Content-Security-Policy (django-csp) on every page: scripts, styles, images and sockets from
+# this server only; nothing may frame our pages or change their base URL. `'self'` covers ws:
+# and wss: to the same host and port in current browsers (CSP level 3).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"  # not in cookies
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"

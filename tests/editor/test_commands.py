@@ -269,6 +269,30 @@ def test_seed_demo_twice_creates_the_user_data_and_pipelines_once(settings, tmp_
     assert list(rows[0]) == ["id", "name", "age", "country", "amount", "signup_date"]
 
 
+def test_seed_demo_never_resets_the_password_or_rights_of_an_existing_demo_user(
+    settings, tmp_path, capsys
+):
+    """Whoever closed the demo account (new password, rights taken) keeps it closed."""
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path
+    make_user("demo", is_active=False)  # password "pw-secret-123", no rights
+    call_command("seed_demo")
+    demo = get_user_model().objects.get(username="demo")
+    assert not (demo.is_superuser or demo.is_staff or demo.is_active)
+    assert demo.check_password("pw-secret-123") and not demo.check_password("demo")
+    output = capsys.readouterr().out
+    assert "user 'demo' already exists: password and rights kept" in output
+    assert "password 'demo'" not in output
+
+
+def test_seed_demo_refuses_to_run_in_production(settings, tmp_path):
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path
+    settings.PRODUCTION = True
+    with pytest.raises(CommandError, match="does not run with PIPEWRIGHT_PRODUCTION=1"):
+        call_command("seed_demo")
+    assert not get_user_model().objects.exists()
+    assert not (tmp_path / "demo").exists()
+
+
 @pytest.mark.parametrize("path", DEMO_DOCUMENTS, ids=lambda path: path.stem)
 def test_a_demo_document_is_valid(path):
     assert validate(load_document(path.read_text())) == []

@@ -16,7 +16,7 @@ from channels.routing import URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 from channels.testing import WebsocketCommunicator
 
-from editor import actions, consumers
+from editor import actions, consumers, live
 from editor.models import NodeRun, Pipeline
 from editor.routing import websocket_urlpatterns
 from tests.editor.conftest import client_for, post_json
@@ -187,6 +187,37 @@ async def test_an_idle_connection_gets_heartbeats(pipeline_id, cookie, monkeypat
     assert (await socket.receive_json_from())["type"] == "snapshot"
     assert await socket.receive_json_from() == {"type": "heartbeat"}
     await socket.disconnect()
+
+
+async def test_a_large_batch_goes_out_as_chained_frames_of_bounded_size(pipeline_id, cookie):
+    """A run of thousands of nodes starts with one huge batch: one frame would pass 1 MiB."""
+    socket = communicator(pipeline_id, cookie)
+    assert (await socket.connect())[0]
+    assert (await socket.receive_json_from())["type"] == "snapshot"
+    batch = [
+        {"run_id": 1, "seq": seq, "type": "node_status", "node": f"n{seq}", "status": "queued"}
+        for seq in range(11, 11 + 2 * live.MAX_FRAME_EVENTS + 1)
+    ]
+    await sync_to_async(live.broadcast)(pipeline_id, 10, batch)
+
+    frames = [await socket.receive_json_from() for _ in range(3)]
+    await socket.disconnect()
+    assert [frame["after_seq"] for frame in frames] == [10, 510, 1010]
+    assert [len(frame["events"]) for frame in frames] == [500, 500, 1]
+    assert [item["event"] for frame in frames for item in frame["events"]] == batch
+
+
+async def test_a_flood_of_snapshot_requests_is_closed_with_4429(pipeline_id, cookie):
+    socket = communicator(pipeline_id, cookie)
+    assert (await socket.connect())[0]
+    assert (await socket.receive_json_from())["type"] == "snapshot"
+    for _ in range(100):
+        await socket.send_json_to({"type": "snapshot_request"})
+    answers = []
+    while (message := await socket.receive_output(timeout=5))["type"] == "websocket.send":
+        answers.append(message)
+    assert message == {"type": "websocket.close", "code": 4429}
+    assert len(answers) < 100  # about the burst allowance (40): the rest is never answered
 
 
 @sync_to_async

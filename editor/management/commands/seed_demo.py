@@ -2,8 +2,12 @@
 
 The user `demo` (password `demo`, a superuser so that the admin works) owns the pipelines in
 `editor/demo/*.json`, in its personal workspace; a pipeline it already has by that name is kept
-as it is, edits included. The sample data in that workspace's folder is generated from a fixed
-seed, so every run writes the same bytes.
+as it is, edits included. The user is created only when absent: an existing `demo` keeps its
+password and rights, so running the seed again never reopens an account someone closed. The
+password is set directly (the validators guard forms, not this seed), and the command refuses
+to run in production (`PIPEWRIGHT_PRODUCTION=1`), where a known password is a way in. The
+sample data in the workspace's folder is generated from a fixed seed, so every run writes the
+same bytes.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ import random
 from datetime import date, timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from editor.actions import create_pipeline
@@ -45,8 +50,13 @@ class Command(BaseCommand):
     help = "Create the demo user, sample data and demo pipelines (running it again adds nothing)."
 
     def handle(self, **options):
+        if settings.PRODUCTION:
+            raise CommandError(
+                "seed_demo creates a user with a known password: it does not run with "
+                "PIPEWRIGHT_PRODUCTION=1"
+            )
         with transaction.atomic():
-            user = _demo_user()
+            user, created = _demo_user()
             folder = workspace_folder(personal_workspace(user))
             _write_sample_data(folder)
             self.stdout.write(f"sample data in {folder}")
@@ -57,16 +67,21 @@ class Command(BaseCommand):
                 if pipeline is None:
                     pipeline, state = create_pipeline(user, document), "created"
                 self.stdout.write(f"pipeline {pipeline.pk} '{pipeline.name}' ({state})")
-        self.stdout.write(f"sign in as user '{DEMO_USERNAME}' with password '{DEMO_PASSWORD}'")
+        if created:
+            self.stdout.write(f"sign in as user '{DEMO_USERNAME}' with password '{DEMO_PASSWORD}'")
+        else:
+            self.stdout.write(f"user '{DEMO_USERNAME}' already exists: password and rights kept")
 
 
 def _demo_user():
-    """The demo superuser, with the demo password (reset, so that the printed one is true)."""
-    user, _ = get_user_model().objects.get_or_create(username=DEMO_USERNAME)
-    user.is_staff = user.is_superuser = user.is_active = True
+    """`(user, created)`: the demo superuser, created with the demo password only if absent."""
+    users = get_user_model().objects
+    if user := users.filter(username=DEMO_USERNAME).first():
+        return user, False
+    user = users.model(username=DEMO_USERNAME, is_staff=True, is_superuser=True)
     user.set_password(DEMO_PASSWORD)
     user.save()
-    return user
+    return user, True
 
 
 def _write_sample_data(folder: Path) -> None:
