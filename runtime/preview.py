@@ -12,7 +12,7 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
@@ -20,6 +20,9 @@ from runtime.graph import build_plan
 from runtime.registry import Registry, default_registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import Pipeline
+
+if TYPE_CHECKING:
+    from runtime.sql_connections import Connections
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 10_000
@@ -55,7 +58,7 @@ def preview(
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
     data_root: str | Path = ".",
-    connections: dict[str, str] | None = None,
+    connections: Connections | None = None,
     cancel_event: threading.Event | None = None,
 ) -> Preview:
     """Run the ancestors of `node_id` (and the node, unless it writes) and return its head."""
