@@ -39,6 +39,9 @@ _TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
 _SECRET_KEY = re.compile(r"pass|secret|token|key", re.IGNORECASE)
 """URL query options whose value is masked wherever a URL is shown."""
 
+_SQLITE_DENIALS = ("not authorized", "authorization denied")
+"""How SQLite words a refusal of the authorizer (the second: inside VACUUM INTO)."""
+
 _engines: dict[tuple, Engine] = {}
 _engines_lock = threading.Lock()
 
@@ -181,8 +184,13 @@ def _make_sqlite_transactional(engine: Engine) -> None:
 
 def hidden(url: URL) -> str:
     """The URL as it may be shown: its password, and query values that may be secrets, masked."""
-    masked = {key: "***" for key in url.query if _SECRET_KEY.search(key)}
-    return url.update_query_dict(masked).render_as_string(hide_password=True)
+    shown = url.set(query={}).render_as_string(hide_password=True)
+    options = [
+        f"{key}={'***' if _SECRET_KEY.search(key) else value}"
+        for key, values in url.query.items()
+        for value in ((values,) if isinstance(values, str) else values)
+    ]
+    return f"{shown}?{'&'.join(options)}" if options else shown
 
 
 def _secrets(url: URL) -> list[str]:
@@ -232,8 +240,8 @@ def driver_message(error: SQLAlchemyError, url: URL) -> str:
     else:
         text = str(cause)
     text = text.strip() or type(cause).__name__
-    if url.get_backend_name() == "sqlite" and text == "not authorized":
-        text = SQLITE_REFUSED
+    if url.get_backend_name() == "sqlite" and text.startswith(_SQLITE_DENIALS):
+        text = f"{SQLITE_REFUSED} ({text})"
     for secret in _secrets(url):
         text = text.replace(secret, "***")
     return text

@@ -10,9 +10,10 @@ any user SQL runs:
   read-only; neither lets a statement make its own transaction writable), SQLite
   `PRAGMA query_only=ON`. Other dialects cannot be made read-only and are refused.
 - SQLite, always: an authorizer refusing `ATTACH` (also behind `VACUUM INTO`), `DETACH`, the
-  `load_extension` function and every PRAGMA outside a short list of table descriptions;
-  `SQLITE_LIMIT_ATTACHED` 0; `trusted_schema=OFF`, so views and triggers of the file call
-  no function with side effects.
+  `load_extension` and `regexp` functions (SQLAlchemy's `regexp` runs Python's backtracking
+  `re`, which one pattern keeps busy for hours) and every PRAGMA outside a short list of
+  table descriptions; `SQLITE_LIMIT_ATTACHED` 0; `trusted_schema=OFF`, so views and triggers
+  of the file call no function with side effects.
 - MySQL/MariaDB, always: no multi-statement flag and no `LOAD DATA LOCAL` (a server chosen
   by whoever typed the URL could otherwise ask for any file of this machine), whatever the
   URL's query says. PostgreSQL and SQLite run one statement per query by themselves
@@ -37,9 +38,11 @@ SQLITE_READ_PRAGMAS = frozenset(
      "foreign_key_list"}
 )  # fmt: skip
 """The PRAGMAs an SQLite query may run: descriptions of tables (reflection reads them)."""
+SQLITE_REFUSED_FUNCTIONS = frozenset({"load_extension", "regexp"})
 SQLITE_REFUSED = (
     "refused: an SQLite connection may not attach or detach a database (nor VACUUM INTO a "
-    "file), load an extension, or run a PRAGMA other than " + ", ".join(sorted(SQLITE_READ_PRAGMAS))
+    "file), load an extension, use REGEXP, or run a PRAGMA other than "
+    + ", ".join(sorted(SQLITE_READ_PRAGMAS))
 )
 """What a user reads instead of SQLite's bare "not authorized"."""
 _MYSQL_MULTI_STATEMENTS = 1 << 16
@@ -90,7 +93,7 @@ def sqlite_authorizer(action: int, arg1, arg2, _database, _trigger) -> int:
     """SQLite's verdict on each step of a statement being compiled (`set_authorizer`)."""
     if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
         return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_FUNCTION and str(arg2).lower() == "load_extension":
+    if action == sqlite3.SQLITE_FUNCTION and str(arg2).lower() in SQLITE_REFUSED_FUNCTIONS:
         return sqlite3.SQLITE_DENY
     if action == sqlite3.SQLITE_PRAGMA and str(arg1).lower() not in SQLITE_READ_PRAGMAS:
         return sqlite3.SQLITE_DENY
