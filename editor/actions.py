@@ -12,7 +12,9 @@ from django.db import transaction
 from editor import launcher
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
-from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Pipeline, Run
+from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Pipeline, Run, Workspace
+from editor.run_limits import refuse_too_many_runs
+from editor.workspaces import personal_workspace
 from runtime.graph import structural_problems, validate
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
@@ -25,10 +27,12 @@ def _check_structure(document: PipelineSpec) -> None:
 
 
 @transaction.atomic
-def create_pipeline(owner, document: PipelineSpec) -> Pipeline:
-    """A new pipeline from a document (a half-built graph is fine, a cyclic one is not)."""
+def create_pipeline(owner, document: PipelineSpec, workspace: Workspace | None = None) -> Pipeline:
+    """A new pipeline from a document in `workspace` (default: the owner's personal one); a
+    half-built graph is fine, a cyclic one is not."""
     _check_structure(document)
-    pipeline = Pipeline.objects.create(owner=owner, name=document.name)
+    workspace = workspace or personal_workspace(owner)
+    pipeline = Pipeline.objects.create(owner=owner, workspace=workspace, name=document.name)
     replace_graph(pipeline, document)
     return pipeline
 
@@ -61,16 +65,17 @@ def delete_pipeline(pipeline: Pipeline) -> None:
 
 @transaction.atomic
 def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
-    """A copy of the pipeline's graph, named '… (copy)', owned by `owner`."""
+    """A copy of the pipeline's graph in its workspace, named '… (copy)', owned by `owner`."""
     document = to_document(pipeline)
     document = document.model_copy(update={"name": f"{document.name} (copy)"[:200]})
-    return create_pipeline(owner, document)
+    return create_pipeline(owner, document, pipeline.workspace)
 
 
 @transaction.atomic
 def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
     """Snapshot the pipeline and queue a run of it (one active run per pipeline)."""
     Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+    refuse_too_many_runs(user)
     active = pipeline.runs.filter(status__in=ACTIVE_RUN_STATUSES).first()
     if active is not None:
         raise ActionError(

@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class EditorConfig(AppConfig):
     name = "editor"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from editor import signals  # noqa: F401  (connects the receivers)

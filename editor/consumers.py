@@ -13,8 +13,8 @@ import asyncio
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from editor.access import visible_pipelines
 from editor.live import group_name, remember_server_loop
+from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
 
 FORBIDDEN = 4403

@@ -1,6 +1,9 @@
-"""Runs pipelines in the background: a bounded pool of worker threads in the server process.
+"""Runs pipelines in the background: a bounded set of worker threads in the server process.
 
-`submit` queues a run (status `queued` until a worker is free, in order); the worker marks it
+`submit` queues a run (status `queued` until a worker is free). Runs wait in one queue per
+user, and a free worker takes the next run of the user with the fewest runs going, the one
+served longest ago first among equals: one user who queues many runs delays another user's
+single run by one run at most, not by all of them. The worker marks it
 `running` with its host and pid, executes the snapshot with the runtime, records every event
 through `RunRecorder`, and settles the run's final status. `cancel` stops a run within about
 a second: the runtime is told to stop, nothing new starts, outputs stay whole.
@@ -11,10 +14,11 @@ handed to a worker, and `run_now` executes them in the calling thread the same w
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 
@@ -23,8 +27,9 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from editor import live, run_watch
-from editor.models import ACTIVE_RUN_STATUSES, Connection, NodeRun, Run
+from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Run
 from editor.run_recorder import RunRecorder
+from editor.workspaces import engine_access
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.executor import RunResult, execute
@@ -34,29 +39,59 @@ from runtime.spec import load_document
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
 _cancels: dict[int, threading.Event] = {}
 _thread = threading.local()
-
-
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    with _lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(
-                settings.PIPEWRIGHT_MAX_RUNS, thread_name_prefix="pipewright-run"
-            )
-        return _pool
+# Under `_lock`: queued runs by user, runs being executed by user, when each user was last
+# served (a turn number), and how many worker threads exist.
+_waiting: dict[int | None, deque[int]] = {}
+_going: Counter[int | None] = Counter()
+_served: dict[int | None, int] = {}
+_turns = itertools.count(1)
+_workers = 0
 
 
 def submit(run_id: int) -> None:
     """Queue a run for a worker thread of this process (not within `foreground()`)."""
+    global _workers
     if getattr(_thread, "foreground", False):
         return
+    user_id = Run.objects.filter(pk=run_id).values_list("started_by_id", flat=True).first()
+    run_watch.hold(run_id)
     with _lock:
         _cancels[run_id] = threading.Event()
-    run_watch.hold(run_id)
-    _executor().submit(_execute, run_id)
+        _waiting.setdefault(user_id, deque()).append(run_id)
+        another_worker = _workers < settings.PIPEWRIGHT_MAX_RUNS
+        _workers += another_worker
+    if another_worker:
+        threading.Thread(target=_work, name="pipewright-run").start()
+
+
+def _work() -> None:
+    """A worker: execute runs in fair order until none is waiting."""
+    global _workers
+    while True:
+        with _lock:
+            if not _waiting:
+                _workers -= 1
+                return
+            user_id, run_id = _take_next()
+        try:
+            _execute(run_id)
+        finally:
+            with _lock:
+                _going[user_id] -= 1
+
+
+def _take_next() -> tuple[int | None, int]:
+    """Under `_lock`: the next run, from the user with fewest going and served longest ago."""
+    user_id = min(_waiting, key=lambda user: (_going[user], _served.get(user, 0)))
+    queue = _waiting[user_id]
+    run_id = queue.popleft()
+    if not queue:
+        del _waiting[user_id]
+    _going[user_id] += 1
+    _served[user_id] = next(_turns)
+    return user_id, run_id
 
 
 def cancel(run_id: int) -> None:
@@ -93,11 +128,6 @@ def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
         return _start(run_id, cancel_event, extra_sinks)
     finally:
         _forget(run_id)
-
-
-def connection_urls() -> dict[str, str]:
-    """Named database connections, with their passwords, for the engine only."""
-    return {conn.name: conn.full_url() for conn in Connection.objects.all()}
 
 
 def _execute(run_id: int) -> None:
@@ -148,8 +178,7 @@ def _run(
             sinks=[recorder, *extra_sinks],
             run_id=run.pk,
             cancel_event=cancel_event,
-            data_root=settings.PIPEWRIGHT_DATA_ROOT,
-            connections=connection_urls(),
+            **engine_access(run.pipeline.workspace, run.started_by),
         )
         outcome, status = (plan, result), result.status
         failed = [node for node in result.nodes.values() if node.status in ("failed", "timed_out")]

@@ -1,4 +1,8 @@
-"""The editor's persistent state: pipelines as graphs, connections, runs and their nodes.
+"""The editor's persistent state: workspaces, pipelines as graphs, connections, runs.
+
+A workspace owns pipelines (and through them their runs), connections and a folder of files;
+its members have a role in it. `editor.permissions` is the one place that turns roles into
+answers.
 
 A pipeline is stored as rows (one per node and per edge, with database constraints) so that
 the admin can show and search them; `editor.documents` is the single mapping between these
@@ -12,6 +16,7 @@ from django.conf import settings
 from django.db import models
 from sqlalchemy.engine import make_url
 
+from editor import encryption
 from runtime.events import NODE_STATUSES, RUN_STATUSES
 
 RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RUN_STATUSES]
@@ -19,7 +24,66 @@ NODE_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in NODE_STA
 ACTIVE_RUN_STATUSES = ("queued", "running")
 
 
+class Role(models.TextChoices):
+    """What a member may do in a workspace; each role includes the ones before it."""
+
+    VIEWER = "viewer", "viewer: opens, previews, exports and sees runs"
+    EDITOR = "editor", "editor: also saves and runs"
+    ADMIN = "admin", "admin: also manages members and connections"
+
+
+class Workspace(models.Model):
+    """A team's (or one user's) pipelines, connections and folder of files.
+
+    The slug names the folder (`<data root>/<slug>/`), so it never changes once made.
+    """
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(
+        max_length=50,
+        unique=True,
+        help_text="Names the workspace's folder; lowercase letters, digits and '-'. "
+        "It cannot be changed later.",
+    )
+    personal_of = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="personal_workspace",
+        help_text="Set for the personal workspace every user gets.",
+    )
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="workspaces", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "slug"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.EDITOR)
+
+    class Meta:
+        ordering = ["workspace", "user__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="unique_membership")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
+
+
 class Pipeline(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="pipelines")
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pipelines"
     )
@@ -80,34 +144,61 @@ class Edge(models.Model):
 
 
 class Connection(models.Model):
-    """A named database for the SQL operators; pipelines refer to it by name only.
+    """A named database of one workspace for the SQL operators; pipelines name it only.
 
-    The password lives in its own field, is never shown back, exported or logged, and is
-    joined to the URL only when a run needs it.
+    The password is encrypted at rest (`editor.encryption`), never shown back, exported or
+    logged, and joined to the URL only when a run needs it. `read_only` is enforced by the
+    database itself; a writable connection may be limited to one schema or table prefix.
     """
 
-    name = models.SlugField(max_length=100, unique=True)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="connections")
+    name = models.SlugField(max_length=100)
     url = models.CharField(
         "SQLAlchemy URL",
         max_length=500,
-        help_text="Without the password, e.g. postgresql+psycopg://user@db.example.com/sales",
+        help_text="Without the password, e.g. postgresql+psycopg://user@db.example.com/sales; "
+        "SQLite: a file in the workspace's folder, e.g. sqlite:///shop.db",
     )
-    password = models.CharField(max_length=500, blank=True)
+    encrypted_password = models.TextField(blank=True, editable=False)
+    read_only = models.BooleanField(
+        default=True, help_text="Queries run in read-only transactions; sql_output is refused."
+    )
+    prefix = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Writable connections only: writes are limited to this schema ('sales.') "
+        "or table-name prefix ('stg_').",
+    )
     description = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["name"]
+        ordering = ["workspace", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="unique_connection_name")
+        ]
 
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def has_password(self) -> bool:
+        return bool(self.encrypted_password)
+
+    def set_password(self, password: str) -> None:
+        """Keep `password` encrypted ("" removes it)."""
+        self.encrypted_password = encryption.encrypt(password) if password else ""
+
     def full_url(self) -> str:
         """The URL with the password, for the engine only."""
         url = make_url(self.url)
-        if self.password:
-            url = url.set(password=self.password)
+        if self.encrypted_password:
+            url = url.set(password=encryption.decrypt(self.encrypted_password))
         return url.render_as_string(hide_password=False)
+
+    def display_url(self) -> str:
+        """The URL as it may be shown anywhere: with any password masked."""
+        return make_url(self.url).render_as_string(hide_password=True)
 
 
 class Run(models.Model):

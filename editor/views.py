@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
-from editor.access import pipeline_for
+from editor.permissions import pipeline_for
 
 
 @login_required

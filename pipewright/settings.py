@@ -4,12 +4,17 @@
 - `REDIS_URL`: unset means the in-memory channel layer (one server process).
 - `PIPEWRIGHT_DATA_ROOT`: the folder file operators read and write (default `data/`).
 - `PIPEWRIGHT_DEBUG=1`: debug pages. `PIPEWRIGHT_SECRET_KEY`: else one is generated once and
-  kept in the ignored file `.secret_key`. `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
+  kept in the ignored file `.secret_key`. `PIPEWRIGHT_ENCRYPTION_KEY`: Fernet keys for stored
+  passwords, comma-separated, newest first (else one generated into `.encryption_key`).
+  `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
 - `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
 - `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2),
+  `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
+  `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
 """
 
+import base64
 import os
 import secrets
 from pathlib import Path
@@ -23,18 +28,31 @@ def _env_flag(name: str) -> bool:
     return os.environ.get(name, "") == "1"
 
 
-def _secret_key() -> str:
+def _local_secret(variable: str, filename: str, generate) -> str:
     """From the environment, else generated once and kept in an ignored local file."""
-    if key := os.environ.get("PIPEWRIGHT_SECRET_KEY"):
-        return key
-    path = BASE_DIR / ".secret_key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+    if value := os.environ.get(variable):
+        return value
+    path = BASE_DIR / filename
+    try:  # created readable by its owner only; a process that loses the race reads it
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+            file.write(generate())
+    except FileExistsError:
+        pass
     return path.read_text().strip()
 
 
-SECRET_KEY = _secret_key()
+SECRET_KEY = _local_secret(
+    "PIPEWRIGHT_SECRET_KEY", ".secret_key", lambda: secrets.token_urlsafe(50)
+)
+PIPEWRIGHT_ENCRYPTION_KEYS = [
+    key.strip()
+    for key in _local_secret(
+        "PIPEWRIGHT_ENCRYPTION_KEY",
+        ".encryption_key",
+        lambda: base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
+    ).split(",")
+    if key.strip()
+]
 DEBUG = _env_flag("PIPEWRIGHT_DEBUG")
 PRODUCTION = _env_flag("PIPEWRIGHT_PRODUCTION")
 ALLOWED_HOSTS = [
@@ -155,7 +173,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
+PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
 PIPEWRIGHT_LOG_LINES = 200
+PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
 
 LOGGING = {
     "version": 1,

@@ -1,8 +1,8 @@
 """What an operator sees of the run: `ctx`.
 
-It gives the node id, the validated params, the data root and named connections, a logger
-and a progress callback that become events, and the cancellation check. `commit` is how an
-output makes its work visible (rename a temporary file, commit a transaction): it runs under
+It gives the run and node ids, the validated params, the file area and named connections, a
+logger and a progress callback that become events, and the cancellation check. `commit` is how
+an output makes its work visible (rename a temporary file, commit a transaction): it runs under
 a lock against the executor's timeout and cancel decisions, so a node that lost its race with
 the clock never commits afterwards.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from runtime.errors import NodeCancelled
-from runtime.paths import resolve_under
+from runtime.paths import FileArea
 
 if TYPE_CHECKING:
     from runtime.sql_connections import Connections
@@ -66,16 +67,21 @@ class NodeContext:
         node_id: str,
         params: BaseModel,
         *,
-        data_root: Path,
+        data_root: FileArea | Path,
         connections: Connections | None = None,
         emit: Emit | None = None,
         log_level: str = "info",
         row_limit: int | None = None,
         columns: set[str] | None = None,
+        run_id: str | int | None = None,
     ):
         self.node_id = node_id
+        self.run_id = str(run_id) if run_id is not None else uuid.uuid4().hex
+        """The run's id (a context made outside a run gets one of its own); it names the
+        run's temporary output files."""
         self.params = params
-        self.data_root = Path(data_root)
+        self.files = FileArea.of(data_root)
+        self.data_root = self.files.root
         self.connections = dict(connections or {})
         self.row_limit = row_limit
         self.columns = columns
@@ -99,9 +105,14 @@ class NodeContext:
         if self._cancel.is_set():
             raise NodeCancelled(f"node '{self.node_id}' was stopped")
 
-    def resolve_path(self, path: str) -> Path:
-        """A params path resolved under the data root (refusing paths that escape it)."""
-        return resolve_under(self.data_root, path)
+    def resolve_path(self, path: str, *, write: bool = False) -> Path:
+        """A params path resolved in the node's file area (refusing paths that escape it, and
+        writes to the read-only shared folder)."""
+        return self.files.resolve(path, write=write)
+
+    def display_path(self, location: Path) -> str:
+        """A resolved path as the document names it, for messages (never the server's)."""
+        return self.files.display(location)
 
     def progress(self, rows: int) -> None:
         """Report rows processed so far (throttled to a few events per second)."""

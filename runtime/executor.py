@@ -33,6 +33,7 @@ from runtime.context import NodeContext
 from runtime.errors import NodeCancelled, PipewrightError
 from runtime.events import Emitter, EventSink, now_iso
 from runtime.graph import Plan, PlannedNode, Source
+from runtime.paths import FileArea
 from runtime.pruning import needed_columns
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def execute(
     sinks: Iterable[EventSink] = (),
     run_id: str | int | None = None,
     cancel_event: threading.Event | None = None,
-    data_root: str | Path = ".",
+    data_root: FileArea | str | Path = ".",
     connections: Connections | None = None,
     retain: Iterable[str] = (),
     row_limit: int | None = None,
@@ -118,7 +119,7 @@ def execute(
     """
     emitter = Emitter(sinks, run_id)
     execution = _Execution(
-        plan, emitter, cancel_event or threading.Event(), Path(data_root), connections or {},
+        plan, emitter, cancel_event or threading.Event(), FileArea.of(data_root), connections or {},
         set(retain), row_limit,
     )  # fmt: skip
     return execution.run()
@@ -232,6 +233,7 @@ class _Execution:
             log_level=self.plan.config.log_level,
             row_limit=self.row_limit,
             columns=self.needed[node.id],
+            run_id=self.emitter.run_id,
         )
         return _Attempt(node, number, ctx, inputs)
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError, Problem
 from runtime.graph import Analysis, analyse
+from runtime.paths import FileArea
 from runtime.registry import Registry
 from runtime.schema import Schema
 from runtime.spec import Pipeline
@@ -68,7 +69,7 @@ def infer_schemas(
     parameters: dict[str, Any] | None = None,
     *,
     registry: Registry | None = None,
-    data_root: str | Path = ".",
+    data_root: FileArea | str | Path = ".",
     connections: Connections | None = None,
 ) -> InferredSchemas:
     """Each node's schemas, in topological order, without running anything."""
@@ -88,7 +89,10 @@ def infer_schemas(
         if not complete:
             continue  # something upstream has no schema: nothing to say about this node
         ctx = NodeContext(
-            node_id, analysis.params[node_id], data_root=Path(data_root), connections=connections
+            node_id,
+            analysis.params[node_id],
+            data_root=FileArea.of(data_root),
+            connections=connections,
         )
         problem = _infer_node(analysis, node_id, ctx, schemas)
         if problem is not None:

@@ -1,26 +1,73 @@
-"""File paths confined to the data root.
+"""File paths confined to a file area: one folder, plus an optional shared folder.
 
-File operators read and write only under one folder. A path that escapes it, by `..`, by
-being absolute elsewhere, or through a symlink that points out, is refused before any I/O.
+File operators read and write only inside their area. In the CLI the area is the data root;
+in the web app it is the workspace's folder, with the server's common `shared/` folder
+addressed as `shared/...` (read-only unless the area says otherwise). A path that escapes,
+by `..`, by being absolute elsewhere, or through a symlink that points out, is refused before
+any I/O, and messages name paths as the document wrote them, never the server's own folders.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from runtime.errors import UnsafePathError
 
+SHARED = "shared"
+"""The first part of a path that names the shared folder (when the area has one)."""
 
-def resolve_under(root: Path, path: str) -> Path:
-    """The real location of `path` (relative to `root`), refusing anything outside `root`."""
-    root = Path(root).resolve()
-    candidate = Path(path).expanduser()
+
+@dataclass(frozen=True)
+class FileArea:
+    """Where a run's file paths may lead: `root`, and `shared` under the name `shared/`."""
+
+    root: Path
+    shared: Path | None = None
+    shared_writable: bool = False
+    called: str = "data root"
+    """What messages call `root` ("workspace folder" in the web app)."""
+
+    @classmethod
+    def of(cls, value: FileArea | str | Path) -> FileArea:
+        """An area from a folder (the CLI's data root), or the area itself."""
+        return value if isinstance(value, FileArea) else cls(Path(value))
+
+    def resolve(self, path: str, *, write: bool = False) -> Path:
+        """The real location of `path`, refusing anything outside the area (or a read-only
+        shared file when `write`)."""
+        parts = PurePosixPath(str(path).replace("\\", "/")).parts
+        if self.shared is not None and parts and parts[0] == SHARED:
+            if write and not self.shared_writable:
+                raise UnsafePathError(
+                    f"path '{path}' is in the shared folder, which is read-only; "
+                    "write inside your workspace instead"
+                )
+            inner = Path(*parts[1:]) if parts[1:] else Path(".")
+            return _inside(Path(self.shared), inner, path, "shared folder")
+        return _inside(Path(self.root), Path(path).expanduser(), path, self.called)
+
+    def display(self, location: Path) -> str:
+        """`location` as a document would name it: relative to the area (or `shared/...`)."""
+        location = Path(location).resolve()
+        for base, prefix in ((self.root, ""), (self.shared, f"{SHARED}/")):
+            if base is None:
+                continue
+            base = Path(base).resolve()
+            if location == base or base in location.parents:
+                relative = location.relative_to(base).as_posix()
+                return f"{prefix}{relative}" if relative != "." else (prefix or ".")
+        return location.name
+
+
+def _inside(root: Path, candidate: Path, written: str, called: str) -> Path:
+    root = root.resolve()
     if not candidate.is_absolute():
         candidate = root / candidate
     resolved = candidate.resolve()
     if resolved != root and root not in resolved.parents:
         raise UnsafePathError(
-            f"path '{path}' is outside the data root '{root}'; "
-            "use a path inside the data root (relative paths start there)"
+            f"path '{written}' is outside the {called}; "
+            "use a relative path inside it (relative paths start there)"
         )
     return resolved

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
 from runtime.graph import build_plan
+from runtime.paths import FileArea
 from runtime.registry import Registry, default_registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import Pipeline
@@ -57,7 +58,7 @@ def preview(
     port: str | None = None,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
-    data_root: str | Path = ".",
+    data_root: FileArea | str | Path = ".",
     connections: Connections | None = None,
     cancel_event: threading.Event | None = None,
 ) -> Preview:

@@ -84,8 +84,9 @@ def connection_spec(ctx: NodeContext, name: str) -> ConnectionSpec:
     return as_spec(value)
 
 
-def connection_url(ctx: NodeContext, name: str) -> URL:
-    """The URL of connection `name`, an SQLite path checked and resolved under the data root."""
+def connection_url(ctx: NodeContext, name: str, *, write: bool = False) -> URL:
+    """The URL of connection `name`, an SQLite path checked and resolved in the node's file
+    area (for writing, when `write`: the shared folder is read-only)."""
     try:
         url = sa.make_url(connection_spec(ctx, name).url)
     except ArgumentError:
@@ -94,7 +95,7 @@ def connection_url(ctx: NodeContext, name: str) -> URL:
         ) from None
     if url.get_backend_name() != "sqlite":
         return url
-    return url.set(database=str(ctx.resolve_path(sqlite_path(url, name))))
+    return url.set(database=str(ctx.resolve_path(sqlite_path(url, name), write=write)))
 
 
 def sqlite_path(url: URL, name: str) -> str:
@@ -115,7 +116,7 @@ def sqlite_path(url: URL, name: str) -> str:
 def writable(ctx: NodeContext, name: str, table: str) -> ConnectionSpec:
     """The spec of connection `name` if it may write `table`, else a ParamsError saying why."""
     spec = connection_spec(ctx, name)
-    connection_url(ctx, name)
+    connection_url(ctx, name, write=True)
     if spec.read_only:
         raise ParamsError(
             "connection",
@@ -143,8 +144,8 @@ def _within(table: str, prefix: str) -> bool:
 def engine_for(ctx: NodeContext, name: str, *, write: bool = False) -> Engine:
     """The process-wide engine of connection `name` (read-only sessions unless `write`)."""
     spec = connection_spec(ctx, name)
-    url = connection_url(ctx, name)
     read_only = spec.read_only or not write
+    url = connection_url(ctx, name, write=not read_only)
     key = (url.render_as_string(hide_password=False), spec.read_only, spec.prefix, read_only)
     with _engines_lock:
         engine = _engines.get(key)

@@ -29,7 +29,8 @@ PLUGIN = ROOT / "tests" / "plugin_demo"
 START_TIMEOUT_S = 20
 STOP_TIMEOUT_S = 10
 URL_SCHEMES = {"sqlite3": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
-INPUT_CSV = "rows.csv"
+INPUT_CSV = "shared/rows.csv"
+"""In the folder every workspace reads, so that any test user's pipeline finds it."""
 _http = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
 
 
@@ -67,7 +68,7 @@ def pause_pipeline(
 
 def write_input(data_root: Path) -> Path:
     """The small CSV file that `pause_pipeline` reads, under `data_root`."""
-    data_root.mkdir(parents=True, exist_ok=True)
+    (data_root / INPUT_CSV).parent.mkdir(parents=True, exist_ok=True)
     (data_root / INPUT_CSV).write_text("id,name\n1,Ada\n2,Grace\n")
     return data_root
 

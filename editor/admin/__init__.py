@@ -1,5 +1,6 @@
-"""The admin: pipelines with their graph, runs with their node runs, connections, API tokens."""
+"""The admin: workspaces with their members, pipelines with their graph, runs with their node
+runs, connections, API tokens."""
 
-from editor.admin import connections, pipelines, runs, tokens
+from editor.admin import connections, pipelines, runs, tokens, workspaces
 
-__all__ = ["connections", "pipelines", "runs", "tokens"]
+__all__ = ["connections", "pipelines", "runs", "tokens", "workspaces"]

@@ -1,12 +1,11 @@
-"""Database connections in the admin, with a write-only password."""
+"""Database connections in the admin, per workspace, with a write-only encrypted password."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
+from editor.connections import UrlRefused, checked_url
 from editor.models import Connection
 
 
@@ -16,34 +15,42 @@ class ConnectionForm(forms.ModelForm):
     password = forms.CharField(
         required=False,
         strip=False,
-        max_length=Connection._meta.get_field("password").max_length,
+        max_length=500,
         widget=forms.PasswordInput,
-        help_text="Never shown back. Leave empty to keep the current password.",
+        help_text="Stored encrypted, never shown back. Leave empty to keep the current one.",
     )
+    clear_password = forms.BooleanField(required=False, help_text="Remove the stored password.")
 
     class Meta:
         model = Connection
-        fields = ("name", "url", "password", "description")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.initial.pop("password", None)
+        fields = ("workspace", "name", "url", "password", "read_only", "prefix", "description")
 
     def clean_url(self):
         try:
-            url = make_url(self.cleaned_data["url"])
-        except ArgumentError as error:
-            raise forms.ValidationError(f"Not a SQLAlchemy URL: {error}") from error
-        if url.password is not None:
-            raise forms.ValidationError("Put the password in the password field, not the URL.")
+            checked_url(self.cleaned_data["url"])
+        except UrlRefused as error:
+            raise forms.ValidationError(str(error)) from None
         return self.cleaned_data["url"]
 
-    def clean_password(self):
-        return self.cleaned_data["password"] or self.instance.password
+    def save(self, commit=True):
+        connection = super().save(commit=False)
+        if self.cleaned_data.get("clear_password"):
+            connection.set_password("")
+        elif self.cleaned_data.get("password"):
+            connection.set_password(self.cleaned_data["password"])
+        if commit:
+            connection.save()
+        return connection
 
 
 @admin.register(Connection)
 class ConnectionAdmin(admin.ModelAdmin):
     form = ConnectionForm
-    list_display = ("name", "url", "description", "created_at")
-    search_fields = ("name", "description")
+    list_display = ("name", "workspace", "shown_url", "read_only", "prefix", "created_at")
+    list_filter = ("workspace", "read_only")
+    list_select_related = ("workspace",)
+    search_fields = ("name", "description", "workspace__name")
+
+    @admin.display(description="URL")
+    def shown_url(self, connection: Connection) -> str:
+        return connection.display_url()

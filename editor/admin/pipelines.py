@@ -25,6 +25,7 @@ from editor.documents import to_document
 from editor.errors import ActionError
 from editor.graph_image import render
 from editor.models import Edge, Node, Pipeline, Run, latest_statuses
+from editor.workspaces import personal_workspace
 from runtime.spec import Config, dump_document, problems_from_validation
 from runtime.spec import Node as NodeSpec
 
@@ -43,7 +44,7 @@ class PipelineForm(forms.ModelForm):
 
     class Meta:
         model = Pipeline
-        fields = ("name", "owner", "description", "config", "revision")
+        fields = ("name", "workspace", "owner", "description", "config", "revision")
         widgets = {"revision": forms.HiddenInput}
 
     def clean_config(self):
@@ -104,12 +105,14 @@ class EdgeInline(admin.TabularInline):
 @admin.register(Pipeline)
 class PipelineAdmin(admin.ModelAdmin):
     form = PipelineForm
-    list_display = ("name", "owner", "revision", "node_count", "last_run", "updated_at")
-    list_filter = ("owner", "updated_at")
-    list_select_related = ("owner",)
-    search_fields = ("name", "description", "owner__username")
+    list_display = (
+        "name", "workspace", "owner", "revision", "node_count", "last_run", "updated_at"
+    )  # fmt: skip
+    list_filter = ("workspace", "owner", "updated_at")
+    list_select_related = ("owner", "workspace")
+    search_fields = ("name", "description", "owner__username", "workspace__name")
     fieldsets = (
-        (None, {"fields": ("name", "owner", "description", "config", "revision")}),
+        (None, {"fields": ("name", "workspace", "owner", "description", "config", "revision")}),
         ("Graph", {"fields": ("graph",)}),
     )
     readonly_fields = ("graph",)
@@ -128,7 +131,8 @@ class PipelineAdmin(admin.ModelAdmin):
         return (NodeInline,) if obj is None else (NodeInline, EdgeInline)
 
     def get_changeform_initial_data(self, request):
-        return {"owner": request.user.pk, **super().get_changeform_initial_data(request)}
+        initial = {"owner": request.user.pk, "workspace": personal_workspace(request.user).pk}
+        return {**initial, **super().get_changeform_initial_data(request)}
 
     def save_model(self, request, obj, form, change):
         if change:

@@ -9,9 +9,11 @@ from ninja import NinjaAPI
 
 from editor.api.auth import BearerTokenAuth, SessionAuth
 from editor.api.errors import install_error_handlers
+from editor.api.files import router as files_router
 from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.runs import router as runs_router
+from editor.api.workspaces import router as workspaces_router
 
 api = NinjaAPI(
     title="Pipewright API",
@@ -25,3 +27,5 @@ install_error_handlers(api)
 api.add_router("/operators", operators_router, tags=["operators"])
 api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
 api.add_router("/runs", runs_router, tags=["runs"])
+api.add_router("/workspaces", workspaces_router, tags=["workspaces"])
+api.add_router("/workspaces", files_router, tags=["files"])

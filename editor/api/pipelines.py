@@ -3,21 +3,20 @@ graph pictures and layout, and starting runs."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import HttpResponse
 from django.utils.text import slugify
 from ninja import Router, Schema, Status
 from ninja.errors import HttpError
 
 from editor import actions
-from editor.access import pipeline_for, visible_pipelines
 from editor.api.bodies import DOCUMENT_BODY, json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.documents import to_document
 from editor.errors import ActionError
 from editor.graph_image import layout, render
-from editor.launcher import connection_urls
 from editor.models import latest_statuses
+from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
+from editor.workspaces import engine_access, personal_workspace
 from runtime.inference import infer_schemas
 from runtime.preview import DEFAULT_LIMIT, preview
 from runtime.spec import dump_document
@@ -26,22 +25,40 @@ router = Router()
 
 
 @router.get("", summary="List pipelines")
-def list_pipelines(request, limit: int = 50, offset: int = 0):
-    """The caller's pipelines (all of them for staff), newest change first."""
-    return page(visible_pipelines(request.user), limit, offset, pipeline_summary)
+def list_pipelines(request, limit: int = 50, offset: int = 0, workspace: str | None = None):
+    """The pipelines of the caller's workspaces (or of one, by slug), newest change first."""
+    pipelines = visible_pipelines(request.user)
+    if workspace is not None:
+        pipelines = pipelines.filter(workspace=workspace_for(request.user, workspace))
+    return page(pipelines, limit, offset, pipeline_summary)
 
 
 @router.post("", response={201: dict}, openapi_extra=DOCUMENT_BODY, summary="Create a pipeline")
 def create_pipeline(request):
-    document, _ = read_document(request)
-    return Status(201, pipeline_json(actions.create_pipeline(request.user, document)))
+    """A new pipeline in `workspace` (a slug; default the caller's personal workspace)."""
+    document, body = read_document(request)
+    return Status(201, pipeline_json(_create(request, document, body)))
 
 
 @router.post("/import", response={201: dict}, openapi_extra=DOCUMENT_BODY, summary="Import")
 def import_pipeline(request):
-    """Create a pipeline from an exported document (the runtime CLI's format)."""
-    document, _ = read_document(request)
-    return Status(201, pipeline_json(actions.create_pipeline(request.user, document)))
+    """Create a pipeline from an exported document (the runtime CLI's format), in
+    `workspace` (a slug; default the caller's personal workspace)."""
+    document, body = read_document(request)
+    return Status(201, pipeline_json(_create(request, document, body)))
+
+
+def _create(request, document, body: dict):
+    slug = body.get("workspace")
+    if slug is None:
+        workspace = personal_workspace(request.user)
+    elif isinstance(slug, str):
+        workspace = workspace_for(request.user, slug, Action.EDIT)
+    else:
+        raise ActionError(
+            400, "invalid_request", "workspace must be a workspace's slug", field="workspace"
+        )
+    return actions.create_pipeline(request.user, document, workspace)
 
 
 @router.get("/{int:pipeline_id}", summary="Get a pipeline")
@@ -52,7 +69,7 @@ def get_pipeline(request, pipeline_id: int):
 @router.put("/{int:pipeline_id}", openapi_extra=DOCUMENT_BODY, summary="Save a pipeline")
 def save_pipeline(request, pipeline_id: int):
     """Replace the whole graph; 409 with the current revision when `revision` is stale."""
-    pipeline = pipeline_for(request.user, pipeline_id)
+    pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     document, body = read_document(request)
     revision = body.get("revision")
     if not isinstance(revision, int) or isinstance(revision, bool):
@@ -64,21 +81,23 @@ def save_pipeline(request, pipeline_id: int):
 
 @router.delete("/{int:pipeline_id}", response={204: None}, summary="Delete a pipeline")
 def delete_pipeline(request, pipeline_id: int):
-    actions.delete_pipeline(pipeline_for(request.user, pipeline_id))
+    actions.delete_pipeline(pipeline_for(request.user, pipeline_id, Action.EDIT))
     return Status(204, None)
 
 
 @router.post("/{int:pipeline_id}/duplicate", response={201: dict}, summary="Duplicate")
 def duplicate_pipeline(request, pipeline_id: int):
-    copy = actions.duplicate_pipeline(pipeline_for(request.user, pipeline_id), request.user)
+    copy = actions.duplicate_pipeline(
+        pipeline_for(request.user, pipeline_id, Action.EDIT), request.user
+    )
     return Status(201, pipeline_json(copy))
 
 
 @router.post("/{int:pipeline_id}/validate", summary="Validate")
 def validate_pipeline(request, pipeline_id: int):
     """Every problem with node and field (body: optional `{parameters}`), schemas included."""
-    document = to_document(pipeline_for(request.user, pipeline_id))
-    inferred = _infer(document, _parameters(json_object(request)))
+    pipeline = pipeline_for(request.user, pipeline_id)
+    inferred = _infer(request, pipeline, _parameters(json_object(request)))
     problems = [problem.to_json() for problem in inferred.problems]
     return {"valid": not problems, "problems": problems}
 
@@ -86,8 +105,7 @@ def validate_pipeline(request, pipeline_id: int):
 @router.get("/{int:pipeline_id}/schemas", summary="Columns per node")
 def pipeline_schemas(request, pipeline_id: int):
     """Each node's input and output columns with types, inferred without running."""
-    document = to_document(pipeline_for(request.user, pipeline_id))
-    return _infer(document, {}).to_json()
+    return _infer(request, pipeline_for(request.user, pipeline_id), {}).to_json()
 
 
 class PreviewIn(Schema):
@@ -110,16 +128,15 @@ PREVIEW_BODY = {
 )
 def preview_node(request, pipeline_id: int):
     """Runs only what the node needs; never writes any output."""
-    document = to_document(pipeline_for(request.user, pipeline_id))
+    pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
     shown = preview(
-        document,
+        to_document(pipeline),
         body.node,
         body.limit,
         port=body.port,
         parameters=body.parameters,
-        data_root=settings.PIPEWRIGHT_DATA_ROOT,
-        connections=connection_urls(),
+        **engine_access(pipeline.workspace, request.user),
     )
     return shown.to_json()
 
@@ -156,7 +173,8 @@ def layout_pipeline(request, pipeline_id: int):
 def start_run(request, pipeline_id: int):
     """Queue a run; 409 `run_in_progress` while one is active, 422 `invalid_pipeline`."""
     parameters = _parameters(json_object(request))
-    run = actions.start_run(pipeline_for(request.user, pipeline_id), request.user, parameters)
+    pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
+    run = actions.start_run(pipeline, request.user, parameters)
     return Status(202, run_json(run))
 
 
@@ -177,10 +195,7 @@ def _parameters(body: dict) -> dict:
     return parameters
 
 
-def _infer(document, parameters: dict):
+def _infer(request, pipeline, parameters: dict):
     return infer_schemas(
-        document,
-        parameters,
-        data_root=settings.PIPEWRIGHT_DATA_ROOT,
-        connections=connection_urls(),
+        to_document(pipeline), parameters, **engine_access(pipeline.workspace, request.user)
     )

@@ -27,12 +27,13 @@ def pipeline_fields(pipeline: Pipeline) -> dict:
         "id": pipeline.pk,
         "revision": pipeline.revision,
         "owner": pipeline.owner.get_username(),
+        "workspace": pipeline.workspace.slug,
         "created_at": pipeline.created_at.isoformat(),
         "updated_at": pipeline.updated_at.isoformat(),
     }
 
 
-READ_ONLY_FIELDS = ("id", "owner", "created_at", "updated_at", "last_run")
+READ_ONLY_FIELDS = ("id", "owner", "workspace", "created_at", "updated_at", "last_run")
 
 
 def pipeline_json(pipeline: Pipeline) -> dict:

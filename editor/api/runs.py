@@ -3,8 +3,8 @@
 from ninja import Router
 
 from editor import actions
-from editor.access import run_for
 from editor.api.representations import run_json
+from editor.permissions import Action, run_for
 
 router = Router()
 
@@ -17,4 +17,4 @@ def get_run(request, run_id: int):
 @router.post("/{int:run_id}/cancel", summary="Cancel a run")
 def cancel_run(request, run_id: int):
     """Stops a queued or running run within about a second; a finished run is unchanged."""
-    return run_json(actions.cancel_run(run_for(request.user, run_id)))
+    return run_json(actions.cancel_run(run_for(request.user, run_id, Action.RUN)))

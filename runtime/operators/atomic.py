@@ -1,32 +1,52 @@
 """Writing output files so that a failed or cancelled run never leaves half a file.
 
-The data goes to a temporary file beside the target, which is renamed over the target only
-through `ctx.commit`, i.e. only if the node was not stopped first. Append copies the existing
-file before adding to it, so even an append is all or nothing.
+The data goes to a temporary file beside the target (same folder, so the final rename is
+atomic, and inside the data root), renamed over the target only through `ctx.commit`, i.e.
+only if the node was not stopped first. Append copies the existing file before adding to it,
+so even an append is all or nothing. A temporary file is named `.<name>.<run id>.<random>.tmp`:
+a process killed mid-write leaves it behind, and `remove_stale_temporaries` clears those of
+runs that have ended, never those of a run still going.
+
+Messages name the file by the path the user gave, never by its location on the server.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from runtime.context import NodeContext
-from runtime.errors import OperatorError
+from runtime.errors import OperatorError, ParamsError
 
 WriteMode = Literal["overwrite", "append", "error_if_exists"]
 
+UNKNOWN_RUN_GRACE_S = 24 * 3600
+"""A temporary file of a run nobody knows (another process's, say) is stale once this old."""
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<run>[A-Za-z0-9_-]+)\.[0-9a-f]{12}\.tmp$")
+
 
 def write_atomically(
-    ctx: NodeContext, path: Path, mode: WriteMode, write: Callable[[Path, bool], None]
+    ctx: NodeContext, relative: str, mode: WriteMode, write: Callable[[Path, bool], None]
 ) -> int:
-    """Call `write(temporary_path, appending)`, then publish the file; return its size."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _refuse_existing(path, mode)
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    """Call `write(temporary_path, appending)`, then publish the file at `relative`; its size."""
+    path = ctx.resolve_path(relative, write=True)
+    refuse_folder(path, relative)
+    _refuse_existing(path, mode, relative)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _write_beside(ctx, path, relative, mode, write)
+    except OSError as error:
+        raise OperatorError(f"cannot write '{relative}': {os_error_reason(error)}") from error
+
+
+def _write_beside(ctx: NodeContext, path: Path, relative: str, mode: WriteMode, write) -> int:
+    temporary = temporary_path(path, ctx.run_id)
     try:
         appending = mode == "append" and path.exists()
         if appending:
@@ -36,7 +56,7 @@ def write_atomically(
         size = temporary.stat().st_size
 
         def publish() -> None:
-            _refuse_existing(path, mode)
+            _refuse_existing(path, mode, relative)
             os.replace(temporary, path)
 
         ctx.commit(publish)
@@ -45,9 +65,58 @@ def write_atomically(
         temporary.unlink(missing_ok=True)
 
 
-def _refuse_existing(path: Path, mode: WriteMode) -> None:
+def temporary_path(path: Path, run_id: str | int) -> Path:
+    """Where a run writes `path` before publishing it: beside it, named after the run."""
+    run = re.sub(r"[^A-Za-z0-9_-]", "-", str(run_id))
+    return path.with_name(f".{path.name}.{run}.{uuid.uuid4().hex[:12]}.tmp")
+
+
+def remove_stale_temporaries(
+    root: Path, is_final: Callable[[str], bool | None], *, now: float | None = None
+) -> list[Path]:
+    """Delete the temporary files under `root` left by runs that ended; return them.
+
+    `is_final(run_id)` is True for a run in a final state, False for one still queued or
+    running (its files are kept), None for a run it does not know: its files go once older
+    than `UNKNOWN_RUN_GRACE_S`.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            match = _TEMPORARY.match(name)
+            if match is None:
+                continue
+            path = Path(folder, name)
+            final = is_final(match["run"])
+            if final is None:
+                final = now - path.lstat().st_mtime > UNKNOWN_RUN_GRACE_S
+            if final:
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def refuse_folder(path: Path, relative: str) -> None:
+    """A `ParamsError` at `path` if the file to write at `relative` is an existing folder."""
+    if path.is_dir():
+        raise ParamsError(
+            "path", f"'{relative}' is a folder; give the name of a file to write inside it"
+        )
+
+
+def _refuse_existing(path: Path, mode: WriteMode, relative: str) -> None:
     if mode == "error_if_exists" and path.exists():
         raise OperatorError(
-            f"'{path.name}' already exists and mode is error_if_exists; "
+            f"'{relative}' already exists and mode is error_if_exists; "
             "choose overwrite or append, or another path"
         )
+
+
+def os_error_reason(error: OSError) -> str:
+    """What went wrong, without the file names the OS puts in its message (server paths)."""
+    if isinstance(error, NotADirectoryError | FileExistsError):
+        return "a part of its folder path is a file, not a folder"
+    if error.strerror:
+        return error.strerror.lower()  # without `filename`, which the OS's message adds
+    return str(error) or type(error).__name__

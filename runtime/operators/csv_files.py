@@ -19,8 +19,13 @@ from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
-from runtime.operators.atomic import WriteMode, write_atomically
-from runtime.operators.file_common import existing_file, read_batches
+from runtime.operators.file_common import (
+    FileOutput,
+    FileOutputParams,
+    OutputPath,
+    existing_file,
+    read_batches,
+)
 from runtime.schema import TypeName, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -135,14 +140,9 @@ def _arrow_message(error: Exception) -> str:
     return message
 
 
-class CsvOutputParams(OperatorParams):
-    path: DataPath = Field(
+class CsvOutputParams(FileOutputParams):
+    path: OutputPath = Field(
         title="Path", description="CSV file to write, relative to the data root."
-    )
-    mode: WriteMode = Field(
-        "overwrite",
-        title="When the file exists",
-        description="Replace it, add rows to its end, or stop with an error.",
     )
     delimiter: str = Field(
         ",", title="Delimiter", description="Character between fields.", min_length=1, max_length=1
@@ -150,36 +150,21 @@ class CsvOutputParams(OperatorParams):
     header: bool = Field(True, title="Header row", description="Write the column names first.")
 
 
-class CsvOutput(Operator):
+class CsvOutput(FileOutput):
     name = "csv_output"
-    kind = "output"
     title = "Write CSV"
     description = "Write rows to a CSV file under the data root, all at once or not at all."
-    inputs = (Port("in"),)
-    outputs = ()
     Params = CsvOutputParams
 
-    def output_schema(self, ctx, inputs):
-        return {}
-
-    def run(self, ctx, inputs):
+    def write(self, ctx, frame, temporary, appending):
         params: CsvOutputParams = ctx.params
-        frame: pd.DataFrame = inputs["in"]
-        path = ctx.resolve_path(params.path)
-
-        def write(temporary: Path, appending: bool) -> None:
-            frame.to_csv(
-                temporary,
-                mode="a" if appending else "w",
-                sep=params.delimiter,
-                header=params.header and not appending,
-                index=False,
-            )
-
-        size = write_atomically(ctx, path, params.mode, write)
-        ctx.metrics.update(path=params.path, rows_written=len(frame), bytes_out=size)
-        ctx.logger.info(f"wrote {len(frame)} rows to {params.path}")
-        return {}
+        frame.to_csv(
+            temporary,
+            mode="a" if appending else "w",
+            sep=params.delimiter,
+            header=params.header and not appending,
+            index=False,
+        )
 
 
 def _apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from runtime.operators.file_common import (
     FileInput,
     FileOutput,
     FileOutputParams,
+    OutputPath,
     arrow_table,
     conform_table,
 )
@@ -124,7 +125,7 @@ def _as_dates(table: pa.Table, dates: set[int]) -> pa.Table:
 
 
 class ExcelOutputParams(FileOutputParams):
-    path: DataPath = Field(
+    path: OutputPath = Field(
         title="Path", description="Excel workbook (.xlsx) to write, relative to the data root."
     )
     sheet: str = Field(

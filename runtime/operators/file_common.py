@@ -1,6 +1,9 @@
 """What the file operators share: input paths, the dtype convention for Arrow data, batched
 reads with progress and cancellation, and the all-or-nothing write of an output file.
 
+Messages name files by the path the user gave (relative to the data root), never by where
+they are on the server.
+
 Sources hold more kinds of values than the six public types. `conform_table` maps each to one
 of them before `to_pandas`: nested records become one column per field (`address.city`),
 lists and maps become their JSON text, decimals and narrow floats become `float`, and
@@ -13,10 +16,11 @@ import json
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Annotated
 
 import pandas as pd
 import pyarrow as pa
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from runtime.casting import cast_series
 from runtime.context import NodeContext
@@ -24,7 +28,7 @@ from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
-from runtime.operators.atomic import WriteMode, write_atomically
+from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.schema import Column, Schema, schema_of, type_name_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -32,13 +36,30 @@ SCHEMA_SAMPLE_ROWS = 1000
 
 
 def existing_file(ctx: NodeContext, relative: str) -> Path:
-    """The input file at `relative` under the data root; an `OperatorError` if there is none."""
+    """The readable input file at `relative` under the data root; else an `OperatorError`."""
     path = ctx.resolve_path(relative)
+    if path.is_dir():
+        raise OperatorError(f"input file '{relative}' is a folder, not a file")
     if not path.is_file():
-        raise OperatorError(
-            f"input file '{relative}' not found under the data root '{ctx.data_root}'"
+        raise OperatorError(f"input file '{relative}' not found under the data root")
+    try:
+        path.open("rb").close()
+    except OSError as error:
+        raise OperatorError(f"cannot read '{relative}': {os_error_reason(error)}") from error
+    return path
+
+
+def _names_a_file(path: str) -> str:
+    if path.replace("\\", "/").rsplit("/", 1)[-1] in ("", ".", ".."):
+        raise ValueError(
+            f"'{path}' names a folder, not a file; end it with a file name, "
+            "such as 'out/result.csv'"
         )
     return path
+
+
+OutputPath = Annotated[DataPath, AfterValidator(_names_a_file)]
+"""The path of a file to write: `.`, a path ending in `/` and the like are refused."""
 
 
 def sampled_schema(sample: pd.DataFrame, sample_rows: int) -> Schema:
@@ -157,7 +178,7 @@ class FileInput(Operator):
 
 
 class FileOutputParams(OperatorParams):
-    path: DataPath = Field(title="Path", description="File to write, relative to the data root.")
+    path: OutputPath = Field(title="Path", description="File to write, relative to the data root.")
     mode: WriteMode = Field(
         "overwrite",
         title="When the file exists",
@@ -173,6 +194,7 @@ class FileOutput(Operator):
     outputs = ()
 
     def output_schema(self, ctx, inputs):
+        refuse_folder(ctx.resolve_path(ctx.params.path, write=True), ctx.params.path)
         return {}
 
     def run(self, ctx, inputs):
@@ -182,7 +204,7 @@ class FileOutput(Operator):
         def write(temporary: Path, appending: bool) -> None:
             self.write(ctx, frame, temporary, appending)
 
-        size = write_atomically(ctx, ctx.resolve_path(params.path), params.mode, write)
+        size = write_atomically(ctx, params.path, params.mode, write)
         ctx.metrics.update(path=params.path, rows_written=len(frame), bytes_out=size)
         ctx.logger.info(f"wrote {len(frame)} rows to {params.path}")
         return {}

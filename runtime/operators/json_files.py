@@ -30,6 +30,7 @@ from runtime.operators.file_common import (
     FileInput,
     FileOutput,
     FileOutputParams,
+    OutputPath,
     arrow_table,
     conform_table,
     read_batches,
@@ -214,7 +215,7 @@ def _iso_type(column: pa.ChunkedArray) -> pa.DataType | None:
 
 
 class JsonOutputParams(FileOutputParams):
-    path: DataPath = Field(
+    path: OutputPath = Field(
         title="Path", description="JSON file to write, relative to the data root."
     )
     lines: bool = Field(

@@ -26,6 +26,7 @@ from runtime.operators.file_common import (
     FileInput,
     FileOutput,
     FileOutputParams,
+    OutputPath,
     arrow_schema,
     arrow_table,
     conform_table,
@@ -82,7 +83,7 @@ def _projected_schema(ctx: NodeContext, parquet: pq.ParquetFile) -> pa.Schema:
 
 
 class ParquetOutputParams(FileOutputParams):
-    path: DataPath = Field(
+    path: OutputPath = Field(
         title="Path", description="Parquet file to write, relative to the data root."
     )
     compression: Literal["snappy", "zstd", "gzip", "none"] = Field(

@@ -126,9 +126,10 @@ class DataFolder:
 
 
 @pytest.fixture
-def data_folder(asgi_server, request) -> DataFolder:
+def data_folder(asgi_server, user, request) -> DataFolder:
+    """A folder of the test's own in the user's workspace."""
     relative = f"e2e/{_slug(request.node.name)}"
-    path = asgi_server.data_root / relative
+    path = asgi_server.data_root / user.personal_workspace.slug / relative
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     return DataFolder(path, relative)

@@ -33,9 +33,13 @@ def fast_passwords(settings):
 
 @pytest.fixture
 def data_root(tmp_path, settings):
+    """The folder of the `owner` user's personal workspace (slug `owner`), with people.csv;
+    the server's data root is its parent."""
     settings.PIPEWRIGHT_DATA_ROOT = tmp_path
-    (tmp_path / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
-    return tmp_path
+    folder = tmp_path / "owner"
+    folder.mkdir()
+    (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
+    return folder
 
 
 def make_user(username: str, **extra):

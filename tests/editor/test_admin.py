@@ -20,6 +20,7 @@ from editor import actions
 from editor.documents import to_document
 from editor.models import ApiToken, Connection, NodeRun, Pipeline, Run
 from editor.tokens import create_token
+from editor.workspaces import personal_workspace
 from runtime.spec import dump_document, load_document, to_json_dict
 from tests.editor.conftest import SEED, client_for, put_json
 
@@ -52,10 +53,15 @@ def run(pipeline, owner) -> Run:
 
 
 @pytest.fixture
-def connection(db) -> Connection:
-    return Connection.objects.create(
-        name="sales", url="postgresql://app@db.example.com/sales", password=SECRET
+def connection(owner) -> Connection:
+    connection = Connection(
+        workspace=personal_workspace(owner),
+        name="sales",
+        url="postgresql://app@db.example.com/sales",
     )
+    connection.set_password(SECRET)
+    connection.save()
+    return connection
 
 
 @pytest.fixture
@@ -296,14 +302,22 @@ def test_a_run_is_read_only_and_shows_its_node_runs_and_snapshot(admin_client, r
 def test_the_connection_password_is_write_only(admin_client, connection):
     url = f"/admin/editor/connection/{connection.pk}/change/"
     page = admin_client.get(url).content.decode()
-    assert SECRET not in page and "Leave empty to keep the current password." in page
-    body = {"name": "sales", "url": connection.url, "description": "reporting", "password": ""}
+    assert SECRET not in page and "Leave empty to keep the current one." in page
+    body = {
+        "workspace": connection.workspace_id,
+        "name": "sales",
+        "url": connection.url,
+        "description": "reporting",
+        "password": "",
+        "read_only": "on",
+    }
     assert admin_client.post(url, body).status_code == 302
     connection.refresh_from_db()
-    assert (connection.description, connection.password) == ("reporting", SECRET)
+    assert connection.description == "reporting"
+    assert SECRET in connection.full_url() and SECRET not in connection.encrypted_password
     assert admin_client.post(url, {**body, "password": "rotated"}).status_code == 302
     connection.refresh_from_db()
-    assert connection.password == "rotated"
+    assert "rotated" in connection.full_url()
     for page in ("", "?q=sales", f"{connection.pk}/history/", f"{connection.pk}/delete/"):
         assert b"rotated" not in admin_client.get(f"/admin/editor/connection/{page}").content
 
@@ -311,7 +325,7 @@ def test_the_connection_password_is_write_only(admin_client, connection):
 def test_a_password_inside_the_connection_url_is_refused(admin_client):
     body = {"name": "leaky", "url": f"postgresql://app:{SECRET}@db/sales", "password": ""}
     response = admin_client.post("/admin/editor/connection/add/", body)
-    assert "Put the password in the password field, not the URL." in response.content.decode()
+    assert "put the password in the password field, not in the URL" in response.content.decode()
     assert not Connection.objects.exists()
 
 

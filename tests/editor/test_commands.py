@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -50,7 +51,7 @@ def manage(*args: str, data_root) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "DATABASE_URL": database_url(connection.settings_dict),
-        "PIPEWRIGHT_DATA_ROOT": str(data_root),
+        "PIPEWRIGHT_DATA_ROOT": str(data_root.parent),  # the server's root, not the workspace
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -83,12 +84,17 @@ def test_runpipeline_runs_a_saved_pipeline_and_records_the_run(seeded, data_root
 def test_runpipeline_imports_a_file_for_the_first_superuser_and_runs_it(
     superuser, data_root, tmp_path
 ):
+    own_folder = data_root.parent / "root"  # the superuser's personal workspace
+    own_folder.mkdir()
+    shutil.copy(data_root / "people.csv", own_folder)
     call_command("runpipeline", write_json(tmp_path / "adults.json", SEED))
     pipeline = Pipeline.objects.get()
     assert pipeline.owner == superuser and pipeline.name == "Adults"
+    assert pipeline.workspace.slug == "root"
     run = pipeline.runs.get()
     assert run.status == "succeeded" and run.started_by == superuser
-    assert (data_root / "out" / "adults.csv").exists()
+    assert (own_folder / "out" / "adults.csv").exists()
+    assert not (data_root / "out").exists()
 
 
 def test_runpipeline_imports_a_file_for_the_named_owner(owner, data_root, tmp_path):
@@ -155,7 +161,7 @@ def test_runpipeline_exit_codes_are_the_runtime_clis(seeded, superuser, data_roo
     )
     assert invalid.returncode == 2
     assert invalid.stderr.startswith("read: these nodes form a cycle: read → adults → read")
-    failed = manage("runpipeline", str(seeded.pk), data_root=tmp_path / "empty")
+    failed = manage("runpipeline", str(seeded.pk), data_root=tmp_path / "empty" / "owner")
     assert failed.returncode == 1
 
 

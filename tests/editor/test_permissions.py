@@ -12,7 +12,8 @@ import pytest
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from editor.models import Run
+from editor.models import Connection, Run
+from editor.workspaces import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
 METHODS = ("get", "post", "put", "delete")
@@ -26,6 +27,7 @@ LISTS = {
     "api/openapi.json",
     "api/docs",
     "api/pipelines/import",
+    "api/workspaces",
 }
 
 
@@ -57,14 +59,26 @@ def objects(owner, data_root):
         "id"
     ]
     run = Run.objects.create(pipeline_id=pipeline_id, document=SEED, status="succeeded")
-    return {"pipeline_id": pipeline_id, "run_id": run.pk}
+    connection = Connection(workspace=personal_workspace(owner), name="db", url="sqlite:///x.db")
+    connection.save()
+    (data_root / "secret.csv").write_text("Owner's secret\n")
+    return {
+        "pipeline_id": pipeline_id,
+        "run_id": run.pk,
+        "slug": "owner",
+        "username": "owner",
+        "name": "db",
+        "path": "secret.csv",
+    }
 
 
 def url_for(route: str, objects: dict) -> str:
     url = route.replace("^", "").replace("$", "")
     url = re.sub(r"<int:(\w+)>", lambda m: str(objects.get(m[1], 1)), url)
-    url = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: "svg" if m[1] == "fmt" else "1", url)
-    return "/" + url
+    url = re.sub(
+        r"<(?:\w+:)?(\w+)>", lambda m: "svg" if m[1] == "fmt" else objects.get(m[1], "1"), url
+    )
+    return "/" + url + ("?path=secret.csv" if "/files" in url else "")
 
 
 @pytest.mark.django_db

@@ -82,7 +82,7 @@ def test_a_half_built_graph_still_gets_schemas_where_it_can(tmp_path):
 def test_a_missing_input_file_is_a_problem_of_the_input_node(tmp_path):
     doc = pipeline([{"id": "read", "operator": "csv_input", "params": {"path": "none.csv"}}], [])
     assert [str(p) for p in infer_schemas(doc, data_root=tmp_path).problems] == [
-        f"read: input file 'none.csv' not found under the data root '{tmp_path}'"
+        "read: input file 'none.csv' not found under the data root"
     ]
 
 

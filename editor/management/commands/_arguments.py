@@ -11,10 +11,13 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.http import Http404
 
 from editor.actions import create_pipeline
 from editor.errors import ActionError
-from editor.models import Pipeline
+from editor.models import Pipeline, Workspace
+from editor.permissions import Action, require
+from editor.workspaces import personal_workspace
 from runtime.cli import EXIT_INVALID
 from runtime.errors import PipelineValidationError, Problem
 from runtime.spec import Pipeline as PipelineSpec
@@ -54,6 +57,30 @@ def owner_or_first_superuser(username: str | None):
     return user
 
 
+def allowed(user, action: Action, target) -> None:
+    """A `CommandError` unless `user` may do `action` to `target` (the app's own rules)."""
+    try:
+        require(user, action, target)
+    except Http404:
+        raise CommandError(
+            f"user '{user.get_username()}' is not a member of that workspace"
+        ) from None
+    except ActionError as error:
+        raise CommandError(f"user '{user.get_username()}': {error.message}") from None
+
+
+def workspace_named(slug: str | None, user) -> Workspace:
+    """The workspace with this slug (default: the user's personal one), where `user` may edit."""
+    if slug is None:
+        return personal_workspace(user)
+    try:
+        workspace = Workspace.objects.get(slug=slug)
+    except Workspace.DoesNotExist:
+        raise CommandError(f"no workspace with the slug '{slug}'") from None
+    allowed(user, Action.EDIT, workspace)
+    return workspace
+
+
 def pipeline_numbered(pipeline_id: int) -> Pipeline:
     """The pipeline with this id."""
     try:
@@ -73,10 +100,10 @@ def read_document(path: Path) -> PipelineSpec:
     return load_document(text)
 
 
-def import_document(path: Path, owner) -> Pipeline:
-    """A new pipeline owned by `owner`, from the document in a file."""
+def import_document(path: Path, owner, workspace: Workspace) -> Pipeline:
+    """A new pipeline owned by `owner` in `workspace`, from the document in a file."""
     try:
-        return create_pipeline(owner, read_document(path))
+        return create_pipeline(owner, read_document(path), workspace)
     except ActionError as error:
         raise refused(error) from error
 

@@ -1,4 +1,5 @@
-"""`manage.py importpipeline FILE [--owner USER]`: a new pipeline from a document; prints its id."""
+"""`manage.py importpipeline FILE [--owner USER] [--workspace SLUG]`: a new pipeline from a
+document; prints its id."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from editor.management.commands._arguments import (
     DocumentCommand,
     import_document,
     owner_or_first_superuser,
+    workspace_named,
 )
 
 
@@ -17,7 +19,11 @@ class Command(DocumentCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, help="a pipeline document (JSON)")
         parser.add_argument("--owner", help="the user who owns it (default: the first superuser)")
+        parser.add_argument(
+            "--workspace", help="the workspace's slug (default: the owner's personal workspace)"
+        )
 
-    def handle(self, *, file: Path, owner: str | None, **options):
-        pipeline = import_document(file, owner_or_first_superuser(owner))
+    def handle(self, *, file: Path, owner: str | None, workspace: str | None, **options):
+        user = owner_or_first_superuser(owner)
+        pipeline = import_document(file, user, workspace_named(workspace, user))
         self.stdout.write(str(pipeline.pk))

@@ -18,12 +18,15 @@ from editor.actions import start_run
 from editor.errors import ActionError
 from editor.management.commands._arguments import (
     DocumentCommand,
+    allowed,
     import_document,
     owner_or_first_superuser,
     pipeline_numbered,
     refused,
     user_named,
+    workspace_named,
 )
+from editor.permissions import Action
 from runtime.cli import (
     EXIT_CANCELLED,
     EXIT_FAILED,
@@ -53,10 +56,15 @@ class Command(DocumentCommand):
         parser.add_argument(
             "--owner",
             help="who imports the file and starts the run (default: the first superuser for a "
-            "file, the pipeline's owner for an id)",
+            "file, the pipeline's owner for an id); they must be allowed to run it",
+        )
+        parser.add_argument(
+            "--workspace",
+            help="where an imported file goes (default: the owner's personal workspace)",
         )
 
     def handle(self, *, target: str, param: list[str], owner: str | None, **options):
+        workspace = options.get("workspace")
         parameters = _parameters(param)
         # One transaction: a file whose run is refused is not left behind as a pipeline.
         try:
@@ -64,9 +72,10 @@ class Command(DocumentCommand):
                 if target.isdigit():
                     pipeline = pipeline_numbered(int(target))
                     user = user_named(owner) if owner else pipeline.owner
+                    allowed(user, Action.RUN, pipeline)
                 else:
                     user = owner_or_first_superuser(owner)
-                    pipeline = import_document(Path(target), user)
+                    pipeline = import_document(Path(target), user, workspace_named(workspace, user))
                 run = start_run(pipeline, user, parameters)
         except ActionError as error:
             raise refused(error) from error

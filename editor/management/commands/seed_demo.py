@@ -1,9 +1,9 @@
 """`manage.py seed_demo`: a demo user, sample data and two demo pipelines; safe to run again.
 
 The user `demo` (password `demo`, a superuser so that the admin works) owns the pipelines in
-`editor/demo/*.json`; a pipeline it already has by that name is kept as it is, edits included.
-The sample data under `<data root>/demo/` is generated from a fixed seed, so every run writes
-the same bytes.
+`editor/demo/*.json`, in its personal workspace; a pipeline it already has by that name is kept
+as it is, edits included. The sample data in that workspace's folder is generated from a fixed
+seed, so every run writes the same bytes.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import random
 from datetime import date, timedelta
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from editor.actions import create_pipeline
 from editor.management.commands._arguments import read_document
+from editor.workspaces import personal_workspace, workspace_folder
 
 DEMO_FOLDER = Path(__file__).resolve().parents[2] / "demo"
 DEMO_DOCUMENTS = [DEMO_FOLDER / "seed_etl.json", DEMO_FOLDER / "customers_join_and_branch.json"]
@@ -45,11 +45,11 @@ class Command(BaseCommand):
     help = "Create the demo user, sample data and demo pipelines (running it again adds nothing)."
 
     def handle(self, **options):
-        folder = Path(settings.PIPEWRIGHT_DATA_ROOT) / "demo"
-        _write_sample_data(folder)
-        self.stdout.write(f"sample data in {folder}")
         with transaction.atomic():
             user = _demo_user()
+            folder = workspace_folder(personal_workspace(user))
+            _write_sample_data(folder)
+            self.stdout.write(f"sample data in {folder}")
             for path in DEMO_DOCUMENTS:
                 document = read_document(path)
                 pipeline = user.pipelines.filter(name=document.name).first()

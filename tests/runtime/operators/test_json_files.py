@@ -312,7 +312,7 @@ def test_appending_an_array_to_a_file_that_is_not_one_is_refused_and_keeps_it(tm
 
 def test_error_if_exists_refuses_and_keeps_the_file(tmp_path):
     write(tmp_path, pd.DataFrame({"a": [1]}))
-    with pytest.raises(OperatorError, match=r"'result\.json' already exists"):
+    with pytest.raises(OperatorError, match=r"'out/result\.json' already exists"):
         write(tmp_path, pd.DataFrame({"a": [2]}), mode="error_if_exists")
     assert written(tmp_path) == '{"a":1}\n'
 

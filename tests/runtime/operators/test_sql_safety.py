@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from runtime.errors import OperatorError, ParamsError, UnsafePathError
 from runtime.operators.sql import SqlInput, SqlOutput
+from runtime.paths import FileArea
 from runtime.schema import Column, Schema
 from runtime.sql_connections import ConnectionSpec, as_spec, engine_for, hidden
 from runtime.sql_sessions import sqlite_authorizer
@@ -220,6 +221,19 @@ def test_a_symlink_to_the_application_database_is_outside_the_data_root(app):
     (data_root / "link.db").symlink_to(app_db)
     with pytest.raises(UnsafePathError, match="outside the data root"):
         query(ConnectionSpec("sqlite:///link.db"), data_root, "SELECT * FROM secrets")
+
+
+def test_an_sqlite_file_in_the_shared_folder_is_read_but_never_written(app, tmp_path):
+    _, data_root = app
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shutil.copy(data_root / "copy.db", shared / "common.db")
+    area = FileArea(data_root, shared=shared)
+    spec = ConnectionSpec("sqlite:///shared/common.db", read_only=False)
+    assert query(spec, area, "SELECT username FROM auth_user")["username"].tolist() == ["admin"]
+    with pytest.raises(UnsafePathError, match="in the shared folder, which is read-only"):
+        output(spec, area, "auth_user", superuser())
+    assert app_users(shared / "common.db") == [("admin", "1")]
 
 
 # -- read-only, enforced by each database -------------------------------------------------

@@ -1,0 +1,76 @@
+"""A workspace's files: list, upload (size-limited), download and delete."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import FileResponse
+from ninja import Router, Status
+
+from editor import files
+from editor.errors import ActionError
+from editor.permissions import Action, workspace_for
+from editor.workspaces import file_area
+
+router = Router()
+
+
+@router.get("/{slug}/files", summary="List a folder of the workspace")
+def list_files(request, slug: str, folder: str = ""):
+    """`folder` is relative to the workspace (`shared` is the folder every workspace reads)."""
+    area = file_area(workspace_for(request.user, slug), request.user)
+    return {"folder": folder, "items": files.list_folder(area, folder)}
+
+
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "folder": {"type": "string", "description": "default: the top"},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/{slug}/files", response={201: dict}, openapi_extra=UPLOAD_BODY, summary="Upload a file"
+)
+def upload_file(request, slug: str):
+    """Stored as `folder/<file name>`, replacing a file of that name. The form is read only
+    after the permission check, so a stranger learns nothing from how theirs was refused."""
+    refuse_oversized(request)
+    area = file_area(workspace_for(request.user, slug, Action.EDIT), request.user)
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise ActionError(400, "invalid_request", "send the file as the form field 'file'",
+                          field="file")  # fmt: skip
+    folder = request.POST.get("folder", "")
+    return Status(201, {"path": files.save_upload(area, folder, upload)})
+
+
+@router.get("/{slug}/files/content", summary="Download a file")
+def download_file(request, slug: str, path: str):
+    area = file_area(workspace_for(request.user, slug), request.user)
+    return FileResponse(files.file_to_download(area, path).open("rb"), as_attachment=True)
+
+
+@router.delete("/{slug}/files", response={204: None}, summary="Delete a file or empty folder")
+def delete_file(request, slug: str, path: str):
+    files.delete_path(file_area(workspace_for(request.user, slug, Action.EDIT), request.user), path)
+    return Status(204, None)
+
+
+def refuse_oversized(request) -> None:
+    """Refuse an upload by its declared size, before the body is read any further."""
+    limit = settings.PIPEWRIGHT_MAX_UPLOAD_BYTES
+    declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    if declared > limit + 64 * 1024:  # room for the form's own fields
+        raise ActionError(413, "too_large", f"the upload is larger than the {limit:,}-byte limit")

@@ -1,0 +1,125 @@
+"""Workspaces: the caller's list, shared ones made by staff, members and connections."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from ninja import Router, Schema, Status
+
+from editor.api.bodies import json_object, parse_body
+from editor.connections import connection_json, save_connection
+from editor.errors import ActionError
+from editor.models import Role, Workspace
+from editor.permissions import Action, role_in, visible_workspaces, workspace_for
+from editor.workspaces import create_workspace, remove_member, set_member, slug_problem
+
+router = Router()
+
+
+def workspace_json(workspace: Workspace, user) -> dict:
+    role = role_in(user, workspace)
+    return {
+        "slug": workspace.slug,
+        "name": workspace.name,
+        "personal": workspace.personal_of_id is not None,
+        "mine": workspace.personal_of_id == user.pk,
+        "role": role.value if role else None,
+    }
+
+
+@router.get("", summary="List my workspaces")
+def list_workspaces(request):
+    """The workspaces the caller belongs to (every one for staff), their own first."""
+    workspaces = sorted(
+        visible_workspaces(request.user),
+        key=lambda w: (w.personal_of_id != request.user.pk, w.name.lower(), w.slug),
+    )
+    return {"items": [workspace_json(w, request.user) for w in workspaces]}
+
+
+class WorkspaceIn(Schema):
+    name: str
+    slug: str | None = None
+
+
+@router.post("", response={201: dict}, summary="Create a shared workspace (staff)")
+def create_shared_workspace(request):
+    if not request.user.is_staff:
+        raise ActionError(403, "forbidden", "only staff create shared workspaces")
+    body = parse_body(WorkspaceIn, json_object(request))
+    name = body.name.strip()
+    if not name or len(name) > 200:
+        raise ActionError(
+            400, "invalid_request", "give a name of 1 to 200 characters", field="name"
+        )
+    if body.slug is not None and (problem := slug_problem(body.slug)):
+        raise ActionError(400, "invalid_slug", problem, field="slug")
+    workspace = create_workspace(name, admin=request.user, slug=body.slug)
+    return Status(201, workspace_json(workspace, request.user))
+
+
+@router.get("/{slug}", summary="A workspace with its members")
+def get_workspace(request, slug: str):
+    workspace = workspace_for(request.user, slug)
+    members = workspace.memberships.select_related("user").order_by("user__username")
+    return {
+        **workspace_json(workspace, request.user),
+        "members": [{"user": m.user.get_username(), "role": m.role} for m in members],
+    }
+
+
+class MemberIn(Schema):
+    role: Role
+
+
+@router.put("/{slug}/members/{username}", summary="Add a member or change their role")
+def put_member(request, slug: str, username: str):
+    workspace = workspace_for(request.user, slug, Action.MANAGE)
+    body = parse_body(MemberIn, json_object(request))
+    membership = set_member(workspace, _user_named(username), body.role)
+    return {"user": username, "role": membership.role}
+
+
+@router.delete("/{slug}/members/{username}", response={204: None}, summary="Remove a member")
+def delete_member(request, slug: str, username: str):
+    remove_member(workspace_for(request.user, slug, Action.MANAGE), _user_named(username))
+    return Status(204, None)
+
+
+def _user_named(username: str):
+    try:
+        return get_user_model().objects.get_by_natural_key(username)
+    except get_user_model().DoesNotExist:
+        raise ActionError(404, "not_found", f"no user named '{username}'") from None
+
+
+@router.get("/{slug}/connections", summary="The workspace's connections")
+def list_connections(request, slug: str):
+    """Names, URLs (never a password), and whether each is read-only."""
+    workspace = workspace_for(request.user, slug)
+    return {"items": [connection_json(c) for c in workspace.connections.order_by("name")]}
+
+
+class ConnectionIn(Schema):
+    url: str
+    password: str | None = None
+    read_only: bool = True
+    prefix: str = ""
+    description: str = ""
+
+
+@router.put("/{slug}/connections/{name}", summary="Create or change a connection")
+def put_connection(request, slug: str, name: str):
+    """`password` is write-only: omit it to keep the stored one, "" to remove it."""
+    workspace = workspace_for(request.user, slug, Action.MANAGE)
+    body = parse_body(ConnectionIn, json_object(request))
+    connection = save_connection(workspace, name, **body.model_dump())
+    return connection_json(connection)
+
+
+@router.delete("/{slug}/connections/{name}", response={204: None}, summary="Delete a connection")
+def delete_connection(request, slug: str, name: str):
+    workspace = workspace_for(request.user, slug, Action.MANAGE)
+    deleted, _ = workspace.connections.filter(name=name).delete()
+    if not deleted:
+        raise ActionError(404, "not_found", f"no connection named '{name}' in this workspace")
+    return Status(204, None)
