@@ -87,7 +87,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_run_inputs(run)
     run.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
     run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
-    run.add_argument("--connections", type=Path, help="JSON file mapping connection names to URLs")
+    run.add_argument(
+        "--connections",
+        type=Path,
+        help="JSON file mapping connection names to URLs or {url, read_only, prefix}",
+    )
     run.set_defaults(command=run_command)
 
     operators = commands.add_parser("operators", help="list the operator catalog")
@@ -213,7 +217,9 @@ def _parameters(pairs: list[str]) -> dict:
         raise UsageError(str(error)) from error
 
 
-def _connections(path: Path | None) -> dict[str, str]:
+def _connections(path: Path | None) -> dict:
+    """The `--connections` file: each name maps to a URL (writable, the file being the
+    operator's own) or to `{"url": ..., "read_only": true|false, "prefix": ...}`."""
     if path is None:
         return {}
     try:
@@ -222,9 +228,28 @@ def _connections(path: Path | None) -> dict[str, str]:
         raise UsageError(f"cannot read connections file '{path}': {error.strerror}") from error
     except json.JSONDecodeError as error:
         raise UsageError(f"connections file '{path}' is not valid JSON: {error}") from error
-    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+    if not isinstance(data, dict):
         raise UsageError(f"connections file '{path}' must map names to database URLs")
-    return data
+    return {name: _connection(path, name, value) for name, value in data.items()}
+
+
+def _connection(path: Path, name: str, value):
+    from runtime.sql_connections import ConnectionSpec
+
+    if isinstance(value, str):
+        return value
+    fields = {"url": str, "read_only": bool, "prefix": str | None}
+    if (
+        not isinstance(value, dict)
+        or not isinstance(value.get("url"), str)
+        or set(value) - set(fields)
+        or not all(isinstance(value[key], kind) for key, kind in fields.items() if key in value)
+    ):
+        raise UsageError(
+            f"connections file '{path}': '{name}' must be a database URL or "
+            '{"url": "...", "read_only": true|false, "prefix": "schema." or "table_prefix"}'
+        )
+    return ConnectionSpec(**value)
 
 
 @contextmanager

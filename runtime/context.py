@@ -12,14 +12,17 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from runtime.errors import NodeCancelled
 from runtime.paths import FileArea
+
+if TYPE_CHECKING:
+    from runtime.sql_connections import Connections
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 PROGRESS_INTERVAL_S = 0.05
@@ -65,7 +68,7 @@ class NodeContext:
         params: BaseModel,
         *,
         data_root: FileArea | Path,
-        connections: Mapping[str, str] | None = None,
+        connections: Connections | None = None,
         emit: Emit | None = None,
         log_level: str = "info",
         row_limit: int | None = None,

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from graphlib import TopologicalSorter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -35,6 +35,9 @@ from runtime.events import Emitter, EventSink, now_iso
 from runtime.graph import Plan, PlannedNode, Source
 from runtime.paths import FileArea
 from runtime.pruning import needed_columns
+
+if TYPE_CHECKING:
+    from runtime.sql_connections import Connections
 
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""
@@ -105,7 +108,7 @@ def execute(
     run_id: str | int | None = None,
     cancel_event: threading.Event | None = None,
     data_root: FileArea | str | Path = ".",
-    connections: dict[str, str] | None = None,
+    connections: Connections | None = None,
     retain: Iterable[str] = (),
     row_limit: int | None = None,
 ) -> RunResult:

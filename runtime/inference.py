@@ -13,7 +13,7 @@ import graphlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError, Problem
@@ -22,6 +22,9 @@ from runtime.paths import FileArea
 from runtime.registry import Registry
 from runtime.schema import Schema
 from runtime.spec import Pipeline
+
+if TYPE_CHECKING:
+    from runtime.sql_connections import Connections
 
 
 @dataclass(slots=True)
@@ -67,7 +70,7 @@ def infer_schemas(
     *,
     registry: Registry | None = None,
     data_root: FileArea | str | Path = ".",
-    connections: dict[str, str] | None = None,
+    connections: Connections | None = None,
 ) -> InferredSchemas:
     """Each node's schemas, in topological order, without running anything."""
     analysis = analyse(pipeline, parameters, registry)

@@ -12,7 +12,7 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
@@ -21,6 +21,9 @@ from runtime.paths import FileArea
 from runtime.registry import Registry, default_registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import Pipeline
+
+if TYPE_CHECKING:
+    from runtime.sql_connections import Connections
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 10_000
@@ -56,7 +59,7 @@ def preview(
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
     data_root: FileArea | str | Path = ".",
-    connections: dict[str, str] | None = None,
+    connections: Connections | None = None,
     cancel_event: threading.Event | None = None,
 ) -> Preview:
     """Run the ancestors of `node_id` (and the node, unless it writes) and return its head."""

@@ -1,16 +1,23 @@
-"""Database engines for named connections, and database errors in words a user can act on.
+"""Named connections: their specs, their engines, and database errors in words a user can act on.
 
-A pipeline names a connection (`warehouse`); the runtime is given each name's SQLAlchemy URL
-(the CLI's `--connections` file), so URLs and their passwords stay out of pipelines. One engine
-per URL serves the whole process: created on first use under a lock, checking a pooled
-connection before handing it out (`pool_pre_ping`). A relative SQLite path resolves under the
-data root, like every file path of a pipeline. No message ever shows a password.
+A pipeline names a connection (`warehouse`); the runtime is given each name's `ConnectionSpec`
+(a URL, whether it is read-only, the schema or table prefix it may write to), so URLs and their
+passwords stay out of pipelines. A bare URL string is a writable connection (the CLI's own
+`--connections` file). `sql_input` always reads through a read-only session, whatever the
+connection allows; `sql_output` needs a writable connection and a table inside its prefix.
+
+An SQLite connection is a relative path to a file inside the data root, nothing else: no
+absolute path, no `file:` URI, no in-memory database, no URL options. One engine per (URL,
+read-only flag, prefix, session kind) serves the process, created on first use under a lock;
+it keeps no pooled connection (`NullPool`), so no state of one query reaches the next, and
+`runtime.sql_sessions` confines every connection it opens. No message ever shows a password.
 """
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,14 +25,25 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError, StatementError
+from sqlalchemy.pool import NullPool
 
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
+from runtime.sql_sessions import SQLITE_REFUSED, confine
 
 CONNECT_TIMEOUT_S = 10
 """How long to wait for a server that does not answer (a refused connection fails at once)."""
 _TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
 """Drivers that take a `connect_timeout` argument, in seconds."""
+
+_SECRET_KEY = re.compile(r"pass|secret|token|key", re.IGNORECASE)
+"""URL query options whose value is masked wherever a URL is shown."""
+
+_SQLITE_DENIALS = ("not authorized", "authorization denied")
+"""How SQLite words a refusal of the authorizer (the second: inside VACUUM INTO)."""
+
+_engines: dict[tuple, Engine] = {}
+_engines_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -33,60 +51,121 @@ class ConnectionSpec:
     """A named connection as the runtime receives it."""
 
     url: str
+    """Full SQLAlchemy URL, password included (never shown)."""
     read_only: bool = True
+    """Enforced by the database itself."""
     prefix: str | None = None
+    """Writes limited to this schema (`sales.`) or table prefix (`stg_`)."""
+
+    def __repr__(self) -> str:
+        try:
+            url = hidden(sa.make_url(self.url))
+        except ArgumentError:
+            url = "<malformed URL>"
+        return f"ConnectionSpec(url={url!r}, read_only={self.read_only}, prefix={self.prefix!r})"
 
 
-_engines: dict[str, Engine] = {}
-_engines_lock = threading.Lock()
+Connections = Mapping[str, "ConnectionSpec | str"]
+"""What every runtime entry point takes: a bare URL string is writable, with no prefix."""
 
 
-def connection_url(ctx: NodeContext, name: str) -> URL:
-    """The URL of connection `name`, a relative SQLite path resolved under the data root."""
-    spec = ctx.connections.get(name)
-    text = spec.url if isinstance(spec, ConnectionSpec) else spec
-    if text is None:
-        known = ", ".join(sorted(ctx.connections)) or "none are configured"
-        raise ParamsError("connection", f"unknown connection '{name}'; known connections: {known}")
+def as_spec(value: ConnectionSpec | str) -> ConnectionSpec:
+    """The spec of a connection given as a spec or as a bare (writable) URL."""
+    if isinstance(value, ConnectionSpec):
+        return value
+    return ConnectionSpec(value, read_only=False)
+
+
+def connection_spec(ctx: NodeContext, name: str) -> ConnectionSpec:
+    """The spec of connection `name`; an unknown name says so and nothing about the others."""
+    value = ctx.connections.get(name)
+    if value is None:
+        raise ParamsError("connection", f"no connection named '{name}' in this workspace")
+    return as_spec(value)
+
+
+def connection_url(ctx: NodeContext, name: str, *, write: bool = False) -> URL:
+    """The URL of connection `name`, an SQLite path checked and resolved in the node's file
+    area (for writing, when `write`: the shared folder is read-only)."""
     try:
-        url = sa.make_url(text)
+        url = sa.make_url(connection_spec(ctx, name).url)
     except ArgumentError:
         raise OperatorError(
             f"connection '{name}' has a malformed database URL; fix it in the connections settings"
         ) from None
-    return _under_data_root(ctx, url)
-
-
-def _under_data_root(ctx: NodeContext, url: URL) -> URL:
-    database = url.database or ""
-    in_memory = database in ("", ":memory:") or database.startswith("file:")
-    if url.get_backend_name() != "sqlite" or in_memory or Path(database).is_absolute():
+    if url.get_backend_name() != "sqlite":
         return url
-    return url.set(database=str(ctx.resolve_path(database)))
+    return url.set(database=str(ctx.resolve_path(sqlite_path(url, name), write=write)))
 
 
-def engine_for(ctx: NodeContext, name: str) -> Engine:
-    """The process-wide engine of connection `name`, created on first use."""
-    url = connection_url(ctx, name)
-    key = url.render_as_string(hide_password=False)
+def sqlite_path(url: URL, name: str) -> str:
+    """The relative file path of an SQLite URL; anything else is refused."""
+    database = url.database or ""
+    fix = "give a path relative to the data root, such as sqlite:///shop.db"
+    if url.query:
+        raise OperatorError(f"connection '{name}': an SQLite URL takes no options (?...); {fix}")
+    if database in ("", ":memory:") or database.startswith("file:"):
+        raise OperatorError(f"connection '{name}': an SQLite database must be a file; {fix}")
+    if Path(database).is_absolute() or database.startswith("~"):
+        raise OperatorError(f"connection '{name}': '{database}' is an absolute path; {fix}")
+    if url.get_driver_name() != "pysqlite":
+        raise OperatorError(f"connection '{name}': use sqlite:/// (not {url.drivername}); {fix}")
+    return database
+
+
+def writable(ctx: NodeContext, name: str, table: str) -> ConnectionSpec:
+    """The spec of connection `name` if it may write `table`, else a ParamsError saying why."""
+    spec = connection_spec(ctx, name)
+    connection_url(ctx, name, write=True)
+    if spec.read_only:
+        raise ParamsError(
+            "connection",
+            f"connection '{name}' is read-only; writing needs a connection that allows "
+            "writes (a workspace admin can allow them)",
+        )
+    prefix = spec.prefix
+    if prefix and not _within(table, prefix):
+        where = f"schema '{prefix[:-1]}'" if prefix.endswith(".") else f"tables named {prefix}..."
+        raise ParamsError(
+            "table",
+            f"connection '{name}' may only write to {where}; name a table such as "
+            f"'{prefix}{table.rpartition('.')[2]}'",
+        )
+    return spec
+
+
+def _within(table: str, prefix: str) -> bool:
+    schema, _, name = table.rpartition(".")
+    if prefix.endswith("."):
+        return schema == prefix[:-1] and bool(name)
+    return not schema and name.startswith(prefix)
+
+
+def engine_for(ctx: NodeContext, name: str, *, write: bool = False) -> Engine:
+    """The process-wide engine of connection `name` (read-only sessions unless `write`)."""
+    spec = connection_spec(ctx, name)
+    read_only = spec.read_only or not write
+    url = connection_url(ctx, name, write=not read_only)
+    key = (url.render_as_string(hide_password=False), spec.read_only, spec.prefix, read_only)
     with _engines_lock:
         engine = _engines.get(key)
         if engine is None:
-            engine = _engines[key] = _create_engine(url, name)
+            engine = _engines[key] = _create_engine(url, name, read_only=read_only)
     return engine
 
 
-def _create_engine(url: URL, name: str) -> Engine:
+def _create_engine(url: URL, name: str, *, read_only: bool) -> Engine:
     connect_args = {}
     if url.get_driver_name() in _TIMEOUT_DRIVERS and "connect_timeout" not in url.query:
         connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
     try:
-        engine = sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+        engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
     except (NoSuchModuleError, ImportError) as error:
         raise OperatorError(
             f"connection '{name}': no database driver for '{url.drivername}' ({error}); "
             "install the driver or fix the URL"
         ) from None
+    confine(engine, name, read_only=read_only)
     if engine.dialect.name == "sqlite":
         _make_sqlite_transactional(engine)
     return engine
@@ -105,14 +184,32 @@ def _make_sqlite_transactional(engine: Engine) -> None:
 
 
 def hidden(url: URL) -> str:
-    """The URL as it may be shown: with its password masked."""
-    return url.render_as_string(hide_password=True)
+    """The URL as it may be shown: its password, and query values that may be secrets, masked."""
+    shown = url.set(query={}).render_as_string(hide_password=True)
+    options = [
+        f"{key}={'***' if _SECRET_KEY.search(key) else value}"
+        for key, values in url.query.items()
+        for value in ((values,) if isinstance(values, str) else values)
+    ]
+    return f"{shown}?{'&'.join(options)}" if options else shown
+
+
+def _secrets(url: URL) -> list[str]:
+    """The password and the query values that may be secrets, for masking in messages."""
+    values = [url.password] if url.password else []
+    for key, value in url.query.items():
+        if _SECRET_KEY.search(key):
+            values += [value] if isinstance(value, str) else list(value)
+    return [value for value in values if value]
 
 
 @contextmanager
-def connect(ctx: NodeContext, name: str) -> Iterator[Connection]:
-    """A connection of connection `name`; a server that cannot be reached is an OperatorError."""
-    engine = engine_for(ctx, name)
+def connect(ctx: NodeContext, name: str, *, write_to: str | None = None) -> Iterator[Connection]:
+    """A read-only session of connection `name`, or one that may write table `write_to`;
+    a server that cannot be reached is an OperatorError."""
+    if write_to is not None:
+        writable(ctx, name, write_to)
+    engine = engine_for(ctx, name, write=write_to is not None)
     try:
         connection = engine.connect()
     except SQLAlchemyError as error:
@@ -144,4 +241,8 @@ def driver_message(error: SQLAlchemyError, url: URL) -> str:
     else:
         text = str(cause)
     text = text.strip() or type(cause).__name__
-    return text.replace(url.password, "***") if url.password else text
+    if url.get_backend_name() == "sqlite" and text.startswith(_SQLITE_DENIALS):
+        text = f"{SQLITE_REFUSED} ({text})"
+    for secret in _secrets(url):
+        text = text.replace(secret, "***")
+    return text

@@ -1,12 +1,15 @@
 """`sql_input` and `sql_output`: read a query's rows from, and write rows to, a named database.
 
 Both name a connection (see `runtime.sql_connections`); the query is verbatim SQL whose values
-are bound as `:name` parameters, never formatted into its text. Column types come from the
-database, not from the rows, so a column of nulls keeps its type: PostgreSQL and MySQL/MariaDB
-describe every result column (a MySQL `TINYINT(1)`/`BOOLEAN` reads as a boolean), and SQLite
-gives the declared type of columns taken straight from a table (found through a temporary
-view); an SQLite expression without a declared type is typed by its values (the first chunk
-that has any).
+are bound as `:name` parameters, never formatted into its text. A query always runs in a
+read-only session, whatever its connection allows; only `sql_output` writes, and only through
+a connection that allows writes, to a table inside the connection's prefix.
+
+Column types come from the database, not from the rows, so a column of nulls keeps its type:
+PostgreSQL and MySQL/MariaDB describe every result column (a MySQL `TINYINT(1)`/`BOOLEAN`
+reads as a boolean), and SQLite gives the declared type of columns taken straight from a
+table (found through a temporary view); an SQLite expression without a declared type is typed
+by its values (the first chunk that has any).
 
 `sql_output` writes all its batches in one transaction, committed through `ctx.commit`, so a
 failure or a stop leaves the table as it was. PostgreSQL and SQLite have transactional DDL:
@@ -40,7 +43,8 @@ from runtime.fields import VerbatimText
 from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
 from runtime.schema import Column, Schema, TypeName, schema_of, type_name_of
-from runtime.sql_connections import connect, connection_url, database_errors, driver_message
+from runtime.sql_connections import connect, database_errors, driver_message, writable
+from runtime.sql_sessions import sqlite_temporary_objects
 
 READ_CHUNK_ROWS = 50_000
 """Rows fetched at a time; progress and cancellation are checked between chunks."""
@@ -200,16 +204,21 @@ def _probe_declared_types(connection: Connection, params: SqlInputParams) -> lis
     if connection.dialect.name != "sqlite":
         return None
     view = f"pipewright_probe_{uuid.uuid4().hex}"
-    try:
-        nulls = sa.text(params.query.strip().rstrip(";")).bindparams(**dict.fromkeys(params.params))
-        select = nulls.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True})
-        connection.exec_driver_sql(f'CREATE TEMP VIEW "{view}" AS {select}')
-    except SQLAlchemyError:
-        return None  # not a plain SELECT: the values will tell
-    try:
-        rows = connection.exec_driver_sql(f'PRAGMA temp.table_info("{view}")').all()
-    finally:
-        connection.exec_driver_sql(f'DROP VIEW temp."{view}"')
+    with sqlite_temporary_objects(connection):  # the view is made, read and dropped, never run
+        try:
+            nulls = sa.text(params.query.strip().rstrip(";")).bindparams(
+                **dict.fromkeys(params.params)
+            )
+            select = nulls.compile(
+                dialect=connection.dialect, compile_kwargs={"literal_binds": True}
+            )
+            connection.exec_driver_sql(f'CREATE TEMP VIEW "{view}" AS {select}')
+        except SQLAlchemyError:
+            return None  # not a plain SELECT: the values will tell
+        try:
+            rows = connection.exec_driver_sql(f'PRAGMA temp.table_info("{view}")').all()
+        finally:
+            connection.exec_driver_sql(f'DROP VIEW temp."{view}"')
     return [_sqlite_type(row[2]) for row in rows]
 
 
@@ -373,7 +382,7 @@ class SqlOutput(Operator):
     Params = SqlOutputParams
 
     def output_schema(self, ctx, inputs):
-        connection_url(ctx, ctx.params.connection)
+        writable(ctx, ctx.params.connection, ctx.params.table)
         require_columns("keys", ctx.params.keys, inputs["in"].names)
         return {}
 
@@ -382,7 +391,7 @@ class SqlOutput(Operator):
         frame: pd.DataFrame = inputs["in"]
         require_columns("keys", params.keys, frame.columns)
         with (
-            connect(ctx, params.connection) as connection,
+            connect(ctx, params.connection, write_to=params.table) as connection,
             database_errors(
                 f"writing to table '{params.table}' on '{params.connection}' failed",
                 connection.engine.url,

@@ -13,6 +13,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -31,17 +32,26 @@ SERVERS = {
 
 @dataclass
 class Database:
-    """One test's database: its kind, its URL (a connection named `db`) and a table name."""
+    """One test's database: its kind, its URL, the data root its runs use (where an SQLite
+    file lives), as seen by the runtime (the writable connection `db`), and a table name."""
 
     kind: str
     url: URL
     schema: str
+    data_root: Path
     engine: Engine = field(repr=False)
     table: str = field(default_factory=lambda: f"t_{uuid.uuid4().hex[:10]}")
 
     @property
+    def runtime_url(self) -> str:
+        """The URL the runtime is given: an SQLite file relative to the data root."""
+        if self.kind == "sqlite":
+            return f"sqlite:///{Path(self.url.database).relative_to(self.data_root)}"
+        return self.url.render_as_string(hide_password=False)
+
+    @property
     def connections(self) -> dict[str, str]:
-        return {"db": self.url.render_as_string(hide_password=False)}
+        return {"db": self.runtime_url}
 
     def execute(self, sql: str, params: dict | None = None) -> None:
         """Run one statement and commit it."""
@@ -117,15 +127,20 @@ def mariadb_url() -> Iterator[tuple[URL, str]]:
 
 
 @pytest.fixture(scope="session")
-def sqlite_url(tmp_path_factory) -> tuple[URL, str]:
-    path = tmp_path_factory.mktemp("sqlite") / "test.db"
-    return sa.make_url(f"sqlite:///{path}"), "main"
+def sql_data_root(tmp_path_factory) -> Path:
+    """The data root of the SQL tests' runs; the SQLite test file lives in it."""
+    return tmp_path_factory.mktemp("sql_data_root").resolve()
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(sql_data_root) -> tuple[URL, str]:
+    return sa.make_url(f"sqlite:///{sql_data_root / 'test.db'}"), "main"
 
 
 @pytest.fixture(params=DATABASES)
-def db(request) -> Iterator[Database]:
+def db(request, sql_data_root) -> Iterator[Database]:
     """The same test against SQLite, PostgreSQL and MariaDB."""
     url, schema = request.getfixturevalue(f"{request.param}_url")
     engine = sa.create_engine(url)
-    yield Database(request.param, url, schema, engine)
+    yield Database(request.param, url, schema, sql_data_root, engine)
     engine.dispose()
