@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 from pydantic import ValidationError as PydanticValidationError
 
 from editor.api.representations import READ_ONLY_FIELDS
 from editor.errors import ActionError
+from runtime import json_text
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import load_document
 
@@ -28,13 +27,18 @@ DOCUMENT_BODY = {
 
 
 def json_object(request) -> dict:
-    """The body as a JSON object, or a 400 saying what is wrong with it."""
+    """The body as a JSON object, or a 400 saying what is wrong with it.
+
+    Bounded before anything is built from it: Django refuses a body over
+    `DATA_UPLOAD_MAX_MEMORY_SIZE` (413 `too_large`), `json_text` deep nesting, `NaN` and
+    text no database stores (400 `invalid_json`).
+    """
     if _empty(request):
         return {}
     try:
-        body = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ActionError(400, "invalid_json", f"the body is not valid JSON: {error}") from error
+        body = json_text.loads(request.body)
+    except json_text.JsonTextError as error:
+        raise ActionError(400, "invalid_json", f"the body is {error}", field=error.field) from error
     if not isinstance(body, dict):
         raise ActionError(400, "invalid_json", "the body must be a JSON object")
     return body
