@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "ninja",  # /api/docs serves Swagger UI from its static files, not from a CDN
     "editor",
 ]
 MIDDLEWARE = [

@@ -10,21 +10,6 @@ from runtime import json_text
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import load_document
 
-DOCUMENT_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "description": "A pipeline document (`python -m runtime schema`); a save "
-                    "also carries `revision`. Read-only fields sent back are ignored.",
-                }
-            }
-        },
-    }
-}
-
 
 def json_object(request) -> dict:
     """The body as a JSON object, or a 400 saying what is wrong with it.
