@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http.multipartparser import MultiPartParserError
 from pydantic import ValidationError as PydanticValidationError
 
 from editor.api.representations import READ_ONLY_FIELDS
@@ -34,7 +35,10 @@ def _empty(request) -> bool:
     if not request.body.strip():
         return True
     is_form = request.content_type in ("multipart/form-data", "application/x-www-form-urlencoded")
-    return is_form and not request.POST and not request.FILES
+    try:
+        return is_form and not request.POST and not request.FILES
+    except MultiPartParserError:  # not a form after all: read as JSON, and refused as such
+        return False
 
 
 def read_document(request) -> tuple[PipelineSpec, dict]:

@@ -192,3 +192,10 @@ def test_a_save_of_a_hostile_body_leaves_the_pipeline_as_it_was(client, pipeline
     refused(put_json(client, f"/api/pipelines/{pipeline_id}", document), 400, "invalid_document")
     assert Pipeline.objects.get().revision == 1
     assert not models.Node.objects.exclude(label="").exists()
+
+
+def test_a_form_body_with_a_broken_boundary_is_a_json_400(client):
+    response = client.generic(
+        "POST", "/api/pipelines", b"--x\r\n", content_type="multipart/form-data"
+    )
+    assert refused(response, 400, "invalid_json")
