@@ -18,6 +18,13 @@ from sqlalchemy.engine import make_url
 
 from editor import encryption
 from runtime.events import NODE_STATUSES, RUN_STATUSES
+from runtime.spec import (
+    LABEL_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    NODE_ID_MAX_LENGTH,
+    OPERATOR_MAX_LENGTH,
+    PORT_MAX_LENGTH,
+)
 
 RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RUN_STATUSES]
 NODE_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in NODE_STATUSES]
@@ -87,7 +94,7 @@ class Pipeline(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pipelines"
     )
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=NAME_MAX_LENGTH)
     description = models.TextField(blank=True)
     config = models.JSONField(default=dict, blank=True)
     revision = models.PositiveIntegerField(
@@ -105,9 +112,9 @@ class Pipeline(models.Model):
 
 class Node(models.Model):
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="nodes")
-    node_id = models.CharField("node id", max_length=100)
-    operator = models.CharField(max_length=100)
-    label = models.CharField(max_length=200, blank=True)
+    node_id = models.CharField("node id", max_length=NODE_ID_MAX_LENGTH)
+    operator = models.CharField(max_length=OPERATOR_MAX_LENGTH)
+    label = models.CharField(max_length=LABEL_MAX_LENGTH, blank=True)
     params = models.JSONField(default=dict, blank=True)
     x = models.FloatField(default=0)
     y = models.FloatField(default=0)
@@ -127,9 +134,9 @@ class Node(models.Model):
 class Edge(models.Model):
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="edges")
     source = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="outgoing")
-    source_port = models.CharField(max_length=100, default="out")
+    source_port = models.CharField(max_length=PORT_MAX_LENGTH, default="out")
     target = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="incoming")
-    target_port = models.CharField(max_length=100, default="in")
+    target_port = models.CharField(max_length=PORT_MAX_LENGTH, default="in")
 
     class Meta:
         ordering = ["source__node_id", "source_port", "target__node_id", "target_port"]
@@ -235,7 +242,7 @@ class Run(models.Model):
 
 class NodeRun(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="node_runs")
-    node_id = models.CharField("node id", max_length=100)
+    node_id = models.CharField("node id", max_length=NODE_ID_MAX_LENGTH)
     status = models.CharField(max_length=20, choices=NODE_STATUS_CHOICES, default="pending")
     attempts = models.PositiveSmallIntegerField(default=0)
     metrics = models.JSONField(default=dict, blank=True)

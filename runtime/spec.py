@@ -14,11 +14,22 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from runtime import json_text
 from runtime.errors import PipelineValidationError, Problem
 
 FORMAT = "pipewright.pipeline"
 FORMAT_VERSION = 1
 NODE_ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+
+# What every database backend stores: the editor's model columns use these same lengths.
+NAME_MAX_LENGTH = 200
+NODE_ID_MAX_LENGTH = 100
+OPERATOR_MAX_LENGTH = 100
+LABEL_MAX_LENGTH = 200
+PORT_MAX_LENGTH = 100
+# Far beyond any pipeline a person draws, and small enough to validate and save in a moment.
+MAX_NODES = 5_000
+MAX_EDGES = 10_000
 
 MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
 """`MIGRATIONS[n]` turns a format-`n` document (a dict) into a format-`n + 1` one."""
@@ -27,8 +38,12 @@ JsonValue = Any
 LogLevel = Literal["debug", "info", "warning", "error"]
 
 
+NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, max_length=NODE_ID_MAX_LENGTH)]
+PortName = Annotated[str, Field(max_length=PORT_MAX_LENGTH)]
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Position(_Strict):
@@ -41,9 +56,9 @@ class Position(_Strict):
 class Node(_Strict):
     """One operator instance in the graph."""
 
-    id: Annotated[str, Field(pattern=NODE_ID_PATTERN, max_length=100)]
-    operator: Annotated[str, Field(min_length=1)]
-    label: str = ""
+    id: NodeId
+    operator: Annotated[str, Field(min_length=1, max_length=OPERATOR_MAX_LENGTH)]
+    label: Annotated[str, Field(max_length=LABEL_MAX_LENGTH)] = ""
     params: dict[str, JsonValue] = Field(default_factory=dict)
     position: Position = Field(default_factory=Position)
     retries: Annotated[int | None, Field(ge=0, le=100)] = None
@@ -53,10 +68,10 @@ class Node(_Strict):
 class Edge(_Strict):
     """Data flows from an output port of `source` to an input port of `target`."""
 
-    source: str
-    source_port: str = "out"
-    target: str
-    target_port: str = "in"
+    source: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
+    source_port: PortName = "out"
+    target: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
+    target_port: PortName = "in"
 
     def sort_key(self) -> tuple[str, str, str, str]:
         return (self.source, self.source_port, self.target, self.target_port)
@@ -81,11 +96,11 @@ class Pipeline(_Strict):
 
     format: Literal["pipewright.pipeline"] = FORMAT
     version: Literal[1] = FORMAT_VERSION
-    name: Annotated[str, Field(min_length=1, max_length=200)]
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
     description: str = ""
     config: Config = Field(default_factory=Config)
-    nodes: list[Node] = Field(default_factory=list)
-    edges: list[Edge] = Field(default_factory=list)
+    nodes: list[Node] = Field(default_factory=list, max_length=MAX_NODES)
+    edges: list[Edge] = Field(default_factory=list, max_length=MAX_EDGES)
 
     def node(self, node_id: str) -> Node | None:
         return next((node for node in self.nodes if node.id == node_id), None)
@@ -100,17 +115,13 @@ def json_schema() -> dict:
 
 def load_document(data: str | bytes | dict) -> Pipeline:
     """Parse and validate a document; raise `PipelineValidationError` naming node and field."""
-    if isinstance(data, str | bytes):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as error:
-            raise PipelineValidationError(
-                [
-                    Problem(
-                        f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
-                    )
-                ]
-            ) from error
+    try:
+        if isinstance(data, str | bytes):
+            data = json_text.loads(data)
+        else:
+            json_text.check(data)
+    except json_text.JsonTextError as error:
+        raise PipelineValidationError([Problem(error.reason, field=error.field)]) from error
     if not isinstance(data, dict):
         raise PipelineValidationError([Problem("a pipeline document must be a JSON object")])
     data = migrate(data)

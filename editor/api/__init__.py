@@ -1,13 +1,13 @@
 """The JSON API under `/api/`: thin views over `editor.actions`, with an OpenAPI schema.
 
 Every endpoint requires a signed-in user (session with CSRF for the browser, or a bearer
-token for scripts). Errors answer `{code, message, node, field}` with a stable `code`.
+token for scripts), and so do `/api/openapi.json` and `/api/docs`. Errors answer
+`{code, message, node, field}` with a stable `code`; `editor.api.schemas` holds the contract.
 """
 
-from django.contrib.auth.decorators import login_required
 from ninja import NinjaAPI
 
-from editor.api.auth import BearerTokenAuth, SessionAuth
+from editor.api.auth import BearerTokenAuth, SessionAuth, signed_in_or_token
 from editor.api.errors import install_error_handlers
 from editor.api.files import router as files_router
 from editor.api.operators import router as operators_router
@@ -20,7 +20,7 @@ api = NinjaAPI(
     version="1",
     description="Design, validate, preview and run data pipelines.",
     auth=[BearerTokenAuth(), SessionAuth()],
-    docs_decorator=login_required,
+    docs_decorator=signed_in_or_token,
     urls_namespace="api",
 )
 install_error_handlers(api)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
 from ninja.security import HttpBearer
 from ninja.security import SessionAuth as NinjaSessionAuth
 
@@ -24,3 +27,16 @@ class SessionAuth(NinjaSessionAuth):
     def authenticate(self, request, key):
         user = request.user
         return user if user.is_authenticated and user.is_active else None
+
+
+def signed_in_or_token(view):
+    """For the schema and docs pages: a bearer token will do, else the browser signs in."""
+    signed_in = login_required(view)
+
+    @wraps(view)
+    def checked(request, *args, **kwargs):
+        if BearerTokenAuth()(request) is not None:
+            return view(request, *args, **kwargs)
+        return signed_in(request, *args, **kwargs)
+
+    return checked

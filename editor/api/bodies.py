@@ -2,39 +2,29 @@
 
 from __future__ import annotations
 
-import json
-
+from django.http.multipartparser import MultiPartParserError
 from pydantic import ValidationError as PydanticValidationError
 
 from editor.api.representations import READ_ONLY_FIELDS
 from editor.errors import ActionError
+from runtime import json_text
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import load_document
 
-DOCUMENT_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "description": "A pipeline document (`python -m runtime schema`); a save "
-                    "also carries `revision`. Read-only fields sent back are ignored.",
-                }
-            }
-        },
-    }
-}
-
 
 def json_object(request) -> dict:
-    """The body as a JSON object, or a 400 saying what is wrong with it."""
+    """The body as a JSON object, or a 400 saying what is wrong with it.
+
+    Bounded before anything is built from it: Django refuses a body over
+    `DATA_UPLOAD_MAX_MEMORY_SIZE` (413 `too_large`), `json_text` deep nesting, `NaN` and
+    text no database stores (400 `invalid_json`).
+    """
     if _empty(request):
         return {}
     try:
-        body = json.loads(request.body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ActionError(400, "invalid_json", f"the body is not valid JSON: {error}") from error
+        body = json_text.loads(request.body)
+    except json_text.JsonTextError as error:
+        raise ActionError(400, "invalid_json", f"the body is {error}", field=error.field) from error
     if not isinstance(body, dict):
         raise ActionError(400, "invalid_json", "the body must be a JSON object")
     return body
@@ -45,7 +35,10 @@ def _empty(request) -> bool:
     if not request.body.strip():
         return True
     is_form = request.content_type in ("multipart/form-data", "application/x-www-form-urlencoded")
-    return is_form and not request.POST and not request.FILES
+    try:
+        return is_form and not request.POST and not request.FILES
+    except MultiPartParserError:  # not a form after all: read as JSON, and refused as such
+        return False
 
 
 def read_document(request) -> tuple[PipelineSpec, dict]:

@@ -7,6 +7,8 @@ from django.http import FileResponse
 from ninja import Router, Status
 
 from editor import files
+from editor.api.schemas import answers
+from editor.api.workspace_schemas import FileListing, Uploaded
 from editor.errors import ActionError
 from editor.permissions import Action, workspace_for
 from editor.workspaces import file_area
@@ -14,13 +16,27 @@ from editor.workspaces import file_area
 router = Router()
 
 
-@router.get("/{slug}/files", summary="List a folder of the workspace")
+@router.get(
+    "/{slug}/files",
+    response=answers({200: FileListing}, 400, 404),
+    summary="List a folder of the workspace",
+)
 def list_files(request, slug: str, folder: str = ""):
     """`folder` is relative to the workspace (`shared` is the folder every workspace reads)."""
     area = file_area(workspace_for(request.user, slug), request.user)
     return {"folder": folder, "items": files.list_folder(area, folder)}
 
 
+DOWNLOAD = {
+    "responses": {
+        200: {
+            "description": "The file",
+            "content": {
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+            },
+        }
+    }
+}
 UPLOAD_BODY = {
     "requestBody": {
         "required": True,
@@ -41,7 +57,10 @@ UPLOAD_BODY = {
 
 
 @router.post(
-    "/{slug}/files", response={201: dict}, openapi_extra=UPLOAD_BODY, summary="Upload a file"
+    "/{slug}/files",
+    response=answers({201: Uploaded}, 400, 403, 404, 409, 413),
+    openapi_extra=UPLOAD_BODY,
+    summary="Upload a file",
 )
 def upload_file(request, slug: str):
     """Stored as `folder/<file name>`, replacing a file of that name. The form is read only
@@ -56,13 +75,22 @@ def upload_file(request, slug: str):
     return Status(201, {"path": files.save_upload(area, folder, upload)})
 
 
-@router.get("/{slug}/files/content", summary="Download a file")
+@router.get(
+    "/{slug}/files/content",
+    response=answers({200: None}, 400, 404),
+    openapi_extra=DOWNLOAD,
+    summary="Download a file",
+)
 def download_file(request, slug: str, path: str):
     area = file_area(workspace_for(request.user, slug), request.user)
     return FileResponse(files.file_to_download(area, path).open("rb"), as_attachment=True)
 
 
-@router.delete("/{slug}/files", response={204: None}, summary="Delete a file or empty folder")
+@router.delete(
+    "/{slug}/files",
+    response=answers({204: None}, 400, 403, 404, 409),
+    summary="Delete a file or empty folder",
+)
 def delete_file(request, slug: str, path: str):
     files.delete_path(file_area(workspace_for(request.user, slug, Action.EDIT), request.user), path)
     return Status(204, None)

@@ -2,12 +2,13 @@
 
 from ninja import Router
 
+from editor.api.schemas import OperatorCatalog, answers
 from runtime.registry import default_registry
 
 router = Router()
 
 
-@router.get("", summary="The operator catalog")
+@router.get("", response=answers({200: OperatorCatalog}), summary="The operator catalog")
 def list_operators(request):
     """Every operator with its kind, ports and params JSON Schema."""
     catalog = default_registry().catalog()

@@ -5,12 +5,30 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.utils.text import slugify
-from ninja import Router, Schema, Status
+from ninja import Router, Status
 from ninja.errors import HttpError
 
 from editor import actions
-from editor.api.bodies import DOCUMENT_BODY, json_object, parse_body, read_document
+from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
+from editor.api.schemas import (
+    InferredSchemas,
+    Layout,
+    Limit,
+    ObjectId,
+    Offset,
+    PipelineIn,
+    PipelineOut,
+    PipelinePage,
+    PreviewIn,
+    RowsPreview,
+    Run,
+    RunIn,
+    RunPage,
+    Validation,
+    answers,
+    request_body,
+)
 from editor.documents import to_document
 from editor.errors import ActionError
 from editor.graph_image import layout, render
@@ -18,17 +36,34 @@ from editor.models import latest_statuses
 from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from editor.workspaces import engine_access, personal_workspace
 from runtime.inference import infer_schemas
-from runtime.preview import DEFAULT_LIMIT, preview
+from runtime.preview import preview
+from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import dump_document
 
 router = Router()
+
+DOCUMENT_BODY = request_body(PipelineIn.model_json_schema())
+PARAMETERS_BODY = request_body(RunIn.model_json_schema(), required=False)
+PREVIEW_BODY = request_body(PreviewIn.model_json_schema())
+GRAPH_PICTURE = {
+    "responses": {
+        200: {
+            "description": "The picture",
+            "content": {
+                "image/svg+xml": {"schema": {"type": "string"}},
+                "image/png": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    }
+}
+
 
 PICTURE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 """The Content-Security-Policy of graph pictures: no script, no request, no navigation."""
 
 
-@router.get("", summary="List pipelines")
-def list_pipelines(request, limit: int = 50, offset: int = 0, workspace: str | None = None):
+@router.get("", response=answers({200: PipelinePage}, 404), summary="List pipelines")
+def list_pipelines(request, limit: Limit = 50, offset: Offset = 0, workspace: str | None = None):
     """The pipelines of the caller's workspaces (or of one, by slug), newest change first."""
     pipelines = visible_pipelines(request.user)
     if workspace is not None:
@@ -36,14 +71,24 @@ def list_pipelines(request, limit: int = 50, offset: int = 0, workspace: str | N
     return page(pipelines, limit, offset, pipeline_summary)
 
 
-@router.post("", response={201: dict}, openapi_extra=DOCUMENT_BODY, summary="Create a pipeline")
+@router.post(
+    "",
+    response=answers({201: PipelineOut}, 400, 403, 413),
+    openapi_extra=DOCUMENT_BODY,
+    summary="Create a pipeline",
+)
 def create_pipeline(request):
     """A new pipeline in `workspace` (a slug; default the caller's personal workspace)."""
     document, body = read_document(request)
     return Status(201, pipeline_json(_create(request, document, body)))
 
 
-@router.post("/import", response={201: dict}, openapi_extra=DOCUMENT_BODY, summary="Import")
+@router.post(
+    "/import",
+    response=answers({201: PipelineOut}, 400, 403, 413),
+    openapi_extra=DOCUMENT_BODY,
+    summary="Import",
+)
 def import_pipeline(request):
     """Create a pipeline from an exported document (the runtime CLI's format), in
     `workspace` (a slug; default the caller's personal workspace)."""
@@ -64,13 +109,20 @@ def _create(request, document, body: dict):
     return actions.create_pipeline(request.user, document, workspace)
 
 
-@router.get("/{int:pipeline_id}", summary="Get a pipeline")
-def get_pipeline(request, pipeline_id: int):
+@router.get(
+    "/{int:pipeline_id}", response=answers({200: PipelineOut}, 404), summary="Get a pipeline"
+)
+def get_pipeline(request, pipeline_id: ObjectId):
     return pipeline_json(pipeline_for(request.user, pipeline_id))
 
 
-@router.put("/{int:pipeline_id}", openapi_extra=DOCUMENT_BODY, summary="Save a pipeline")
-def save_pipeline(request, pipeline_id: int):
+@router.put(
+    "/{int:pipeline_id}",
+    response=answers({200: PipelineOut}, 400, 403, 404, 409, 413),
+    openapi_extra=DOCUMENT_BODY,
+    summary="Save a pipeline",
+)
+def save_pipeline(request, pipeline_id: ObjectId):
     """Replace the whole graph; 409 with the current revision when `revision` is stale."""
     pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     document, body = read_document(request)
@@ -82,22 +134,33 @@ def save_pipeline(request, pipeline_id: int):
     return pipeline_json(actions.save_pipeline(pipeline, document, revision))
 
 
-@router.delete("/{int:pipeline_id}", response={204: None}, summary="Delete a pipeline")
-def delete_pipeline(request, pipeline_id: int):
+@router.delete(
+    "/{int:pipeline_id}", response=answers({204: None}, 403, 404), summary="Delete a pipeline"
+)
+def delete_pipeline(request, pipeline_id: ObjectId):
     actions.delete_pipeline(pipeline_for(request.user, pipeline_id, Action.EDIT))
     return Status(204, None)
 
 
-@router.post("/{int:pipeline_id}/duplicate", response={201: dict}, summary="Duplicate")
-def duplicate_pipeline(request, pipeline_id: int):
+@router.post(
+    "/{int:pipeline_id}/duplicate",
+    response=answers({201: PipelineOut}, 403, 404),
+    summary="Duplicate",
+)
+def duplicate_pipeline(request, pipeline_id: ObjectId):
     copy = actions.duplicate_pipeline(
         pipeline_for(request.user, pipeline_id, Action.EDIT), request.user
     )
     return Status(201, pipeline_json(copy))
 
 
-@router.post("/{int:pipeline_id}/validate", summary="Validate")
-def validate_pipeline(request, pipeline_id: int):
+@router.post(
+    "/{int:pipeline_id}/validate",
+    response=answers({200: Validation}, 400, 403, 404, 413),
+    openapi_extra=PARAMETERS_BODY,
+    summary="Validate",
+)
+def validate_pipeline(request, pipeline_id: ObjectId):
     """Every problem with node and field (body: optional `{parameters}`), schemas included."""
     pipeline = pipeline_for(request.user, pipeline_id)
     inferred = _infer(request, pipeline, _parameters(json_object(request)))
@@ -105,31 +168,23 @@ def validate_pipeline(request, pipeline_id: int):
     return {"valid": not problems, "problems": problems}
 
 
-@router.get("/{int:pipeline_id}/schemas", summary="Columns per node")
-def pipeline_schemas(request, pipeline_id: int):
+@router.get(
+    "/{int:pipeline_id}/schemas",
+    response=answers({200: InferredSchemas}, 404),
+    summary="Columns per node",
+)
+def pipeline_schemas(request, pipeline_id: ObjectId):
     """Each node's input and output columns with types, inferred without running."""
     return _infer(request, pipeline_for(request.user, pipeline_id), {}).to_json()
 
 
-class PreviewIn(Schema):
-    node: str
-    limit: int = DEFAULT_LIMIT
-    port: str | None = None
-    parameters: dict = {}
-
-
-PREVIEW_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {"application/json": {"schema": PreviewIn.model_json_schema()}},
-    }
-}
-
-
 @router.post(
-    "/{int:pipeline_id}/preview", openapi_extra=PREVIEW_BODY, summary="Preview a node's rows"
+    "/{int:pipeline_id}/preview",
+    response=answers({200: RowsPreview}, 400, 403, 404, 413),
+    openapi_extra=PREVIEW_BODY,
+    summary="Preview a node's rows",
 )
-def preview_node(request, pipeline_id: int):
+def preview_node(request, pipeline_id: ObjectId):
     """Runs only what the node needs; never writes any output."""
     pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
@@ -144,8 +199,12 @@ def preview_node(request, pipeline_id: int):
     return shown.to_json()
 
 
-@router.get("/{int:pipeline_id}/export", summary="Export the document")
-def export_pipeline(request, pipeline_id: int):
+@router.get(
+    "/{int:pipeline_id}/export",
+    response=answers({200: PipelineSpec}, 404),
+    summary="Export the document",
+)
+def export_pipeline(request, pipeline_id: ObjectId):
     """The document exactly as the runtime CLI accepts it: no database ids, no secrets."""
     pipeline = pipeline_for(request.user, pipeline_id)
     response = HttpResponse(dump_document(to_document(pipeline)), content_type="application/json")
@@ -156,10 +215,12 @@ def export_pipeline(request, pipeline_id: int):
 
 @router.get(
     "/{int:pipeline_id}/graph.{fmt}",
+    response=answers({200: None}, 404),
+    openapi_extra=GRAPH_PICTURE,
     url_name="pipeline_graph",
     summary="Graph picture (svg or png)",
 )
-def graph_picture(request, pipeline_id: int, fmt: str):
+def graph_picture(request, pipeline_id: ObjectId, fmt: str):
     """A Graphviz picture, nodes coloured by the latest run's statuses.
 
     Served as an inert image: even opened on its own, a browser runs no script and follows no
@@ -177,14 +238,23 @@ def graph_picture(request, pipeline_id: int, fmt: str):
     return response
 
 
-@router.post("/{int:pipeline_id}/layout", summary="Auto-layout positions")
-def layout_pipeline(request, pipeline_id: int):
+@router.post(
+    "/{int:pipeline_id}/layout",
+    response=answers({200: Layout}, 403, 404),
+    summary="Auto-layout positions",
+)
+def layout_pipeline(request, pipeline_id: ObjectId):
     """Node positions from Graphviz `dot`, for the editor to apply (nothing is saved)."""
     return {"positions": layout(to_document(pipeline_for(request.user, pipeline_id)))}
 
 
-@router.post("/{int:pipeline_id}/runs", response={202: dict}, summary="Start a run")
-def start_run(request, pipeline_id: int):
+@router.post(
+    "/{int:pipeline_id}/runs",
+    response=answers({202: Run}, 400, 403, 404, 409, 413),
+    openapi_extra=PARAMETERS_BODY,
+    summary="Start a run",
+)
+def start_run(request, pipeline_id: ObjectId):
     """Queue a run; 409 `run_in_progress` while one is active, 422 `invalid_pipeline`."""
     parameters = _parameters(json_object(request))
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
@@ -192,8 +262,8 @@ def start_run(request, pipeline_id: int):
     return Status(202, run_json(run))
 
 
-@router.get("/{int:pipeline_id}/runs", summary="Run history")
-def list_runs(request, pipeline_id: int, limit: int = 20, offset: int = 0):
+@router.get("/{int:pipeline_id}/runs", response=answers({200: RunPage}, 404), summary="Run history")
+def list_runs(request, pipeline_id: ObjectId, limit: Limit = 20, offset: Offset = 0):
     pipeline = pipeline_for(request.user, pipeline_id)
     return page(
         pipeline.runs.select_related("started_by"), limit, offset, lambda run: run_json(run, False)

@@ -8,13 +8,9 @@ from editor.documents import to_document
 from editor.models import Pipeline, Run
 from runtime.spec import to_json_dict
 
-MAX_PAGE = 200
-
 
 def page(items: QuerySet, limit: int, offset: int, encode) -> dict:
-    """`{items, count}` for one slice of a list."""
-    limit = max(1, min(limit, MAX_PAGE))
-    offset = max(0, offset)
+    """`{items, count}` for one slice of a list (`limit` and `offset` are checked in the query)."""
     return {
         "items": [encode(item) for item in items[offset : offset + limit]],
         "count": items.count(),

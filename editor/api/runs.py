@@ -4,17 +4,18 @@ from ninja import Router
 
 from editor import actions
 from editor.api.representations import run_json
+from editor.api.schemas import ObjectId, Run, answers
 from editor.permissions import Action, run_for
 
 router = Router()
 
 
-@router.get("/{int:run_id}", summary="A run with its node runs")
-def get_run(request, run_id: int):
+@router.get("/{int:run_id}", response=answers({200: Run}, 404), summary="A run with its node runs")
+def get_run(request, run_id: ObjectId):
     return run_json(run_for(request.user, run_id))
 
 
-@router.post("/{int:run_id}/cancel", summary="Cancel a run")
-def cancel_run(request, run_id: int):
+@router.post("/{int:run_id}/cancel", response=answers({200: Run}, 403, 404), summary="Cancel a run")
+def cancel_run(request, run_id: ObjectId):
     """Stops a queued or running run within about a second; a finished run is unchanged."""
     return run_json(actions.cancel_run(run_for(request.user, run_id, Action.RUN)))

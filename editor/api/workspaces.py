@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from ninja import Router, Schema, Status
+from ninja import Router, Status
 
 from editor.api.bodies import json_object, parse_body
+from editor.api.schemas import answers, request_body
+from editor.api.workspace_schemas import (
+    ConnectionIn,
+    ConnectionList,
+    ConnectionOut,
+    Member,
+    MemberIn,
+    WorkspaceDetail,
+    WorkspaceIn,
+    WorkspaceList,
+    WorkspaceOut,
+)
 from editor.connections import connection_json, save_connection
 from editor.errors import ActionError
-from editor.models import Role, Workspace
+from editor.models import Workspace
 from editor.permissions import Action, role_in, visible_workspaces, workspace_for
 from editor.workspaces import create_workspace, remove_member, set_member, slug_problem
 
@@ -26,7 +38,7 @@ def workspace_json(workspace: Workspace, user) -> dict:
     }
 
 
-@router.get("", summary="List my workspaces")
+@router.get("", response=answers({200: WorkspaceList}), summary="List my workspaces")
 def list_workspaces(request):
     """The workspaces the caller belongs to (every one for staff), their own first."""
     workspaces = sorted(
@@ -36,12 +48,12 @@ def list_workspaces(request):
     return {"items": [workspace_json(w, request.user) for w in workspaces]}
 
 
-class WorkspaceIn(Schema):
-    name: str
-    slug: str | None = None
-
-
-@router.post("", response={201: dict}, summary="Create a shared workspace (staff)")
+@router.post(
+    "",
+    response=answers({201: WorkspaceOut}, 400, 403),
+    openapi_extra=request_body(WorkspaceIn.model_json_schema()),
+    summary="Create a shared workspace (staff)",
+)
 def create_shared_workspace(request):
     if not request.user.is_staff:
         raise ActionError(403, "forbidden", "only staff create shared workspaces")
@@ -57,7 +69,9 @@ def create_shared_workspace(request):
     return Status(201, workspace_json(workspace, request.user))
 
 
-@router.get("/{slug}", summary="A workspace with its members")
+@router.get(
+    "/{slug}", response=answers({200: WorkspaceDetail}, 404), summary="A workspace with its members"
+)
 def get_workspace(request, slug: str):
     workspace = workspace_for(request.user, slug)
     members = workspace.memberships.select_related("user").order_by("user__username")
@@ -67,11 +81,12 @@ def get_workspace(request, slug: str):
     }
 
 
-class MemberIn(Schema):
-    role: Role
-
-
-@router.put("/{slug}/members/{username}", summary="Add a member or change their role")
+@router.put(
+    "/{slug}/members/{username}",
+    response=answers({200: Member}, 400, 403, 404, 409),
+    openapi_extra=request_body(MemberIn.model_json_schema()),
+    summary="Add a member or change their role",
+)
 def put_member(request, slug: str, username: str):
     workspace = workspace_for(request.user, slug, Action.MANAGE)
     body = parse_body(MemberIn, json_object(request))
@@ -79,7 +94,11 @@ def put_member(request, slug: str, username: str):
     return {"user": username, "role": membership.role}
 
 
-@router.delete("/{slug}/members/{username}", response={204: None}, summary="Remove a member")
+@router.delete(
+    "/{slug}/members/{username}",
+    response=answers({204: None}, 403, 404, 409),
+    summary="Remove a member",
+)
 def delete_member(request, slug: str, username: str):
     remove_member(workspace_for(request.user, slug, Action.MANAGE), _user_named(username))
     return Status(204, None)
@@ -92,22 +111,23 @@ def _user_named(username: str):
         raise ActionError(404, "not_found", f"no user named '{username}'") from None
 
 
-@router.get("/{slug}/connections", summary="The workspace's connections")
+@router.get(
+    "/{slug}/connections",
+    response=answers({200: ConnectionList}, 404),
+    summary="The workspace's connections",
+)
 def list_connections(request, slug: str):
     """Names, URLs (never a password), and whether each is read-only."""
     workspace = workspace_for(request.user, slug)
     return {"items": [connection_json(c) for c in workspace.connections.order_by("name")]}
 
 
-class ConnectionIn(Schema):
-    url: str
-    password: str | None = None
-    read_only: bool = True
-    prefix: str = ""
-    description: str = ""
-
-
-@router.put("/{slug}/connections/{name}", summary="Create or change a connection")
+@router.put(
+    "/{slug}/connections/{name}",
+    response=answers({200: ConnectionOut}, 400, 403, 404),
+    openapi_extra=request_body(ConnectionIn.model_json_schema()),
+    summary="Create or change a connection",
+)
 def put_connection(request, slug: str, name: str):
     """`password` is write-only: omit it to keep the stored one, "" to remove it."""
     workspace = workspace_for(request.user, slug, Action.MANAGE)
@@ -116,7 +136,11 @@ def put_connection(request, slug: str, name: str):
     return connection_json(connection)
 
 
-@router.delete("/{slug}/connections/{name}", response={204: None}, summary="Delete a connection")
+@router.delete(
+    "/{slug}/connections/{name}",
+    response=answers({204: None}, 403, 404),
+    summary="Delete a connection",
+)
 def delete_connection(request, slug: str, name: str):
     workspace = workspace_for(request.user, slug, Action.MANAGE)
     deleted, _ = workspace.connections.filter(name=name).delete()

@@ -61,7 +61,7 @@ def test_labels_and_operator_names_are_drawn_literally():
 
 def test_control_characters_in_a_label_do_not_break_the_picture():
     document = load_document(
-        {"name": "x", "nodes": [{"id": "a", "operator": "csv_input", "label": 'a\x00"b\x07c'}]}
+        {"name": "x", "nodes": [{"id": "a", "operator": "csv_input", "label": 'a\x1b"b\x07c'}]}
     )
     assert 'a "b c' in assert_inert(render(document))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
@@ -118,9 +119,11 @@ def test_the_json_schema_describes_nodes_edges_and_config():
 
 
 node_ids = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,8}", fullmatch=True)
-json_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=10)
+# A document never holds NUL: no database stores it (see tests/runtime/test_json_text.py).
+texts = partial(st.text, st.characters(codec="utf-8", exclude_characters="\x00"))
+json_scalars = st.none() | st.booleans() | st.integers() | texts(max_size=10)
 params = st.dictionaries(
-    st.text(min_size=1, max_size=8),
+    texts(min_size=1, max_size=8),
     st.recursive(json_scalars, lambda c: st.lists(c, max_size=3), max_leaves=5),
     max_size=3,
 )
@@ -133,7 +136,7 @@ def documents(draw) -> dict:
         {
             "id": node_id,
             "operator": draw(st.sampled_from(["csv_input", "filter", "csv_output"])),
-            "label": draw(st.text(max_size=12)),
+            "label": draw(texts(max_size=12)),
             "params": draw(params),
             "position": {"x": draw(st.integers(-500, 500)), "y": draw(st.floats(-1e4, 1e4))},
         }
@@ -149,7 +152,7 @@ def documents(draw) -> dict:
         st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), json_scalars, max_size=3
     ))}  # fmt: skip
     return minimal(
-        name=draw(st.text(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config
+        name=draw(texts(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config
     )
 
 
@@ -159,3 +162,51 @@ def test_serialise_parse_serialise_gives_identical_bytes(data):
     first = dump_document(load_document(data))
     second = dump_document(load_document(first))
     assert first == second
+
+
+LONG_FIELDS = {
+    "name": (minimal(name="n" * 201), "name: String should have at most 200 characters"),
+    "node id": (
+        minimal(nodes=[{"id": "n" * 101, "operator": "x"}]),
+        "id: String should have at most 100 characters",
+    ),
+    "operator": (
+        minimal(nodes=[{"id": "a", "operator": "o" * 101}]),
+        "a.operator: String should have at most 100 characters",
+    ),
+    "label": (
+        minimal(nodes=[{"id": "a", "operator": "x", "label": "l" * 201}]),
+        "a.label: String should have at most 200 characters",
+    ),
+    "port": (
+        minimal(edges=[{"source": "a", "target": "b", "target_port": "p" * 101}]),
+        "edges.0.target_port: String should have at most 100 characters",
+    ),
+}
+
+
+@pytest.mark.parametrize(("data", "message"), LONG_FIELDS.values(), ids=LONG_FIELDS)
+def test_text_longer_than_its_database_column_is_refused(data, message):
+    assert message in problems_of(data)[0]
+
+
+def test_more_nodes_or_edges_than_the_limit_are_refused_at_once():
+    nodes = [{"id": f"n{index}", "operator": "x"} for index in range(100_000)]
+    assert problems_of(minimal(nodes=nodes)) == [
+        f"nodes: List should have at most {spec.MAX_NODES} items after validation, not 100000"
+    ]
+    edges = [{"source": "a", "target": "b"}] * (spec.MAX_EDGES + 1)
+    assert "edges: List should have at most" in problems_of(minimal(edges=edges))[0]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        '{"name": "p", "nodes": [{"id": "a", "operator": "x", "position": {"x": NaN}}]}',
+        minimal(nodes=[{"id": "a", "operator": "x", "position": {"x": float("inf")}}]),
+        minimal(nodes=[{"id": "a", "operator": "x", "label": "a\x00b"}]),
+    ],
+    ids=["nan-text", "infinity-dict", "nul-dict"],
+)
+def test_a_document_from_text_or_a_dict_holds_no_nan_nor_nul(data):
+    assert problems_of(data)

@@ -1,0 +1,244 @@
+"""The API's contract in the OpenAPI schema: answers, error answers, paging and ids.
+
+Each operation declares `response=answers({200: ItsSchema}, *error_statuses)`; ninja checks
+what the view returns against the schema, and every error is an `Error` (the exception
+handlers in `editor.api.errors` write them). Query and path numbers are typed `Limit`,
+`Offset` and `ObjectId`, so that a negative, huge or non-integer one is a 422 naming it
+before any database sees it. Request bodies are read by hand (`editor.api.bodies`) after
+the permission check; `request_body(...)` documents them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from ninja import Schema
+from pydantic import Field
+
+from runtime.events import RUN_STATUSES
+from runtime.preview import DEFAULT_LIMIT, MAX_LIMIT
+from runtime.spec import Pipeline as PipelineSpec
+
+MAX_PAGE = 200
+MAX_OFFSET = 1_000_000_000
+MAX_ID = 2**63 - 1
+"""The largest id a database's 64-bit key column holds."""
+
+Limit = Annotated[int, Field(ge=1, le=MAX_PAGE, description=f"Items per page, 1 to {MAX_PAGE}.")]
+Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET, description="Items to skip.")]
+ObjectId = Annotated[int, Field(ge=1, le=MAX_ID)]
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+
+ALWAYS = (401, 422)
+"""Any operation may answer: not signed in, or a malformed path or query parameter."""
+
+
+class Problem(Schema):
+    """One thing wrong with a pipeline, at a node and field."""
+
+    code: str
+    node: str | None
+    field: str | None
+    message: str
+
+
+class Error(Schema):
+    """Every 4xx answer: a stable `code` to branch on, a message, and the place if any."""
+
+    code: str
+    message: str
+    node: str | None
+    field: str | None
+    problems: list[Problem] | None = Field(None, description="Every problem, when validating.")
+    revision: int | None = Field(None, description="The current revision, on a `conflict`.")
+    run_id: int | None = Field(None, description="The active run, on `run_in_progress`.")
+
+
+def answers(success: dict[int, Any], *errors: int) -> dict[int, Any]:
+    """An operation's `response=`: its success schemas, and `Error` for each error status."""
+    return {**success, **dict.fromkeys(sorted({*ALWAYS, *errors}), Error)}
+
+
+def request_body(schema: dict, *, required: bool = True) -> dict:
+    """An operation's `openapi_extra=` documenting a JSON body that the view reads itself."""
+    content = {"application/json": {"schema": _inlined(schema)}}
+    return {"requestBody": {"required": required, "content": content}}
+
+
+def _inlined(schema: dict) -> dict:
+    """A pydantic JSON Schema with its `$defs` written in place (they are not components)."""
+    definitions = schema.pop("$defs", {})
+
+    def inline(value):
+        if isinstance(value, dict):
+            reference = value.get("$ref", "")
+            if reference.startswith("#/$defs/"):
+                return inline(definitions[reference.removeprefix("#/$defs/")])
+            return {key: inline(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [inline(item) for item in value]
+        return value
+
+    return inline(schema)
+
+
+class PipelineIn(PipelineSpec):
+    """A pipeline document as a body; a save also carries the `revision` it started from.
+
+    The read-only fields of an answer may be sent back and are ignored.
+    """
+
+    revision: int | None = None
+
+
+class PipelineOut(PipelineSpec):
+    """A pipeline document with its read-only fields."""
+
+    id: int
+    revision: int
+    owner: str
+    workspace: str
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class LastRun(Schema):
+    id: int
+    status: Literal[RUN_STATUSES]
+
+
+class PipelineSummary(Schema):
+    """A list entry: no graph, but the latest run's status."""
+
+    id: int
+    revision: int
+    owner: str
+    workspace: str
+    created_at: Timestamp
+    updated_at: Timestamp
+    name: str
+    description: str
+    last_run: LastRun | None
+
+
+class PipelinePage(Schema):
+    items: list[PipelineSummary]
+    count: int
+
+
+class NodeRun(Schema):
+    status: str
+    attempts: int
+    metrics: dict[str, Any]
+    error: str
+    traceback: str
+    log_tail: list[Any]
+
+
+class RunSummary(Schema):
+    """A run with its timings."""
+
+    id: int
+    pipeline: int
+    status: Literal[RUN_STATUSES]
+    parameters: dict[str, Any]
+    started_by: str | None
+    created_at: Timestamp
+    started_at: Timestamp | None
+    finished_at: Timestamp | None
+    duration_s: float | None
+    error: str
+    last_seq: int
+
+
+class Run(RunSummary):
+    """A run with its timings and its node runs by node id."""
+
+    nodes: dict[str, NodeRun]
+
+
+class RunPage(Schema):
+    items: list[RunSummary]
+    count: int
+
+
+class Port(Schema):
+    name: str
+    many: bool
+    required: bool
+    description: str
+
+
+class Operator(Schema):
+    """A catalog entry: the palette and the node form are built from it."""
+
+    name: str
+    kind: str
+    title: str
+    description: str
+    inputs: list[Port]
+    outputs: list[Port]
+    params_schema: dict[str, Any] = Field(description="The JSON Schema of the node's params.")
+
+
+class OperatorCatalog(Schema):
+    items: list[Operator]
+    count: int
+
+
+class Column(Schema):
+    name: str
+    type: str
+    nullable: bool
+
+
+class NodeSchemas(Schema):
+    """A node's input columns per port (a list of them for a many-edge port) and outputs."""
+
+    inputs: dict[str, list[Column] | list[list[Column]] | None]
+    outputs: dict[str, list[Column]]
+    problems: list[Problem]
+
+
+class InferredSchemas(Schema):
+    nodes: dict[str, NodeSchemas]
+    problems: list[Problem]
+
+
+class Validation(Schema):
+    valid: bool
+    problems: list[Problem]
+
+
+class RowsPreview(Schema):
+    """The first rows at a node's port; `total_rows` when the preview computed all of them."""
+
+    node: str
+    port: str
+    columns: list[Column]
+    rows: list[list[Any]]
+    total_rows: int | None
+
+
+class Position(Schema):
+    x: float
+    y: float
+
+
+class Layout(Schema):
+    positions: dict[str, Position]
+
+
+class RunIn(Schema):
+    """Optional body of validate and start run: values for the pipeline's `${parameters}`."""
+
+    parameters: dict[str, Any] = {}
+
+
+class PreviewIn(Schema):
+    """Which node's rows to show, how many, and parameter values."""
+
+    node: str
+    limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT
+    port: str | None = None
+    parameters: dict[str, Any] = {}

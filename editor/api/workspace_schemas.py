@@ -1,0 +1,83 @@
+"""The OpenAPI contract of workspaces, their members, connections and files."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ninja import Schema
+
+from editor.api.schemas import Timestamp
+from editor.models import Role
+
+RoleName = Literal["viewer", "editor", "admin"]
+
+
+class WorkspaceOut(Schema):
+    slug: str
+    name: str
+    personal: bool
+    mine: bool
+    role: RoleName | None
+
+
+class WorkspaceList(Schema):
+    items: list[WorkspaceOut]
+
+
+class Member(Schema):
+    user: str
+    role: RoleName
+
+
+class WorkspaceDetail(WorkspaceOut):
+    members: list[Member]
+
+
+class WorkspaceIn(Schema):
+    name: str
+    slug: str | None = None
+
+
+class MemberIn(Schema):
+    role: Role
+
+
+class ConnectionIn(Schema):
+    url: str
+    password: str | None = None
+    read_only: bool = True
+    prefix: str = ""
+    description: str = ""
+
+
+class ConnectionOut(Schema):
+    """A connection as its workspace's members see it: never its password."""
+
+    name: str
+    url: str
+    has_password: bool
+    read_only: bool
+    prefix: str
+    description: str
+
+
+class ConnectionList(Schema):
+    items: list[ConnectionOut]
+
+
+class FileEntry(Schema):
+    name: str
+    path: str
+    kind: Literal["file", "folder"]
+    size: int | None
+    modified: Timestamp | None
+    read_only: bool
+
+
+class FileListing(Schema):
+    folder: str
+    items: list[FileEntry]
+
+
+class Uploaded(Schema):
+    path: str
