@@ -48,7 +48,7 @@ export default function FilesApp({ api, workspace, staff }) {
     return () => window.removeEventListener("popstate", onBack);
   }, []);
 
-  const open = (next) => {
+  const openFolder = (next) => {
     window.history.pushState(null, "", filesUrl(workspace.slug, next));
     setFolder(next);
   };
@@ -105,7 +105,7 @@ export default function FilesApp({ api, workspace, staff }) {
                     href={filesUrl(workspace.slug, crumb.folder)}
                     onClick={(event) => {
                       event.preventDefault();
-                      open(crumb.folder);
+                      openFolder(crumb.folder);
                     }}
                   >
                     {crumb.name}
@@ -174,7 +174,7 @@ export default function FilesApp({ api, workspace, staff }) {
                         href={filesUrl(workspace.slug, entry.path)}
                         onClick={(event) => {
                           event.preventDefault();
-                          open(entry.path);
+                          openFolder(entry.path);
                         }}
                       >
                         <span aria-hidden="true">▸ </span>
