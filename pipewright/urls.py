@@ -10,6 +10,8 @@ from editor.api import api
 urlpatterns = [
     path("", views.home, name="home"),
     path("pipelines/<int:pipeline_id>/", views.pipeline_editor, name="pipeline-editor"),
+    path("workspaces/<slug:slug>/", views.workspace_settings, name="workspace-settings"),
+    path("workspaces/<slug:slug>/files/", views.workspace_files, name="workspace-files"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -11,12 +11,15 @@ export class ApiError extends Error {
   }
 }
 
-/** A client for one page: `get`, `post`, `put`, `del` return the parsed JSON answer. */
+/** A client for one page: `get`, `post` (a JSON body, or a `FormData` for uploads), `put`,
+ * `del` return the parsed JSON answer. */
 export function createApi(csrfToken) {
   async function call(method, url, body) {
     const headers = { Accept: "application/json", "X-CSRFToken": csrfToken };
     const init = { method, headers, credentials: "same-origin" };
-    if (body !== undefined) {
+    if (body instanceof FormData) {
+      init.body = body; // the browser sets the multipart Content-Type with its boundary
+    } else if (body !== undefined) {
       headers["Content-Type"] = "application/json";
       init.body = typeof body === "string" ? body : JSON.stringify(body);
     }

@@ -1,5 +1,6 @@
-// The bundle's entry point: mounts the home page or the pipeline editor on `#pipewright-app`,
-// whose data attributes carry the page, the pipeline id, the CSRF token and the user name.
+// The bundle's entry point: mounts the page named by `#pipewright-app`'s `data-page` (home,
+// pipeline, files, workspace). Its data attributes carry the pipeline id, the CSRF token, the
+// user's name and staff flag, and the workspace (slug, name, the user's role in it).
 
 import "@xyflow/react/dist/style.css";
 import "./editor.css";
@@ -8,16 +9,24 @@ import { createRoot } from "react-dom/client";
 import { createApi } from "./api.js";
 import EditorApp from "./editor/EditorApp.jsx";
 import HomeApp from "./home/HomeApp.jsx";
+import FilesApp from "./workspaces/FilesApp.jsx";
+import WorkspaceApp from "./workspaces/WorkspaceApp.jsx";
+
+const PAGES = {
+  home: HomeApp,
+  pipeline: EditorApp,
+  files: FilesApp,
+  workspace: WorkspaceApp,
+};
 
 const root = document.getElementById("pipewright-app");
 if (root) {
-  const { page, pipelineId, csrfToken, userName } = root.dataset;
-  const api = createApi(csrfToken);
-  const app =
-    page === "pipeline" ? (
-      <EditorApp api={api} pipelineId={Number(pipelineId)} userName={userName} />
-    ) : (
-      <HomeApp api={api} userName={userName} />
-    );
-  createRoot(root).render(<StrictMode>{app}</StrictMode>);
+  const { page, pipelineId, csrfToken, userName, staff, workspaceSlug, workspaceName, role } = root.dataset;
+  const Page = PAGES[page] ?? HomeApp;
+  const workspace = workspaceSlug ? { slug: workspaceSlug, name: workspaceName, role } : null;
+  createRoot(root).render(
+    <StrictMode>
+      <Page api={createApi(csrfToken)} pipelineId={Number(pipelineId)} userName={userName} staff={staff === "true"} workspace={workspace} />
+    </StrictMode>,
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editorReducer, initialEditorState, isDirty } from "../src/editor/editorState.js";
+import { editorReducer, initialEditorState, isDirty, viewerReducer } from "../src/editor/editorState.js";
 
 const canvas = { meta: { name: "p" }, nodes: [{ id: "a", type: "t", position: { x: 0, y: 0 }, data: { operator: "filter", params: {} } }], edges: [] };
 
@@ -39,5 +39,22 @@ describe("the editor's state", () => {
     state = editorReducer(state, { type: "undo" });
     expect(state.history.present.meta.name).toBe("mine");
     expect(isDirty(state)).toBe(true);
+  });
+
+  it("for a viewer, selects but ignores edits, moves, undo and redo", () => {
+    let state = initialEditorState(canvas);
+    state = viewerReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "select", selected: true }] });
+    expect(state.history.present.nodes[0].selected).toBe(true);
+    const before = state;
+    for (const action of [
+      { type: "commit", update: (present) => ({ ...present, nodes: [] }) },
+      { type: "move", positions: { a: { x: 9, y: 9 } } },
+      { type: "undo" },
+      { type: "redo" },
+    ]) {
+      state = viewerReducer(state, action);
+    }
+    expect(state).toBe(before);
+    expect(isDirty(state)).toBe(false);
   });
 });

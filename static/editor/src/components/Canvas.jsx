@@ -1,5 +1,6 @@
 // The canvas: React Flow with the node-type registry, minimap, zoom controls and a grid.
 // Operators dropped from the palette arrive through `onDropOperator(name, position)`.
+// `readOnly` (a viewer's editor): nodes are selected and the view moves, nothing else.
 
 import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef } from "react";
@@ -29,7 +30,7 @@ const NO_EDGES = [];
  * The graph view. Edits go out through the callbacks: `onNodesMoved(positions, key)` when a
  * drag ends or the arrow keys move nodes, `onNodesChange` for selection.
  */
-export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, children }) {
+export default function Canvas({ readOnly = false, nodes, edges, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, children }) {
   const { screenToFlowPosition, viewportInitialized } = useReactFlow();
   const drag = useNodeDrag(nodes, onNodesChange, onNodesMoved);
   const { portsOf } = useContext(CatalogContext);
@@ -43,14 +44,14 @@ export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEd
     <div
       className="pw-canvas"
       onDragOver={(event) => {
-        if (event.dataTransfer.types.includes(OPERATOR_MIME)) {
+        if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
           event.preventDefault();
           event.dataTransfer.dropEffect = "copy";
         }
       }}
       onDrop={(event) => {
         const name = event.dataTransfer.getData(OPERATOR_MIME);
-        if (!name) return;
+        if (!name || readOnly) return;
         event.preventDefault();
         onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }));
       }}
@@ -62,6 +63,8 @@ export default function Canvas({ nodes, edges, onNodesChange, onNodesMoved, onEd
         onNodesChange={drag.onNodesChange}
         onEdgesChange={onEdgesChange}
         onConnect={onConnect}
+        nodesDraggable={!readOnly}
+        nodesConnectable={!readOnly}
         onlyRenderVisibleElements
         deleteKeyCode={null}
         multiSelectionKeyCode={MULTI_SELECT_KEYS}

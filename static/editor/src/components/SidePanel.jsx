@@ -1,5 +1,6 @@
 // The right-hand panel: the selected node (label, id, params form, problems, columns,
 // run details and the Preview button), or the pipeline's overview when nothing is selected.
+// Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
 
 import { memo, useContext } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../format.js";
@@ -12,11 +13,11 @@ import SchemaForm from "./SchemaForm.jsx";
 const NO_PROBLEMS = [];
 
 /** The panel for `selected` (the selected nodes). */
-function SidePanel({ selected, schemas, onNodeChange, onPreview, onDelete, pipelineProblems, nodeCount }) {
+function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onDelete, pipelineProblems, nodeCount }) {
   if (selected.length === 1) {
     return (
       <aside className="pw-side" aria-label="Node">
-        <NodePanel key={selected[0].id} node={selected[0]} schemas={schemas?.nodes?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
+        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.nodes?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
       </aside>
     );
   }
@@ -25,10 +26,16 @@ function SidePanel({ selected, schemas, onNodeChange, onPreview, onDelete, pipel
       {selected.length > 1 ? (
         <section className="pw-section">
           <h2>{selected.length} nodes selected</h2>
-          <p className="pw-muted">Drag them together, copy them with Ctrl+C, or delete them.</p>
-          <button type="button" onClick={onDelete}>
-            Delete selection
-          </button>
+          {readOnly ? (
+            <p className="pw-muted">Copy them with Ctrl+C into a pipeline of your own.</p>
+          ) : (
+            <>
+              <p className="pw-muted">Drag them together, copy them with Ctrl+C, or delete them.</p>
+              <button type="button" onClick={onDelete}>
+                Delete selection
+              </button>
+            </>
+          )}
         </section>
       ) : (
         <Overview nodeCount={nodeCount} problems={pipelineProblems} />
@@ -94,7 +101,7 @@ function Overview({ nodeCount, problems }) {
   );
 }
 
-function NodePanel({ node, schemas, onChange, onPreview }) {
+function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
   const catalog = useContext(CatalogContext);
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, (state) => shownRun(state).nodes[node.id]);
@@ -115,12 +122,12 @@ function NodePanel({ node, schemas, onChange, onPreview }) {
             <p className="pw-muted pw-small">{operator?.description ?? "This operator is not installed on the server."}</p>
           </div>
         </div>
-        <div className="pw-field">
+        <fieldset className="pw-fieldset pw-field" disabled={readOnly}>
           <label className="pw-label" htmlFor={`${idPrefix}-label`}>
             Label
           </label>
           <input id={`${idPrefix}-label`} type="text" value={node.data.label} placeholder={node.id} onChange={(event) => onChange(node.id, { label: event.target.value }, `label.${node.id}`)} />
-        </div>
+        </fieldset>
         <div className="pw-field">
           <span className="pw-label">Id</span>
           <code className="pw-node-id-value">{node.id}</code>
@@ -136,19 +143,21 @@ function NodePanel({ node, schemas, onChange, onPreview }) {
       {run && run.status !== "idle" ? <RunDetails run={run} kind={operator?.kind} /> : null}
       <section className="pw-section">
         <h3>Settings</h3>
-        <SchemaForm
-          schema={operator?.params_schema}
-          value={node.data.params}
-          problems={problems}
-          columns={[...new Set(inputColumns)]}
-          idPrefix={idPrefix}
-          onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
-        />
-        <details className="pw-advanced">
-          <summary>Retries and timeout</summary>
-          <NumberSetting id={`${idPrefix}-retries`} label="Node retries" hint="Empty: the pipeline's setting." value={node.data.retries} integer onChange={(retries) => onChange(node.id, { retries }, `retries.${node.id}`)} />
-          <NumberSetting id={`${idPrefix}-timeout`} label="Node timeout (s)" hint="Empty: the pipeline's setting." value={node.data.timeout_s} onChange={(timeout_s) => onChange(node.id, { timeout_s }, `timeout.${node.id}`)} />
-        </details>
+        <fieldset className="pw-fieldset" disabled={readOnly}>
+          <SchemaForm
+            schema={operator?.params_schema}
+            value={node.data.params}
+            problems={problems}
+            columns={[...new Set(inputColumns)]}
+            idPrefix={idPrefix}
+            onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
+          />
+          <details className="pw-advanced">
+            <summary>Retries and timeout</summary>
+            <NumberSetting id={`${idPrefix}-retries`} label="Node retries" hint="Empty: the pipeline's setting." value={node.data.retries} integer onChange={(retries) => onChange(node.id, { retries }, `retries.${node.id}`)} />
+            <NumberSetting id={`${idPrefix}-timeout`} label="Node timeout (s)" hint="Empty: the pipeline's setting." value={node.data.timeout_s} onChange={(timeout_s) => onChange(node.id, { timeout_s }, `timeout.${node.id}`)} />
+          </details>
+        </fieldset>
       </section>
       <section className="pw-section">
         <div className="pw-section-head">

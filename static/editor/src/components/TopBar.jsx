@@ -1,10 +1,14 @@
-// The editor's top bar: the pipeline's name, save state, editing tools, file actions, run
-// history, and Run / Cancel.
+// The editor's top bar: the pipeline's workspace and name, save state, editing tools, file
+// actions, run history, and Run / Cancel. A viewer (`readOnly`) gets the name, export, images
+// and run history: nothing that changes the pipeline or starts a run.
 
 import { memo, useRef } from "react";
+import { filesUrl } from "../workspaces/roles.js";
 
 /** The bar; every action is a callback of EditorApp. */
 function TopBar({
+  readOnly,
+  workspace,
   name,
   onRename,
   saveLabel,
@@ -32,47 +36,69 @@ function TopBar({
         <a className="pw-back" href="/" title="All pipelines" aria-label="All pipelines">
           ←
         </a>
-        <input className="pw-name" aria-label="Pipeline name" value={name} maxLength={200} onChange={(event) => onRename(event.target.value)} />
-        <span className={`pw-save-state pw-save-${saveLabel === "Saved" ? "saved" : saveLabel === "Saving…" ? "saving" : "unsaved"}`} title={saveTitle} role="status">
-          {saveLabel}
-        </span>
-        <button type="button" onClick={onSave} title="Save (Ctrl+S)">
-          Save
-        </button>
+        {workspace ? (
+          <>
+            <a className="pw-topbar-workspace" href={filesUrl(workspace.slug)} title={`The files of ${workspace.name}`}>
+              {workspace.name}
+            </a>
+            <span className="pw-muted" aria-hidden="true">
+              /
+            </span>
+          </>
+        ) : null}
+        <input className="pw-name" aria-label="Pipeline name" value={name} maxLength={200} readOnly={readOnly} onChange={(event) => onRename(event.target.value)} />
+        {readOnly ? null : (
+          <>
+            <span className={`pw-save-state pw-save-${saveLabel === "Saved" ? "saved" : saveLabel === "Saving…" ? "saving" : "unsaved"}`} title={saveTitle} role="status">
+              {saveLabel}
+            </span>
+            <button type="button" onClick={onSave} title="Save (Ctrl+S)">
+              Save
+            </button>
+          </>
+        )}
       </div>
-      <div className="pw-topbar-group">
-        <button type="button" onClick={onUndo} disabled={!canUndo} title="Undo (Ctrl+Z)" aria-label="Undo">
-          ↶
-        </button>
-        <button type="button" onClick={onRedo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
-          ↷
-        </button>
-        <button type="button" onClick={onLayout} title="Arrange the nodes with Graphviz">
-          Auto-layout
-        </button>
-      </div>
+      {readOnly ? null : (
+        <div className="pw-topbar-group">
+          <button type="button" onClick={onUndo} disabled={!canUndo} title="Undo (Ctrl+Z)" aria-label="Undo">
+            ↶
+          </button>
+          <button type="button" onClick={onRedo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
+            ↷
+          </button>
+          <button type="button" onClick={onLayout} title="Arrange the nodes with Graphviz">
+            Auto-layout
+          </button>
+        </div>
+      )}
       <span className="pw-topbar-spacer" />
       <div className="pw-topbar-group">
-        <button type="button" onClick={onSettings}>
-          Settings
-        </button>
+        {readOnly ? null : (
+          <button type="button" onClick={onSettings}>
+            Settings
+          </button>
+        )}
         <button type="button" onClick={onExport} title="Download the pipeline as JSON">
           Export
         </button>
-        <button type="button" onClick={() => file.current?.click()} title="Replace this pipeline's graph with a JSON file">
-          Import
-        </button>
-        <input
-          ref={file}
-          type="file"
-          accept="application/json,.json"
-          hidden
-          onChange={(event) => {
-            const chosen = event.target.files?.[0];
-            event.target.value = "";
-            if (chosen) onImport(chosen);
-          }}
-        />
+        {readOnly ? null : (
+          <>
+            <button type="button" onClick={() => file.current?.click()} title="Replace this pipeline's graph with a JSON file">
+              Import
+            </button>
+            <input
+              ref={file}
+              type="file"
+              accept="application/json,.json"
+              hidden
+              onChange={(event) => {
+                const chosen = event.target.files?.[0];
+                event.target.value = "";
+                if (chosen) onImport(chosen);
+              }}
+            />
+          </>
+        )}
         <details className="pw-menu">
           <summary>Image</summary>
           <div className="pw-menu-items">
@@ -92,12 +118,16 @@ function TopBar({
             {connection === "forbidden" ? "live view refused" : "live view offline"}
           </span>
         ) : null}
-        <button type="button" className="pw-primary" onClick={onRun} disabled={runActive}>
-          Run
-        </button>
-        <button type="button" onClick={onCancel} disabled={!runActive}>
-          Cancel
-        </button>
+        {readOnly ? null : (
+          <>
+            <button type="button" className="pw-primary" onClick={onRun} disabled={runActive}>
+              Run
+            </button>
+            <button type="button" onClick={onCancel} disabled={!runActive}>
+              Cancel
+            </button>
+          </>
+        )}
       </div>
     </div>
   );

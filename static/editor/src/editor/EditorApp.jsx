@@ -1,5 +1,7 @@
 // The pipeline editor page: loads the catalog and the pipeline, then wires the canvas, the
 // palette, the side and bottom panels, saving, validation, runs and the live view together.
+// A viewer of the pipeline's workspace gets it read-only: no palette, drags, connections,
+// deletes, saves or runs, and a banner saying why.
 
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -23,7 +25,8 @@ import SettingsDialog from "../components/SettingsDialog.jsx";
 import SidePanel from "../components/SidePanel.jsx";
 import Toasts from "../components/Toasts.jsx";
 import TopBar from "../components/TopBar.jsx";
-import { editorReducer, initialEditorState, isDirty } from "./editorState.js";
+import { mayEdit } from "../workspaces/roles.js";
+import { editorReducer, initialEditorState, isDirty, viewerReducer } from "./editorState.js";
 import { createOverlay, shownRun } from "./overlay.js";
 import { useLiveRun } from "./useLiveRun.js";
 import { useSaving } from "./useSaving.js";
@@ -34,7 +37,7 @@ const PREVIEW_ROWS = 50;
 const NODE_SIZE = { width: 200, height: 56 };
 
 /** Loads what the editor needs, then shows it (or says what went wrong). */
-export default function EditorApp({ api, pipelineId, userName }) {
+export default function EditorApp({ api, pipelineId, userName, workspace }) {
   const [loaded, setLoaded] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
@@ -55,7 +58,7 @@ export default function EditorApp({ api, pipelineId, userName }) {
   if (!loaded) return <div className="pw-page-message pw-muted">Loading the editor…</div>;
   return (
     <ReactFlowProvider>
-      <Editor api={api} pipelineId={pipelineId} userName={userName} catalog={loaded.catalog} pipeline={loaded.pipeline} />
+      <Editor api={api} pipelineId={pipelineId} userName={userName} workspace={workspace} catalog={loaded.catalog} pipeline={loaded.pipeline} />
     </ReactFlowProvider>
   );
 }
@@ -64,10 +67,11 @@ function isTyping(target) {
   return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 }
 
-function Editor({ api, pipelineId, userName, catalog, pipeline }) {
+function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const base = `/api/pipelines/${pipelineId}`;
+  const readOnly = !mayEdit(workspace?.role);
   // The pipeline is converted once, not at every render (1,000 nodes: a few ms each time).
-  const [state, dispatch] = useReducer(editorReducer, pipeline, (loaded) => initialEditorState(documentToCanvas(loaded, catalog.typeOf)));
+  const [state, dispatch] = useReducer(readOnly ? viewerReducer : editorReducer, pipeline, (loaded) => initialEditorState(documentToCanvas(loaded, catalog.typeOf)));
   const stateRef = useRef(state);
   stateRef.current = state;
   const { meta, nodes, edges } = state.history.present;
@@ -117,7 +121,7 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
     },
     [toasts, showProblems],
   );
-  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed });
+  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed, readOnly });
   const { save, resolve, adopt, revision } = saving;
 
   useEffect(validate, [validate]);
@@ -236,10 +240,14 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
       const key = event.key.toLowerCase();
       if (mod && key === "s") {
         event.preventDefault();
-        save({ force: false });
+        if (!readOnly) save({ force: false });
         return;
       }
       if (isTyping(event.target) || document.querySelector(".pw-backdrop")) return;
+      if (readOnly) {
+        if (mod && key === "c") copy();
+        return;
+      }
       if (mod && key === "z") {
         event.preventDefault();
         if (event.shiftKey) redo();
@@ -259,7 +267,7 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [save, undo, redo, copy, pasteClipboard, deleteSelection]);
+  }, [readOnly, save, undo, redo, copy, pasteClipboard, deleteSelection]);
 
   const onNodesChange = useCallback((changes) => dispatch({ type: "nodesChange", changes }), []);
   const onEdgesChange = useCallback((changes) => dispatch({ type: "edgesChange", changes }), []);
@@ -431,6 +439,8 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
       <OverlayContext.Provider value={overlay}>
         <div className="pw-editor">
           <TopBar
+            readOnly={readOnly}
+            workspace={workspace}
             name={meta.name}
             onRename={rename}
             saveLabel={saveLabel}
@@ -452,10 +462,17 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
             connection={connection}
           />
           <RunProgress />
+          {readOnly ? (
+            <div className="pw-readonly-bar" role="status">
+              <strong>Read only</strong> — you are a viewer in {workspace?.name ?? "this workspace"}. You can look, preview and export; ask one of
+              its admins for the editor role to change or run it.
+            </div>
+          ) : null}
           <div className="pw-workspace">
-            <Palette items={catalog.items} onAdd={addAtCenter} />
+            {readOnly ? null : <Palette items={catalog.items} onAdd={addAtCenter} />}
             <div className="pw-center" ref={canvasBox}>
               <Canvas
+                readOnly={readOnly}
                 nodes={nodes}
                 edges={edges}
                 onNodesChange={onNodesChange}
@@ -468,7 +485,7 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
                 {!nodes.length ? (
                   <div className="pw-canvas-empty">
                     <h2>An empty pipeline</h2>
-                    <p>Drag an input from the palette on the left onto this canvas to begin.</p>
+                    <p>{readOnly ? "Nobody has added a node yet." : "Drag an input from the palette on the left onto this canvas to begin."}</p>
                   </div>
                 ) : null}
               </Canvas>
@@ -482,6 +499,7 @@ function Editor({ api, pipelineId, userName, catalog, pipeline }) {
               />
             </div>
             <SidePanel
+              readOnly={readOnly}
               selected={selected}
               schemas={schemas}
               onNodeChange={onNodeChange}

@@ -52,6 +52,15 @@ export function editorReducer(state, action) {
   }
 }
 
+// What a viewer's editor still does: select, and take what the server has. Edits, moves,
+// undo and redo change nothing (the server would refuse to save them anyway).
+const VIEWING_ACTIONS = new Set(["nodesChange", "edgesChange", "saved", "reload"]);
+
+/** `editorReducer` for a viewer: the graph cannot be changed, only looked at. */
+export function viewerReducer(state, action) {
+  return VIEWING_ACTIONS.has(action.type) ? editorReducer(state, action) : state;
+}
+
 function withHistory(state, history, counts) {
   if (history === state.history) return state;
   return { ...state, history, version: counts ? state.version + 1 : state.version };

@@ -1,5 +1,6 @@
 // Saving the pipeline: explicitly (button, Ctrl+S) and automatically 1.5 s after the last
 // change. A stale save (409) stops autosave and waits for the user to reload or overwrite.
+// A viewer's editor never saves (`readOnly`): nothing is sent, nothing autosaves.
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { canvasToDocument } from "../document.js";
@@ -12,7 +13,7 @@ const AUTOSAVE_MS = 1500;
  * server has the current graph; `phase` is "idle", "saving" or "failed"; `conflict` is
  * `{revision}` (the server's, after a 409) until the user reloads or overwrites.
  */
-export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision, onSaved, onFailed }) {
+export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision, onSaved, onFailed, readOnly = false }) {
   const revision = useRef(initialRevision);
   const inFlight = useRef(null);
   const conflictRef = useRef(null);
@@ -25,6 +26,7 @@ export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialR
       while (inFlight.current) await inFlight.current;
       const current = stateRef.current;
       if (!isDirty(current) && !force) return true;
+      if (readOnly) return false;
       if (conflictRef.current && !force) return false;
       const version = current.version;
       const { meta, nodes, edges } = current.history.present;
@@ -56,15 +58,15 @@ export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialR
         inFlight.current = null;
       }
     },
-    [api, url, stateRef, dispatch, onSaved, onFailed],
+    [api, url, stateRef, dispatch, onSaved, onFailed, readOnly],
   );
 
   const dirty = isDirty(state);
   useEffect(() => {
-    if (!dirty || conflict) return undefined;
+    if (!dirty || conflict || readOnly) return undefined;
     const timer = setTimeout(() => save(), AUTOSAVE_MS);
     return () => clearTimeout(timer);
-  }, [dirty, state.version, state.savedVersion, conflict, save]);
+  }, [dirty, state.version, state.savedVersion, conflict, readOnly, save]);
 
   useEffect(() => {
     if (!dirty) return undefined;

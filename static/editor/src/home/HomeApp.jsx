@@ -1,5 +1,6 @@
-// The home page: the user's pipelines with their last run, and what to do next: open one,
-// create one, import one; rename, duplicate and delete (after confirming).
+// The home page: the pipelines of each of the user's workspaces (their own first), with their
+// last run, and what to do next: open one, create or import one in a workspace; rename,
+// duplicate and delete (after confirming). What a viewer may not do is not offered.
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import Dialog from "../components/Dialog.jsx";
@@ -7,25 +8,29 @@ import Toasts from "../components/Toasts.jsx";
 import { useToasts } from "../editor/useToasts.js";
 import { formatTime, timeAgo } from "../format.js";
 import { describeProblem } from "../problems.js";
+import { filesUrl, groupByWorkspace, mayEdit, mayManage, settingsUrl } from "../workspaces/roles.js";
 
 const editorUrl = (id) => `/pipelines/${id}/`;
+const LIST_LIMIT = 200;
 
 /** The list page. */
-export default function HomeApp({ api, userName }) {
-  const [pipelines, setPipelines] = useState(null);
+export default function HomeApp({ api, userName, staff }) {
+  const [listing, setListing] = useState(null); // {workspaces, pipelines, count}
   const [loadError, setLoadError] = useState("");
   const [renaming, setRenaming] = useState(null);
   const [deleting, setDeleting] = useState(null);
   const [importProblems, setImportProblems] = useState(null);
   const [highlight, setHighlight] = useState(null);
   const toasts = useToasts();
+  const [creatingWorkspace, setCreatingWorkspace] = useState(false);
   const file = useRef(null);
+  const importInto = useRef(null);
 
   const load = useCallback(
     () =>
-      api.get("/api/pipelines?limit=200").then(
-        (answer) => {
-          setPipelines(answer.items);
+      Promise.all([api.get("/api/workspaces"), api.get(`/api/pipelines?limit=${LIST_LIMIT}`)]).then(
+        ([workspaces, pipelines]) => {
+          setListing({ workspaces: workspaces.items, pipelines: pipelines.items, count: pipelines.count });
           setLoadError("");
         },
         (error) => setLoadError(error.message),
@@ -38,8 +43,8 @@ export default function HomeApp({ api, userName }) {
 
   const fail = (what) => (error) => toasts.show(`${what}: ${error.message}`, { kind: "error" });
 
-  const create = () =>
-    api.post("/api/pipelines", { name: "Untitled pipeline" }).then((created) => {
+  const create = (workspace) =>
+    api.post("/api/pipelines", { name: "Untitled pipeline", workspace: workspace.slug }).then((created) => {
       window.location.assign(editorUrl(created.id));
     }, fail("Could not create a pipeline"));
 
@@ -71,17 +76,23 @@ export default function HomeApp({ api, userName }) {
     }, fail("Could not delete"));
   };
 
-  const importFile = async (chosen) => {
+  const chooseImport = (workspace) => {
+    importInto.current = workspace;
+    file.current?.click();
+  };
+
+  const importFile = async (chosen, workspace) => {
     setImportProblems(null);
-    const text = await chosen.text();
+    let document;
     try {
-      JSON.parse(text);
+      document = JSON.parse(await chosen.text());
     } catch (error) {
       setImportProblems({ file: chosen.name, message: `not valid JSON: ${error.message}`, problems: [] });
       return;
     }
+    const body = document && typeof document === "object" && !Array.isArray(document) ? { ...document, workspace: workspace.slug } : document;
     try {
-      const created = await api.post("/api/pipelines/import", text);
+      const created = await api.post("/api/pipelines/import", body);
       await load();
       setHighlight(created.id);
       toasts.show(`Imported “${created.name}”.`, { kind: "success" });
@@ -90,35 +101,45 @@ export default function HomeApp({ api, userName }) {
     }
   };
 
+  const createWorkspace = (name) =>
+    api.post("/api/workspaces", { name }).then(async (created) => {
+      setCreatingWorkspace(false);
+      await load();
+      toasts.show(`Created the workspace “${created.name}”.`, { kind: "success" });
+    }, fail("Could not create the workspace"));
+
+  const sections = listing ? groupByWorkspace(listing.workspaces, listing.pipelines, { staff }) : null;
+  const total = listing?.pipelines.length ?? 0;
+  const rowActions = { editorUrl, highlight, renaming, setRenaming, rename, duplicate, setDeleting };
+
   return (
     <div className="pw-home">
       <div className="pw-home-head">
         <div>
           <h1>Pipelines</h1>
           <p className="pw-muted">
-            {userName ? `Welcome, ${userName}. ` : ""}Open a pipeline to edit and run it, or start a new one.
+            {userName ? `Welcome, ${userName}. ` : ""}Open a pipeline to edit and run it, or start a new one in a workspace.
           </p>
         </div>
-        <div className="pw-home-actions">
-          <button type="button" onClick={() => file.current?.click()}>
-            Import JSON
-          </button>
-          <input
-            ref={file}
-            type="file"
-            accept="application/json,.json"
-            hidden
-            aria-label="Pipeline JSON file"
-            onChange={(event) => {
-              const chosen = event.target.files?.[0];
-              event.target.value = "";
-              if (chosen) importFile(chosen);
-            }}
-          />
-          <button type="button" className="pw-primary" onClick={create}>
-            New pipeline
-          </button>
-        </div>
+        {staff ? (
+          <div className="pw-home-actions">
+            <button type="button" onClick={() => setCreatingWorkspace(true)}>
+              New workspace
+            </button>
+          </div>
+        ) : null}
+        <input
+          ref={file}
+          type="file"
+          accept="application/json,.json"
+          hidden
+          aria-label="Pipeline JSON file"
+          onChange={(event) => {
+            const chosen = event.target.files?.[0];
+            event.target.value = "";
+            if (chosen && importInto.current) importFile(chosen, importInto.current);
+          }}
+        />
       </div>
       {importProblems ? (
         <div className="pw-alert" role="alert">
@@ -140,8 +161,8 @@ export default function HomeApp({ api, userName }) {
           The pipelines could not be loaded: {loadError}
         </p>
       ) : null}
-      {pipelines === null && !loadError ? <p className="pw-muted">Loading…</p> : null}
-      {pipelines?.length === 0 ? (
+      {listing === null && !loadError ? <p className="pw-muted">Loading…</p> : null}
+      {listing && total === 0 ? (
         <div className="pw-empty-state">
           <h2>No pipelines yet</h2>
           <p>
@@ -149,70 +170,19 @@ export default function HomeApp({ api, userName }) {
             result. You build it by dragging operators onto a canvas and connecting them.
           </p>
           <p>
-            Press <strong>New pipeline</strong> to start from an empty canvas, or <strong>Import JSON</strong> to load a
-            pipeline exported from Pipewright.
+            Press <strong>New pipeline</strong> in a workspace to start from an empty canvas, or <strong>Import JSON</strong> to
+            load a pipeline exported from Pipewright. Put your data files in the workspace's <strong>Files</strong>.
           </p>
-          <button type="button" className="pw-primary" onClick={create}>
-            New pipeline
-          </button>
         </div>
       ) : null}
-      {pipelines?.length ? (
-        <div className="pw-card-box">
-          <table className="pw-table pw-pipelines">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Last run</th>
-                <th>Updated</th>
-                <th>
-                  <span className="pw-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {pipelines.map((pipeline) => (
-                <tr key={pipeline.id} className={highlight === pipeline.id ? "is-new" : undefined}>
-                  <td>
-                    {renaming === pipeline.id ? (
-                      <RenameForm pipeline={pipeline} onDone={rename} onDiscard={() => setRenaming(null)} />
-                    ) : (
-                      <>
-                        <a className="pw-pipeline-name" href={editorUrl(pipeline.id)}>
-                          {pipeline.name}
-                        </a>
-                        {pipeline.description ? <div className="pw-muted pw-small">{pipeline.description}</div> : null}
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    {pipeline.last_run ? (
-                      <span className={`pw-badge pw-status-${pipeline.last_run.status}`}>{pipeline.last_run.status.replace("_", " ")}</span>
-                    ) : (
-                      <span className="pw-muted">never run</span>
-                    )}
-                  </td>
-                  <td title={formatTime(pipeline.updated_at)}>{timeAgo(pipeline.updated_at)}</td>
-                  <td className="pw-row-actions">
-                    <a className="pw-button pw-primary-soft" href={editorUrl(pipeline.id)}>
-                      Open
-                    </a>
-                    <button type="button" onClick={() => setRenaming(pipeline.id)}>
-                      Rename
-                    </button>
-                    <button type="button" onClick={() => duplicate(pipeline)}>
-                      Duplicate
-                    </button>
-                    <button type="button" className="pw-danger-soft" onClick={() => setDeleting(pipeline)}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {listing && listing.count > total ? (
+        <p className="pw-muted">
+          Showing the {total} most recently changed of {listing.count} pipelines.
+        </p>
       ) : null}
+      {sections?.map(({ workspace, pipelines }) => (
+        <WorkspaceSection key={workspace.slug} workspace={workspace} pipelines={pipelines} onCreate={create} onImport={chooseImport} actions={rowActions} />
+      ))}
       {deleting ? (
         <Dialog title={`Delete “${deleting.name}”?`} onClose={() => setDeleting(null)}>
           <p>This deletes the pipeline and its run history. It cannot be undone.</p>
@@ -226,8 +196,140 @@ export default function HomeApp({ api, userName }) {
           </div>
         </Dialog>
       ) : null}
+      {creatingWorkspace ? <NewWorkspaceDialog onCreate={createWorkspace} onClose={() => setCreatingWorkspace(false)} /> : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
     </div>
+  );
+}
+
+/** One workspace: its name, the user's role, its pages, and its pipelines. */
+function WorkspaceSection({ workspace, pipelines, onCreate, onImport, actions }) {
+  const editable = mayEdit(workspace.role);
+  const headingId = `pw-workspace-${workspace.slug}`;
+  return (
+    <section className="pw-workspace-section" aria-labelledby={headingId} data-workspace={workspace.slug}>
+      <div className="pw-workspace-head">
+        <h2 id={headingId}>{workspace.name}</h2>
+        <span className={`pw-role pw-role-${workspace.role}`} title="Your role in this workspace">
+          {workspace.mine ? "your workspace · " : ""}
+          {workspace.role}
+        </span>
+        <nav className="pw-workspace-links" aria-label={`${workspace.name} pages`}>
+          <a href={filesUrl(workspace.slug)}>Files</a>
+          <a href={settingsUrl(workspace.slug)}>{mayManage(workspace.role) ? "Settings" : "Members"}</a>
+        </nav>
+        {editable ? (
+          <div className="pw-home-actions">
+            <button type="button" onClick={() => onImport(workspace)}>
+              Import JSON
+            </button>
+            <button type="button" className="pw-primary" onClick={() => onCreate(workspace)}>
+              New pipeline
+            </button>
+          </div>
+        ) : (
+          <span className="pw-muted pw-small pw-workspace-note">As a viewer you open, preview and export; an admin can make you an editor.</span>
+        )}
+      </div>
+      {pipelines.length ? (
+        <div className="pw-card-box">
+          <table className="pw-table pw-pipelines pw-pipeline-list">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Last run</th>
+                <th>Updated</th>
+                <th>
+                  <span className="pw-visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {pipelines.map((pipeline) => (
+                <PipelineRow key={pipeline.id} pipeline={pipeline} editable={editable} {...actions} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p className="pw-muted pw-workspace-empty">No pipelines in this workspace yet.</p>
+      )}
+    </section>
+  );
+}
+
+function PipelineRow({ pipeline, editable, editorUrl, highlight, renaming, setRenaming, rename, duplicate, setDeleting }) {
+  return (
+    <tr className={highlight === pipeline.id ? "is-new" : undefined}>
+      <td>
+        {renaming === pipeline.id ? (
+          <RenameForm pipeline={pipeline} onDone={rename} onDiscard={() => setRenaming(null)} />
+        ) : (
+          <>
+            <a className="pw-pipeline-name" href={editorUrl(pipeline.id)}>
+              {pipeline.name}
+            </a>
+            {pipeline.description ? <div className="pw-muted pw-small">{pipeline.description}</div> : null}
+          </>
+        )}
+      </td>
+      <td>
+        {pipeline.last_run ? (
+          <span className={`pw-badge pw-status-${pipeline.last_run.status}`}>{pipeline.last_run.status.replace("_", " ")}</span>
+        ) : (
+          <span className="pw-muted">never run</span>
+        )}
+      </td>
+      <td title={formatTime(pipeline.updated_at)}>{timeAgo(pipeline.updated_at)}</td>
+      <td className="pw-row-actions">
+        <a className="pw-button pw-primary-soft" href={editorUrl(pipeline.id)}>
+          Open
+        </a>
+        {editable ? (
+          <>
+            <button type="button" onClick={() => setRenaming(pipeline.id)}>
+              Rename
+            </button>
+            <button type="button" onClick={() => duplicate(pipeline)}>
+              Duplicate
+            </button>
+            <button type="button" className="pw-danger-soft" onClick={() => setDeleting(pipeline)}>
+              Delete
+            </button>
+          </>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+function NewWorkspaceDialog({ onCreate, onClose }) {
+  const [name, setName] = useState("");
+  return (
+    <Dialog title="New shared workspace" onClose={onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (name.trim()) onCreate(name.trim());
+        }}
+      >
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-new-workspace-name">
+            Name
+          </label>
+          <input id="pw-new-workspace-name" value={name} maxLength={200} onChange={(event) => setName(event.target.value)} />
+          <p className="pw-hint">You become its admin; add members on its settings page. Its folder's name is made from the name and never changes.</p>
+        </div>
+        <div className="pw-dialog-actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="pw-primary" disabled={!name.trim()}>
+            Create
+          </button>
+        </div>
+      </form>
+    </Dialog>
   );
 }
 

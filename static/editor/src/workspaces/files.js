@@ -1,0 +1,48 @@
+// The Files page's pure parts: where a folder sits (breadcrumbs), what may change in it, how
+// sizes read, and the API's addresses for listing, downloading and deleting.
+
+import { workspaceApi } from "./roles.js";
+
+/** The folder every workspace reads; only staff write it. */
+export const SHARED = "shared";
+
+/** `a/b` → the crumbs from the workspace's top: [{name: top, folder: ""}, {a}, {a/b}]. */
+export function breadcrumbs(folder, top) {
+  const parts = folder.split("/").filter(Boolean);
+  return [{ name: top, folder: "" }, ...parts.map((name, index) => ({ name, folder: parts.slice(0, index + 1).join("/") }))];
+}
+
+/** Whether `folder` is inside the shared folder, which only staff may change. */
+export function isReadOnlyFolder(folder, staff) {
+  return !staff && (folder === SHARED || folder.startsWith(`${SHARED}/`));
+}
+
+const UNITS = ["KB", "MB", "GB", "TB"];
+
+/** 1536 → "1.5 KB"; bytes below 1 KB as "512 B"; null (a folder) → "". */
+export function formatSize(bytes) {
+  if (typeof bytes !== "number") return "";
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${UNITS[unit]}`;
+}
+
+/** The listing of `folder` ("" for the top). */
+export const listUrl = (slug, folder) => `${workspaceApi(slug)}/files?folder=${encodeURIComponent(folder)}`;
+
+/** The download of the file at `path`. */
+export const downloadUrl = (slug, path) => `${workspaceApi(slug)}/files/content?path=${encodeURIComponent(path)}`;
+
+/** The file or empty folder at `path`, to DELETE. */
+export const deleteUrl = (slug, path) => `${workspaceApi(slug)}/files?path=${encodeURIComponent(path)}`;
+
+/** What to tell the user when an upload was refused (413: too large, with the server's limit). */
+export function uploadProblem(fileName, error) {
+  if (error.status === 413) return `${fileName} is too large to upload: ${error.message}.`;
+  return `${fileName} was not uploaded: ${error.message}`;
+}
