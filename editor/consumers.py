@@ -19,8 +19,11 @@ from editor.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBuc
 from editor.live import group_name, remember_server_loop
 from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
+from runtime import json_text
+from runtime.json_text import JsonTextError
 
 FORBIDDEN = 4403
+NOT_JSON = 4400
 HEARTBEAT_S = 15
 
 
@@ -53,6 +56,15 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
             await self._refuse(TOO_MANY)
         else:
             await super().websocket_receive(message)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """A frame that is not JSON we accept (too deep, NaN, garbage) closes the socket."""
+        try:
+            content = json_text.loads(text_data if text_data is not None else bytes_data)
+        except JsonTextError:
+            await self._refuse(NOT_JSON)
+            return
+        await self.receive_json(content, **kwargs)
 
     async def receive_json(self, content, **kwargs):
         """The client asks for a snapshot when it noticed a gap in `seq`."""

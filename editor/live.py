@@ -50,15 +50,22 @@ def remember_server_loop() -> None:
 
 
 def frame_events(events: list[Event]) -> list[dict]:
-    """The events worth sending: every one, except progress superseded within the batch."""
+    """The events worth sending: every one, except progress superseded within the batch.
+
+    Tracebacks stay out: every watcher gets the same frame, and a traceback names the server's
+    files (staff read it in the run's API answer and the admin)."""
     last_progress = {
         event["node"]: event["seq"] for event in events if event["type"] == "node_progress"
     }
     return [
-        {"run_id": event["run_id"], "seq": event["seq"], "event": event}
+        {"run_id": event["run_id"], "seq": event["seq"], "event": _without_traceback(event)}
         for event in events
         if event["type"] != "node_progress" or last_progress[event["node"]] == event["seq"]
     ]
+
+
+def _without_traceback(event: Event) -> Event:
+    return {k: v for k, v in event.items() if k != "traceback"} if "traceback" in event else event
 
 
 def broadcast(pipeline_id: int, after_seq: int, events: list[Event]) -> None:

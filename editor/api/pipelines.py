@@ -259,7 +259,7 @@ def start_run(request, pipeline_id: ObjectId):
     parameters = _parameters(json_object(request))
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     run = actions.start_run(pipeline, request.user, parameters)
-    return Status(202, run_json(run))
+    return Status(202, run_json(run, user=request.user))
 
 
 @router.get("/{int:pipeline_id}/runs", response=answers({200: RunPage}, 404), summary="Run history")

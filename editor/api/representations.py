@@ -48,8 +48,9 @@ def pipeline_summary(pipeline: Pipeline) -> dict:
     }
 
 
-def run_json(run: Run, with_nodes: bool = True) -> dict:
-    """A run with its timings and, unless listing, its node runs."""
+def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
+    """A run with its timings and, unless listing, its node runs. Tracebacks name the
+    server's files and folders: only staff see them (everyone sees the error message)."""
     body = {
         "id": run.pk,
         "pipeline": run.pipeline_id,
@@ -70,7 +71,7 @@ def run_json(run: Run, with_nodes: bool = True) -> dict:
                 "attempts": node.attempts,
                 "metrics": node.metrics,
                 "error": node.error,
-                "traceback": node.traceback,
+                "traceback": node.traceback if user is not None and user.is_staff else "",
                 "log_tail": node.log_tail,
             }
             for node in run.node_runs.all()

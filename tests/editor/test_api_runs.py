@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from editor import launcher
+from editor.live import frame_events
 from editor.models import Run
-from tests.editor.conftest import SEED, post_json, wait_for_run
+from tests.editor.conftest import SEED, client_for, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,15 +33,19 @@ def test_a_run_executes_in_the_background_and_records_every_node(client, pipelin
     assert run.document["nodes"][0]["id"] == "adults"  # the snapshot of what ran
 
 
-def test_a_failed_node_fails_the_run_and_names_the_node(client, pipeline_id, settings, tmp_path):
+def test_a_failed_node_fails_the_run_and_names_the_node(
+    client, pipeline_id, settings, tmp_path, staff
+):
     settings.PIPEWRIGHT_DATA_ROOT = tmp_path  # people.csv is missing here
     run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
     run = wait_for_run(run_id)
     assert run.status == "failed"
     assert run.error.startswith("read: input file 'people.csv' not found")
     nodes = client.get(f"/api/runs/{run_id}").json()["nodes"]
-    assert nodes["read"]["status"] == "failed" and "Traceback" in nodes["read"]["traceback"]
-    assert nodes["adults"]["status"] == "cancelled"
+    assert nodes["read"]["status"] == "failed" and nodes["adults"]["status"] == "cancelled"
+    assert nodes["read"]["traceback"] == ""  # it names the server's files: staff only
+    as_staff = client_for(staff).get(f"/api/runs/{run_id}").json()["nodes"]
+    assert "Traceback" in as_staff["read"]["traceback"]
 
 
 def test_an_invalid_pipeline_cannot_start_and_gets_422_with_problems(client):
@@ -101,3 +106,18 @@ def test_deleting_a_pipeline_deletes_its_runs(client, pipeline_id, data_root):
     wait_for_run(run_id)
     client.delete(f"/api/pipelines/{pipeline_id}")
     assert not Run.objects.filter(pk=run_id).exists()
+
+
+def test_live_frames_never_carry_a_traceback():
+    """Every watcher of a pipeline gets the same frame; a traceback names server files."""
+    failed = {
+        "run_id": 1,
+        "seq": 3,
+        "type": "node_status",
+        "node": "read",
+        "status": "failed",
+        "error": "boom",
+        "traceback": 'File "/srv/pipewright/runtime/executor.py"',
+    }
+    [item] = frame_events([failed])
+    assert "traceback" not in item["event"] and item["event"]["error"] == "boom"

@@ -100,6 +100,18 @@ async def test_a_frame_over_4_kib_is_refused_with_4413(asgi_server, token, cooki
         assert await close_code(connection) == 4413
 
 
+@pytest.mark.parametrize("frame", ["[" * 4000, '{"type": NaN}', "not json"])
+async def test_a_frame_that_is_not_plain_json_is_refused_with_4400(
+    asgi_server, token, cookie, frame
+):
+    pipeline_id = await new_pipeline(asgi_server, token, pause_pipeline("deep", 1, 0))
+    async with open_socket(asgi_server, pipeline_id, cookie) as connection:
+        assert json.loads(await connection.recv())["type"] == "snapshot"
+        await connection.send(frame)
+        assert await close_code(connection) == 4400
+    assert "Traceback" not in asgi_server.errors()
+
+
 def chatty_pipeline(nodes: int) -> dict:
     """Many instant `pause` nodes with long ids: a run streams over 5 MiB of events."""
     document = pause_pipeline("chatty", nodes, 0, chains=40, max_concurrency=40)

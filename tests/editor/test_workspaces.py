@@ -339,3 +339,21 @@ def test_rotatekeys_reencrypts_with_the_newest_key_and_old_keys_still_read(owner
     settings.PIPEWRIGHT_ENCRYPTION_KEYS = [old]
     with pytest.raises(encryption.UnreadableSecret):
         connection.full_url()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    ["sqlite:////work/main/db.sqlite3", "sqlite:///file:db.sqlite3?uri=true", "sqlite:///../x.db"],
+)
+def test_the_admin_refuses_sqlite_files_outside_the_workspace(admin_client, owner, url):
+    body = {
+        "workspace": personal_workspace(owner).pk,
+        "name": "escape",
+        "url": url,
+        "password": "",
+        "read_only": "on",
+    }
+    page = admin_client.post("/admin/editor/connection/add/", body)
+    assert page.status_code == 200 and "errorlist" in page.content.decode()
+    assert not Connection.objects.exists()
