@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { connectionBody, connectionForm } from "../src/workspaces/connections.js";
-import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, listUrl, uploadProblem } from "../src/workspaces/files.js";
+import {
+  breadcrumbs,
+  deleteUrl,
+  downloadUrl,
+  formatSize,
+  isReadOnlyFolder,
+  listUrl,
+  mayDelete,
+  uploadProblem,
+} from "../src/workspaces/files.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage } from "../src/workspaces/roles.js";
 
 const own = { slug: "ada", name: "ada", personal: true, mine: true, role: "admin" };
@@ -41,6 +50,14 @@ describe("the home page's sections", () => {
 });
 
 describe("the Files page", () => {
+  it("offers Delete to editors, except on read-only entries and the shared folder itself", () => {
+    const file = { path: "a.csv", read_only: false };
+    expect(mayDelete(file, "editor")).toBe(true);
+    expect(mayDelete(file, "viewer")).toBe(false);
+    expect(mayDelete({ path: "shared", read_only: false }, "admin")).toBe(false);
+    expect(mayDelete({ path: "shared/x.csv", read_only: true }, "admin")).toBe(false);
+  });
+
   it("shows breadcrumbs from the workspace's top to the folder", () => {
     expect(breadcrumbs("", "Team")).toEqual([{ name: "Team", folder: "" }]);
     expect(breadcrumbs("shared/sales/2024", "Team")).toEqual([

@@ -7,7 +7,7 @@ import Dialog from "../components/Dialog.jsx";
 import Toasts from "../components/Toasts.jsx";
 import { useToasts } from "../editor/useToasts.js";
 import { formatTime, timeAgo } from "../format.js";
-import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, listUrl, uploadProblem } from "./files.js";
+import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, listUrl, mayDelete, uploadProblem } from "./files.js";
 import { filesUrl, mayEdit, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 
@@ -201,7 +201,7 @@ export default function FilesApp({ api, workspace, staff }) {
                         </a>
                       </>
                     ) : null}
-                    {mayEdit(workspace.role) && !entry.read_only ? (
+                    {mayDelete(entry, workspace.role) ? (
                       <button type="button" className="pw-danger-soft" onClick={() => setDeleting(entry)} aria-label={`Delete ${entry.name}`}>
                         Delete
                       </button>

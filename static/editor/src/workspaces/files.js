@@ -1,7 +1,7 @@
 // The Files page's pure parts: where a folder sits (breadcrumbs), what may change in it, how
 // sizes read, and the API's addresses for listing, downloading and deleting.
 
-import { workspaceApi } from "./roles.js";
+import { mayEdit, workspaceApi } from "./roles.js";
 
 /** The folder every workspace reads; only staff write it. */
 export const SHARED = "shared";
@@ -15,6 +15,12 @@ export function breadcrumbs(folder, top) {
 /** Whether `folder` is inside the shared folder, which only staff may change. */
 export function isReadOnlyFolder(folder, staff) {
   return !staff && (folder === SHARED || folder.startsWith(`${SHARED}/`));
+}
+
+/** Whether a listed entry offers Delete: not for viewers, read-only entries, or the shared
+ * folder itself (the server refuses to delete it). */
+export function mayDelete(entry, role) {
+  return mayEdit(role) && !entry.read_only && entry.path !== SHARED;
 }
 
 const UNITS = ["KB", "MB", "GB", "TB"];
