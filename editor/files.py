@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,14 +23,30 @@ from runtime.errors import UnsafePathError
 from runtime.paths import SHARED, FileArea
 
 CHUNK = 1 << 20
+MAX_PATH_LENGTH = 1000
 
 
 def _located(area: FileArea, path: str, *, write: bool = False) -> Path:
+    if "\x00" in path or len(path) > MAX_PATH_LENGTH:
+        raise ActionError(400, "invalid_path", "not a usable path", field="path")
     try:
         return area.resolve(path or ".", write=write)
+    except OSError as error:  # a name the file system cannot take (too long, say)
+        reason = (error.strerror or "not a usable path").lower()
+        raise ActionError(400, "invalid_path", f"'{path}': {reason}", field="path") from None
     except UnsafePathError as error:
         status = 403 if write and "read-only" in str(error) else 400
         raise ActionError(status, "unsafe_path", str(error), field="path") from None
+
+
+@contextmanager
+def _file_errors(path: str) -> Iterator[None]:
+    """What the file system refuses (a name too long, a full disk, ...) as a 4xx naming it."""
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ActionError(409, "file_error", f"'{path}': {reason.lower()}", field="path") from None
 
 
 def list_folder(area: FileArea, folder: str = "") -> list[dict]:
@@ -36,26 +54,45 @@ def list_folder(area: FileArea, folder: str = "") -> list[dict]:
     location = _located(area, folder)
     if not location.is_dir():
         raise ActionError(404, "not_found", f"no folder '{folder or '.'}'", field="path")
-    entries = []
     at_top = location == area.root.resolve()
-    for child in location.iterdir():
-        if child.name.startswith(".") or (at_top and child.name == SHARED):
-            continue
-        stat = child.stat()
-        entries.append({
-            "name": child.name,
-            "path": area.display(child),
-            "kind": "folder" if child.is_dir() else "file",
-            "size": None if child.is_dir() else stat.st_size,
-            "modified": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
-            "read_only": area.display(child).startswith(f"{SHARED}/") and not area.shared_writable,
-        })  # fmt: skip
+    children = [
+        child
+        for child in location.iterdir()
+        if not child.name.startswith(".") and not (at_top and child.name == SHARED)
+    ]
+    entries = [e for child in children if (e := _entry(area, folder, child)) is not None]
     entries.sort(key=lambda entry: (entry["kind"] != "folder", entry["name"]))
     if at_top and area.shared is not None:
-        shared = {"name": SHARED, "path": SHARED, "kind": "folder", "size": None,
-                  "modified": None, "read_only": not area.shared_writable}  # fmt: skip
+        shared = _described(SHARED, SHARED, "folder", None, None, not area.shared_writable)
         entries.insert(0, shared)
     return entries
+
+
+def _entry(area: FileArea, folder: str, child: Path) -> dict | None:
+    """A listing's line for `child` of `folder`; None for what cannot be opened from here (a
+    dangling link, or one that leads out of the area)."""
+    path = f"{folder.strip('/')}/{child.name}".lstrip("/")
+    try:
+        area.resolve(path)
+        stat = child.stat()
+    except (OSError, UnsafePathError):
+        return None
+    folder = child.is_dir()
+    modified = datetime.fromtimestamp(stat.st_mtime, UTC).isoformat()
+    read_only = path.startswith(f"{SHARED}/") and not area.shared_writable
+    kind = "folder" if folder else "file"
+    return _described(child.name, path, kind, None if folder else stat.st_size, modified, read_only)
+
+
+def _described(name, path, kind, size, modified, read_only) -> dict:
+    return {
+        "name": name,
+        "path": path,
+        "kind": kind,
+        "size": size,
+        "modified": modified,
+        "read_only": read_only,
+    }
 
 
 def upload_name(name: str) -> str:
@@ -75,20 +112,22 @@ def save_upload(area: FileArea, folder: str, upload) -> str:
         raise ActionError(
             413, "too_large", f"the file is {upload.size:,} bytes; the limit is {limit:,}"
         )
-    target = _located(area, f"{folder.rstrip('/')}/{upload_name(upload.name)}".lstrip("/"),
-                      write=True)  # fmt: skip
-    if target.is_dir():
-        raise ActionError(409, "is_folder", f"'{area.display(target)}' is a folder", field="file")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.upload-{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        with temporary.open("wb") as out:
-            for chunk in upload.chunks(CHUNK):
-                out.write(chunk)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
-    return area.display(target)
+    name = upload_name(upload.name)
+    target = _located(area, f"{folder.rstrip('/')}/{name}".lstrip("/"), write=True)
+    shown = area.display(target)
+    with _file_errors(shown):
+        if target.is_dir():
+            raise ActionError(409, "is_folder", f"'{shown}' is a folder", field="file")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name[:200]}.upload-{uuid.uuid4().hex[:12]}.tmp")
+        try:
+            with temporary.open("wb") as out:
+                for chunk in upload.chunks(CHUNK):
+                    out.write(chunk)
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+    return shown
 
 
 def file_to_download(area: FileArea, path: str) -> Path:
@@ -106,9 +145,10 @@ def delete_path(area: FileArea, path: str) -> None:
         raise ActionError(400, "invalid_path", "the workspace's own folder cannot be deleted")
     if location.name.startswith(".") or not location.exists():
         raise ActionError(404, "not_found", f"no file '{path}'", field="path")
-    if location.is_dir():
-        if any(location.iterdir()):
-            raise ActionError(409, "not_empty", f"folder '{path}' is not empty", field="path")
-        location.rmdir()
-    else:
-        location.unlink()
+    with _file_errors(path):
+        if location.is_dir():
+            if any(location.iterdir()):
+                raise ActionError(409, "not_empty", f"folder '{path}' is not empty", field="path")
+            location.rmdir()
+        else:
+            location.unlink()

@@ -81,6 +81,12 @@ def require(user, action: Action, target) -> None:
         )
 
 
+def is_operator(user) -> bool:
+    """Staff run the server: they write the shared folder every workspace reads, make shared
+    workspaces, and read tracebacks (which name the server's files)."""
+    return _signed_in(user) and user.is_staff
+
+
 def visible_workspaces(user) -> QuerySet[Workspace]:
     """The workspaces `user` belongs to (every one for staff)."""
     if not _signed_in(user):

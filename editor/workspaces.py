@@ -18,6 +18,7 @@ from django.utils.text import slugify
 from editor.connections import runtime_connections
 from editor.errors import ActionError
 from editor.models import Membership, Role, Workspace
+from editor.permissions import is_operator
 from runtime.paths import SHARED, FileArea
 
 SYSTEM_FOLDER = ".pipewright"
@@ -125,7 +126,7 @@ def file_area(workspace: Workspace, user) -> FileArea:
     return FileArea(
         root=workspace_folder(workspace),
         shared=shared_folder(),
-        shared_writable=bool(user is not None and user.is_staff),
+        shared_writable=is_operator(user),
         called="workspace folder",
     )
 

@@ -69,8 +69,8 @@ def upload_file(request, slug: str):
     area = file_area(workspace_for(request.user, slug, Action.EDIT), request.user)
     upload = request.FILES.get("file")
     if upload is None:
-        raise ActionError(400, "invalid_request", "send the file as the form field 'file'",
-                          field="file")  # fmt: skip
+        message = "send the file as the form field 'file'"
+        raise ActionError(400, "invalid_request", message, field="file")
     folder = request.POST.get("folder", "")
     return Status(201, {"path": files.save_upload(area, folder, upload)})
 

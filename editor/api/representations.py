@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 
 from editor.documents import to_document
 from editor.models import Pipeline, Run
+from editor.permissions import is_operator
 from runtime.spec import to_json_dict
 
 
@@ -71,7 +72,7 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
                 "attempts": node.attempts,
                 "metrics": node.metrics,
                 "error": node.error,
-                "traceback": node.traceback if user is not None and user.is_staff else "",
+                "traceback": node.traceback if is_operator(user) else "",
                 "log_tail": node.log_tail,
             }
             for node in run.node_runs.all()

@@ -21,7 +21,7 @@ from editor.api.workspace_schemas import (
 from editor.connections import connection_json, save_connection
 from editor.errors import ActionError
 from editor.models import Workspace
-from editor.permissions import Action, role_in, visible_workspaces, workspace_for
+from editor.permissions import Action, is_operator, role_in, visible_workspaces, workspace_for
 from editor.workspaces import create_workspace, remove_member, set_member, slug_problem
 
 router = Router()
@@ -55,7 +55,7 @@ def list_workspaces(request):
     summary="Create a shared workspace (staff)",
 )
 def create_shared_workspace(request):
-    if not request.user.is_staff:
+    if not is_operator(request.user):
         raise ActionError(403, "forbidden", "only staff create shared workspaces")
     body = parse_body(WorkspaceIn, json_object(request))
     name = body.name.strip()

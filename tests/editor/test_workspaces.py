@@ -357,3 +357,24 @@ def test_the_admin_refuses_sqlite_files_outside_the_workspace(admin_client, owne
     page = admin_client.post("/admin/editor/connection/add/", body)
     assert page.status_code == 200 and "errorlist" in page.content.decode()
     assert not Connection.objects.exists()
+
+
+@pytest.mark.django_db
+def test_file_requests_the_file_system_refuses_are_4xx_not_500(client, data_root):
+    url = "/api/workspaces/owner/files"
+    too_long = client.post(url, {"file": _upload("é" * 200 + ".csv", b"1")})  # 404 bytes
+    assert too_long.status_code == 409 and "too long" in too_long.json()["message"]
+    over_a_file = client.post(url, {"file": _upload("a.csv", b"1"), "folder": "people.csv"})
+    assert over_a_file.status_code == 409
+    assert client.get(url, {"folder": "a\x00b"}).status_code == 400
+    assert client.get(f"{url}/content", {"path": "x" * 5000}).status_code == 400
+    assert str(data_root) not in too_long.content.decode() + over_a_file.content.decode()
+
+
+@pytest.mark.django_db
+def test_links_that_lead_out_or_nowhere_are_not_listed(client, victim_folder, data_root):
+    os.symlink(victim_folder, data_root / "their-folder")
+    os.symlink(data_root / "gone.csv", data_root / "dangling.csv")
+    listing = client.get("/api/workspaces/owner/files").json()["items"]
+    assert [item["name"] for item in listing] == ["shared", "people.csv"]
+    assert client.get("/api/workspaces/owner/files", {"folder": "their-folder"}).status_code == 400
