@@ -15,7 +15,7 @@ from sqlalchemy.exc import ArgumentError
 
 from editor.errors import ActionError
 from editor.models import Connection, Workspace
-from runtime.sql_connections import ConnectionSpec
+from runtime.connection_specs import ConnectionSpec
 
 PASSWORD_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword", "secret", "token"})
 """Query-string options that would carry a secret in the URL itself."""

@@ -234,7 +234,7 @@ def _connections(path: Path | None) -> dict:
 
 
 def _connection(path: Path, name: str, value):
-    from runtime.sql_connections import ConnectionSpec
+    from runtime.connection_specs import ConnectionSpec
 
     if isinstance(value, str):
         return value

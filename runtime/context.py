@@ -22,7 +22,7 @@ from runtime.errors import NodeCancelled
 from runtime.paths import FileArea
 
 if TYPE_CHECKING:
-    from runtime.sql_connections import Connections
+    from runtime.connection_specs import Connections
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 PROGRESS_INTERVAL_S = 0.05

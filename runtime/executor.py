@@ -37,7 +37,7 @@ from runtime.paths import FileArea
 from runtime.pruning import needed_columns
 
 if TYPE_CHECKING:
-    from runtime.sql_connections import Connections
+    from runtime.connection_specs import Connections
 
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""

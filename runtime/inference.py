@@ -24,7 +24,7 @@ from runtime.schema import Schema
 from runtime.spec import Pipeline
 
 if TYPE_CHECKING:
-    from runtime.sql_connections import Connections
+    from runtime.connection_specs import Connections
 
 
 @dataclass(slots=True)

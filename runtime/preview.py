@@ -23,7 +23,7 @@ from runtime.schema import Schema, schema_of
 from runtime.spec import Pipeline
 
 if TYPE_CHECKING:
-    from runtime.sql_connections import Connections
+    from runtime.connection_specs import Connections
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 10_000

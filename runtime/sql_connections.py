@@ -15,11 +15,9 @@ it keeps no pooled connection (`NullPool`), so no state of one query reaches the
 
 from __future__ import annotations
 
-import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -27,6 +25,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError, StatementError
 from sqlalchemy.pool import NullPool
 
+from runtime.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
 from runtime.sql_sessions import SQLITE_REFUSED, confine
@@ -36,44 +35,11 @@ CONNECT_TIMEOUT_S = 10
 _TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
 """Drivers that take a `connect_timeout` argument, in seconds."""
 
-_SECRET_KEY = re.compile(r"pass|secret|token|key", re.IGNORECASE)
-"""URL query options whose value is masked wherever a URL is shown."""
-
 _SQLITE_DENIALS = ("not authorized", "authorization denied")
 """How SQLite words a refusal of the authorizer (the second: inside VACUUM INTO)."""
 
 _engines: dict[tuple, Engine] = {}
 _engines_lock = threading.Lock()
-
-
-@dataclass(frozen=True)
-class ConnectionSpec:
-    """A named connection as the runtime receives it."""
-
-    url: str
-    """Full SQLAlchemy URL, password included (never shown)."""
-    read_only: bool = True
-    """Enforced by the database itself."""
-    prefix: str | None = None
-    """Writes limited to this schema (`sales.`) or table prefix (`stg_`)."""
-
-    def __repr__(self) -> str:
-        try:
-            url = hidden(sa.make_url(self.url))
-        except ArgumentError:
-            url = "<malformed URL>"
-        return f"ConnectionSpec(url={url!r}, read_only={self.read_only}, prefix={self.prefix!r})"
-
-
-Connections = Mapping[str, "ConnectionSpec | str"]
-"""What every runtime entry point takes: a bare URL string is writable, with no prefix."""
-
-
-def as_spec(value: ConnectionSpec | str) -> ConnectionSpec:
-    """The spec of a connection given as a spec or as a bare (writable) URL."""
-    if isinstance(value, ConnectionSpec):
-        return value
-    return ConnectionSpec(value, read_only=False)
 
 
 def connection_spec(ctx: NodeContext, name: str) -> ConnectionSpec:
@@ -183,26 +149,6 @@ def _make_sqlite_transactional(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN")
 
 
-def hidden(url: URL) -> str:
-    """The URL as it may be shown: its password, and query values that may be secrets, masked."""
-    shown = url.set(query={}).render_as_string(hide_password=True)
-    options = [
-        f"{key}={'***' if _SECRET_KEY.search(key) else value}"
-        for key, values in url.query.items()
-        for value in ((values,) if isinstance(values, str) else values)
-    ]
-    return f"{shown}?{'&'.join(options)}" if options else shown
-
-
-def _secrets(url: URL) -> list[str]:
-    """The password and the query values that may be secrets, for masking in messages."""
-    values = [url.password] if url.password else []
-    for key, value in url.query.items():
-        if _SECRET_KEY.search(key):
-            values += [value] if isinstance(value, str) else list(value)
-    return [value for value in values if value]
-
-
 @contextmanager
 def connect(ctx: NodeContext, name: str, *, write_to: str | None = None) -> Iterator[Connection]:
     """A read-only session of connection `name`, or one that may write table `write_to`;
@@ -243,6 +189,6 @@ def driver_message(error: SQLAlchemyError, url: URL) -> str:
     text = text.strip() or type(cause).__name__
     if url.get_backend_name() == "sqlite" and text.startswith(_SQLITE_DENIALS):
         text = f"{SQLITE_REFUSED} ({text})"
-    for secret in _secrets(url):
+    for secret in secrets_of(url):
         text = text.replace(secret, "***")
     return text

@@ -17,11 +17,12 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
+from runtime.connection_specs import ConnectionSpec, as_spec, hidden
 from runtime.errors import OperatorError, ParamsError, UnsafePathError
 from runtime.operators.sql import SqlInput, SqlOutput
 from runtime.paths import FileArea
 from runtime.schema import Column, Schema
-from runtime.sql_connections import ConnectionSpec, as_spec, engine_for, hidden
+from runtime.sql_connections import engine_for
 from runtime.sql_sessions import sqlite_authorizer
 from tests.runtime.operators.conftest import DATABASES
 from tests.runtime.operators.contract import make_ctx
