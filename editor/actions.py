@@ -12,12 +12,13 @@ from django.db import transaction
 from editor import launcher
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
-from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Pipeline, Run, Workspace
+from editor.models import NodeRun, Pipeline, Run, Workspace
 from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import personal_workspace
 from runtime.graph import structural_problems, validate
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
+from runtime.statuses import RunStatus
 
 
 def _check_structure(document: PipelineSpec) -> None:
@@ -58,7 +59,7 @@ def save_pipeline(pipeline: Pipeline, document: PipelineSpec, revision: int) -> 
 
 def delete_pipeline(pipeline: Pipeline) -> None:
     """Delete the pipeline with its runs (cancelling an active one first)."""
-    for run in pipeline.runs.filter(status__in=ACTIVE_RUN_STATUSES):
+    for run in pipeline.runs.filter(status__in=RunStatus.ACTIVE):
         launcher.cancel(run.pk)
     pipeline.delete()
 
@@ -76,7 +77,7 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
     """Snapshot the pipeline and queue a run of it (one active run per pipeline)."""
     Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     refuse_too_many_runs(user)
-    active = pipeline.runs.filter(status__in=ACTIVE_RUN_STATUSES).first()
+    active = pipeline.runs.filter(status__in=RunStatus.ACTIVE).first()
     if active is not None:
         raise ActionError(
             409,
@@ -93,7 +94,7 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
         document=to_json_dict(document),
         parameters=parameters or {},
         started_by=user,
-        status="queued",
+        status=RunStatus.QUEUED,
     )
     NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)
     _prune_runs(pipeline)
@@ -103,7 +104,7 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
 
 def cancel_run(run: Run) -> Run:
     """Stop a queued or running run; a finished run is left as it is."""
-    if run.status in ACTIVE_RUN_STATUSES:
+    if run.status in RunStatus.ACTIVE:
         launcher.cancel(run.pk)
         run.refresh_from_db()
     return run
@@ -113,4 +114,4 @@ def _prune_runs(pipeline: Pipeline) -> None:
     """Keep the newest PIPEWRIGHT_KEEP_RUNS runs of a pipeline."""
     keep = settings.PIPEWRIGHT_KEEP_RUNS
     stale = pipeline.runs.order_by("-created_at", "-id").values_list("pk", flat=True)[keep:]
-    Run.objects.filter(pk__in=list(stale)).exclude(status__in=ACTIVE_RUN_STATUSES).delete()
+    Run.objects.filter(pk__in=list(stale)).exclude(status__in=RunStatus.ACTIVE).delete()

@@ -4,9 +4,9 @@
 user, and a free worker takes the next run of the user with the fewest runs going, the one
 served longest ago first among equals: one user who queues many runs delays another user's
 single run by one run at most, not by all of them. The worker marks it
-`running` with its host and pid, executes the snapshot with the runtime, records every event
-through `RunRecorder`, and settles the run's final status. `cancel` stops a run within about
-a second: the runtime is told to stop, nothing new starts, outputs stay whole.
+`running` with its host and pid, executes the snapshot with the runtime, and records every
+event through `RunRecorder`, down to the outcome the runtime computed. `cancel` stops a run
+within about a second: the runtime is told to stop, nothing new starts, outputs stay whole.
 
 Management commands run in the foreground instead: runs started inside `foreground()` are not
 handed to a worker, and `run_now` executes them in the calling thread the same way.
@@ -27,14 +27,16 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from editor import live, run_watch
-from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Run
+from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
 from editor.workspaces import engine_access
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
-from runtime.executor import RunResult, execute
+from runtime.executor import execute
 from runtime.graph import Plan, build_plan
+from runtime.results import RunResult
 from runtime.spec import load_document
+from runtime.statuses import NodeStatus, RunStatus
 
 log = logging.getLogger(__name__)
 
@@ -96,17 +98,17 @@ def _take_next() -> tuple[int | None, int]:
 
 def cancel(run_id: int) -> None:
     """Ask a run to stop; a queued run is cancelled before it starts."""
-    Run.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(cancel_requested=True)
+    Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(cancel_requested=True)
     with _lock:
         event = _cancels.get(run_id)
     if event is not None:
         event.set()
-    Run.objects.filter(pk=run_id, status="queued").update(
-        status="cancelled", finished_at=timezone.now()
+    Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now()
     )
-    NodeRun.objects.filter(run_id=run_id, run__status="cancelled", status="pending").update(
-        status="cancelled"
-    )
+    NodeRun.objects.filter(
+        run_id=run_id, run__status=RunStatus.CANCELLED, status=NodeStatus.PENDING
+    ).update(status=NodeStatus.CANCELLED)
 
 
 @contextmanager
@@ -125,7 +127,7 @@ def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
         cancel_event = _cancels.setdefault(run_id, threading.Event())
     run_watch.hold(run_id)
     try:
-        return _start(run_id, cancel_event, extra_sinks)
+        return _claim_and_run(run_id, cancel_event, extra_sinks)
     finally:
         _forget(run_id)
 
@@ -135,7 +137,7 @@ def _execute(run_id: int) -> None:
     try:
         with _lock:
             cancel_event = _cancels[run_id]
-        _start(run_id, cancel_event)
+        _claim_and_run(run_id, cancel_event)
     finally:
         _forget(run_id)
         connection.close()
@@ -147,30 +149,28 @@ def _forget(run_id: int) -> None:
     run_watch.release(run_id)
 
 
-def _start(
+def _claim_and_run(
     run_id: int, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
-    """Mark a queued run `running` and execute it; a crash fails the run, never the caller."""
+    """Claim a queued run (mark it `running`) and execute it; a crash fails the run, never
+    the caller."""
     try:
-        started = Run.objects.filter(pk=run_id, status="queued", cancel_requested=False).update(
-            status="running", started_at=timezone.now(), heartbeat_at=timezone.now()
-        )
-        if started:
+        claimed = Run.objects.filter(
+            pk=run_id, status=RunStatus.QUEUED, cancel_requested=False
+        ).update(status=RunStatus.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now())
+        if claimed:
             return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
     except Exception:
         log.exception("run %s crashed", run_id)
-        Run.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
-            status="failed", finished_at=timezone.now(), error="internal error; see the server log"
-        )
+        _settle(run_id, RunStatus.FAILED, "internal error; see the server log")
     return None
 
 
 def _run(
     run: Run, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
+    """Execute a claimed run, recorded; None if its snapshot no longer builds a plan."""
     recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
-    error = ""
-    outcome = None
     try:
         plan = build_plan(load_document(run.document), run.parameters)
         result = execute(
@@ -180,17 +180,20 @@ def _run(
             cancel_event=cancel_event,
             **engine_access(run.pipeline.workspace, run.started_by),
         )
-        outcome, status = (plan, result), result.status
-        failed = [node for node in result.nodes.values() if node.status in ("failed", "timed_out")]
-        if failed:
-            error = f"{failed[0].node}: {failed[0].error}"
-    except PipewrightError as problem:
-        status, error = "failed", str(problem)
+    except PipewrightError as problem:  # it never started: there is no outcome to write
+        status, error, ran = RunStatus.FAILED, str(problem), None
+    else:
+        status, error, ran = result.status, result.error, (plan, result)
     finally:
         recorder.close()
-    # Normally the recorder settled the run with its `run_finished` event; this covers a run
-    # that never got that far (its snapshot no longer validates, say).
-    Run.objects.filter(pk=run.pk, status__in=ACTIVE_RUN_STATUSES).update(
+    # The recorder wrote the runtime's outcome with the `run_finished` event; this covers a
+    # run that never got that far (its snapshot no longer validates, say).
+    _settle(run.pk, status, error)
+    return ran
+
+
+def _settle(run_id: int, status: str, error: str) -> None:
+    """Write a run's end, unless it already has one."""
+    Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
         status=status, finished_at=timezone.now(), error=error
     )
-    return outcome

@@ -17,7 +17,6 @@ from django.db import models
 from sqlalchemy.engine import make_url
 
 from editor import encryption
-from runtime.events import NODE_STATUSES, RUN_STATUSES
 from runtime.spec import (
     LABEL_MAX_LENGTH,
     NAME_MAX_LENGTH,
@@ -25,10 +24,10 @@ from runtime.spec import (
     OPERATOR_MAX_LENGTH,
     PORT_MAX_LENGTH,
 )
+from runtime.statuses import NodeStatus, RunStatus
 
-RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RUN_STATUSES]
-NODE_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in NODE_STATUSES]
-ACTIVE_RUN_STATUSES = ("queued", "running")
+RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RunStatus]
+NODE_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in NodeStatus]
 
 
 class Role(models.TextChoices):
@@ -212,7 +211,7 @@ class Run(models.Model):
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="runs")
     document = models.JSONField(help_text="The exact pipeline document that ran.")
     parameters = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default="queued")
+    status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default=RunStatus.QUEUED)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -243,7 +242,9 @@ class Run(models.Model):
 class NodeRun(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="node_runs")
     node_id = models.CharField("node id", max_length=NODE_ID_MAX_LENGTH)
-    status = models.CharField(max_length=20, choices=NODE_STATUS_CHOICES, default="pending")
+    status = models.CharField(
+        max_length=20, choices=NODE_STATUS_CHOICES, default=NodeStatus.PENDING
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     metrics = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)

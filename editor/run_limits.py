@@ -10,7 +10,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from editor.errors import ActionError
-from editor.models import ACTIVE_RUN_STATUSES, Run
+from editor.models import Run
+from runtime.statuses import RunStatus
 
 
 def refuse_too_many_runs(user) -> None:
@@ -23,7 +24,7 @@ def refuse_too_many_runs(user) -> None:
         return
     get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
     limit = settings.PIPEWRIGHT_MAX_RUNS_PER_USER
-    active = Run.objects.filter(started_by=user, status__in=ACTIVE_RUN_STATUSES).count()
+    active = Run.objects.filter(started_by=user, status__in=RunStatus.ACTIVE).count()
     if active >= limit:
         raise ActionError(
             429,

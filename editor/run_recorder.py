@@ -37,7 +37,6 @@ class RunRecorder:
         self.run_id = run_id
         self.after_write = after_write
         self._written_seq = 0
-        self._first_failure = ""
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = object()
         self._writer = threading.Thread(
@@ -108,8 +107,6 @@ class RunRecorder:
                 if event.get("error"):
                     change["error"] = event["error"]
                     change["traceback"] = event.get("traceback") or ""
-                    if event["status"] in ("failed", "timed_out") and not self._first_failure:
-                        self._first_failure = f"{node}: {event['error']}"
             elif event["type"] == "node_progress":
                 changes[node]["progress"] = event["rows"]
             elif event["type"] == "node_log":
@@ -132,7 +129,8 @@ class RunRecorder:
                 row.log_tail = (row.log_tail + logs[row.node_id])[-keep:]
             row.save()
         finished = [event for event in events if event["type"] == "run_finished"]
-        if finished:  # settled with the event, so that no listener sees a stale status
+        if finished:  # written with the event, so that no listener sees a stale status
+            outcome = finished[-1]
             run.update(
-                status=finished[-1]["status"], finished_at=timezone.now(), error=self._first_failure
+                status=outcome["status"], finished_at=timezone.now(), error=outcome.get("error", "")
             )

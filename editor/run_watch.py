@@ -19,8 +19,8 @@ from datetime import timedelta
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Run
-from runtime.events import FINAL_NODE_STATUSES
+from editor.models import NodeRun, Run
+from runtime.statuses import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5
 STALE_AFTER_S = 60
@@ -89,7 +89,7 @@ def beat() -> None:
     """Mark this process's runs as alive."""
     held = held_runs()
     if held:
-        Run.objects.filter(pk__in=held, status__in=ACTIVE_RUN_STATUSES).update(
+        Run.objects.filter(pk__in=held, status__in=RunStatus.ACTIVE).update(
             heartbeat_at=timezone.now()
         )
 
@@ -101,7 +101,7 @@ def reap_interrupted_runs() -> list[int]:
     here = socket.gethostname()
     dead = [
         run.pk
-        for run in Run.objects.filter(status__in=ACTIVE_RUN_STATUSES)
+        for run in Run.objects.filter(status__in=RunStatus.ACTIVE)
         if run.pk not in held and _abandoned(run, here, stale)
     ]
     for run_id in dead:
@@ -130,11 +130,11 @@ def _process_alive(pid: int) -> bool:
 
 @transaction.atomic
 def _interrupt(run_id: int) -> None:
-    Run.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
-        status="interrupted",
+    Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
+        status=RunStatus.INTERRUPTED,
         finished_at=timezone.now(),
         error="the server process running it stopped before it finished",
     )
-    NodeRun.objects.filter(run_id=run_id).exclude(status__in=FINAL_NODE_STATUSES).update(
-        status="interrupted"
+    NodeRun.objects.filter(run_id=run_id).exclude(status__in=NodeStatus.FINAL).update(
+        status=NodeStatus.INTERRUPTED
     )

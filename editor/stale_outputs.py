@@ -16,9 +16,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import close_old_connections
 
-from editor.models import ACTIVE_RUN_STATUSES, Run
+from editor.models import Run
 from editor.run_watch import reap_interrupted_runs
 from runtime.operators.atomic import remove_stale_temporaries
+from runtime.statuses import RunStatus
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ def run_has_ended(run_id: str) -> bool | None:
     if not run_id.isdecimal():
         return None
     status = Run.objects.filter(pk=int(run_id)).values_list("status", flat=True).first()
-    return None if status is None else status not in ACTIVE_RUN_STATUSES
+    return None if status is None else status not in RunStatus.ACTIVE
 
 
 def _remove_logged() -> None:

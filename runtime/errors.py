@@ -52,6 +52,8 @@ class OperatorError(PipewrightError):
 class UnsafePathError(OperatorError):
     """A file path points outside the data root."""
 
+    retryable = False
+
 
 class NodeCancelled(PipewrightError):
     """Raised inside a node when its run was cancelled or its deadline passed."""
@@ -63,6 +65,8 @@ class ParamsError(OperatorError):
     `field` is the params field at fault (`group_by`, `mappings[1].expression`), so that the
     editor can show the message at that field.
     """
+
+    retryable = False
 
     def __init__(self, field: str, message: str):
         self.field = field

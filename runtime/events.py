@@ -4,11 +4,13 @@ An event is a plain JSON-serialisable dict: `run_id`, `seq` (strictly increasing
 `time` (ISO-8601 UTC), `type`, and the type's fields, the node always in `node`:
 
 - `run_started`: `name`, `nodes` (ids in topological order)
-- `node_status`: `node`, `status`, `attempt`; `metrics` once the status is final,
-  `error` / `traceback` when it failed, `delay_s` when retrying
+- `node_status`: `node`, `status` (a `NodeStatus`), `attempt`; `metrics` once the status is
+  final, `error` / `traceback` when it failed, `delay_s` when retrying, `reason` when the
+  status is not the node's own doing ("downstream of a failure of read")
 - `node_progress`: `node`, `rows` (so far)
 - `node_log`: `node`, `level`, `message`
-- `run_finished`: `status`, `duration_s`, `totals`
+- `run_finished`: `status` (a `RunStatus`), `duration_s`, `totals` (`nodes` by status,
+  `rows_read`, `rows_written`); `error` when a node failed: the first failure, "node: message"
 
 A sink is any callable taking one event. The emitter calls sinks under a lock, so each sink
 sees events in `seq` order even though nodes run on many threads. The runtime never knows
@@ -25,22 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-NODE_STATUSES = (
-    "pending",
-    "queued",
-    "running",
-    "retrying",
-    "succeeded",
-    "failed",
-    "skipped",
-    "cancelled",
-    "timed_out",
-    "interrupted",
-)
-FINAL_NODE_STATUSES = frozenset(
-    {"succeeded", "failed", "skipped", "cancelled", "timed_out", "interrupted"}
-)
-RUN_STATUSES = ("queued", "running", "succeeded", "failed", "cancelled", "interrupted")
 EVENT_TYPES = ("run_started", "node_status", "node_progress", "node_log", "run_finished")
 
 Event = dict

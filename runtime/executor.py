@@ -20,9 +20,8 @@ import os
 import threading
 import time
 import traceback
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,62 +29,21 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from runtime.context import NodeContext
-from runtime.errors import NodeCancelled, PipewrightError
+from runtime.errors import NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
-from runtime.graph import Plan, PlannedNode, Source
+from runtime.graph import Plan, PlannedNode
+from runtime.output_store import OutputStore
 from runtime.paths import FileArea
 from runtime.pruning import needed_columns
+from runtime.results import NodeResult, RunResult, describe, frame_bytes, outcome, rows_written
+from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
     from runtime.connection_specs import Connections
 
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""
-
-
-@dataclass(slots=True)
-class NodeResult:
-    """What happened to one node, with its metrics."""
-
-    node: str
-    status: str = "pending"
-    attempts: int = 0
-    started: str | None = None
-    finished: str | None = None
-    duration_s: float | None = None
-    rows_in: dict[str, int] = field(default_factory=dict)
-    rows_out: int | None = None
-    bytes_out: int | None = None
-    error: str | None = None
-    traceback: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def metrics(self) -> dict[str, Any]:
-        return {
-            "started": self.started,
-            "finished": self.finished,
-            "duration_s": self.duration_s,
-            "attempts": self.attempts,
-            "rows_in": dict(self.rows_in),
-            "rows_out": self.rows_out,
-            "bytes_out": self.bytes_out,
-            **self.extra,
-        }
-
-
-@dataclass(slots=True)
-class RunResult:
-    """The outcome of a run: its status, every node's result, and any retained outputs."""
-
-    run_id: str | int
-    status: str
-    nodes: dict[str, NodeResult]
-    duration_s: float
-    outputs: dict[Source, pd.DataFrame] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "succeeded"
+CANCELLED_REASON = "the run was cancelled"
 
 
 class _Attempt:
@@ -134,21 +92,22 @@ class _Execution:
         self.cancel_event = cancel_event
         self.data_root = data_root
         self.connections = connections
-        self.retain = retain
         self.row_limit = row_limit
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
         self.lock = threading.Condition()
         self.results = {node_id: NodeResult(node_id) for node_id in plan.order}
-        self.store: dict[Source, pd.DataFrame] = {}
-        self.unread = Counter(plan.consumers)
+        self.store = OutputStore(plan.consumers, retain)
+        self.failed_upstream: dict[str, str] = {}
+        """For a skipped node, the failed node it is downstream of."""
         self.queued: deque[str] = deque()
         self.retry_ready: deque[_Attempt] = deque()
         self.backoff: list[tuple[float, int, _Attempt]] = []
         self.running: dict[str, _Attempt] = {}
         self.started_at: dict[str, float] = {}
         self.workers = 0
-        self.stopping = False
+        self.stopping: str | None = None
+        """Once nothing new may start: why (the run was cancelled, a node failed)."""
         self.cancelled = False
         self.crash: BaseException | None = None
         self.sorter: TopologicalSorter = TopologicalSorter(plan.predecessors)
@@ -195,16 +154,23 @@ class _Execution:
         """Queue every node whose parents are final; skip or cancel those that cannot run."""
         while ready := self.sorter.get_ready():
             for node_id in ready:
-                if self.cancelled or self.stopping:
-                    self._final(node_id, "cancelled")
-                elif any(
-                    self.results[p].status != "succeeded" for p in self.plan.predecessors[node_id]
-                ):
-                    self._final(node_id, "skipped")
+                blocked = [
+                    parent
+                    for parent in self.plan.predecessors[node_id]
+                    if self.results[parent].status != NodeStatus.SUCCEEDED
+                ]
+                if self.stopping:
+                    self._final(node_id, NodeStatus.CANCELLED, self.stopping)
+                elif blocked:
+                    failed = self.failed_upstream.get(blocked[0], blocked[0])
+                    self.failed_upstream[node_id] = failed
+                    self._final(node_id, NodeStatus.SKIPPED, f"downstream of a failure of {failed}")
                 else:
                     self.queued.append(node_id)
-                    self.results[node_id].status = "queued"
-                    self.emitter.emit("node_status", node=node_id, status="queued", attempt=1)
+                    self.results[node_id].status = NodeStatus.QUEUED
+                    self.emitter.emit(
+                        "node_status", node=node_id, status=NodeStatus.QUEUED, attempt=1
+                    )
 
     def _dispatch(self) -> None:
         """Start worker loops for waiting work, never more than `max_concurrency` at once."""
@@ -246,26 +212,27 @@ class _Execution:
         # two workers contend for it.
         try:
             with self.lock:
-                attempt = self._start_next()
+                attempt = self._claim_next()
             while attempt is not None:
-                outcome = self._work(attempt)
+                ended = self._run_attempt(attempt)
                 with self.lock:
                     if self.running.get(attempt.node.id) is not attempt:
                         return  # timed out or cancelled meanwhile: detached, result discarded
                     del self.running[attempt.node.id]
-                    self._on_finished(attempt, *outcome)
+                    self._on_finished(attempt, *ended)
                     self._take_ready()
                     self._dispatch()
                     if not self.sorter.is_active() or self.backoff:
                         self.lock.notify_all()
-                    attempt = self._start_next()
+                    attempt = self._claim_next()
         except BaseException as error:  # a bug in the engine: end the run loudly
             with self.lock:
                 self.crash = error
                 self.lock.notify_all()
 
-    def _start_next(self) -> _Attempt | None:
-        """Under the lock: the next attempt, marked running, or None (and one worker less)."""
+    def _claim_next(self) -> _Attempt | None:
+        """Under the lock: this worker's next attempt, marked running, or None (and the worker
+        retires)."""
         attempt = self._next_attempt()
         if attempt is None:
             self.workers -= 1
@@ -273,7 +240,8 @@ class _Execution:
             self.running[attempt.node.id] = attempt
         return attempt
 
-    def _work(self, attempt: _Attempt) -> tuple:
+    def _run_attempt(self, attempt: _Attempt) -> tuple:
+        """Run one attempt outside the lock: its outputs, or the error and its traceback."""
         ctx = attempt.ctx
         node_id = attempt.node.id
         if ctx.cancelled:  # stopped between being taken and starting
@@ -282,7 +250,9 @@ class _Execution:
         if attempt.number == 1:
             self.results[node_id].started = now_iso()
             self.started_at[node_id] = attempt.started
-        ctx._guarded_emit("node_status", node=node_id, status="running", attempt=attempt.number)
+        ctx._guarded_emit(
+            "node_status", node=node_id, status=NodeStatus.RUNNING, attempt=attempt.number
+        )
         if attempt.node.timeout_s is not None:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
@@ -301,17 +271,17 @@ class _Execution:
         result.attempts = attempt.number
         if error is None:
             self._succeeded(attempt, outputs)
-        elif attempt.number <= node.retries and not (self.stopping or self.cancelled):
+        elif attempt.number <= node.retries and not self.stopping and _retryable(error):
             delay = self.plan.config.retry_delay_s * 2 ** (attempt.number - 1)
-            result.status = "retrying"
+            result.status = NodeStatus.RETRYING
             self.emitter.emit(
-                "node_status", node=node.id, status="retrying", attempt=attempt.number,
-                error=_describe(error), delay_s=delay,
+                "node_status", node=node.id, status=NodeStatus.RETRYING, attempt=attempt.number,
+                error=describe(error), delay_s=delay,
             )  # fmt: skip
             heapq.heappush(self.backoff, (time.monotonic() + delay, id(attempt), attempt))
         else:
-            result.error, result.traceback = _describe(error), trace
-            self._final(node.id, "failed")
+            result.error, result.traceback = describe(error), trace
+            self._final(node.id, NodeStatus.FAILED)
 
     def _succeeded(self, attempt: _Attempt, outputs: dict[str, pd.DataFrame]) -> None:
         node = attempt.node
@@ -320,16 +290,17 @@ class _Execution:
         result.extra = attempt.ctx.metrics
         result.bytes_out = result.extra.pop("bytes_out", None)
         if result.bytes_out is None:
-            result.bytes_out = sum(_frame_bytes(frame) for frame in outputs.values())
-        for port, frame in outputs.items():
-            if self.unread[(node.id, port)] > 0 or node.id in self.retain:
-                self.store[(node.id, port)] = frame
-        self._final(node.id, "succeeded")
+            result.bytes_out = sum(frame_bytes(frame) for frame in outputs.values())
+        if node.operator.kind == "output":  # only a node that succeeded says it wrote rows
+            result.extra["rows_written"] = rows_written(result)
+        self.store.put(node.id, outputs)
+        self._final(node.id, NodeStatus.SUCCEEDED)
 
-    def _final(self, node_id: str, status: str) -> None:
+    def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:
         """Settle a node's status, tell the sinks, and let its children become ready."""
         result = self.results[node_id]
         result.status = status
+        result.reason = reason
         result.finished = now_iso()
         attempt = self.running.pop(node_id, None)
         if attempt is not None:  # stopped while running: its worker thread is detached
@@ -340,12 +311,14 @@ class _Execution:
         fields: dict[str, Any] = {"metrics": result.metrics()}
         if result.error is not None:
             fields.update(error=result.error, traceback=result.traceback)
+        if reason is not None:
+            fields.update(reason=reason)
         self.emitter.emit(
             "node_status", node=node_id, status=status, attempt=result.attempts, **fields
         )
         self.sorter.done(node_id)
-        if status in ("failed", "timed_out") and self.plan.config.stop_on_error:
-            self._stop_queued()
+        if status in NodeStatus.FAILURES and self.plan.config.stop_on_error and not self.stopping:
+            self._stop_queued(f"stopped after the failure of {node_id}")
 
     def _take_inputs(self, node: PlannedNode) -> dict[str, Any]:
         """A node's input frames; an output nobody else will read is dropped from the store."""
@@ -353,16 +326,10 @@ class _Execution:
         rows_in = self.results[node.id].rows_in
         for port in node.operator.inputs:
             sources = node.inputs.get(port.name, [])
-            frames = [self._read(source) for source in sources]
+            frames = [self.store.take(source) for source in sources]
             rows_in[port.name] = sum(len(frame) for frame in frames)
             inputs[port.name] = frames if port.many else (frames[0] if frames else None)
         return inputs
-
-    def _read(self, source: Source) -> pd.DataFrame:
-        self.unread[source] -= 1
-        if self.unread[source] == 0 and source[0] not in self.retain:
-            return self.store.pop(source)
-        return self.store[source]
 
     # -- stopping ---------------------------------------------------------------------------
 
@@ -375,19 +342,19 @@ class _Execution:
             if attempt.ctx.stop():
                 result = self.results[node_id]
                 result.error = f"timed out after {timeout:g} s (attempt {attempt.number})"
-                self._final(node_id, "timed_out")
+                self._final(node_id, NodeStatus.TIMED_OUT)
 
     def _cancel(self) -> None:
         """Cancel the run: stop running nodes, start nothing new."""
         self.cancelled = True
         for node_id, attempt in list(self.running.items()):
             if attempt.ctx.stop():
-                self._final(node_id, "cancelled")
-        self._stop_queued()
+                self._final(node_id, NodeStatus.CANCELLED, CANCELLED_REASON)
+        self._stop_queued(CANCELLED_REASON)
 
-    def _stop_queued(self) -> None:
+    def _stop_queued(self, reason: str) -> None:
         """Cancel what has not started: queued nodes and nodes waiting to retry."""
-        self.stopping = True
+        self.stopping = reason
         waiting = [attempt.node.id for attempt in self.retry_ready]
         waiting += [attempt.node.id for _, _, attempt in self.backoff]
         waiting += list(self.queued)
@@ -395,31 +362,20 @@ class _Execution:
         self.retry_ready.clear()
         self.backoff.clear()
         for node_id in waiting:
-            self._final(node_id, "cancelled")
+            self._final(node_id, NodeStatus.CANCELLED, reason)
 
     def _finish(self, duration: float) -> RunResult:
-        statuses = Counter(result.status for result in self.results.values())
-        if self.cancelled:
-            status = "cancelled"
-        elif statuses["failed"] or statuses["timed_out"]:
-            status = "failed"
-        else:
-            status = "succeeded"
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
-        totals = {
-            "nodes": dict(sorted(statuses.items())),
-            "rows_read": sum(
-                r.rows_out or 0 for r in self.results.values() if kinds[r.node] == "input"
-            ),
-            "rows_written": sum(
-                sum(r.rows_in.values()) for r in self.results.values()
-                if kinds[r.node] == "output" and r.status == "succeeded"
-            ),
-        }  # fmt: skip
+        ended = outcome(self.results.values(), kinds, cancelled=self.cancelled)
+        failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
-            "run_finished", status=status, duration_s=round(duration, 6), totals=totals
-        )
-        return RunResult(self.emitter.run_id, status, self.results, duration, dict(self.store))
+            "run_finished", status=ended.status, duration_s=round(duration, 6),
+            totals=ended.totals, **failure,
+        )  # fmt: skip
+        return RunResult(
+            self.emitter.run_id, ended.status, self.results, duration, self.store.frames(),
+            error=ended.error, totals=ended.totals,
+        )  # fmt: skip
 
 
 def _check_outputs(node: PlannedNode, outputs) -> None:
@@ -435,19 +391,7 @@ def _check_outputs(node: PlannedNode, outputs) -> None:
             )
 
 
-def _describe(error: BaseException) -> str:
-    if isinstance(error, PipewrightError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
-
-
-def _frame_bytes(frame: pd.DataFrame) -> int:
-    """The shallow size of a frame's columns.
-
-    Reads pandas' block manager because `memory_usage` costs about 100 µs a call, more than
-    the engine's whole per-node budget; falls back to it if pandas changes its internals.
-    """
-    try:
-        return int(sum(block.values.nbytes for block in frame._mgr.blocks))
-    except AttributeError:
-        return int(frame.memory_usage(index=False, deep=False).sum())
+def _retryable(error: BaseException) -> bool:
+    """Whether another attempt could succeed: not when the error's class says `retryable =
+    False` (bad params, missing columns, refused paths), which the same input fails again."""
+    return getattr(error, "retryable", True)

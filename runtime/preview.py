@@ -21,6 +21,7 @@ from runtime.paths import FileArea
 from runtime.registry import Registry, default_registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import Pipeline
+from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
     from runtime.connection_specs import Connections
@@ -106,7 +107,7 @@ def preview(
     )
     for planned in plan.order:
         failed = result.nodes[planned]
-        if failed.status != "succeeded":
+        if failed.status != NodeStatus.SUCCEEDED:
             raise NodeExecutionError(planned, failed.error or failed.status)
     frame = result.outputs[(source, port)]
     head = frame.head(limit)

@@ -12,7 +12,8 @@ import sys
 import time
 from typing import IO
 
-from runtime.events import FINAL_NODE_STATUSES, Event
+from runtime.events import Event
+from runtime.statuses import NodeStatus
 
 REDRAW_INTERVAL_S = 0.1
 BAR_WIDTH = 30
@@ -47,10 +48,10 @@ class TerminalProgress:
 
     def _on_status(self, event: Event) -> None:
         node, status = event["node"], event["status"]
-        if status in FINAL_NODE_STATUSES:
+        if status in NodeStatus.FINAL:
             self.finished += 1
             self.active.pop(node, None)
-        elif status in ("running", "retrying"):
+        elif status in (NodeStatus.RUNNING, NodeStatus.RETRYING):
             entry = self.active.setdefault(node, {"rows": None, "since": time.monotonic()})
             entry["status"] = status
 

@@ -4,12 +4,13 @@ from ninja import Router
 
 from editor.api.schemas import OperatorCatalog, answers
 from runtime.registry import default_registry
+from runtime.statuses import status_catalog
 
 router = Router()
 
 
 @router.get("", response=answers({200: OperatorCatalog}), summary="The operator catalog")
 def list_operators(request):
-    """Every operator with its kind, ports and params JSON Schema."""
+    """Every operator with its kind, ports and params JSON Schema, and the run statuses."""
     catalog = default_registry().catalog()
-    return {"items": catalog, "count": len(catalog)}
+    return {"items": catalog, "count": len(catalog), "statuses": status_catalog()}

@@ -15,9 +15,11 @@ from typing import Annotated, Any, Literal
 from ninja import Schema
 from pydantic import Field
 
-from runtime.events import RUN_STATUSES
 from runtime.preview import DEFAULT_LIMIT, MAX_LIMIT
 from runtime.spec import Pipeline as PipelineSpec
+from runtime.statuses import RunStatus
+
+RUN_STATUSES = tuple(status.value for status in RunStatus)
 
 MAX_PAGE = 200
 MAX_OFFSET = 1_000_000_000
@@ -181,9 +183,20 @@ class Operator(Schema):
     params_schema: dict[str, Any] = Field(description="The JSON Schema of the node's params.")
 
 
+class Statuses(Schema):
+    """Node and run statuses, and their named sets (`FINAL`, `FAILURES`, `ACTIVE`) by kind."""
+
+    node: list[str]
+    run: list[str]
+    sets: dict[str, dict[str, list[str]]] = Field(
+        description='By kind ("node", "run"), each set\'s statuses: {"node": {"FINAL": [...]}}.'
+    )
+
+
 class OperatorCatalog(Schema):
     items: list[Operator]
     count: int
+    statuses: Statuses
 
 
 class Column(Schema):

@@ -6,6 +6,8 @@ from __future__ import annotations
 class ExpressionError(ValueError):
     """A problem with an expression, located at a 1-based `line` and `column` when known."""
 
+    retryable = False
+
     def __init__(
         self,
         message: str,

@@ -7,6 +7,8 @@ import pytest
 from editor import launcher
 from editor.live import frame_events
 from editor.models import Run
+from editor.run_recorder import RunRecorder
+from runtime.statuses import NodeStatus, RunStatus
 from tests.editor.conftest import SEED, client_for, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -121,3 +123,26 @@ def test_live_frames_never_carry_a_traceback():
     }
     [item] = frame_events([failed])
     assert "traceback" not in item["event"] and item["event"]["error"] == "boom"
+
+
+def test_the_catalog_sends_node_and_run_statuses_with_their_sets(client):
+    statuses = client.get("/api/operators").json()["statuses"]
+    assert statuses["run"] == [str(status) for status in RunStatus]
+    assert "timed_out" in statuses["node"] and "retrying" in statuses["node"]
+    assert statuses["sets"]["run"]["ACTIVE"] == ["queued", "running"]
+    assert statuses["sets"]["node"]["FAILURES"] == ["failed", "timed_out"]
+    assert set(statuses["sets"]["node"]["FINAL"]) == set(NodeStatus.FINAL)
+
+
+def test_the_recorder_writes_the_outcome_run_finished_carries(client, pipeline_id, monkeypatch):
+    """The runtime settles a run's outcome; the recorder does not work it out again."""
+    monkeypatch.setattr(launcher, "submit", lambda run_id: None)
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    recorder = RunRecorder(run_id)
+    recorder({"run_id": run_id, "seq": 1, "time": "", "type": "node_status", "node": "write",
+              "status": "failed", "attempt": 1, "error": "not the first"})  # fmt: skip
+    recorder({"run_id": run_id, "seq": 2, "time": "", "type": "run_finished", "status": "failed",
+              "duration_s": 0.1, "totals": {}, "error": "read: the first"})  # fmt: skip
+    recorder.close()
+    run = Run.objects.get(pk=run_id)
+    assert (run.status, run.error) == ("failed", "read: the first")

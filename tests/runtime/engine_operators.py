@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Annotated
+from functools import partial
+from typing import Annotated, Literal
 
 import pandas as pd
 from pydantic import Field
 
-from runtime.errors import OperatorError
+from runtime.errors import OperatorError, ParamsError
 from runtime.operator import Operator, OperatorParams, Port
 from runtime.registry import Registry
 from runtime.schema import Column, Schema
@@ -48,6 +49,8 @@ class Tracker:
 TRACKER = Tracker()
 ATTEMPTS: dict[str, int] = {}
 ATTEMPTS_LOCK = threading.Lock()
+ERRORS = {"operator": OperatorError, "params": partial(ParamsError, "rows"), "os": OSError}
+"""What a failing attempt raises, by its `error` param."""
 
 
 class StepParams(OperatorParams):
@@ -56,6 +59,8 @@ class StepParams(OperatorParams):
     fail_times: Annotated[int, Field(ge=0)] = 0
     """Fail this many attempts, then succeed."""
     always_fail: bool = False
+    error: Literal["operator", "params", "os"] = "operator"
+    """What a failing attempt raises: an `OperatorError`, a `ParamsError` or an `OSError`."""
     cooperative: bool = True
     """Check cancellation while sleeping (a well-behaved operator does)."""
     token: str = ""
@@ -76,7 +81,7 @@ def _step(ctx, frames: list[pd.DataFrame]) -> pd.DataFrame:
                 ctx.check_cancelled()
             time.sleep(0.005)
         if params.always_fail or attempt <= params.fail_times:
-            raise OperatorError(f"{ctx.node_id} failed on attempt {attempt}")
+            raise ERRORS[params.error](f"{ctx.node_id} failed on attempt {attempt}")
         if frames:
             return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         return pd.DataFrame({"value": range(params.rows)})

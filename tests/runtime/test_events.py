@@ -1,11 +1,13 @@
-"""Event sinks: the JSON lines file and the terminal progress display."""
+"""Event sinks (the JSON lines file, the terminal progress display) and the statuses."""
 
 from __future__ import annotations
 
 import io
+import json
 
 from runtime.events import Emitter, JsonLinesSink, ListSink, read_json_lines
 from runtime.progress import TerminalProgress
+from runtime.statuses import NodeStatus, RunStatus, status_catalog
 
 
 def test_json_lines_sink_writes_one_parseable_event_per_line(tmp_path):
@@ -62,3 +64,21 @@ def test_terminal_progress_is_silent_when_not_on_a_terminal():
     progress = TerminalProgress(screen)
     feed(progress, {"type": "run_started", "name": "p", "nodes": ["a"]})
     assert screen.getvalue() == ""
+
+
+def test_statuses_compare_equal_to_the_strings_stored_and_sent():
+    assert NodeStatus.TIMED_OUT == "timed_out" and json.dumps(NodeStatus.TIMED_OUT) == '"timed_out"'
+    assert "failed" in NodeStatus.FAILURES and NodeStatus.FAILED in NodeStatus.FINAL
+    assert NodeStatus.FAILURES <= NodeStatus.FINAL and not NodeStatus.ACTIVE & NodeStatus.FINAL
+    assert set(RunStatus) == RunStatus.ACTIVE | RunStatus.FINAL
+
+
+def test_the_status_catalog_lists_every_status_and_named_set_in_order():
+    catalog = status_catalog()
+    assert catalog["node"][:3] == ["pending", "queued", "running"]
+    assert catalog["sets"]["node"] == {
+        "FINAL": ["succeeded", "failed", "skipped", "cancelled", "timed_out", "interrupted"],
+        "FAILURES": ["failed", "timed_out"],
+        "ACTIVE": ["queued", "running", "retrying"],
+    }
+    assert catalog["sets"]["run"]["FINAL"] == ["succeeded", "failed", "cancelled", "interrupted"]

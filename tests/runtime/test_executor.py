@@ -12,6 +12,7 @@ import pytest
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.graph import build_plan
+from runtime.spec import load_document
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 
 
@@ -260,3 +261,129 @@ def test_a_long_chain_never_holds_every_intermediate_at_once(max_concurrency):
     assert result.ok
     frame_bytes = 500_000 * 8
     assert peak < 6 * frame_bytes, f"peak {peak / 1e6:.1f} MB for 4 MB frames"
+
+
+@pytest.mark.parametrize("error", ["params", "operator", "os"])
+def test_errors_are_retried_unless_another_attempt_cannot_succeed(error):
+    """Bad params fail the same way every time; I/O and operator errors may pass on a retry."""
+    t = token()
+    doc = document(
+        {"node": ("test_source", {"fail_times": 1, "error": error, "token": t})},
+        retries=2,
+        retry_delay_s=0,
+    )
+    result, sink = run(doc)
+    if error == "params":
+        assert result.nodes["node"].status == "failed"
+        assert result.nodes["node"].error == "rows: node failed on attempt 1"
+        assert status_trail(sink, "node") == ["queued", "running", "failed"]
+        assert ATTEMPTS[f"{t}:node"] == 1
+    else:
+        assert result.nodes["node"].status == "succeeded"
+        assert result.nodes["node"].attempts == 2
+
+
+def test_refused_paths_fail_at_once_without_retries(tmp_path):
+    doc = load_document(
+        {
+            "name": "escape",
+            "config": {"retries": 3, "retry_delay_s": 0},
+            "nodes": [{"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}}],
+            "edges": [],
+        }
+    )
+    (tmp_path / "people.csv").symlink_to("/etc/hostname")  # leads out of the data root
+    sink = ListSink()
+    result = execute(build_plan(doc), sinks=[sink], data_root=tmp_path / ".")
+    assert result.nodes["read"].status == "failed"
+    assert result.nodes["read"].attempts == 1
+    assert not [e for e in sink.of_type("node_status") if e["status"] == "retrying"]
+
+
+def test_the_run_outcome_is_computed_once_and_carried_by_the_result_and_run_finished():
+    doc = document(
+        {
+            "good": ("test_source", {"rows": 4}),
+            "bad": ("test_source", {"always_fail": True, "sleep_s": 0.05, "token": token()}),
+            "write": "test_sink",
+            "after": "test_step",
+        },
+        ["good->write", "bad->after"],
+        stop_on_error=False,
+    )
+    result, sink = run(doc)
+    finished = sink.events[-1]
+    assert result.status == finished["status"] == "failed"
+    assert result.error == finished["error"] == "bad: bad failed on attempt 1"
+    assert result.totals == finished["totals"]
+    assert result.totals == {
+        "nodes": {"failed": 1, "skipped": 1, "succeeded": 2},
+        "rows_read": 4,
+        "rows_written": 4,
+    }
+
+
+def test_a_succeeded_run_has_no_error_on_its_outcome():
+    result, sink = run(document({"a": "test_source"}))
+    assert result.error == "" and "error" not in sink.events[-1]
+
+
+def test_a_skipped_node_says_which_failure_it_is_downstream_of():
+    doc = document(
+        {
+            "bad": ("test_source", {"always_fail": True}),
+            "child": "test_step",
+            "grandchild": "test_step",
+        },
+        ["bad->child", "child->grandchild"],
+        stop_on_error=False,
+    )
+    result, sink = run(doc)
+    reasons = {
+        e["node"]: e.get("reason") for e in sink.of_type("node_status") if e["status"] == "skipped"
+    }
+    assert reasons == {
+        "child": "downstream of a failure of bad",
+        "grandchild": "downstream of a failure of bad",
+    }
+    assert result.nodes["grandchild"].reason == "downstream of a failure of bad"
+    failed = next(e for e in sink.of_type("node_status") if e["status"] == "failed")
+    assert "reason" not in failed  # its own doing
+
+
+def test_cancelled_nodes_say_why():
+    cancel = threading.Event()
+    doc = document(
+        {"bad": ("test_source", {"always_fail": True}), "slow": ("test_source", {"sleep_s": 5}),
+         "next": "test_step"},
+        ["slow->next"],
+        max_concurrency=1,
+    )  # fmt: skip
+    result, _ = run(doc)
+    assert result.nodes["slow"].reason == "stopped after the failure of bad"
+    doc = document({"slow": ("test_source", {"sleep_s": 5}), "next": "test_step"}, ["slow->next"])
+    threading.Timer(0.2, cancel.set).start()
+    result, _ = run(doc, cancel_event=cancel)
+    assert {node.reason for node in result.nodes.values()} == {"the run was cancelled"}
+
+
+def test_a_succeeded_output_reports_the_rows_it_wrote():
+    """An operator that does not count its rows wrote every row it read."""
+    doc = document({"a": ("test_source", {"rows": 6}), "write": "test_sink"}, ["a->write"])
+    result, sink = run(doc)
+    final = [e for e in sink.of_type("node_status") if e["node"] == "write"][-1]
+    assert final["metrics"]["rows_written"] == 6
+    assert result.totals["rows_written"] == 6
+
+
+def test_a_cancelled_output_never_reports_rows_it_did_not_write(tmp_path):
+    cancel = threading.Event()
+    doc = document(
+        {"a": ("test_source", {"rows": 6}), "write": ("test_sink", {"sleep_s": 5})}, ["a->write"]
+    )
+    threading.Timer(0.2, cancel.set).start()
+    result, sink = run(doc, cancel_event=cancel)
+    final = [e for e in sink.of_type("node_status") if e["node"] == "write"][-1]
+    assert final["status"] == "cancelled"
+    assert "rows_written" not in final["metrics"]
+    assert result.totals["rows_written"] == 0

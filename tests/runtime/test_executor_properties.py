@@ -8,9 +8,10 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime.events import FINAL_NODE_STATUSES, ListSink
+from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.graph import build_plan
+from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 
 SETTINGS = settings(
@@ -57,13 +58,13 @@ def assert_event_stream_is_well_formed(sink: ListSink, count: int) -> None:
     assert seqs == sorted(set(seqs)), "seq must be strictly increasing"
     assert sink.events[0]["type"] == "run_started"
     assert sink.events[-1]["type"] == "run_finished"
-    finals = [e["node"] for e in sink.of_type("node_status") if e["status"] in FINAL_NODE_STATUSES]
+    finals = [e["node"] for e in sink.of_type("node_status") if e["status"] in NodeStatus.FINAL]
     assert sorted(finals) == sorted(f"n{i}" for i in range(count)), "one final status per node"
     settled: set[str] = set()
     for event in sink.events:
         node = event.get("node")
         assert node not in settled, f"event for {node} after its final status: {event}"
-        if event["type"] == "node_status" and event["status"] in FINAL_NODE_STATUSES:
+        if event["type"] == "node_status" and event["status"] in NodeStatus.FINAL:
             settled.add(node)
 
 

@@ -207,7 +207,7 @@ def test_error_messages_name_files_relative_to_the_data_root(root, read, write, 
     (root / "folder").mkdir()
     (root / "garbage.bin").write_bytes(bytes(range(256)) * 4)
     result, sink = run(copy_pipeline(dict(read), dict(write), operator), root)
-    messages = [f"{event['node']}: {event['error']}" for event in sink.events if event.get("error")]
+    messages = [f"{e['node']}: {e['error']}" for e in sink.of_type("node_status") if e.get("error")]
     assert result.status == "failed" and messages
     assert messages[-1].startswith(expected), messages
     for message in messages:

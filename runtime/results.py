@@ -1,0 +1,127 @@
+"""What a run produced: each node's result, and the run's outcome computed from them once.
+
+The outcome (status, first error, totals) is settled here and nowhere else: the executor puts
+it on `RunResult` and on the `run_finished` event, and the editor's recorder and launcher
+only write it down.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from runtime.errors import PipewrightError
+from runtime.graph import Source
+from runtime.statuses import NodeStatus, RunStatus
+
+
+@dataclass(slots=True)
+class NodeResult:
+    """What happened to one node, with its metrics."""
+
+    node: str
+    status: str = NodeStatus.PENDING
+    attempts: int = 0
+    started: str | None = None
+    finished: str | None = None
+    duration_s: float | None = None
+    rows_in: dict[str, int] = field(default_factory=dict)
+    rows_out: int | None = None
+    bytes_out: int | None = None
+    error: str | None = None
+    traceback: str | None = None
+    reason: str | None = None
+    """Why it ended as it did when that is not its own doing ("downstream of a failure of x")."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def metrics(self) -> dict[str, Any]:
+        """The figures events and history show; only what the node really did."""
+        return {
+            "started": self.started,
+            "finished": self.finished,
+            "duration_s": self.duration_s,
+            "attempts": self.attempts,
+            "rows_in": dict(self.rows_in),
+            "rows_out": self.rows_out,
+            "bytes_out": self.bytes_out,
+            **self.extra,
+        }
+
+
+@dataclass(slots=True)
+class RunResult:
+    """The outcome of a run: its status, first error, totals, every node's result, and any
+    retained outputs."""
+
+    run_id: str | int
+    status: str
+    nodes: dict[str, NodeResult]
+    duration_s: float
+    outputs: dict[Source, pd.DataFrame] = field(default_factory=dict)
+    error: str = ""
+    """The first failure as "node: message" ("" when none failed)."""
+    totals: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == RunStatus.SUCCEEDED
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A finished run's status, first error and totals."""
+
+    status: str
+    error: str
+    totals: dict[str, Any]
+
+
+def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelled: bool) -> Outcome:
+    """The outcome of a run whose nodes ended as `results`; `kinds` gives each node's kind."""
+    results = list(results)
+    failures = [result for result in results if result.status in NodeStatus.FAILURES]
+    if cancelled:
+        status = RunStatus.CANCELLED
+    elif failures:
+        status = RunStatus.FAILED
+    else:
+        status = RunStatus.SUCCEEDED
+    first = min(failures, key=lambda result: result.finished or "", default=None)
+    statuses = Counter(str(result.status) for result in results)
+    totals = {
+        "nodes": dict(sorted(statuses.items())),
+        "rows_read": sum(r.rows_out or 0 for r in results if kinds[r.node] == "input"),
+        "rows_written": sum(
+            rows_written(r) for r in results
+            if kinds[r.node] == "output" and r.status == NodeStatus.SUCCEEDED
+        ),
+    }  # fmt: skip
+    return Outcome(status, "" if first is None else f"{first.node}: {first.error}", totals)
+
+
+def rows_written(result: NodeResult) -> int:
+    """The rows a succeeded output node wrote: its operator's figure, else every row it read."""
+    return result.extra.get("rows_written", sum(result.rows_in.values()))
+
+
+def describe(error: BaseException) -> str:
+    """An error as a one-line message: engine errors as they are, others with their type."""
+    if isinstance(error, PipewrightError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def frame_bytes(frame: pd.DataFrame) -> int:
+    """The shallow size of a frame's columns.
+
+    Reads pandas' block manager because `memory_usage` costs about 100 µs a call, more than
+    the engine's whole per-node budget; falls back to it if pandas changes its internals.
+    """
+    try:
+        return int(sum(block.values.nbytes for block in frame._mgr.blocks))
+    except AttributeError:
+        return int(frame.memory_usage(index=False, deep=False).sum())
