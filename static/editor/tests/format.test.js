@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRate, rowsSummary, rowsWritten } from "../src/format.js";
+import { formatRate, rowsSummary, rowsWritten } from "../src/model/format.js";
 
 describe("the rows a node's card shows after a run", () => {
   it("gives rows in → rows out for inputs and processing steps", () => {

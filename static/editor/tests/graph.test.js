@@ -13,7 +13,7 @@ import {
   paste,
   splitPositionChanges,
   uniqueNodeId,
-} from "../src/graph.js";
+} from "../src/model/graph.js";
 
 const PORTS = {
   csv_input: { inputs: [], outputs: [{ name: "out", many: false, required: true }] },

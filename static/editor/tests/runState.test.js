@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IDLE_RUN, applyFrame, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, parseLogLine, runProgress } from "../src/runState.js";
+import { IDLE_RUN, applyFrame, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, parseLogLine, runProgress } from "../src/model/runState.js";
 
 const event = (run_id, seq, body) => ({ run_id, seq, event: { run_id, seq, time: `2026-11-30T00:00:${String(seq).padStart(2, "0")}+00:00`, ...body } });
 const frame = (after_seq, ...events) => ({ type: "events", after_seq, events });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sizeNodes } from "../src/editor/useSizedNodes.js";
+import { sizeNodes } from "../src/editor/hooks/useSizedNodes.js";
 import { cardGeometry } from "../src/nodes/geometry.js";
 
 const port = (name) => ({ name, many: false, required: true });

@@ -3,11 +3,11 @@
 // duplicate and delete (after confirming). What a viewer may not do is not offered.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import Dialog from "../components/Dialog.jsx";
-import Toasts from "../components/Toasts.jsx";
-import { useToasts } from "../editor/useToasts.js";
-import { formatTime, timeAgo } from "../format.js";
-import { describeProblem } from "../problems.js";
+import Dialog from "../ui/Dialog.jsx";
+import Toasts from "../ui/Toasts.jsx";
+import { useToasts } from "../ui/useToasts.js";
+import { formatTime, timeAgo } from "../model/format.js";
+import { describeProblem } from "../model/problems.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage, settingsUrl } from "../workspaces/roles.js";
 
 const editorUrl = (id) => `/pipelines/${id}/`;

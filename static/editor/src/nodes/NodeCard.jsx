@@ -4,18 +4,14 @@
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
 import { Handle, useStore as useFlowStore } from "@xyflow/react";
-import { createContext, useContext } from "react";
-import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../format.js";
-import { shownRun } from "../editor/overlay.js";
-import { statusOf } from "../runState.js";
-import { useStore } from "../store.js";
-import { isZoomedOut } from "../viewport.js";
+import { useContext } from "react";
+import { CatalogContext, OverlayContext } from "../editor/contexts.js";
+import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../model/format.js";
+import { shownRun } from "../model/overlay.js";
+import { statusOf } from "../model/runState.js";
+import { useStore } from "../model/store.js";
+import { isZoomedOut } from "../model/viewport.js";
 import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
-
-/** The catalog (see catalog.js), for node components. */
-export const CatalogContext = createContext(null);
-/** The store of run states and problems that nodes show (see editor/overlay.js). */
-export const OverlayContext = createContext(null);
 
 const NO_PROBLEMS = [];
 

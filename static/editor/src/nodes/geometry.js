@@ -1,5 +1,5 @@
 // A node card's size and where its port handles are, known without drawing it. React Flow is
-// given them with every node (editor/useSizedNodes.js), so that it neither measures a big
+// given them with every node (editor/hooks/useSizedNodes.js), so that it neither measures a big
 // pipeline's cards when it opens nor waits for that to draw the edges. NodeCard.jsx takes the
 // card's height and its handles' `top` from here; the heights of the card's parts are set in
 // editor.css ("nodes") and add up to these.

@@ -3,12 +3,13 @@
 // Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
 
 import { memo, useContext } from "react";
-import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../format.js";
-import { describeProblem, generalProblems } from "../problems.js";
-import { CatalogContext, OverlayContext, StatusBadge } from "../nodes/NodeCard.jsx";
-import { shownRun } from "../editor/overlay.js";
-import { useStore } from "../store.js";
-import SchemaForm from "./SchemaForm.jsx";
+import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../model/format.js";
+import { describeProblem, generalProblems } from "../../model/problems.js";
+import { CatalogContext, OverlayContext } from "../contexts.js";
+import { StatusBadge } from "../../nodes/NodeCard.jsx";
+import { shownRun } from "../../model/overlay.js";
+import { useStore } from "../../model/store.js";
+import SchemaForm from "../../ui/form/SchemaForm.jsx";
 
 const NO_PROBLEMS = [];
 

@@ -1,6 +1,6 @@
 // What the params form needs from an operator's params JSON Schema (pydantic's): which widget
 // each field gets, defaults for new rows, and immutable updates of the params value.
-// Pure functions; static/editor/src/components/SchemaForm.jsx renders with them.
+// Pure functions; ui/form/SchemaForm.jsx renders with them.
 
 /** `schema` with `$ref`s into the root's `$defs` followed (sibling keys win, as in pydantic). */
 export function resolveSchema(schema, root) {

@@ -1,7 +1,7 @@
 // Run history: the pipeline's past runs; picking one shows the canvas as that run ended.
 
 import { useEffect, useRef, useState } from "react";
-import { formatDuration, timeAgo } from "../format.js";
+import { formatDuration, timeAgo } from "../../model/format.js";
 
 /** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back. */
 export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }) {

@@ -4,7 +4,7 @@
 // once, when it ends, as one move (one undo step).
 
 import { useCallback, useMemo, useRef, useState } from "react";
-import { applyPositions, splitPositionChanges } from "../graph.js";
+import { applyPositions, splitPositionChanges } from "../../model/graph.js";
 
 /**
  * `{nodes, onNodesChange}` for React Flow: `nodes` with a drag in progress laid over them.

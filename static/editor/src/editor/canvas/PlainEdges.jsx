@@ -6,9 +6,9 @@
 
 import { ViewportPortal, getBezierPath } from "@xyflow/react";
 import { memo, useMemo } from "react";
-import { edgeEnd } from "../nodes/geometry.js";
+import { edgeEnd } from "../../nodes/geometry.js";
 
-/** `nodes` as React Flow gets them (with `handles`, see editor/useSizedNodes.js). */
+/** `nodes` as React Flow gets them (with `handles`, see editor/hooks/useSizedNodes.js). */
 function PlainEdges({ nodes, edges }) {
   const byId = useMemo(() => new Map(nodes.map((node) => [node.id, node])), [nodes]);
   return (

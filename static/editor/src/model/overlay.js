@@ -1,8 +1,8 @@
 // What the canvas shows on top of the graph: the live run, a past run picked from the
 // history (shown instead of the live one), and validation problems by node.
 
-import { IDLE_RUN } from "../runState.js";
-import { createStore } from "../store.js";
+import { IDLE_RUN } from "./runState.js";
+import { createStore } from "./store.js";
 
 /** A store of `{live, viewed, problems}`. */
 export function createOverlay() {

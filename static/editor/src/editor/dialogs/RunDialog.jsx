@@ -1,8 +1,8 @@
 // Asks for the values of the pipeline's parameters before a run (defaults filled in).
 
 import { useState } from "react";
-import { jsonishText, parseJsonish } from "../schemaForm.js";
-import Dialog from "./Dialog.jsx";
+import { jsonishText, parseJsonish } from "../../model/schemaForm.js";
+import Dialog from "../../ui/Dialog.jsx";
 
 /** `onStart(parameters)` starts the run with the values typed (read as JSON when they parse). */
 export default function RunDialog({ parameters, onStart, onClose }) {

@@ -2,8 +2,8 @@
 // (re)connect, then one store update per frame; a gap in `seq` asks for a new snapshot.
 
 import { useEffect, useState } from "react";
-import { applyFrame, fromSnapshot } from "../runState.js";
-import { connectPipelineSocket, pipelineSocketUrl } from "../socket.js";
+import { applyFrame, fromSnapshot } from "../../model/runState.js";
+import { connectPipelineSocket, pipelineSocketUrl } from "../../io/socket.js";
 
 /** Connects while mounted; returns the connection state ("open", "reconnecting", …). */
 export function useLiveRun(pipelineId, overlay) {

@@ -3,8 +3,8 @@
 // A viewer's editor never saves (`readOnly`): nothing is sent, nothing autosaves.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { canvasToDocument } from "../document.js";
-import { isDirty } from "./editorState.js";
+import { canvasToDocument } from "../../model/document.js";
+import { isDirty } from "../../model/editorState.js";
 
 const AUTOSAVE_MS = 1500;
 

@@ -2,8 +2,8 @@
 // plus a change counter (`version`) and the version last saved, which give "Unsaved".
 
 import { applyEdgeChanges, applyNodeChanges } from "@xyflow/react";
-import { applyPositions } from "../graph.js";
-import { createHistory, record, redo, replace, undo } from "../history.js";
+import { applyPositions } from "./graph.js";
+import { createHistory, record, redo, replace, undo } from "./history.js";
 
 /** The state for a canvas just loaded from the server (saved, nothing to undo). */
 export function initialEditorState(canvas) {

@@ -1,9 +1,9 @@
 // The bottom panel: the run's log (filterable by node) and a node's data preview; collapsible.
 
 import { memo, useContext, useEffect, useRef, useState } from "react";
-import { OverlayContext } from "../nodes/NodeCard.jsx";
-import { shownRun } from "../editor/overlay.js";
-import { useStore } from "../store.js";
+import { OverlayContext } from "../contexts.js";
+import { shownRun } from "../../model/overlay.js";
+import { useStore } from "../../model/store.js";
 
 const SHOWN_LINES = 500;
 

@@ -3,7 +3,7 @@
 // and run history: nothing that changes the pipeline or starts a run.
 
 import { memo, useRef } from "react";
-import { filesUrl } from "../workspaces/roles.js";
+import { filesUrl } from "../../workspaces/roles.js";
 
 /** The bar; every action is a callback of EditorApp. */
 function TopBar({

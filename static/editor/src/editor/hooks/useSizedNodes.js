@@ -3,7 +3,7 @@
 // instead of drawing the cards hidden, measuring every one and then drawing them again.
 
 import { useMemo, useRef } from "react";
-import { cardGeometry } from "../nodes/geometry.js";
+import { cardGeometry } from "../../nodes/geometry.js";
 
 /**
  * `nodes` with `measured` (the card's size) and `handles` added: React Flow draws such a node,

@@ -16,8 +16,8 @@ import {
   setIn,
   splitNullable,
   unionVariants,
-} from "../schemaForm.js";
-import { messagesAt } from "../problems.js";
+} from "../../model/schemaForm.js";
+import { messagesAt } from "../../model/problems.js";
 
 /** The form for `value` (a node's params); `onChange(next, key)` gets the whole new params. */
 export default function SchemaForm({ schema, value, onChange, problems, columns, idPrefix }) {

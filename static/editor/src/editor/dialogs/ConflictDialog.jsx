@@ -1,6 +1,6 @@
 // A save was refused because someone else saved first: reload theirs or overwrite with ours.
 
-import Dialog from "./Dialog.jsx";
+import Dialog from "../../ui/Dialog.jsx";
 
 // Only one of the two choices ends the conflict: Escape and the backdrop do nothing.
 const STAY_OPEN = () => {};

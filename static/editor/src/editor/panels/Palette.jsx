@@ -2,7 +2,7 @@
 // the canvas (or added at the centre with Enter / double-click).
 
 import { memo, useState } from "react";
-import { paletteGroups } from "../catalog.js";
+import { paletteGroups } from "../../model/catalog.js";
 
 export const OPERATOR_MIME = "application/x-pipewright-operator";
 const ICONS = { input: "⇥", process: "⚙", output: "⇲" };

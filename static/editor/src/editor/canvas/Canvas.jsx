@@ -4,13 +4,13 @@
 
 import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef } from "react";
-import { useNodeDrag } from "../editor/useNodeDrag.js";
-import { useSizedNodes } from "../editor/useSizedNodes.js";
-import { CatalogContext, OverlayContext } from "../nodes/NodeCard.jsx";
-import { nodeTypes } from "../nodes/registry.js";
-import { useStore as useOverlayStore } from "../store.js";
-import { isInView, isZoomedOut } from "../viewport.js";
-import { OPERATOR_MIME } from "./Palette.jsx";
+import { useNodeDrag } from "../hooks/useNodeDrag.js";
+import { useSizedNodes } from "../hooks/useSizedNodes.js";
+import { CatalogContext, OverlayContext } from "../contexts.js";
+import { nodeTypes } from "../../nodes/registry.js";
+import { useStore as useOverlayStore } from "../../model/store.js";
+import { isInView, isZoomedOut } from "../../model/viewport.js";
+import { OPERATOR_MIME } from "../panels/Palette.jsx";
 import PlainEdges from "./PlainEdges.jsx";
 
 const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];

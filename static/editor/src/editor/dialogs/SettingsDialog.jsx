@@ -2,8 +2,8 @@
 // log level and parameters (name → default value).
 
 import { useState } from "react";
-import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } from "../schemaForm.js";
-import Dialog from "./Dialog.jsx";
+import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } from "../../model/schemaForm.js";
+import Dialog from "../../ui/Dialog.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
