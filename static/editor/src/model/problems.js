@@ -28,10 +28,25 @@ export function messagesAt(problems, keys) {
     .map((problem) => problem.message);
 }
 
-/** The problems no params field shows: about ports, the operator, unknown settings, … */
+/** The node's own fields outside its params, which the side panel shows with their input. */
+export const NODE_FIELDS = ["label", "retries", "timeout_s"];
+
+/** The messages of the problems at the node field `field` (one of `NODE_FIELDS`). */
+export function messagesAtField(problems, field) {
+  return (problems ?? []).filter((problem) => problem.field === field).map((problem) => problem.message);
+}
+
+/** The problem at a node's port (`field` "inputs.<port>" or "outputs.<port>"), or undefined. */
+export function portProblem(problems, side, port) {
+  return (problems ?? []).find((problem) => problem.field === `${side}.${port}`);
+}
+
+/** The problems no field shows: about the operator, unknown settings, … (ports show theirs
+ * on the card too, and here, since a handle cannot be read from afar). */
 export function generalProblems(problems, paramsSchema) {
   const known = new Set(Object.keys(paramsSchema?.properties ?? {}));
   return (problems ?? []).filter((problem) => {
+    if (NODE_FIELDS.includes(problem.field)) return false;
     const path = paramsPath(problem.field);
     return path === null || path === "" || !known.has(path.split(".")[0]);
   });

@@ -4,7 +4,8 @@
 
 import { memo, useContext } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../model/format.js";
-import { describeProblem, generalProblems } from "../../model/problems.js";
+import { describeProblem, generalProblems, messagesAtField } from "../../model/problems.js";
+import { FieldMessages } from "../../ui/form/Field.jsx";
 import { CatalogContext, OverlayContext } from "../contexts.js";
 import { StatusBadge } from "../../nodes/NodeCard.jsx";
 import { shownRun } from "../../model/overlay.js";
@@ -14,7 +15,7 @@ import SchemaForm from "../../ui/form/SchemaForm.jsx";
 const NO_PROBLEMS = [];
 
 /** The panel for `selected` (the selected nodes). */
-function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onDelete, pipelineProblems, nodeCount }) {
+function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
   if (selected.length === 1) {
     return (
       <aside className="pw-side" aria-label="Node">
@@ -39,13 +40,13 @@ function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPrevie
           )}
         </section>
       ) : (
-        <Overview nodeCount={nodeCount} problems={pipelineProblems} />
+        <Overview nodeCount={nodeCount} problems={pipelineProblems} onFocusNode={onFocusNode} />
       )}
     </aside>
   );
 }
 
-function Overview({ nodeCount, problems }) {
+function Overview({ nodeCount, problems, onFocusNode }) {
   const overlay = useContext(OverlayContext);
   const nodeProblems = useStore(overlay, (state) => state.problems);
   const count = Object.values(nodeProblems).reduce((sum, list) => sum + list.length, 0);
@@ -78,7 +79,11 @@ function Overview({ nodeCount, problems }) {
               .flat()
               .slice(0, 20)
               .map((problem, index) => (
-                <li key={`n${index}`}>{describeProblem(problem, true)}</li>
+                <li key={`n${index}`}>
+                  <button type="button" className="pw-link-button" title={`Show ${problem.node}`} onClick={() => onFocusNode(problem.node)}>
+                    {describeProblem(problem, true)}
+                  </button>
+                </li>
               ))}
           </ul>
         </div>
@@ -93,6 +98,8 @@ function Overview({ nodeCount, problems }) {
         <dd>undo / redo</dd>
         <dt>Ctrl+C / Ctrl+V</dt>
         <dd>copy / paste nodes</dd>
+        <dt>Ctrl+A</dt>
+        <dd>select every node</dd>
         <dt>Delete</dt>
         <dd>delete the selection</dd>
         <dt>Shift+drag</dt>
@@ -127,7 +134,8 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
           <label className="pw-label" htmlFor={`${idPrefix}-label`}>
             Label
           </label>
-          <input id={`${idPrefix}-label`} type="text" value={node.data.label} placeholder={node.id} onChange={(event) => onChange(node.id, { label: event.target.value }, `label.${node.id}`)} />
+          <input id={`${idPrefix}-label`} type="text" value={node.data.label} placeholder={node.id} aria-invalid={messagesAtField(problems, "label").length > 0 || undefined} onChange={(event) => onChange(node.id, { label: event.target.value }, `label.${node.id}`)} />
+          <FieldMessages messages={messagesAtField(problems, "label")} />
         </fieldset>
         <div className="pw-field">
           <span className="pw-label">Id</span>
@@ -141,7 +149,7 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
           </ul>
         ) : null}
       </section>
-      {run && run.status !== "idle" ? <RunDetails run={run} kind={operator?.kind} /> : null}
+      {run && run.status !== "idle" ? <RunDetails run={run} kind={operator?.kind} sets={catalog.statuses} /> : null}
       <section className="pw-section">
         <h3>Settings</h3>
         <fieldset className="pw-fieldset" disabled={readOnly}>
@@ -153,10 +161,10 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
             idPrefix={idPrefix}
             onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
           />
-          <details className="pw-advanced">
+          <details className="pw-advanced" open={problems.some((problem) => problem.field === "retries" || problem.field === "timeout_s") || undefined}>
             <summary>Retries and timeout</summary>
-            <NumberSetting id={`${idPrefix}-retries`} label="Node retries" hint="Empty: the pipeline's setting." value={node.data.retries} integer onChange={(retries) => onChange(node.id, { retries }, `retries.${node.id}`)} />
-            <NumberSetting id={`${idPrefix}-timeout`} label="Node timeout (s)" hint="Empty: the pipeline's setting." value={node.data.timeout_s} onChange={(timeout_s) => onChange(node.id, { timeout_s }, `timeout.${node.id}`)} />
+            <NumberSetting id={`${idPrefix}-retries`} label="Node retries" hint="Empty: the pipeline's setting." messages={messagesAtField(problems, "retries")} value={node.data.retries} integer onChange={(retries) => onChange(node.id, { retries }, `retries.${node.id}`)} />
+            <NumberSetting id={`${idPrefix}-timeout`} label="Node timeout (s)" hint="Empty: the pipeline's setting." messages={messagesAtField(problems, "timeout_s")} value={node.data.timeout_s} onChange={(timeout_s) => onChange(node.id, { timeout_s }, `timeout.${node.id}`)} />
           </details>
         </fieldset>
       </section>
@@ -173,7 +181,7 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
   );
 }
 
-function NumberSetting({ id, label, hint, value, integer = false, onChange }) {
+function NumberSetting({ id, label, hint, messages, value, integer = false, onChange }) {
   return (
     <div className="pw-field">
       <label className="pw-label" htmlFor={id}>
@@ -185,25 +193,30 @@ function NumberSetting({ id, label, hint, value, integer = false, onChange }) {
         min={0}
         step={integer ? 1 : "any"}
         value={value ?? ""}
+        aria-invalid={messages.length > 0 || undefined}
         onChange={(event) => {
           const text = event.target.value;
           onChange(text === "" ? null : integer ? Math.trunc(Number(text)) : Number(text));
         }}
       />
       <p className="pw-hint">{hint}</p>
+      <FieldMessages messages={messages} />
     </div>
   );
 }
 
-function RunDetails({ run, kind }) {
+function RunDetails({ run, kind, sets }) {
   const metrics = run.metrics ?? {};
   const incoming = rowsIn(metrics);
-  const failed = run.status === "failed" || run.status === "timed_out";
+  const failed = sets.failures.has(run.status);
+  // Rows counted so far are rows out only while the node works: a failed or cancelled node
+  // passed none on.
+  const rowsOut = metrics.rows_out ?? (sets.working.has(run.status) ? run.rows : null);
   return (
     <section className={`pw-section pw-run-details${failed ? " is-failed" : ""}`}>
       <div className="pw-section-head">
         <h3>Last run</h3>
-        <StatusBadge status={run.status} />
+        <StatusBadge status={run.status} working={sets.working} />
       </div>
       <dl className="pw-metrics">
         <dt>Rows in</dt>
@@ -211,12 +224,12 @@ function RunDetails({ run, kind }) {
         {kind === "output" ? (
           <>
             <dt>Rows written</dt>
-            <dd>{formatCount(rowsWritten(metrics))}</dd>
+            <dd>{formatCount(rowsWritten(metrics, run.status))}</dd>
           </>
         ) : (
           <>
             <dt>Rows out</dt>
-            <dd>{formatCount(metrics.rows_out ?? run.rows)}</dd>
+            <dd>{formatCount(rowsOut)}</dd>
           </>
         )}
         <dt>Duration</dt>
