@@ -9,6 +9,7 @@ import { useToasts } from "../ui/useToasts.js";
 import { formatTime, timeAgo } from "../model/format.js";
 import { describeProblem } from "../model/problems.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage, settingsUrl } from "../workspaces/roles.js";
+import JsonFileInput from "../ui/JsonFileInput.jsx";
 
 const editorUrl = (id) => `/pipelines/${id}/`;
 const LIST_LIMIT = 200;
@@ -128,18 +129,7 @@ export default function HomeApp({ api, userName, staff }) {
             </button>
           </div>
         ) : null}
-        <input
-          ref={file}
-          type="file"
-          accept="application/json,.json"
-          hidden
-          aria-label="Pipeline JSON file"
-          onChange={(event) => {
-            const chosen = event.target.files?.[0];
-            event.target.value = "";
-            if (chosen && importInto.current) importFile(chosen, importInto.current);
-          }}
-        />
+        <JsonFileInput ref={file} onChoose={(chosen) => importInto.current && importFile(chosen, importInto.current)} />
       </div>
       {importProblems ? (
         <div className="pw-alert" role="alert">

@@ -3,6 +3,8 @@
 // and run history: nothing that changes the pipeline or starts a run.
 
 import { memo, useRef } from "react";
+import { fileName } from "../../model/format.js";
+import JsonFileInput from "../../ui/JsonFileInput.jsx";
 import { filesUrl } from "../../workspaces/roles.js";
 
 /** The bar; every action is a callback of EditorApp. */
@@ -25,6 +27,7 @@ function TopBar({
   imageUrl,
   history,
   runActive,
+  cancelling,
   onRun,
   onCancel,
   connection,
@@ -86,26 +89,16 @@ function TopBar({
             <button type="button" onClick={() => file.current?.click()} title="Replace this pipeline's graph with a JSON file">
               Import
             </button>
-            <input
-              ref={file}
-              type="file"
-              accept="application/json,.json"
-              hidden
-              onChange={(event) => {
-                const chosen = event.target.files?.[0];
-                event.target.value = "";
-                if (chosen) onImport(chosen);
-              }}
-            />
+            <JsonFileInput ref={file} onChoose={onImport} />
           </>
         )}
         <details className="pw-menu">
           <summary>Image</summary>
           <div className="pw-menu-items">
-            <a href={`${imageUrl}.svg`} target="_blank" rel="noreferrer" download>
+            <a href={`${imageUrl}.svg`} target="_blank" rel="noreferrer" download={fileName(name, "svg")}>
               Graph as SVG
             </a>
-            <a href={`${imageUrl}.png`} target="_blank" rel="noreferrer" download>
+            <a href={`${imageUrl}.png`} target="_blank" rel="noreferrer" download={fileName(name, "png")}>
               Graph as PNG
             </a>
           </div>
@@ -118,12 +111,17 @@ function TopBar({
             {connection === "forbidden" ? "live view refused" : "live view offline"}
           </span>
         ) : null}
+        {cancelling ? (
+          <span className="pw-cancelling" aria-live="polite" title="The nodes running now finish first; no new node starts">
+            <span className="pw-spinner" aria-hidden="true" /> Cancelling…
+          </span>
+        ) : null}
         {readOnly ? null : (
           <>
             <button type="button" className="pw-primary" onClick={onRun} disabled={runActive}>
               Run
             </button>
-            <button type="button" onClick={onCancel} disabled={!runActive}>
+            <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>
               Cancel
             </button>
           </>
