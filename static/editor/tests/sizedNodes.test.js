@@ -35,4 +35,12 @@ describe("nodes sized for React Flow", () => {
     expect(flagged[0]).not.toBe(plain[0]);
     expect(flagged[0].measured.height).toBe(92 + 42);
   });
+
+  it("get a handle for each stray port their stored edges name", () => {
+    const stray = { a: { inputs: ["rows"], outputs: [] } };
+    const [sized] = sizeNodes([node("a", "filter")], portsOf, new Set(), new WeakMap(), stray);
+    expect(sized.handles.map((handle) => handle.id)).toEqual(["in", "out", "rows"]);
+    expect(sized.handles[2]).toMatchObject({ type: "target", stray: true });
+    expect(sized.data.strayPorts).toEqual(stray.a);
+  });
 });

@@ -1,4 +1,7 @@
-// The operator catalog (`GET /api/operators`) as the editor uses it: by name, by kind, ports.
+// The operator catalog (`GET /api/operators`) as the editor uses it: by name, by kind, ports,
+// and the status sets the server sends with it.
+
+import { statusSets } from "./statuses.js";
 
 export const KINDS = [
   { kind: "input", title: "Inputs" },
@@ -11,12 +14,16 @@ const UNKNOWN_PORTS = {
   outputs: [{ name: "out", many: true, required: false }],
 };
 
-/** `{items, byName, typeOf(name), portsOf(node)}`; `nodeTypeOf(kind)` names node types. */
-export function createCatalog(items, nodeTypeOf = (kind) => kind) {
+/**
+ * `{items, byName, typeOf(name), portsOf(node), statuses}`; `nodeTypeOf(kind)` names node
+ * types; `statuses` (model/statuses.js) comes from the answer's `statuses` when it has them.
+ */
+export function createCatalog(items, nodeTypeOf = (kind) => kind, statuses = null) {
   const byName = new Map(items.map((item) => [item.name, item]));
   return {
     items,
     byName,
+    statuses: statusSets(statuses),
     typeOf: (name) => nodeTypeOf(byName.get(name)?.kind ?? "unknown"),
     portsOf: (node) => byName.get(node.data.operator) ?? UNKNOWN_PORTS,
   };

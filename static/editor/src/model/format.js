@@ -54,21 +54,41 @@ export function rowsIn(metrics) {
   return values.length ? values.reduce((sum, value) => sum + (value ?? 0), 0) : null;
 }
 
-/** The rows an output node wrote: what its operator reports, else every row it read. */
-export function rowsWritten(metrics) {
-  return metrics?.rows_written ?? rowsIn(metrics);
+/**
+ * The rows an output node wrote: what its operator reports, else, once it has succeeded,
+ * every row it read. A node that failed or was cancelled wrote only what it reports.
+ */
+export function rowsWritten(metrics, status) {
+  return metrics?.rows_written ?? (status === "succeeded" ? rowsIn(metrics) : null);
 }
 
 /**
  * The rows a finished node's card shows: "6 → 4" (in → out), or "3 rows written" for an
  * output node, whose rows go to a file or table rather than out of it; null when unknown.
  */
-export function rowsSummary(kind, metrics) {
+export function rowsSummary(kind, metrics, status) {
   if (kind === "output") {
-    const written = rowsWritten(metrics);
+    const written = rowsWritten(metrics, status);
     return written === null ? null : `${formatCount(written)} row${written === 1 ? "" : "s"} written`;
   }
   const incoming = rowsIn(metrics);
   const outgoing = metrics?.rows_out ?? null;
   return incoming === null && outgoing === null ? null : `${formatCount(incoming)} → ${formatCount(outgoing)}`;
+}
+
+/** A download's file name from a pipeline's name: without what file systems refuse. */
+export function fileName(name, extension) {
+  const safe = String(name ?? "").replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim();
+  return `${safe || "pipeline"}.${extension}`;
+}
+
+/** A preview cell as it reads: dates as dates ("2024-01-05"), times without the "T". */
+export function formatCell(value, type) {
+  if (value === null || value === undefined) return "null";
+  if (type !== "date" && type !== "datetime") return String(value);
+  const time = typeof value === "number" ? new Date(value).toISOString() : String(value);
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}:\d{2})(\.\d*[1-9])?\d*)?/.exec(time);
+  if (!match) return String(value);
+  if (type === "date" || !match[2]) return match[1];
+  return `${match[1]} ${match[2]}${match[3] ?? ""}`;
 }

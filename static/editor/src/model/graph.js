@@ -227,3 +227,34 @@ export function freePosition(nodes, position, size, gap = 24) {
   }
   return spot;
 }
+
+/** React Flow's changes that select every node (Ctrl+A); none for the nodes already selected. */
+export function selectAllChanges(nodes) {
+  return nodes.filter((node) => !node.selected).map((node) => ({ id: node.id, type: "select", selected: true }));
+}
+
+/**
+ * The ports that stored edges name but their nodes' operators do not have (older data),
+ * `{id: {inputs: [name], outputs: [name]}}`: such edges are drawn in red and can be deleted.
+ * Nodes of unknown operators are left out (any port is fine until their operator is known).
+ */
+export function strayPorts(nodes, edges, portsOf, isKnown) {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const stray = {};
+  const add = (id, side, name) => {
+    const node = byId.get(id);
+    if (!node || !isKnown(node) || portsOf(node)[side].some((port) => port.name === name)) return;
+    const ports = (stray[id] ??= { inputs: [], outputs: [] });
+    if (!ports[side].includes(name)) ports[side].push(name);
+  };
+  for (const edge of edges) {
+    add(edge.source, "outputs", edge.sourceHandle);
+    add(edge.target, "inputs", edge.targetHandle);
+  }
+  return stray;
+}
+
+/** Whether an edge ends at a stray port (see `strayPorts`). */
+export function isStrayEdge(edge, stray) {
+  return Boolean(stray[edge.source]?.outputs.includes(edge.sourceHandle) || stray[edge.target]?.inputs.includes(edge.targetHandle));
+}

@@ -2,25 +2,20 @@
 // a past run's details. Pure: each function returns a new state, and a node whose state did
 // not change keeps the same object (so that only its own component re-renders).
 //
-// state: {runId, status, seqs: {runId: last seq seen}, nodes: {id: NodeRun}, logs: [...],
-//         order: [ids], startedAt, durationS, totals, error}
+// state: {runId, status, cancelling, seqs: {runId: last seq seen}, nodes: {id: NodeRun},
+//         logs: [...], order: [ids], startedAt, durationS, totals, error, parameters}
 // NodeRun: {status, attempt, metrics, rows, error, traceback, since}
+// Functions that sort statuses take `sets` (model/statuses.js, from the catalog).
+
+import { DEFAULT_SETS } from "./statuses.js";
 
 const MAX_LOGS = 2000;
-const ACTIVE_RUN_STATUSES = new Set(["queued", "running"]);
-const FINAL_NODE_STATUSES = new Set([
-  "succeeded",
-  "failed",
-  "skipped",
-  "cancelled",
-  "timed_out",
-  "interrupted",
-]);
 
 /** Before any run: every node is idle. */
 export const IDLE_RUN = Object.freeze({
   runId: null,
   status: "idle",
+  cancelling: false,
   seqs: {},
   nodes: {},
   logs: [],
@@ -29,6 +24,7 @@ export const IDLE_RUN = Object.freeze({
   durationS: null,
   totals: null,
   error: "",
+  parameters: null,
 });
 
 /** The state a websocket snapshot describes (`{seq, run}`; `run` is null before any run). */
@@ -74,10 +70,13 @@ export function fromStartedRun(state, run) {
   return { ...IDLE_RUN, runId: run.id, status: run.status, seqs: state.seqs, nodes };
 }
 
-/** A past run as it ended (`GET /api/runs/<id>`), its log tails merged into one log. */
+/**
+ * A past run as it ended (`GET /api/runs/<id>`): its `logs` when the server keeps them
+ * (`[{seq?, level, node, message, at?}]`), else its nodes' log tails merged into one log.
+ */
 export function fromRunDetails(run) {
   const nodes = {};
-  const logs = [];
+  const tails = [];
   for (const [id, node] of Object.entries(run.nodes ?? {})) {
     nodes[id] = {
       status: node.status,
@@ -88,9 +87,10 @@ export function fromRunDetails(run) {
       traceback: node.traceback ?? "",
       since: null,
     };
-    for (const line of node.log_tail ?? []) logs.push(parseLogLine(id, line));
+    for (const line of node.log_tail ?? []) tails.push(parseLogLine(id, line));
   }
-  logs.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+  // The fallback for a server without `logs`: the lead may remove it once every server sends them.
+  const logs = Array.isArray(run.logs) ? run.logs.map(storedLogLine) : tails.sort(byTime);
   return {
     ...IDLE_RUN,
     runId: run.id,
@@ -99,7 +99,20 @@ export function fromRunDetails(run) {
     logs,
     durationS: run.duration_s ?? null,
     error: run.error ?? "",
+    parameters: run.parameters ?? null,
   };
+}
+
+const byTime = (a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0);
+
+/** A log line the server stored for a run, as a log entry. */
+function storedLogLine(line) {
+  return { node: line.node ?? null, time: line.at ?? "", level: String(line.level ?? "info").toLowerCase(), message: line.message ?? "" };
+}
+
+/** The run with its cancelling asked for: it says so until its nodes have returned. */
+export function cancelRequested(state, runId, sets = DEFAULT_SETS) {
+  return state.runId === runId && isActive(state, sets) ? { ...state, cancelling: true } : state;
 }
 
 /** `"<time> LEVEL message"` (how the recorder keeps log tails) as a log entry. */
@@ -118,7 +131,7 @@ function blankNode(status = "pending") {
  * above the last seen for their run) and events of older runs are dropped. `gap` is true when
  * the frame follows a seq this client never saw: it should ask for a snapshot.
  */
-export function applyFrame(state, frame) {
+export function applyFrame(state, frame, sets = DEFAULT_SETS) {
   const events = frame.events ?? [];
   if (!events.length) return { state, gap: false };
   const runId = events[0].run_id;
@@ -154,7 +167,7 @@ export function applyFrame(state, frame) {
         traceback: event.traceback ?? (event.status === "running" ? "" : previous.traceback),
         since: event.status === "running" ? (event.time ?? previous.since) : previous.since,
       };
-      if (event.status === "failed" || event.status === "timed_out" || event.status === "retrying") {
+      if (sets.failures.has(event.status) || event.status === "retrying") {
         const message = event.error ? `${event.status}: ${event.error}` : event.status;
         logs = [...logs, { node: event.node, time: event.time ?? "", level: "error", message }];
       }
@@ -189,12 +202,18 @@ export function statusOf(node) {
 }
 
 /** `{done, total}` over the run's nodes: how far the run has come. */
-export function runProgress(state) {
+export function runProgress(state, sets = DEFAULT_SETS) {
   const all = Object.values(state.nodes);
-  return { done: all.filter((node) => FINAL_NODE_STATUSES.has(node.status)).length, total: all.length };
+  return { done: all.filter((node) => sets.final.has(node.status)).length, total: all.length };
 }
 
 /** Whether the run is still queued or running. */
-export function isActive(state) {
-  return ACTIVE_RUN_STATUSES.has(state.status);
+export function isActive(state, sets = DEFAULT_SETS) {
+  return sets.active.has(state.status);
+}
+
+/** What the run bar says of the run: "Cancelling…" from the cancel until the run has ended. */
+export function runPhase(state, sets = DEFAULT_SETS) {
+  if (!isActive(state, sets)) return state.status;
+  return state.cancelling ? "cancelling" : state.status;
 }

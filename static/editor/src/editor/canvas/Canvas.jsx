@@ -4,6 +4,7 @@
 
 import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { isStrayEdge, strayPorts } from "../../model/graph.js";
 import { useNodeDrag } from "../hooks/useNodeDrag.js";
 import { useSizedNodes } from "../hooks/useSizedNodes.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
@@ -33,12 +34,14 @@ const NO_EDGES = [];
 export default function Canvas({ readOnly = false, nodes, edges, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, children }) {
   const { screenToFlowPosition, viewportInitialized } = useReactFlow();
   const drag = useNodeDrag(nodes, onNodesChange, onNodesMoved);
-  const { portsOf } = useContext(CatalogContext);
-  const sized = useSizedNodes(drag.nodes, portsOf, useFlaggedNodes());
+  const catalog = useContext(CatalogContext);
+  const stray = useMemo(() => strayPorts(nodes, edges, catalog.portsOf, (node) => catalog.byName.has(node.data.operator)), [nodes, edges, catalog]);
+  const sized = useSizedNodes(drag.nodes, catalog.portsOf, useFlaggedNodes(), stray);
+  const shownEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
   const plainEdges = useStore(isZoomedOut) && edges.length > PLAIN_EDGES_ABOVE;
   // Until the view is fitted it is not known which edges to draw: React Flow would draw its
   // own and then drop them for plain ones.
-  const flowEdges = viewportInitialized && !plainEdges ? edges : NO_EDGES;
+  const flowEdges = viewportInitialized && !plainEdges ? shownEdges : NO_EDGES;
   useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
     <div
@@ -84,6 +87,12 @@ export default function Canvas({ readOnly = false, nodes, edges, onNodesChange, 
       </ReactFlow>
     </div>
   );
+}
+
+/** The edges with those ending at a stray port drawn in red (the others the same objects). */
+function markStrayEdges(edges, stray) {
+  if (!Object.keys(stray).length) return edges;
+  return edges.map((edge) => (isStrayEdge(edge, stray) ? { ...edge, className: "pw-edge-stray", ariaLabel: `Invalid edge ${edge.id}: a port its node does not have` } : edge));
 }
 
 /** The ids of the nodes with problems, as a Set that changes only when they do. */

@@ -5,8 +5,9 @@ import { useEffect, useState } from "react";
 import { applyFrame, fromSnapshot } from "../../model/runState.js";
 import { connectPipelineSocket, pipelineSocketUrl } from "../../io/socket.js";
 
-/** Connects while mounted; returns the connection state ("open", "reconnecting", …). */
-export function useLiveRun(pipelineId, overlay) {
+/** Connects while mounted; returns the connection state ("open", "reconnecting", …).
+ * `sets` are the catalog's status sets (model/statuses.js). */
+export function useLiveRun(pipelineId, overlay, sets) {
   const [connection, setConnection] = useState("connecting");
   useEffect(() => {
     const client = connectPipelineSocket(pipelineSocketUrl(pipelineId), {
@@ -17,7 +18,7 @@ export function useLiveRun(pipelineId, overlay) {
         } else if (message.type === "events") {
           let gap = false;
           overlay.set((state) => {
-            const result = applyFrame(state.live, message);
+            const result = applyFrame(state.live, message, sets);
             gap = result.gap;
             return result.state === state.live ? state : { ...state, live: result.state };
           });
@@ -26,6 +27,6 @@ export function useLiveRun(pipelineId, overlay) {
       },
     });
     return () => client.close();
-  }, [pipelineId, overlay]);
+  }, [pipelineId, overlay, sets]);
   return connection;
 }

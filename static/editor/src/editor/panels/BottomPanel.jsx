@@ -1,6 +1,7 @@
 // The bottom panel: the run's log (filterable by node) and a node's data preview; collapsible.
 
 import { memo, useContext, useEffect, useRef, useState } from "react";
+import { formatCell } from "../../model/format.js";
 import { OverlayContext } from "../contexts.js";
 import { shownRun } from "../../model/overlay.js";
 import { useStore } from "../../model/store.js";
@@ -107,7 +108,7 @@ function Preview({ preview }) {
               <tr key={index}>
                 {row.map((cell, at) => (
                   <td key={at} className={cell === null ? "pw-null" : undefined}>
-                    {cell === null ? "null" : String(cell)}
+                    {formatCell(cell, columns[at]?.type)}
                   </td>
                 ))}
               </tr>
