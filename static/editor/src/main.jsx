@@ -6,7 +6,7 @@ import "@xyflow/react/dist/style.css";
 import "./editor.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { createApi } from "./api.js";
+import { createApi } from "./io/api.js";
 import EditorApp from "./editor/EditorApp.jsx";
 import HomeApp from "./home/HomeApp.jsx";
 import FilesApp from "./workspaces/FilesApp.jsx";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canvasToDocument, documentToCanvas } from "../src/document.js";
+import { canvasToDocument, documentToCanvas } from "../src/model/document.js";
 
 const SERVER_ANSWER = {
   format: "pipewright.pipeline",

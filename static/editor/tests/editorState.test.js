@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editorReducer, initialEditorState, isDirty, viewerReducer } from "../src/editor/editorState.js";
+import { editorReducer, initialEditorState, isDirty, viewerReducer } from "../src/model/editorState.js";
 
 const canvas = { meta: { name: "p" }, nodes: [{ id: "a", type: "t", position: { x: 0, y: 0 }, data: { operator: "filter", params: {} } }], edges: [] };
 

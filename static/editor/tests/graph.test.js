@@ -10,10 +10,13 @@ import {
   edgeId,
   freePosition,
   makeEdge,
+  isStrayEdge,
   paste,
+  selectAllChanges,
   splitPositionChanges,
+  strayPorts,
   uniqueNodeId,
-} from "../src/graph.js";
+} from "../src/model/graph.js";
 
 const PORTS = {
   csv_input: { inputs: [], outputs: [{ name: "out", many: false, required: true }] },
@@ -190,5 +193,31 @@ describe("moving nodes", () => {
   it("says when moves are not those of a drag in progress: its last one, the arrow keys'", () => {
     const dropped = [{ id: "a", type: "position", position: { x: 3, y: 4 }, dragging: false }];
     expect(splitPositionChanges(dropped)).toEqual({ positions: { a: { x: 3, y: 4 } }, dragging: false, others: [] });
+  });
+});
+
+describe("stored edges that name a port their node does not have", () => {
+  const nodes = [node("read", "csv_input"), node("f", "filter"), node("mystery", "not_installed")];
+  const isKnown = (item) => item.data.operator in PORTS;
+  const bad = makeEdge({ source: "read", sourceHandle: "out", target: "f", targetHandle: "rows" });
+  const good = link("read", "f");
+
+  it("are found with the ports they name, for their handles to be drawn", () => {
+    const stray = strayPorts(nodes, [good, bad, link("read", "mystery", "whatever")], portsOf, isKnown);
+    expect(stray).toEqual({ f: { inputs: ["rows"], outputs: [] } });
+    expect(isStrayEdge(bad, stray)).toBe(true);
+    expect(isStrayEdge(good, stray)).toBe(false);
+  });
+
+  it("can be selected and deleted like any edge", () => {
+    const result = deleteSelected(nodes, [good, { ...bad, selected: true }]);
+    expect(result.edges).toEqual([good]);
+  });
+});
+
+describe("Ctrl+A", () => {
+  it("selects every node not yet selected", () => {
+    const changes = selectAllChanges([node("a", "filter"), node("b", "filter", { selected: true })]);
+    expect(changes).toEqual([{ id: "a", type: "select", selected: true }]);
   });
 });

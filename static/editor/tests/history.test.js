@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canRedo, canUndo, createHistory, record, redo, replace, undo } from "../src/history.js";
+import { canRedo, canUndo, createHistory, record, redo, replace, undo } from "../src/model/history.js";
 
 describe("undo and redo", () => {
   it("undoes and redoes recorded steps in order", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { IDLE_RUN, applyFrame, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, parseLogLine, runProgress } from "../src/runState.js";
+import { IDLE_RUN, applyFrame, cancelRequested, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, parseLogLine, runPhase, runProgress } from "../src/model/runState.js";
+import { statusSets } from "../src/model/statuses.js";
 
 const event = (run_id, seq, body) => ({ run_id, seq, event: { run_id, seq, time: `2026-11-30T00:00:${String(seq).padStart(2, "0")}+00:00`, ...body } });
 const frame = (after_seq, ...events) => ({ type: "events", after_seq, events });
@@ -113,5 +114,55 @@ describe("runs from the API", () => {
 
   it("reads log lines it cannot split as plain messages", () => {
     expect(parseLogLine("a", "odd")).toEqual({ node: "a", time: "", level: "info", message: "odd" });
+  });
+
+  it("shows the log lines and parameters the server kept for a past run", () => {
+    const state = fromRunDetails({
+      id: 5,
+      status: "failed",
+      parameters: { min_age: 18 },
+      nodes: { f: { status: "failed", attempts: 2, metrics: {}, error: "boom", log_tail: [] } },
+      logs: [
+        { seq: 1, level: "INFO", node: null, message: "run started", at: "2026-11-30T00:00:01" },
+        { seq: 2, level: "warning", node: "f", message: "retrying: boom" },
+      ],
+    });
+    expect(state.parameters).toEqual({ min_age: 18 });
+    expect(state.logs).toEqual([
+      { node: null, time: "2026-11-30T00:00:01", level: "info", message: "run started" },
+      { node: "f", time: "", level: "warning", message: "retrying: boom" },
+    ]);
+  });
+});
+
+describe("cancelling", () => {
+  const running = applyFrame(IDLE_RUN, frame(0, event(1, 1, { type: "run_started", nodes: ["slow", "out"] }), event(1, 2, { type: "node_status", node: "slow", status: "running" }))).state;
+
+  it("says Cancelling until every running node has returned, then the run's end", () => {
+    const asked = cancelRequested(running, 1);
+    expect(runPhase(asked)).toBe("cancelling");
+    const stillRunning = applyFrame(asked, frame(2, event(1, 3, { type: "node_status", node: "out", status: "cancelled" }))).state;
+    expect(runPhase(stillRunning)).toBe("cancelling");
+    const ended = applyFrame(stillRunning, frame(3, event(1, 4, { type: "node_status", node: "slow", status: "cancelled" }), event(1, 5, { type: "run_finished", status: "cancelled", duration_s: 2 }))).state;
+    expect(runPhase(ended)).toBe("cancelled");
+  });
+
+  it("leaves a finished run or another run as it is", () => {
+    expect(cancelRequested(running, 2)).toBe(running);
+    const ended = applyFrame(running, frame(2, event(1, 3, { type: "run_finished", status: "succeeded" }))).state;
+    expect(cancelRequested(ended, 1)).toBe(ended);
+  });
+
+  it("keeps saying so across a snapshot of the same run", () => {
+    const asked = cancelRequested(running, 1);
+    expect(runPhase(fromSnapshot(asked, { seq: 2, run: { id: 1, status: "running", nodes: {} } }))).toBe("cancelling");
+  });
+});
+
+describe("status sets", () => {
+  it("come from the catalog when the server sends them", () => {
+    const sets = statusSets({ node: ["a"], run: ["r"], sets: { FINAL: ["done"], ACTIVE: ["going"], FAILURES: ["broke"] } });
+    expect(runProgress({ nodes: { x: { status: "done" }, y: { status: "succeeded" } } }, sets)).toEqual({ done: 1, total: 2 });
+    expect(runPhase({ status: "going" }, sets)).toBe("going");
   });
 });

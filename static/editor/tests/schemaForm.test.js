@@ -12,8 +12,8 @@ import {
   setIn,
   splitNullable,
   unionVariants,
-} from "../src/schemaForm.js";
-import { groupProblems, messagesAt, paramsPath } from "../src/problems.js";
+} from "../src/model/schemaForm.js";
+import { groupProblems, messagesAt, paramsPath } from "../src/model/problems.js";
 
 const TRANSFORM = {
   $defs: {

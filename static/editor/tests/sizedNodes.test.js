@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sizeNodes } from "../src/editor/useSizedNodes.js";
+import { sizeNodes } from "../src/editor/hooks/useSizedNodes.js";
 import { cardGeometry } from "../src/nodes/geometry.js";
 
 const port = (name) => ({ name, many: false, required: true });
@@ -34,5 +34,13 @@ describe("nodes sized for React Flow", () => {
     const flagged = sizeNodes(nodes, portsOf, new Set(["a"]), copies);
     expect(flagged[0]).not.toBe(plain[0]);
     expect(flagged[0].measured.height).toBe(92 + 42);
+  });
+
+  it("get a handle for each stray port their stored edges name", () => {
+    const stray = { a: { inputs: ["rows"], outputs: [] } };
+    const [sized] = sizeNodes([node("a", "filter")], portsOf, new Set(), new WeakMap(), stray);
+    expect(sized.handles.map((handle) => handle.id)).toEqual(["in", "out", "rows"]);
+    expect(sized.handles[2]).toMatchObject({ type: "target", stray: true });
+    expect(sized.data.strayPorts).toEqual(stray.a);
   });
 });

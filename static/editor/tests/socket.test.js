@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { backoffDelay, connectPipelineSocket, pipelineSocketUrl } from "../src/socket.js";
+import { backoffDelay, connectPipelineSocket, pipelineSocketUrl } from "../src/io/socket.js";
 
 class FakeSocket {
   static made = [];

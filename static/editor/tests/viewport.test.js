@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isInView, isZoomedOut } from "../src/viewport.js";
+import { isInView, isZoomedOut } from "../src/model/viewport.js";
 
 describe("whether the graph shows whole on the canvas", () => {
   const size = { width: 800, height: 600 };

@@ -1,38 +1,44 @@
 // The pipeline editor page: loads the catalog and the pipeline, then wires the canvas, the
-// palette, the side and bottom panels, saving, validation, runs and the live view together.
+// palette, the panels and the hooks that do the work (saving, analysis, clipboard, shortcuts,
+// runs, files, the live view). Nothing here does more than pass things between them.
 // A viewer of the pipeline's workspace gets it read-only: no palette, drags, connections,
 // deletes, saves or runs, and a banner saying why.
 
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
-import { useCallback, useContext, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { createCatalog } from "../catalog.js";
-import { documentToCanvas } from "../document.js";
-import { formatDuration } from "../format.js";
-import { addNode, connect, copySelection, createNode, deleteSelected, freePosition, paste, uniqueNodeId, updateNodeData } from "../graph.js";
-import { canRedo, canUndo } from "../history.js";
-import { describeProblem, groupProblems } from "../problems.js";
-import { fromRunDetails, fromStartedRun, isActive, runProgress } from "../runState.js";
-import { useStore } from "../store.js";
-import { CatalogContext, OverlayContext } from "../nodes/NodeCard.jsx";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { createCatalog } from "../model/catalog.js";
+import { documentToCanvas } from "../model/document.js";
+import { isDirty, editorReducer, initialEditorState, viewerReducer } from "../model/editorState.js";
+import { addNode, connect, createNode, deleteSelected, freePosition, selectAllChanges, uniqueNodeId, updateNodeData } from "../model/graph.js";
+import { canRedo, canUndo } from "../model/history.js";
+import { spreadLayout } from "../model/layout.js";
+import { createOverlay } from "../model/overlay.js";
+import { describeProblem } from "../model/problems.js";
+import { useStore } from "../model/store.js";
+import { cardGeometry } from "../nodes/geometry.js";
 import { nodeTypeOf } from "../nodes/registry.js";
-import BottomPanel from "../components/BottomPanel.jsx";
-import Canvas from "../components/Canvas.jsx";
-import ConflictDialog from "../components/ConflictDialog.jsx";
-import HistoryMenu from "../components/HistoryMenu.jsx";
-import Palette from "../components/Palette.jsx";
-import RunDialog from "../components/RunDialog.jsx";
-import SettingsDialog from "../components/SettingsDialog.jsx";
-import SidePanel from "../components/SidePanel.jsx";
-import Toasts from "../components/Toasts.jsx";
-import TopBar from "../components/TopBar.jsx";
+import Toasts from "../ui/Toasts.jsx";
+import { useToasts } from "../ui/useToasts.js";
 import { mayEdit } from "../workspaces/roles.js";
-import { editorReducer, initialEditorState, isDirty, viewerReducer } from "./editorState.js";
-import { createOverlay, shownRun } from "./overlay.js";
-import { useLiveRun } from "./useLiveRun.js";
-import { useSaving } from "./useSaving.js";
-import { useToasts } from "./useToasts.js";
+import Canvas from "./canvas/Canvas.jsx";
+import { CatalogContext, OverlayContext } from "./contexts.js";
+import ConflictDialog from "./dialogs/ConflictDialog.jsx";
+import RunDialog from "./dialogs/RunDialog.jsx";
+import SettingsDialog from "./dialogs/SettingsDialog.jsx";
+import { useAnalysis } from "./hooks/useAnalysis.js";
+import { useClipboard } from "./hooks/useClipboard.js";
+import { useLiveRun } from "./hooks/useLiveRun.js";
+import { usePipelineFiles } from "./hooks/usePipelineFiles.js";
+import { useRunControls } from "./hooks/useRunControls.js";
+import { useSaving } from "./hooks/useSaving.js";
+import { useShortcuts } from "./hooks/useShortcuts.js";
+import BottomPanel from "./panels/BottomPanel.jsx";
+import HistoryMenu from "./panels/HistoryMenu.jsx";
+import Palette from "./panels/Palette.jsx";
+import { RunProgress, ViewedRunBanner } from "./panels/RunStatus.jsx";
+import SidePanel from "./panels/SidePanel.jsx";
+import TopBar from "./panels/TopBar.jsx";
 
-const CLIPBOARD_KEY = "pipewright.clipboard";
 const PREVIEW_ROWS = 50;
 const NODE_SIZE = { width: 200, height: 56 };
 
@@ -42,7 +48,7 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
   const [error, setError] = useState(null);
   useEffect(() => {
     Promise.all([api.get("/api/operators"), api.get(`/api/pipelines/${pipelineId}`)]).then(
-      ([operators, pipeline]) => setLoaded({ catalog: createCatalog(operators.items, nodeTypeOf), pipeline }),
+      ([operators, pipeline]) => setLoaded({ catalog: createCatalog(operators.items, nodeTypeOf, operators.statuses), pipeline }),
       setError,
     );
   }, [api, pipelineId]);
@@ -63,10 +69,6 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
   );
 }
 
-function isTyping(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
-}
-
 function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const base = `/api/pipelines/${pipelineId}`;
   const readOnly = !mayEdit(workspace?.role);
@@ -79,40 +81,25 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const toasts = useToasts();
   const reactFlow = useReactFlow();
   const canvasBox = useRef(null);
-  const pasteCount = useRef(0);
-  const [pipelineProblems, setPipelineProblems] = useState([]);
-  const [schemas, setSchemas] = useState(null);
   const [savedRevision, setSavedRevision] = useState(pipeline.revision);
   const [dialog, setDialog] = useState(null);
   const [bottom, setBottom] = useState({ open: false, tab: "logs" });
   const [preview, setPreview] = useState(null);
-  const connection = useLiveRun(pipelineId, overlay);
-  const liveStatus = useStore(overlay, (value) => value.live.status);
+  const connection = useLiveRun(pipelineId, overlay, catalog.statuses);
   const liveRunId = useStore(overlay, (value) => value.live.runId);
   const viewedId = useStore(overlay, (value) => value.viewed?.runId ?? null);
+  const selected = useSelectedNodes(nodes);
+  const selectedId = selected.length === 1 ? selected[0].id : null;
+  const analysis = useAnalysis({ api, base, overlay, revision: savedRevision, selectedId });
+  const { showProblems, analysed } = analysis;
 
-  const showProblems = useCallback(
-    (problems) => {
-      const grouped = groupProblems(problems);
-      overlay.set((value) => ({ ...value, problems: grouped.byNode }));
-      setPipelineProblems(grouped.pipeline);
-    },
-    [overlay],
-  );
-
-  const validate = useCallback(() => {
-    api.post(`${base}/validate`, {}).then(
-      (answer) => showProblems(answer.problems),
-      () => {},
-    );
-  }, [api, base, showProblems]);
-
+  /** The server has a new version of the graph (saved, imported, reloaded). */
   const onSaved = useCallback(
     (saved) => {
       setSavedRevision(saved.revision);
-      validate();
+      analysed(saved);
     },
-    [validate],
+    [analysed],
   );
   const onSaveFailed = useCallback(
     (error) => {
@@ -122,44 +109,33 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     [toasts, showProblems],
   );
   const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed, readOnly });
-  const { save, resolve, adopt, revision } = saving;
-
-  useEffect(validate, [validate]);
-
-  const selected = useSelectedNodes(nodes);
-  const selectedId = selected.length === 1 ? selected[0].id : null;
-  useEffect(() => {
-    if (!selectedId || schemas?.revision === savedRevision) return undefined;
-    let stale = false;
-    api.get(`${base}/schemas`).then(
-      (answer) => !stale && setSchemas({ revision: savedRevision, nodes: answer.nodes }),
-      () => {},
-    );
-    return () => {
-      stale = true;
-    };
-  }, [api, base, selectedId, savedRevision, schemas]);
-
-  // Tell the user when a live run ends.
-  const lastStatus = useRef(liveStatus);
-  useEffect(() => {
-    const was = lastStatus.current;
-    lastStatus.current = liveStatus;
-    if ((was === "running" || was === "queued") && !isActive({ status: liveStatus }) && liveStatus !== "idle") {
-      const run = overlay.get().live;
-      const took = run.durationS != null ? ` in ${formatDuration(run.durationS)}` : "";
-      toasts.show(`Run ${liveStatus}${took}.`, { kind: liveStatus === "succeeded" ? "success" : "error" });
-    }
-  }, [liveStatus, overlay, toasts]);
-
+  const { save, resolve } = saving;
   const commit = useCallback((update, key) => dispatch({ type: "commit", update, key }), []);
+  const clipboard = useClipboard({ stateRef, commit, toasts });
+
+  /** Saves first when there are unsaved changes; false when that did not work. */
+  const saveFirst = useCallback(async () => {
+    if (!isDirty(stateRef.current)) return true;
+    const ok = await save();
+    if (!ok) toasts.show("Save the pipeline first: the server works on the saved version.", { kind: "error" });
+    return ok;
+  }, [save, toasts]);
+
+  const openLogs = useCallback(() => setBottom((old) => ({ ...old, open: true, tab: "logs" })), []);
+  const runs = useRunControls({ api, base, overlay, sets: catalog.statuses, stateRef, saveFirst, showProblems, toasts, setDialog, openLogs });
+  const onReplaced = useCallback(
+    (saved) => {
+      onSaved(saved);
+      window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2 }));
+    },
+    [onSaved, reactFlow],
+  );
+  const files = usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts });
 
   const addOperator = useCallback(
     (name, center) => {
-      const operator = catalog.byName.get(name);
-      if (!operator) return;
-      const present = stateRef.current.history.present;
-      const id = uniqueNodeId(name, present.nodes.map((node) => node.id));
+      if (!catalog.byName.get(name)) return;
+      const id = uniqueNodeId(name, stateRef.current.history.present.nodes.map((node) => node.id));
       const position = { x: center.x - NODE_SIZE.width / 2, y: center.y - NODE_SIZE.height / 2 };
       commit((now) => ({ ...now, nodes: addNode(now.nodes, createNode(name, catalog.typeOf(name), position, id)) }));
     },
@@ -183,9 +159,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   );
 
   const onConnect = useCallback(
-    (connection) => {
+    (made) => {
       const present = stateRef.current.history.present;
-      const result = connect(present.nodes, present.edges, connection, catalog.portsOf);
+      const result = connect(present.nodes, present.edges, made, catalog.portsOf);
       if (result.error) {
         toasts.show(`Not connected: ${result.error}.`, { kind: "error" });
         return;
@@ -202,86 +178,29 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     });
   }, [commit]);
 
-  const copy = useCallback(() => {
-    const present = stateRef.current.history.present;
-    const clipboard = copySelection(present.nodes, present.edges);
-    if (!clipboard) return;
-    pasteCount.current = 0;
-    try {
-      window.localStorage.setItem(CLIPBOARD_KEY, JSON.stringify(clipboard));
-    } catch {
-      // storage full or disabled: the copy is simply not kept
-    }
-    toasts.show(`Copied ${clipboard.nodes.length} node${clipboard.nodes.length === 1 ? "" : "s"}.`);
-  }, [toasts]);
-
-  const pasteClipboard = useCallback(() => {
-    let clipboard = null;
-    try {
-      clipboard = JSON.parse(window.localStorage.getItem(CLIPBOARD_KEY) ?? "null");
-    } catch {
-      clipboard = null;
-    }
-    if (!clipboard?.nodes?.length) return;
-    pasteCount.current += 1;
-    const shift = 40 * pasteCount.current;
-    commit((now) => {
-      const result = paste(now.nodes, now.edges, clipboard, { x: shift, y: shift * 2 });
-      return { ...now, nodes: result.nodes, edges: result.edges };
-    });
-  }, [commit]);
-
   const undo = useCallback(() => dispatch({ type: "undo" }), []);
   const redo = useCallback(() => dispatch({ type: "redo" }), []);
-
-  useEffect(() => {
-    const onKey = (event) => {
-      const mod = event.ctrlKey || event.metaKey;
-      const key = event.key.toLowerCase();
-      if (mod && key === "s") {
-        event.preventDefault();
-        if (!readOnly) save({ force: false });
-        return;
-      }
-      if (isTyping(event.target) || document.querySelector(".pw-backdrop")) return;
-      if (readOnly) {
-        if (mod && key === "c") copy();
-        return;
-      }
-      if (mod && key === "z") {
-        event.preventDefault();
-        if (event.shiftKey) redo();
-        else undo();
-      } else if (mod && key === "y") {
-        event.preventDefault();
-        redo();
-      } else if (mod && key === "c") {
-        copy();
-      } else if (mod && key === "v") {
-        event.preventDefault();
-        pasteClipboard();
-      } else if (!mod && (event.key === "Delete" || event.key === "Backspace")) {
-        event.preventDefault();
-        deleteSelection();
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [readOnly, save, undo, redo, copy, pasteClipboard, deleteSelection]);
+  const selectAll = useCallback(() => dispatch({ type: "nodesChange", changes: selectAllChanges(stateRef.current.history.present.nodes) }), []);
+  useShortcuts(readOnly, { save, undo, redo, copy: clipboard.copy, paste: clipboard.paste, remove: deleteSelection, selectAll });
 
   const onNodesChange = useCallback((changes) => dispatch({ type: "nodesChange", changes }), []);
   const onEdgesChange = useCallback((changes) => dispatch({ type: "edgesChange", changes }), []);
   const onNodesMoved = useCallback((positions, key) => dispatch({ type: "move", positions, key }), []);
-
   const onNodeChange = useCallback((id, patch, key) => commit((now) => ({ ...now, nodes: updateNodeData(now.nodes, id, patch) }), key), [commit]);
 
-  /** Saves first when there are unsaved changes; false when that did not work. */
-  const saveFirst = useCallback(async () => {
-    if (!isDirty(stateRef.current)) return true;
-    const ok = await save();
-    if (!ok) toasts.show("Save the pipeline first: the server works on the saved version.", { kind: "error" });
-    return ok;
-  }, [save, toasts]);
+  /** Selects only node `id` and brings it to the middle of the view (the problem list). */
+  const focusNode = useCallback(
+    (id) => {
+      const present = stateRef.current.history.present;
+      const node = present.nodes.find((item) => item.id === id);
+      if (!node) return;
+      const changes = present.nodes.filter((item) => item.selected !== (item.id === id)).map((item) => ({ id: item.id, type: "select", selected: item.id === id }));
+      dispatch({ type: "nodesChange", changes });
+      const { width, height } = cardGeometry(catalog.portsOf(node), Boolean(overlay.get().problems[id]?.length));
+      reactFlow.setCenter(node.position.x + width / 2, node.position.y + height / 2, { zoom: Math.max(reactFlow.getZoom(), 0.8), duration: 300 });
+    },
+    [catalog, overlay, reactFlow],
+  );
 
   const runPreview = useCallback(
     async (node) => {
@@ -305,120 +224,29 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     if (!(await saveFirst())) return;
     try {
       const { positions } = await api.post(`${base}/layout`, {});
-      dispatch({ type: "move", positions });
+      const { problems } = overlay.get();
+      const sizes = Object.fromEntries(stateRef.current.history.present.nodes.map((node) => [node.id, cardGeometry(catalog.portsOf(node), Boolean(problems[node.id]?.length))]));
+      dispatch({ type: "move", positions: spreadLayout(positions, sizes) });
       window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2, duration: 300 }));
     } catch (error) {
       toasts.show(`Auto-layout failed: ${error.message}`, { kind: "error" });
     }
-  }, [api, base, reactFlow, saveFirst, toasts]);
-
-  const exportJson = useCallback(async () => {
-    if (!(await saveFirst())) return;
-    const link = document.createElement("a");
-    link.href = `${base}/export`;
-    link.download = "";
-    document.body.append(link);
-    link.click();
-    link.remove();
-  }, [base, saveFirst]);
-
-  const importJson = useCallback(
-    async (file) => {
-      let document;
-      try {
-        document = JSON.parse(await file.text());
-      } catch (error) {
-        toasts.show(`${file.name} is not valid JSON: ${error.message}`, { kind: "error" });
-        return;
-      }
-      if (!document || typeof document !== "object" || Array.isArray(document)) {
-        toasts.show(`${file.name} is not a pipeline document (a JSON object).`, { kind: "error" });
-        return;
-      }
-      const name = stateRef.current.history.present.meta.name;
-      try {
-        const saved = await api.put(base, { ...document, name, revision: revision.current });
-        adopt(saved);
-        dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
-        setSavedRevision(saved.revision);
-        validate();
-        window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2 }));
-        toasts.show(`Imported ${file.name}. Undo brings the previous graph back.`, { kind: "success" });
-      } catch (error) {
-        toasts.show(`${file.name} was not imported: ${error.message}`, {
-          kind: "error",
-          details: (error.body.problems ?? []).map((problem) => describeProblem(problem, true)),
-        });
-      }
-    },
-    [api, base, catalog, reactFlow, adopt, revision, toasts, validate],
-  );
+  }, [api, base, catalog, overlay, reactFlow, saveFirst, toasts]);
 
   const reload = useCallback(async () => {
     try {
       const fresh = await api.get(base);
       await resolve("reload", fresh);
       dispatch({ type: "reload", canvas: documentToCanvas(fresh, catalog.typeOf) });
-      setSavedRevision(fresh.revision);
-      validate();
+      onSaved(fresh);
     } catch (error) {
       toasts.show(`Could not reload: ${error.message}`, { kind: "error" });
     }
-  }, [api, base, catalog, resolve, toasts, validate]);
+  }, [api, base, catalog, resolve, onSaved, toasts]);
 
-  const startRun = useCallback(
-    async (parameters) => {
-      setDialog(null);
-      if (!(await saveFirst())) return;
-      try {
-        const run = await api.post(`${base}/runs`, { parameters });
-        overlay.set((value) => ({ ...value, viewed: null, live: fromStartedRun(value.live, run) }));
-        toasts.clear();
-        setBottom((old) => ({ ...old, open: true, tab: "logs" }));
-      } catch (error) {
-        toasts.show(`The run did not start: ${error.message}`, {
-          kind: "error",
-          details: (error.body.problems ?? []).map((problem) => describeProblem(problem, true)),
-        });
-        if (error.body.problems) showProblems(error.body.problems);
-      }
-    },
-    [api, base, overlay, saveFirst, showProblems, toasts],
-  );
-
-  const onRun = useCallback(() => {
-    const parameters = stateRef.current.history.present.meta.config?.parameters ?? {};
-    if (Object.keys(parameters).length) setDialog({ kind: "run", parameters });
-    else startRun({});
-  }, [startRun]);
-
-  const onCancel = useCallback(async () => {
-    const runId = overlay.get().live.runId;
-    if (runId === null) return;
-    try {
-      await api.post(`/api/runs/${runId}/cancel`, {});
-      toasts.show("Cancelling the run…");
-    } catch (error) {
-      toasts.show(`Could not cancel: ${error.message}`, { kind: "error" });
-    }
-  }, [api, overlay, toasts]);
-
-  const loadRuns = useCallback(() => api.get(`${base}/runs?limit=30`), [api, base]);
-  const pickRun = useCallback(
-    async (run) => {
-      try {
-        const details = await api.get(`/api/runs/${run.id}`);
-        overlay.set((value) => ({ ...value, viewed: fromRunDetails(details) }));
-      } catch (error) {
-        toasts.show(`Could not load run ${run.id}: ${error.message}`, { kind: "error" });
-      }
-    },
-    [api, overlay, toasts],
-  );
-  const backToLive = useCallback(() => overlay.set((value) => ({ ...value, viewed: null })), [overlay]);
   const historyMenu = useMemo(
-    () => <HistoryMenu load={loadRuns} onPick={pickRun} onLive={backToLive} viewedId={viewedId} userName={userName} />,
-    [loadRuns, pickRun, backToLive, viewedId, userName],
+    () => <HistoryMenu load={runs.loadRuns} onPick={runs.pickRun} onLive={runs.backToLive} viewedId={viewedId} userName={userName} />,
+    [runs.loadRuns, runs.pickRun, runs.backToLive, viewedId, userName],
   );
   const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
   const saveNow = useCallback(() => save(), [save]);
@@ -452,13 +280,14 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             canRedo={canRedo(state.history)}
             onLayout={autoLayout}
             onSettings={openSettings}
-            onExport={exportJson}
-            onImport={importJson}
+            onExport={files.exportJson}
+            onImport={files.importJson}
             imageUrl={`${base}/graph`}
             history={historyMenu}
-            runActive={isActive({ status: liveStatus })}
-            onRun={onRun}
-            onCancel={onCancel}
+            runActive={runs.phase === "cancelling" || catalog.statuses.active.has(runs.phase)}
+            cancelling={runs.phase === "cancelling"}
+            onRun={runs.onRun}
+            onCancel={runs.onCancel}
             connection={connection}
           />
           <RunProgress />
@@ -481,7 +310,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 onConnect={onConnect}
                 onDropOperator={addOperator}
               >
-                <ViewedRunBanner onLive={backToLive} liveRunId={liveRunId} />
+                <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
                 {!nodes.length ? (
                   <div className="pw-canvas-empty">
                     <h2>An empty pipeline</h2>
@@ -489,23 +318,17 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   </div>
                 ) : null}
               </Canvas>
-              <BottomPanel
-                open={bottom.open}
-                tab={bottom.tab}
-                onTab={onBottomTab}
-                onToggle={onBottomToggle}
-                preview={preview}
-                nodeIds={nodeIds}
-              />
+              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} />
             </div>
             <SidePanel
               readOnly={readOnly}
               selected={selected}
-              schemas={schemas}
+              schemas={analysis.schemas}
               onNodeChange={onNodeChange}
               onPreview={runPreview}
               onDelete={deleteSelection}
-              pipelineProblems={pipelineProblems}
+              onFocusNode={focusNode}
+              pipelineProblems={analysis.pipelineProblems}
               nodeCount={nodes.length}
             />
           </div>
@@ -519,7 +342,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               }}
             />
           ) : null}
-          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} onStart={startRun} onClose={closeDialog} /> : null}
+          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} onStart={runs.startRun} onClose={closeDialog} /> : null}
           {saving.conflict ? <ConflictDialog onReload={reload} onOverwrite={overwrite} /> : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>
@@ -538,35 +361,3 @@ function useSelectedNodes(nodes) {
 }
 
 const sameItems = (a, b) => a.length === b.length && a.every((item, index) => item === b[index]);
-
-function RunProgress() {
-  const overlay = useContext(OverlayContext);
-  const status = useStore(overlay, (value) => shownRun(value).status);
-  const done = useStore(overlay, (value) => runProgress(shownRun(value)).done);
-  const total = useStore(overlay, (value) => runProgress(shownRun(value)).total);
-  if (status === "idle" || !total) return <div className="pw-progress" aria-hidden="true" />;
-  const percent = Math.round((done / total) * 100);
-  return (
-    <div className={`pw-progress pw-progress-${status}`} role="progressbar" aria-label="Run progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} title={`${done} of ${total} nodes done`}>
-      <div className="pw-progress-fill" style={{ width: `${percent}%` }} />
-    </div>
-  );
-}
-
-function ViewedRunBanner({ onLive, liveRunId }) {
-  const overlay = useContext(OverlayContext);
-  const viewed = useStore(overlay, (value) => value.viewed);
-  if (!viewed) return null;
-  return (
-    <div className="pw-banner" role="status">
-      <span>
-        Showing run #{viewed.runId} as it ended: <strong>{viewed.status}</strong>
-        {viewed.durationS != null ? ` in ${formatDuration(viewed.durationS)}` : ""}
-        {viewed.runId === liveRunId ? " (the latest run)" : ""}
-      </span>
-      <button type="button" onClick={onLive}>
-        Back to live
-      </button>
-    </div>
-  );
-}

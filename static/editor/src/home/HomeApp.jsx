@@ -3,12 +3,13 @@
 // duplicate and delete (after confirming). What a viewer may not do is not offered.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import Dialog from "../components/Dialog.jsx";
-import Toasts from "../components/Toasts.jsx";
-import { useToasts } from "../editor/useToasts.js";
-import { formatTime, timeAgo } from "../format.js";
-import { describeProblem } from "../problems.js";
+import Dialog from "../ui/Dialog.jsx";
+import Toasts from "../ui/Toasts.jsx";
+import { useToasts } from "../ui/useToasts.js";
+import { formatTime, timeAgo } from "../model/format.js";
+import { describeProblem } from "../model/problems.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage, settingsUrl } from "../workspaces/roles.js";
+import JsonFileInput from "../ui/JsonFileInput.jsx";
 
 const editorUrl = (id) => `/pipelines/${id}/`;
 const LIST_LIMIT = 200;
@@ -128,18 +129,7 @@ export default function HomeApp({ api, userName, staff }) {
             </button>
           </div>
         ) : null}
-        <input
-          ref={file}
-          type="file"
-          accept="application/json,.json"
-          hidden
-          aria-label="Pipeline JSON file"
-          onChange={(event) => {
-            const chosen = event.target.files?.[0];
-            event.target.value = "";
-            if (chosen && importInto.current) importFile(chosen, importInto.current);
-          }}
-        />
+        <JsonFileInput ref={file} onChoose={(chosen) => importInto.current && importFile(chosen, importInto.current)} />
       </div>
       {importProblems ? (
         <div className="pw-alert" role="alert">

@@ -4,18 +4,15 @@
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
 import { Handle, useStore as useFlowStore } from "@xyflow/react";
-import { createContext, useContext } from "react";
-import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../format.js";
-import { shownRun } from "../editor/overlay.js";
-import { statusOf } from "../runState.js";
-import { useStore } from "../store.js";
-import { isZoomedOut } from "../viewport.js";
+import { useContext } from "react";
+import { CatalogContext, OverlayContext } from "../editor/contexts.js";
+import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../model/format.js";
+import { portProblem } from "../model/problems.js";
+import { shownRun } from "../model/overlay.js";
+import { statusOf } from "../model/runState.js";
+import { useStore } from "../model/store.js";
+import { isZoomedOut } from "../model/viewport.js";
 import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
-
-/** The catalog (see catalog.js), for node components. */
-export const CatalogContext = createContext(null);
-/** The store of run states and problems that nodes show (see editor/overlay.js). */
-export const OverlayContext = createContext(null);
 
 const NO_PROBLEMS = [];
 
@@ -38,7 +35,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   // A boolean: only crossing the threshold re-renders the card, not every zoom step.
   const compact = useFlowStore(isZoomedOut);
   const ports = catalog.portsOf({ data });
-  const { height, handles } = cardGeometry(ports, problems.length > 0);
+  const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
   return (
     <div
       className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}`}
@@ -47,16 +44,35 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
       title={run?.error || undefined}
       style={{ height }}
     >
-      {compact ? null : <CardText id={id} data={data} kind={kind} icon={icon} operator={catalog.byName.get(data.operator)} status={status} run={run} problems={problems} ports={ports} />}
+      {compact ? null : <CardText id={id} data={data} kind={kind} icon={icon} operator={catalog.byName.get(data.operator)} status={status} run={run} problems={problems} ports={ports} working={catalog.statuses.working} />}
       {handles.map((handle) => (
-        <Handle key={`${handle.type}.${handle.id}`} type={handle.type} position={handle.position} id={handle.id} data-port={handle.id} style={{ top: handleTop(handle) }} />
+        <PortHandle key={`${handle.type}.${handle.id}`} handle={handle} problem={portProblem(problems, handle.type === "target" ? "inputs" : "outputs", handle.id)} />
       ))}
     </div>
   );
 }
 
+/** A port's handle: red, with the message as its title, when a problem names the port (an
+ * input left unconnected, one with too many edges) or when the port is stray. */
+function PortHandle({ handle, problem }) {
+  const stray = handle.stray === true;
+  const title = stray ? `${handle.id}: not a port of this operator; delete its edge` : problem ? `${handle.id}: ${problem.message}` : undefined;
+  return (
+    <Handle
+      type={handle.type}
+      position={handle.position}
+      id={handle.id}
+      data-port={handle.id}
+      className={stray ? "pw-handle-stray" : problem ? "has-problem" : undefined}
+      title={title}
+      isConnectable={!stray}
+      style={{ top: handleTop(handle) }}
+    />
+  );
+}
+
 /** What a card says: its title, its run, its first problem and its ports' names. */
-function CardText({ id, data, kind, icon, operator, status, run, problems, ports }) {
+function CardText({ id, data, kind, icon, operator, status, run, problems, ports, working }) {
   return (
     <>
       <div className="pw-node-head">
@@ -74,8 +90,8 @@ function CardText({ id, data, kind, icon, operator, status, run, problems, ports
       {/* Always there (hidden while idle) and of fixed height: the card's height is declared
           to React Flow (geometry.js), and a run must not change it. */}
       <div className={`pw-node-run${status === "idle" ? " is-idle" : ""}`}>
-        {status !== "idle" ? <StatusBadge status={status} /> : null}
-        {run && status !== "idle" ? <Metrics run={run} kind={kind} /> : null}
+        {status !== "idle" ? <StatusBadge status={status} working={working} /> : null}
+        {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
       </div>
       {problems.length ? (
         <div className="pw-node-problem" role="note" title={problems[0].message}>
@@ -102,25 +118,25 @@ function PortNames({ ports: { inputs, outputs } }) {
   );
 }
 
-/** A pill with the status, and a spinner while running. */
-export function StatusBadge({ status }) {
+/** A pill with the status, and a spinner while the node works (`working`: a status set). */
+export function StatusBadge({ status, working }) {
   return (
     <span className={`pw-badge pw-status-${status}`}>
-      {status === "running" || status === "retrying" ? <span className="pw-spinner" aria-hidden="true" /> : null}
+      {working.has(status) ? <span className="pw-spinner" aria-hidden="true" /> : null}
       {status.replace("_", " ")}
     </span>
   );
 }
 
-function Metrics({ run, kind }) {
+function Metrics({ run, kind, working }) {
   const metrics = run.metrics ?? {};
-  if (run.status === "running" || run.status === "retrying") {
+  if (working.has(run.status)) {
     const elapsed = run.since ? (Date.now() - Date.parse(run.since)) / 1000 : null;
     const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
     const rows = run.rows !== null ? `${formatCount(run.rows)} rows` : null;
     return <MetricLines rows={rows} seconds={elapsed} rate={rate} />;
   }
-  const rows = rowsSummary(kind, metrics);
+  const rows = rowsSummary(kind, metrics, run.status);
   if (rows === null && metrics.duration_s == null) return null;
   const rate = formatRate(rowsIn(metrics) ?? metrics.rows_out, metrics.duration_s, CARD_RATE_UNIT);
   const legend = `${kind === "output" ? "rows written" : "rows in → rows out"} · duration${rate ? " · rows per second" : ""}`;

@@ -1,5 +1,5 @@
 // A node card's size and where its port handles are, known without drawing it. React Flow is
-// given them with every node (editor/useSizedNodes.js), so that it neither measures a big
+// given them with every node (editor/hooks/useSizedNodes.js), so that it neither measures a big
 // pipeline's cards when it opens nor waits for that to draw the edges. NodeCard.jsx takes the
 // card's height and its handles' `top` from here; the heights of the card's parts are set in
 // editor.css ("nodes") and add up to these.
@@ -15,13 +15,16 @@ const PROBLEM = 42; // the first problem's message, on two lines
 const PORT_LIST_EDGE = 4; // the port list's top border and padding; as much padding below
 const PORT_ROW = 20;
 const HANDLE = 15;
+const NO_STRAY_PORTS = Object.freeze({ inputs: [], outputs: [] });
 
 /**
  * `{width, height, handles}` of the card of a node with `ports` (`{inputs, outputs}`), with or
  * without its problem note. `handles` are React Flow's: `{id, type, position, x, y, width,
- * height}`, x and y from the card's top left corner, ids the port names.
+ * height}`, x and y from the card's top left corner, ids the port names. `stray` ports
+ * (`{inputs, outputs}` of names, which stored edges name but the operator lacks) get handles
+ * at the card's bottom corners, for their edges to be drawn and deleted.
  */
-export function cardGeometry(ports, withProblem) {
+export function cardGeometry(ports, withProblem, stray = NO_STRAY_PORTS) {
   const { inputs, outputs } = ports;
   const portRows = isLabelled(ports) ? Math.max(inputs.length, outputs.length) : 0;
   const portsTop = BORDER + HEAD + RUN + (withProblem ? PROBLEM : 0);
@@ -29,12 +32,16 @@ export function cardGeometry(ports, withProblem) {
   // One port a side sits level with the middle of the head and the run line; labelled ports
   // on their rows.
   const middleOf = portRows ? (index) => portsTop + PORT_LIST_EDGE + (index + 0.5) * PORT_ROW : () => BORDER + (HEAD + RUN) / 2;
+  const height = portsTop + portsHeight + BORDER;
+  const strayY = height - BORDER - HANDLE / 2 - 2;
   return {
     width: WIDTH,
-    height: portsTop + portsHeight + BORDER,
+    height,
     handles: [
       ...inputs.map((port, index) => handle(port.name, "target", Position.Left, STRIPE, middleOf(index))),
       ...outputs.map((port, index) => handle(port.name, "source", Position.Right, WIDTH - BORDER, middleOf(index))),
+      ...stray.inputs.map((name) => ({ ...handle(name, "target", Position.Left, STRIPE, strayY), stray: true })),
+      ...stray.outputs.map((name) => ({ ...handle(name, "source", Position.Right, WIDTH - BORDER, strayY), stray: true })),
     ],
   };
 }

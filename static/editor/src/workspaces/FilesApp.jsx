@@ -3,10 +3,10 @@
 // Viewers and read-only folders (shared/, unless staff) get no upload or delete.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import Dialog from "../components/Dialog.jsx";
-import Toasts from "../components/Toasts.jsx";
-import { useToasts } from "../editor/useToasts.js";
-import { formatTime, timeAgo } from "../format.js";
+import Dialog from "../ui/Dialog.jsx";
+import Toasts from "../ui/Toasts.jsx";
+import { useToasts } from "../ui/useToasts.js";
+import { formatTime, timeAgo } from "../model/format.js";
 import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, listUrl, mayDelete, uploadProblem } from "./files.js";
 import { filesUrl, mayEdit, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";

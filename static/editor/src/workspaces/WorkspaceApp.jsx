@@ -3,9 +3,9 @@
 // passwords are write-only: the form never shows one, and an empty field keeps the stored one.
 
 import { useCallback, useEffect, useState } from "react";
-import Dialog from "../components/Dialog.jsx";
-import Toasts from "../components/Toasts.jsx";
-import { useToasts } from "../editor/useToasts.js";
+import Dialog from "../ui/Dialog.jsx";
+import Toasts from "../ui/Toasts.jsx";
+import { useToasts } from "../ui/useToasts.js";
 import { connectionBody, connectionForm } from "./connections.js";
 import { ROLE_MEANING, ROLES, mayManage, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";

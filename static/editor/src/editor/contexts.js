@@ -1,0 +1,8 @@
+// The React contexts of the editor page, apart from the components that provide or read them.
+
+import { createContext } from "react";
+
+/** The catalog (see model/catalog.js), for node components and panels. */
+export const CatalogContext = createContext(null);
+/** The store of run states and problems that nodes show (see model/overlay.js). */
+export const OverlayContext = createContext(null);

@@ -1,0 +1,53 @@
+// The pipeline as a file: Export downloads the saved document, Import replaces the graph with
+// a JSON file's (one undo step brings the previous graph back).
+
+import { useCallback } from "react";
+import { documentToCanvas } from "../../model/document.js";
+import { describeProblem } from "../../model/problems.js";
+
+/** `{exportJson, importJson(file)}`; both save first, or work on what the server has. */
+export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts }) {
+  const { adopt, revision } = saving;
+
+  const exportJson = useCallback(async () => {
+    if (!(await saveFirst())) return;
+    const link = document.createElement("a");
+    link.href = `${base}/export`;
+    link.download = "";
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }, [base, saveFirst]);
+
+  const importJson = useCallback(
+    async (file) => {
+      let chosen;
+      try {
+        chosen = JSON.parse(await file.text());
+      } catch (error) {
+        toasts.show(`${file.name} is not valid JSON: ${error.message}`, { kind: "error" });
+        return;
+      }
+      if (!chosen || typeof chosen !== "object" || Array.isArray(chosen)) {
+        toasts.show(`${file.name} is not a pipeline document (a JSON object).`, { kind: "error" });
+        return;
+      }
+      const name = stateRef.current.history.present.meta.name;
+      try {
+        const saved = await api.put(base, { ...chosen, name, revision: revision.current });
+        adopt(saved);
+        dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
+        onReplaced(saved);
+        toasts.show(`Imported ${file.name}. Undo brings the previous graph back.`, { kind: "success" });
+      } catch (error) {
+        toasts.show(`${file.name} was not imported: ${error.message}`, {
+          kind: "error",
+          details: (error.body.problems ?? []).map((problem) => describeProblem(problem, true)),
+        });
+      }
+    },
+    [api, base, catalog, stateRef, dispatch, adopt, revision, onReplaced, toasts],
+  );
+
+  return { exportJson, importJson };
+}

@@ -1,0 +1,123 @@
+// The bottom panel: the run's log (filterable by node) and a node's data preview; collapsible.
+
+import { memo, useContext, useEffect, useRef, useState } from "react";
+import { formatCell } from "../../model/format.js";
+import { OverlayContext } from "../contexts.js";
+import { shownRun } from "../../model/overlay.js";
+import { useStore } from "../../model/store.js";
+
+const SHOWN_LINES = 500;
+
+/** `tab` is "logs" or "preview"; `preview` is `{node, loading, error, result}` or null. */
+function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds }) {
+  const overlay = useContext(OverlayContext);
+  const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
+  return (
+    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs and preview">
+      <div className="pw-bottom-tabs" role="tablist">
+        <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
+          Logs{logCount ? ` (${logCount})` : ""}
+        </button>
+        <button type="button" role="tab" aria-selected={open && tab === "preview"} onClick={() => onTab("preview")}>
+          Preview{preview ? ` · ${preview.node}` : ""}
+        </button>
+        <span className="pw-topbar-spacer" />
+        <button type="button" className="pw-icon-button" aria-label={open ? "Collapse the panel" : "Expand the panel"} aria-expanded={open} onClick={onToggle}>
+          {open ? "▾" : "▴"}
+        </button>
+      </div>
+      {open ? (
+        <div className="pw-bottom-body" role="tabpanel">
+          {tab === "logs" ? <Logs nodeIds={nodeIds} /> : <Preview preview={preview} />}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function Logs({ nodeIds }) {
+  const overlay = useContext(OverlayContext);
+  const logs = useStore(overlay, (state) => shownRun(state).logs);
+  const [node, setNode] = useState("");
+  const end = useRef(null);
+  const shown = (node ? logs.filter((entry) => entry.node === node) : logs).slice(-SHOWN_LINES);
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: "nearest" });
+  }, [shown.length]);
+  const choices = [...new Set([...nodeIds, ...logs.map((entry) => entry.node).filter(Boolean)])].sort();
+  return (
+    <div className="pw-logs">
+      <div className="pw-logs-filter">
+        <label htmlFor="pw-log-node">Node</label>
+        <select id="pw-log-node" value={node} onChange={(event) => setNode(event.target.value)}>
+          <option value="">All nodes</option>
+          {choices.map((id) => (
+            <option key={id} value={id}>
+              {id}
+            </option>
+          ))}
+        </select>
+      </div>
+      <ol className="pw-log-lines">
+        {shown.map((entry, index) => (
+          <li key={index} className={`pw-log-${entry.level}`}>
+            <span className="pw-log-time">{entry.time ? entry.time.slice(11, 23) : ""}</span>
+            <span className="pw-log-node">{entry.node ?? "run"}</span>
+            <span className="pw-log-level">{entry.level}</span>
+            <span className="pw-log-message">{entry.message}</span>
+          </li>
+        ))}
+        {!shown.length ? <li className="pw-muted">No log lines yet. Run the pipeline to see what each node does.</li> : null}
+        <li ref={end} aria-hidden="true" />
+      </ol>
+    </div>
+  );
+}
+
+function Preview({ preview }) {
+  if (!preview) return <p className="pw-muted pw-pad">Select a node and press “Preview” to see its first rows.</p>;
+  if (preview.loading) return <p className="pw-muted pw-pad">Computing the first rows of {preview.node}…</p>;
+  if (preview.error) {
+    return (
+      <p className="pw-error pw-pad" role="alert">
+        {preview.node}: {preview.error}
+      </p>
+    );
+  }
+  const { columns, rows, total_rows: total } = preview.result;
+  return (
+    <div className="pw-preview">
+      <p className="pw-muted pw-small">
+        {preview.node}: first {rows.length} row{rows.length === 1 ? "" : "s"}
+        {typeof total === "number" ? ` of ${total.toLocaleString("en-US")}` : ""}
+      </p>
+      <div className="pw-preview-scroll">
+        <table className="pw-table">
+          <thead>
+            <tr>
+              {columns.map((column) => (
+                <th key={column.name}>
+                  {column.name}
+                  <span className="pw-type">{column.type}</span>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, index) => (
+              <tr key={index}>
+                {row.map((cell, at) => (
+                  <td key={at} className={cell === null ? "pw-null" : undefined}>
+                    {formatCell(cell, columns[at]?.type)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+export default memo(BottomPanel);

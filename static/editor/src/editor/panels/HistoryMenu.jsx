@@ -1,0 +1,63 @@
+// Run history: the pipeline's past runs; picking one shows the canvas as that run ended.
+
+import { useEffect, useRef, useState } from "react";
+import { formatDuration, timeAgo } from "../../model/format.js";
+
+/** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back. */
+export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }) {
+  const [open, setOpen] = useState(false);
+  const [runs, setRuns] = useState(null);
+  const [error, setError] = useState("");
+  const box = useRef(null);
+  useEffect(() => {
+    if (!open) return undefined;
+    let stale = false;
+    load().then(
+      (answer) => !stale && setRuns(answer.items),
+      (failure) => !stale && setError(failure.message),
+    );
+    const outside = (event) => {
+      if (!box.current?.contains(event.target)) setOpen(false);
+    };
+    document.addEventListener("mousedown", outside);
+    return () => {
+      stale = true;
+      document.removeEventListener("mousedown", outside);
+    };
+  }, [open, load]);
+  return (
+    <div className="pw-menu" ref={box}>
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
+        History
+      </button>
+      {open ? (
+        <div className="pw-menu-items pw-history" role="menu">
+          <button type="button" role="menuitem" className={viewedId === null ? "is-current" : ""} onClick={() => { onLive(); setOpen(false); }}>
+            Latest (live)
+          </button>
+          {error ? <p className="pw-error pw-pad">{error}</p> : null}
+          {runs === null && !error ? <p className="pw-muted pw-pad">Loading…</p> : null}
+          {runs?.length === 0 ? <p className="pw-muted pw-pad">No runs yet.</p> : null}
+          {runs?.map((run) => (
+            <button
+              type="button"
+              role="menuitem"
+              key={run.id}
+              className={viewedId === run.id ? "is-current" : ""}
+              onClick={() => {
+                onPick(run);
+                setOpen(false);
+              }}
+            >
+              <span className={`pw-badge pw-status-${run.status}`}>{run.status}</span>
+              <span>#{run.id}</span>
+              <span className="pw-muted">{timeAgo(run.created_at)}</span>
+              <span className="pw-muted">{run.duration_s != null ? formatDuration(run.duration_s) : ""}</span>
+              <span className="pw-muted">{run.started_by ? `by ${run.started_by === userName ? "you" : run.started_by}` : ""}</span>
+            </button>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+// What the canvas says about the run it shows: a progress bar under the top bar, and, for a
+// past run picked from the history, a banner with how it ended and the parameters it used.
+
+import { useContext } from "react";
+import { formatDuration } from "../../model/format.js";
+import { shownRun } from "../../model/overlay.js";
+import { runProgress } from "../../model/runState.js";
+import { useStore } from "../../model/store.js";
+import { CatalogContext, OverlayContext } from "../contexts.js";
+
+/** How many of the shown run's nodes are done. */
+export function RunProgress() {
+  const overlay = useContext(OverlayContext);
+  const { statuses } = useContext(CatalogContext);
+  const status = useStore(overlay, (value) => shownRun(value).status);
+  const done = useStore(overlay, (value) => runProgress(shownRun(value), statuses).done);
+  const total = useStore(overlay, (value) => runProgress(shownRun(value), statuses).total);
+  if (status === "idle" || !total) return <div className="pw-progress" aria-hidden="true" />;
+  const percent = Math.round((done / total) * 100);
+  return (
+    <div className={`pw-progress pw-progress-${status}`} role="progressbar" aria-label="Run progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} title={`${done} of ${total} nodes done`}>
+      <div className="pw-progress-fill" style={{ width: `${percent}%` }} />
+    </div>
+  );
+}
+
+/** The banner over a past run; `onLive` goes back to the live one. */
+export function ViewedRunBanner({ onLive, liveRunId }) {
+  const overlay = useContext(OverlayContext);
+  const viewed = useStore(overlay, (value) => value.viewed);
+  if (!viewed) return null;
+  const parameters = Object.entries(viewed.parameters ?? {});
+  return (
+    <div className="pw-banner" role="status">
+      <span>
+        Showing run #{viewed.runId} as it ended: <strong>{viewed.status}</strong>
+        {viewed.durationS != null ? ` in ${formatDuration(viewed.durationS)}` : ""}
+        {viewed.runId === liveRunId ? " (the latest run)" : ""}
+        {parameters.length ? (
+          <span className="pw-banner-parameters">
+            {" · parameters: "}
+            {parameters.map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join(", ")}
+          </span>
+        ) : null}
+      </span>
+      <button type="button" onClick={onLive}>
+        Back to live
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,308 @@
+// The right-hand panel: the selected node (label, id, params form, problems, columns,
+// run details and the Preview button), or the pipeline's overview when nothing is selected.
+// Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
+
+import { memo, useContext } from "react";
+import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../model/format.js";
+import { describeProblem, generalProblems, messagesAtField } from "../../model/problems.js";
+import { FieldMessages } from "../../ui/form/Field.jsx";
+import { CatalogContext, OverlayContext } from "../contexts.js";
+import { StatusBadge } from "../../nodes/NodeCard.jsx";
+import { shownRun } from "../../model/overlay.js";
+import { useStore } from "../../model/store.js";
+import SchemaForm from "../../ui/form/SchemaForm.jsx";
+
+const NO_PROBLEMS = [];
+
+/** The panel for `selected` (the selected nodes). */
+function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
+  if (selected.length === 1) {
+    return (
+      <aside className="pw-side" aria-label="Node">
+        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.nodes?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
+      </aside>
+    );
+  }
+  return (
+    <aside className="pw-side" aria-label="Pipeline">
+      {selected.length > 1 ? (
+        <section className="pw-section">
+          <h2>{selected.length} nodes selected</h2>
+          {readOnly ? (
+            <p className="pw-muted">Copy them with Ctrl+C into a pipeline of your own.</p>
+          ) : (
+            <>
+              <p className="pw-muted">Drag them together, copy them with Ctrl+C, or delete them.</p>
+              <button type="button" onClick={onDelete}>
+                Delete selection
+              </button>
+            </>
+          )}
+        </section>
+      ) : (
+        <Overview nodeCount={nodeCount} problems={pipelineProblems} onFocusNode={onFocusNode} />
+      )}
+    </aside>
+  );
+}
+
+function Overview({ nodeCount, problems, onFocusNode }) {
+  const overlay = useContext(OverlayContext);
+  const nodeProblems = useStore(overlay, (state) => state.problems);
+  const count = Object.values(nodeProblems).reduce((sum, list) => sum + list.length, 0);
+  return (
+    <section className="pw-section">
+      <h2>Pipeline</h2>
+      {nodeCount === 0 ? (
+        <div className="pw-empty-hint">
+          <p>
+            <strong>Start here:</strong> drag an input (a CSV file, say) from the left onto the canvas, add a processing step,
+            then an output.
+          </p>
+          <p>Connect a node's right-hand handle to the next node's left-hand handle. Click a node to set it up.</p>
+        </div>
+      ) : (
+        <p className="pw-muted">
+          {nodeCount} node{nodeCount === 1 ? "" : "s"}. Click a node to edit its settings; shift-drag to select several.
+        </p>
+      )}
+      {count || problems.length ? (
+        <div className="pw-problems">
+          <h3>
+            {count + problems.length} problem{count + problems.length === 1 ? "" : "s"}
+          </h3>
+          <ul>
+            {problems.map((problem, index) => (
+              <li key={`p${index}`}>{describeProblem(problem)}</li>
+            ))}
+            {Object.values(nodeProblems)
+              .flat()
+              .slice(0, 20)
+              .map((problem, index) => (
+                <li key={`n${index}`}>
+                  <button type="button" className="pw-link-button" title={`Show ${problem.node}`} onClick={() => onFocusNode(problem.node)}>
+                    {describeProblem(problem, true)}
+                  </button>
+                </li>
+              ))}
+          </ul>
+        </div>
+      ) : nodeCount ? (
+        <p className="pw-ok">No problems found.</p>
+      ) : null}
+      <h3>Shortcuts</h3>
+      <dl className="pw-shortcuts">
+        <dt>Ctrl+S</dt>
+        <dd>save</dd>
+        <dt>Ctrl+Z / Ctrl+Shift+Z</dt>
+        <dd>undo / redo</dd>
+        <dt>Ctrl+C / Ctrl+V</dt>
+        <dd>copy / paste nodes</dd>
+        <dt>Ctrl+A</dt>
+        <dd>select every node</dd>
+        <dt>Delete</dt>
+        <dd>delete the selection</dd>
+        <dt>Shift+drag</dt>
+        <dd>select several</dd>
+      </dl>
+    </section>
+  );
+}
+
+function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
+  const catalog = useContext(CatalogContext);
+  const overlay = useContext(OverlayContext);
+  const run = useStore(overlay, (state) => shownRun(state).nodes[node.id]);
+  const problems = useStore(overlay, (state) => state.problems[node.id] ?? NO_PROBLEMS);
+  const operator = catalog.byName.get(node.data.operator);
+  const idPrefix = `pw-${node.id}`;
+  const general = generalProblems(problems, operator?.params_schema);
+  const inputColumns = Object.values(schemas?.inputs ?? {})
+    .flatMap((value) => (Array.isArray(value?.[0]) ? value.flat() : (value ?? [])))
+    .map((column) => column.name);
+  return (
+    <>
+      <section className="pw-section">
+        <div className="pw-node-panel-head">
+          <span className={`pw-kind-dot pw-kind-${operator?.kind ?? "unknown"}`} aria-hidden="true" />
+          <div>
+            <h2>{operator?.title ?? node.data.operator}</h2>
+            <p className="pw-muted pw-small">{operator?.description ?? "This operator is not installed on the server."}</p>
+          </div>
+        </div>
+        <fieldset className="pw-fieldset pw-field" disabled={readOnly}>
+          <label className="pw-label" htmlFor={`${idPrefix}-label`}>
+            Label
+          </label>
+          <input id={`${idPrefix}-label`} type="text" value={node.data.label} placeholder={node.id} aria-invalid={messagesAtField(problems, "label").length > 0 || undefined} onChange={(event) => onChange(node.id, { label: event.target.value }, `label.${node.id}`)} />
+          <FieldMessages messages={messagesAtField(problems, "label")} />
+        </fieldset>
+        <div className="pw-field">
+          <span className="pw-label">Id</span>
+          <code className="pw-node-id-value">{node.id}</code>
+        </div>
+        {general.length ? (
+          <ul className="pw-field-problems" role="alert">
+            {general.map((problem, index) => (
+              <li key={index}>{describeProblem(problem)}</li>
+            ))}
+          </ul>
+        ) : null}
+      </section>
+      {run && run.status !== "idle" ? <RunDetails run={run} kind={operator?.kind} sets={catalog.statuses} /> : null}
+      <section className="pw-section">
+        <h3>Settings</h3>
+        <fieldset className="pw-fieldset" disabled={readOnly}>
+          <SchemaForm
+            schema={operator?.params_schema}
+            value={node.data.params}
+            problems={problems}
+            columns={[...new Set(inputColumns)]}
+            idPrefix={idPrefix}
+            onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
+          />
+          <details className="pw-advanced" open={problems.some((problem) => problem.field === "retries" || problem.field === "timeout_s") || undefined}>
+            <summary>Retries and timeout</summary>
+            <NumberSetting id={`${idPrefix}-retries`} label="Node retries" hint="Empty: the pipeline's setting." messages={messagesAtField(problems, "retries")} value={node.data.retries} integer onChange={(retries) => onChange(node.id, { retries }, `retries.${node.id}`)} />
+            <NumberSetting id={`${idPrefix}-timeout`} label="Node timeout (s)" hint="Empty: the pipeline's setting." messages={messagesAtField(problems, "timeout_s")} value={node.data.timeout_s} onChange={(timeout_s) => onChange(node.id, { timeout_s }, `timeout.${node.id}`)} />
+          </details>
+        </fieldset>
+      </section>
+      <section className="pw-section">
+        <div className="pw-section-head">
+          <h3>Columns</h3>
+          <button type="button" onClick={() => onPreview(node.id)}>
+            Preview
+          </button>
+        </div>
+        <Columns schemas={schemas} />
+      </section>
+    </>
+  );
+}
+
+function NumberSetting({ id, label, hint, messages, value, integer = false, onChange }) {
+  return (
+    <div className="pw-field">
+      <label className="pw-label" htmlFor={id}>
+        {label}
+      </label>
+      <input
+        id={id}
+        type="number"
+        min={0}
+        step={integer ? 1 : "any"}
+        value={value ?? ""}
+        aria-invalid={messages.length > 0 || undefined}
+        onChange={(event) => {
+          const text = event.target.value;
+          onChange(text === "" ? null : integer ? Math.trunc(Number(text)) : Number(text));
+        }}
+      />
+      <p className="pw-hint">{hint}</p>
+      <FieldMessages messages={messages} />
+    </div>
+  );
+}
+
+function RunDetails({ run, kind, sets }) {
+  const metrics = run.metrics ?? {};
+  const incoming = rowsIn(metrics);
+  const failed = sets.failures.has(run.status);
+  // Rows counted so far are rows out only while the node works: a failed or cancelled node
+  // passed none on.
+  const rowsOut = metrics.rows_out ?? (sets.working.has(run.status) ? run.rows : null);
+  return (
+    <section className={`pw-section pw-run-details${failed ? " is-failed" : ""}`}>
+      <div className="pw-section-head">
+        <h3>Last run</h3>
+        <StatusBadge status={run.status} working={sets.working} />
+      </div>
+      <dl className="pw-metrics">
+        <dt>Rows in</dt>
+        <dd>{formatCount(incoming)}</dd>
+        {kind === "output" ? (
+          <>
+            <dt>Rows written</dt>
+            <dd>{formatCount(rowsWritten(metrics, run.status))}</dd>
+          </>
+        ) : (
+          <>
+            <dt>Rows out</dt>
+            <dd>{formatCount(rowsOut)}</dd>
+          </>
+        )}
+        <dt>Duration</dt>
+        <dd>{formatDuration(metrics.duration_s)}</dd>
+        <dt>Speed</dt>
+        <dd>{formatRate(incoming ?? metrics.rows_out, metrics.duration_s) ?? "–"}</dd>
+        {run.attempt > 1 ? (
+          <>
+            <dt>Attempts</dt>
+            <dd>{run.attempt}</dd>
+          </>
+        ) : null}
+      </dl>
+      {run.error ? (
+        <div className="pw-run-error" role="alert">
+          <strong>Error:</strong> {run.error}
+        </div>
+      ) : null}
+      {run.traceback ? (
+        <details className="pw-traceback">
+          <summary>Traceback</summary>
+          <pre>{run.traceback}</pre>
+        </details>
+      ) : null}
+    </section>
+  );
+}
+
+function Columns({ schemas }) {
+  if (!schemas) return <p className="pw-muted pw-small">Columns appear once the pipeline is saved and its inputs can be read.</p>;
+  const inputs = Object.entries(schemas.inputs ?? {});
+  const outputs = Object.entries(schemas.outputs ?? {});
+  return (
+    <div className="pw-columns">
+      {inputs.map(([port, value]) => (
+        <ColumnList key={`in-${port}`} title={`In · ${port}`} columns={value} />
+      ))}
+      {outputs.map(([port, value]) => (
+        <ColumnList key={`out-${port}`} title={`Out · ${port}`} columns={value} />
+      ))}
+      {!inputs.length && !outputs.length ? <p className="pw-muted pw-small">No columns known yet.</p> : null}
+    </div>
+  );
+}
+
+function ColumnList({ title, columns }) {
+  const lists = Array.isArray(columns?.[0]) ? columns : [columns];
+  return (
+    <div className="pw-column-list">
+      <h4>{title}</h4>
+      {lists.map((list, index) =>
+        list ? (
+          <table key={index} className="pw-table pw-table-compact">
+            <tbody>
+              {list.map((column) => (
+                <tr key={column.name}>
+                  <td>{column.name}</td>
+                  <td className="pw-type">
+                    {column.type}
+                    {column.nullable ? " · nullable" : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p key={index} className="pw-muted pw-small">
+            not known (connect an input)
+          </p>
+        ),
+      )}
+    </div>
+  );
+}
+
+export default memo(SidePanel);

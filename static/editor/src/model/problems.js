@@ -1,0 +1,59 @@
+// Validation problems from the server (`{code, node, field, message}`), placed where the
+// editor shows them: on a node, at a params field, or for the whole pipeline.
+
+/** A problem's field as a dotted params path (`params.mappings[1].expression` → `mappings.1.expression`), or null. */
+export function paramsPath(field) {
+  if (!field || !(field === "params" || field.startsWith("params."))) return null;
+  return field
+    .slice("params".length)
+    .replace(/\[(\d+)\]/g, ".$1")
+    .replace(/^\./, "");
+}
+
+/** `{byNode: {id: [problem]}, pipeline: [problem]}`. */
+export function groupProblems(problems) {
+  const byNode = {};
+  const pipeline = [];
+  for (const problem of problems ?? []) {
+    if (problem.node) (byNode[problem.node] ??= []).push(problem);
+    else pipeline.push(problem);
+  }
+  return { byNode, pipeline };
+}
+
+/** The messages of the problems at exactly one of the params paths `keys`. */
+export function messagesAt(problems, keys) {
+  return (problems ?? [])
+    .filter((problem) => keys.includes(paramsPath(problem.field)))
+    .map((problem) => problem.message);
+}
+
+/** The node's own fields outside its params, which the side panel shows with their input. */
+export const NODE_FIELDS = ["label", "retries", "timeout_s"];
+
+/** The messages of the problems at the node field `field` (one of `NODE_FIELDS`). */
+export function messagesAtField(problems, field) {
+  return (problems ?? []).filter((problem) => problem.field === field).map((problem) => problem.message);
+}
+
+/** The problem at a node's port (`field` "inputs.<port>" or "outputs.<port>"), or undefined. */
+export function portProblem(problems, side, port) {
+  return (problems ?? []).find((problem) => problem.field === `${side}.${port}`);
+}
+
+/** The problems no field shows: about the operator, unknown settings, … (ports show theirs
+ * on the card too, and here, since a handle cannot be read from afar). */
+export function generalProblems(problems, paramsSchema) {
+  const known = new Set(Object.keys(paramsSchema?.properties ?? {}));
+  return (problems ?? []).filter((problem) => {
+    if (NODE_FIELDS.includes(problem.field)) return false;
+    const path = paramsPath(problem.field);
+    return path === null || path === "" || !known.has(path.split(".")[0]);
+  });
+}
+
+/** How a problem reads in a list: "field: message". */
+export function describeProblem(problem, withNode = false) {
+  const place = [withNode ? problem.node : null, problem.field].filter(Boolean).join(".");
+  return place ? `${place}: ${problem.message}` : problem.message;
+}

@@ -1,0 +1,219 @@
+// A run as the canvas shows it, built from the websocket's snapshot and event frames, or from
+// a past run's details. Pure: each function returns a new state, and a node whose state did
+// not change keeps the same object (so that only its own component re-renders).
+//
+// state: {runId, status, cancelling, seqs: {runId: last seq seen}, nodes: {id: NodeRun},
+//         logs: [...], order: [ids], startedAt, durationS, totals, error, parameters}
+// NodeRun: {status, attempt, metrics, rows, error, traceback, since}
+// Functions that sort statuses take `sets` (model/statuses.js, from the catalog).
+
+import { DEFAULT_SETS } from "./statuses.js";
+
+const MAX_LOGS = 2000;
+
+/** Before any run: every node is idle. */
+export const IDLE_RUN = Object.freeze({
+  runId: null,
+  status: "idle",
+  cancelling: false,
+  seqs: {},
+  nodes: {},
+  logs: [],
+  order: [],
+  startedAt: null,
+  durationS: null,
+  totals: null,
+  error: "",
+  parameters: null,
+});
+
+/** The state a websocket snapshot describes (`{seq, run}`; `run` is null before any run). */
+export function fromSnapshot(state, { seq, run }) {
+  if (!run) return { ...IDLE_RUN, seqs: state.seqs };
+  const sameRun = state.runId === run.id;
+  const nodes = {};
+  for (const [id, node] of Object.entries(run.nodes ?? {})) {
+    const previous = sameRun ? state.nodes[id] : undefined;
+    const next = {
+      status: node.status,
+      attempt: previous?.attempt ?? 0,
+      metrics: node.metrics ?? {},
+      rows: node.metrics?.rows_so_far ?? previous?.rows ?? null,
+      error: previous?.error ?? "",
+      traceback: previous?.traceback ?? "",
+      since: previous?.since ?? null,
+    };
+    nodes[id] = previous && sameNodeRun(previous, next) ? previous : next;
+  }
+  return {
+    ...(sameRun ? state : IDLE_RUN),
+    runId: run.id,
+    status: run.status,
+    seqs: { ...state.seqs, [run.id]: seq },
+    nodes,
+  };
+}
+
+function sameNodeRun(a, b) {
+  return (
+    a.status === b.status &&
+    a.rows === b.rows &&
+    JSON.stringify(a.metrics) === JSON.stringify(b.metrics)
+  );
+}
+
+/** A run that was just started (the 202 answer of `POST …/runs`), before its first event. */
+export function fromStartedRun(state, run) {
+  if (state.runId === run.id) return state;
+  const nodes = {};
+  for (const [id, node] of Object.entries(run.nodes ?? {})) nodes[id] = blankNode(node.status);
+  return { ...IDLE_RUN, runId: run.id, status: run.status, seqs: state.seqs, nodes };
+}
+
+/**
+ * A past run as it ended (`GET /api/runs/<id>`): its `logs` when the server keeps them
+ * (`[{seq?, level, node, message, at?}]`), else its nodes' log tails merged into one log.
+ */
+export function fromRunDetails(run) {
+  const nodes = {};
+  const tails = [];
+  for (const [id, node] of Object.entries(run.nodes ?? {})) {
+    nodes[id] = {
+      status: node.status,
+      attempt: node.attempts ?? 0,
+      metrics: node.metrics ?? {},
+      rows: null,
+      error: node.error ?? "",
+      traceback: node.traceback ?? "",
+      since: null,
+    };
+    for (const line of node.log_tail ?? []) tails.push(parseLogLine(id, line));
+  }
+  // The fallback for a server without `logs`: the lead may remove it once every server sends them.
+  const logs = Array.isArray(run.logs) ? run.logs.map(storedLogLine) : tails.sort(byTime);
+  return {
+    ...IDLE_RUN,
+    runId: run.id,
+    status: run.status,
+    nodes,
+    logs,
+    durationS: run.duration_s ?? null,
+    error: run.error ?? "",
+    parameters: run.parameters ?? null,
+  };
+}
+
+const byTime = (a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0);
+
+/** A log line the server stored for a run, as a log entry. */
+function storedLogLine(line) {
+  return { node: line.node ?? null, time: line.at ?? "", level: String(line.level ?? "info").toLowerCase(), message: line.message ?? "" };
+}
+
+/** The run with its cancelling asked for: it says so until its nodes have returned. */
+export function cancelRequested(state, runId, sets = DEFAULT_SETS) {
+  return state.runId === runId && isActive(state, sets) ? { ...state, cancelling: true } : state;
+}
+
+/** `"<time> LEVEL message"` (how the recorder keeps log tails) as a log entry. */
+export function parseLogLine(node, line) {
+  const match = /^(\S+) ([A-Z]+) ([\s\S]*)$/.exec(line);
+  if (!match) return { node, time: "", level: "info", message: line };
+  return { node, time: match[1], level: match[2].toLowerCase(), message: match[3] };
+}
+
+function blankNode(status = "pending") {
+  return { status, attempt: 0, metrics: {}, rows: null, error: "", traceback: "", since: null };
+}
+
+/**
+ * Apply one frame `{after_seq, events: [{run_id, seq, event}]}`: events already seen (seq not
+ * above the last seen for their run) and events of older runs are dropped. `gap` is true when
+ * the frame follows a seq this client never saw: it should ask for a snapshot.
+ */
+export function applyFrame(state, frame, sets = DEFAULT_SETS) {
+  const events = frame.events ?? [];
+  if (!events.length) return { state, gap: false };
+  const runId = events[0].run_id;
+  if (state.runId !== null && runId < state.runId) return { state, gap: false };
+  const gap = (frame.after_seq ?? 0) > (state.seqs[runId] ?? 0);
+  let next = state;
+  if (next.runId !== runId) {
+    next = { ...IDLE_RUN, runId, status: "queued", seqs: state.seqs };
+  }
+  let lastSeq = next.seqs[runId] ?? 0;
+  let nodes = next.nodes;
+  let logs = next.logs;
+  let run = next;
+  for (const { seq, event } of events) {
+    if (seq <= lastSeq) continue;
+    lastSeq = seq;
+    if (event.type === "run_started") {
+      if (nodes === next.nodes) nodes = { ...nodes };
+      for (const id of event.nodes ?? []) nodes[id] = nodes[id] ?? blankNode();
+      run = { ...run, status: "running", order: event.nodes ?? [], startedAt: event.time ?? null };
+    } else if (event.type === "run_finished") {
+      run = { ...run, status: event.status, durationS: event.duration_s, totals: event.totals };
+      logs = [...logs, { node: null, time: event.time ?? "", level: "info", message: finishedLine(event) }];
+    } else if (event.type === "node_status") {
+      if (nodes === next.nodes) nodes = { ...nodes };
+      const previous = nodes[event.node] ?? blankNode();
+      nodes[event.node] = {
+        ...previous,
+        status: event.status,
+        attempt: event.attempt ?? previous.attempt,
+        metrics: event.metrics ?? previous.metrics,
+        error: event.error ?? (event.status === "running" ? "" : previous.error),
+        traceback: event.traceback ?? (event.status === "running" ? "" : previous.traceback),
+        since: event.status === "running" ? (event.time ?? previous.since) : previous.since,
+      };
+      if (sets.failures.has(event.status) || event.status === "retrying") {
+        const message = event.error ? `${event.status}: ${event.error}` : event.status;
+        logs = [...logs, { node: event.node, time: event.time ?? "", level: "error", message }];
+      }
+    } else if (event.type === "node_progress") {
+      if (nodes === next.nodes) nodes = { ...nodes };
+      nodes[event.node] = { ...(nodes[event.node] ?? blankNode("running")), rows: event.rows };
+    } else if (event.type === "node_log") {
+      logs = [
+        ...logs,
+        { node: event.node ?? null, time: event.time ?? "", level: event.level, message: event.message },
+      ];
+    }
+  }
+  if (logs.length > MAX_LOGS) logs = logs.slice(-MAX_LOGS);
+  const seqs = lastSeq === (next.seqs[runId] ?? 0) ? next.seqs : { ...next.seqs, [runId]: lastSeq };
+  return { state: { ...run, nodes, logs, seqs }, gap };
+}
+
+function finishedLine(event) {
+  const seconds = typeof event.duration_s === "number" ? ` in ${event.duration_s.toFixed(2)} s` : "";
+  return `run ${event.status}${seconds}`;
+}
+
+/** The status a node shows: its run status, or `idle` when the run does not know it. */
+export function nodeStatus(state, id) {
+  return statusOf(state.nodes[id]);
+}
+
+/** The status of a node's run state (none: "idle"). */
+export function statusOf(node) {
+  return node?.status ?? "idle";
+}
+
+/** `{done, total}` over the run's nodes: how far the run has come. */
+export function runProgress(state, sets = DEFAULT_SETS) {
+  const all = Object.values(state.nodes);
+  return { done: all.filter((node) => sets.final.has(node.status)).length, total: all.length };
+}
+
+/** Whether the run is still queued or running. */
+export function isActive(state, sets = DEFAULT_SETS) {
+  return sets.active.has(state.status);
+}
+
+/** What the run bar says of the run: "Cancelling…" from the cancel until the run has ended. */
+export function runPhase(state, sets = DEFAULT_SETS) {
+  if (!isActive(state, sets)) return state.status;
+  return state.cancelling ? "cancelling" : state.status;
+}
