@@ -161,7 +161,11 @@ describe("cancelling", () => {
 
 describe("status sets", () => {
   it("come from the catalog when the server sends them", () => {
-    const sets = statusSets({ node: ["a"], run: ["r"], sets: { FINAL: ["done"], ACTIVE: ["going"], FAILURES: ["broke"] } });
+    const sets = statusSets({
+      node: ["a"],
+      run: ["r"],
+      sets: { node: { FINAL: ["done"], ACTIVE: ["going"], FAILURES: ["broke"] }, run: { ACTIVE: ["going"] } },
+    });
     expect(runProgress({ nodes: { x: { status: "done" }, y: { status: "succeeded" } } }, sets)).toEqual({ done: 1, total: 2 });
     expect(runPhase({ status: "going" }, sets)).toBe("going");
   });

@@ -284,7 +284,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             onImport={files.importJson}
             imageUrl={`${base}/graph`}
             history={historyMenu}
-            runActive={runs.phase === "cancelling" || catalog.statuses.active.has(runs.phase)}
+            runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
             cancelling={runs.phase === "cancelling"}
             onRun={runs.onRun}
             onCancel={runs.onCancel}

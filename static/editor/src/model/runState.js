@@ -209,7 +209,7 @@ export function runProgress(state, sets = DEFAULT_SETS) {
 
 /** Whether the run is still queued or running. */
 export function isActive(state, sets = DEFAULT_SETS) {
-  return sets.active.has(state.status);
+  return sets.runActive.has(state.status);
 }
 
 /** What the run bar says of the run: "Cancelling…" from the cancel until the run has ended. */

@@ -7,25 +7,34 @@ export const FALLBACK_STATUSES = Object.freeze({
   node: ["pending", "queued", "running", "retrying", "succeeded", "failed", "skipped", "cancelled", "timed_out", "interrupted"],
   run: ["queued", "running", "succeeded", "failed", "cancelled", "interrupted"],
   sets: {
-    FINAL: ["succeeded", "failed", "skipped", "cancelled", "timed_out", "interrupted"],
-    FAILURES: ["failed", "timed_out"],
-    ACTIVE: ["queued", "running", "retrying"],
+    node: {
+      FINAL: ["succeeded", "failed", "skipped", "cancelled", "timed_out", "interrupted"],
+      FAILURES: ["failed", "timed_out"],
+      ACTIVE: ["queued", "running", "retrying"],
+    },
+    run: {
+      ACTIVE: ["queued", "running"],
+      FINAL: ["succeeded", "failed", "cancelled", "interrupted"],
+    },
   },
 });
 
 /**
- * `{node, run, final, failures, active, working}` from the catalog's `statuses` (or the
- * fallback): the sets as Sets; `working` is a node doing work now (active, not waiting).
+ * `{node, run, final, failures, active, working, runActive}` from the catalog's `statuses`
+ * (or the fallback): the node sets as Sets, `working` a node doing work now (active, not
+ * waiting), `runActive` a run still queued or running.
  */
 export function statusSets(statuses) {
-  const sets = { ...FALLBACK_STATUSES.sets, ...(statuses?.sets ?? {}) };
-  const active = new Set(sets.ACTIVE);
+  const node = { ...FALLBACK_STATUSES.sets.node, ...(statuses?.sets?.node ?? {}) };
+  const run = { ...FALLBACK_STATUSES.sets.run, ...(statuses?.sets?.run ?? {}) };
+  const active = new Set(node.ACTIVE);
   return {
     node: statuses?.node ?? FALLBACK_STATUSES.node,
     run: statuses?.run ?? FALLBACK_STATUSES.run,
-    final: new Set(sets.FINAL),
-    failures: new Set(sets.FAILURES),
+    final: new Set(node.FINAL),
+    failures: new Set(node.FAILURES),
     active,
+    runActive: new Set(run.ACTIVE),
     working: new Set([...active].filter((status) => status !== "queued" && status !== "pending")),
   };
 }

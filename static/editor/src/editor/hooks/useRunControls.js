@@ -20,7 +20,7 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
   useEffect(() => {
     const was = lastPhase.current;
     lastPhase.current = phase;
-    if (!sets.active.has(was) && was !== "cancelling") return;
+    if (!sets.runActive.has(was) && was !== "cancelling") return;
     if (isActive({ status: phase }, sets) || phase === "cancelling" || phase === "idle") return;
     if (cancelToast.current !== null) toasts.dismiss(cancelToast.current);
     cancelToast.current = null;
