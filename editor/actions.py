@@ -112,5 +112,5 @@ def cancel_run(run: Run) -> Run:
 def _prune_runs(pipeline: Pipeline) -> None:
     """Keep the newest PIPEWRIGHT_KEEP_RUNS runs of a pipeline."""
     keep = settings.PIPEWRIGHT_KEEP_RUNS
-    stale = pipeline.runs.order_by("-created_at", "-id").values_list("pk", flat=True)[keep:]
+    stale = Run.objects.latest_of(pipeline).values_list("pk", flat=True)[keep:]
     Run.objects.filter(pk__in=list(stale)).exclude(status__in=ACTIVE_RUN_STATUSES).delete()

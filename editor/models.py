@@ -89,6 +89,17 @@ class Membership(models.Model):
         return f"{self.user} in {self.workspace} ({self.role})"
 
 
+class PipelineQuerySet(models.QuerySet):
+    def with_last_run(self) -> PipelineQuerySet:
+        """Each pipeline annotated with its latest run's `last_run_id` and `last_run_status`,
+        in the same query."""
+        latest = Run.objects.latest_of(models.OuterRef("pk"))
+        return self.annotate(
+            last_run_id=models.Subquery(latest.values("pk")[:1]),
+            last_run_status=models.Subquery(latest.values("status")[:1]),
+        )
+
+
 class Pipeline(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="pipelines")
     owner = models.ForeignKey(
@@ -102,6 +113,8 @@ class Pipeline(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PipelineQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at", "-id"]
@@ -208,6 +221,13 @@ class Connection(models.Model):
         return make_url(self.url).render_as_string(hide_password=True)
 
 
+class RunQuerySet(models.QuerySet):
+    def latest_of(self, pipeline) -> RunQuerySet:
+        """The runs of `pipeline` (a pipeline, its id or an `OuterRef`), the latest first: the
+        one definition of "the latest run"."""
+        return self.filter(pipeline=pipeline).order_by("-created_at", "-id")
+
+
 class Run(models.Model):
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="runs")
     document = models.JSONField(help_text="The exact pipeline document that ran.")
@@ -225,6 +245,8 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     last_seq = models.PositiveIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -260,7 +282,7 @@ class NodeRun(models.Model):
 
 def latest_statuses(pipeline: Pipeline) -> dict[str, str]:
     """Each node's status in the pipeline's latest run (empty before any run)."""
-    run = pipeline.runs.order_by("-created_at", "-id").first()
+    run = Run.objects.latest_of(pipeline).first()
     return {} if run is None else dict(run.node_runs.values_list("node_id", "status"))
 
 

@@ -13,7 +13,7 @@ import zipfile
 from django import forms
 from django.contrib import admin, messages
 from django.db import models
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count
 from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -24,7 +24,7 @@ from editor import actions
 from editor.admin.runs import status_badge
 from editor.documents import to_document
 from editor.errors import ActionError
-from editor.models import Edge, Node, Pipeline, Run
+from editor.models import Edge, Node, Pipeline
 from editor.workspaces import personal_workspace
 from runtime.spec import Config, dump_document, problems_from_validation
 from runtime.spec import Node as NodeSpec
@@ -119,12 +119,7 @@ class PipelineAdmin(admin.ModelAdmin):
     actions = ("run", "export_json", "duplicate")
 
     def get_queryset(self, request):
-        latest = Run.objects.filter(pipeline=OuterRef("pk")).order_by("-created_at", "-id")
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(node_count=Count("nodes"), last_status=Subquery(latest.values("status")[:1]))
-        )
+        return super().get_queryset(request).with_last_run().annotate(node_count=Count("nodes"))
 
     def get_inlines(self, request, obj):
         """Edges join existing nodes, so they are edited once the pipeline has some."""
@@ -150,9 +145,9 @@ class PipelineAdmin(admin.ModelAdmin):
     def node_count(self, pipeline):
         return pipeline.node_count
 
-    @admin.display(description="last run", ordering="last_status")
+    @admin.display(description="last run", ordering="last_run_status")
     def last_run(self, pipeline):
-        return status_badge(pipeline.last_status)
+        return status_badge(pipeline.last_run_status)
 
     @admin.display(description="picture")
     def graph(self, pipeline):

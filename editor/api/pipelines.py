@@ -68,7 +68,7 @@ def list_pipelines(request, limit: Limit = 50, offset: Offset = 0, workspace: st
     pipelines = visible_pipelines(request.user)
     if workspace is not None:
         pipelines = pipelines.filter(workspace=workspace_for(request.user, workspace))
-    return page(pipelines, limit, offset, pipeline_summary)
+    return page(pipelines.with_last_run(), limit, offset, pipeline_summary)
 
 
 @router.post(

@@ -39,13 +39,15 @@ def pipeline_json(pipeline: Pipeline) -> dict:
 
 
 def pipeline_summary(pipeline: Pipeline) -> dict:
-    """A list entry: no graph, but the latest run's status."""
-    last = pipeline.runs.order_by("-created_at", "-id").first()
+    """A list entry: no graph, but the latest run's status (from `with_last_run()`)."""
+    last_run = None
+    if pipeline.last_run_id is not None:
+        last_run = {"id": pipeline.last_run_id, "status": pipeline.last_run_status}
     return {
         **pipeline_fields(pipeline),
         "name": pipeline.name,
         "description": pipeline.description,
-        "last_run": None if last is None else {"id": last.pk, "status": last.status},
+        "last_run": last_run,
     }
 
 

@@ -131,7 +131,7 @@ def test_the_pipeline_list_shows_node_count_and_a_badge_for_the_last_run(
 ):
     response = admin_client.get("/admin/editor/pipeline/")
     listed = response.context["cl"].result_list
-    assert [(item.name, item.node_count, item.last_status) for item in listed] == [
+    assert [(item.name, item.node_count, item.last_run_status) for item in listed] == [
         ("Adults", 3, "failed")
     ]
     assert b'<td class="field-node_count">3</td>' in response.content
