@@ -25,6 +25,7 @@ from editor.api.schemas import (
     Run,
     RunIn,
     RunPage,
+    SavedPipeline,
     Validation,
     answers,
     request_body,
@@ -118,12 +119,16 @@ def get_pipeline(request, pipeline_id: ObjectId):
 
 @router.put(
     "/{int:pipeline_id}",
-    response=answers({200: PipelineOut}, 400, 403, 404, 409, 413),
+    response=answers({200: SavedPipeline}, 400, 403, 404, 409, 413),
     openapi_extra=DOCUMENT_BODY,
     summary="Save a pipeline",
 )
 def save_pipeline(request, pipeline_id: ObjectId):
-    """Replace the whole graph; 409 with the current revision when `revision` is stale."""
+    """Replace the whole graph; 409 with the current revision when `revision` is stale.
+
+    The answer carries the saved document's problems and schemas (what `validate` and
+    `schemas` would answer), so that an editor needs no other request after a save.
+    """
     pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     document, body = read_document(request)
     revision = body.get("revision")
@@ -131,7 +136,13 @@ def save_pipeline(request, pipeline_id: ObjectId):
         raise ActionError(
             400, "revision_required", "send the revision you loaded, as a number", field="revision"
         )
-    return pipeline_json(actions.save_pipeline(pipeline, document, revision))
+    saved = actions.save_pipeline(pipeline, document, revision)
+    found = _infer(request, saved, {}, document).to_json()
+    return {
+        **pipeline_json(saved, document),
+        "problems": found["problems"],
+        "schemas": found["nodes"],
+    }
 
 
 @router.delete(
@@ -279,7 +290,10 @@ def _parameters(body: dict) -> dict:
     return parameters
 
 
-def _infer(request, pipeline, parameters: dict):
+def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None):
+    """The schemas and problems of `document` (default: the pipeline's stored one)."""
     return infer_schemas(
-        to_document(pipeline), parameters, **engine_access(pipeline.workspace, request.user)
+        document or to_document(pipeline),
+        parameters,
+        **engine_access(pipeline.workspace, request.user),
     )

@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from editor.documents import to_document
 from editor.models import Pipeline, Run
 from editor.permissions import is_operator
+from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 
 
@@ -33,9 +34,10 @@ def pipeline_fields(pipeline: Pipeline) -> dict:
 READ_ONLY_FIELDS = ("id", "owner", "workspace", "created_at", "updated_at", "last_run")
 
 
-def pipeline_json(pipeline: Pipeline) -> dict:
-    """The pipeline document plus its read-only fields."""
-    return {**to_json_dict(to_document(pipeline)), **pipeline_fields(pipeline)}
+def pipeline_json(pipeline: Pipeline, document: PipelineSpec | None = None) -> dict:
+    """The pipeline document (`document` when the caller has it already) plus its read-only
+    fields."""
+    return {**to_json_dict(document or to_document(pipeline)), **pipeline_fields(pipeline)}
 
 
 def pipeline_summary(pipeline: Pipeline) -> dict:

@@ -205,6 +205,13 @@ class InferredSchemas(Schema):
     problems: list[Problem]
 
 
+class SavedPipeline(PipelineOut):
+    """A saved pipeline, with what one analysis of the saved document found."""
+
+    problems: list[Problem] = Field(description="Every problem, as `validate` answers them.")
+    schemas: dict[str, NodeSchemas] = Field(description="Each node's columns, as `schemas`.")
+
+
 class Validation(Schema):
     valid: bool
     problems: list[Problem]
