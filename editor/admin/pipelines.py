@@ -7,26 +7,21 @@ deletions go through `editor.actions`.
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 from django import forms
 from django.contrib import admin, messages
 from django.db import models
 from django.db.models import Count
-from django.http import HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.text import slugify
 from pydantic import BaseModel, ValidationError
 
 from editor import actions
 from editor.admin.runs import status_badge
-from editor.documents import to_document
 from editor.errors import ActionError
+from editor.exports import export_download, exports_zip
 from editor.models import Edge, Node, Pipeline
 from editor.workspaces import personal_workspace
-from runtime.spec import Config, dump_document, problems_from_validation
+from runtime.spec import Config, problems_from_validation
 from runtime.spec import Node as NodeSpec
 
 
@@ -183,24 +178,4 @@ class PipelineAdmin(admin.ModelAdmin):
     @admin.action(description="Export selected pipelines as JSON")
     def export_json(self, request, queryset):
         pipelines = list(queryset)
-        if len(pipelines) == 1:
-            return download(dump_document(to_document(pipelines[0])), export_name(pipelines[0]))
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for pipeline in pipelines:
-                archive.writestr(
-                    f"{pipeline.pk}-{export_name(pipeline)}", dump_document(to_document(pipeline))
-                )
-        return download(buffer.getvalue(), "pipelines.zip", "application/zip")
-
-
-def export_name(pipeline: Pipeline) -> str:
-    """The file name of a pipeline's exported document."""
-    return f"{slugify(pipeline.name) or 'pipeline'}.json"
-
-
-def download(content: str | bytes, filename: str, content_type="application/json"):
-    """A response the browser saves as `filename`."""
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+        return export_download(pipelines[0]) if len(pipelines) == 1 else exports_zip(pipelines)

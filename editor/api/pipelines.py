@@ -4,7 +4,6 @@ graph pictures and layout, and starting runs."""
 from __future__ import annotations
 
 from django.http import HttpResponse
-from django.utils.text import slugify
 from ninja import Router, Status
 from ninja.errors import HttpError
 
@@ -32,6 +31,7 @@ from editor.api.schemas import (
 )
 from editor.documents import to_document
 from editor.errors import ActionError
+from editor.exports import export_download
 from editor.graph_image import layout, render
 from editor.models import latest_statuses
 from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
@@ -39,7 +39,6 @@ from editor.workspaces import engine_access, personal_workspace
 from runtime.inference import infer_schemas
 from runtime.preview import preview
 from runtime.spec import Pipeline as PipelineSpec
-from runtime.spec import dump_document
 
 router = Router()
 
@@ -217,11 +216,7 @@ def preview_node(request, pipeline_id: ObjectId):
 )
 def export_pipeline(request, pipeline_id: ObjectId):
     """The document exactly as the runtime CLI accepts it: no database ids, no secrets."""
-    pipeline = pipeline_for(request.user, pipeline_id)
-    response = HttpResponse(dump_document(to_document(pipeline)), content_type="application/json")
-    filename = f"{slugify(pipeline.name) or 'pipeline'}.json"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return export_download(pipeline_for(request.user, pipeline_id))
 
 
 @router.get(
