@@ -15,13 +15,20 @@ from editor.errors import ActionError, problems_error
 from editor.models import ACTIVE_RUN_STATUSES, NodeRun, Pipeline, Run, Workspace
 from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import personal_workspace
+from runtime.errors import Problem
 from runtime.graph import structural_problems, validate
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 
 
-def _check_structure(document: PipelineSpec) -> None:
-    problems = structural_problems(document)
+def save_problems(document: PipelineSpec, found: list[Problem] | None = None) -> list[Problem]:
+    """What refuses a save of `document` (among `found`, when the caller analysed it): a
+    half-built graph is fine, a meaningless one is not."""
+    return structural_problems(document, problems=found)
+
+
+def _check_structure(document: PipelineSpec, found: list[Problem] | None = None) -> None:
+    problems = save_problems(document, found)
     if problems:
         raise problems_error(400, "invalid_document", "the pipeline cannot be saved", problems)
 
@@ -38,8 +45,11 @@ def create_pipeline(owner, document: PipelineSpec, workspace: Workspace | None =
 
 
 @transaction.atomic
-def save_pipeline(pipeline: Pipeline, document: PipelineSpec, revision: int) -> Pipeline:
-    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss)."""
+def save_pipeline(
+    pipeline: Pipeline, document: PipelineSpec, revision: int, found: list[Problem] | None = None
+) -> Pipeline:
+    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss);
+    `found`: the problems an analysis of `document` found, when the caller has them."""
     current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     if revision != current.revision:
         raise ActionError(
@@ -50,7 +60,7 @@ def save_pipeline(pipeline: Pipeline, document: PipelineSpec, revision: int) -> 
             "to overwrite",
             revision=current.revision,
         )
-    _check_structure(document)
+    _check_structure(document, found)
     current.revision += 1
     replace_graph(current, document)
     return current

@@ -135,8 +135,9 @@ def save_pipeline(request, pipeline_id: ObjectId):
         raise ActionError(
             400, "revision_required", "send the revision you loaded, as a number", field="revision"
         )
-    saved = actions.save_pipeline(pipeline, document, revision)
-    found = _infer(request, saved, {}, document).to_json()
+    inferred = _infer(request, pipeline, {}, document)
+    saved = actions.save_pipeline(pipeline, document, revision, inferred.problems)
+    found = inferred.to_json()
     return {
         **pipeline_json(saved, document),
         "problems": found["problems"],

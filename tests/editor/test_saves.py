@@ -128,3 +128,14 @@ def test_a_refused_save_writes_nothing(client, chain_of):
     assert response.status_code == 400 and response.json()["problems"][0]["code"] == "cycle"
     assert not Node.objects.filter(pipeline=pipeline_id, x=999).exists()
     assert Edge.objects.filter(pipeline=pipeline_id).count() == 2
+
+
+def test_a_second_edge_into_a_one_edge_port_is_refused_like_a_cycle(client, chain_of):
+    pipeline_id = chain_of(2)
+    body = client.get(f"/api/pipelines/{pipeline_id}").json()
+    body["edges"].append({"source": "read", "target": "f1"})
+    response = put_json(client, f"/api/pipelines/{pipeline_id}", body)
+    assert response.status_code == 400
+    [problem] = response.json()["problems"]
+    assert problem["code"] == "too_many_edges" and problem["field"] == "inputs.in"
+    assert Edge.objects.filter(pipeline=pipeline_id).count() == 2
