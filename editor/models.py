@@ -245,6 +245,9 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     last_seq = models.PositiveIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
+    logs_dropped = models.PositiveIntegerField(
+        default=0, help_text="Log lines not kept, past PIPEWRIGHT_LOG_LINES (see editor.run_logs)."
+    )
 
     objects = RunQuerySet.as_manager()
 
@@ -278,6 +281,24 @@ class NodeRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.node_id}: {self.status}"
+
+
+class RunLog(models.Model):
+    """One log line of a run: the run's own, or a node's (its retries and failures included)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="logs")
+    seq = models.PositiveIntegerField(help_text="The event's sequence number in its run.")
+    time = models.DateTimeField()
+    level = models.CharField(max_length=10)
+    node = models.CharField(max_length=NODE_ID_MAX_LENGTH, blank=True)
+    message = models.TextField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        indexes = [models.Index(fields=["run", "seq"])]
+
+    def __str__(self) -> str:
+        return f"{self.time} {self.level.upper()} {self.node or 'run'}: {self.message}"
 
 
 def latest_statuses(pipeline: Pipeline) -> dict[str, str]:

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
+from editor import run_logs
 from editor.models import NodeRun, Run
 from runtime.events import Event
 
@@ -38,6 +39,7 @@ class RunRecorder:
         self.after_write = after_write
         self._written_seq = 0
         self._first_failure = ""
+        self._log_lines = 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = object()
         self._writer = threading.Thread(
@@ -136,3 +138,4 @@ class RunRecorder:
             run.update(
                 status=finished[-1]["status"], finished_at=timezone.now(), error=self._first_failure
             )
+        self._log_lines = run_logs.append(self.run_id, events, self._log_lines)

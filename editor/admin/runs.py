@@ -1,4 +1,5 @@
-"""Runs in the admin: read-only history with node runs inline and the document that ran."""
+"""Runs in the admin: read-only history with node runs and log lines inline and the document
+that ran."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from editor.graph_image import STATUS_COLOURS
-from editor.models import NodeRun, Run
+from editor.models import NodeRun, Run, RunLog
 
 
 def status_badge(status: str | None):
@@ -60,6 +61,23 @@ class NodeRunInline(admin.TabularInline):
         return seconds(node_run.metrics.get("duration_s"))
 
 
+class RunLogInline(admin.TabularInline):
+    """The run's log lines, read-only, in order."""
+
+    model = RunLog
+    fields = ("time", "level", "node", "message")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    verbose_name_plural = "log (see “logs dropped” for lines not kept)"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
     list_display = ("id", "pipeline", "badge", "started_by", "created_at", "duration")
@@ -71,11 +89,11 @@ class RunAdmin(admin.ModelAdmin):
         ("created_at", "started_at", "finished_at", "duration"),
         "parameters",
         "error",
-        ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested"),
+        ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested", "logs_dropped"),
         "snapshot",
     )
     readonly_fields = ("badge", "duration", "snapshot")
-    inlines = (NodeRunInline,)
+    inlines = (NodeRunInline, RunLogInline)
 
     def has_add_permission(self, request):
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from editor.documents import to_document
-from editor.models import Pipeline, Run
+from editor.models import Pipeline, Run, RunLog
 from editor.permissions import is_operator
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
@@ -54,8 +54,9 @@ def pipeline_summary(pipeline: Pipeline) -> dict:
 
 
 def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
-    """A run with its timings and, unless listing, its node runs. Tracebacks name the
-    server's files and folders: only staff see them (everyone sees the error message)."""
+    """A run with its timings and parameters and, unless listing, its node runs and log lines.
+    Tracebacks name the server's files and folders: only staff see them (everyone sees the
+    error message)."""
     body = {
         "id": run.pk,
         "pipeline": run.pipeline_id,
@@ -81,4 +82,17 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
             }
             for node in run.node_runs.all()
         }
+        body["logs"] = [log_line_json(line) for line in run.logs.all()]
+        body["logs_dropped"] = run.logs_dropped
     return body
+
+
+def log_line_json(line: RunLog) -> dict:
+    """A line of a run's log; `node` is None for the run's own lines."""
+    return {
+        "seq": line.seq,
+        "time": line.time.isoformat(),
+        "level": line.level,
+        "node": line.node or None,
+        "message": line.message,
+    }
