@@ -16,7 +16,7 @@ from django.utils.html import format_html
 
 from editor import actions
 from editor.admin.pipeline_forms import GraphFormSet, GraphFormSets, NodeForm, PipelineForm
-from editor.admin.runs import status_badge
+from editor.admin.runs import ADMIN_CSS, status_badge
 from editor.errors import ActionError
 from editor.exports import export_download, exports_zip
 from editor.models import Edge, Node, Pipeline
@@ -47,6 +47,9 @@ class EdgeInline(admin.TabularInline):
 
 @admin.register(Pipeline)
 class PipelineAdmin(admin.ModelAdmin):
+    class Media:
+        css = {"all": (ADMIN_CSS,)}
+
     form = PipelineForm
     list_display = (
         "name", "workspace", "owner", "revision", "node_count", "last_run", "updated_at"
@@ -117,7 +120,11 @@ class PipelineAdmin(admin.ModelAdmin):
         if pipeline.pk is None:
             return None
         url = reverse("api:pipeline_graph", kwargs={"pipeline_id": pipeline.pk, "fmt": "svg"})
-        return format_html('<img src="{}" alt="graph of {}">', url, pipeline.name)
+        return format_html(
+            '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>',
+            url,
+            pipeline.name,
+        )
 
     def _each(self, request, queryset, act) -> None:
         """Apply `act` to each pipeline, reporting what it says or why it was refused."""

@@ -11,15 +11,17 @@ from django.utils.html import format_html
 from editor.graph_image import STATUS_COLOURS
 from editor.models import NodeRun, Run, RunLog
 
+ADMIN_CSS = "admin-pipewright.css"
+"""The admin's styles (static/): pictures, inline tables and badges, with no inline style."""
+
 
 def status_badge(status: str | None):
     """A run or node status as a coloured pill, in the graph picture's colours."""
     if not status:
         return None
+    known = status if status in STATUS_COLOURS else "idle"
     return format_html(
-        '<span style="background:{};color:#111;border-radius:1em;padding:1px 8px">{}</span>',
-        STATUS_COLOURS.get(status, STATUS_COLOURS["idle"]),
-        status.replace("_", " "),
+        '<span class="pw-badge pw-badge-{}">{}</span>', known, status.replace("_", " ")
     )
 
 
@@ -80,6 +82,9 @@ class RunLogInline(admin.TabularInline):
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
+    class Media:
+        css = {"all": (ADMIN_CSS,)}
+
     list_display = ("id", "pipeline", "badge", "started_by", "created_at", "duration")
     list_filter = ("status", "pipeline")
     list_select_related = ("pipeline", "started_by")

@@ -11,6 +11,7 @@ import zipfile
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.messages import get_messages
 from django.db import connection as database
 from django.test.utils import CaptureQueriesContext
@@ -19,7 +20,9 @@ from django.utils.html import escape
 from pytest_django.asserts import assertInHTML
 
 from editor import actions
+from editor.admin.runs import ADMIN_CSS
 from editor.documents import to_document
+from editor.graph_image import STATUS_COLOURS
 from editor.models import ApiToken, Connection, NodeRun, Pipeline, Run
 from editor.tokens import create_token
 from editor.workspaces import personal_workspace
@@ -137,7 +140,7 @@ def test_the_pipeline_list_shows_node_count_and_a_badge_for_the_last_run(
         ("Adults", 3, "failed")
     ]
     assert b'<td class="field-node_count">3</td>' in response.content
-    assert b"background:#fecaca" in response.content
+    assert b'<span class="pw-badge pw-badge-failed">failed</span>' in response.content
 
 
 @pytest.mark.parametrize(
@@ -434,3 +437,10 @@ def test_a_user_who_is_not_staff_is_sent_to_the_admin_login(client, url):
     response = client.get(url)
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/?next=")
+
+
+def test_the_admin_badges_are_coloured_as_the_graph_picture():
+    """The admin's stylesheet spells the picture's colours (no inline style under the CSP)."""
+    css = (settings.BASE_DIR / "static" / ADMIN_CSS).read_text()
+    rules = dict(re.findall(r"\.pw-badge-([a-z_]+) \{ background: (#[0-9a-f]{6}); \}", css))
+    assert rules == STATUS_COLOURS
