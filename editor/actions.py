@@ -15,14 +15,21 @@ from editor.errors import ActionError, problems_error
 from editor.models import NodeRun, Pipeline, Run, Workspace
 from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import personal_workspace
+from runtime.errors import Problem
 from runtime.graph import structural_problems, validate
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 from runtime.statuses import RunStatus
 
 
-def _check_structure(document: PipelineSpec) -> None:
-    problems = structural_problems(document)
+def save_problems(document: PipelineSpec, found: list[Problem] | None = None) -> list[Problem]:
+    """What refuses a save of `document` (among `found`, when the caller analysed it): a
+    half-built graph is fine, a meaningless one is not."""
+    return structural_problems(document, problems=found)
+
+
+def _check_structure(document: PipelineSpec, found: list[Problem] | None = None) -> None:
+    problems = save_problems(document, found)
     if problems:
         raise problems_error(400, "invalid_document", "the pipeline cannot be saved", problems)
 
@@ -39,8 +46,11 @@ def create_pipeline(owner, document: PipelineSpec, workspace: Workspace | None =
 
 
 @transaction.atomic
-def save_pipeline(pipeline: Pipeline, document: PipelineSpec, revision: int) -> Pipeline:
-    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss)."""
+def save_pipeline(
+    pipeline: Pipeline, document: PipelineSpec, revision: int, found: list[Problem] | None = None
+) -> Pipeline:
+    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss);
+    `found`: the problems an analysis of `document` found, when the caller has them."""
     current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     if revision != current.revision:
         raise ActionError(
@@ -51,7 +61,7 @@ def save_pipeline(pipeline: Pipeline, document: PipelineSpec, revision: int) -> 
             "to overwrite",
             revision=current.revision,
         )
-    _check_structure(document)
+    _check_structure(document, found)
     current.revision += 1
     replace_graph(current, document)
     return current
@@ -113,5 +123,5 @@ def cancel_run(run: Run) -> Run:
 def _prune_runs(pipeline: Pipeline) -> None:
     """Keep the newest PIPEWRIGHT_KEEP_RUNS runs of a pipeline."""
     keep = settings.PIPEWRIGHT_KEEP_RUNS
-    stale = pipeline.runs.order_by("-created_at", "-id").values_list("pk", flat=True)[keep:]
+    stale = Run.objects.latest_of(pipeline).values_list("pk", flat=True)[keep:]
     Run.objects.filter(pk__in=list(stale)).exclude(status__in=RunStatus.ACTIVE).delete()

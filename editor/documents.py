@@ -1,8 +1,8 @@
 """The one mapping between the editor's rows and the runtime's pipeline document.
 
 `to_document` builds the document a pipeline's rows describe (what export, runs and the API
-serve); `replace_graph` writes a document's graph back as rows. Nothing else in the editor
-knows how a document is laid out in the database.
+serve); `replace_graph` writes a document's graph back as rows, touching only the rows that
+changed. Nothing else in the editor knows how a document is laid out in the database.
 """
 
 from __future__ import annotations
@@ -50,37 +50,70 @@ def to_document(pipeline: Pipeline) -> PipelineSpec:
     )
 
 
+NODE_FIELDS = ("operator", "label", "params", "x", "y", "retries", "timeout_s")
+"""A node row's columns besides its ids: what a save compares and writes."""
+
+
+def _node_values(node: NodeSpec) -> dict:
+    """`node` as its row's `NODE_FIELDS`."""
+    return {
+        "operator": node.operator,
+        "label": node.label,
+        "params": node.params,
+        "x": node.position.x,
+        "y": node.position.y,
+        "retries": node.retries,
+        "timeout_s": node.timeout_s,
+    }
+
+
 @transaction.atomic
 def replace_graph(pipeline: Pipeline, document: PipelineSpec) -> None:
-    """Make the pipeline's name, config, nodes and edges those of `document`."""
+    """Make the pipeline's name, config, nodes and edges those of `document`, writing only the
+    rows that differ (a moved node is one UPDATE)."""
     pipeline.name = document.name
     pipeline.description = document.description
     pipeline.config = document.config.model_dump(mode="json")
     pipeline.save()
-    pipeline.edges.all().delete()
-    pipeline.nodes.all().delete()
-    rows = Node.objects.bulk_create(
-        Node(
-            pipeline=pipeline,
-            node_id=node.id,
-            operator=node.operator,
-            label=node.label,
-            params=node.params,
-            x=node.position.x,
-            y=node.position.y,
-            retries=node.retries,
-            timeout_s=node.timeout_s,
-        )
-        for node in document.nodes
-    )
-    by_id = {row.node_id: row for row in rows}
+    node_pks = _write_nodes(pipeline, document.nodes)
+    _write_edges(pipeline, document.edges, node_pks)
+
+
+def _write_nodes(pipeline: Pipeline, nodes: list[NodeSpec]) -> dict[str, int]:
+    """Insert, update and delete node rows to match `nodes`; the row pk of each node id."""
+    stored = {row["node_id"]: row for row in pipeline.nodes.values("pk", "node_id", *NODE_FIELDS)}
+    wanted = {node.id: _node_values(node) for node in nodes}
+    gone = [row["pk"] for node_id, row in stored.items() if node_id not in wanted]
+    if gone:
+        Node.objects.filter(pk__in=gone).delete()  # with their edges
+    changed, added = [], []
+    for node_id, values in wanted.items():
+        row = stored.get(node_id)
+        if row is None:
+            added.append(Node(pipeline=pipeline, node_id=node_id, **values))
+        elif any(row[field] != value for field, value in values.items()):
+            changed.append(Node(pk=row["pk"], **values))
+    if changed:
+        Node.objects.bulk_update(changed, NODE_FIELDS)
+    pks = {node_id: row["pk"] for node_id, row in stored.items() if node_id in wanted}
+    pks.update((row.node_id, row.pk) for row in Node.objects.bulk_create(added))
+    return pks
+
+
+EDGE_ENDS = ("source_id", "source_port", "target_id", "target_port")
+
+
+def _write_edges(pipeline: Pipeline, edges: list[EdgeSpec], node_pks: dict[str, int]) -> None:
+    """Insert and delete edge rows to match `edges` (an edge has no columns to update)."""
+    stored = {row[1:]: row[0] for row in pipeline.edges.values_list("pk", *EDGE_ENDS)}
+    wanted = {
+        (node_pks[edge.source], edge.source_port, node_pks[edge.target], edge.target_port)
+        for edge in edges
+    }
+    gone = [pk for ends, pk in stored.items() if ends not in wanted]
+    if gone:
+        Edge.objects.filter(pk__in=gone).delete()
     Edge.objects.bulk_create(
-        Edge(
-            pipeline=pipeline,
-            source=by_id[edge.source],
-            source_port=edge.source_port,
-            target=by_id[edge.target],
-            target_port=edge.target_port,
-        )
-        for edge in document.edges
+        Edge(pipeline=pipeline, **dict(zip(EDGE_ENDS, ends, strict=True)))
+        for ends in sorted(wanted - stored.keys())
     )

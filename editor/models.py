@@ -88,6 +88,17 @@ class Membership(models.Model):
         return f"{self.user} in {self.workspace} ({self.role})"
 
 
+class PipelineQuerySet(models.QuerySet):
+    def with_last_run(self) -> PipelineQuerySet:
+        """Each pipeline annotated with its latest run's `last_run_id` and `last_run_status`,
+        in the same query."""
+        latest = Run.objects.latest_of(models.OuterRef("pk"))
+        return self.annotate(
+            last_run_id=models.Subquery(latest.values("pk")[:1]),
+            last_run_status=models.Subquery(latest.values("status")[:1]),
+        )
+
+
 class Pipeline(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="pipelines")
     owner = models.ForeignKey(
@@ -101,6 +112,8 @@ class Pipeline(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PipelineQuerySet.as_manager()
 
     class Meta:
         ordering = ["-updated_at", "-id"]
@@ -207,6 +220,13 @@ class Connection(models.Model):
         return make_url(self.url).render_as_string(hide_password=True)
 
 
+class RunQuerySet(models.QuerySet):
+    def latest_of(self, pipeline) -> RunQuerySet:
+        """The runs of `pipeline` (a pipeline, its id or an `OuterRef`), the latest first: the
+        one definition of "the latest run"."""
+        return self.filter(pipeline=pipeline).order_by("-created_at", "-id")
+
+
 class Run(models.Model):
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="runs")
     document = models.JSONField(help_text="The exact pipeline document that ran.")
@@ -224,6 +244,11 @@ class Run(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     last_seq = models.PositiveIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
+    logs_dropped = models.PositiveIntegerField(
+        default=0, help_text="Log lines not kept, past PIPEWRIGHT_LOG_LINES (see editor.run_logs)."
+    )
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -259,9 +284,27 @@ class NodeRun(models.Model):
         return f"{self.node_id}: {self.status}"
 
 
+class RunLog(models.Model):
+    """One log line of a run: the run's own, or a node's (its retries and failures included)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="logs")
+    seq = models.PositiveIntegerField(help_text="The event's sequence number in its run.")
+    time = models.DateTimeField()
+    level = models.CharField(max_length=10)
+    node = models.CharField(max_length=NODE_ID_MAX_LENGTH, blank=True)
+    message = models.TextField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        indexes = [models.Index(fields=["run", "seq"])]
+
+    def __str__(self) -> str:
+        return f"{self.time} {self.level.upper()} {self.node or 'run'}: {self.message}"
+
+
 def latest_statuses(pipeline: Pipeline) -> dict[str, str]:
     """Each node's status in the pipeline's latest run (empty before any run)."""
-    run = pipeline.runs.order_by("-created_at", "-id").first()
+    run = Run.objects.latest_of(pipeline).first()
     return {} if run is None else dict(run.node_runs.values_list("node_id", "status"))
 
 

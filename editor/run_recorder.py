@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
+from editor import run_logs
 from editor.models import NodeRun, Run
 from runtime.events import Event
 
@@ -37,6 +38,7 @@ class RunRecorder:
         self.run_id = run_id
         self.after_write = after_write
         self._written_seq = 0
+        self._log_lines = 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = object()
         self._writer = threading.Thread(
@@ -134,3 +136,4 @@ class RunRecorder:
             run.update(
                 status=outcome["status"], finished_at=timezone.now(), error=outcome.get("error", "")
             )
+        self._log_lines = run_logs.append(self.run_id, events, self._log_lines)

@@ -10,7 +10,7 @@ from editor.models import Run
 @transaction.atomic
 def latest_run_snapshot(pipeline_id: int) -> tuple[int, dict | None]:
     """`(seq, run)`: `run` is None before any run, else its status and every node's state."""
-    run = Run.objects.filter(pipeline_id=pipeline_id).order_by("-created_at", "-id").first()
+    run = Run.objects.latest_of(pipeline_id).first()
     if run is None:
         return 0, None
     nodes = {

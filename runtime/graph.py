@@ -54,25 +54,24 @@ class Plan:
     """How many node inputs read each output `(node, port)`: when it falls to 0, drop it."""
 
 
-def structural_problems(pipeline: Pipeline, registry: Registry | None = None) -> list[Problem]:
+STRUCTURAL = ("duplicate_node", "dangling_edge", "duplicate_edge", "unknown_port", "cycle",
+              "too_many_edges")  # fmt: skip
+"""The codes of problems that make a graph meaningless, which saves and imports refuse, in
+the order they are reported."""
+
+
+def structural_problems(
+    pipeline: Pipeline, registry: Registry | None = None, problems: list[Problem] | None = None
+) -> list[Problem]:
     """Problems that make a graph meaningless: duplicate ids, dangling edges, unknown ports,
-    cycles.
+    two edges into a one-edge port, cycles (among `problems` when the caller analysed already).
 
     A half-built graph without these can still be saved and edited. A port is only checked
     when its node's operator is known (an unknown operator is a problem of its own).
     """
-    registry = registry or default_registry()
-    problems = _duplicate_ids(pipeline)
-    ids = {node.id for node in pipeline.nodes}
-    problems += _dangling_edges(pipeline, ids)
-    known = {
-        node.id: operator
-        for node in pipeline.nodes
-        if (operator := registry.get(node.operator)) is not None
-    }
-    problems += _unknown_ports(pipeline, known)
-    problems += _ordered(_predecessors(pipeline, ids))[1]
-    return problems
+    found = analyse(pipeline, registry=registry).problems if problems is None else problems
+    structural = [problem for problem in found if problem.code in STRUCTURAL]
+    return sorted(structural, key=lambda problem: STRUCTURAL.index(problem.code))
 
 
 def validate(

@@ -1,96 +1,39 @@
 """Pipelines in the admin: nodes and edges inline, the graph picture, run / export / duplicate.
 
-Changes follow the API's rules: a save bumps `revision` and is refused when someone saved
-meanwhile, rows are checked against the runtime document's models, and runs, duplicates and
-deletions go through `editor.actions`.
+Changes follow the API's rules: the page is checked as one document (`pipeline_forms`) and
+saved, created, run, duplicated and deleted through `editor.actions`, so a save bumps
+`revision`, is refused when someone saved meanwhile, and writes only the rows that changed.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 from django import forms
 from django.contrib import admin, messages
 from django.db import models
-from django.db.models import Count, OuterRef, Subquery
-from django.http import HttpResponse
+from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.text import slugify
-from pydantic import BaseModel, ValidationError
 
 from editor import actions
-from editor.admin.runs import status_badge
-from editor.documents import to_document
+from editor.admin.pipeline_forms import GraphFormSet, GraphFormSets, NodeForm, PipelineForm
+from editor.admin.runs import ADMIN_CSS, status_badge
 from editor.errors import ActionError
-from editor.models import Edge, Node, Pipeline, Run
+from editor.exports import export_download, exports_zip
+from editor.models import Edge, Node, Pipeline
 from editor.workspaces import personal_workspace
-from runtime.spec import Config, dump_document, problems_from_validation
-from runtime.spec import Node as NodeSpec
-
-
-def spec_problems(spec: type[BaseModel], data: dict) -> list:
-    """What the runtime document's model `spec` refuses in `data` (empty when it is fine)."""
-    try:
-        spec.model_validate(data)
-    except ValidationError as error:
-        return problems_from_validation(error, data if isinstance(data, dict) else {})
-    return []
-
-
-class PipelineForm(forms.ModelForm):
-    """Carries the revision it was loaded at, so a stale save is refused as the API does."""
-
-    class Meta:
-        model = Pipeline
-        fields = ("name", "workspace", "owner", "description", "config", "revision")
-        widgets = {"revision": forms.HiddenInput}
-
-    def clean_config(self):
-        config = {} if self.cleaned_data["config"] is None else self.cleaned_data["config"]
-        if problems := spec_problems(Config, config):
-            raise forms.ValidationError([str(problem) for problem in problems])
-        return config
-
-    def clean(self):
-        cleaned = super().clean()
-        if self.instance.pk is not None:
-            current = Pipeline.objects.select_for_update().get(pk=self.instance.pk).revision
-            if cleaned.get("revision") != current:
-                raise forms.ValidationError(
-                    f"Someone saved this pipeline meanwhile (now revision {current}); "
-                    "reload the page and make your change again."
-                )
-        return cleaned
-
-
-class NodeForm(forms.ModelForm):
-    """A node row that the runtime document accepts (id pattern, params object, limits)."""
-
-    def clean_params(self):
-        return {} if self.cleaned_data["params"] is None else self.cleaned_data["params"]
-
-    def clean(self):
-        cleaned = super().clean()
-        row = {name: cleaned.get(name) for name in ("operator", "label", "params", "retries")}
-        row.update(id=cleaned.get("node_id"), timeout_s=cleaned.get("timeout_s"))
-        for problem in spec_problems(NodeSpec, row):
-            field = "node_id" if problem.field == "id" else problem.field
-            if field not in self.errors:
-                self.add_error(field if field in self.fields else None, problem.message)
-        return cleaned
 
 
 class NodeInline(admin.TabularInline):
     model = Node
     form = NodeForm
+    formset = GraphFormSet
     extra = 0
     formfield_overrides = {models.JSONField: {"widget": forms.Textarea(attrs={"rows": 2})}}
 
 
 class EdgeInline(admin.TabularInline):
     model = Edge
+    formset = GraphFormSet
     extra = 0
 
     def get_formset(self, request, obj=None, **kwargs):
@@ -104,6 +47,9 @@ class EdgeInline(admin.TabularInline):
 
 @admin.register(Pipeline)
 class PipelineAdmin(admin.ModelAdmin):
+    class Media:
+        css = {"all": (ADMIN_CSS,)}
+
     form = PipelineForm
     list_display = (
         "name", "workspace", "owner", "revision", "node_count", "last_run", "updated_at"
@@ -119,25 +65,39 @@ class PipelineAdmin(admin.ModelAdmin):
     actions = ("run", "export_json", "duplicate")
 
     def get_queryset(self, request):
-        latest = Run.objects.filter(pipeline=OuterRef("pk")).order_by("-created_at", "-id")
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(node_count=Count("nodes"), last_status=Subquery(latest.values("status")[:1]))
-        )
+        return super().get_queryset(request).with_last_run().annotate(node_count=Count("nodes"))
 
     def get_inlines(self, request, obj):
         """Edges join existing nodes, so they are edited once the pipeline has some."""
         return (NodeInline,) if obj is None else (NodeInline, EdgeInline)
+
+    def get_formsets_with_inlines(self, request, obj=None):
+        """The inlines' formsets, sharing one `GraphFormSets` so the page is checked whole."""
+        pairs = list(super().get_formsets_with_inlines(request, obj))
+        graph = GraphFormSets(expected=len(pairs))
+        for formset, inline in pairs:
+            yield type(formset.__name__, (formset,), {"graph": graph}), inline
 
     def get_changeform_initial_data(self, request):
         initial = {"owner": request.user.pk, "workspace": personal_workspace(request.user).pk}
         return {**initial, **super().get_changeform_initial_data(request)}
 
     def save_model(self, request, obj, form, change):
+        """Only what is not part of the document; `save_related` saves the document."""
         if change:
-            obj.revision += 1
-        super().save_model(request, obj, form, change)
+            obj.save(update_fields=("owner", "workspace"))
+
+    def save_related(self, request, form, formsets, change):
+        """Write the page's document through `editor.actions`, as an API save or create."""
+        for formset in formsets:
+            formset.save(commit=False)  # lists what changed, for the history
+        document = formsets[0].graph.document()
+        if change:
+            actions.save_pipeline(obj := form.instance, document, form.cleaned_data["revision"])
+        else:
+            obj = form.instance
+            obj.pk = actions.create_pipeline(obj.owner, document, obj.workspace).pk
+        obj.refresh_from_db()
 
     def delete_model(self, request, obj):
         actions.delete_pipeline(obj)
@@ -150,9 +110,9 @@ class PipelineAdmin(admin.ModelAdmin):
     def node_count(self, pipeline):
         return pipeline.node_count
 
-    @admin.display(description="last run", ordering="last_status")
+    @admin.display(description="last run", ordering="last_run_status")
     def last_run(self, pipeline):
-        return status_badge(pipeline.last_status)
+        return status_badge(pipeline.last_run_status)
 
     @admin.display(description="picture")
     def graph(self, pipeline):
@@ -160,7 +120,11 @@ class PipelineAdmin(admin.ModelAdmin):
         if pipeline.pk is None:
             return None
         url = reverse("api:pipeline_graph", kwargs={"pipeline_id": pipeline.pk, "fmt": "svg"})
-        return format_html('<img src="{}" alt="graph of {}">', url, pipeline.name)
+        return format_html(
+            '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>',
+            url,
+            pipeline.name,
+        )
 
     def _each(self, request, queryset, act) -> None:
         """Apply `act` to each pipeline, reporting what it says or why it was refused."""
@@ -188,24 +152,4 @@ class PipelineAdmin(admin.ModelAdmin):
     @admin.action(description="Export selected pipelines as JSON")
     def export_json(self, request, queryset):
         pipelines = list(queryset)
-        if len(pipelines) == 1:
-            return download(dump_document(to_document(pipelines[0])), export_name(pipelines[0]))
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for pipeline in pipelines:
-                archive.writestr(
-                    f"{pipeline.pk}-{export_name(pipeline)}", dump_document(to_document(pipeline))
-                )
-        return download(buffer.getvalue(), "pipelines.zip", "application/zip")
-
-
-def export_name(pipeline: Pipeline) -> str:
-    """The file name of a pipeline's exported document."""
-    return f"{slugify(pipeline.name) or 'pipeline'}.json"
-
-
-def download(content: str | bytes, filename: str, content_type="application/json"):
-    """A response the browser saves as `filename`."""
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+        return export_download(pipelines[0]) if len(pipelines) == 1 else exports_zip(pipelines)

@@ -1,4 +1,5 @@
-"""Runs in the admin: read-only history with node runs inline and the document that ran."""
+"""Runs in the admin: read-only history with node runs and log lines inline and the document
+that ran."""
 
 from __future__ import annotations
 
@@ -8,17 +9,19 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from editor.graph_image import STATUS_COLOURS
-from editor.models import NodeRun, Run
+from editor.models import NodeRun, Run, RunLog
+
+ADMIN_CSS = "admin-pipewright.css"
+"""The admin's styles (static/): pictures, inline tables and badges, with no inline style."""
 
 
 def status_badge(status: str | None):
     """A run or node status as a coloured pill, in the graph picture's colours."""
     if not status:
         return None
+    known = status if status in STATUS_COLOURS else "idle"
     return format_html(
-        '<span style="background:{};color:#111;border-radius:1em;padding:1px 8px">{}</span>',
-        STATUS_COLOURS.get(status, STATUS_COLOURS["idle"]),
-        status.replace("_", " "),
+        '<span class="pw-badge pw-badge-{}">{}</span>', known, status.replace("_", " ")
     )
 
 
@@ -60,8 +63,28 @@ class NodeRunInline(admin.TabularInline):
         return seconds(node_run.metrics.get("duration_s"))
 
 
+class RunLogInline(admin.TabularInline):
+    """The run's log lines, read-only, in order."""
+
+    model = RunLog
+    fields = ("time", "level", "node", "message")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    verbose_name_plural = "log (see “logs dropped” for lines not kept)"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
+    class Media:
+        css = {"all": (ADMIN_CSS,)}
+
     list_display = ("id", "pipeline", "badge", "started_by", "created_at", "duration")
     list_filter = ("status", "pipeline")
     list_select_related = ("pipeline", "started_by")
@@ -71,11 +94,11 @@ class RunAdmin(admin.ModelAdmin):
         ("created_at", "started_at", "finished_at", "duration"),
         "parameters",
         "error",
-        ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested"),
+        ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested", "logs_dropped"),
         "snapshot",
     )
     readonly_fields = ("badge", "duration", "snapshot")
-    inlines = (NodeRunInline,)
+    inlines = (NodeRunInline, RunLogInline)
 
     def has_add_permission(self, request):
         return False

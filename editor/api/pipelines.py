@@ -4,7 +4,6 @@ graph pictures and layout, and starting runs."""
 from __future__ import annotations
 
 from django.http import HttpResponse
-from django.utils.text import slugify
 from ninja import Router, Status
 from ninja.errors import HttpError
 
@@ -25,12 +24,14 @@ from editor.api.schemas import (
     Run,
     RunIn,
     RunPage,
+    SavedPipeline,
     Validation,
     answers,
     request_body,
 )
 from editor.documents import to_document
 from editor.errors import ActionError
+from editor.exports import export_download
 from editor.graph_image import layout, render
 from editor.models import latest_statuses
 from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
@@ -38,7 +39,6 @@ from editor.workspaces import engine_access, personal_workspace
 from runtime.inference import infer_schemas
 from runtime.preview import preview
 from runtime.spec import Pipeline as PipelineSpec
-from runtime.spec import dump_document
 
 router = Router()
 
@@ -68,7 +68,7 @@ def list_pipelines(request, limit: Limit = 50, offset: Offset = 0, workspace: st
     pipelines = visible_pipelines(request.user)
     if workspace is not None:
         pipelines = pipelines.filter(workspace=workspace_for(request.user, workspace))
-    return page(pipelines, limit, offset, pipeline_summary)
+    return page(pipelines.with_last_run(), limit, offset, pipeline_summary)
 
 
 @router.post(
@@ -118,12 +118,16 @@ def get_pipeline(request, pipeline_id: ObjectId):
 
 @router.put(
     "/{int:pipeline_id}",
-    response=answers({200: PipelineOut}, 400, 403, 404, 409, 413),
+    response=answers({200: SavedPipeline}, 400, 403, 404, 409, 413),
     openapi_extra=DOCUMENT_BODY,
     summary="Save a pipeline",
 )
 def save_pipeline(request, pipeline_id: ObjectId):
-    """Replace the whole graph; 409 with the current revision when `revision` is stale."""
+    """Replace the whole graph; 409 with the current revision when `revision` is stale.
+
+    The answer carries the saved document's problems and schemas (what `validate` and
+    `schemas` would answer), so that an editor needs no other request after a save.
+    """
     pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     document, body = read_document(request)
     revision = body.get("revision")
@@ -131,7 +135,14 @@ def save_pipeline(request, pipeline_id: ObjectId):
         raise ActionError(
             400, "revision_required", "send the revision you loaded, as a number", field="revision"
         )
-    return pipeline_json(actions.save_pipeline(pipeline, document, revision))
+    inferred = _infer(request, pipeline, {}, document)
+    saved = actions.save_pipeline(pipeline, document, revision, inferred.problems)
+    found = inferred.to_json()
+    return {
+        **pipeline_json(saved, document),
+        "problems": found["problems"],
+        "schemas": found["nodes"],
+    }
 
 
 @router.delete(
@@ -206,11 +217,7 @@ def preview_node(request, pipeline_id: ObjectId):
 )
 def export_pipeline(request, pipeline_id: ObjectId):
     """The document exactly as the runtime CLI accepts it: no database ids, no secrets."""
-    pipeline = pipeline_for(request.user, pipeline_id)
-    response = HttpResponse(dump_document(to_document(pipeline)), content_type="application/json")
-    filename = f"{slugify(pipeline.name) or 'pipeline'}.json"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return export_download(pipeline_for(request.user, pipeline_id))
 
 
 @router.get(
@@ -279,7 +286,10 @@ def _parameters(body: dict) -> dict:
     return parameters
 
 
-def _infer(request, pipeline, parameters: dict):
+def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None):
+    """The schemas and problems of `document` (default: the pipeline's stored one)."""
     return infer_schemas(
-        to_document(pipeline), parameters, **engine_access(pipeline.workspace, request.user)
+        document or to_document(pipeline),
+        parameters,
+        **engine_access(pipeline.workspace, request.user),
     )

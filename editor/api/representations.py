@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from editor.documents import to_document
-from editor.models import Pipeline, Run
+from editor.models import Pipeline, Run, RunLog
 from editor.permissions import is_operator
+from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 
 
@@ -33,25 +34,29 @@ def pipeline_fields(pipeline: Pipeline) -> dict:
 READ_ONLY_FIELDS = ("id", "owner", "workspace", "created_at", "updated_at", "last_run")
 
 
-def pipeline_json(pipeline: Pipeline) -> dict:
-    """The pipeline document plus its read-only fields."""
-    return {**to_json_dict(to_document(pipeline)), **pipeline_fields(pipeline)}
+def pipeline_json(pipeline: Pipeline, document: PipelineSpec | None = None) -> dict:
+    """The pipeline document (`document` when the caller has it already) plus its read-only
+    fields."""
+    return {**to_json_dict(document or to_document(pipeline)), **pipeline_fields(pipeline)}
 
 
 def pipeline_summary(pipeline: Pipeline) -> dict:
-    """A list entry: no graph, but the latest run's status."""
-    last = pipeline.runs.order_by("-created_at", "-id").first()
+    """A list entry: no graph, but the latest run's status (from `with_last_run()`)."""
+    last_run = None
+    if pipeline.last_run_id is not None:
+        last_run = {"id": pipeline.last_run_id, "status": pipeline.last_run_status}
     return {
         **pipeline_fields(pipeline),
         "name": pipeline.name,
         "description": pipeline.description,
-        "last_run": None if last is None else {"id": last.pk, "status": last.status},
+        "last_run": last_run,
     }
 
 
 def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
-    """A run with its timings and, unless listing, its node runs. Tracebacks name the
-    server's files and folders: only staff see them (everyone sees the error message)."""
+    """A run with its timings and parameters and, unless listing, its node runs and log lines.
+    Tracebacks name the server's files and folders: only staff see them (everyone sees the
+    error message)."""
     body = {
         "id": run.pk,
         "pipeline": run.pipeline_id,
@@ -77,4 +82,17 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
             }
             for node in run.node_runs.all()
         }
+        body["logs"] = [log_line_json(line) for line in run.logs.all()]
+        body["logs_dropped"] = run.logs_dropped
     return body
+
+
+def log_line_json(line: RunLog) -> dict:
+    """A line of a run's log; `node` is None for the run's own lines."""
+    return {
+        "seq": line.seq,
+        "time": line.time.isoformat(),
+        "level": line.level,
+        "node": line.node or None,
+        "message": line.message,
+    }

@@ -153,10 +153,24 @@ class RunSummary(Schema):
     last_seq: int
 
 
+class LogLine(Schema):
+    """One line of a run's log; `node` is None for the run's own lines."""
+
+    seq: int
+    time: Timestamp
+    level: str
+    node: str | None
+    message: str
+
+
 class Run(RunSummary):
-    """A run with its timings and its node runs by node id."""
+    """A run with its timings, its node runs by node id and its log lines."""
 
     nodes: dict[str, NodeRun]
+    logs: list[LogLine] = Field(description="In order; see `logs_dropped` for lines not kept.")
+    logs_dropped: int = Field(
+        description="Lines not kept between the first and the latest PIPEWRIGHT_LOG_LINES / 2."
+    )
 
 
 class RunPage(Schema):
@@ -216,6 +230,13 @@ class NodeSchemas(Schema):
 class InferredSchemas(Schema):
     nodes: dict[str, NodeSchemas]
     problems: list[Problem]
+
+
+class SavedPipeline(PipelineOut):
+    """A saved pipeline, with what one analysis of the saved document found."""
+
+    problems: list[Problem] = Field(description="Every problem, as `validate` answers them.")
+    schemas: dict[str, NodeSchemas] = Field(description="Each node's columns, as `schemas`.")
 
 
 class Validation(Schema):

@@ -11,18 +11,23 @@ import zipfile
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.messages import get_messages
+from django.db import connection as database
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django.utils.html import escape
 from pytest_django.asserts import assertInHTML
 
 from editor import actions
+from editor.admin.runs import ADMIN_CSS
 from editor.documents import to_document
+from editor.graph_image import STATUS_COLOURS
 from editor.models import ApiToken, Connection, NodeRun, Pipeline, Run
 from editor.tokens import create_token
 from editor.workspaces import personal_workspace
 from runtime.spec import dump_document, load_document, to_json_dict
-from tests.editor.conftest import SEED, client_for, put_json
+from tests.editor.conftest import SEED, client_for, post_json, put_json
 
 pytestmark = pytest.mark.django_db
 
@@ -131,11 +136,11 @@ def test_the_pipeline_list_shows_node_count_and_a_badge_for_the_last_run(
 ):
     response = admin_client.get("/admin/editor/pipeline/")
     listed = response.context["cl"].result_list
-    assert [(item.name, item.node_count, item.last_status) for item in listed] == [
+    assert [(item.name, item.node_count, item.last_run_status) for item in listed] == [
         ("Adults", 3, "failed")
     ]
     assert b'<td class="field-node_count">3</td>' in response.content
-    assert b"background:#fecaca" in response.content
+    assert b'<span class="pw-badge pw-badge-failed">failed</span>' in response.content
 
 
 @pytest.mark.parametrize(
@@ -244,6 +249,79 @@ def test_node_rows_the_runtime_document_would_refuse_are_not_saved(admin_client,
     assert "Input should be a valid dictionary" in page
     assert "bogus: unknown field; remove it or check its spelling" in page
     assert Pipeline.objects.get(pk=pipeline.pk).revision == 1
+
+
+GRAPH_MISTAKES = {
+    "cycle": (("adults", "out"), ("adults", "in")),
+    "double input": (("read", "out"), ("write", "in")),
+    "unknown port": (("read", "out"), ("adults", "bogus")),
+}
+
+
+@pytest.mark.parametrize(("source", "target"), GRAPH_MISTAKES.values(), ids=GRAPH_MISTAKES)
+def test_an_admin_save_the_api_would_refuse_is_refused_with_the_apis_messages(
+    admin_client, client, pipeline, source, target
+):
+    url = f"/admin/editor/pipeline/{pipeline.pk}/change/"
+    data = change_form_data(admin_client.get(url))
+    node_pk = dict(pipeline.nodes.values_list("node_id", "pk"))
+    data.update({"edges-TOTAL_FORMS": 3, "edges-2-source": node_pk[source[0]],
+                 "edges-2-source_port": source[1], "edges-2-target": node_pk[target[0]],
+                 "edges-2-target_port": target[1]})  # fmt: skip
+    response = admin_client.post(url, data)
+    assert response.status_code == 200
+    edge = {"source": source[0], "source_port": source[1], "target": target[0],
+            "target_port": target[1]}  # fmt: skip
+    document = {**SEED, "edges": [*SEED["edges"], edge]}
+    refused = post_json(client, "/api/pipelines", document)
+    assert refused.status_code == 400
+    page = response.content.decode()
+    for problem in refused.json()["problems"]:
+        assert escape(problem["message"]) in page
+    pipeline.refresh_from_db()
+    assert pipeline.revision == 1 and pipeline.edges.count() == 2
+
+
+def test_an_admin_save_renames_a_node_with_its_edges_and_writes_only_what_changed(
+    admin_client, pipeline
+):
+    url = f"/admin/editor/pipeline/{pipeline.pk}/change/"
+    data = change_form_data(admin_client.get(url))
+    index = next(i for i in range(3) if data[f"nodes-{i}-node_id"] == "adults")
+    data[f"nodes-{index}-node_id"] = "grown_ups"
+    with CaptureQueriesContext(database) as queries:
+        response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["errors"]
+    document = to_json_dict(to_document(Pipeline.objects.get(pk=pipeline.pk)))
+    assert [(edge["source"], edge["target"]) for edge in document["edges"]] == [
+        ("grown_ups", "write"),
+        ("read", "grown_ups"),
+    ]
+    node_writes = [
+        q["sql"] for q in queries if re.match(r'(INSERT|DELETE).*"editor_node"', q["sql"])
+    ]
+    assert len(node_writes) == 2  # the renamed node is a new row; the others stay as they were
+
+
+def test_a_pipeline_added_in_the_admin_is_created_through_the_actions(admin_client, owner):
+    page = admin_client.get("/admin/editor/pipeline/add/")
+    data = change_form_data(page)
+    workspace = personal_workspace(owner)
+    data.update({"name": "Made here", "owner": owner.pk, "workspace": workspace.pk})
+    node = {
+        "node_id": "read",
+        "operator": "csv_input",
+        "params": '{"path": "a.csv"}',
+        "x": 0,
+        "y": 0,
+    }
+    data.update({f"nodes-0-{name}": value for name, value in node.items()})
+    data["nodes-TOTAL_FORMS"] = 1
+    response = admin_client.post("/admin/editor/pipeline/add/", data)
+    assert response.status_code == 302, response.context["errors"]
+    made = Pipeline.objects.get(name="Made here")
+    assert (made.revision, made.owner, made.workspace) == (1, owner, workspace)
+    assert to_json_dict(to_document(made))["nodes"][0]["params"] == {"path": "a.csv"}
 
 
 def test_the_run_action_queues_a_run_and_refuses_while_one_is_active(admin_client, pipeline):
@@ -359,3 +437,10 @@ def test_a_user_who_is_not_staff_is_sent_to_the_admin_login(client, url):
     response = client.get(url)
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/?next=")
+
+
+def test_the_admin_badges_are_coloured_as_the_graph_picture():
+    """The admin's stylesheet spells the picture's colours (no inline style under the CSP)."""
+    css = (settings.BASE_DIR / "static" / ADMIN_CSS).read_text()
+    rules = dict(re.findall(r"\.pw-badge-([a-z_]+) \{ background: (#[0-9a-f]{6}); \}", css))
+    assert rules == STATUS_COLOURS

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from editor.models import Pipeline
+from editor import actions
+from editor.models import Pipeline, Run
+from runtime.spec import load_document
 from tests.editor.conftest import SEED, post_json, put_json
 
 pytestmark = pytest.mark.django_db
@@ -181,3 +185,24 @@ def test_graph_pictures_and_layout(client, pipeline_id):
     positions = client.post(f"/api/pipelines/{pipeline_id}/layout").json()["positions"]
     assert set(positions) == {"read", "adults", "write"}
     assert positions["read"]["x"] < positions["adults"]["x"] < positions["write"]["x"]
+
+
+def test_the_list_costs_the_same_queries_however_many_pipelines_and_runs(client, owner):
+    """The latest run of each listed pipeline comes with the list, not one query each."""
+
+    def listing_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            body = client.get("/api/pipelines").json()
+        assert all(item["last_run"]["status"] == "failed" for item in body["items"])
+        return len(queries)
+
+    def add_pipeline_with_runs():
+        pipeline = actions.create_pipeline(owner, load_document(SEED))
+        for status in ("succeeded", "failed"):
+            Run.objects.create(pipeline=pipeline, document={}, status=status)
+
+    add_pipeline_with_runs()
+    one = listing_queries()
+    for _ in range(4):
+        add_pipeline_with_runs()
+    assert listing_queries() == one

@@ -1,0 +1,149 @@
+"""The admin's pipeline forms: a change page is checked as one document, as the API checks a save.
+
+Each row is first checked against the runtime document's models (messages at its fields);
+then the pipeline form and its node and edge inlines are put together into the document they
+describe, and `actions.save_problems` refuses what an API save would refuse, with the same
+messages. The admin then writes that document through `editor.actions`.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.forms.models import BaseInlineFormSet
+from pydantic import BaseModel, ValidationError
+
+from editor import actions
+from editor.models import Pipeline
+from runtime.errors import PipelineValidationError
+from runtime.spec import Config, load_document, problems_from_validation
+from runtime.spec import Node as NodeSpec
+from runtime.spec import Pipeline as PipelineSpec
+
+
+def spec_problems(spec: type[BaseModel], data: dict) -> list:
+    """What the runtime document's model `spec` refuses in `data` (empty when it is fine)."""
+    try:
+        spec.model_validate(data)
+    except ValidationError as error:
+        return problems_from_validation(error, data if isinstance(data, dict) else {})
+    return []
+
+
+class PipelineForm(forms.ModelForm):
+    """Carries the revision it was loaded at, so a stale save is refused as the API does."""
+
+    class Meta:
+        model = Pipeline
+        fields = ("name", "workspace", "owner", "description", "config", "revision")
+        widgets = {"revision": forms.HiddenInput}
+
+    def clean_config(self):
+        config = {} if self.cleaned_data["config"] is None else self.cleaned_data["config"]
+        if problems := spec_problems(Config, config):
+            raise forms.ValidationError([str(problem) for problem in problems])
+        return config
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance.pk is not None:
+            current = Pipeline.objects.select_for_update().get(pk=self.instance.pk).revision
+            if cleaned.get("revision") != current:
+                raise forms.ValidationError(
+                    f"Someone saved this pipeline meanwhile (now revision {current}); "
+                    "reload the page and make your change again."
+                )
+        return cleaned
+
+
+class NodeForm(forms.ModelForm):
+    """A node row that the runtime document accepts (id pattern, params object, limits)."""
+
+    def clean_params(self):
+        return {} if self.cleaned_data["params"] is None else self.cleaned_data["params"]
+
+    def clean(self):
+        cleaned = super().clean()
+        row = {name: cleaned.get(name) for name in ("operator", "label", "params", "retries")}
+        row.update(id=cleaned.get("node_id"), timeout_s=cleaned.get("timeout_s"))
+        for problem in spec_problems(NodeSpec, row):
+            field = "node_id" if problem.field == "id" else problem.field
+            if field not in self.errors:
+                self.add_error(field if field in self.fields else None, problem.message)
+        return cleaned
+
+
+class GraphFormSets:
+    """The inline formsets of one change page, so that the last one can check them together."""
+
+    def __init__(self, expected: int):
+        self.expected = expected
+        self.by_prefix: dict[str, BaseInlineFormSet] = {}
+
+    def document(self) -> PipelineSpec:
+        """The document the pipeline form and the inlines describe (raises
+        `PipelineValidationError` as an API body would)."""
+        nodes, edges = self.by_prefix["nodes"], self.by_prefix.get("edges")
+        ids = {form.instance.pk: form.cleaned_data["node_id"] for form in _kept(nodes)}
+        pipeline = nodes.instance
+        return load_document(
+            {
+                "name": pipeline.name,
+                "description": pipeline.description,
+                "config": pipeline.config,
+                "nodes": [_node(form.cleaned_data) for form in _kept(nodes)],
+                "edges": [] if edges is None else _edges(_kept(edges), ids),
+            }
+        )
+
+
+def _node(row: dict) -> dict:
+    """A node inline's row as a document's node."""
+    fields = {name: row[name] for name in ("operator", "label", "params", "retries", "timeout_s")}
+    return {"id": row["node_id"], "position": {"x": row["x"], "y": row["y"]}, **fields}
+
+
+def _edges(rows_of: list[forms.Form], ids: dict[int, str]) -> list[dict]:
+    """Edge inline rows as a document's edges, ends by their (maybe renamed) node ids; the
+    edges of a node deleted on the page go with it."""
+    rows = [form.cleaned_data for form in rows_of]
+    return [
+        {
+            "source": ids[row["source"].pk],
+            "source_port": row["source_port"],
+            "target": ids[row["target"].pk],
+            "target_port": row["target_port"],
+        }
+        for row in rows
+        if row["source"].pk in ids and row["target"].pk in ids
+    ]
+
+
+def _kept(formset: BaseInlineFormSet) -> list[forms.Form]:
+    """The formset's rows that are to be saved (filled in, not marked for deletion)."""
+    deleted = set(formset.deleted_forms)
+    return [form for form in formset.forms if form.cleaned_data and form not in deleted]
+
+
+class GraphFormSet(BaseInlineFormSet):
+    """A node or edge inline; the last of a page's to be cleaned checks the whole graph."""
+
+    graph: GraphFormSets
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.graph.by_prefix[self.prefix] = self
+
+    def clean(self):
+        super().clean()
+        formsets = self.graph.by_prefix.values()
+        if len(formsets) < self.graph.expected or self is not list(formsets)[-1]:
+            return
+        others = (formset for formset in formsets if formset is not self)
+        if any(self.errors) or any(formset.total_error_count() for formset in others):
+            return
+        try:
+            problems = actions.save_problems(self.graph.document())
+        except PipelineValidationError as error:
+            problems = error.problems
+        if problems:
+            raise forms.ValidationError([str(problem) for problem in problems])
