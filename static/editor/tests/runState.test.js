@@ -123,7 +123,7 @@ describe("runs from the API", () => {
       parameters: { min_age: 18 },
       nodes: { f: { status: "failed", attempts: 2, metrics: {}, error: "boom", log_tail: [] } },
       logs: [
-        { seq: 1, level: "INFO", node: null, message: "run started", at: "2026-11-30T00:00:01" },
+        { seq: 1, level: "INFO", node: null, message: "run started", time: "2026-11-30T00:00:01" },
         { seq: 2, level: "warning", node: "f", message: "retrying: boom" },
       ],
     });

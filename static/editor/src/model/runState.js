@@ -107,7 +107,7 @@ const byTime = (a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0);
 
 /** A log line the server stored for a run, as a log entry. */
 function storedLogLine(line) {
-  return { node: line.node ?? null, time: line.at ?? "", level: String(line.level ?? "info").toLowerCase(), message: line.message ?? "" };
+  return { node: line.node || null, time: line.time ?? "", level: String(line.level ?? "info").toLowerCase(), message: line.message ?? "" };
 }
 
 /** The run with its cancelling asked for: it says so until its nodes have returned. */
