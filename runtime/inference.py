@@ -37,11 +37,9 @@ class NodeSchemas:
 
     def to_json(self) -> dict:
         def encode(value):
-            if value is None:
-                return None
-            if isinstance(value, list):
-                return [schema.to_json() for schema in value]
-            return value.to_json()
+            if isinstance(value, list):  # a port taking many edges; unknown ones are None
+                return [encode(schema) for schema in value]
+            return None if value is None else value.to_json()
 
         return {
             "inputs": {port: encode(schema) for port, schema in self.inputs.items()},

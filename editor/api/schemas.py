@@ -222,7 +222,7 @@ class Column(Schema):
 class NodeSchemas(Schema):
     """A node's input columns per port (a list of them for a many-edge port) and outputs."""
 
-    inputs: dict[str, list[Column] | list[list[Column]] | None]
+    inputs: dict[str, list[Column] | list[list[Column] | None] | None]
     outputs: dict[str, list[Column]]
     problems: list[Problem]
 

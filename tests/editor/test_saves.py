@@ -13,7 +13,7 @@ from editor import actions
 from editor.documents import to_document
 from editor.models import Edge, Node, Pipeline
 from runtime.spec import load_document, to_json_dict
-from tests.editor.conftest import SEED, put_json
+from tests.editor.conftest import SEED, post_json, put_json
 
 pytestmark = pytest.mark.django_db
 
@@ -139,3 +139,22 @@ def test_a_second_edge_into_a_one_edge_port_is_refused_like_a_cycle(client, chai
     [problem] = response.json()["problems"]
     assert problem["code"] == "too_many_edges" and problem["field"] == "inputs.in"
     assert Edge.objects.filter(pipeline=pipeline_id).count() == 2
+
+
+def test_a_save_answers_when_some_inputs_of_a_many_edge_port_have_no_schema(client, data_root):
+    """A union fed by inputs whose files are missing: their schemas are unknown (None)."""
+    document = {
+        **SEED,
+        "config": {},
+        "nodes": [
+            {"id": f"read_{i}", "operator": "csv_input", "params": {"path": f"missing_{i}.csv"}}
+            for i in range(2)
+        ]
+        + [{"id": "all", "operator": "union", "params": {}}],
+        "edges": [{"source": f"read_{i}", "target": "all"} for i in range(2)],
+    }
+    created = post_json(client, "/api/pipelines", document).json()
+    answer = put_json(client, f"/api/pipelines/{created['id']}", created)
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["schemas"]["all"]["inputs"] == {"in": [None, None]}
+    assert client.get(f"/api/pipelines/{created['id']}/schemas").status_code == 200
