@@ -19,10 +19,11 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
-from runtime.errors import PipelineValidationError, PipewrightError, Problem
+from runtime.errors import PipelineValidationError, PipewrightError
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -191,20 +192,17 @@ def schema_command(args) -> int:
 
 
 def _load(path: Path):
-    from runtime.spec import load_document
+    from runtime.graph import load_checked
 
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise UsageError(f"cannot read '{path}': {error.strerror}") from error
     try:
-        return load_document(text)
+        return load_checked(text)
     except PipelineValidationError as error:
         raise PipelineValidationError(
-            [
-                Problem(p.message, node=p.node, field=p.field or str(path), code=p.code)
-                for p in error.problems
-            ]
+            [replace(problem, field=problem.field or str(path)) for problem in error.problems]
         ) from error
 
 

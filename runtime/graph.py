@@ -20,8 +20,9 @@ from pydantic import BaseModel, ValidationError
 from runtime.errors import PipelineValidationError, Problem
 from runtime.operator import Operator
 from runtime.parameters import resolve_values, substitute
+from runtime.problems import validation_problems
 from runtime.registry import Registry, default_registry
-from runtime.spec import Config, Edge, Pipeline
+from runtime.spec import Config, Edge, Pipeline, load_document
 
 Source = tuple[str, str]
 """An output: (node id, port name)."""
@@ -73,6 +74,18 @@ def structural_problems(pipeline: Pipeline, registry: Registry | None = None) ->
     problems += _unknown_ports(pipeline, known)
     problems += _ordered(_predecessors(pipeline, ids))[1]
     return problems
+
+
+def load_checked(data: str | bytes | dict, registry: Registry | None = None) -> Pipeline:
+    """`load_document`, whose refusal of a document with bad fields also names the problems of
+    its graph (a cycle, a dangling edge): every problem of a file at once."""
+    try:
+        return load_document(data)
+    except PipelineValidationError as error:
+        if error.outline is None:
+            raise
+        found = [*error.problems, *structural_problems(error.outline, registry)]
+        raise PipelineValidationError(found) from error
 
 
 def validate(
@@ -229,25 +242,10 @@ def _node_params(
     try:
         return operator.Params.model_validate(raw)
     except ValidationError as error:
-        for item in error.errors():
-            location = ".".join(str(part) for part in item["loc"])
-            problems.append(
-                Problem(
-                    _params_message(item),
-                    node=node.id,
-                    field=f"params.{location}" if location else "params",
-                    code="invalid_params",
-                )
-            )
+        problems += validation_problems(
+            error.errors(), operator.Params, node=node.id, prefix="params", code="invalid_params"
+        )
         return None
-
-
-def _params_message(item: dict) -> str:
-    if item["type"] == "extra_forbidden":
-        return "unknown setting; remove it or check its spelling"
-    if item["type"] == "missing":
-        return "required setting is missing"
-    return str(item["msg"]).removeprefix("Value error, ")
 
 
 def _dangling_edges(pipeline: Pipeline, ids: set[str]) -> list[Problem]:

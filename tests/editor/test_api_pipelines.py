@@ -62,7 +62,7 @@ BAD_DOCUMENTS = {
     "bad node id": (
         {"name": "x", "nodes": [{"id": "1bad", "operator": "filter"}]},
         "invalid_document",
-        "1bad.id",
+        "1bad: Id: must start with a letter or _",
     ),
     "newer version": ({"name": "x", "version": 9}, "invalid_document", "format version 9"),
     "duplicate ids": (
@@ -71,7 +71,11 @@ BAD_DOCUMENTS = {
         "2 nodes share the id 'a'",
     ),
     "dangling edge": (
-        {"name": "x", "edges": [{"source": "a", "target": "b"}]},
+        {
+            "name": "x",
+            "edges": [{"source": "a", "target": "b"}],
+            "nodes": [{"id": "a", "operator": "f"}],
+        },
         "invalid_document",
         "does not exist",
     ),
@@ -84,6 +88,44 @@ def test_bad_documents_get_a_4xx_with_a_message(client, body, code, message):
     assert response.status_code == 400
     assert response.json()["code"] == code
     assert message in response.json()["message"]
+
+
+def test_an_import_reports_every_problem_of_the_file_and_says_each_once(client):
+    """Bad fields and a bad graph are reported together; the message counts them, the list
+    says them, so that nothing is shown twice."""
+    document = {
+        "name": "x",
+        "nodes": [
+            {"id": "a", "operator": "filter", "retries": "x"},
+            {"id": "b", "operator": "filter", "label": 5},
+        ],
+        "edges": [{"source": "a", "target": "a"}, {"source": "b", "target": "gone"}],
+    }
+    response = post_json(client, "/api/pipelines/import", document)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["message"] == "the document is not valid: 4 problems"
+    assert (body["node"], body["field"]) == ("a", "retries")
+    assert [(problem["node"], problem["code"]) for problem in body["problems"]] == [
+        ("a", "invalid"),
+        ("b", "invalid"),
+        (None, "dangling_edge"),
+        ("a", "cycle"),
+    ]
+    assert body["problems"][1]["message"] == "Label: must be text"
+    assert body["problems"][1]["field_title"] == "Label"
+    assert not Pipeline.objects.exists()
+
+
+def test_a_bad_request_body_names_every_field_as_titled(client, pipeline_id):
+    response = post_json(client, f"/api/pipelines/{pipeline_id}/preview", {"limit": "many"})
+    assert response.status_code == 422
+    body = response.json()
+    assert body["code"] == "invalid_request" and body["field"] == "node"
+    assert [problem["message"] for problem in body["problems"]] == [
+        "Node: required",
+        "Limit: must be a whole number",
+    ]
 
 
 def test_an_oversized_body_is_refused_with_413(client, settings):

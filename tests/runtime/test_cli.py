@@ -130,7 +130,7 @@ def test_an_invalid_document_exits_2_with_one_line_per_problem(tmp_path):
         assert result.returncode == 2
         assert result.stderr.splitlines() == [
             "read.operator: unknown operator 'csv_inptu'; did you mean 'csv_input'?",
-            "keep.params.condition: unexpected end of expression at 1:6; expected an expression",
+            "keep: Condition: unexpected end of expression at 1:6; expected an expression",
             "edges[0].target: edge read → gone refers to node 'gone', which does not exist; "
             "remove the edge or add the node",
             "keep.inputs.in: input port 'in' is not connected; connect an edge to it",

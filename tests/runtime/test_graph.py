@@ -34,8 +34,8 @@ CASES = {
         {"a": ("test_source", {"rows": -1, "colour": "red"})},
         [],
         [
-            "a.params.rows: Input should be greater than or equal to 0",
-            "a.params.colour: unknown setting; remove it or check its spelling",
+            "a: Rows: must be at least 0",
+            "a: colour: unknown field; remove it or check its spelling",
         ],
     ),
     "dangling edge": (

@@ -67,7 +67,7 @@ def test_an_output_path_that_names_a_folder_is_refused_at_validation(path):
 
 
 def test_an_empty_output_path_is_refused_at_validation():
-    with pytest.raises(PipelineValidationError, match=r"write\.params\.path: String should"):
+    with pytest.raises(PipelineValidationError, match=r"^write: Path: must not be empty$"):
         build_plan(copy_pipeline({"path": "people.csv"}, {"path": ""}))
 
 
