@@ -245,7 +245,7 @@ def test_pipeline_parameters_feed_the_bound_values_but_never_the_query_text(db):
 
 
 def test_rows_are_read_in_chunks_with_a_progress_event_each(db, monkeypatch):
-    monkeypatch.setattr(sql, "READ_CHUNK_ROWS", 3)
+    monkeypatch.setattr(sql.reading, "READ_CHUNK_ROWS", 3)
     monkeypatch.setattr(context, "PROGRESS_INTERVAL_S", 0)
     write(db, numbers(10))
     events = []
@@ -263,7 +263,7 @@ def progress_into(events: list):
 
 
 def test_the_row_limit_stops_fetching_and_does_not_limit_the_next_read(db, monkeypatch):
-    monkeypatch.setattr(sql, "READ_CHUNK_ROWS", 4)
+    monkeypatch.setattr(sql.reading, "READ_CHUNK_ROWS", 4)
     monkeypatch.setattr(context, "PROGRESS_INTERVAL_S", 0)
     write(db, numbers(100))
     events = []
@@ -275,7 +275,7 @@ def test_the_row_limit_stops_fetching_and_does_not_limit_the_next_read(db, monke
 
 
 def test_a_stopped_read_raises_between_chunks(db, monkeypatch):
-    monkeypatch.setattr(sql, "READ_CHUNK_ROWS", 2)
+    monkeypatch.setattr(sql.reading, "READ_CHUNK_ROWS", 2)
     write(db, numbers(10))
     operator = SqlInput()
     query = {"connection": "db", "query": f"SELECT id FROM {db.table}"}
