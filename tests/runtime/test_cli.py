@@ -203,3 +203,10 @@ def test_ctrl_c_cancels_the_run_and_exits_130(tmp_path, monkeypatch, capsys):
     output = capsys.readouterr()
     assert "cancelling" in output.err
     assert "run cancelled in" in output.out
+
+
+def test_a_malformed_param_is_a_usage_error_naming_it(tmp_path):
+    pipeline = write_pipeline(tmp_path, *read_write())
+    result = runtime_cli("validate", str(pipeline), "--param", "min_age", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--param expects NAME=VALUE, got 'min_age'" in result.stderr
