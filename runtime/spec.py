@@ -146,7 +146,7 @@ def outline(data: dict) -> Pipeline:
                 Node.model_validate({"id": raw.get("id"), "operator": raw.get("operator")})
             )
         except ValidationError:
-            left_out.add(raw.get("id"))
+            left_out.add(str(raw.get("id")))
     edges = []
     for raw in _items(data, "edges"):
         try:
