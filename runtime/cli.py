@@ -152,8 +152,8 @@ def run_command(args) -> int:
 
     if args.fresh_process:
         _collect_garbage_from_here()
-    plan = build_plan(_load(args.file), dict(args.param))
     data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)

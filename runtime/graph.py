@@ -13,13 +13,16 @@ import difflib
 import graphlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from runtime.errors import PipelineValidationError, Problem
+from runtime.file_checks import path_problems
 from runtime.operator import Operator
 from runtime.parameters import resolve_values, substitute
+from runtime.paths import FileArea
 from runtime.problems import validation_problems
 from runtime.registry import Registry, default_registry
 from runtime.spec import Config, Edge, Pipeline, load_document
@@ -92,10 +95,13 @@ def validate(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
+    *,
+    data_root: FileArea | str | Path | None = None,
 ) -> list[Problem]:
-    """Every problem that would stop the pipeline from running, in document order."""
+    """Every problem that would stop the pipeline from running, in document order (file paths
+    checked against `data_root` when given)."""
     try:
-        build_plan(pipeline, parameters, registry)
+        build_plan(pipeline, parameters, registry, data_root=data_root)
     except PipelineValidationError as error:
         return error.problems
     return []
@@ -122,8 +128,11 @@ def analyse(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
+    *,
+    data_root: FileArea | str | Path | None = None,
 ) -> Analysis:
-    """Check the whole document with the run's parameter values, collecting every problem."""
+    """Check the whole document with the run's parameter values, collecting every problem;
+    with `data_root`, file paths that lead out of it are problems too."""
     registry = registry or default_registry()
     values = resolve_values(pipeline.config.parameters, parameters)
     problems = _unknown_run_parameters(pipeline, parameters or {})
@@ -134,6 +143,11 @@ def analyse(
         for node in pipeline.nodes
         if node.id in operators
     }
+    if data_root is not None:
+        area = FileArea.of(data_root)
+        for node_id, node_params in params.items():
+            if node_params is not None:
+                problems += path_problems(node_id, operators[node_id], node_params, area)
     ids = {node.id for node in pipeline.nodes}
     problems += _dangling_edges(pipeline, ids)
     problems += _unknown_ports(pipeline, operators)
@@ -148,9 +162,11 @@ def build_plan(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
+    *,
+    data_root: FileArea | str | Path | None = None,
 ) -> Plan:
     """Validate the document with the run's parameter values and return its plan."""
-    analysis = analyse(pipeline, parameters, registry)
+    analysis = analyse(pipeline, parameters, registry, data_root=data_root)
     if analysis.problems:
         raise PipelineValidationError(analysis.problems)
     config = pipeline.config

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from editor.models import Pipeline
+from editor.models import Pipeline, Run
 from tests.editor.conftest import SEED, post_json, put_json
 
 pytestmark = pytest.mark.django_db
@@ -223,3 +223,42 @@ def test_graph_pictures_and_layout(client, pipeline_id):
     positions = client.post(f"/api/pipelines/{pipeline_id}/layout").json()["positions"]
     assert set(positions) == {"read", "adults", "write"}
     assert positions["read"]["x"] < positions["adults"]["x"] < positions["write"]["x"]
+
+
+def test_an_output_path_outside_the_workspace_is_refused_before_any_run(client, data_root):
+    """At design time (validate, schemas) and when a run would start, not by a failing node."""
+    document = {
+        **SEED,
+        "nodes": [*SEED["nodes"][:2], {**SEED["nodes"][2], "params": {"path": "../x.csv"}}],
+    }
+    pipeline_id = post_json(client, "/api/pipelines", document).json()["id"]
+    validated = post_json(client, f"/api/pipelines/{pipeline_id}/validate", {}).json()
+    schemas = client.get(f"/api/pipelines/{pipeline_id}/schemas").json()
+    for problems in (validated["problems"], schemas["problems"]):
+        [problem] = problems
+        assert (problem["node"], problem["field"], problem["code"]) == (
+            "write",
+            "params.path",
+            "unsafe_path",
+        )
+    started = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+    assert started.status_code == 422
+    assert (started.json()["node"], started.json()["field"]) == ("write", "params.path")
+    assert not Run.objects.exists()
+
+
+def test_a_parameter_that_does_not_fit_where_it_is_used_is_refused_before_the_run(
+    client, pipeline_id, data_root
+):
+    started = post_json(
+        client, f"/api/pipelines/{pipeline_id}/runs", {"parameters": {"min_age": "abc"}}
+    )
+    assert started.status_code == 422
+    body = started.json()
+    assert (body["code"], body["node"], body["field"]) == (
+        "invalid_pipeline",
+        "adults",
+        "params.condition",
+    )
+    assert "'abc' is string" in body["message"]
+    assert not Run.objects.exists()

@@ -155,13 +155,13 @@ def test_malformed_json_and_missing_files_are_usage_errors(tmp_path):
     assert missing.stderr == "error: cannot read 'missing.json': No such file or directory\n"
 
 
-def test_a_path_outside_the_data_root_is_refused(tmp_path):
+def test_a_path_outside_the_data_root_is_refused_before_the_run(tmp_path):
     (tmp_path / "root").mkdir()
     (tmp_path / "secret.csv").write_text("a\n1\n")
     pipeline = write_pipeline(tmp_path, *read_write("../secret.csv"))
     result = runtime_cli("run", str(pipeline), "--data-root", "root", cwd=tmp_path)
-    assert result.returncode == 1
-    assert "read: failed: path '../secret.csv' is outside the data root" in result.stderr
+    assert result.returncode == 2
+    assert "read: Path: path '../secret.csv' is outside the data root" in result.stderr
 
 
 def test_relative_paths_resolve_under_the_environment_data_root(tmp_path):
