@@ -24,6 +24,7 @@ from runtime.errors import ParamsError
 from runtime.fields import VerbatimText
 from runtime.frames import to_pandas
 from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     DATE,
     FLOAT,
@@ -46,11 +47,7 @@ ParamValue = str | int | float | bool | None
 
 
 class SqlInputParams(OperatorParams):
-    connection: str = Field(
-        title="Connection",
-        description="Name of a database connection configured for the runtime.",
-        min_length=1,
-    )
+    connection: ConnectionName
     query: VerbatimText = Field(
         title="Query",
         description=(

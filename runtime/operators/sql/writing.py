@@ -23,6 +23,7 @@ from runtime.columns import require_columns
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
 from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     SWAP_DIALECTS,
     TIME_ZONE_TIMESTAMPS,
@@ -34,11 +35,7 @@ from runtime.sql_connections import connect, database_errors, driver_message, wr
 
 
 class SqlOutputParams(OperatorParams):
-    connection: str = Field(
-        title="Connection",
-        description="Name of a database connection configured for the runtime.",
-        min_length=1,
-    )
+    connection: ConnectionName
     table: str = Field(
         title="Table",
         description="Table to write, optionally prefixed by its schema (sales.orders).",
