@@ -262,3 +262,17 @@ def test_a_parameter_that_does_not_fit_where_it_is_used_is_refused_before_the_ru
     )
     assert "'abc' is string" in body["message"]
     assert not Run.objects.exists()
+
+
+def test_validate_gives_each_problem_its_field_title(client, pipeline_id):
+    document = client.get(f"/api/pipelines/{pipeline_id}").json()
+    document["nodes"][0]["params"] = {"condition": ""}  # adults, sorted first
+    assert put_json(client, f"/api/pipelines/{pipeline_id}", document).status_code == 200
+    problems = post_json(client, f"/api/pipelines/{pipeline_id}/validate", {}).json()["problems"]
+    assert {
+        "code": "invalid_params",
+        "node": "adults",
+        "field": "params.condition",
+        "field_title": "Condition",
+        "message": "Condition: unexpected end of expression at 1:1; expected an expression",
+    } in problems
