@@ -20,6 +20,7 @@ from runtime.errors import OperatorError, ParamsError, Problem
 from runtime.graph import Analysis, analyse
 from runtime.parameters import PLACEHOLDER
 from runtime.paths import FileArea
+from runtime.problems import field_title
 from runtime.registry import Registry
 from runtime.schema import Schema
 from runtime.spec import Pipeline
@@ -162,7 +163,14 @@ def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: Nod
     except NotImplementedError:
         return None  # an operator that cannot predict its columns (some plugins)
     except ParamsError as error:
-        return Problem(error.message, node=node_id, field=f"params.{error.field}", code="schema")
+        title = field_title(operator.Params, error.field)
+        return Problem(
+            f"{title}: {error.message}" if title else error.message,
+            node=node_id,
+            field=f"params.{error.field}",
+            code="schema",
+            field_title=title or None,
+        )
     except OperatorError as error:
         return Problem(str(error), node=node_id, code="schema")
     except Exception as error:  # a plugin's bug must not take the schema view down

@@ -11,6 +11,7 @@ be empty"), with a short phrase instead of pydantic's own text ("String should h
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -98,6 +99,12 @@ def validation_problems(
         )
         for field, (title, phrases) in found.items()
     ]
+
+
+def field_title(model: type[BaseModel], field: str) -> str:
+    """The title of `model`'s field at `field` (`mappings[1].expression`, `group_by.0`)."""
+    parts = [int(part) if part.isdigit() else part for part in re.split(r"[.\[\]]+", field)]
+    return _locate(_schema(model), [part for part in parts if part != ""])[1]
 
 
 def _phrase(item: dict) -> str:

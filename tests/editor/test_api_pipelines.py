@@ -204,7 +204,8 @@ def test_validate_reports_schema_problems_at_node_and_field(client, data_root):
     assert body["valid"] is False
     assert body["problems"] == [
         {"code": "schema", "node": "adults", "field": "params.condition",
-         "message": "unknown column 'agee' at 1:1; did you mean 'age'?"}
+         "field_title": "Condition",
+         "message": "Condition: unknown column 'agee' at 1:1; did you mean 'age'?"}
     ]  # fmt: skip
 
 

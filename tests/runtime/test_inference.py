@@ -44,7 +44,7 @@ def test_a_missing_column_is_reported_at_the_node_and_field(tmp_path):
     )
     inferred = infer_schemas(doc, data_root=tmp_path)
     assert [str(p) for p in inferred.problems] == [
-        "keep.params.condition: unknown column 'agee' at 1:1; did you mean 'age'?"
+        "keep: Condition: unknown column 'agee' at 1:1; did you mean 'age'?"
     ]
     assert inferred.nodes["keep"].outputs == {}
 
