@@ -14,9 +14,10 @@ from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import NodeRun, Pipeline, Run, Workspace
 from editor.run_limits import refuse_too_many_runs
-from editor.workspaces import personal_workspace
+from editor.workspaces import engine_access, personal_workspace
 from runtime.errors import Problem
-from runtime.graph import structural_problems, validate
+from runtime.graph import structural_problems
+from runtime.inference import run_problems
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 from runtime.statuses import RunStatus
@@ -96,7 +97,7 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
             run_id=active.pk,
         )
     document = to_document(pipeline)
-    problems = validate(document, parameters or {})
+    problems = run_problems(document, parameters or {}, **engine_access(pipeline.workspace, user))
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
     run = Run.objects.create(

@@ -2,11 +2,17 @@
 
 Each carries an HTTP status and a stable machine `code` that clients branch on (Zulip's
 JsonableError), plus the node and field when the problem has a place in the pipeline.
+`error_json` is the one shape of every error the API answers: `{code, message, node, field}`.
 """
 
 from __future__ import annotations
 
 from runtime.errors import Problem
+
+
+def error_json(code: str, message: str, node: str | None = None, field: str | None = None, **extra):
+    """An error as the API answers it, extras (`problems`, `revision`, …) after the four keys."""
+    return {"code": code, "message": message, "node": node, "field": field, **extra}
 
 
 class ActionError(Exception):
@@ -31,19 +37,20 @@ class ActionError(Exception):
         self.extra = extra
 
     def to_json(self) -> dict:
-        return {
-            "code": self.code,
-            "message": self.message,
-            "node": self.node,
-            "field": self.field,
-            **self.extra,
-        }
+        return error_json(self.code, self.message, self.node, self.field, **self.extra)
 
 
 def problems_error(status: int, code: str, summary: str, problems: list[Problem]) -> ActionError:
-    """An error listing validation problems; the first one gives its place and message."""
+    """An error listing validation problems; the first one gives its place.
+
+    The message holds the one problem, or says how many there are: `problems` lists them, and a
+    client showing the message above the list then shows no problem twice.
+    """
     first = problems[0] if problems else None
-    message = f"{summary}: {first}" if first else summary
+    if len(problems) == 1:
+        message = f"{summary}: {first}"
+    else:
+        message = f"{summary}: {len(problems)} problems" if problems else summary
     return ActionError(
         status,
         code,

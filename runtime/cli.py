@@ -19,10 +19,11 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from runtime.errors import PipelineValidationError, PipewrightError, Problem
+from runtime.errors import PipelineValidationError, PipewrightError
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -79,12 +80,12 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check a pipeline document")
     validate.add_argument("file", type=Path)
-    _add_run_inputs(validate)
+    add_param_option(validate)
     validate.set_defaults(command=validate_command)
 
     run = commands.add_parser("run", help="run a pipeline document")
     run.add_argument("file", type=Path)
-    _add_run_inputs(run)
+    add_param_option(run)
     run.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
     run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
     run.add_argument(
@@ -107,21 +108,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_run_inputs(parser: argparse.ArgumentParser) -> None:
+def add_param_option(parser: argparse.ArgumentParser) -> None:
+    """The repeatable `--param NAME=VALUE` option (here and in `manage.py runpipeline`):
+    `dict(args.param)` are the run's values; a malformed one is a usage error (exit 2)."""
     parser.add_argument(
         "--param",
         action="append",
+        type=_parameter,
         default=[],
         metavar="NAME=VALUE",
         help="a pipeline parameter (VALUE parses as JSON, else stays a string); repeatable",
     )
 
 
+def _parameter(text: str) -> tuple[str, Any]:
+    from runtime.parameters import parse_cli_pair
+
+    try:
+        return parse_cli_pair(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
 def validate_command(args) -> int:
     """Exit 0 when the document can run, else 2 with one `node.field: message` line each."""
     from runtime.graph import validate
 
-    problems = validate(_load(args.file), _parameters(args.param))
+    problems = validate(_load(args.file), dict(args.param))
     for problem in problems:
         print(str(problem), file=sys.stderr)
     if problems:
@@ -139,8 +152,8 @@ def run_command(args) -> int:
 
     if args.fresh_process:
         _collect_garbage_from_here()
-    plan = build_plan(_load(args.file), _parameters(args.param))
     data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
@@ -191,30 +204,18 @@ def schema_command(args) -> int:
 
 
 def _load(path: Path):
-    from runtime.spec import load_document
+    from runtime.graph import load_checked
 
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise UsageError(f"cannot read '{path}': {error.strerror}") from error
     try:
-        return load_document(text)
+        return load_checked(text)
     except PipelineValidationError as error:
         raise PipelineValidationError(
-            [
-                Problem(p.message, node=p.node, field=p.field or str(path), code=p.code)
-                for p in error.problems
-            ]
+            [replace(problem, field=problem.field or str(path)) for problem in error.problems]
         ) from error
-
-
-def _parameters(pairs: list[str]) -> dict:
-    from runtime.parameters import parse_cli_pairs
-
-    try:
-        return parse_cli_pairs(pairs)
-    except ValueError as error:
-        raise UsageError(str(error)) from error
 
 
 def _connections(path: Path | None) -> dict:

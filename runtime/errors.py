@@ -11,12 +11,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with a pipeline: where (node, field) and how to fix it."""
+    """One thing wrong with a pipeline: where (node, field) and how to fix it.
+
+    `field` is the dotted path the editor finds the field by (`params.group_by.0`); a message
+    that names the field as the form titles it ("Group by, item 1: …") has that title in
+    `field_title`, and then reads on its own after the node's id.
+    """
 
     message: str
     node: str | None = None
     field: str | None = None
     code: str = "invalid"
+    field_title: str | None = None
 
     def location(self) -> str:
         """`node.field`, `node`, `field` or `pipeline`, for one-line messages."""
@@ -24,10 +30,18 @@ class Problem:
         return ".".join(parts) if parts else "pipeline"
 
     def __str__(self) -> str:
+        if self.field_title:
+            return f"{self.node}: {self.message}" if self.node else self.message
         return f"{self.location()}: {self.message}"
 
     def to_json(self) -> dict:
-        return {"code": self.code, "node": self.node, "field": self.field, "message": self.message}
+        return {
+            "code": self.code,
+            "node": self.node,
+            "field": self.field,
+            "field_title": self.field_title,
+            "message": self.message,
+        }
 
 
 class PipewrightError(Exception):
@@ -35,10 +49,15 @@ class PipewrightError(Exception):
 
 
 class PipelineValidationError(PipewrightError):
-    """The document cannot run as it is; `problems` lists everything found."""
+    """The document cannot run as it is; `problems` lists everything found.
 
-    def __init__(self, problems: list[Problem]):
+    `outline` is, for a document whose fields do not validate, the graph as far as it does
+    (see `runtime.spec.outline`), so that its structural problems can be reported too.
+    """
+
+    def __init__(self, problems: list[Problem], outline=None):
         self.problems = list(problems)
+        self.outline = outline
         super().__init__("\n".join(str(problem) for problem in self.problems))
 
 

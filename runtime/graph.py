@@ -13,15 +13,19 @@ import difflib
 import graphlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from runtime.errors import PipelineValidationError, Problem
+from runtime.file_checks import path_problems
 from runtime.operator import Operator
 from runtime.parameters import resolve_values, substitute
+from runtime.paths import FileArea
+from runtime.problems import validation_problems
 from runtime.registry import Registry, default_registry
-from runtime.spec import Config, Edge, Pipeline
+from runtime.spec import Config, Edge, Pipeline, load_document
 
 Source = tuple[str, str]
 """An output: (node id, port name)."""
@@ -74,14 +78,29 @@ def structural_problems(
     return sorted(structural, key=lambda problem: STRUCTURAL.index(problem.code))
 
 
+def load_checked(data: str | bytes | dict, registry: Registry | None = None) -> Pipeline:
+    """`load_document`, whose refusal of a document with bad fields also names the problems of
+    its graph (a cycle, a dangling edge): every problem of a file at once."""
+    try:
+        return load_document(data)
+    except PipelineValidationError as error:
+        if error.outline is None:
+            raise
+        found = [*error.problems, *structural_problems(error.outline, registry)]
+        raise PipelineValidationError(found) from error
+
+
 def validate(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
+    *,
+    data_root: FileArea | str | Path | None = None,
 ) -> list[Problem]:
-    """Every problem that would stop the pipeline from running, in document order."""
+    """Every problem that would stop the pipeline from running, in document order (file paths
+    checked against `data_root` when given)."""
     try:
-        build_plan(pipeline, parameters, registry)
+        build_plan(pipeline, parameters, registry, data_root=data_root)
     except PipelineValidationError as error:
         return error.problems
     return []
@@ -108,8 +127,11 @@ def analyse(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
+    *,
+    data_root: FileArea | str | Path | None = None,
 ) -> Analysis:
-    """Check the whole document with the run's parameter values, collecting every problem."""
+    """Check the whole document with the run's parameter values, collecting every problem;
+    with `data_root`, file paths that lead out of it are problems too."""
     registry = registry or default_registry()
     values = resolve_values(pipeline.config.parameters, parameters)
     problems = _unknown_run_parameters(pipeline, parameters or {})
@@ -120,6 +142,11 @@ def analyse(
         for node in pipeline.nodes
         if node.id in operators
     }
+    if data_root is not None:
+        area = FileArea.of(data_root)
+        for node_id, node_params in params.items():
+            if node_params is not None:
+                problems += path_problems(node_id, operators[node_id], node_params, area)
     ids = {node.id for node in pipeline.nodes}
     problems += _dangling_edges(pipeline, ids)
     problems += _unknown_ports(pipeline, operators)
@@ -134,9 +161,11 @@ def build_plan(
     pipeline: Pipeline,
     parameters: dict[str, Any] | None = None,
     registry: Registry | None = None,
+    *,
+    data_root: FileArea | str | Path | None = None,
 ) -> Plan:
     """Validate the document with the run's parameter values and return its plan."""
-    analysis = analyse(pipeline, parameters, registry)
+    analysis = analyse(pipeline, parameters, registry, data_root=data_root)
     if analysis.problems:
         raise PipelineValidationError(analysis.problems)
     config = pipeline.config
@@ -228,25 +257,10 @@ def _node_params(
     try:
         return operator.Params.model_validate(raw)
     except ValidationError as error:
-        for item in error.errors():
-            location = ".".join(str(part) for part in item["loc"])
-            problems.append(
-                Problem(
-                    _params_message(item),
-                    node=node.id,
-                    field=f"params.{location}" if location else "params",
-                    code="invalid_params",
-                )
-            )
+        problems += validation_problems(
+            error.errors(), operator.Params, node=node.id, prefix="params", code="invalid_params"
+        )
         return None
-
-
-def _params_message(item: dict) -> str:
-    if item["type"] == "extra_forbidden":
-        return "unknown setting; remove it or check its spelling"
-    if item["type"] == "missing":
-        return "required setting is missing"
-    return str(item["msg"]).removeprefix("Value error, ")
 
 
 def _dangling_edges(pipeline: Pipeline, ids: set[str]) -> list[Problem]:

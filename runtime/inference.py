@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError, Problem
 from runtime.graph import Analysis, analyse
+from runtime.parameters import PLACEHOLDER
 from runtime.paths import FileArea
+from runtime.problems import field_title
 from runtime.registry import Registry
 from runtime.schema import Schema
 from runtime.spec import Pipeline
@@ -71,7 +73,7 @@ def infer_schemas(
     connections: Connections | None = None,
 ) -> InferredSchemas:
     """Each node's schemas, in topological order, without running anything."""
-    analysis = analyse(pipeline, parameters, registry)
+    analysis = analyse(pipeline, parameters, registry, data_root=data_root)
     by_node: dict[str | None, list[Problem]] = defaultdict(list)
     for problem in analysis.problems:
         by_node[problem.node].append(problem)
@@ -99,6 +101,47 @@ def infer_schemas(
     return InferredSchemas(nodes, problems)
 
 
+def run_problems(
+    pipeline: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    registry: Registry | None = None,
+    data_root: FileArea | str | Path = ".",
+    connections: Connections | None = None,
+) -> list[Problem]:
+    """What stops a run before it starts: validation's problems (file paths included), and each
+    field whose `${parameter}` value does not fit the columns it meets, found as the schema view
+    finds it. Other schema problems do not stop a run: a sample may not tell the whole file."""
+    inferred = infer_schemas(
+        pipeline, parameters, registry=registry, data_root=data_root, connections=connections
+    )
+    placed = {node.id: _parameterised_fields(node.params, "params") for node in pipeline.nodes}
+    return [
+        problem
+        for problem in inferred.problems
+        if problem.code != "schema" or problem.field in placed.get(problem.node, ())
+    ]
+
+
+def _parameterised_fields(value, path: str) -> set[str]:
+    """The paths (`params.mappings[1].expression`) of the raw params that hold a `${…}`."""
+    if isinstance(value, str):
+        return {path} if PLACEHOLDER.search(value) else set()
+    if isinstance(value, dict):
+        return {
+            found
+            for key, item in value.items()
+            for found in _parameterised_fields(item, f"{path}.{key}")
+        }
+    if isinstance(value, list):
+        return {
+            found
+            for index, item in enumerate(value)
+            for found in _parameterised_fields(item, f"{path}[{index}]")
+        }
+    return set()
+
+
 def _input_schemas(analysis: Analysis, node_id: str, nodes: dict[str, NodeSchemas]):
     """The schemas arriving at each input port, and whether all of them are known."""
     inputs: dict = {}
@@ -118,7 +161,14 @@ def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: Nod
     except NotImplementedError:
         return None  # an operator that cannot predict its columns (some plugins)
     except ParamsError as error:
-        return Problem(error.message, node=node_id, field=f"params.{error.field}", code="schema")
+        title = field_title(operator.Params, error.field)
+        return Problem(
+            f"{title}: {error.message}" if title else error.message,
+            node=node_id,
+            field=f"params.{error.field}",
+            code="schema",
+            field_title=title or None,
+        )
     except OperatorError as error:
         return Problem(str(error), node=node_id, code="schema")
     except Exception as error:  # a plugin's bug must not take the schema view down

@@ -36,15 +36,12 @@ def parse_cli_value(text: str) -> Any:
         return text
 
 
-def parse_cli_pairs(pairs: list[str]) -> dict[str, Any]:
-    """`["n=5", "c=FR"]` from repeated `--param NAME=VALUE` options; ValueError if malformed."""
-    values = {}
-    for pair in pairs:
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise ValueError(f"--param expects NAME=VALUE, got '{pair}'")
-        values[name] = parse_cli_value(value)
-    return values
+def parse_cli_pair(pair: str) -> tuple[str, Any]:
+    """`("n", 5)` from a `--param n=5` option; ValueError if it is not NAME=VALUE."""
+    name, separator, value = pair.partition("=")
+    if not separator or not name:
+        raise ValueError(f"--param expects NAME=VALUE, got '{pair}'")
+    return name, parse_cli_value(value)
 
 
 def substitute(

@@ -8,6 +8,7 @@ What a node's `params` mean is the operator's business (see `runtime.graph`), no
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime import json_text
 from runtime.errors import PipelineValidationError, Problem
+from runtime.problems import validation_problems
 
 FORMAT = "pipewright.pipeline"
 FORMAT_VERSION = 1
@@ -49,29 +51,31 @@ class _Strict(BaseModel):
 class Position(_Strict):
     """Where the node sits on the editor's canvas."""
 
-    x: float = 0.0
-    y: float = 0.0
+    x: float = Field(0.0, title="x")
+    y: float = Field(0.0, title="y")
 
 
 class Node(_Strict):
     """One operator instance in the graph."""
 
-    id: NodeId
-    operator: Annotated[str, Field(min_length=1, max_length=OPERATOR_MAX_LENGTH)]
-    label: Annotated[str, Field(max_length=LABEL_MAX_LENGTH)] = ""
-    params: dict[str, JsonValue] = Field(default_factory=dict)
-    position: Position = Field(default_factory=Position)
-    retries: Annotated[int | None, Field(ge=0, le=100)] = None
-    timeout_s: Annotated[float | None, Field(gt=0)] = None
+    id: NodeId = Field(title="Id")
+    operator: Annotated[str, Field(min_length=1, max_length=OPERATOR_MAX_LENGTH)] = Field(
+        title="Operator"
+    )
+    label: Annotated[str, Field(max_length=LABEL_MAX_LENGTH)] = Field("", title="Label")
+    params: dict[str, JsonValue] = Field(default_factory=dict, title="Settings")
+    position: Position = Field(default_factory=Position, title="Position")
+    retries: Annotated[int | None, Field(ge=0, le=100)] = Field(None, title="Retries")
+    timeout_s: Annotated[float | None, Field(gt=0)] = Field(None, title="Timeout (s)")
 
 
 class Edge(_Strict):
     """Data flows from an output port of `source` to an input port of `target`."""
 
-    source: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
-    source_port: PortName = "out"
-    target: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
-    target_port: PortName = "in"
+    source: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)] = Field(title="Source")
+    source_port: PortName = Field("out", title="Source port")
+    target: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)] = Field(title="Target")
+    target_port: PortName = Field("in", title="Target port")
 
     def sort_key(self) -> tuple[str, str, str, str]:
         return (self.source, self.source_port, self.target, self.target_port)
@@ -80,27 +84,27 @@ class Edge(_Strict):
 class Config(_Strict):
     """How a pipeline runs; machine-independent, so exports do not depend on the machine."""
 
-    max_concurrency: Annotated[int | None, Field(ge=1, le=1024)] = None
-    stop_on_error: bool = True
-    retries: Annotated[int, Field(ge=0, le=100)] = 0
-    retry_delay_s: Annotated[float, Field(ge=0)] = 1.0
-    timeout_s: Annotated[float | None, Field(gt=0)] = None
-    log_level: LogLevel = "info"
+    max_concurrency: Annotated[int | None, Field(ge=1, le=1024)] = Field(None, title="Concurrency")
+    stop_on_error: bool = Field(True, title="Stop on error")
+    retries: Annotated[int, Field(ge=0, le=100)] = Field(0, title="Retries")
+    retry_delay_s: Annotated[float, Field(ge=0)] = Field(1.0, title="Retry delay (s)")
+    timeout_s: Annotated[float | None, Field(gt=0)] = Field(None, title="Timeout (s)")
+    log_level: LogLevel = Field("info", title="Log level")
     parameters: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], JsonValue] = Field(
-        default_factory=dict
+        default_factory=dict, title="Parameters"
     )
 
 
 class Pipeline(_Strict):
     """A whole pipeline document."""
 
-    format: Literal["pipewright.pipeline"] = FORMAT
-    version: Literal[1] = FORMAT_VERSION
-    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)]
-    description: str = ""
-    config: Config = Field(default_factory=Config)
-    nodes: list[Node] = Field(default_factory=list, max_length=MAX_NODES)
-    edges: list[Edge] = Field(default_factory=list, max_length=MAX_EDGES)
+    format: Literal["pipewright.pipeline"] = Field(FORMAT, title="Format")
+    version: Literal[1] = Field(FORMAT_VERSION, title="Version")
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)] = Field(title="Name")
+    description: str = Field("", title="Description")
+    config: Config = Field(default_factory=Config, title="Settings")
+    nodes: list[Node] = Field(default_factory=list, max_length=MAX_NODES, title="Nodes")
+    edges: list[Edge] = Field(default_factory=list, max_length=MAX_EDGES, title="Edges")
 
     def node(self, node_id: str) -> Node | None:
         return next((node for node in self.nodes if node.id == node_id), None)
@@ -128,7 +132,35 @@ def load_document(data: str | bytes | dict) -> Pipeline:
     try:
         return Pipeline.model_validate(data)
     except ValidationError as error:
-        raise PipelineValidationError(problems_from_validation(error, data)) from error
+        problems = problems_from_validation(error, data)
+        raise PipelineValidationError(problems, outline(data)) from error
+
+
+def outline(data: dict) -> Pipeline:
+    """The graph of a document that does not validate, as far as it does: each node with a
+    valid id and operator, and each valid edge that joins no node left out."""
+    nodes, left_out = [], set()
+    for raw in _items(data, "nodes"):
+        try:
+            nodes.append(
+                Node.model_validate({"id": raw.get("id"), "operator": raw.get("operator")})
+            )
+        except ValidationError:
+            left_out.add(str(raw.get("id")))
+    edges = []
+    for raw in _items(data, "edges"):
+        try:
+            edge = Edge.model_validate(raw)
+        except ValidationError:
+            continue
+        if edge.source not in left_out and edge.target not in left_out:
+            edges.append(edge)
+    return Pipeline.model_construct(name=str(data.get("name")), nodes=nodes, edges=edges)
+
+
+def _items(data: dict, key: str) -> list[dict]:
+    items = data.get(key)
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
 
 def migrate(data: dict) -> dict:
@@ -170,30 +202,46 @@ def migrate(data: dict) -> dict:
 
 
 def problems_from_validation(error: ValidationError, data: dict) -> list[Problem]:
-    """Turn pydantic's errors into problems located at a node id and a dotted field."""
-    problems = []
+    """Pydantic's errors as problems, each at a node id (when in a node) and a dotted field.
+
+    `error` may come from any model of the document: the admin checks a node or the settings
+    on their own.
+    """
+    model = _MODELS.get(error.title, Pipeline)
     nodes = data.get("nodes") if isinstance(data.get("nodes"), list) else []
-    for item in error.errors():
-        location = list(item["loc"])
-        node = None
-        if len(location) >= 2 and location[0] == "nodes" and isinstance(location[1], int):
-            raw = nodes[location[1]] if location[1] < len(nodes) else None
-            node_id = raw.get("id") if isinstance(raw, dict) else None
-            node = node_id if isinstance(node_id, str) and node_id else f"nodes[{location[1]}]"
-            location = location[2:]
-        field = ".".join(str(part) for part in location) or None
-        problems.append(Problem(_message(item), node=node, field=field))
-    return problems
+    located = [
+        _in_node(item, nodes) if model is Pipeline else (None, item) for item in error.errors()
+    ]
+    return [
+        problem
+        for node, group in itertools.groupby(located, key=lambda pair: pair[0])
+        for problem in validation_problems(
+            [item for _, item in group],
+            Node if node else model,
+            node=node,
+            words=_NODE_WORDS if node or model is Node else None,
+        )
+    ]
 
 
-def _message(item: dict) -> str:
-    if item["type"] == "extra_forbidden":
-        return "unknown field; remove it or check its spelling"
-    if item["type"] == "missing":
-        return "required field is missing"
-    if item["type"] == "string_pattern_mismatch" and item["loc"][-1] == "id":
-        return "a node id starts with a letter or _ and holds only letters, digits, _ and -"
-    return str(item["msg"])
+_MODELS = {model.__name__: model for model in (Pipeline, Config, Node, Edge, Position)}
+
+_NODE_WORDS = {
+    "string_pattern_mismatch": "must start with a letter or _ and hold only letters, digits, "
+    "_ and -"
+}
+"""Within a node only its id has a pattern."""
+
+
+def _in_node(item: dict, nodes: list) -> tuple[str | None, dict]:
+    """The node an error is in (its id, else `nodes[i]`) and the error located in that node."""
+    location = item["loc"]
+    if len(location) < 2 or location[0] != "nodes" or not isinstance(location[1], int):
+        return None, item
+    raw = nodes[location[1]] if location[1] < len(nodes) else None
+    node_id = raw.get("id") if isinstance(raw, dict) else None
+    node = node_id if isinstance(node_id, str) and node_id else f"nodes[{location[1]}]"
+    return node, {**item, "loc": location[2:]}
 
 
 def to_json_dict(pipeline: Pipeline) -> dict:

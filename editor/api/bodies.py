@@ -6,10 +6,11 @@ from django.http.multipartparser import MultiPartParserError
 from pydantic import ValidationError as PydanticValidationError
 
 from editor.api.representations import READ_ONLY_FIELDS
-from editor.errors import ActionError
+from editor.errors import ActionError, problems_error
 from runtime import json_text
+from runtime.graph import load_checked
+from runtime.problems import validation_problems
 from runtime.spec import Pipeline as PipelineSpec
-from runtime.spec import load_document
 
 
 def json_object(request) -> dict:
@@ -42,16 +43,17 @@ def _empty(request) -> bool:
 
 
 def read_document(request) -> tuple[PipelineSpec, dict]:
-    """The pipeline document in the body (read-only fields dropped) and the raw body."""
+    """The pipeline document in the body (read-only fields dropped) and the raw body; a
+    refusal names every problem of the document, its graph's included."""
     body = json_object(request)
     fields = {
         key: value for key, value in body.items() if key not in (*READ_ONLY_FIELDS, "revision")
     }
-    return load_document(fields), body
+    return load_checked(fields), body
 
 
 def parse_body(model, body: dict):
-    """`body` validated by a pydantic model, or a 422 naming the first bad field.
+    """`body` validated by a pydantic model, or a 422 naming every bad field.
 
     Parsed by hand, after the permission check, so that nobody learns anything about a
     pipeline they may not see from how their request was malformed.
@@ -59,8 +61,7 @@ def parse_body(model, body: dict):
     try:
         return model.model_validate(body)
     except PydanticValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        raise ActionError(
-            422, "invalid_request", f"{field}: {first['msg']}", field=field
+        problems = validation_problems(error.errors(), model)
+        raise problems_error(
+            422, "invalid_request", "the request is not valid", problems
         ) from error

@@ -6,12 +6,12 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
-from editor.errors import ActionError, problems_error
+from editor.errors import ActionError, error_json, problems_error
 from runtime.errors import NodeExecutionError, PipelineValidationError
+from runtime.problems import validation_problems
 
-
-def error_body(code: str, message: str, node=None, field=None, **extra) -> dict:
-    return {"code": code, "message": message, "node": node, "field": field, **extra}
+REQUEST_PARTS = ("body", "query", "path", "payload")
+"""Where django-ninja says a bad value was; not part of the field's name."""
 
 
 def install_error_handlers(api) -> None:
@@ -33,39 +33,34 @@ def install_error_handlers(api) -> None:
 
     @api.exception_handler(NodeExecutionError)
     def node_failed(request, error: NodeExecutionError):
-        return answer(request, 422, error_body("node_failed", str(error), node=error.node_id))
+        return answer(request, 422, error_json("node_failed", str(error), node=error.node_id))
 
     @api.exception_handler(ValidationError)
     def invalid_request(request, error: ValidationError):
-        first = error.errors[0] if error.errors else {}
-        location = [
-            str(part)
-            for part in first.get("loc", ())
-            if part not in ("body", "query", "path", "payload")
+        located = [
+            {**item, "loc": tuple(part for part in item["loc"] if part not in REQUEST_PARTS)}
+            for item in error.errors
         ]
-        field = ".".join(location) or None
-        message = (
-            f"{field}: {first.get('msg')}" if field else str(first.get("msg", "invalid request"))
+        refused = problems_error(
+            422, "invalid_request", "the request is not valid", validation_problems(located)
         )
-        return answer(
-            request, 422, error_body("invalid_request", message, field=field, errors=error.errors)
-        )
+        return answer(request, 422, refused.to_json())
 
     @api.exception_handler(AuthenticationError)
     def unauthenticated(request, error):
         return answer(
-            request, 401, error_body("unauthenticated", "sign in, or send a bearer token")
+            request, 401, error_json("unauthenticated", "sign in, or send a bearer token")
         )
 
     @api.exception_handler(Http404)
     def not_found(request, error):
-        return answer(request, 404, error_body("not_found", str(error) or "not found"))
+        return answer(request, 404, error_json("not_found", str(error) or "not found"))
 
     @api.exception_handler(HttpError)
     def http_error(request, error: HttpError):
         code = "csrf_failed" if error.status_code == 403 else "http_error"
-        return answer(request, error.status_code, error_body(code, str(error)))
+        return answer(request, error.status_code, error_json(code, str(error)))
 
     @api.exception_handler(RequestDataTooBig)
     def too_big(request, error):
-        return answer(request, 413, error_body("too_large", "the request body is too large"))
+        return answer(request, 413, error_json("too_large", "the request body is too large"))

@@ -41,6 +41,9 @@ class Problem(Schema):
     code: str
     node: str | None
     field: str | None
+    field_title: str | None = Field(
+        None, description='The field as the form titles it ("Group by, item 1"), if any.'
+    )
     message: str
 
 

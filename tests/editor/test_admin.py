@@ -245,8 +245,8 @@ def test_node_rows_the_runtime_document_would_refuse_are_not_saved(admin_client,
     response = admin_client.post(url, data)
     assert response.status_code == 200
     page = response.content.decode()
-    assert "a node id starts with a letter or _" in page
-    assert "Input should be a valid dictionary" in page
+    assert "Id: must start with a letter or _" in page
+    assert "Settings: must be an object" in page
     assert "bogus: unknown field; remove it or check its spelling" in page
     assert Pipeline.objects.get(pk=pipeline.pk).revision == 1
 

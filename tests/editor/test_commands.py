@@ -126,7 +126,7 @@ def test_an_invalid_file_exits_2_and_leaves_no_pipeline_behind(superuser, tmp_pa
         call_command("runpipeline", write_json(tmp_path / "loose.json", loose))
     assert exit_.value.code == 2
     assert capsys.readouterr().err.splitlines() == [
-        "loose.params.condition: required setting is missing",
+        "loose: Condition: required",
         "loose.inputs.in: input port 'in' is not connected; connect an edge to it",
     ]
     assert not Pipeline.objects.exists()

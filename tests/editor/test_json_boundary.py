@@ -133,7 +133,7 @@ def test_text_longer_than_its_column_is_a_400_naming_node_and_field(client, fiel
     response = post_json(client, "/api/pipelines", long_text(field))
     body = refused(response, 400, "invalid_document")
     assert (body["node"], body["field"]) == place
-    assert "String should have at most" in body["message"]
+    assert "must be at most" in body["problems"][0]["message"]
     assert not Pipeline.objects.exists()
 
 

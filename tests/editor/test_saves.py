@@ -68,8 +68,8 @@ def test_a_save_answers_the_saved_document_with_its_problems_and_schemas(client,
     body = response.json()
     assert body["revision"] == 2 and body["nodes"][0]["params"] == {"condition": "agee > 1"}
     assert body["problems"] == [
-        {"code": "schema", "node": "f0", "field": "params.condition",
-         "message": "unknown column 'agee' at 1:1; did you mean 'age'?"}
+        {"code": "schema", "node": "f0", "field": "params.condition", "field_title": "Condition",
+         "message": "Condition: unknown column 'agee' at 1:1; did you mean 'age'?"}
     ]  # fmt: skip
     assert [column["name"] for column in body["schemas"]["read"]["outputs"]["out"]] == [
         "id",

@@ -192,8 +192,10 @@ def test_a_symlink_to_another_workspace_is_refused(client, victim_folder, data_r
 def test_a_run_cannot_overwrite_another_workspaces_file(client, victim_folder, data_root):
     document = pipeline_reading("people.csv", write="../other/secret.csv")
     created = post_json(client, "/api/pipelines", document).json()
-    run = wait_for_run(post_json(client, f"/api/pipelines/{created['id']}/runs", {}).json()["id"])
-    assert run.status == "failed" and "is outside the workspace folder" in run.error
+    refused = post_json(client, f"/api/pipelines/{created['id']}/runs", {})
+    assert refused.status_code == 422 and refused.json()["field"] == "params.path"
+    assert "is outside the workspace folder" in refused.json()["message"]
+    assert not Run.objects.exists()
     assert (victim_folder / "secret.csv").read_text() == SECRET_ROWS
     assert sorted(path.name for path in victim_folder.iterdir()) == ["secret.csv"]
 
@@ -205,16 +207,20 @@ def test_everyone_reads_the_shared_folder_but_only_staff_write_it(
     shared = data_root.parent / "shared"
     shared.mkdir()
     (shared / "rates.csv").write_text("id,rate\n1,0.5\n")
-    for user, outcome in ((owner, "failed"), (staff, "succeeded")):
+    for user in (owner, staff):
         document = pipeline_reading("shared/rates.csv", write=f"shared/{user.username}.csv")
         client = client_for(user)
         created = post_json(client, "/api/pipelines", document).json()
         preview = post_json(client, f"/api/pipelines/{created['id']}/preview", {"node": "read"})
         assert preview.json()["rows"] == [[1, 0.5]]
-        run_id = post_json(client, f"/api/pipelines/{created['id']}/runs", {}).json()["id"]
-        run = wait_for_run(run_id)
-        assert run.status == outcome, run.error
-    assert "shared folder, which is read-only" in Run.objects.get(started_by=owner).error
+        started = post_json(client, f"/api/pipelines/{created['id']}/runs", {})
+        if user == owner:  # refused before the run, at the field
+            assert started.status_code == 422 and started.json()["field"] == "params.path"
+            assert "shared folder, which is read-only" in started.json()["message"]
+        else:
+            run = wait_for_run(started.json()["id"])
+            assert run.status == "succeeded", run.error
+    assert not Run.objects.filter(started_by=owner).exists()
     assert sorted(path.name for path in shared.iterdir()) == ["rates.csv", "staff.csv"]
 
 

@@ -130,7 +130,7 @@ def test_an_invalid_document_exits_2_with_one_line_per_problem(tmp_path):
         assert result.returncode == 2
         assert result.stderr.splitlines() == [
             "read.operator: unknown operator 'csv_inptu'; did you mean 'csv_input'?",
-            "keep.params.condition: unexpected end of expression at 1:6; expected an expression",
+            "keep: Condition: unexpected end of expression at 1:6; expected an expression",
             "edges[0].target: edge read → gone refers to node 'gone', which does not exist; "
             "remove the edge or add the node",
             "keep.inputs.in: input port 'in' is not connected; connect an edge to it",
@@ -155,13 +155,13 @@ def test_malformed_json_and_missing_files_are_usage_errors(tmp_path):
     assert missing.stderr == "error: cannot read 'missing.json': No such file or directory\n"
 
 
-def test_a_path_outside_the_data_root_is_refused(tmp_path):
+def test_a_path_outside_the_data_root_is_refused_before_the_run(tmp_path):
     (tmp_path / "root").mkdir()
     (tmp_path / "secret.csv").write_text("a\n1\n")
     pipeline = write_pipeline(tmp_path, *read_write("../secret.csv"))
     result = runtime_cli("run", str(pipeline), "--data-root", "root", cwd=tmp_path)
-    assert result.returncode == 1
-    assert "read: failed: path '../secret.csv' is outside the data root" in result.stderr
+    assert result.returncode == 2
+    assert "read: Path: path '../secret.csv' is outside the data root" in result.stderr
 
 
 def test_relative_paths_resolve_under_the_environment_data_root(tmp_path):
@@ -203,3 +203,10 @@ def test_ctrl_c_cancels_the_run_and_exits_130(tmp_path, monkeypatch, capsys):
     output = capsys.readouterr()
     assert "cancelling" in output.err
     assert "run cancelled in" in output.out
+
+
+def test_a_malformed_param_is_a_usage_error_naming_it(tmp_path):
+    pipeline = write_pipeline(tmp_path, *read_write())
+    result = runtime_cli("validate", str(pipeline), "--param", "min_age", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--param expects NAME=VALUE, got 'min_age'" in result.stderr

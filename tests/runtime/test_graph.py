@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.errors import PipelineValidationError
-from runtime.graph import build_plan, structural_problems, validate
+from runtime.graph import build_plan, load_checked, structural_problems, validate
 from tests.runtime.engine_operators import document, engine_registry
 
 CASES = {
@@ -34,8 +34,8 @@ CASES = {
         {"a": ("test_source", {"rows": -1, "colour": "red"})},
         [],
         [
-            "a.params.rows: Input should be greater than or equal to 0",
-            "a.params.colour: unknown setting; remove it or check its spelling",
+            "a: Rows: must be at least 0",
+            "a: colour: unknown field; remove it or check its spelling",
         ],
     ),
     "dangling edge": (
@@ -151,3 +151,21 @@ def test_build_plan_raises_with_all_problems():
     doc = document({"a": "nope", "b": "nope_either"})
     with pytest.raises(PipelineValidationError, match=r"a\.operator: unknown operator 'nope'"):
         build_plan(doc, registry=engine_registry())
+
+
+@pytest.mark.parametrize(
+    "node_id", [[1], {"a": 1}, None, 5], ids=["list", "object", "null", "number"]
+)
+def test_a_document_with_bad_fields_also_reports_its_graph_problems(node_id):
+    data = {
+        "name": "t",
+        "nodes": [{"id": node_id, "operator": "filter"}, {"id": "a", "operator": "filter"}],
+        "edges": [{"source": "a", "target": "a"}, {"source": "a", "target": "gone"}],
+    }
+    with pytest.raises(PipelineValidationError) as raised:
+        load_checked(data)
+    assert [problem.code for problem in raised.value.problems] == [
+        "invalid",
+        "dangling_edge",
+        "cycle",
+    ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runtime.inference import infer_schemas
+from runtime.inference import infer_schemas, run_problems
 from runtime.spec import load_document
 
 
@@ -44,7 +44,7 @@ def test_a_missing_column_is_reported_at_the_node_and_field(tmp_path):
     )
     inferred = infer_schemas(doc, data_root=tmp_path)
     assert [str(p) for p in inferred.problems] == [
-        "keep.params.condition: unknown column 'agee' at 1:1; did you mean 'age'?"
+        "keep: Condition: unknown column 'agee' at 1:1; did you mean 'age'?"
     ]
     assert inferred.nodes["keep"].outputs == {}
 
@@ -95,3 +95,49 @@ def test_a_cycle_stops_inference_with_the_cycle_problem():
         [{"source": "a", "target": "b"}, {"source": "b", "target": "a"}],
     )
     assert [p.code for p in infer_schemas(doc).problems] == ["cycle"]
+
+
+def read_filter_write(condition: str, output: str, parameters: dict):
+    return load_document(
+        {
+            "name": "t",
+            "config": {"parameters": parameters},
+            "nodes": [
+                {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+                {"id": "keep", "operator": "filter", "params": {"condition": condition}},
+                {"id": "write", "operator": "csv_output", "params": {"path": output}},
+            ],
+            "edges": [
+                {"source": "read", "target": "keep"},
+                {"source": "keep", "target": "write"},
+            ],
+        }
+    )
+
+
+def test_an_output_path_outside_the_data_root_is_a_problem_of_its_field(tmp_path):
+    people(tmp_path)
+    doc = read_filter_write("age > 1", "../escaped.csv", {})
+    [problem] = run_problems(doc, data_root=tmp_path)
+    assert (problem.node, problem.field, problem.code) == ("write", "params.path", "unsafe_path")
+    assert problem.message.startswith("Path: path '../escaped.csv' is outside the data root")
+    assert [p.code for p in infer_schemas(doc, data_root=tmp_path).problems] == ["unsafe_path"]
+
+
+def test_a_parameter_value_that_does_not_fit_its_column_stops_a_run(tmp_path):
+    people(tmp_path)
+    doc = read_filter_write("age > ${min_age}", "out.csv", {"min_age": 18})
+    assert run_problems(doc, data_root=tmp_path) == []
+    [problem] = run_problems(doc, {"min_age": "abc"}, data_root=tmp_path)
+    assert (problem.node, problem.field) == ("keep", "params.condition")
+    assert "'abc' is string" in problem.message
+
+
+def test_a_schema_problem_without_a_parameter_does_not_stop_a_run(tmp_path):
+    """The schema view reads a sample; only a parameter's misfit is sure to fail the run."""
+    people(tmp_path)
+    doc = read_filter_write("agee > 1", "out.csv", {})
+    assert [p.field for p in infer_schemas(doc, data_root=tmp_path).problems] == [
+        "params.condition"
+    ]
+    assert run_problems(doc, data_root=tmp_path) == []

@@ -108,9 +108,7 @@ def test_a_list_value_cannot_become_an_expression_literal():
 
 
 def test_substituted_values_are_validated_like_typed_params():
-    with pytest.raises(
-        PipelineValidationError, match=r"probe\.params\.limit: Input should be a valid integer"
-    ):
+    with pytest.raises(PipelineValidationError, match=r"^probe: Limit: must be a whole number$"):
         params_after({"limit": "${n}"}, {"n": "many"})
 
 

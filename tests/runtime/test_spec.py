@@ -45,15 +45,15 @@ def test_a_bad_node_field_is_reported_at_that_node_and_field():
         ]
     )
     assert problems_of(data) == [
-        "clean.retries: Input should be greater than or equal to 0",
-        "clean.colour: unknown field; remove it or check its spelling",
+        "clean: Retries: must be at least 0",
+        "clean: colour: unknown field; remove it or check its spelling",
     ]
 
 
 def test_a_malformed_node_id_says_what_an_id_may_hold():
     data = minimal(nodes=[{"id": "1st node", "operator": "filter"}])
     assert problems_of(data) == [
-        "1st node.id: a node id starts with a letter or _ and holds only letters, digits, _ and -"
+        "1st node: Id: must start with a letter or _ and hold only letters, digits, _ and -"
     ]
 
 
@@ -165,22 +165,22 @@ def test_serialise_parse_serialise_gives_identical_bytes(data):
 
 
 LONG_FIELDS = {
-    "name": (minimal(name="n" * 201), "name: String should have at most 200 characters"),
+    "name": (minimal(name="n" * 201), "Name: must be at most 200 characters"),
     "node id": (
         minimal(nodes=[{"id": "n" * 101, "operator": "x"}]),
-        "id: String should have at most 100 characters",
+        ": Id: must be at most 100 characters",
     ),
     "operator": (
         minimal(nodes=[{"id": "a", "operator": "o" * 101}]),
-        "a.operator: String should have at most 100 characters",
+        "a: Operator: must be at most 100 characters",
     ),
     "label": (
         minimal(nodes=[{"id": "a", "operator": "x", "label": "l" * 201}]),
-        "a.label: String should have at most 200 characters",
+        "a: Label: must be at most 200 characters",
     ),
     "port": (
         minimal(edges=[{"source": "a", "target": "b", "target_port": "p" * 101}]),
-        "edges.0.target_port: String should have at most 100 characters",
+        "Edges, item 1, Target port: must be at most 100 characters",
     ),
 }
 
@@ -193,10 +193,10 @@ def test_text_longer_than_its_database_column_is_refused(data, message):
 def test_more_nodes_or_edges_than_the_limit_are_refused_at_once():
     nodes = [{"id": f"n{index}", "operator": "x"} for index in range(100_000)]
     assert problems_of(minimal(nodes=nodes)) == [
-        f"nodes: List should have at most {spec.MAX_NODES} items after validation, not 100000"
+        f"Nodes: must have at most {spec.MAX_NODES} items, not 100000"
     ]
     edges = [{"source": "a", "target": "b"}] * (spec.MAX_EDGES + 1)
-    assert "edges: List should have at most" in problems_of(minimal(edges=edges))[0]
+    assert "Edges: must have at most" in problems_of(minimal(edges=edges))[0]
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import CommandError
 from django.db import transaction
 
 from editor import launcher
@@ -30,12 +29,11 @@ from editor.permissions import Action
 from runtime.cli import (
     EXIT_CANCELLED,
     EXIT_FAILED,
-    EXIT_INVALID,
     EXIT_OK,
+    add_param_option,
     cancel_on_interrupt,
     print_summary,
 )
-from runtime.parameters import parse_cli_pairs
 from runtime.progress import TerminalProgress
 
 EXIT_CODES = {"succeeded": EXIT_OK, "cancelled": EXIT_CANCELLED}
@@ -46,13 +44,7 @@ class Command(DocumentCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("target", help="a pipeline id, or a document file to import and run")
-        parser.add_argument(
-            "--param",
-            action="append",
-            default=[],
-            metavar="NAME=VALUE",
-            help="a pipeline parameter (VALUE parses as JSON, else stays a string); repeatable",
-        )
+        add_param_option(parser)
         parser.add_argument(
             "--owner",
             help="who imports the file and starts the run (default: the first superuser for a "
@@ -63,9 +55,9 @@ class Command(DocumentCommand):
             help="where an imported file goes (default: the owner's personal workspace)",
         )
 
-    def handle(self, *, target: str, param: list[str], owner: str | None, **options):
+    def handle(self, *, target: str, param: list, owner: str | None, **options):
         workspace = options.get("workspace")
-        parameters = _parameters(param)
+        parameters = dict(param)
         # One transaction: a file whose run is refused is not left behind as a pipeline.
         try:
             with launcher.foreground(), transaction.atomic():
@@ -90,10 +82,3 @@ class Command(DocumentCommand):
         code = EXIT_CODES.get(run.status, EXIT_FAILED)
         if code != EXIT_OK:
             raise SystemExit(code)
-
-
-def _parameters(pairs: list[str]) -> dict:
-    try:
-        return parse_cli_pairs(pairs)
-    except ValueError as error:
-        raise CommandError(str(error), returncode=EXIT_INVALID) from error

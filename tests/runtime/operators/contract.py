@@ -117,7 +117,7 @@ class OperatorContract:
             with pytest.raises(PipelineValidationError) as raised:
                 build_plan(doc, registry=Registry([self.operator_cls]))
             lines = [
-                str(problem)
+                f"{problem.location()}: {problem.message}"
                 for problem in raised.value.problems
                 if (problem.field or "").startswith("params")
             ]

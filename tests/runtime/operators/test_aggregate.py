@@ -49,14 +49,14 @@ class TestAggregateContract(OperatorContract):
     params = {"group_by": ["shop"], "aggregations": EVERY_AGGREGATION}
     inputs = {"in": SALES}
     bad_params = [
-        ({}, r"params\.aggregations: required setting is missing"),
+        ({}, r"params\.aggregations: Aggregations: required"),
         (
             {"aggregations": [{"function": "sum"}]},
-            r"params\.aggregations\.0: sum needs a column; only size works without one",
+            r"params\.aggregations\.0: Aggregations, item 1: sum needs a column; only size works",
         ),
         (
             {"aggregations": [{"column": "a", "function": "avg"}]},
-            r"params\.aggregations\.0\.function: Input should be 'count', 'size'",
+            r"params\.aggregations\.0\.function: Aggregations, item 1, Function: must be one of",
         ),
         ({"group_by": ["a", "a"], "aggregations": [{"function": "size"}]}, "listed more than once"),
     ]

@@ -17,18 +17,18 @@ class TestCsvInputContract(OperatorContract):
     params = {"path": "people.csv"}
     files = {"people.csv": PEOPLE}
     bad_params = [
-        ({}, r"node\.params\.path: required setting is missing"),
+        ({}, r"node\.params\.path: Path: required"),
         (
             {"path": "a.csv", "delimiter": ";;"},
-            r"params\.delimiter: String should have at most 1 character",
+            r"params\.delimiter: Delimiter: must be at most 1 character",
         ),
         (
             {"path": "a.csv", "dtypes": {"age": "number"}},
-            r"params\.dtypes\.age: Input should be 'string'",
+            r"params\.dtypes\.age: Column types, age: must be one of 'string'",
         ),
         (
             {"path": "a.csv", "skip_rows": -1},
-            r"params\.skip_rows: Input should be greater than or equal to 0",
+            r"params\.skip_rows: Skip rows: must be at least 0",
         ),
     ]
 
@@ -38,7 +38,10 @@ class TestCsvOutputContract(OperatorContract):
     params = {"path": "out/result.csv"}
     inputs = {"in": pd.DataFrame({"a": [1, 2]})}
     bad_params = [
-        ({"path": "x.csv", "mode": "merge"}, r"params\.mode: Input should be 'overwrite'")
+        (
+            {"path": "x.csv", "mode": "merge"},
+            r"params\.mode: When the file exists: must be one of 'overwrite'",
+        )
     ]
 
 

@@ -48,8 +48,11 @@ class TestExcelInputContract(OperatorContract):
     params = {"path": "sales.xlsx", "sheet": "Sales"}
     files = {"sales.xlsx": SALES_XLSX}
     bad_params = [
-        ({}, r"node\.params\.path: required setting is missing"),
-        ({"path": "a.xlsx", "sheet": -1}, r"params\.sheet: a sheet's position counts from 0"),
+        ({}, r"node\.params\.path: Path: required"),
+        (
+            {"path": "a.xlsx", "sheet": -1},
+            r"params\.sheet: Sheet: a sheet's position counts from 0 \(the first sheet\)",
+        ),
     ]
 
 
@@ -58,9 +61,15 @@ class TestExcelOutputContract(OperatorContract):
     params = {"path": "out/result.xlsx", "sheet": "Data"}
     inputs = {"in": EVERY_TYPE}
     bad_params = [
-        ({"path": "x.xlsx", "mode": "merge"}, r"params\.mode: Input should be 'overwrite'"),
-        ({"path": "x.xlsx", "sheet": "a/b"}, r"params\.sheet: String should match pattern"),
-        ({"path": "x.xlsx", "sheet": "x" * 32}, r"params\.sheet: String should have at most 31"),
+        (
+            {"path": "x.xlsx", "mode": "merge"},
+            r"params\.mode: When the file exists: must be one of 'overwrite'",
+        ),
+        ({"path": "x.xlsx", "sheet": "a/b"}, r"params\.sheet: Sheet: must match the pattern"),
+        (
+            {"path": "x.xlsx", "sheet": "x" * 32},
+            r"params\.sheet: Sheet: must be at most 31 characters",
+        ),
     ]
 
 

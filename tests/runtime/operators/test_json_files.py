@@ -36,8 +36,8 @@ class TestJsonInputContract(OperatorContract):
     params = {"path": "people.jsonl", "lines": True}
     files = {"people.jsonl": PEOPLE_LINES}
     bad_params = [
-        ({}, r"node\.params\.path: required setting is missing"),
-        ({"path": "a.json", "lines": "maybe"}, r"params\.lines: Input should be a valid boolean"),
+        ({}, r"node\.params\.path: Path: required"),
+        ({"path": "a.json", "lines": "maybe"}, r"params\.lines: JSON Lines: must be true or false"),
     ]
 
 
@@ -46,8 +46,11 @@ class TestJsonOutputContract(OperatorContract):
     params = {"path": "out/result.jsonl"}
     inputs = {"in": EVERY_TYPE}
     bad_params = [
-        ({"path": "x.json", "mode": "merge"}, r"params\.mode: Input should be 'overwrite'"),
-        ({"path": ""}, r"params\.path: String should have at least 1 character"),
+        (
+            {"path": "x.json", "mode": "merge"},
+            r"params\.mode: When the file exists: must be one of 'overwrite'",
+        ),
+        ({"path": ""}, r"params\.path: Path: must not be empty"),
     ]
 
 

@@ -40,8 +40,8 @@ class TestParquetInputContract(OperatorContract):
     params = {"path": "people.parquet"}
     files = {"people.parquet": parquet_bytes(PEOPLE)}
     bad_params = [
-        ({}, r"node\.params\.path: required setting is missing"),
-        ({"path": "a.parquet", "columns": "id"}, r"params\.columns: Input should be a valid list"),
+        ({}, r"node\.params\.path: Path: required"),
+        ({"path": "a.parquet", "columns": "id"}, r"params\.columns: Columns: must be a list"),
     ]
 
 
@@ -50,10 +50,13 @@ class TestParquetOutputContract(OperatorContract):
     params = {"path": "out/result.parquet", "compression": "zstd"}
     inputs = {"in": EVERY_TYPE}
     bad_params = [
-        ({"path": "x.parquet", "mode": "merge"}, r"params\.mode: Input should be 'overwrite'"),
+        (
+            {"path": "x.parquet", "mode": "merge"},
+            r"params\.mode: When the file exists: must be one of 'overwrite'",
+        ),
         (
             {"path": "x.parquet", "compression": "lz4"},
-            r"params\.compression: Input should be 'snappy', 'zstd', 'gzip' or 'none'",
+            r"params\.compression: Compression: must be one of 'snappy', 'zstd', 'gzip' or 'none'",
         ),
     ]
 

@@ -29,8 +29,11 @@ class TestSortContract(OperatorContract):
     params = {"by": [{"column": "team"}, {"column": "score", "descending": True}]}
     inputs = {"in": PEOPLE}
     bad_params = [
-        ({"by": []}, r"params\.by: List should have at least 1 item"),
-        ({"by": [{"column": "a", "desc": True}]}, r"params\.by\.0\.desc: unknown setting"),
+        ({"by": []}, r"params\.by: Sort by: must not be empty"),
+        (
+            {"by": [{"column": "a", "desc": True}]},
+            r"params\.by\.0\.desc: Sort by, item 1, desc: unknown field; remove it or check its",
+        ),
     ]
 
 
@@ -59,7 +62,7 @@ class TestDeduplicateContract(OperatorContract):
     operator_cls = Deduplicate
     params = {"columns": ["team"], "keep": "last"}
     inputs = {"in": PEOPLE}
-    bad_params = [({"keep": "middle"}, r"params\.keep: Input should be 'first' or 'last'")]
+    bad_params = [({"keep": "middle"}, r"params\.keep: Keep: must be one of 'first' or 'last'")]
 
 
 def test_deduplicate_keeps_the_first_row_of_each_group_in_input_order():
@@ -86,8 +89,8 @@ class TestLimitContract(OperatorContract):
     params = {"n": 2}
     inputs = {"in": PEOPLE}
     bad_params = [
-        ({}, r"params\.n: required setting is missing"),
-        ({"n": -1}, r"params\.n: Input should be greater than or equal to 0"),
+        ({}, r"params\.n: Rows: required"),
+        ({"n": -1}, r"params\.n: Rows: must be at least 0"),
     ]
 
 
@@ -103,7 +106,7 @@ class TestSampleContract(OperatorContract):
     bad_params = [
         ({}, r"params: set n or fraction$"),
         ({"n": 1, "fraction": 0.5}, r"params: set n or fraction, not both"),
-        ({"fraction": 1.5}, r"params\.fraction: Input should be less than or equal to 1"),
+        ({"fraction": 1.5}, r"params\.fraction: Fraction: must be at most 1"),
     ]
 
 
@@ -126,7 +129,7 @@ class TestDropNullsContract(OperatorContract):
     operator_cls = DropNulls
     params = {"columns": ["team"]}
     inputs = {"in": PEOPLE}
-    bad_params = [({"columns": "a"}, r"params\.columns: Input should be a valid list")]
+    bad_params = [({"columns": "a"}, r"params\.columns: Columns: must be a list")]
 
 
 def test_drop_nulls_drops_rows_with_a_null_in_the_columns():

@@ -107,26 +107,26 @@ class TestSqlInputContract(DatabaseContract):
     operator_cls = SqlInput
     params = {"connection": "db", "query": "SELECT * FROM contract_people ORDER BY id"}
     bad_params = [
-        ({"query": "SELECT 1"}, r"^node\.params\.connection: required setting is missing$"),
+        ({"query": "SELECT 1"}, r"^node\.params\.connection: Connection: required$"),
         (
             {"connection": "db", "query": ""},
-            r"^node\.params\.query: String should have at least 1 character$",
+            r"^node\.params\.query: Query: must not be empty$",
         ),
         (
             {"connection": "db", "query": "SELECT :a + :b", "params": {"a": 1}},
-            r"^node\.params\.params: the query uses :b; give b a value here$",
+            r"^node\.params\.params: Parameters: the query uses :b; give b a value here$",
         ),
         (
             {"connection": "db", "query": "SELECT :a", "params": {"a": 1, "z": 2}},
-            r"^node\.params\.params: z is not used by the query \(it has no :z\)$",
+            r"^node\.params\.params: Parameters: z is not used by the query \(it has no :z\)$",
         ),
         (
             {"connection": "db", "query": "SELECT 1", "params": {"a b": 1}},
-            r"^node\.params\.params\.a b\.\[key\]: String should match pattern",
+            r"^node\.params\.params\.a b\.\[key\]: Parameters, the name 'a b': must match the",
         ),
         (
             {"connection": "db", "query": "SELECT :a", "params": {"a": [1, 2]}},
-            r"^node\.params\.params\.a\.str: Input should be a valid string$",
+            r"^node\.params\.params\.a: Parameters, a: must be text, a whole number, a number or",
         ),
     ]
 
@@ -138,23 +138,23 @@ class TestSqlOutputContract(DatabaseContract):
     bad_params = [
         (
             {"connection": "db", "table": "t", "mode": "merge"},
-            r"^node\.params\.mode: Input should be 'append', 'replace' or 'upsert'$",
+            r"^node\.params\.mode: Mode: must be one of 'append', 'replace' or 'upsert'$",
         ),
         (
             {"connection": "db", "table": "t", "mode": "upsert"},
-            r"^node\.params\.keys: upsert needs the columns that identify a row; list them here$",
+            r"^node\.params\.keys: Key columns: upsert needs the columns that identify a row; list",
         ),
         (
             {"connection": "db", "table": "t", "keys": ["id", "id"]},
-            r"^node\.params\.keys: a key column is listed twice$",
+            r"^node\.params\.keys: Key columns: a key column is listed twice$",
         ),
         (
             {"connection": "db", "table": "a.b.c"},
-            r"^node\.params\.table: String should match pattern",
+            r"^node\.params\.table: Table: must match the pattern",
         ),
         (
             {"connection": "db", "table": "t", "chunk_size": 0},
-            r"^node\.params\.chunk_size: Input should be greater than or equal to 1$",
+            r"^node\.params\.chunk_size: Rows per batch: must be at least 1$",
         ),
     ]
 
@@ -245,7 +245,7 @@ def test_pipeline_parameters_feed_the_bound_values_but_never_the_query_text(db):
 
 
 def test_rows_are_read_in_chunks_with_a_progress_event_each(db, monkeypatch):
-    monkeypatch.setattr(sql, "READ_CHUNK_ROWS", 3)
+    monkeypatch.setattr(sql.reading, "READ_CHUNK_ROWS", 3)
     monkeypatch.setattr(context, "PROGRESS_INTERVAL_S", 0)
     write(db, numbers(10))
     events = []
@@ -263,7 +263,7 @@ def progress_into(events: list):
 
 
 def test_the_row_limit_stops_fetching_and_does_not_limit_the_next_read(db, monkeypatch):
-    monkeypatch.setattr(sql, "READ_CHUNK_ROWS", 4)
+    monkeypatch.setattr(sql.reading, "READ_CHUNK_ROWS", 4)
     monkeypatch.setattr(context, "PROGRESS_INTERVAL_S", 0)
     write(db, numbers(100))
     events = []
@@ -275,7 +275,7 @@ def test_the_row_limit_stops_fetching_and_does_not_limit_the_next_read(db, monke
 
 
 def test_a_stopped_read_raises_between_chunks(db, monkeypatch):
-    monkeypatch.setattr(sql, "READ_CHUNK_ROWS", 2)
+    monkeypatch.setattr(sql.reading, "READ_CHUNK_ROWS", 2)
     write(db, numbers(10))
     operator = SqlInput()
     query = {"connection": "db", "query": f"SELECT id FROM {db.table}"}

@@ -50,23 +50,26 @@ class TestValidateContract(OperatorContract):
     params = {"rules": RULES}
     inputs = {"in": PEOPLE}
     bad_params = [
-        ({"rules": []}, r"params\.rules: List should have at least 1 item"),
+        ({"rules": []}, r"params\.rules: Rules: must not be empty"),
         (
             {"rules": [{"rule": "regex", "column": "a", "pattern": "("}]},
-            r"params\.rules\.0\.regex\.pattern: not a valid regular expression: missing \)",
+            r"params\.rules\.0\.regex\.pattern: Rules, item 1, Pattern: not a valid regular",
         ),
         (
             {"rules": [{"rule": "range", "column": "a"}]},
-            r"params\.rules\.0\.range: a range needs a min, a max or both",
+            r"params\.rules\.0\.range: Rules, item 1: a range needs a min, a max or both",
         ),
         (
             {"rules": [{"rule": "between", "column": "a"}]},
-            r"params\.rules\.0: Input tag 'between' found using 'rule' does not match",
+            r"params\.rules\.0: Rules, item 1: 'rule' must be one of 'not_null'",
         ),
-        ({"rules": [{"rule": "unique"}]}, r"params\.rules\.0\.unique: set column or columns$"),
+        (
+            {"rules": [{"rule": "unique"}]},
+            r"params\.rules\.0\.unique: Rules, item 1: set column or columns$",
+        ),
         (
             {"rules": [{"rule": "allowed_values", "column": "a", "values": [None]}]},
-            r"params\.rules\.0\.allowed_values\.values\.0: null is not a text, a number",
+            r"params\.rules\.0\.allowed_values\.values\.0: Rules, item 1, Values, item 1: null is",
         ),
     ]
 

@@ -1,0 +1,213 @@
+"""`sql_input`: a query's rows from a named database, typed by the database, not the rows.
+
+The query runs in a read-only session and is fetched in chunks, checking for a stop between
+them. An SQLite expression without a declared type is typed by its values (the first chunk
+that has any).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from operator import itemgetter
+from typing import Annotated
+
+import pandas as pd
+import pyarrow as pa
+import sqlalchemy as sa
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator
+from sqlalchemy.engine import CursorResult
+
+from runtime.casting import cast_series
+from runtime.context import NodeContext
+from runtime.errors import ParamsError
+from runtime.fields import VerbatimText
+from runtime.frames import to_pandas
+from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.sql.connection_field import ConnectionName
+from runtime.operators.sql.dialects import (
+    DATE,
+    FLOAT,
+    INTEGER,
+    STRING,
+    column_types,
+    probe_declared_types,
+    select_limit,
+)
+from runtime.schema import Column, Schema, TypeName, schema_of, type_name_of
+from runtime.sql_connections import connect, database_errors
+
+READ_CHUNK_ROWS = 50_000
+"""Rows fetched at a time; progress and cancellation are checked between chunks."""
+SCHEMA_SAMPLE_ROWS = 100
+"""Rows read to work out a query's columns for the schema view."""
+
+ParamName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+ParamValue = str | int | float | bool | None
+
+
+class SqlInputParams(OperatorParams):
+    connection: ConnectionName
+    query: VerbatimText = Field(
+        title="Query",
+        description=(
+            "SQL query whose rows are read. Write :name where a value from Parameters goes "
+            "(\\: for a literal colon); ${...} is never replaced inside the query."
+        ),
+        min_length=1,
+    )
+    params: dict[ParamName, ParamValue] = Field(
+        {},
+        title="Parameters",
+        description=(
+            "Values bound to the query's :name placeholders by the database driver; "
+            "a value may be a pipeline parameter such as ${min_age}."
+        ),
+        validate_default=True,
+    )
+
+    @field_validator("params")
+    @classmethod
+    def _params_match_the_query(cls, params: dict, info: ValidationInfo) -> dict:
+        query = info.data.get("query")
+        if query is None:
+            return params
+        used = placeholders(query)
+        missing = [name for name in used if name not in params]
+        if missing:
+            raise ValueError(f"the query uses :{missing[0]}; give {missing[0]} a value here")
+        unused = [name for name in params if name not in used]
+        if unused:
+            raise ValueError(f"{unused[0]} is not used by the query (it has no :{unused[0]})")
+        return params
+
+
+def placeholders(query: str) -> list[str]:
+    """The `:name` placeholders of a query, in order."""
+    return list(sa.text(query).compile().params)
+
+
+class SqlInput(Operator):
+    name = "sql_input"
+    kind = "input"
+    title = "SQL query"
+    description = "Run a SQL query on a named database connection and read its rows."
+    inputs = ()
+    outputs = (Port("out"),)
+    Params = SqlInputParams
+
+    def output_schema(self, ctx, inputs):
+        sample = read_query(ctx, SCHEMA_SAMPLE_ROWS)
+        columns = schema_of(sample).columns
+        return {"out": Schema(tuple(Column(c.name, c.type, nullable=True) for c in columns))}
+
+    def run(self, ctx, inputs):
+        frame = read_query(ctx, ctx.row_limit)
+        ctx.logger.info(f"read {len(frame)} rows from '{ctx.params.connection}'")
+        return {"out": frame}
+
+
+def read_query(ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
+    """The rows of the node's query (at most `row_limit`), typed by the engine's convention."""
+    params: SqlInputParams = ctx.params
+    with (
+        connect(ctx, params.connection) as connection,
+        database_errors(f"query on '{params.connection}' failed", connection.engine.url),
+    ):
+        probed = probe_declared_types(connection, params.query, list(params.params))
+        streaming = connection.execution_options(yield_per=READ_CHUNK_ROWS)
+        with (
+            select_limit(connection, row_limit),
+            streaming.execute(sa.text(params.query), params.params) as result,
+        ):
+            names = _column_names(result)
+            types = column_types(connection, result, probed)
+            tables = list(_fetch(ctx, result, names, types, row_limit))
+    schema = pa.schema([(name, kind or STRING) for name, kind in zip(names, types, strict=True)])
+    table = pa.concat_tables([t.cast(schema) for t in tables]) if tables else schema.empty_table()
+    return to_pandas(table)
+
+
+def _column_names(result: CursorResult) -> list[str]:
+    if not result.returns_rows:
+        raise ParamsError("query", "the query returns no rows; write a SELECT")
+    names = [str(name) for name in result.keys()]  # noqa: SIM118 (a Result is not a dict)
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise ParamsError(
+            "query", f"the query returns two columns named '{twice}'; rename one with AS"
+        )
+    return names
+
+
+def _fetch(
+    ctx: NodeContext, result: CursorResult, names: list[str], types: list, row_limit: int | None
+) -> Iterator[pa.Table]:
+    """Arrow tables of up to READ_CHUNK_ROWS rows; `types` learns the undeclared columns."""
+    done = 0
+    while row_limit is None or done < row_limit:
+        ctx.check_cancelled()
+        wanted = READ_CHUNK_ROWS if row_limit is None else min(READ_CHUNK_ROWS, row_limit - done)
+        rows = result.fetchmany(wanted)
+        if not rows:
+            break
+        columns = [list(map(itemgetter(index), rows)) for index in range(len(names))]
+        arrays = [_arrow_column(values, kind) for values, kind in zip(columns, types, strict=True)]
+        for index, array in enumerate(arrays):
+            if types[index] is None and not pa.types.is_null(array.type):
+                types[index] = array.type
+        yield pa.Table.from_arrays(arrays, names=names)
+        done += len(rows)
+        ctx.progress(done)
+
+
+def _arrow_column(values: Sequence, kind: pa.DataType | None) -> pa.Array:
+    if kind is None:
+        return _inferred(values)
+    try:
+        return pa.array(values, type=kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return _coerced(values, kind)
+
+
+def _coerced(values: Sequence, kind: pa.DataType) -> pa.Array:
+    """Values the driver gave in another form: Decimal, 0/1, ISO text, JSON, bytes..."""
+    objects = pd.Series(values, dtype=object)
+    if pa.types.is_string(kind):
+        return pa.array(objects.map(_as_text, na_action="ignore"), type=STRING, from_pandas=True)
+    try:
+        return pa.array(values).cast(kind)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        converted = cast_series(objects, _public_type(kind))  # what does not convert is null
+        return pa.array(converted, from_pandas=True).cast(kind)
+
+
+def _inferred(values: Sequence) -> pa.Array:
+    try:
+        array = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return _coerced(values, STRING)
+    kind = array.type
+    if pa.types.is_null(kind) or pa.types.is_timestamp(kind):
+        return array
+    if pa.types.is_integer(kind):
+        return array.cast(INTEGER)
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        return array.cast(FLOAT)
+    if pa.types.is_boolean(kind) or pa.types.is_string(kind):
+        return array
+    if pa.types.is_date(kind):
+        return array.cast(DATE)
+    return _coerced(values, STRING)
+
+
+def _public_type(kind: pa.DataType) -> TypeName:
+    return type_name_of(pd.ArrowDtype(kind))
+
+
+def _as_text(value) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)
