@@ -1,26 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { generalProblems, messagesAtField, portProblem } from "../src/model/problems.js";
+import { describeProblem, refusalDetails } from "../src/model/problems.js";
 
-describe("server problems at the field they name", () => {
-  const schema = { properties: { condition: {} } };
-  const problems = [
-    { node: "f", field: "retries", message: "must be at least 0" },
-    { node: "f", field: "timeout_s", message: "must be above 0" },
-    { node: "f", field: "label", message: "too long" },
-    { node: "f", field: "inputs.in", message: "input port 'in' is not connected" },
-    { node: "f", field: "params.condition", message: "unknown column x" },
-    { node: "f", field: null, message: "unknown operator" },
-  ];
+describe("problems in lists", () => {
+  const titled = { node: "group", field: "params.group_by.0", field_title: "Group by, item 1", message: "Group by, item 1: must not be empty" };
 
-  it("puts retries, timeout and label problems at their inputs, not in the general list", () => {
-    expect(messagesAtField(problems, "retries")).toEqual(["must be at least 0"]);
-    expect(messagesAtField(problems, "timeout_s")).toEqual(["must be above 0"]);
-    expect(messagesAtField(problems, "label")).toEqual(["too long"]);
-    expect(generalProblems(problems, schema).map((problem) => problem.field)).toEqual(["inputs.in", null]);
+  it("do not repeat a titled field that the message names already", () => {
+    expect(describeProblem(titled, true)).toBe("group: Group by, item 1: must not be empty");
+    expect(describeProblem({ node: "a", field: "inputs.in", message: "not connected" }, true)).toBe("a.inputs.in: not connected");
   });
 
-  it("finds the problem of a port for its handle", () => {
-    expect(portProblem(problems, "inputs", "in").message).toMatch(/not connected/);
-    expect(portProblem(problems, "outputs", "in")).toBeUndefined();
+  it("list nothing under a refusal of one problem, which its message states", () => {
+    expect(refusalDetails({ problems: [titled] })).toEqual([]);
+    expect(refusalDetails({ problems: [titled, titled] })).toHaveLength(2);
+    expect(refusalDetails({})).toEqual([]);
   });
 });

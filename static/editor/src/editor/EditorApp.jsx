@@ -13,7 +13,7 @@ import { addNode, connect, createNode, deleteSelected, freePosition, selectAllCh
 import { canRedo, canUndo } from "../model/history.js";
 import { spreadLayout } from "../model/layout.js";
 import { createOverlay } from "../model/overlay.js";
-import { describeProblem } from "../model/problems.js";
+import { refusalDetails } from "../model/problems.js";
 import { useStore } from "../model/store.js";
 import { cardGeometry } from "../nodes/geometry.js";
 import { nodeTypeOf } from "../nodes/registry.js";
@@ -103,7 +103,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   );
   const onSaveFailed = useCallback(
     (error) => {
-      toasts.show(`Not saved: ${error.message}`, { kind: "error", details: (error.body.problems ?? []).map((problem) => describeProblem(problem, true)) });
+      toasts.show(`Not saved: ${error.message}`, { kind: "error", details: refusalDetails(error.body) });
       if (error.body.problems) showProblems(error.body.problems);
     },
     [toasts, showProblems],

@@ -134,7 +134,7 @@ export default function HomeApp({ api, userName, staff }) {
       {importProblems ? (
         <div className="pw-alert" role="alert">
           <strong>{importProblems.file} was not imported:</strong> {importProblems.message}
-          {importProblems.problems.length ? (
+          {importProblems.problems.length > 1 ? (
             <ul>
               {importProblems.problems.map((problem, index) => (
                 <li key={index}>{describeProblem(problem, true)}</li>

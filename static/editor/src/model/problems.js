@@ -52,8 +52,17 @@ export function generalProblems(problems, paramsSchema) {
   });
 }
 
-/** How a problem reads in a list: "field: message". */
+/** How a problem reads in a list: "node: Title: message" when the server titled the field (its
+ * message names it already), else "node.field: message". */
 export function describeProblem(problem, withNode = false) {
-  const place = [withNode ? problem.node : null, problem.field].filter(Boolean).join(".");
+  const field = problem.field_title ? null : problem.field;
+  const place = [withNode ? problem.node : null, field].filter(Boolean).join(".");
   return place ? `${place}: ${problem.message}` : problem.message;
+}
+
+/** The lines listed under a refusal's message: none for a single problem, which the message
+ * already states, else one per problem. */
+export function refusalDetails(body) {
+  const problems = body?.problems ?? [];
+  return problems.length > 1 ? problems.map((problem) => describeProblem(problem, true)) : [];
 }

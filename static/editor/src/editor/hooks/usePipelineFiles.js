@@ -3,7 +3,7 @@
 
 import { useCallback } from "react";
 import { documentToCanvas } from "../../model/document.js";
-import { describeProblem } from "../../model/problems.js";
+import { refusalDetails } from "../../model/problems.js";
 
 /** `{exportJson, importJson(file)}`; both save first, or work on what the server has. */
 export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts }) {
@@ -42,7 +42,7 @@ export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, savin
       } catch (error) {
         toasts.show(`${file.name} was not imported: ${error.message}`, {
           kind: "error",
-          details: (error.body.problems ?? []).map((problem) => describeProblem(problem, true)),
+          details: refusalDetails(error.body),
         });
       }
     },

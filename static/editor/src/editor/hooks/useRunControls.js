@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useRef } from "react";
 import { formatDuration } from "../../model/format.js";
-import { describeProblem } from "../../model/problems.js";
+import { refusalDetails } from "../../model/problems.js";
 import { cancelRequested, fromRunDetails, fromStartedRun, isActive, runPhase } from "../../model/runState.js";
 import { useStore } from "../../model/store.js";
 
@@ -39,7 +39,7 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
         toasts.clear();
         openLogs();
       } catch (error) {
-        toasts.show(`The run did not start: ${error.message}`, { kind: "error", details: (error.body.problems ?? []).map((problem) => describeProblem(problem, true)) });
+        toasts.show(`The run did not start: ${error.message}`, { kind: "error", details: refusalDetails(error.body) });
         if (error.body.problems) showProblems(error.body.problems);
       }
     },
