@@ -10,6 +10,7 @@ import { formatTime, timeAgo } from "../model/format.js";
 import { describeProblem } from "../model/problems.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage, settingsUrl } from "../workspaces/roles.js";
 import JsonFileInput from "../ui/JsonFileInput.jsx";
+import ListTable from "../ui/ListTable.jsx";
 
 const editorUrl = (id) => `/pipelines/${id}/`;
 const LIST_LIMIT = 200;
@@ -222,25 +223,11 @@ function WorkspaceSection({ workspace, pipelines, onCreate, onImport, actions })
         )}
       </div>
       {pipelines.length ? (
-        <div className="pw-card-box">
-          <table className="pw-table pw-pipelines pw-pipeline-list">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Last run</th>
-                <th>Updated</th>
-                <th>
-                  <span className="pw-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {pipelines.map((pipeline) => (
-                <PipelineRow key={pipeline.id} pipeline={pipeline} editable={editable} {...actions} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable columns={["Name", "Last run", "Updated"]} className="pw-pipeline-list">
+          {pipelines.map((pipeline) => (
+            <PipelineRow key={pipeline.id} pipeline={pipeline} editable={editable} {...actions} />
+          ))}
+        </ListTable>
       ) : (
         <p className="pw-muted pw-workspace-empty">No pipelines in this workspace yet.</p>
       )}

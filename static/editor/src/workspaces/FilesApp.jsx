@@ -10,6 +10,9 @@ import { formatTime, timeAgo } from "../model/format.js";
 import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, listUrl, mayDelete, uploadProblem } from "./files.js";
 import { filesUrl, mayEdit, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
+import ListTable from "../ui/ListTable.jsx";
+
+const FILE_COLUMNS = ["Name", "Path in a pipeline", { label: "Size", className: "pw-number" }, "Modified"];
 
 const folderInAddress = () => new URLSearchParams(window.location.search).get("folder") ?? "";
 
@@ -151,67 +154,52 @@ export default function FilesApp({ api, workspace, staff }) {
         </div>
       ) : null}
       {entries?.length ? (
-        <div className="pw-card-box">
-          <table className="pw-table pw-pipelines pw-file-table">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Path in a pipeline</th>
-                <th className="pw-number">Size</th>
-                <th>Modified</th>
-                <th>
-                  <span className="pw-visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.path} data-path={entry.path}>
-                  <td>
-                    {entry.kind === "folder" ? (
-                      <a
-                        className="pw-pipeline-name pw-folder-link"
-                        href={filesUrl(workspace.slug, entry.path)}
-                        onClick={(event) => {
-                          event.preventDefault();
-                          openFolder(entry.path);
-                        }}
-                      >
-                        <span aria-hidden="true">▸ </span>
-                        {entry.name}
-                      </a>
-                    ) : (
-                      <span className="pw-file-name">{entry.name}</span>
-                    )}
-                    {entry.read_only && entry.path === "shared" ? <span className="pw-role pw-role-viewer">read-only</span> : null}
-                  </td>
-                  <td>
-                    <code className="pw-path">{entry.path}</code>
-                  </td>
-                  <td className="pw-number">{formatSize(entry.size)}</td>
-                  <td title={entry.modified ? formatTime(entry.modified) : ""}>{entry.modified ? timeAgo(entry.modified) : ""}</td>
-                  <td className="pw-row-actions">
-                    {entry.kind === "file" ? (
-                      <>
-                        <button type="button" onClick={() => copyPath(entry)} aria-label={`Copy the path of ${entry.name}`} title="Copy the path a pipeline's path field takes">
-                          Copy path
-                        </button>
-                        <a className="pw-button" href={downloadUrl(workspace.slug, entry.path)} download aria-label={`Download ${entry.name}`}>
-                          Download
-                        </a>
-                      </>
-                    ) : null}
-                    {mayDelete(entry, workspace.role) ? (
-                      <button type="button" className="pw-danger-soft" onClick={() => setDeleting(entry)} aria-label={`Delete ${entry.name}`}>
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable columns={FILE_COLUMNS} className="pw-file-table">
+          {entries.map((entry) => (
+            <tr key={entry.path} data-path={entry.path}>
+              <td>
+                {entry.kind === "folder" ? (
+                  <a
+                    className="pw-pipeline-name pw-folder-link"
+                    href={filesUrl(workspace.slug, entry.path)}
+                    onClick={(event) => {
+                      event.preventDefault();
+                      openFolder(entry.path);
+                    }}
+                  >
+                    <span aria-hidden="true">▸ </span>
+                    {entry.name}
+                  </a>
+                ) : (
+                  <span className="pw-file-name">{entry.name}</span>
+                )}
+                {entry.read_only && entry.path === "shared" ? <span className="pw-role pw-role-viewer">read-only</span> : null}
+              </td>
+              <td>
+                <code className="pw-path">{entry.path}</code>
+              </td>
+              <td className="pw-number">{formatSize(entry.size)}</td>
+              <td title={entry.modified ? formatTime(entry.modified) : ""}>{entry.modified ? timeAgo(entry.modified) : ""}</td>
+              <td className="pw-row-actions">
+                {entry.kind === "file" ? (
+                  <>
+                    <button type="button" onClick={() => copyPath(entry)} aria-label={`Copy the path of ${entry.name}`} title="Copy the path a pipeline's path field takes">
+                      Copy path
+                    </button>
+                    <a className="pw-button" href={downloadUrl(workspace.slug, entry.path)} download aria-label={`Download ${entry.name}`}>
+                      Download
+                    </a>
+                  </>
+                ) : null}
+                {mayDelete(entry, workspace.role) ? (
+                  <button type="button" className="pw-danger-soft" onClick={() => setDeleting(entry)} aria-label={`Delete ${entry.name}`}>
+                    Delete
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       ) : null}
       <p className="pw-muted pw-small pw-files-note">
         Pipelines of this workspace name a file by its path here; <code>shared/…</code> is the folder every workspace reads.

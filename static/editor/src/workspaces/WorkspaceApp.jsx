@@ -9,6 +9,7 @@ import { useToasts } from "../ui/useToasts.js";
 import { connectionBody, connectionForm } from "./connections.js";
 import { ROLE_MEANING, ROLES, mayManage, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
+import ListTable from "../ui/ListTable.jsx";
 
 /** The page for `workspace` ({slug, name, role}). */
 export default function WorkspaceApp({ api, workspace, userName }) {
@@ -110,49 +111,36 @@ export default function WorkspaceApp({ api, workspace, userName }) {
         ) : null}
         {members === null && !loadError ? <p className="pw-muted">Loading…</p> : null}
         {members?.length ? (
-          <div className="pw-card-box">
-            <table className="pw-table pw-pipelines">
-              <thead>
-                <tr>
-                  <th>User</th>
-                  <th>Role</th>
-                  <th>
-                    <span className="pw-visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {members.map((member) => (
-                  <tr key={member.user} data-member={member.user}>
-                    <td>
-                      <strong>{member.user}</strong>
-                      {member.user === userName ? <span className="pw-muted"> (you)</span> : null}
-                    </td>
-                    <td>
-                      {admin ? (
-                        <select className="pw-member-role" aria-label={`Role of ${member.user}`} value={member.role} onChange={(event) => setRole(member.user, event.target.value)}>
-                          {ROLES.map((role) => (
-                            <option key={role} value={role}>
-                              {role}: {ROLE_MEANING[role]}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        <span className={`pw-role pw-role-${member.role}`}>{member.role}</span>
-                      )}
-                    </td>
-                    <td className="pw-row-actions">
-                      {admin ? (
-                        <button type="button" className="pw-danger-soft" onClick={() => setRemoving(member.user)} aria-label={`Remove ${member.user}`}>
-                          Remove
-                        </button>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable columns={["User", "Role"]}>
+            {members.map((member) => (
+              <tr key={member.user} data-member={member.user}>
+                <td>
+                  <strong>{member.user}</strong>
+                  {member.user === userName ? <span className="pw-muted"> (you)</span> : null}
+                </td>
+                <td>
+                  {admin ? (
+                    <select className="pw-member-role" aria-label={`Role of ${member.user}`} value={member.role} onChange={(event) => setRole(member.user, event.target.value)}>
+                      {ROLES.map((role) => (
+                        <option key={role} value={role}>
+                          {role}: {ROLE_MEANING[role]}
+                        </option>
+                      ))}
+                    </select>
+                  ) : (
+                    <span className={`pw-role pw-role-${member.role}`}>{member.role}</span>
+                  )}
+                </td>
+                <td className="pw-row-actions">
+                  {admin ? (
+                    <button type="button" className="pw-danger-soft" onClick={() => setRemoving(member.user)} aria-label={`Remove ${member.user}`}>
+                      Remove
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </ListTable>
         ) : null}
         {admin ? <AddMember onAdd={setRole} /> : null}
       </section>
@@ -172,51 +160,36 @@ export default function WorkspaceApp({ api, workspace, userName }) {
         </p>
         {connections?.length === 0 ? <p className="pw-muted pw-workspace-empty">No connections yet.</p> : null}
         {connections?.length ? (
-          <div className="pw-card-box">
-            <table className="pw-table pw-pipelines">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>URL</th>
-                  <th>Access</th>
-                  <th>Password</th>
-                  <th>
-                    <span className="pw-visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {connections.map((connection) => (
-                  <tr key={connection.name} data-connection={connection.name}>
-                    <td>
-                      <strong>{connection.name}</strong>
-                      {connection.description ? <div className="pw-muted pw-small">{connection.description}</div> : null}
-                    </td>
-                    <td>
-                      <code className="pw-path">{connection.url}</code>
-                    </td>
-                    <td>
-                      {connection.read_only ? "read-only" : "reads and writes"}
-                      {connection.prefix ? <div className="pw-muted pw-small">tables starting with {connection.prefix}</div> : null}
-                    </td>
-                    <td>{connection.has_password ? "stored" : <span className="pw-muted">none</span>}</td>
-                    <td className="pw-row-actions">
-                      {admin ? (
-                        <>
-                          <button type="button" onClick={() => setEditing({ form: connectionForm(connection), isNew: false })} aria-label={`Edit ${connection.name}`}>
-                            Edit
-                          </button>
-                          <button type="button" className="pw-danger-soft" onClick={() => setDeleting(connection)} aria-label={`Delete ${connection.name}`}>
-                            Delete
-                          </button>
-                        </>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable columns={["Name", "URL", "Access", "Password"]}>
+            {connections.map((connection) => (
+              <tr key={connection.name} data-connection={connection.name}>
+                <td>
+                  <strong>{connection.name}</strong>
+                  {connection.description ? <div className="pw-muted pw-small">{connection.description}</div> : null}
+                </td>
+                <td>
+                  <code className="pw-path">{connection.url}</code>
+                </td>
+                <td>
+                  {connection.read_only ? "read-only" : "reads and writes"}
+                  {connection.prefix ? <div className="pw-muted pw-small">tables starting with {connection.prefix}</div> : null}
+                </td>
+                <td>{connection.has_password ? "stored" : <span className="pw-muted">none</span>}</td>
+                <td className="pw-row-actions">
+                  {admin ? (
+                    <>
+                      <button type="button" onClick={() => setEditing({ form: connectionForm(connection), isNew: false })} aria-label={`Edit ${connection.name}`}>
+                        Edit
+                      </button>
+                      <button type="button" className="pw-danger-soft" onClick={() => setDeleting(connection)} aria-label={`Delete ${connection.name}`}>
+                        Delete
+                      </button>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </ListTable>
         ) : null}
       </section>
       {removing ? (
