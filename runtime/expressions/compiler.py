@@ -1,7 +1,7 @@
 """From syntax tree to a function over DataFrames: the public compile and evaluate calls.
 
 The compiler walks the tree once, type-checking every node against a `Schema` and building
-the pandas code for it (operators in `operators.py`, functions in `functions.py`). Parts that
+the pandas code for it (symbols in `symbols.py`, functions in `functions.py`). Parts that
 read no column are computed once, here, on a one-row frame ("constant folding"). Every node's
 code is guarded so that, whatever pandas raises, callers only ever see an ExpressionError.
 """
@@ -24,8 +24,8 @@ from .errors import ExpressionError
 from .functions import FUNCTIONS
 from .lexer import printable, shorten
 from .nodes import Call, Column, Literal, Node, children
-from .operators import RULES
 from .parser import parse
+from .symbols import RULES
 from .values import NULL, Compiled, conform, constant, is_true, resolve
 
 _ONE_ROW = pd.DataFrame(index=pd.RangeIndex(1))

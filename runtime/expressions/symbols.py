@@ -1,4 +1,5 @@
-"""Operators: how each one is type-checked, and how it computes over whole Series at once.
+"""The expression language's symbols (`+`, `==`, `and`, `in`, ...): how each is type-checked,
+and how it computes over whole Series at once. (Not to be confused with pipeline operators.)
 
 Nulls: arithmetic and comparisons with a null give null; `and`, `or` and `not` follow SQL's
 three-valued logic (`null and false` is false, `null or true` is true, `not null` is null);
