@@ -108,7 +108,7 @@ async def test_ctrl_a_selects_every_node_and_a_listed_problem_shows_its_node(
 
     await page.locator(".react-flow__pane").click(position={"x": 5, "y": 5})
     overview = page.get_by_role("complementary", name="Pipeline")
-    await overview.get_by_role("button", name="filter_1.params.condition").click()
+    await overview.get_by_role("button", name="filter_1: Condition").click()
     side = page.get_by_role("complementary", name="Node")
     await expect(side).to_contain_text("filter_1")
     await expect(node(page, "filter_1")).to_be_in_viewport()
