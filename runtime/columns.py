@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from runtime.errors import ParamsError
+from runtime.suggestions import suggestion
 
 
 def unknown_column_message(name: str, available: Iterable[str]) -> str:
     """`unknown column 'contry'; did you mean 'country'?` (or the list of columns)."""
     available = [str(column) for column in available]
-    close = difflib.get_close_matches(name, available, n=1)
-    if close:
-        return f"unknown column '{name}'; did you mean '{close[0]}'?"
-    return f"unknown column '{name}'; the columns are: {', '.join(available) or 'none'}"
+    hint = suggestion(name, available) or f"the columns are: {', '.join(available) or 'none'}"
+    return f"unknown column '{name}'; {hint}"
 
 
 def require_columns(field: str, names: Iterable[str], available: Iterable[str]) -> None:

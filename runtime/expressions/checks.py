@@ -6,8 +6,7 @@ meets itself; a bare `null` fits any type.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -75,9 +74,3 @@ class Checker:
 
 def _compatible(first: str, second: str) -> bool:
     return first == second or (first in NUMBERS and second in NUMBERS)
-
-
-def suggestion(name: str, candidates: Iterable[str]) -> str | None:
-    """`did you mean 'age'?` for the candidate closest to a misspelt `name`, if one is close."""
-    close = difflib.get_close_matches(name, list(candidates), n=1)
-    return f"did you mean '{close[0]}'?" if close else None

@@ -18,8 +18,9 @@ import pandas as pd
 from runtime.frames import column_dtypes
 from runtime.schema import Column as SchemaColumn
 from runtime.schema import Schema, type_name_of
+from runtime.suggestions import suggestion
 
-from .checks import Checker, suggestion
+from .checks import Checker
 from .errors import ExpressionError
 from .functions import FUNCTIONS
 from .lexer import printable, shorten

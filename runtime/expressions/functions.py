@@ -16,7 +16,9 @@ from functools import reduce
 import numpy as np
 import pandas as pd
 
-from .checks import Checker, suggestion
+from runtime.suggestions import suggestion
+
+from .checks import Checker
 from .lexer import MAX_INTEGER
 from .nodes import Call
 from .sizes import joined_sizes, replaced_sizes
