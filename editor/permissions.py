@@ -109,36 +109,27 @@ def visible_runs(user) -> QuerySet[Run]:
 
 def workspace_for(user, slug: str, action: Action = Action.VIEW) -> Workspace:
     """The workspace with this slug, if `user` may do `action` in it."""
-    try:
-        workspace = Workspace.objects.get(slug=slug)
-    except Workspace.DoesNotExist:
-        raise Http404("no such workspace") from None
-    _require_or_hide(user, action, workspace, "no such workspace")
-    return workspace
+    return _allowed(user, action, Workspace.objects.all(), "no such workspace", slug=slug)
 
 
 def pipeline_for(user, pipeline_id: int, action: Action = Action.VIEW) -> Pipeline:
     """The pipeline, if `user` may do `action` to it (404 when they may not even see it)."""
-    try:
-        pipeline = Pipeline.objects.select_related("owner", "workspace").get(pk=pipeline_id)
-    except Pipeline.DoesNotExist:
-        raise Http404("no such pipeline") from None
-    _require_or_hide(user, action, pipeline, "no such pipeline")
-    return pipeline
+    pipelines = Pipeline.objects.select_related("owner", "workspace")
+    return _allowed(user, action, pipelines, "no such pipeline", pk=pipeline_id)
 
 
 def run_for(user, run_id: int, action: Action = Action.VIEW) -> Run:
     """The run, if `user` may do `action` to it."""
-    try:
-        run = Run.objects.select_related("pipeline__workspace", "started_by").get(pk=run_id)
-    except Run.DoesNotExist:
-        raise Http404("no such run") from None
-    _require_or_hide(user, action, run, "no such run")
-    return run
+    runs = Run.objects.select_related("pipeline__workspace", "started_by")
+    return _allowed(user, action, runs, "no such run", pk=run_id)
 
 
-def _require_or_hide(user, action: Action, target, missing: str) -> None:
+def _allowed(user, action: Action, queryset: QuerySet, missing: str, **lookup):
+    """The one object of `queryset` matching `lookup`, if `user` may do `action` to it; else
+    404 `missing` (whether it does not exist or is hidden) or 403."""
     try:
+        target = queryset.get(**lookup)
         require(user, action, target)
-    except Http404:
+    except (queryset.model.DoesNotExist, Http404):
         raise Http404(missing) from None
+    return target

@@ -11,6 +11,7 @@ this module directly.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -216,3 +217,15 @@ def stop_servers(servers: list[DaphneServer]) -> None:
         server.terminate()
     for server in servers:
         server.wait_stopped()
+
+
+async def api(server: DaphneServer, method: str, path: str, token: str, body=None) -> dict:
+    """A JSON API call to `server` with a bearer token, off the event loop; asserts success."""
+    status, answer = await asyncio.to_thread(server.request, method, path, body, token)
+    assert status < 300, f"{method} {path}: {status} {answer}\nserver log:\n{server.errors()}"
+    return answer
+
+
+async def create_pipeline(server: DaphneServer, token: str, document: dict) -> int:
+    """A new pipeline on `server`; its id."""
+    return (await api(server, "POST", "/api/pipelines", token, document))["id"]

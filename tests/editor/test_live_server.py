@@ -24,7 +24,7 @@ from tests.live_client import (
     session_cookie,
     websocket_transport,
 )
-from tests.servers import DaphneServer, pause_pipeline
+from tests.servers import DaphneServer, api, create_pipeline, pause_pipeline
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.server]
 ACTIVE = ("queued", "running")
@@ -38,16 +38,6 @@ def token(owner) -> str:
 @pytest.fixture
 def cookie(client) -> str:
     return session_cookie(client)
-
-
-async def api(server: DaphneServer, method: str, path: str, token: str, body=None) -> dict:
-    status, answer = await asyncio.to_thread(server.request, method, path, body, token)
-    assert status < 300, f"{method} {path}: {status} {answer}\nserver log:\n{server.errors()}"
-    return answer
-
-
-async def create_pipeline(server: DaphneServer, token: str, document: dict) -> int:
-    return (await api(server, "POST", "/api/pipelines", token, document))["id"]
 
 
 async def start_run(server: DaphneServer, token: str, pipeline_id: int) -> int:

@@ -27,7 +27,7 @@ from tests.live_client import (
     session_cookie,
     websocket_transport,
 )
-from tests.servers import DaphneServer, pause_pipeline
+from tests.servers import DaphneServer, api, create_pipeline, pause_pipeline
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.server]
 MIB = 2**20
@@ -41,16 +41,6 @@ def token(owner) -> str:
 @pytest.fixture
 def cookie(client) -> str:
     return session_cookie(client)
-
-
-async def api(server: DaphneServer, method: str, path: str, token: str, body=None) -> dict:
-    status, answer = await asyncio.to_thread(server.request, method, path, body, token)
-    assert status < 300, f"{method} {path}: {status} {answer}\nserver log:\n{server.errors()}"
-    return answer
-
-
-async def new_pipeline(server: DaphneServer, token: str, document: dict) -> int:
-    return (await api(server, "POST", "/api/pipelines", token, document))["id"]
 
 
 def rss_bytes(pid: int) -> int:
@@ -71,7 +61,7 @@ async def close_code(connection) -> int:
 
 
 async def test_a_client_flooding_messages_is_closed_with_4429(asgi_server, token, cookie):
-    pipeline_id = await new_pipeline(asgi_server, token, pause_pipeline("flood", 1, 0))
+    pipeline_id = await create_pipeline(asgi_server, token, pause_pipeline("flood", 1, 0))
     async with open_socket(asgi_server, pipeline_id, cookie) as connection:
         assert json.loads(await connection.recv())["type"] == "snapshot"
         request = json.dumps({"type": "snapshot_request"})
@@ -81,7 +71,7 @@ async def test_a_client_flooding_messages_is_closed_with_4429(asgi_server, token
 
 
 async def test_a_client_that_asks_calmly_is_never_closed(asgi_server, token, cookie):
-    pipeline_id = await new_pipeline(asgi_server, token, pause_pipeline("calm", 1, 0))
+    pipeline_id = await create_pipeline(asgi_server, token, pause_pipeline("calm", 1, 0))
     async with open_socket(asgi_server, pipeline_id, cookie) as connection:
         receive, send = websocket_transport(connection)
         assert (await receive())["type"] == "snapshot"
@@ -92,7 +82,7 @@ async def test_a_client_that_asks_calmly_is_never_closed(asgi_server, token, coo
 
 
 async def test_a_frame_over_4_kib_is_refused_with_4413(asgi_server, token, cookie):
-    pipeline_id = await new_pipeline(asgi_server, token, pause_pipeline("big", 1, 0))
+    pipeline_id = await create_pipeline(asgi_server, token, pause_pipeline("big", 1, 0))
     async with open_socket(asgi_server, pipeline_id, cookie) as connection:
         assert json.loads(await connection.recv())["type"] == "snapshot"
         padding = "x" * (4 * 1024)
@@ -104,7 +94,7 @@ async def test_a_frame_over_4_kib_is_refused_with_4413(asgi_server, token, cooki
 async def test_a_frame_that_is_not_plain_json_is_refused_with_4400(
     asgi_server, token, cookie, frame
 ):
-    pipeline_id = await new_pipeline(asgi_server, token, pause_pipeline("deep", 1, 0))
+    pipeline_id = await create_pipeline(asgi_server, token, pause_pipeline("deep", 1, 0))
     async with open_socket(asgi_server, pipeline_id, cookie) as connection:
         assert json.loads(await connection.recv())["type"] == "snapshot"
         await connection.send(frame)
@@ -148,7 +138,9 @@ async def test_a_client_that_never_reads_is_disconnected_and_the_memory_comes_ba
     start_server, token, cookie
 ):
     [server] = await asyncio.to_thread(start_server)
-    warm_up, pipeline_id = [await new_pipeline(server, token, chatty_pipeline(4000)) for _ in "ab"]
+    warm_up, pipeline_id = [
+        await create_pipeline(server, token, chatty_pipeline(4000)) for _ in "ab"
+    ]
     view, _ = await watch_a_run(server, warm_up, token, cookie)  # the run's own memory, once
     assert sum(len(json.dumps(frame)) for frame in view.frames) > 5 * MIB
     baseline = rss_bytes(server.process.pid)
