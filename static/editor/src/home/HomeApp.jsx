@@ -11,6 +11,7 @@ import { describeProblem } from "../model/problems.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage, settingsUrl } from "../workspaces/roles.js";
 import JsonFileInput from "../ui/JsonFileInput.jsx";
 import ListTable from "../ui/ListTable.jsx";
+import ConfirmDialog from "../ui/ConfirmDialog.jsx";
 
 const editorUrl = (id) => `/pipelines/${id}/`;
 const LIST_LIMIT = 200;
@@ -175,17 +176,9 @@ export default function HomeApp({ api, userName, staff }) {
         <WorkspaceSection key={workspace.slug} workspace={workspace} pipelines={pipelines} onCreate={create} onImport={chooseImport} actions={rowActions} />
       ))}
       {deleting ? (
-        <Dialog title={`Delete “${deleting.name}”?`} onClose={() => setDeleting(null)}>
-          <p>This deletes the pipeline and its run history. It cannot be undone.</p>
-          <div className="pw-dialog-actions">
-            <button type="button" onClick={() => setDeleting(null)}>
-              Keep it
-            </button>
-            <button type="button" className="pw-danger" onClick={() => remove(deleting)}>
-              Delete
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog title={`Delete “${deleting.name}”?`} onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)}>
+          This deletes the pipeline and its run history. It cannot be undone.
+        </ConfirmDialog>
       ) : null}
       {creatingWorkspace ? <NewWorkspaceDialog onCreate={createWorkspace} onClose={() => setCreatingWorkspace(false)} /> : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />

@@ -3,7 +3,6 @@
 // Viewers and read-only folders (shared/, unless staff) get no upload or delete.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import Dialog from "../ui/Dialog.jsx";
 import Toasts from "../ui/Toasts.jsx";
 import { useToasts } from "../ui/useToasts.js";
 import { formatTime, timeAgo } from "../model/format.js";
@@ -11,6 +10,7 @@ import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, list
 import { filesUrl, mayEdit, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../ui/ListTable.jsx";
+import ConfirmDialog from "../ui/ConfirmDialog.jsx";
 
 const FILE_COLUMNS = ["Name", "Path in a pipeline", { label: "Size", className: "pw-number" }, "Modified"];
 
@@ -205,17 +205,9 @@ export default function FilesApp({ api, workspace, staff }) {
         Pipelines of this workspace name a file by its path here; <code>shared/…</code> is the folder every workspace reads.
       </p>
       {deleting ? (
-        <Dialog title={`Delete ${deleting.path}?`} onClose={() => setDeleting(null)}>
-          <p>{deleting.kind === "folder" ? "The folder is deleted if it is empty." : "Pipelines that read this file will fail until it is uploaded again. It cannot be undone."}</p>
-          <div className="pw-dialog-actions">
-            <button type="button" onClick={() => setDeleting(null)}>
-              Keep it
-            </button>
-            <button type="button" className="pw-danger" onClick={() => remove(deleting)}>
-              Delete
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog title={`Delete ${deleting.path}?`} onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)}>
+          {deleting.kind === "folder" ? "The folder is deleted if it is empty." : "Pipelines that read this file will fail until it is uploaded again. It cannot be undone."}
+        </ConfirmDialog>
       ) : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
     </div>

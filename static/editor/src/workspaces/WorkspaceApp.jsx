@@ -10,6 +10,7 @@ import { connectionBody, connectionForm } from "./connections.js";
 import { ROLE_MEANING, ROLES, mayManage, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../ui/ListTable.jsx";
+import ConfirmDialog from "../ui/ConfirmDialog.jsx";
 
 /** The page for `workspace` ({slug, name, role}). */
 export default function WorkspaceApp({ api, workspace, userName }) {
@@ -193,30 +194,14 @@ export default function WorkspaceApp({ api, workspace, userName }) {
         ) : null}
       </section>
       {removing ? (
-        <Dialog title={`Remove ${removing} from ${workspace.name}?`} onClose={() => setRemoving(null)}>
-          <p>They no longer see its pipelines, runs, files or connections.</p>
-          <div className="pw-dialog-actions">
-            <button type="button" onClick={() => setRemoving(null)}>
-              Keep them
-            </button>
-            <button type="button" className="pw-danger" onClick={() => removeMember(removing)}>
-              Remove
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog title={`Remove ${removing} from ${workspace.name}?`} keepLabel="Keep them" actLabel="Remove" onConfirm={() => removeMember(removing)} onClose={() => setRemoving(null)}>
+          They no longer see its pipelines, runs, files or connections.
+        </ConfirmDialog>
       ) : null}
       {deleting ? (
-        <Dialog title={`Delete the connection “${deleting.name}”?`} onClose={() => setDeleting(null)}>
-          <p>Pipelines that name it fail until a connection of that name is added again.</p>
-          <div className="pw-dialog-actions">
-            <button type="button" onClick={() => setDeleting(null)}>
-              Keep it
-            </button>
-            <button type="button" className="pw-danger" onClick={() => deleteConnection(deleting)}>
-              Delete
-            </button>
-          </div>
-        </Dialog>
+        <ConfirmDialog title={`Delete the connection “${deleting.name}”?`} onConfirm={() => deleteConnection(deleting)} onClose={() => setDeleting(null)}>
+          Pipelines that name it fail until a connection of that name is added again.
+        </ConfirmDialog>
       ) : null}
       {editing ? <ConnectionDialog initial={editing.form} isNew={editing.isNew} hadPassword={!editing.isNew && connections.find((c) => c.name === editing.form.name)?.has_password} onSave={saveConnection} onClose={() => setEditing(null)} /> : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
