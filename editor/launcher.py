@@ -33,7 +33,7 @@ from editor.workspaces import engine_access
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.executor import execute
-from runtime.graph import Plan, build_plan
+from runtime.plan import Plan, build_plan
 from runtime.results import RunResult
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus

@@ -147,7 +147,7 @@ def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
     from runtime.events import JsonLinesSink
     from runtime.executor import execute
-    from runtime.graph import build_plan
+    from runtime.plan import build_plan
     from runtime.progress import TerminalProgress
 
     if args.fresh_process:

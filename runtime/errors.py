@@ -100,3 +100,8 @@ class NodeExecutionError(PipewrightError):
         self.node_id = node_id
         self.message = message
         super().__init__(f"node '{node_id}' failed: {message}")
+
+
+class NotLowerable(Exception):
+    """A node or expression that would give different results on a columnar backend than on
+    pandas, so it stays on pandas; the message says why, in the user's words, for `explain`."""

@@ -31,9 +31,9 @@ import pandas as pd
 from runtime.context import NodeContext
 from runtime.errors import NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
-from runtime.graph import Plan, PlannedNode
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
+from runtime.plan import Plan, PlannedNode
 from runtime.pruning import needed_columns
 from runtime.results import NodeResult, RunResult, describe, frame_bytes, outcome, rows_written
 from runtime.statuses import NodeStatus

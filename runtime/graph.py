@@ -2,9 +2,9 @@
 
 Validation collects every problem it finds (unknown operators, bad params, duplicate ids,
 dangling edges and ports, unconnected or over-connected input ports, cycles), each naming the
-node and field and saying how to fix it. `build_plan` turns a valid document into `Plan`, the
-list of node tasks the executor runs; later optimisation passes rewrite plans, not documents.
-Ordering uses the standard library's `graphlib`. Nothing here reads or writes data.
+node and field and saying how to fix it; `runtime.plan.build_plan` turns what it learned into
+the plan the executor runs. Ordering uses the standard library's `graphlib`. Nothing here reads
+or writes data.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import graphlib
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,38 +25,10 @@ from runtime.parameters import resolve_values, substitute
 from runtime.paths import FileArea
 from runtime.problems import validation_problems
 from runtime.registry import Registry, default_registry
-from runtime.spec import Config, Edge, Pipeline, load_document
+from runtime.spec import Edge, Pipeline, load_document
 
 Source = tuple[str, str]
 """An output: (node id, port name)."""
-
-
-@dataclass(slots=True)
-class PlannedNode:
-    """One node ready to run: its operator, validated params and where its inputs come from."""
-
-    id: str
-    label: str
-    operator: Operator
-    params: BaseModel
-    inputs: dict[str, list[Source]]
-    retries: int
-    timeout_s: float | None
-
-
-@dataclass(slots=True)
-class Plan:
-    """A validated pipeline as node tasks in topological order."""
-
-    name: str
-    config: Config
-    parameters: dict[str, Any]
-    nodes: dict[str, PlannedNode]
-    order: list[str]
-    predecessors: dict[str, set[str]]
-    consumers: Counter = field(default_factory=Counter)
-    """How many node inputs read each output `(node, port)`: when it falls to 0, drop it."""
-
 
 STRUCTURAL = ("duplicate_node", "dangling_edge", "duplicate_edge", "unknown_port", "cycle",
               "too_many_edges")  # fmt: skip
@@ -99,11 +71,7 @@ def validate(
 ) -> list[Problem]:
     """Every problem that would stop the pipeline from running, in document order (file paths
     checked against `data_root` when given)."""
-    try:
-        build_plan(pipeline, parameters, registry, data_root=data_root)
-    except PipelineValidationError as error:
-        return error.problems
-    return []
+    return analyse(pipeline, parameters, registry, data_root=data_root).problems
 
 
 @dataclass(slots=True)
@@ -155,44 +123,6 @@ def analyse(
     order, cycles = _ordered(predecessors)
     problems += cycles
     return Analysis(values, operators, params, inputs, predecessors, order, problems)
-
-
-def build_plan(
-    pipeline: Pipeline,
-    parameters: dict[str, Any] | None = None,
-    registry: Registry | None = None,
-    *,
-    data_root: FileArea | str | Path | None = None,
-) -> Plan:
-    """Validate the document with the run's parameter values and return its plan."""
-    analysis = analyse(pipeline, parameters, registry, data_root=data_root)
-    if analysis.problems:
-        raise PipelineValidationError(analysis.problems)
-    config = pipeline.config
-    nodes = {
-        node.id: PlannedNode(
-            id=node.id,
-            label=node.label,
-            operator=analysis.operators[node.id],
-            params=analysis.params[node.id],
-            inputs=analysis.inputs[node.id],
-            retries=config.retries if node.retries is None else node.retries,
-            timeout_s=config.timeout_s if node.timeout_s is None else node.timeout_s,
-        )
-        for node in pipeline.nodes
-    }
-    consumers = Counter(
-        source for node in nodes.values() for sources in node.inputs.values() for source in sources
-    )
-    return Plan(
-        pipeline.name,
-        config,
-        analysis.values,
-        nodes,
-        analysis.order,
-        analysis.predecessors,
-        consumers,
-    )
 
 
 def _unknown_run_parameters(pipeline: Pipeline, parameters: dict) -> list[Problem]:

@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from runtime.errors import NotLowerable
+
 if TYPE_CHECKING:
     from runtime.context import NodeContext
+    from runtime.plan.relational import Relation
     from runtime.schema import Schema
 
 Kind = Literal["input", "process", "output"]
@@ -23,6 +26,7 @@ KINDS: tuple[str, ...] = ("input", "process", "output")
 
 InputFrames = dict[str, "pd.DataFrame | list[pd.DataFrame] | None"]
 InputSchemas = dict[str, "Schema | list[Schema] | None"]
+InputRelations = dict[str, "Relation | list[Relation] | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,18 @@ class Operator:
         read a column that cannot reach an output. The safe default needs every column.
         """
         return dict.fromkeys((port.name for port in self.inputs), None)
+
+    def lower(
+        self, params: OperatorParams, inputs: InputRelations, schemas: InputSchemas
+    ) -> dict[str, Relation]:
+        """This node as relational algebra over its inputs, one relation per output port, so a
+        columnar backend can run it fused with its neighbours.
+
+        Raise `runtime.errors.NotLowerable` with the reason when the result could
+        differ in any way from `run`'s (the pandas result is the reference); the node then runs
+        on pandas. The default: operators run on pandas only.
+        """
+        raise NotLowerable(f"'{self.title}' runs on pandas only")
 
     def input_port(self, name: str) -> Port | None:
         return next((port for port in self.inputs if port.name == name), None)

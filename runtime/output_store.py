@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from runtime.graph import Source
+from runtime.plan import Source
 
 
 class OutputStore:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
-from runtime.graph import build_plan
 from runtime.paths import FileArea
+from runtime.plan import build_plan
 from runtime.registry import Registry, default_registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import Pipeline

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from runtime.graph import Plan
+from runtime.plan import Plan
 
 Columns = set[str] | None
 """A set of column names, or None for all of them."""

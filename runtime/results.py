@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from runtime.errors import PipewrightError
-from runtime.graph import Source
+from runtime.plan import Source
 from runtime.statuses import NodeStatus, RunStatus
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.graph import build_plan
+from runtime.plan import build_plan
 from runtime.spec import load_document
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 

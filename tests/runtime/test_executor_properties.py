@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.graph import build_plan
+from runtime.plan import build_plan
 from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 

@@ -15,8 +15,8 @@ from runtime.errors import NodeExecutionError
 from runtime.executor import execute
 from runtime.expressions import ExpressionError, evaluate, infer_type, sizes
 from runtime.expressions.sizes import MAX_VALUE_BYTES, size_text
-from runtime.graph import build_plan
 from runtime.inference import infer_schemas
+from runtime.plan import build_plan
 from runtime.preview import preview
 from runtime.schema import Column, Schema
 from runtime.spec import load_document

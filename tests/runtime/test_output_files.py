@@ -13,7 +13,6 @@ import pytest
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.graph import build_plan
 from runtime.inference import infer_schemas
 from runtime.operators.atomic import (
     UNKNOWN_RUN_GRACE_S,
@@ -22,6 +21,7 @@ from runtime.operators.atomic import (
 )
 from runtime.operators.csv_files import CsvInput
 from runtime.operators.file_common import FileOutput, FileOutputParams
+from runtime.plan import build_plan
 from runtime.preview import preview
 from runtime.registry import Registry, default_registry
 from runtime.spec import load_document

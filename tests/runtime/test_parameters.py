@@ -7,9 +7,9 @@ from pydantic import BaseModel
 
 from runtime.errors import PipelineValidationError
 from runtime.fields import Expression, VerbatimText
-from runtime.graph import build_plan
 from runtime.operator import Operator, OperatorParams
 from runtime.parameters import parse_cli_value
+from runtime.plan import build_plan
 from runtime.registry import Registry
 from runtime.spec import load_document
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.executor import execute
-from runtime.graph import build_plan
+from runtime.plan import build_plan
 from runtime.pruning import needed_columns
 from runtime.spec import load_document
 

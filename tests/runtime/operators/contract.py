@@ -18,8 +18,8 @@ import pytest
 
 from runtime.context import NodeContext
 from runtime.errors import PipelineValidationError
-from runtime.graph import build_plan
 from runtime.operator import Operator
+from runtime.plan import build_plan
 from runtime.registry import Registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import load_document

@@ -22,9 +22,9 @@ import sqlalchemy as sa
 from runtime import context
 from runtime.errors import NodeCancelled, OperatorError, ParamsError, UnsafePathError
 from runtime.executor import execute
-from runtime.graph import build_plan
 from runtime.operators import sql
 from runtime.operators.sql import SqlInput, SqlOutput
+from runtime.plan import build_plan
 from runtime.schema import DATE_DTYPE, Column, Schema
 from runtime.spec import load_document
 from runtime.sql_connections import engine_for

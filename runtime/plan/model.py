@@ -1,0 +1,84 @@
+"""The plan: the IR between a pipeline document and the executor.
+
+`build_plan` turns a validated document into a `Plan` of node tasks; optimisation passes
+(`runtime.plan.passes`) rewrite plans, never documents. A pass may leave nodes out of the
+run (`eliminated`), let one node stand for identical others (`merged`), or group chains of
+nodes into `segments` that one backend runs in one go; each records why, for `explain` and
+for the reasons the run reports.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from runtime.graph import Source
+from runtime.operator import Operator
+from runtime.spec import Config
+
+
+@dataclass(slots=True)
+class PlannedNode:
+    """One node ready to run: its operator, validated params and where its inputs come from."""
+
+    id: str
+    label: str
+    operator: Operator
+    params: BaseModel
+    inputs: dict[str, list[Source]]
+    retries: int
+    timeout_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """Nodes that one backend runs together, and why that backend was chosen."""
+
+    id: str
+    backend: str
+    nodes: tuple[str, ...]
+    """In a parents-first order."""
+    reason: str
+
+
+@dataclass(slots=True)
+class Plan:
+    """A validated pipeline as node tasks in topological order."""
+
+    name: str
+    config: Config
+    parameters: dict[str, Any]
+    nodes: dict[str, PlannedNode]
+    order: list[str]
+    predecessors: dict[str, set[str]]
+    consumers: Counter = field(default_factory=Counter)
+    """How many node inputs read each output `(node, port)`: when it falls to 0, drop it."""
+    eliminated: dict[str, str] = field(default_factory=dict)
+    """Nodes left out of the run, with the reason the run reports (their status: skipped)."""
+    merged: dict[str, str] = field(default_factory=dict)
+    """Nodes computed by another, identical node: alias → the node that runs."""
+    segments: list[Segment] = field(default_factory=list)
+    """Chains that run on one backend in one go (empty: every node runs on its own)."""
+    notes: list[str] = field(default_factory=list)
+    """What the passes did, in words, for `explain`."""
+
+    def labels(self) -> dict[str, str]:
+        return {node_id: node.label for node_id, node in self.nodes.items()}
+
+
+def count_consumers(nodes: dict[str, PlannedNode]) -> Counter:
+    """How many node inputs read each output port."""
+    return Counter(
+        source for node in nodes.values() for sources in node.inputs.values() for source in sources
+    )
+
+
+def predecessors_of(nodes: dict[str, PlannedNode]) -> dict[str, set[str]]:
+    """Each node's parents, from its inputs."""
+    return {
+        node_id: {source for sources in node.inputs.values() for source, _ in sources}
+        for node_id, node in nodes.items()
+    }
