@@ -34,6 +34,7 @@ from runtime.events import Emitter, EventSink, now_iso
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
+from runtime.plan.tasks import tasks_of
 from runtime.pruning import needed_columns
 from runtime.results import NodeResult, RunResult, describe, frame_bytes, outcome, rows_written
 from runtime.statuses import NodeStatus
@@ -95,8 +96,14 @@ class _Execution:
         self.row_limit = row_limit
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
+        self.tasks = tasks_of(plan, retain)
         self.lock = threading.Condition()
-        self.results = {node_id: NodeResult(node_id) for node_id in plan.order}
+        self.results = {task: NodeResult(task) for task in self.tasks.order}
+        """Each task's result: a node's own, or a segment's, which its members copy."""
+        self.node_results = _node_results(plan, self.results, self.tasks.members)
+        self.aliases: dict[str, list[str]] = {}
+        for alias, kept in plan.merged.items():
+            self.aliases.setdefault(kept, []).append(alias)
         self.store = OutputStore(plan.consumers, retain)
         self.failed_upstream: dict[str, str] = {}
         """For a skipped node, the failed node it is downstream of."""
@@ -110,13 +117,15 @@ class _Execution:
         """Once nothing new may start: why (the run was cancelled, a node failed)."""
         self.cancelled = False
         self.crash: BaseException | None = None
-        self.sorter: TopologicalSorter = TopologicalSorter(plan.predecessors)
+        self.sorter: TopologicalSorter = TopologicalSorter(self.tasks.predecessors)
 
     # -- the watcher: the calling thread handles the clock and the cancel signal ----------
 
     def run(self) -> RunResult:
         started = time.perf_counter()
-        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.plan.order))
+        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.node_results))
+        for node_id, reason in self.plan.eliminated.items():
+            self._settle(node_id, NodeStatus.SKIPPED, reason)
         with self.lock:
             self.sorter.prepare()
             self._take_ready()
@@ -156,7 +165,7 @@ class _Execution:
             for node_id in ready:
                 blocked = [
                     parent
-                    for parent in self.plan.predecessors[node_id]
+                    for parent in self.tasks.predecessors[node_id]
                     if self.results[parent].status != NodeStatus.SUCCEEDED
                 ]
                 if self.stopping:
@@ -168,9 +177,11 @@ class _Execution:
                 else:
                     self.queued.append(node_id)
                     self.results[node_id].status = NodeStatus.QUEUED
-                    self.emitter.emit(
-                        "node_status", node=node_id, status=NodeStatus.QUEUED, attempt=1
-                    )
+                    for member in self.tasks.members[node_id]:
+                        self.node_results[member].status = NodeStatus.QUEUED
+                        self.emitter.emit(
+                            "node_status", node=member, status=NodeStatus.QUEUED, attempt=1
+                        )
 
     def _dispatch(self) -> None:
         """Start worker loops for waiting work, never more than `max_concurrency` at once."""
@@ -185,7 +196,7 @@ class _Execution:
             previous = self.retry_ready.popleft()
             return self._attempt(previous.node, previous.number + 1, previous.inputs)
         if self.queued:
-            node = self.plan.nodes[self.queued.popleft()]
+            node = self.tasks.nodes[self.queued.popleft()]
             return self._attempt(node, 1, self._take_inputs(node))
         return None
 
@@ -250,9 +261,10 @@ class _Execution:
         if attempt.number == 1:
             self.results[node_id].started = now_iso()
             self.started_at[node_id] = attempt.started
-        ctx._guarded_emit(
-            "node_status", node=node_id, status=NodeStatus.RUNNING, attempt=attempt.number
-        )
+        for member in self.tasks.members[node_id]:
+            ctx._guarded_emit(
+                "node_status", node=member, status=NodeStatus.RUNNING, attempt=attempt.number
+            )
         if attempt.node.timeout_s is not None:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
@@ -274,17 +286,22 @@ class _Execution:
         elif attempt.number <= node.retries and not self.stopping and _retryable(error):
             delay = self.plan.config.retry_delay_s * 2 ** (attempt.number - 1)
             result.status = NodeStatus.RETRYING
-            self.emitter.emit(
-                "node_status", node=node.id, status=NodeStatus.RETRYING, attempt=attempt.number,
-                error=describe(error), delay_s=delay,
-            )  # fmt: skip
+            for member in self.tasks.members[node.id]:
+                self.node_results[member].status = NodeStatus.RETRYING
+                self.emitter.emit(
+                    "node_status", node=member, status=NodeStatus.RETRYING,
+                    attempt=attempt.number, error=describe(error), delay_s=delay,
+                )  # fmt: skip
             heapq.heappush(self.backoff, (time.monotonic() + delay, id(attempt), attempt))
         else:
             result.error, result.traceback = describe(error), trace
             self._final(node.id, NodeStatus.FAILED)
 
-    def _succeeded(self, attempt: _Attempt, outputs: dict[str, pd.DataFrame]) -> None:
+    def _succeeded(self, attempt: _Attempt, outputs: dict) -> None:
         node = attempt.node
+        if node.id not in self.node_results:  # a segment's task (its id is no node's)
+            self._segment_succeeded(attempt, outputs)
+            return
         result = self.results[node.id]
         result.rows_out = sum(len(frame) for frame in outputs.values())
         result.extra = attempt.ctx.metrics
@@ -296,8 +313,23 @@ class _Execution:
         self.store.put(node.id, outputs)
         self._final(node.id, NodeStatus.SUCCEEDED)
 
+    def _segment_succeeded(self, attempt: _Attempt, outputs: dict) -> None:
+        """Each member of a segment gets its own figures; the exits go to the store."""
+        segment = attempt.node
+        figures = attempt.ctx.metrics.pop("members", {})
+        for member in self.tasks.members[segment.id]:
+            result = self.node_results[member]
+            result.rows_in = dict(figures.get(member, {}).get("rows_in", {}))
+            result.rows_out = figures.get(member, {}).get("rows_out")
+            ports = {port: frame for (node_id, port), frame in outputs.items() if node_id == member}
+            result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
+            result.extra = {"segment": segment.id, "backend": segment.operator.segment.backend}
+            self.store.put(member, ports)
+        self._final(segment.id, NodeStatus.SUCCEEDED)
+
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:
-        """Settle a node's status, tell the sinks, and let its children become ready."""
+        """Settle a task's status, tell the sinks about its nodes, and let its children become
+        ready."""
         result = self.results[node_id]
         result.status = status
         result.reason = reason
@@ -308,17 +340,41 @@ class _Execution:
             result.attempts = attempt.number
         if node_id in self.started_at:
             result.duration_s = round(time.monotonic() - self.started_at[node_id], 6)
-        fields: dict[str, Any] = {"metrics": result.metrics()}
-        if result.error is not None:
-            fields.update(error=result.error, traceback=result.traceback)
-        if reason is not None:
-            fields.update(reason=reason)
-        self.emitter.emit(
-            "node_status", node=node_id, status=status, attempt=result.attempts, **fields
-        )
+        members = self.tasks.members[node_id]
+        for member in members:
+            self._report(member, result, share=len(members))
         self.sorter.done(node_id)
         if status in NodeStatus.FAILURES and self.plan.config.stop_on_error and not self.stopping:
             self._stop_queued(f"stopped after the failure of {node_id}")
+
+    def _settle(self, node_id: str, status: NodeStatus, reason: str) -> None:
+        """Settle a node that does not run (the plan left it out), and tell the sinks."""
+        result = self.node_results[node_id]
+        result.status, result.reason, result.finished = status, reason, now_iso()
+        self._report(node_id, result)
+
+    def _report(
+        self, node_id: str, outcome_of: NodeResult, share: int = 1, reason: str | None = None
+    ) -> None:
+        """Tell the sinks how a node ended, taking `outcome_of`'s outcome (its segment's, or
+        that of the node it was merged with); then the same for the nodes merged into it."""
+        result = self.node_results[node_id]
+        if result is not outcome_of:
+            _take_outcome(result, outcome_of, share)
+        result.reason = reason or result.reason
+        fields: dict[str, Any] = {"metrics": result.metrics()}
+        if result.error is not None:
+            fields.update(error=result.error, traceback=result.traceback)
+        if result.reason is not None:
+            fields.update(reason=result.reason)
+        self.emitter.emit(
+            "node_status", node=node_id, status=result.status, attempt=result.attempts, **fields
+        )
+        for alias in self.aliases.get(node_id, ()):
+            twin = self.node_results[alias]
+            twin.rows_in, twin.rows_out = dict(result.rows_in), result.rows_out
+            twin.bytes_out, twin.extra = result.bytes_out, dict(result.extra)
+            self._report(alias, result, reason=f"computed once with {node_id}")
 
     def _take_inputs(self, node: PlannedNode) -> dict[str, Any]:
         """A node's input frames; an output nobody else will read is dropped from the store."""
@@ -366,14 +422,14 @@ class _Execution:
 
     def _finish(self, duration: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
-        ended = outcome(self.results.values(), kinds, cancelled=self.cancelled)
+        ended = outcome(self.node_results.values(), kinds, cancelled=self.cancelled)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
             "run_finished", status=ended.status, duration_s=round(duration, 6),
             totals=ended.totals, **failure,
         )  # fmt: skip
         return RunResult(
-            self.emitter.run_id, ended.status, self.results, duration, self.store.frames(),
+            self.emitter.run_id, ended.status, self.node_results, duration, self.store.frames(),
             error=ended.error, totals=ended.totals,
         )  # fmt: skip
 
@@ -395,3 +451,24 @@ def _retryable(error: BaseException) -> bool:
     """Whether another attempt could succeed: not when the error's class says `retryable =
     False` (bad params, missing columns, refused paths), which the same input fails again."""
     return getattr(error, "retryable", True)
+
+
+def _node_results(plan: Plan, results: dict, members: dict) -> dict[str, NodeResult]:
+    """A result per node of the document: a task's own for a node that runs alone, a new one
+    for a segment's members, the plan's left-out nodes and merged nodes."""
+    by_node = {}
+    for task, nodes in members.items():
+        for node_id in nodes:
+            by_node[node_id] = results[task] if nodes == (task,) else NodeResult(node_id)
+    for node_id in [*plan.eliminated, *plan.merged]:
+        by_node[node_id] = NodeResult(node_id)
+    return by_node
+
+
+def _take_outcome(result: NodeResult, source: NodeResult, share: int) -> None:
+    """Copy how `source` ended onto `result`; a segment's duration is shared by its nodes."""
+    result.status, result.reason, result.finished = source.status, source.reason, source.finished
+    result.started, result.attempts = source.started, source.attempts
+    result.error, result.traceback = source.error, source.traceback
+    if source.duration_s is not None:
+        result.duration_s = round(source.duration_s / share, 6)

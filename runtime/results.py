@@ -81,7 +81,8 @@ class Outcome:
 
 
 def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelled: bool) -> Outcome:
-    """The outcome of a run whose nodes ended as `results`; `kinds` gives each node's kind."""
+    """The outcome of a run whose nodes ended as `results`; `kinds` gives the kind of each
+    node that ran (a merged twin's rows were read or written once, by the node that ran)."""
     results = list(results)
     failures = [result for result in results if result.status in NodeStatus.FAILURES]
     if cancelled:
@@ -94,10 +95,10 @@ def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelle
     statuses = Counter(str(result.status) for result in results)
     totals = {
         "nodes": dict(sorted(statuses.items())),
-        "rows_read": sum(r.rows_out or 0 for r in results if kinds[r.node] == "input"),
+        "rows_read": sum(r.rows_out or 0 for r in results if kinds.get(r.node) == "input"),
         "rows_written": sum(
             rows_written(r) for r in results
-            if kinds[r.node] == "output" and r.status == NodeStatus.SUCCEEDED
+            if kinds.get(r.node) == "output" and r.status == NodeStatus.SUCCEEDED
         ),
     }  # fmt: skip
     return Outcome(status, "" if first is None else f"{first.node}: {first.error}", totals)
