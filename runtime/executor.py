@@ -26,17 +26,25 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from runtime.context import NodeContext
 from runtime.errors import NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
+from runtime.node_reports import NodeReports
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.tasks import tasks_of
 from runtime.pruning import needed_columns
-from runtime.results import NodeResult, RunResult, describe, frame_bytes, outcome, rows_written
+from runtime.results import (
+    NodeResult,
+    RunResult,
+    check_outputs,
+    describe,
+    frame_bytes,
+    outcome,
+    retryable,
+    rows_written,
+)
 from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
@@ -100,10 +108,7 @@ class _Execution:
         self.lock = threading.Condition()
         self.results = {task: NodeResult(task) for task in self.tasks.order}
         """Each task's result: a node's own, or a segment's, which its members copy."""
-        self.node_results = _node_results(plan, self.results, self.tasks.members)
-        self.aliases: dict[str, list[str]] = {}
-        for alias, kept in plan.merged.items():
-            self.aliases.setdefault(kept, []).append(alias)
+        self.reports = NodeReports(plan, self.tasks, self.results, emitter.emit)
         self.store = OutputStore(plan.consumers, retain)
         self.failed_upstream: dict[str, str] = {}
         """For a skipped node, the failed node it is downstream of."""
@@ -123,9 +128,9 @@ class _Execution:
 
     def run(self) -> RunResult:
         started = time.perf_counter()
-        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.node_results))
+        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.reports.by_node))
         for node_id, reason in self.plan.eliminated.items():
-            self._settle(node_id, NodeStatus.SKIPPED, reason)
+            self.reports.left_out(node_id, reason)
         with self.lock:
             self.sorter.prepare()
             self._take_ready()
@@ -177,11 +182,7 @@ class _Execution:
                 else:
                     self.queued.append(node_id)
                     self.results[node_id].status = NodeStatus.QUEUED
-                    for member in self.tasks.members[node_id]:
-                        self.node_results[member].status = NodeStatus.QUEUED
-                        self.emitter.emit(
-                            "node_status", node=member, status=NodeStatus.QUEUED, attempt=1
-                        )
+                    self.reports.status(node_id, NodeStatus.QUEUED, 1)
 
     def _dispatch(self) -> None:
         """Start worker loops for waiting work, never more than `max_concurrency` at once."""
@@ -261,16 +262,13 @@ class _Execution:
         if attempt.number == 1:
             self.results[node_id].started = now_iso()
             self.started_at[node_id] = attempt.started
-        for member in self.tasks.members[node_id]:
-            ctx._guarded_emit(
-                "node_status", node=member, status=NodeStatus.RUNNING, attempt=attempt.number
-            )
+        self.reports.status(node_id, NodeStatus.RUNNING, attempt.number, emit=ctx._guarded_emit)
         if attempt.node.timeout_s is not None:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
         try:
             outputs = attempt.node.operator.run(ctx, attempt.inputs)
-            _check_outputs(attempt.node, outputs)
+            check_outputs(attempt.node.operator, outputs)
         except BaseException as error:
             return None, error, traceback.format_exc()
         return outputs, None, None
@@ -283,15 +281,12 @@ class _Execution:
         result.attempts = attempt.number
         if error is None:
             self._succeeded(attempt, outputs)
-        elif attempt.number <= node.retries and not self.stopping and _retryable(error):
+        elif attempt.number <= node.retries and not self.stopping and retryable(error):
             delay = self.plan.config.retry_delay_s * 2 ** (attempt.number - 1)
             result.status = NodeStatus.RETRYING
-            for member in self.tasks.members[node.id]:
-                self.node_results[member].status = NodeStatus.RETRYING
-                self.emitter.emit(
-                    "node_status", node=member, status=NodeStatus.RETRYING,
-                    attempt=attempt.number, error=describe(error), delay_s=delay,
-                )  # fmt: skip
+            self.reports.status(
+                node.id, NodeStatus.RETRYING, attempt.number, error=describe(error), delay_s=delay
+            )
             heapq.heappush(self.backoff, (time.monotonic() + delay, id(attempt), attempt))
         else:
             result.error, result.traceback = describe(error), trace
@@ -299,7 +294,7 @@ class _Execution:
 
     def _succeeded(self, attempt: _Attempt, outputs: dict) -> None:
         node = attempt.node
-        if node.id not in self.node_results:  # a segment's task (its id is no node's)
+        if not self.reports.is_node(node.id):
             self._segment_succeeded(attempt, outputs)
             return
         result = self.results[node.id]
@@ -315,17 +310,14 @@ class _Execution:
 
     def _segment_succeeded(self, attempt: _Attempt, outputs: dict) -> None:
         """Each member of a segment gets its own figures; the exits go to the store."""
-        segment = attempt.node
+        task = attempt.node
+        backend = task.operator.segment.backend
         figures = attempt.ctx.metrics.pop("members", {})
-        for member in self.tasks.members[segment.id]:
-            result = self.node_results[member]
-            result.rows_in = dict(figures.get(member, {}).get("rows_in", {}))
-            result.rows_out = figures.get(member, {}).get("rows_out")
-            ports = {port: frame for (node_id, port), frame in outputs.items() if node_id == member}
-            result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
-            result.extra = {"segment": segment.id, "backend": segment.operator.segment.backend}
+        for member, ports in self.reports.segment_outputs(
+            task.id, backend, outputs, figures
+        ).items():
             self.store.put(member, ports)
-        self._final(segment.id, NodeStatus.SUCCEEDED)
+        self._final(task.id, NodeStatus.SUCCEEDED)
 
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:
         """Settle a task's status, tell the sinks about its nodes, and let its children become
@@ -340,41 +332,10 @@ class _Execution:
             result.attempts = attempt.number
         if node_id in self.started_at:
             result.duration_s = round(time.monotonic() - self.started_at[node_id], 6)
-        members = self.tasks.members[node_id]
-        for member in members:
-            self._report(member, result, share=len(members))
+        self.reports.settled(node_id, result)
         self.sorter.done(node_id)
         if status in NodeStatus.FAILURES and self.plan.config.stop_on_error and not self.stopping:
             self._stop_queued(f"stopped after the failure of {node_id}")
-
-    def _settle(self, node_id: str, status: NodeStatus, reason: str) -> None:
-        """Settle a node that does not run (the plan left it out), and tell the sinks."""
-        result = self.node_results[node_id]
-        result.status, result.reason, result.finished = status, reason, now_iso()
-        self._report(node_id, result)
-
-    def _report(
-        self, node_id: str, outcome_of: NodeResult, share: int = 1, reason: str | None = None
-    ) -> None:
-        """Tell the sinks how a node ended, taking `outcome_of`'s outcome (its segment's, or
-        that of the node it was merged with); then the same for the nodes merged into it."""
-        result = self.node_results[node_id]
-        if result is not outcome_of:
-            _take_outcome(result, outcome_of, share)
-        result.reason = reason or result.reason
-        fields: dict[str, Any] = {"metrics": result.metrics()}
-        if result.error is not None:
-            fields.update(error=result.error, traceback=result.traceback)
-        if result.reason is not None:
-            fields.update(reason=result.reason)
-        self.emitter.emit(
-            "node_status", node=node_id, status=result.status, attempt=result.attempts, **fields
-        )
-        for alias in self.aliases.get(node_id, ()):
-            twin = self.node_results[alias]
-            twin.rows_in, twin.rows_out = dict(result.rows_in), result.rows_out
-            twin.bytes_out, twin.extra = result.bytes_out, dict(result.extra)
-            self._report(alias, result, reason=f"computed once with {node_id}")
 
     def _take_inputs(self, node: PlannedNode) -> dict[str, Any]:
         """A node's input frames; an output nobody else will read is dropped from the store."""
@@ -422,53 +383,13 @@ class _Execution:
 
     def _finish(self, duration: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
-        ended = outcome(self.node_results.values(), kinds, cancelled=self.cancelled)
+        ended = outcome(self.reports.by_node.values(), kinds, cancelled=self.cancelled)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
             "run_finished", status=ended.status, duration_s=round(duration, 6),
             totals=ended.totals, **failure,
         )  # fmt: skip
         return RunResult(
-            self.emitter.run_id, ended.status, self.node_results, duration, self.store.frames(),
+            self.emitter.run_id, ended.status, self.reports.by_node, duration, self.store.frames(),
             error=ended.error, totals=ended.totals,
         )  # fmt: skip
-
-
-def _check_outputs(node: PlannedNode, outputs) -> None:
-    if not isinstance(outputs, dict):
-        raise TypeError(
-            f"operator '{node.operator.name}' returned {type(outputs).__name__}, not a dict"
-        )
-    for port in node.operator.outputs:
-        if not isinstance(outputs.get(port.name), pd.DataFrame):
-            raise TypeError(
-                f"operator '{node.operator.name}' returned no DataFrame "
-                f"for output port '{port.name}'"
-            )
-
-
-def _retryable(error: BaseException) -> bool:
-    """Whether another attempt could succeed: not when the error's class says `retryable =
-    False` (bad params, missing columns, refused paths), which the same input fails again."""
-    return getattr(error, "retryable", True)
-
-
-def _node_results(plan: Plan, results: dict, members: dict) -> dict[str, NodeResult]:
-    """A result per node of the document: a task's own for a node that runs alone, a new one
-    for a segment's members, the plan's left-out nodes and merged nodes."""
-    by_node = {}
-    for task, nodes in members.items():
-        for node_id in nodes:
-            by_node[node_id] = results[task] if nodes == (task,) else NodeResult(node_id)
-    for node_id in [*plan.eliminated, *plan.merged]:
-        by_node[node_id] = NodeResult(node_id)
-    return by_node
-
-
-def _take_outcome(result: NodeResult, source: NodeResult, share: int) -> None:
-    """Copy how `source` ended onto `result`; a segment's duration is shared by its nodes."""
-    result.status, result.reason, result.finished = source.status, source.reason, source.finished
-    result.started, result.attempts = source.started, source.attempts
-    result.error, result.traceback = source.error, source.traceback
-    if source.duration_s is not None:
-        result.duration_s = round(source.duration_s / share, 6)

@@ -126,3 +126,20 @@ def frame_bytes(frame: pd.DataFrame) -> int:
         return int(sum(block.values.nbytes for block in frame._mgr.blocks))
     except AttributeError:
         return int(frame.memory_usage(index=False, deep=False).sum())
+
+
+def check_outputs(operator, outputs) -> None:
+    """Refuse what an operator's `run` returned unless it is a DataFrame per output port."""
+    if not isinstance(outputs, dict):
+        raise TypeError(f"operator '{operator.name}' returned {type(outputs).__name__}, not a dict")
+    for port in operator.outputs:
+        if not isinstance(outputs.get(port.name), pd.DataFrame):
+            raise TypeError(
+                f"operator '{operator.name}' returned no DataFrame for output port '{port.name}'"
+            )
+
+
+def retryable(error: BaseException) -> bool:
+    """Whether another attempt could succeed: not when the error's class says `retryable =
+    False` (bad params, missing columns, refused paths), which the same input fails again."""
+    return getattr(error, "retryable", True)
