@@ -54,3 +54,24 @@ def describe(relation: Relation, names: dict[int, str]) -> str:
 
 def _named(relation: Relation, names: dict[int, str]) -> str:
     return names.get(id(relation)) or describe(relation, names)
+
+
+def explain_json(plan: Plan) -> dict:
+    """What `explain` says, as data: for the API and the editor's plan view."""
+    in_segments = {node_id for segment in plan.segments for node_id in segment.nodes}
+    return {
+        "segments": [
+            {
+                "id": segment.id,
+                "backend": segment.backend,
+                "nodes": list(segment.nodes),
+                "reason": segment.reason,
+            }
+            for segment in plan.segments
+        ],
+        "pandas": [node_id for node_id in plan.order if node_id not in in_segments],
+        "eliminated": dict(plan.eliminated),
+        "merged": dict(plan.merged),
+        "notes": list(plan.notes),
+        "text": explain(plan),
+    }
