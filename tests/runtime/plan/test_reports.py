@@ -12,8 +12,9 @@ from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import document, engine_registry
 
 
-def without(plan, removed: set[str], rewire: dict[str, str] = {}, **changes):
+def without(plan, removed: set[str], rewire: dict[str, str] | None = None, **changes):
     """`plan` less `removed`, with inputs from an alias read from its twin instead."""
+    rewire = rewire or {}
     nodes = {}
     for node_id, node in plan.nodes.items():
         if node_id in removed:
