@@ -102,6 +102,19 @@ def test_every_golden_pipeline_loads_and_exports_as_version_2(path):
     assert dump_document(load_document(text)) == text
 
 
+EXPORTED_EXAMPLES = [
+    "docs/examples/demo/pipeline.json",
+    "editor/demo/seed_etl.json",
+    "editor/demo/customers_join_and_branch.json",
+]
+
+
+@pytest.mark.parametrize("name", EXPORTED_EXAMPLES)
+def test_the_examples_and_demo_seeds_are_current_exports(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert dump_document(load_document(text)) == text
+
+
 def test_a_format_version_before_the_first_is_refused():
     assert problems_of(minimal(version=0)) == [
         "version: unknown format version 0; this Pipewright reads version 2"
@@ -195,9 +208,20 @@ def documents(draw) -> dict:
     config = {"retries": draw(st.integers(0, 5)), "parameters": draw(st.dictionaries(
         st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), json_scalars, max_size=3
     ))}  # fmt: skip
+    notes = [
+        {"id": note_id, "text": draw(texts(max_size=30)),
+         "width": draw(st.none() | st.integers(1, 900))}
+        for note_id in draw(st.lists(node_ids, max_size=3, unique=True))
+    ]  # fmt: skip
+    groups = [
+        {"id": group_id, "label": draw(texts(max_size=12)),
+         "nodes": draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []}
+        for group_id in draw(st.lists(node_ids, max_size=3, unique=True))
+    ]  # fmt: skip
     return minimal(
-        name=draw(texts(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config
-    )
+        name=draw(texts(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config,
+        notes=notes, groups=groups,
+    )  # fmt: skip
 
 
 @settings(max_examples=200, deadline=None)
