@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime import json_text
+from runtime.backend_names import Backend
 from runtime.canvas_items import canvas_item_problems
 from runtime.errors import PipelineValidationError, Problem
 from runtime.problems import validation_problems
@@ -59,7 +60,6 @@ NodeReference = Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
 malformed id."""
 PortName = Annotated[str, Field(max_length=PORT_MAX_LENGTH)]
 Size = Annotated[float, Field(gt=0, le=MAX_SIZE)]
-Backend = Literal["auto", "duckdb", "pandas"]
 
 
 class _Strict(BaseModel):
