@@ -8,7 +8,8 @@ import pytest
 
 from runtime import spec
 from runtime.errors import PipelineValidationError
-from runtime.graph import build_plan, load_checked
+from runtime.graph import load_checked
+from runtime.plan import build_plan
 from runtime.spec import dump_document, load_document
 
 NODES = [{"id": "read", "operator": "csv_input"}, {"id": "keep", "operator": "filter"}]
