@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from runtime.contract import Operator
 from runtime.errors import Problem, UnsafePathError
-from runtime.operator import Operator
 from runtime.paths import FileArea
 
 

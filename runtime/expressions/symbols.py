@@ -16,9 +16,9 @@ import pandas as pd
 
 from runtime.schema import type_name_of
 
-from .checks import Checker
 from .nodes import Between, Binary, In, IsNull, Logical, Node, Unary
 from .sizes import joined_sizes
+from .type_checks import Checker
 from .values import (
     NULL,
     NUMBERS,

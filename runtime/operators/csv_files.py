@@ -15,10 +15,10 @@ from pydantic import Field
 
 from runtime.casting import cast_series
 from runtime.context import NodeContext
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
-from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.file_common import (
     FileOutput,
     FileOutputParams,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from runtime.contract import Operator, OperatorParams
 from runtime.errors import PipelineValidationError
 from runtime.fields import Expression, VerbatimText
 from runtime.graph import build_plan
-from runtime.operator import Operator, OperatorParams
 from runtime.parameters import parse_cli_value
 from runtime.registry import Registry
 from runtime.spec import load_document

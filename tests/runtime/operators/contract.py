@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from runtime.context import NodeContext
+from runtime.contract import Operator
 from runtime.errors import PipelineValidationError
 from runtime.graph import build_plan
-from runtime.operator import Operator
 from runtime.registry import Registry
 from runtime.schema import Schema, schema_of
 from runtime.spec import load_document
