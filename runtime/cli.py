@@ -37,10 +37,10 @@ def run_as_process(argv: list[str] | None = None) -> NoReturn:
     that skips the interpreter's teardown.
 
     Teardown frees the objects of every loaded module one by one: once pandas is loaded, that
-    takes longer than a small pipeline's run (docs/performance.md). Nothing is lost by skipping it: commands
-    close their files (outputs, event log) before they return, and the streams are flushed
-    here. (Instagram's servers skip it for the same reason.) An exception escaping `main` is
-    a bug and takes the ordinary way out, traceback and all.
+    takes longer than a small pipeline's run (docs/performance.md). Nothing is lost by
+    skipping it: commands close their files (outputs, event log) before they return, and the
+    streams are flushed here. (Instagram's servers skip it for the same reason.) An exception
+    escaping `main` is a bug and takes the ordinary way out, traceback and all.
 
     The garbage collector is also kept off while modules import (they make hundreds of
     thousands of objects and no garbage); `run` turns it back on for the data work, minus the
