@@ -1,4 +1,5 @@
-"""The editor's event sink: runtime events become `Run` / `NodeRun` rows, in batches.
+"""The editor's event sink: runtime events become `Run`, `NodeRun` and `RunLog` rows, in
+batches (the log lines through `editor.run_logs`).
 
 The executor calls sinks under its event lock, so this sink only appends to a queue; a writer
 thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thousand progress
