@@ -4,27 +4,18 @@ rows, runs that have them already are left alone, and backwards the tails come b
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from editor.models import Run, RunLog
+from tests.editor.migrating import migrate
 
 BEFORE = [("editor", "0005_run_logs")]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.fixture
 def old_apps(transactional_db):
     """The models as they were while node runs kept a log tail; forwards again afterwards."""
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes("editor")
-    yield _migrate(BEFORE)
-    _migrate(latest)
+    yield migrate(BEFORE)
+    migrate()
 
 
 def _old_run(apps, name: str, tails: dict[str, list[str]]):
@@ -52,7 +43,7 @@ def test_old_log_tails_become_run_log_lines_in_time_order(old_apps):
         run=recorded, seq=3, time=recorded.created_at, level="info", node="read", message="new"
     )
 
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("editor"))
+    migrate()
 
     lines = RunLog.objects.filter(run_id=old.pk)
     assert [(line.seq, line.level, line.node, line.message) for line in lines] == [
@@ -68,9 +59,9 @@ def test_old_log_tails_become_run_log_lines_in_time_order(old_apps):
 
 def test_backwards_each_node_gets_its_run_log_lines_as_its_tail_again(old_apps):
     old = _old_run(old_apps, "old", {"read": ["2026-11-30T10:00:01+00:00 INFO read 3 rows"]})
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("editor"))
+    migrate()
 
-    apps = _migrate(BEFORE)
+    apps = migrate(BEFORE)
 
     node = apps.get_model("editor", "NodeRun").objects.get(run_id=old.pk, node_id="read")
     assert node.log_tail == ["2026-11-30T10:00:01+00:00 INFO read 3 rows"]
