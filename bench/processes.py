@@ -28,7 +28,7 @@ def compile_bytecode() -> None:
     """Write the project's bytecode, as an installed package has it.
 
     Where PYTHONDONTWRITEBYTECODE is set (as on this kind of machine) and nothing compiled
-    them, every run would compile the engine's sources again: 40 ms no user pays twice.
+    them, every run would compile the engine's sources again, a cost no user pays twice.
     """
     for package in ("runtime", "editor", "pipewright"):
         compileall.compile_dir(ROOT / package, quiet=1)

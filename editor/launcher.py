@@ -1,12 +1,13 @@
 """Runs pipelines in the background: a bounded set of worker threads in the server process.
 
-`submit` queues a run (status `queued` until a worker is free). Runs wait in one queue per
-user, and a free worker takes the next run of the user with the fewest runs going, the one
-served longest ago first among equals: one user who queues many runs delays another user's
-single run by one run at most, not by all of them. The worker marks it
-`running` with its host and pid, executes the snapshot with the runtime, and records every
-event through `RunRecorder`, down to the outcome the runtime computed. `cancel` stops a run
-within about a second: the runtime is told to stop, nothing new starts, outputs stay whole.
+`submit` queues a run (status `queued` until a worker is free) and has `run_watch` hold it:
+its host and pid, and a heartbeat. Runs wait in one queue per user, and a free worker takes
+the next run of the user with the fewest runs going, the one served longest ago first among
+equals: one user who queues many runs delays another user's single run by one run at most,
+not by all of them. The worker marks it `running`, executes the snapshot with the runtime,
+and records every event through `RunRecorder`, down to the outcome the runtime computed.
+`cancel` stops a run within about a second: the runtime is told to stop, nothing new starts,
+outputs stay whole.
 
 Management commands run in the foreground instead: runs started inside `foreground()` are not
 handed to a worker, and `run_now` executes them in the calling thread the same way.

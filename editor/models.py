@@ -283,7 +283,6 @@ class NodeRun(models.Model):
     metrics = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     traceback = models.TextField(blank=True)
-    log_tail = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["run", "id"]

@@ -1,4 +1,5 @@
-"""The editor's event sink: runtime events become `Run` / `NodeRun` rows, in batches.
+"""The editor's event sink: runtime events become `Run`, `NodeRun` and `RunLog` rows, in
+batches (the log lines through `editor.run_logs`).
 
 The executor calls sinks under its event lock, so this sink only appends to a queue; a writer
 thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thousand progress
@@ -16,7 +17,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 
-from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
@@ -97,7 +97,6 @@ class RunRecorder:
 
     def _write(self, events: list[Event]) -> None:
         changes: dict[str, dict] = defaultdict(dict)
-        logs: dict[str, list[str]] = defaultdict(list)
         for event in events:
             node = event.get("node")
             if event["type"] == "node_status":
@@ -111,15 +110,12 @@ class RunRecorder:
                     change["traceback"] = event.get("traceback") or ""
             elif event["type"] == "node_progress":
                 changes[node]["progress"] = event["rows"]
-            elif event["type"] == "node_log":
-                logs[node].append(f"{event['time']} {event['level'].upper()} {event['message']}")
         # Write before reading: SQLite then takes the write lock first, waiting for other
         # writers; upgrading a read lock instead fails at once ("database is locked") when
         # another connection is waiting to commit, and the batch would be lost.
         run = Run.objects.filter(pk=self.run_id)
         run.update(last_seq=events[-1]["seq"])
-        rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes) | set(logs))
-        keep = settings.PIPEWRIGHT_LOG_LINES
+        rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes))
         for row in rows:
             change = changes.get(row.node_id, {})
             progress = change.pop("progress", None)
@@ -127,8 +123,6 @@ class RunRecorder:
                 setattr(row, name, value)
             if progress is not None and "metrics" not in change:
                 row.metrics = {**row.metrics, "rows_so_far": progress}
-            if logs.get(row.node_id):
-                row.log_tail = (row.log_tail + logs[row.node_id])[-keep:]
             row.save()
         finished = [event for event in events if event["type"] == "run_finished"]
         if finished:  # written with the event, so that no listener sees a stale status

@@ -39,7 +39,7 @@ def hold(run_id: int) -> None:
     Run.objects.filter(pk=run_id).update(
         host=socket.gethostname(), pid=os.getpid(), heartbeat_at=timezone.now()
     )
-    _start("heartbeat", _beat_forever)
+    _run_in_background_once("heartbeat", _beat_forever)
 
 
 def release(run_id: int) -> None:
@@ -55,10 +55,11 @@ def held_runs() -> set[int]:
 
 def start_reaping() -> None:
     """At server start: reap now, then every REAP_EVERY_S (not in management commands)."""
-    _start("reaper", _reap_forever)
+    _run_in_background_once("reaper", _reap_forever)
 
 
-def _start(name: str, loop) -> None:
+def _run_in_background_once(name: str, loop) -> None:
+    """Run `loop` (which never returns) in a daemon thread, unless this process runs it already."""
     with _lock:
         if name not in _threads:
             _threads[name] = threading.Thread(target=loop, name=f"pipewright-{name}", daemon=True)

@@ -37,15 +37,15 @@ def run_as_process(argv: list[str] | None = None) -> NoReturn:
     """Entry point of `python -m runtime` and the `pipewright` script: `main`, then an exit
     that skips the interpreter's teardown.
 
-    Teardown frees the objects of every loaded module one by one, about 60 ms once pandas is
-    loaded: more than a small pipeline takes to run. Nothing is lost by skipping it: commands
-    close their files (outputs, event log) before they return, and the streams are flushed
-    here. (Instagram's servers skip it for the same reason.) An exception escaping `main` is
-    a bug and takes the ordinary way out, traceback and all.
+    Teardown frees the objects of every loaded module one by one: once pandas is loaded, that
+    takes longer than a small pipeline's run (docs/performance.md). Nothing is lost by
+    skipping it: commands close their files (outputs, event log) before they return, and the
+    streams are flushed here. (Instagram's servers skip it for the same reason.) An exception
+    escaping `main` is a bug and takes the ordinary way out, traceback and all.
 
     The garbage collector is also kept off while modules import (they make hundreds of
     thousands of objects and no garbage); `run` turns it back on for the data work, minus the
-    objects of those modules (`_collect_garbage_from_here`). Together: 0.1 s off each run.
+    objects of those modules (`_collect_garbage_from_here`).
     """
     gc.disable()
     code = main(argv, fresh_process=True)

@@ -115,7 +115,7 @@ class NodeContext:
         return self.files.display(location)
 
     def progress(self, rows: int) -> None:
-        """Report rows processed so far (throttled to a few events per second)."""
+        """Report rows processed so far (at most one event per `PROGRESS_INTERVAL_S`)."""
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL_S:
             self._last_progress = now

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from runtime.contract import Operator
 from runtime.errors import Problem, UnsafePathError
-from runtime.operator import Operator
 from runtime.paths import FileArea
 
 

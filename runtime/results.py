@@ -119,8 +119,8 @@ def describe(error: BaseException) -> str:
 def frame_bytes(frame: pd.DataFrame) -> int:
     """The shallow size of a frame's columns.
 
-    Reads pandas' block manager because `memory_usage` costs about 100 µs a call, more than
-    the engine's whole per-node budget; falls back to it if pandas changes its internals.
+    Reads pandas' block manager because `memory_usage` costs more than the engine's whole
+    per-node budget (docs/performance.md); falls back to it if pandas changes its internals.
     """
     try:
         return int(sum(block.values.nbytes for block in frame._mgr.blocks))

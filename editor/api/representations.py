@@ -78,7 +78,6 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
                 "metrics": node.metrics,
                 "error": node.error,
                 "traceback": node.traceback if is_operator(user) else "",
-                "log_tail": node.log_tail,
             }
             for node in run.node_runs.all()
         }

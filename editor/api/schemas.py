@@ -137,7 +137,6 @@ class NodeRun(Schema):
     metrics: dict[str, Any]
     error: str
     traceback: str
-    log_tail: list[Any]
 
 
 class RunSummary(Schema):

@@ -20,13 +20,13 @@ from runtime.schema import Column as SchemaColumn
 from runtime.schema import Schema, type_name_of
 from runtime.suggestions import suggestion
 
-from .checks import Checker
 from .errors import ExpressionError
 from .functions import FUNCTIONS
 from .lexer import printable, shorten
 from .nodes import Call, Column, Literal, Node, children
 from .parser import parse
 from .symbols import RULES
+from .type_checks import Checker
 from .values import NULL, Compiled, conform, constant, is_true, resolve
 
 _ONE_ROW = pd.DataFrame(index=pd.RangeIndex(1))

@@ -18,10 +18,10 @@ import pandas as pd
 
 from runtime.suggestions import suggestion
 
-from .checks import Checker
 from .lexer import MAX_INTEGER
 from .nodes import Call
 from .sizes import joined_sizes, replaced_sizes
+from .type_checks import Checker
 from .values import (
     NULL,
     NUMBERS,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from .checks import Checker
 from .errors import ExpressionError, error_at
 from .functions import lookup
 from .lexer import Token, tokenize
@@ -27,6 +26,7 @@ from .nodes import (
     Unary,
     walk,
 )
+from .type_checks import Checker
 
 MAX_DEPTH = 64
 """The deepest nesting accepted, counting parentheses, operators and calls."""

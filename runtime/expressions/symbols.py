@@ -16,9 +16,9 @@ import pandas as pd
 
 from runtime.schema import type_name_of
 
-from .checks import Checker
 from .nodes import Between, Binary, In, IsNull, Logical, Node, Unary
 from .sizes import joined_sizes
+from .type_checks import Checker
 from .values import (
     NULL,
     NUMBERS,
@@ -142,7 +142,7 @@ def compare(op: str, left: object, right: object) -> pd.Series:
     if len(zoned) == 2:
         raise TypeError("cannot compare a time-zone-aware datetime with a naive one")
     # On the arrays, not the Series: both sides come from one frame, so there is nothing to
-    # align, and a Series comparison costs three times as much on a small frame.
+    # align, and a Series comparison costs several times as much on a small frame.
     raw = _COMPARISONS[op](_array_of(left), _array_of(right))
     result = pd.Series(raw, index=index_of(left, right), copy=False)
     if isinstance(result.dtype, pd.BooleanDtype):

@@ -1,8 +1,9 @@
-"""The built-in operators. Each module holds one operator family; each operator is one class.
+"""The built-in operator catalog (the contract they implement is `runtime/contract.py`).
 
-They are listed by name and imported on first use, so that a run imports only the operators
-it needs (the SQL and Excel families pull in SQLAlchemy and openpyxl, which a CSV pipeline
-should not pay for at start-up). The registry checks that each class has the listed name.
+Each module holds one operator family; each operator is one class. They are listed by name
+and imported on first use, so that a run imports only the operators it needs (the SQL and
+Excel families pull in SQLAlchemy and openpyxl, which a CSV pipeline should not pay for at
+start-up). The registry checks that each class has the listed name.
 """
 
 BUILTIN_OPERATORS: dict[str, str] = {

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
+from runtime.contract import Operator, OperatorParams
 from runtime.errors import ParamsError
-from runtime.operator import Operator, OperatorParams
-from runtime.operators.typed_columns import (
+from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,
     ColumnNames,

@@ -12,12 +12,12 @@ import pandas as pd
 from pydantic import Field
 
 from runtime.casting import cast_series
-from runtime.columns import needed_with, require_columns
+from runtime.column_names import needed_with, require_columns
+from runtime.contract import Operator, OperatorParams
 from runtime.errors import ParamsError
 from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
 from runtime.fields import Expression
-from runtime.operator import Operator, OperatorParams
-from runtime.operators.typed_columns import (
+from runtime.operators.column_params import (
     ColumnName,
     ColumnNames,
     Scalar,

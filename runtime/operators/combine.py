@@ -13,9 +13,9 @@ from typing import Annotated, Literal
 import pandas as pd
 from pydantic import Field, field_validator
 
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
-from runtime.operator import Operator, OperatorParams, Port
-from runtime.operators.typed_columns import (
+from runtime.operators.column_params import (
     NUMBERS,
     OneOrMoreColumns,
     column_of,

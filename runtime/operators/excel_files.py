@@ -21,10 +21,10 @@ import pyarrow as pa
 from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
 from pydantic import AfterValidator, Field
 
+from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, ParamsError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
-from runtime.operator import OperatorParams
 from runtime.operators.file_common import (
     FileInput,
     FileOutput,

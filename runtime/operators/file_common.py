@@ -24,10 +24,10 @@ from pydantic import AfterValidator, Field
 
 from runtime.casting import cast_series
 from runtime.context import NodeContext
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
-from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.schema import Column, Schema, schema_of, type_name_of
 

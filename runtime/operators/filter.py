@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from runtime.columns import needed_with
+from runtime.column_names import needed_with
+from runtime.contract import Operator, OperatorParams
 from runtime.errors import ParamsError
 from runtime.expressions import (
     ExpressionError,
@@ -14,7 +15,6 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.fields import Expression
-from runtime.operator import Operator, OperatorParams
 
 
 class FilterParams(OperatorParams):

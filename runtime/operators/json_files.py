@@ -22,10 +22,10 @@ from pyarrow import json as pa_json
 from pydantic import Field
 
 from runtime.context import NodeContext
+from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
-from runtime.operator import OperatorParams
 from runtime.operators.file_common import (
     FileInput,
     FileOutput,

@@ -16,12 +16,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import Field
 
-from runtime.columns import require_columns
+from runtime.column_names import require_columns
 from runtime.context import NodeContext
+from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
-from runtime.operator import OperatorParams
 from runtime.operators.file_common import (
     FileInput,
     FileOutput,

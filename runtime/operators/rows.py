@@ -11,9 +11,9 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from runtime.columns import needed_with
-from runtime.operator import Operator, OperatorParams
-from runtime.operators.typed_columns import (
+from runtime.column_names import needed_with
+from runtime.contract import Operator, OperatorParams
+from runtime.operators.column_params import (
     ColumnName,
     ColumnNames,
     chosen_columns,

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
-from runtime.operator import Operator, OperatorParams, Port
-from runtime.operators.typed_columns import (
+from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,
     ColumnNames,

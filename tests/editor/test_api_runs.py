@@ -28,7 +28,8 @@ def test_a_run_executes_in_the_background_and_records_every_node(client, pipelin
     )
     assert body["nodes"]["adults"]["metrics"]["rows_in"] == {"in": 3}
     assert body["nodes"]["adults"]["metrics"]["rows_out"] == 2
-    assert body["nodes"]["write"]["log_tail"][-1].endswith("INFO wrote 2 rows to out/adults.csv")
+    writes = [(line["level"], line["message"]) for line in body["logs"] if line["node"] == "write"]
+    assert writes[-1] == ("info", "wrote 2 rows to out/adults.csv")
     assert body["parameters"] == {"min_age": 30} and body["started_by"] == "owner"
     assert body["last_seq"] > 0 and body["duration_s"] >= 0
     assert (data_root / "out" / "adults.csv").read_text() == "id,name,age\n1,Ada,36\n3,Grace,85\n"

@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from editor.models import Connection, Pipeline, Workspace
+from tests.editor.migrating import migrate
 
 BEFORE = [("editor", "0002_workspaces")]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.fixture
 def old_apps(transactional_db):
     """The models as they were before pipelines had workspaces; forwards again afterwards."""
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes("editor")
-    yield _migrate(BEFORE)
-    _migrate(latest)
+    yield migrate(BEFORE)
+    migrate()
 
 
 def test_pipelines_files_and_connections_move_into_their_owners_workspaces(
@@ -54,8 +45,7 @@ def test_pipelines_files_and_connections_move_into_their_owners_workspaces(
     )
     OldConnection.objects.create(name="spare", url="sqlite:///shop.db", password="")
 
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes("editor")
-    _migrate(latest)
+    migrate()
 
     assert {p.name: p.workspace.slug for p in Pipeline.objects.all()} == {
         "alice's": "alice",

@@ -14,8 +14,8 @@ from typing import Annotated, Literal
 import pandas as pd
 from pydantic import Field
 
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
-from runtime.operator import Operator, OperatorParams, Port
 from runtime.registry import Registry
 from runtime.schema import Column, Schema
 from runtime.spec import Pipeline, load_document

@@ -231,7 +231,7 @@ def test_a_long_chain_never_holds_every_intermediate_at_once(max_concurrency):
     """Each node makes a fresh 4 MB frame; peak memory must stay a few frames, not 40."""
     import tracemalloc
 
-    from runtime.operator import Operator, OperatorParams
+    from runtime.contract import Operator, OperatorParams
     from runtime.registry import Registry
 
     class Big(Operator):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime.events import ListSink
@@ -13,10 +13,9 @@ from runtime.executor import execute
 from runtime.plan import build_plan
 from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
+from tests.strategies import bounded
 
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
+SETTINGS = bounded(60, tolerate=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -138,7 +137,7 @@ def test_retries_are_counted_and_a_node_succeeds_once_its_failures_run_out(dag, 
     assert_event_stream_is_well_formed(sink, count)
 
 
-@settings(max_examples=15, deadline=None, derandomize=True)
+@bounded(15)
 @given(dags(max_nodes=8), st.integers(1, 3), st.data())
 def test_nodes_past_their_deadline_time_out_and_the_rest_is_consistent(dag, limit, data):
     count, parents = dag
@@ -160,7 +159,7 @@ def test_nodes_past_their_deadline_time_out_and_the_rest_is_consistent(dag, limi
     assert_event_stream_is_well_formed(sink, count)
 
 
-@settings(max_examples=15, deadline=None, derandomize=True)
+@bounded(15)
 @given(dags(max_nodes=10), st.integers(1, 3), st.floats(0, 0.05))
 def test_cancel_at_any_moment_leaves_every_node_settled_and_nothing_after(dag, limit, delay):
     count, parents = dag

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from runtime.contract import Operator, OperatorParams
 from runtime.errors import PipelineValidationError
 from runtime.fields import Expression, VerbatimText
-from runtime.operator import Operator, OperatorParams
 from runtime.parameters import parse_cli_value
 from runtime.plan import build_plan
 from runtime.registry import Registry

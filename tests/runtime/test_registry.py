@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.operator import Operator, OperatorParams
+from runtime.contract import Operator, OperatorParams
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.registry import Registry, default_registry
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from runtime import cli, spec
 from runtime.errors import PipelineValidationError
 from runtime.spec import dump_document, json_schema, load_document
+from tests.strategies import bounded, json_scalars, texts
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted((ROOT / "tests" / "golden").glob("*/pipeline.json"))
@@ -176,9 +176,6 @@ def test_the_published_json_schema_is_what_the_cli_prints(capsys):
 
 
 node_ids = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,8}", fullmatch=True)
-# A document never holds NUL: no database stores it (see tests/runtime/test_json_text.py).
-texts = partial(st.text, st.characters(codec="utf-8", exclude_characters="\x00"))
-json_scalars = st.none() | st.booleans() | st.integers() | texts(max_size=10)
 params = st.dictionaries(
     texts(min_size=1, max_size=8),
     st.recursive(json_scalars, lambda c: st.lists(c, max_size=3), max_leaves=5),
@@ -224,7 +221,7 @@ def documents(draw) -> dict:
     )  # fmt: skip
 
 
-@settings(max_examples=200, deadline=None)
+@bounded(200)
 @given(documents())
 def test_serialise_parse_serialise_gives_identical_bytes(data):
     first = dump_document(load_document(data))

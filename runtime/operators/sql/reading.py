@@ -20,10 +20,10 @@ from sqlalchemy.engine import CursorResult
 
 from runtime.casting import cast_series
 from runtime.context import NodeContext
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
 from runtime.fields import VerbatimText
 from runtime.frames import to_pandas
-from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     DATE,

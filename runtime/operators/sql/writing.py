@@ -19,10 +19,10 @@ from pydantic import Field, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from runtime.columns import require_columns
+from runtime.column_names import require_columns
 from runtime.context import NodeContext
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
-from runtime.operator import Operator, OperatorParams, Port
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     SWAP_DIALECTS,

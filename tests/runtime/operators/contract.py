@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from runtime.context import NodeContext
+from runtime.contract import Operator
 from runtime.errors import PipelineValidationError
-from runtime.operator import Operator
 from runtime.plan import build_plan
 from runtime.registry import Registry
 from runtime.schema import Schema, schema_of

@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime.errors import NodeCancelled, OperatorError
@@ -15,6 +15,7 @@ from runtime.operators import json_files
 from runtime.operators.json_files import JsonInput, JsonOutput
 from runtime.schema import DATE_DTYPE
 from tests.runtime.operators.contract import OperatorContract, make_ctx
+from tests.strategies import bounded, finite_floats, texts
 
 EVERY_TYPE = pd.DataFrame(
     {
@@ -230,9 +231,6 @@ def test_what_is_written_reads_back_as_the_same_frame(tmp_path, lines):
     pd.testing.assert_frame_equal(back, EVERY_TYPE)
 
 
-_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
-
-
 @st.composite
 def frames(draw) -> pd.DataFrame:
     rows = draw(st.integers(min_value=1, max_value=6))
@@ -241,11 +239,12 @@ def frames(draw) -> pd.DataFrame:
         return draw(st.lists(st.one_of(st.none(), values), min_size=rows, max_size=rows))
 
     when = st.datetimes(dt.datetime(1900, 1, 1), dt.datetime(2100, 1, 1))
+    words = texts(max_size=8).filter(lambda text: not text[:1].isdigit())
     return pd.DataFrame(
         {
             "i": pd.array(column(st.integers(-(2**53), 2**53)), dtype="Int64"),
-            "f": pd.array(column(st.floats(allow_nan=False, allow_infinity=False)), "float64"),
-            "s": pd.Series(column(_TEXT.filter(lambda text: not text[:1].isdigit())), dtype="str"),
+            "f": pd.array(column(finite_floats), "float64"),
+            "s": pd.Series(column(words), dtype="str"),
             "b": pd.array(column(st.booleans()), dtype="boolean"),
             "d": pd.array(column(st.dates(dt.date(1900, 1, 1))), dtype=DATE_DTYPE),
             "t": pd.Series(column(when), dtype="datetime64[us]"),
@@ -253,9 +252,7 @@ def frames(draw) -> pd.DataFrame:
     )
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@bounded(60, tolerate=[HealthCheck.function_scoped_fixture])
 @given(frame=frames(), lines=st.booleans())
 def test_any_frame_of_the_public_types_round_trips(tmp_path, frame, lines):
     write(tmp_path, frame, lines=lines)

@@ -1,4 +1,6 @@
-"""Checking that the columns a node's params name exist, with a suggestion when they do not."""
+"""The column names a node's params hold: each must exist (else a "did you mean"), and column
+pruning keeps them. Used by every operator family, file and SQL outputs included; the types
+those columns must have are `runtime/operators/column_params.py`'s job."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Type checking helpers shared by operators and functions, and how they word their errors.
+"""The type checks of expressions, shared by the parser, the compiler, the symbols and the
+functions, and how they word their errors.
 
 The rules: integers and floats mix freely (the result is a float); every other type only
 meets itself; a bare `null` fits any type.

@@ -1,11 +1,12 @@
-"""Columns as the processing operators see them: names, types and values written in params.
+"""The params vocabulary of the processing operators: column names, their types, values.
 
-Shared by the processing families (column_ops, rows, combine, aggregate, validate): checking
-the columns a node names against its input schema, checking their types, converting a value
-written in params to a column's type, and keeping result dtypes in the engine's convention
-(runtime/frames.py). Each operator writes its checks once, against a `Schema`: `output_schema`
-calls them with the predicted input schema and `run` with `frame_schema(frame)`.
-Nothing here reads more than one value of a table.
+Shared by the processing families (column_ops, rows, combine, aggregate, validate): the
+param types that hold column names and values (`ColumnNames`, `Scalar` ...), the type a named
+column must have, a value written in params converted to a column's type, and result dtypes in
+the engine's convention (runtime/frames.py). Whether a named column exists at all is
+`runtime/column_names.py`'s job. Each operator writes its checks once, against a `Schema`:
+`output_schema` calls them with the predicted input schema and `run` with
+`frame_schema(frame)`. Nothing here reads more than one value of a table.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pandas as pd
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from runtime.casting import cast_series
-from runtime.columns import require_columns
+from runtime.column_names import require_columns
 from runtime.errors import ParamsError
 from runtime.frames import column_dtypes
 from runtime.schema import Column, Schema, TypeName, type_name_of

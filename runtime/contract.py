@@ -1,0 +1,123 @@
+"""The contract every operator implements, built-in or third-party.
+
+An operator is one class: a name, a kind, a title and description, its ports, a pydantic
+`Params` model (whose JSON Schema drives the editor's form), `output_schema` (the columns it
+will produce, computed without data) and `run` (the work, over pandas DataFrames). Operators
+hold no state: one instance serves every node that uses it, from several threads at once.
+Plugins may import it by its older path, `runtime.operator` (a re-export); docs/operators.md
+says how one is published.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict
+
+from runtime.errors import NotLowerable
+
+if TYPE_CHECKING:
+    from runtime.context import NodeContext
+    from runtime.plan.relational import Relation
+    from runtime.schema import Schema
+
+Kind = Literal["input", "process", "output"]
+KINDS: tuple[str, ...] = ("input", "process", "output")
+
+InputFrames = dict[str, "pd.DataFrame | list[pd.DataFrame] | None"]
+InputSchemas = dict[str, "Schema | list[Schema] | None"]
+InputRelations = dict[str, "Relation | list[Relation] | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    """A named input or output. `many` input ports accept several edges (e.g. union)."""
+
+    name: str
+    many: bool = False
+    required: bool = True
+    description: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "many": self.many,
+            "required": self.required,
+            "description": self.description,
+        }
+
+
+class OperatorParams(BaseModel):
+    """Base for `Params` models: unknown fields are mistakes, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Operator:
+    """Subclass this, set the class attributes, and implement `output_schema` and `run`.
+
+    `run` receives one DataFrame per single input port (a list for a `many` port, `None` for
+    an optional port with no edge) and returns one DataFrame per output port. Inputs may be
+    shared with other nodes: never modify them in place.
+    """
+
+    name: ClassVar[str]
+    kind: ClassVar[Kind]
+    title: ClassVar[str]
+    description: ClassVar[str] = ""
+    inputs: ClassVar[tuple[Port, ...]] = (Port("in"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("out"),)
+    Params: ClassVar[type[OperatorParams]] = OperatorParams
+    row_limit_safe: ClassVar[bool] = False
+    """True when the first n output rows depend only on the first n input rows (row-wise
+    maps such as select or transform), so a preview may read only the head of its inputs."""
+
+    def output_schema(self, ctx: NodeContext, inputs: InputSchemas) -> dict[str, Schema]:
+        """The schema of each output port, given the input schemas (no data is read)."""
+        raise NotImplementedError
+
+    def run(self, ctx: NodeContext, inputs: InputFrames) -> dict[str, pd.DataFrame]:
+        """Do the work; return a DataFrame for every output port."""
+        raise NotImplementedError
+
+    def input_columns(
+        self, params: OperatorParams, output_columns: dict[str, set[str] | None]
+    ) -> dict[str, set[str] | None]:
+        """The input columns needed to produce `output_columns` (None: all of them).
+
+        Column pruning asks this, from the outputs back to the inputs, so that inputs never
+        read a column that cannot reach an output. The safe default needs every column.
+        """
+        return dict.fromkeys((port.name for port in self.inputs), None)
+
+    def lower(
+        self, params: OperatorParams, inputs: InputRelations, schemas: InputSchemas
+    ) -> dict[str, Relation]:
+        """This node as relational algebra over its inputs, one relation per output port, so a
+        columnar backend can run it fused with its neighbours.
+
+        Raise `runtime.errors.NotLowerable` with the reason when the result could
+        differ in any way from `run`'s (the pandas result is the reference); the node then runs
+        on pandas. The default: operators run on pandas only.
+        """
+        raise NotLowerable(f"'{self.title}' runs on pandas only")
+
+    def input_port(self, name: str) -> Port | None:
+        return next((port for port in self.inputs if port.name == name), None)
+
+    def output_port(self, name: str) -> Port | None:
+        return next((port for port in self.outputs if port.name == name), None)
+
+    def describe(self) -> dict:
+        """The catalog entry: what the palette and the node form are built from."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "title": self.title,
+            "description": self.description,
+            "inputs": [port.to_json() for port in self.inputs],
+            "outputs": [port.to_json() for port in self.outputs],
+            "params_schema": self.Params.model_json_schema(),
+        }
