@@ -1,5 +1,5 @@
 // Pipeline settings: description, concurrency, stop on error, retries, retry delay, timeout,
-// log level and parameters (name → default value). The server's problems at a setting
+// log level, backend and parameters (name → default value). The server's problems at a setting
 // (`config.<field>`, `config.parameters.<name>`) show at its input, the others above them.
 
 import { Fragment, useState } from "react";
@@ -10,8 +10,13 @@ import { FieldMessages } from "../../ui/form/Field.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
+const BACKENDS = [
+  ["auto", "Automatic: DuckDB where the data is large enough to pay"],
+  ["duckdb", "DuckDB for every node that can run there"],
+  ["pandas", "pandas for every node"],
+];
 // The settings with an input of their own; a parameter's row shows those at its name.
-const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "timeout_s", "log_level"];
+const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "timeout_s", "log_level", "backend"];
 
 /** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. `problems`: the pipeline's
  * problems that no node has, from the server. */
@@ -24,6 +29,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
   const [retryDelay, setRetryDelay] = useState(scalarText(config.retry_delay_s ?? 1));
   const [timeout, setTimeoutValue] = useState(scalarText(config.timeout_s));
   const [logLevel, setLogLevel] = useState(config.log_level ?? "info");
+  const [backend, setBackend] = useState(config.backend ?? "auto");
   const [parameters, setParameters] = useState(() =>
     rowsFromDict(config.parameters).map((row) => ({ key: row.key, text: jsonishText(row.value) })),
   );
@@ -46,6 +52,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
         retry_delay_s: Number(retryDelay || 0),
         timeout_s: numberOrNull(timeout),
         log_level: logLevel,
+        backend,
         parameters: dictFromRows(parameters.map((row) => ({ key: row.key, value: parseJsonish(row.text) }))),
       },
     });
@@ -109,6 +116,19 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
               ))}
             </select>
             <FieldMessages messages={messagesAt("log_level")} />
+          </div>
+          <div className="pw-field">
+            <label className="pw-label" htmlFor="pw-backend">
+              Backend
+            </label>
+            <select id="pw-backend" aria-invalid={invalid("backend")} value={backend} onChange={(event) => setBackend(event.target.value)}>
+              {BACKENDS.map(([name, label]) => (
+                <option key={name} value={name}>
+                  {label}
+                </option>
+              ))}
+            </select>
+            <FieldMessages messages={messagesAt("backend")} />
           </div>
         </div>
         <div className="pw-field">
