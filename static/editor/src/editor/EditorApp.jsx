@@ -28,6 +28,7 @@ import SettingsDialog from "./dialogs/SettingsDialog.jsx";
 import { useAnalysis } from "./hooks/useAnalysis.js";
 import { useClipboard } from "./hooks/useClipboard.js";
 import { useLiveRun } from "./hooks/useLiveRun.js";
+import { usePlanView } from "./hooks/usePlanView.js";
 import { usePipelineFiles } from "./hooks/usePipelineFiles.js";
 import { useRunControls } from "./hooks/useRunControls.js";
 import { useSaving } from "./hooks/useSaving.js";
@@ -90,6 +91,16 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay });
   const { showProblems, analysed, analyseStored } = analysis;
+  const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
+  const planSaved = plan.saved;
+  /** A save's answer (or a replaced graph's): its analysis, and the plan view follows it. */
+  const onSaved = useCallback(
+    (answer) => {
+      analysed(answer);
+      planSaved();
+    },
+    [analysed, planSaved],
+  );
   const onSaveFailed = useCallback(
     (error) => {
       toasts.show(`Not saved: ${error.message}`, { kind: "error", details: refusalDetails(error.body) });
@@ -97,7 +108,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     },
     [toasts, showProblems],
   );
-  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved: analysed, onFailed: onSaveFailed, readOnly });
+  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed, readOnly });
   const { save, resolve } = saving;
   const commit = useCallback((update, key) => dispatch({ type: "commit", update, key }), []);
   const clipboard = useClipboard({ stateRef, commit, toasts });
@@ -114,10 +125,10 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const runs = useRunControls({ api, base, overlay, sets: catalog.statuses, stateRef, saveFirst, showProblems, toasts, setDialog, openLogs });
   const onReplaced = useCallback(
     (saved) => {
-      analysed(saved);
+      onSaved(saved);
       window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2 }));
     },
-    [analysed, reactFlow],
+    [onSaved, reactFlow],
   );
   const files = usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts });
 
@@ -228,10 +239,11 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
       await resolve("reload", fresh);
       dispatch({ type: "reload", canvas: documentToCanvas(fresh, catalog.typeOf) });
       analyseStored();
+      planSaved();
     } catch (error) {
       toasts.show(`Could not reload: ${error.message}`, { kind: "error" });
     }
-  }, [api, base, catalog, resolve, analyseStored, toasts]);
+  }, [api, base, catalog, resolve, analyseStored, planSaved, toasts]);
 
   const historyMenu = useMemo(
     () => <HistoryMenu load={runs.loadRuns} onPick={runs.pickRun} onLive={runs.backToLive} viewedId={viewedId} userName={userName} />,
@@ -307,7 +319,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   </div>
                 ) : null}
               </Canvas>
-              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} />
+              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} plan={plan} dirty={dirty} />
             </div>
             <SidePanel
               readOnly={readOnly}

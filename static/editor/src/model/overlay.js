@@ -1,12 +1,13 @@
 // What the canvas shows on top of the graph: the live run, a past run picked from the
-// history (shown instead of the live one), and validation problems by node.
+// history (shown instead of the live one), validation problems by node, and while the plan
+// view is open, each node's mark in the plan (model/plan.js).
 
 import { IDLE_RUN } from "./runState.js";
 import { createStore } from "./store.js";
 
-/** A store of `{live, viewed, problems}`. */
+/** A store of `{live, viewed, problems, plan}` (`plan`: null outside the plan view). */
 export function createOverlay() {
-  return createStore({ live: IDLE_RUN, viewed: null, problems: {} });
+  return createStore({ live: IDLE_RUN, viewed: null, problems: {}, plan: null });
 }
 
 /** The run the canvas shows: the one picked from the history, else the live one. */

@@ -1,5 +1,5 @@
-// The body every operator node shares: title, status badge, run metrics, problems, and one
-// handle per port (React Flow handle id = port name, `data-port` = port name). Zoomed out,
+// The body every operator node shares: title, status badge, run metrics, problems, its mark
+// in the plan view (a tag with its backend, or why it is not run), and one handle per port (React Flow handle id = port name, `data-port` = port name). Zoomed out,
 // where its text could not be read, a card is drawn compact: its box, colours and handles.
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
@@ -8,6 +8,7 @@ import { useContext } from "react";
 import { CatalogContext, OverlayContext, RefusedEndsContext } from "../editor/contexts.js";
 import { handleKey } from "../model/graph.js";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../model/format.js";
+import { planClasses } from "../model/plan.js";
 import { portProblem } from "../model/problems.js";
 import { shownRun } from "../model/overlay.js";
 import { statusOf } from "../model/runState.js";
@@ -33,18 +34,25 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const run = useStore(overlay, (state) => shownRun(state).nodes[id]);
   const status = statusOf(run);
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
+  const mark = useStore(overlay, (state) => state.plan?.[id]);
   // A boolean: only crossing the threshold re-renders the card, not every zoom step.
   const compact = useFlowStore(isZoomedOut);
   const ports = catalog.portsOf({ data });
   const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
   return (
     <div
-      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}`}
+      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}${planClasses(mark)}`}
       data-node-id={id}
       data-status={status}
-      title={run?.error || undefined}
+      data-plan={mark?.kind}
+      title={mark?.title ?? (run?.error || undefined)}
       style={{ height }}
     >
+      {mark ? (
+        <span className="pw-plan-tag" aria-label={mark.title}>
+          {mark.label}
+        </span>
+      ) : null}
       {compact ? null : <CardText id={id} data={data} kind={kind} icon={icon} operator={catalog.byName.get(data.operator)} status={status} run={run} problems={problems} ports={ports} working={catalog.statuses.working} />}
       {handles.map((handle) => (
         <PortHandle key={`${handle.type}.${handle.id}`} nodeId={id} handle={handle} problem={portProblem(problems, handle.type === "target" ? "inputs" : "outputs", handle.id)} />

@@ -1,25 +1,31 @@
-// The bottom panel: the run's log (filterable by node) and a node's data preview; collapsible.
+// The bottom panel: the run's log (filterable by node), a node's data preview and the plan
+// (the plan view is on while its tab is shown); collapsible.
 
 import { memo, useContext, useEffect, useRef, useState } from "react";
 import { formatCell } from "../../model/format.js";
 import { OverlayContext } from "../contexts.js";
 import { shownRun } from "../../model/overlay.js";
 import { useStore } from "../../model/store.js";
+import PlanPanel from "./PlanPanel.jsx";
 
 const SHOWN_LINES = 500;
 
-/** `tab` is "logs" or "preview"; `preview` is `{node, loading, error, result}` or null. */
-function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds }) {
+/** `tab` is "logs", "preview" or "plan"; `preview` is `{node, loading, error, result}` or
+ * null; `plan` is usePlanView's answer, `dirty` whether there are unsaved changes. */
+function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, plan, dirty }) {
   const overlay = useContext(OverlayContext);
   const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
   return (
-    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs and preview">
+    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview and plan">
       <div className="pw-bottom-tabs" role="tablist">
         <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
           Logs{logCount ? ` (${logCount})` : ""}
         </button>
         <button type="button" role="tab" aria-selected={open && tab === "preview"} onClick={() => onTab("preview")}>
           Preview{preview ? ` · ${preview.node}` : ""}
+        </button>
+        <button type="button" role="tab" aria-selected={open && tab === "plan"} onClick={() => onTab("plan")} title="Where each node runs: segments and their backend, nodes not run">
+          Plan
         </button>
         <span className="pw-topbar-spacer" />
         <button type="button" className="pw-icon-button" aria-label={open ? "Collapse the panel" : "Expand the panel"} aria-expanded={open} onClick={onToggle}>
@@ -28,7 +34,7 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds }) {
       </div>
       {open ? (
         <div className="pw-bottom-body" role="tabpanel">
-          {tab === "logs" ? <Logs nodeIds={nodeIds} /> : <Preview preview={preview} />}
+          {tab === "logs" ? <Logs nodeIds={nodeIds} /> : tab === "plan" ? <PlanPanel view={plan} dirty={dirty} /> : <Preview preview={preview} />}
         </div>
       ) : null}
     </section>

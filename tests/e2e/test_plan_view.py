@@ -1,0 +1,67 @@
+"""The editor's plan view (issue 12, "Explain"): the bottom panel's Plan tab shows `explain`'s
+text and marks every card with where it runs (a segment's backend, pandas, or not run), for
+the backend chosen in the tab; after a save it shows the saved pipeline's plan again, and
+leaving the tab takes the marks off the cards.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import expect
+
+from tests.e2e.editor_page import node, open_editor, save
+from tests.e2e.test_editor import PEOPLE, SEED_IDS, seed
+
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def expected_marks(plan: dict) -> dict[str, str]:
+    """Each node's mark as the server's plan gives it, by the kinds the cards show."""
+    marks = {node_id: "pandas" for node_id in plan["pandas"]}
+    for segment in plan["segments"]:
+        marks.update(dict.fromkeys(segment["nodes"], "segment"))
+    marks.update(dict.fromkeys(plan["eliminated"], "eliminated"))
+    marks.update(dict.fromkeys(plan["merged"], "merged"))
+    return marks
+
+
+async def test_the_plan_tab_shows_the_text_and_marks_every_node(
+    signed_in, api, data_folder, screenshot
+):
+    page = signed_in
+    (data_folder / "people.csv").write_text(PEOPLE)
+    pipeline_id = await api.create(seed(data_folder))
+    await open_editor(page, pipeline_id, nodes=len(SEED_IDS))
+
+    await page.get_by_role("tab", name="Plan").click()
+    text = page.locator(".pw-plan-text")
+    await expect(text).to_contain_text("Plan of 'Adult spending by country'")
+    await expect(text).to_contain_text("backend auto: the inputs are small")
+    for node_id in SEED_IDS:
+        await expect(node(page, node_id)).to_have_attribute("data-plan", "pandas")
+        await expect(node(page, node_id).locator(".pw-plan-tag")).to_have_text("pandas")
+    legend = page.get_by_role("list", name="Legend")
+    await expect(legend).to_contain_text("pandas, node by node (4)")
+
+    await page.get_by_label("Backend").select_option("duckdb")
+    planned = await api.call("GET", f"/api/pipelines/{pipeline_id}/plan?backend=duckdb")
+    await expect(text).to_have_text(planned["text"])
+    for node_id, mark in expected_marks(planned).items():
+        await expect(node(page, node_id)).to_have_attribute("data-plan", mark)
+    for segment in planned["segments"]:
+        first = node(page, segment["nodes"][0])
+        await expect(first.locator(".pw-plan-tag")).to_have_text(segment["backend"])
+        title = f"{segment['id']} on {segment['backend']}: {segment['reason']}"
+        await expect(first).to_have_attribute("title", title)
+    await screenshot(page, "plan-duckdb")
+
+    await page.get_by_label("Pipeline name").fill("Spending, planned")
+    await save(page)
+    await expect(text).to_contain_text("Plan of 'Spending, planned'")
+
+    await page.get_by_role("tab", name="Logs").click()
+    await expect(page.locator("[data-plan]")).to_have_count(0)
