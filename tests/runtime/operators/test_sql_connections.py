@@ -16,11 +16,7 @@ from runtime.schema import Column, Schema
 from runtime.sql_connections import engine_for
 from tests.runtime.operators.conftest import DATABASES
 from tests.runtime.operators.contract import make_ctx
-from tests.runtime.operators.sql_nodes import (
-    DATA_ROOT,
-    numbers,
-    read_from,
-)
+from tests.runtime.operators.sql_nodes import DATA_ROOT, numbers, read_from
 
 
 @pytest.mark.parametrize(

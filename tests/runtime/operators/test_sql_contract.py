@@ -9,10 +9,7 @@ import pytest
 from runtime.operators.sql import SqlInput, SqlOutput
 from tests.runtime.operators import contract
 from tests.runtime.operators.contract import OperatorContract
-from tests.runtime.operators.sql_nodes import (
-    people,
-    write,
-)
+from tests.runtime.operators.sql_nodes import people, write
 
 
 class DatabaseContract(OperatorContract):

@@ -15,13 +15,7 @@ from runtime.operators.sql import SqlInput
 from runtime.plan import build_plan
 from runtime.spec import load_document
 from tests.runtime.operators.contract import make_ctx
-from tests.runtime.operators.sql_nodes import (
-    numbers,
-    people,
-    progress_into,
-    read,
-    write,
-)
+from tests.runtime.operators.sql_nodes import numbers, people, progress_into, read, write
 
 
 def test_all_six_types_and_their_nulls_survive_a_round_trip(db):

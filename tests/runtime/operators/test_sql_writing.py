@@ -9,13 +9,7 @@ import pytest
 
 from runtime.errors import NodeCancelled, OperatorError, ParamsError
 from runtime.operators.sql import SqlOutput
-from tests.runtime.operators.sql_nodes import (
-    ids,
-    numbers,
-    output_ctx,
-    people,
-    write,
-)
+from tests.runtime.operators.sql_nodes import ids, numbers, output_ctx, people, write
 
 MODES = ("append", "replace", "upsert")
 
