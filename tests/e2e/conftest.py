@@ -26,6 +26,7 @@ from playwright.async_api import Page, async_playwright
 
 from editor.tokens import create_token
 from tests.e2e.browser import VIEWPORT, ConsoleErrors, launch_chromium, sign_in_with_session
+from tests.e2e.seed_pipeline import PEOPLE
 from tests.servers import DaphneServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,6 +134,13 @@ def data_folder(asgi_server, user, request) -> DataFolder:
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     return DataFolder(path, relative)
+
+
+@pytest.fixture
+def people(data_folder) -> DataFolder:
+    """The test's data folder with the seed pipeline's input, people.csv."""
+    (data_folder / "people.csv").write_text(PEOPLE)
+    return data_folder
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import expect
 
 from tests.e2e.editor_page import edges, open_editor, port, save_state
-from tests.e2e.test_editor import PEOPLE, seed
+from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
     pytest.mark.server,
@@ -23,12 +23,6 @@ pytestmark = [
 
 REFUSED = "pw-handle-refused"
 REFUSED_CLASS = re.compile(rf"\b{REFUSED}\b")
-
-
-@pytest.fixture
-def people(data_folder):
-    (data_folder / "people.csv").write_text(PEOPLE)
-    return data_folder
 
 
 async def test_dragging_from_an_output_greys_the_inputs_it_may_not_take(

@@ -17,8 +17,9 @@ from asgiref.sync import sync_to_async
 from playwright.async_api import expect
 
 from editor.models import Edge, Node
+from tests.e2e.boxes import overlaps
 from tests.e2e.editor_page import edges, node, open_editor, save
-from tests.e2e.test_editor import PEOPLE, overlaps, seed
+from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
     pytest.mark.server,
@@ -39,12 +40,6 @@ def shot(screenshot):
         (SHOTS / path.name).write_bytes(path.read_bytes())
 
     return take
-
-
-@pytest.fixture
-def people(data_folder):
-    (data_folder / "people.csv").write_text(PEOPLE)
-    return data_folder
 
 
 @sync_to_async

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from editor.models import Node, Pipeline
+from tests.editor.admin.forms import change_form_data
 from tests.editor.conftest import SEED, post_json, put_json
-from tests.editor.test_admin import change_form_data
 
 pytestmark = pytest.mark.django_db
 

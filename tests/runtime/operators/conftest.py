@@ -5,11 +5,14 @@ Each test session works in a schema (PostgreSQL) or database (MariaDB) of its ow
 are found at the URLs below (override them with PIPEWRIGHT_TEST_POSTGRES_URL and
 PIPEWRIGHT_TEST_MARIADB_URL). A server that is missing FAILS the tests that need it, it does
 not skip them: CI must notice. The fixtures are lazy: other operator tests never connect.
+The `app` fixture is the SQLite "application database" the attack tests aim at.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -144,3 +147,21 @@ def db(request, sql_data_root) -> Iterator[Database]:
     engine = sa.create_engine(url)
     yield Database(request.param, url, schema, sql_data_root, engine)
     engine.dispose()
+
+
+@pytest.fixture
+def app(tmp_path) -> tuple[Path, Path]:
+    """An "application database" outside the data root, and a data root holding a copy of it
+    (what an ordinary user could upload): `(absolute path of the app database, data root)`."""
+    app_db = tmp_path / "app" / "db.sqlite3"
+    app_db.parent.mkdir()
+    with sqlite3.connect(app_db) as connection:
+        connection.execute("CREATE TABLE auth_user (username TEXT, is_superuser TEXT)")
+        connection.execute("CREATE TABLE secrets (value TEXT)")
+        connection.execute("INSERT INTO auth_user VALUES ('admin', '1')")
+        connection.execute("INSERT INTO secrets VALUES ('session-key-s3cret')")
+    connection.close()
+    data_root = tmp_path / "data"
+    data_root.mkdir()
+    shutil.copy(app_db, data_root / "copy.db")
+    return app_db, data_root

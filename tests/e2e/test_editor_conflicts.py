@@ -1,0 +1,74 @@
+"""When someone else saved meanwhile, the browser editor lets the user reload theirs or
+overwrite with this version.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import expect
+
+from tests.e2e.editor_page import open_editor, save_state
+from tests.e2e.seed_pipeline import graph_of, seed
+
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.django_db(transaction=True),
+]
+
+CONFLICT = "409 (Conflict)"  # Chromium logs the refused save's response as a console error
+
+
+async def change_elsewhere(api, pipeline_id: int, name: str) -> None:
+    """Someone else renames the pipeline through the API."""
+    current = await api.get(pipeline_id)
+    await api.call("PUT", f"/api/pipelines/{pipeline_id}", {**current, "name": name})
+
+
+async def save_over(page, name: str):
+    """Rename the pipeline in the editor and save: a conflict, since someone saved meanwhile."""
+    await page.get_by_label("Pipeline name").fill(name)
+    await page.get_by_role("button", name="Save", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Someone else saved this pipeline")
+    await expect(dialog).to_contain_text(
+        "Someone else saved changes to this pipeline while you were editing it"
+    )
+    return dialog
+
+
+@pytest.mark.console_allows(CONFLICT)
+async def test_after_a_conflicting_save_reload_shows_the_other_version(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+
+    dialog = await save_over(page, "Renamed here")
+    await screenshot(page, "conflict")
+    await dialog.get_by_role("button", name="Reload theirs").click()
+
+    await expect(dialog).to_be_hidden()
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
+    await expect(save_state(page)).to_have_text("Saved")
+    assert (await api.get(pipeline_id))["name"] == "Renamed elsewhere"
+    await page.keyboard.press("Control+z")  # the user's own version is one undo away
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed here")
+
+
+@pytest.mark.console_allows(CONFLICT)
+async def test_after_a_conflicting_save_overwrite_keeps_this_version(signed_in, api, people):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+
+    dialog = await save_over(page, "Renamed here")
+    await dialog.get_by_role("button", name="Overwrite with mine").click()
+
+    await expect(dialog).to_be_hidden()
+    await expect(save_state(page)).to_have_text("Saved")
+    saved = await api.get(pipeline_id)
+    assert saved["name"] == "Renamed here" and saved["revision"] == 3
+    assert graph_of(saved) == graph_of(seed(people))
