@@ -47,6 +47,8 @@ def to_document(pipeline: Pipeline) -> PipelineSpec:
         config=Config.model_validate(pipeline.config),
         nodes=sorted(nodes, key=lambda node: node.id),
         edges=sorted(edges, key=EdgeSpec.sort_key),
+        notes=pipeline.notes,
+        groups=pipeline.groups,
     )
 
 
@@ -69,11 +71,13 @@ def _node_values(node: NodeSpec) -> dict:
 
 @transaction.atomic
 def replace_graph(pipeline: Pipeline, document: PipelineSpec) -> None:
-    """Make the pipeline's name, config, nodes and edges those of `document`, writing only the
-    rows that differ (a moved node is one UPDATE)."""
+    """Make the pipeline's name, config, notes, groups, nodes and edges those of `document`,
+    writing only the rows that differ (a moved node is one UPDATE)."""
     pipeline.name = document.name
     pipeline.description = document.description
     pipeline.config = document.config.model_dump(mode="json")
+    pipeline.notes = [note.model_dump(mode="json") for note in document.notes]
+    pipeline.groups = [group.model_dump(mode="json") for group in document.groups]
     pipeline.save()
     node_pks = _write_nodes(pipeline, document.nodes)
     _write_edges(pipeline, document.edges, node_pks)

@@ -34,6 +34,7 @@ from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.executor import execute
 from runtime.plan import Plan, build_plan
+from runtime.plan.prepare import prepare
 from runtime.results import RunResult
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
@@ -172,13 +173,14 @@ def _run(
     """Execute a claimed run, recorded; None if its snapshot no longer builds a plan."""
     recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
     try:
-        plan = build_plan(load_document(run.document), run.parameters)
+        access = engine_access(run.pipeline.workspace, run.started_by)
+        plan = prepare(build_plan(load_document(run.document), run.parameters), **access)
         result = execute(
             plan,
             sinks=[recorder, *extra_sinks],
             run_id=run.pk,
             cancel_event=cancel_event,
-            **engine_access(run.pipeline.workspace, run.started_by),
+            **access,
         )
     except PipewrightError as problem:  # it never started: there is no outcome to write
         status, error, ran = RunStatus.FAILED, str(problem), None

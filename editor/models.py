@@ -5,7 +5,8 @@ its members have a role in it. `editor.permissions` is the one place that turns 
 answers.
 
 A pipeline is stored as rows (one per node and per edge, with database constraints) so that
-the admin can show and search them; `editor.documents` is the single mapping between these
+the admin can show and search them; its notes and groups, which only arrange the canvas, are
+JSON on the pipeline's row; `editor.documents` is the single mapping between these
 rows and the runtime's pipeline document. A run keeps an immutable snapshot of the document
 that ran, so history stays true after the pipeline is edited.
 """
@@ -107,6 +108,14 @@ class Pipeline(models.Model):
     name = models.CharField(max_length=NAME_MAX_LENGTH)
     description = models.TextField(blank=True)
     config = models.JSONField(default=dict, blank=True)
+    notes = models.JSONField(
+        default=list, blank=True, help_text="Sticky notes on the canvas, as the document has them."
+    )
+    groups = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Labelled frames around nodes, as the document has them (by node id).",
+    )
     revision = models.PositiveIntegerField(
         default=1, help_text="Save counter for optimistic locking: a stale save is refused."
     )

@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
+from runtime.backend_names import BACKENDS
 from runtime.errors import PipelineValidationError, PipewrightError
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
@@ -84,16 +85,24 @@ def _parser() -> argparse.ArgumentParser:
     validate.set_defaults(command=validate_command)
 
     run = commands.add_parser("run", help="run a pipeline document")
-    run.add_argument("file", type=Path)
-    add_param_option(run)
-    run.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
+    explain = commands.add_parser("explain", help="print the optimised plan of a document")
+    for sub in (run, explain):
+        sub.add_argument("file", type=Path)
+        add_param_option(sub)
+        sub.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
+        sub.add_argument(
+            "--connections",
+            type=Path,
+            help="JSON file mapping connection names to URLs or {url, read_only, prefix}",
+        )
+        sub.add_argument(
+            "--backend",
+            choices=BACKENDS,
+            help="where nodes run (overrides the document's config.backend)",
+        )
     run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
-    run.add_argument(
-        "--connections",
-        type=Path,
-        help="JSON file mapping connection names to URLs or {url, read_only, prefix}",
-    )
     run.set_defaults(command=run_command)
+    explain.set_defaults(command=explain_command)
 
     operators = commands.add_parser("operators", help="list the operator catalog")
     operators.add_argument("--json", action="store_true", help="the full catalog as JSON")
@@ -101,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="print the pipeline document's JSON Schema")
     schema.set_defaults(command=schema_command)
-    for sub in (validate, run, operators, schema):
+    for sub in (validate, run, explain, operators, schema):
         sub.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
@@ -147,16 +156,11 @@ def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
     from runtime.events import JsonLinesSink
     from runtime.executor import execute
-    from runtime.plan import build_plan
     from runtime.progress import TerminalProgress
 
     if args.fresh_process:
         _collect_garbage_from_here()
-    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
-    plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
-    if not data_root.is_dir():
-        raise UsageError(f"data root '{data_root}' is not a folder")
-    connections = _connections(args.connections)
+    plan, data_root, connections = _prepared(args)
     cancel = threading.Event()
     with ExitStack() as stack:
         sinks = [TerminalProgress()]
@@ -170,6 +174,31 @@ def run_command(args) -> int:
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def explain_command(args) -> int:
+    """Print what the run would do: segments and their backends, what the passes changed."""
+    from runtime.plan.explain import explain
+
+    plan, _, _ = _prepared(args)
+    print(explain(plan))
+    return EXIT_OK
+
+
+def _prepared(args):
+    """The optimised plan of `args.file`, its data root and its connections."""
+    from runtime.paths import FileArea
+    from runtime.plan import build_plan
+    from runtime.plan.prepare import prepare
+
+    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
+    if not data_root.is_dir():
+        raise UsageError(f"data root '{data_root}' is not a folder")
+    connections = _connections(args.connections)
+    area = FileArea.of(data_root)
+    plan = prepare(plan, backend=args.backend, data_root=area, connections=connections)
+    return plan, data_root, connections
 
 
 def _collect_garbage_from_here() -> None:

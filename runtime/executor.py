@@ -26,16 +26,25 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from runtime.context import NodeContext
 from runtime.errors import NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
+from runtime.node_reports import NodeReports
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
+from runtime.plan.tasks import tasks_of
 from runtime.pruning import needed_columns
-from runtime.results import NodeResult, RunResult, describe, frame_bytes, outcome, rows_written
+from runtime.results import (
+    NodeResult,
+    RunResult,
+    check_outputs,
+    describe,
+    frame_bytes,
+    outcome,
+    retryable,
+    rows_written,
+)
 from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
@@ -95,8 +104,11 @@ class _Execution:
         self.row_limit = row_limit
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
+        self.tasks = tasks_of(plan, retain)
         self.lock = threading.Condition()
-        self.results = {node_id: NodeResult(node_id) for node_id in plan.order}
+        self.results = {task: NodeResult(task) for task in self.tasks.order}
+        """Each task's result: a node's own, or a segment's, which its members copy."""
+        self.reports = NodeReports(plan, self.tasks, self.results, emitter.emit)
         self.store = OutputStore(plan.consumers, retain)
         self.failed_upstream: dict[str, str] = {}
         """For a skipped node, the failed node it is downstream of."""
@@ -110,13 +122,15 @@ class _Execution:
         """Once nothing new may start: why (the run was cancelled, a node failed)."""
         self.cancelled = False
         self.crash: BaseException | None = None
-        self.sorter: TopologicalSorter = TopologicalSorter(plan.predecessors)
+        self.sorter: TopologicalSorter = TopologicalSorter(self.tasks.predecessors)
 
     # -- the watcher: the calling thread handles the clock and the cancel signal ----------
 
     def run(self) -> RunResult:
         started = time.perf_counter()
-        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.plan.order))
+        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.reports.by_node))
+        for node_id, reason in self.plan.eliminated.items():
+            self.reports.left_out(node_id, reason)
         with self.lock:
             self.sorter.prepare()
             self._take_ready()
@@ -156,7 +170,7 @@ class _Execution:
             for node_id in ready:
                 blocked = [
                     parent
-                    for parent in self.plan.predecessors[node_id]
+                    for parent in self.tasks.predecessors[node_id]
                     if self.results[parent].status != NodeStatus.SUCCEEDED
                 ]
                 if self.stopping:
@@ -168,9 +182,7 @@ class _Execution:
                 else:
                     self.queued.append(node_id)
                     self.results[node_id].status = NodeStatus.QUEUED
-                    self.emitter.emit(
-                        "node_status", node=node_id, status=NodeStatus.QUEUED, attempt=1
-                    )
+                    self.reports.status(node_id, NodeStatus.QUEUED, 1)
 
     def _dispatch(self) -> None:
         """Start worker loops for waiting work, never more than `max_concurrency` at once."""
@@ -185,7 +197,7 @@ class _Execution:
             previous = self.retry_ready.popleft()
             return self._attempt(previous.node, previous.number + 1, previous.inputs)
         if self.queued:
-            node = self.plan.nodes[self.queued.popleft()]
+            node = self.tasks.nodes[self.queued.popleft()]
             return self._attempt(node, 1, self._take_inputs(node))
         return None
 
@@ -250,15 +262,13 @@ class _Execution:
         if attempt.number == 1:
             self.results[node_id].started = now_iso()
             self.started_at[node_id] = attempt.started
-        ctx._guarded_emit(
-            "node_status", node=node_id, status=NodeStatus.RUNNING, attempt=attempt.number
-        )
+        self.reports.status(node_id, NodeStatus.RUNNING, attempt.number, emit=ctx._guarded_emit)
         if attempt.node.timeout_s is not None:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
         try:
             outputs = attempt.node.operator.run(ctx, attempt.inputs)
-            _check_outputs(attempt.node, outputs)
+            check_outputs(attempt.node.operator, outputs)
         except BaseException as error:
             return None, error, traceback.format_exc()
         return outputs, None, None
@@ -271,20 +281,22 @@ class _Execution:
         result.attempts = attempt.number
         if error is None:
             self._succeeded(attempt, outputs)
-        elif attempt.number <= node.retries and not self.stopping and _retryable(error):
+        elif attempt.number <= node.retries and not self.stopping and retryable(error):
             delay = self.plan.config.retry_delay_s * 2 ** (attempt.number - 1)
             result.status = NodeStatus.RETRYING
-            self.emitter.emit(
-                "node_status", node=node.id, status=NodeStatus.RETRYING, attempt=attempt.number,
-                error=describe(error), delay_s=delay,
-            )  # fmt: skip
+            self.reports.status(
+                node.id, NodeStatus.RETRYING, attempt.number, error=describe(error), delay_s=delay
+            )
             heapq.heappush(self.backoff, (time.monotonic() + delay, id(attempt), attempt))
         else:
             result.error, result.traceback = describe(error), trace
             self._final(node.id, NodeStatus.FAILED)
 
-    def _succeeded(self, attempt: _Attempt, outputs: dict[str, pd.DataFrame]) -> None:
+    def _succeeded(self, attempt: _Attempt, outputs: dict) -> None:
         node = attempt.node
+        if not self.reports.is_node(node.id):
+            self._segment_succeeded(attempt, outputs)
+            return
         result = self.results[node.id]
         result.rows_out = sum(len(frame) for frame in outputs.values())
         result.extra = attempt.ctx.metrics
@@ -296,8 +308,20 @@ class _Execution:
         self.store.put(node.id, outputs)
         self._final(node.id, NodeStatus.SUCCEEDED)
 
+    def _segment_succeeded(self, attempt: _Attempt, outputs: dict) -> None:
+        """Each member of a segment gets its own figures; the exits go to the store."""
+        task = attempt.node
+        backend = task.operator.segment.backend
+        figures = attempt.ctx.metrics.pop("members", {})
+        for member, ports in self.reports.segment_outputs(
+            task.id, backend, outputs, figures
+        ).items():
+            self.store.put(member, ports)
+        self._final(task.id, NodeStatus.SUCCEEDED)
+
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:
-        """Settle a node's status, tell the sinks, and let its children become ready."""
+        """Settle a task's status, tell the sinks about its nodes, and let its children become
+        ready."""
         result = self.results[node_id]
         result.status = status
         result.reason = reason
@@ -308,14 +332,7 @@ class _Execution:
             result.attempts = attempt.number
         if node_id in self.started_at:
             result.duration_s = round(time.monotonic() - self.started_at[node_id], 6)
-        fields: dict[str, Any] = {"metrics": result.metrics()}
-        if result.error is not None:
-            fields.update(error=result.error, traceback=result.traceback)
-        if reason is not None:
-            fields.update(reason=reason)
-        self.emitter.emit(
-            "node_status", node=node_id, status=status, attempt=result.attempts, **fields
-        )
+        self.reports.settled(node_id, result)
         self.sorter.done(node_id)
         if status in NodeStatus.FAILURES and self.plan.config.stop_on_error and not self.stopping:
             self._stop_queued(f"stopped after the failure of {node_id}")
@@ -366,32 +383,13 @@ class _Execution:
 
     def _finish(self, duration: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
-        ended = outcome(self.results.values(), kinds, cancelled=self.cancelled)
+        ended = outcome(self.reports.by_node.values(), kinds, cancelled=self.cancelled)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
             "run_finished", status=ended.status, duration_s=round(duration, 6),
             totals=ended.totals, **failure,
         )  # fmt: skip
         return RunResult(
-            self.emitter.run_id, ended.status, self.results, duration, self.store.frames(),
+            self.emitter.run_id, ended.status, self.reports.by_node, duration, self.store.frames(),
             error=ended.error, totals=ended.totals,
         )  # fmt: skip
-
-
-def _check_outputs(node: PlannedNode, outputs) -> None:
-    if not isinstance(outputs, dict):
-        raise TypeError(
-            f"operator '{node.operator.name}' returned {type(outputs).__name__}, not a dict"
-        )
-    for port in node.operator.outputs:
-        if not isinstance(outputs.get(port.name), pd.DataFrame):
-            raise TypeError(
-                f"operator '{node.operator.name}' returned no DataFrame "
-                f"for output port '{port.name}'"
-            )
-
-
-def _retryable(error: BaseException) -> bool:
-    """Whether another attempt could succeed: not when the error's class says `retryable =
-    False` (bad params, missing columns, refused paths), which the same input fails again."""
-    return getattr(error, "retryable", True)

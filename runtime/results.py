@@ -81,7 +81,8 @@ class Outcome:
 
 
 def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelled: bool) -> Outcome:
-    """The outcome of a run whose nodes ended as `results`; `kinds` gives each node's kind."""
+    """The outcome of a run whose nodes ended as `results`; `kinds` gives the kind of each
+    node that ran (a merged twin's rows were read or written once, by the node that ran)."""
     results = list(results)
     failures = [result for result in results if result.status in NodeStatus.FAILURES]
     if cancelled:
@@ -94,10 +95,10 @@ def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelle
     statuses = Counter(str(result.status) for result in results)
     totals = {
         "nodes": dict(sorted(statuses.items())),
-        "rows_read": sum(r.rows_out or 0 for r in results if kinds[r.node] == "input"),
+        "rows_read": sum(r.rows_out or 0 for r in results if kinds.get(r.node) == "input"),
         "rows_written": sum(
             rows_written(r) for r in results
-            if kinds[r.node] == "output" and r.status == NodeStatus.SUCCEEDED
+            if kinds.get(r.node) == "output" and r.status == NodeStatus.SUCCEEDED
         ),
     }  # fmt: skip
     return Outcome(status, "" if first is None else f"{first.node}: {first.error}", totals)
@@ -125,3 +126,20 @@ def frame_bytes(frame: pd.DataFrame) -> int:
         return int(sum(block.values.nbytes for block in frame._mgr.blocks))
     except AttributeError:
         return int(frame.memory_usage(index=False, deep=False).sum())
+
+
+def check_outputs(operator, outputs) -> None:
+    """Refuse what an operator's `run` returned unless it is a DataFrame per output port."""
+    if not isinstance(outputs, dict):
+        raise TypeError(f"operator '{operator.name}' returned {type(outputs).__name__}, not a dict")
+    for port in operator.outputs:
+        if not isinstance(outputs.get(port.name), pd.DataFrame):
+            raise TypeError(
+                f"operator '{operator.name}' returned no DataFrame for output port '{port.name}'"
+            )
+
+
+def retryable(error: BaseException) -> bool:
+    """Whether another attempt could succeed: not when the error's class says `retryable =
+    False` (bad params, missing columns, refused paths), which the same input fails again."""
+    return getattr(error, "retryable", True)

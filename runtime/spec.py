@@ -16,11 +16,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime import json_text
+from runtime.backend_names import Backend
+from runtime.canvas_items import canvas_item_problems
 from runtime.errors import PipelineValidationError, Problem
 from runtime.problems import validation_problems
 
 FORMAT = "pipewright.pipeline"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 NODE_ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 
 # What every database backend stores: the editor's model columns use these same lengths.
@@ -32,8 +34,20 @@ PORT_MAX_LENGTH = 100
 # Far beyond any pipeline a person draws, and small enough to validate and save in a moment.
 MAX_NODES = 5_000
 MAX_EDGES = 10_000
+NOTE_TEXT_MAX_LENGTH = 10_000
+MAX_NOTES = 1_000
+MAX_GROUPS = 1_000
+MAX_SIZE = 100_000
+"""The largest width or height of a note or group on the canvas, in pixels."""
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+
+def _from_version_1(data: dict) -> dict:
+    """Version 2 only added fields with defaults (`config.backend`, `config.cache`, `notes`,
+    `groups`), so a version-1 document reads as a version-2 one as it is."""
+    return dict(data)
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1}
 """`MIGRATIONS[n]` turns a format-`n` document (a dict) into a format-`n + 1` one."""
 
 JsonValue = Any
@@ -41,7 +55,11 @@ LogLevel = Literal["debug", "info", "warning", "error"]
 
 
 NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, max_length=NODE_ID_MAX_LENGTH)]
+NodeReference = Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
+"""A node id as an edge or a group names it: an unknown one is reported as such, not as a
+malformed id."""
 PortName = Annotated[str, Field(max_length=PORT_MAX_LENGTH)]
+Size = Annotated[float, Field(gt=0, le=MAX_SIZE)]
 
 
 class _Strict(BaseModel):
@@ -72,9 +90,9 @@ class Node(_Strict):
 class Edge(_Strict):
     """Data flows from an output port of `source` to an input port of `target`."""
 
-    source: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)] = Field(title="Source")
+    source: NodeReference = Field(title="Source")
     source_port: PortName = Field("out", title="Source port")
-    target: Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)] = Field(title="Target")
+    target: NodeReference = Field(title="Target")
     target_port: PortName = Field("in", title="Target port")
 
     def sort_key(self) -> tuple[str, str, str, str]:
@@ -93,18 +111,52 @@ class Config(_Strict):
     parameters: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], JsonValue] = Field(
         default_factory=dict, title="Parameters"
     )
+    backend: Backend = Field(
+        "auto",
+        title="Backend",
+        description="auto: the planner chooses for each segment; duckdb: every node that can "
+        "run on DuckDB does; pandas: everything runs on pandas.",
+    )
+    cache: bool = Field(
+        True,
+        title="Reuse results",
+        description="Reuse the stored results of nodes that did not change since a run.",
+    )
+
+
+class Note(_Strict):
+    """A sticky note on the canvas (markdown); the runtime ignores it."""
+
+    id: NodeId = Field(title="Id")
+    text: Annotated[str, Field(max_length=NOTE_TEXT_MAX_LENGTH)] = Field("", title="Text")
+    position: Position = Field(default_factory=Position, title="Position")
+    width: Size | None = Field(None, title="Width")
+    height: Size | None = Field(None, title="Height")
+
+
+class Group(_Strict):
+    """A labelled frame around some nodes, which moves them with it; the runtime ignores it."""
+
+    id: NodeId = Field(title="Id")
+    label: Annotated[str, Field(max_length=LABEL_MAX_LENGTH)] = Field("", title="Label")
+    position: Position = Field(default_factory=Position, title="Position")
+    width: Size = Field(400.0, title="Width")
+    height: Size = Field(300.0, title="Height")
+    nodes: list[NodeReference] = Field(default_factory=list, max_length=MAX_NODES, title="Nodes")
 
 
 class Pipeline(_Strict):
     """A whole pipeline document."""
 
     format: Literal["pipewright.pipeline"] = Field(FORMAT, title="Format")
-    version: Literal[1] = Field(FORMAT_VERSION, title="Version")
+    version: Literal[2] = Field(FORMAT_VERSION, title="Version")
     name: Annotated[str, Field(min_length=1, max_length=NAME_MAX_LENGTH)] = Field(title="Name")
     description: str = Field("", title="Description")
     config: Config = Field(default_factory=Config, title="Settings")
     nodes: list[Node] = Field(default_factory=list, max_length=MAX_NODES, title="Nodes")
     edges: list[Edge] = Field(default_factory=list, max_length=MAX_EDGES, title="Edges")
+    notes: list[Note] = Field(default_factory=list, max_length=MAX_NOTES, title="Notes")
+    groups: list[Group] = Field(default_factory=list, max_length=MAX_GROUPS, title="Groups")
 
     def node(self, node_id: str) -> Node | None:
         return next((node for node in self.nodes if node.id == node_id), None)
@@ -113,7 +165,7 @@ class Pipeline(_Strict):
 def json_schema() -> dict:
     """The JSON Schema of the pipeline document."""
     schema = Pipeline.model_json_schema()
-    schema["$id"] = "https://pipewright.dev/schema/pipeline-v1.json"
+    schema["$id"] = "https://pipewright.dev/schema/pipeline-v2.json"
     return schema
 
 
@@ -130,10 +182,13 @@ def load_document(data: str | bytes | dict) -> Pipeline:
         raise PipelineValidationError([Problem("a pipeline document must be a JSON object")])
     data = migrate(data)
     try:
-        return Pipeline.model_validate(data)
+        pipeline = Pipeline.model_validate(data)
     except ValidationError as error:
         problems = problems_from_validation(error, data)
         raise PipelineValidationError(problems, outline(data)) from error
+    if problems := canvas_item_problems(pipeline):
+        raise PipelineValidationError(problems, pipeline)
+    return pipeline
 
 
 def outline(data: dict) -> Pipeline:
@@ -224,7 +279,7 @@ def problems_from_validation(error: ValidationError, data: dict) -> list[Problem
     ]
 
 
-_MODELS = {model.__name__: model for model in (Pipeline, Config, Node, Edge, Position)}
+_MODELS = {model.__name__: model for model in (Pipeline, Config, Node, Edge, Position, Note, Group)}
 
 _NODE_WORDS = {
     "string_pattern_mismatch": "must start with a letter or _ and hold only letters, digits, "
@@ -245,12 +300,18 @@ def _in_node(item: dict, nodes: list) -> tuple[str | None, dict]:
 
 
 def to_json_dict(pipeline: Pipeline) -> dict:
-    """The document as plain JSON data, nodes sorted by id and edges by their four ends."""
+    """The document as plain JSON data: nodes, notes and groups sorted by id (a group's nodes
+    too), edges by their four ends."""
     data = pipeline.model_dump(mode="json")
     data["nodes"] = sorted(data["nodes"], key=lambda node: node["id"])
     data["edges"] = [
         edge.model_dump(mode="json") for edge in sorted(pipeline.edges, key=Edge.sort_key)
     ]
+    data["notes"] = sorted(data["notes"], key=lambda note: note["id"])
+    data["groups"] = sorted(
+        ({**group, "nodes": sorted(group["nodes"])} for group in data["groups"]),
+        key=lambda group: group["id"],
+    )
     return data
 
 

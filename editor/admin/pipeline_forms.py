@@ -34,7 +34,9 @@ class PipelineForm(forms.ModelForm):
 
     class Meta:
         model = Pipeline
-        fields = ("name", "workspace", "owner", "description", "config", "revision")
+        fields = (
+            "name", "workspace", "owner", "description", "config", "notes", "groups", "revision"
+        )  # fmt: skip
         widgets = {"revision": forms.HiddenInput}
 
     def clean_config(self):
@@ -42,6 +44,12 @@ class PipelineForm(forms.ModelForm):
         if problems := spec_problems(Config, config):
             raise forms.ValidationError([str(problem) for problem in problems])
         return config
+
+    def clean_notes(self):
+        return self.cleaned_data["notes"] or []
+
+    def clean_groups(self):
+        return self.cleaned_data["groups"] or []
 
     def clean(self):
         cleaned = super().clean()
@@ -90,6 +98,8 @@ class GraphFormSets:
                 "name": pipeline.name,
                 "description": pipeline.description,
                 "config": pipeline.config,
+                "notes": pipeline.notes,
+                "groups": pipeline.groups,
                 "nodes": [_node(form.cleaned_data) for form in _kept(nodes)],
                 "edges": [] if edges is None else _edges(_kept(edges), ids),
             }

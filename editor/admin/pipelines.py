@@ -60,6 +60,7 @@ class PipelineAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("name", "workspace", "owner", "description", "config", "revision")}),
         ("Graph", {"fields": ("graph",)}),
+        ("Canvas", {"fields": ("notes", "groups"), "classes": ("collapse",)}),
     )
     readonly_fields = ("graph",)
     actions = ("run", "export_json", "duplicate")

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from runtime.graph import Source
 from runtime.operator import Operator
+from runtime.plan.relational import Relation
 from runtime.spec import Config
 
 
@@ -42,6 +43,8 @@ class Segment:
     nodes: tuple[str, ...]
     """In a parents-first order."""
     reason: str
+    relations: dict[str, dict[str, Relation]] = field(default_factory=dict, compare=False)
+    """Each member's output ports as relational algebra over the segment's inputs."""
 
 
 @dataclass(slots=True)

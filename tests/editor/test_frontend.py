@@ -8,12 +8,15 @@ without them they are skipped on a developer's machine and fail in CI (`CI` is s
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from runtime.statuses import status_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "static" / "editor" / "dist"
@@ -73,3 +76,11 @@ def test_home_page_loads_the_bundle_with_the_token_and_user(client):
     assert '<script type="module" src="/static/editor/dist/editor.js"></script>' in page
     assert 'data-csrf-token="' in page
     assert 'data-user-name="owner"' in page
+
+
+def test_the_unit_tests_statuses_are_the_catalogs():
+    """The editor's unit tests read the catalog's statuses from a file: it must be the server's."""
+    fixture = ROOT / "static" / "editor" / "tests" / "statuses.json"
+    assert json.loads(fixture.read_text()) == status_catalog(), (
+        "static/editor/tests/statuses.json is not runtime.statuses.status_catalog(): write it again"
+    )

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 from functools import partial
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runtime import spec
+from runtime import cli, spec
 from runtime.errors import PipelineValidationError
 from runtime.spec import dump_document, json_schema, load_document
 
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = sorted((ROOT / "tests" / "golden").glob("*/pipeline.json"))
+
 
 def minimal(**extra) -> dict:
-    return {"format": "pipewright.pipeline", "version": 1, "name": "p", **extra}
+    return {"format": "pipewright.pipeline", "version": 2, "name": "p", **extra}
 
 
 def problems_of(data) -> list[str]:
@@ -65,9 +69,9 @@ def test_invalid_json_names_the_line_and_column():
 
 
 def test_a_newer_format_version_is_refused_with_the_fix():
-    assert problems_of(minimal(version=2)) == [
-        "version: this document has format version 2, but this Pipewright reads up to "
-        "version 1; upgrade Pipewright to open it"
+    assert problems_of(minimal(version=3)) == [
+        "version: this document has format version 3, but this Pipewright reads up to "
+        "version 2; upgrade Pipewright to open it"
     ]
 
 
@@ -77,20 +81,60 @@ def test_a_document_of_another_format_is_refused():
     ]
 
 
-def test_an_older_format_version_is_migrated(monkeypatch):
-    """Pretend the current format is 2 and version 1 named the description `notes`."""
+def test_a_version_1_document_loads_with_the_version_2_defaults():
+    pipeline = load_document(minimal(version=1, config={"retries": 2}))
+    assert pipeline.version == 2
+    assert pipeline.config.retries == 2
+    assert (pipeline.config.backend, pipeline.config.cache) == ("auto", True)
+    assert pipeline.notes == [] and pipeline.groups == []
 
-    def rename_notes(data: dict) -> dict:
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[path.parent.name for path in GOLDEN])
+def test_every_golden_pipeline_loads_and_exports_as_version_2(path):
+    original = json.loads(path.read_text(encoding="utf-8"))
+    text = dump_document(load_document(original))
+    exported = json.loads(text)
+    assert original["version"] == 1 and exported["version"] == 2
+    assert exported["config"]["backend"] == "auto" and exported["config"]["cache"] is True
+    assert {node["id"]: node.get("params") for node in original["nodes"]} == {
+        node["id"]: node["params"] for node in exported["nodes"]
+    }
+    assert dump_document(load_document(text)) == text
+
+
+EXPORTED_EXAMPLES = [
+    "docs/examples/demo/pipeline.json",
+    "editor/demo/seed_etl.json",
+    "editor/demo/customers_join_and_branch.json",
+]
+
+
+@pytest.mark.parametrize("name", EXPORTED_EXAMPLES)
+def test_the_examples_and_demo_seeds_are_current_exports(name):
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert dump_document(load_document(text)) == text
+
+
+def test_a_format_version_before_the_first_is_refused():
+    assert problems_of(minimal(version=0)) == [
+        "version: unknown format version 0; this Pipewright reads version 2"
+    ]
+
+
+def test_an_older_format_version_is_migrated_step_by_step(monkeypatch):
+    """Pretend the current format is 3 and version 2 named the description `summary`."""
+
+    def rename_summary(data: dict) -> dict:
         data = dict(data)
-        data["description"] = data.pop("notes", "")
+        data["description"] = data.pop("summary", "")
         return data
 
-    monkeypatch.setattr(spec, "FORMAT_VERSION", 2)
-    monkeypatch.setattr(spec, "MIGRATIONS", {1: rename_notes})
-    migrated = spec.migrate(minimal(notes="kept"))
-    assert migrated["version"] == 2
+    monkeypatch.setattr(spec, "FORMAT_VERSION", 3)
+    monkeypatch.setattr(spec, "MIGRATIONS", {**spec.MIGRATIONS, 2: rename_summary})
+    migrated = spec.migrate(minimal(version=1, summary="kept"))
+    assert migrated["version"] == 3
     assert migrated["description"] == "kept"
-    assert "notes" not in migrated
+    assert "summary" not in migrated
 
 
 def test_export_sorts_nodes_and_edges_and_ends_with_a_newline():
@@ -111,11 +155,24 @@ def test_export_keeps_non_ascii_text_readable():
     assert "Clients d'Île-de-France, 東京" in text
 
 
-def test_the_json_schema_describes_nodes_edges_and_config():
+def test_the_json_schema_describes_version_2():
     schema = json_schema()
     assert schema["title"] == "Pipeline"
-    assert {"nodes", "edges", "config", "format", "version"} <= set(schema["properties"])
-    assert "max_concurrency" in schema["$defs"]["Config"]["properties"]
+    assert schema["$id"] == "https://pipewright.dev/schema/pipeline-v2.json"
+    assert schema["properties"]["version"]["const"] == 2
+    assert {"nodes", "edges", "config", "notes", "groups"} <= set(schema["properties"])
+    config = schema["$defs"]["Config"]["properties"]
+    assert config["backend"]["enum"] == ["auto", "duckdb", "pandas"]
+    assert config["cache"]["default"] is True
+    assert {"Note", "Group"} <= set(schema["$defs"])
+
+
+def test_the_published_json_schema_is_what_the_cli_prints(capsys):
+    """Rewrite it with `python -m runtime schema > docs/pipeline.schema.json` when the
+    document changes."""
+    assert cli.main(["schema"]) == 0
+    published = ROOT / "docs" / "pipeline.schema.json"
+    assert published.read_text(encoding="utf-8") == capsys.readouterr().out
 
 
 node_ids = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,8}", fullmatch=True)
@@ -151,9 +208,20 @@ def documents(draw) -> dict:
     config = {"retries": draw(st.integers(0, 5)), "parameters": draw(st.dictionaries(
         st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True), json_scalars, max_size=3
     ))}  # fmt: skip
+    notes = [
+        {"id": note_id, "text": draw(texts(max_size=30)),
+         "width": draw(st.none() | st.integers(1, 900))}
+        for note_id in draw(st.lists(node_ids, max_size=3, unique=True))
+    ]  # fmt: skip
+    groups = [
+        {"id": group_id, "label": draw(texts(max_size=12)),
+         "nodes": draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []}
+        for group_id in draw(st.lists(node_ids, max_size=3, unique=True))
+    ]  # fmt: skip
     return minimal(
-        name=draw(texts(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config
-    )
+        name=draw(texts(min_size=1, max_size=20)), nodes=nodes, edges=edges, config=config,
+        notes=notes, groups=groups,
+    )  # fmt: skip
 
 
 @settings(max_examples=200, deadline=None)

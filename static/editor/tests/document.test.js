@@ -3,7 +3,7 @@ import { canvasToDocument, documentToCanvas } from "../src/model/document.js";
 
 const SERVER_ANSWER = {
   format: "pipewright.pipeline",
-  version: 1,
+  version: 2,
   name: "Seed ETL",
   description: "Adults' spending",
   config: {
@@ -14,6 +14,8 @@ const SERVER_ANSWER = {
     timeout_s: null,
     log_level: "info",
     parameters: { min_age: 18 },
+    backend: "duckdb",
+    cache: false,
   },
   nodes: [
     { id: "adults", operator: "filter", label: "Adults", params: { condition: "age > ${min_age}" }, position: { x: 260, y: 0 }, retries: null, timeout_s: null },
@@ -25,6 +27,8 @@ const SERVER_ANSWER = {
     { source: "users", source_port: "out", target: "adults", target_port: "in" },
     { source: "users", source_port: "out", target: "with_names", target_port: "right" },
   ],
+  notes: [{ id: "why", text: "Only **adults** count.", position: { x: 0, y: -120 }, width: 200, height: null }],
+  groups: [{ id: "inputs", label: "Inputs", position: { x: -20, y: -20 }, width: 320, height: 160, nodes: ["adults", "users"] }],
   id: 7,
   revision: 3,
   owner: "demo",
@@ -58,6 +62,20 @@ describe("document and canvas", () => {
     const touched = nodes.map((node) => ({ ...node, selected: true, measured: { width: 200, height: 60 }, dragging: false }));
     const document = canvasToDocument(meta, touched, edges);
     expect(Object.keys(document.nodes[0]).sort()).toEqual(["id", "label", "operator", "params", "position", "retries", "timeout_s"]);
+  });
+
+  it("keeps notes, groups and the backend and cache settings, which the canvas does not draw", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const document = canvasToDocument(meta, nodes, edges);
+    expect(document.notes).toEqual(SERVER_ANSWER.notes);
+    expect(document.groups).toEqual(SERVER_ANSWER.groups);
+    expect(document.config).toMatchObject({ backend: "duckdb", cache: false });
+  });
+
+  it("takes a deleted node out of the groups that framed it", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const document = canvasToDocument(meta, nodes.filter((node) => node.id !== "users"), edges.filter((edge) => edge.source !== "users"));
+    expect(document.groups[0]).toEqual({ ...SERVER_ANSWER.groups[0], nodes: ["adults"] });
   });
 
   it("fills the defaults of a minimal document", () => {

@@ -9,9 +9,11 @@ import {
   deleteSelected,
   edgeId,
   freePosition,
+  handleKey,
   makeEdge,
   isStrayEdge,
   paste,
+  refusedEnds,
   selectAllChanges,
   splitPositionChanges,
   strayPorts,
@@ -219,5 +221,52 @@ describe("Ctrl+A", () => {
   it("selects every node not yet selected", () => {
     const changes = selectAllChanges([node("a", "filter"), node("b", "filter", { selected: true })]);
     expect(changes).toEqual([{ id: "a", type: "select", selected: true }]);
+  });
+});
+
+describe("ends refused while a connection is dragged", () => {
+  // read → a → b, b → u; j takes one edge per side and has one into "left".
+  const nodes = [node("read", "csv_input"), node("a", "filter"), node("b", "filter"), node("u", "union"), node("j", "join")];
+  const edges = [link("read", "a"), link("a", "b"), link("b", "u"), link("read", "j", "left")];
+  const fromOutput = (nodeId) => refusedEnds(nodes, edges, { nodeId, id: "out", type: "source" }, portsOf);
+
+  it("are the inputs that the drop would refuse, each with the drop's reason", () => {
+    const refused = fromOutput("b");
+    const inputs = nodes.flatMap((item) => portsOf(item).inputs.map((port) => handleKey(item.id, "target", port.name)));
+    const why = Object.fromEntries(inputs.filter((key) => refused.has(key)).map((key) => [key.split("\u0000")[0] + "." + key.split("\u0000")[2], refused.get(key)]));
+    expect(Object.keys(why).sort()).toEqual(["a.in", "b.in", "j.left", "u.in"]);
+    expect(why["a.in"]).toMatch(/cycle \(a → b → a\)/);
+    expect(why["b.in"]).toMatch(/cannot feed itself/);
+    expect(why["u.in"]).toMatch(/already connected/);
+    expect(why["j.left"]).toMatch(/takes one connection/);
+  });
+
+  it("agree with connectionProblem on every input", () => {
+    const refused = fromOutput("read");
+    for (const item of nodes) {
+      for (const port of portsOf(item).inputs) {
+        const problem = connectionProblem(nodes, edges, { source: "read", sourceHandle: "out", target: item.id, targetHandle: port.name }, portsOf);
+        expect(refused.get(handleKey(item.id, "target", port.name)) ?? null).toBe(problem);
+      }
+    }
+  });
+
+  it("include the other outputs, but not the handle the drag started from", () => {
+    const refused = fromOutput("a");
+    expect(refused.get(handleKey("b", "source", "out"))).toMatch(/an output connects to an input/);
+    expect(refused.has(handleKey("a", "source", "out"))).toBe(false);
+  });
+
+  it("from an input are the outputs the drop would refuse", () => {
+    const refused = refusedEnds(nodes, edges, { nodeId: "a", id: "in", type: "target" }, portsOf);
+    expect(refused.get(handleKey("b", "source", "out"))).toMatch(/takes one connection|cycle/);
+    expect(refused.get(handleKey("read", "source", "out"))).toMatch(/already connected/);
+    expect(refused.get(handleKey("u", "target", "in"))).toMatch(/an input connects to an output/);
+  });
+
+  it("leave a free input of another branch open", () => {
+    const refused = refusedEnds(nodes, [], { nodeId: "read", id: "out", type: "source" }, portsOf);
+    expect(refused.has(handleKey("j", "target", "right"))).toBe(false);
+    expect(refused.has(handleKey("a", "target", "in"))).toBe(false);
   });
 });

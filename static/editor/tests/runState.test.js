@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { IDLE_RUN, applyFrame, cancelRequested, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, parseLogLine, runPhase, runProgress } from "../src/model/runState.js";
+import { IDLE_RUN, applyFrame, cancelRequested, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, runPhase, runProgress } from "../src/model/runState.js";
 import { statusSets } from "../src/model/statuses.js";
+import statuses from "./statuses.json";
+
+// The catalog's statuses as the server sends them (tests/editor/test_frontend.py keeps this
+// file equal to runtime/statuses.py's).
+const SETS = statusSets(statuses);
 
 const event = (run_id, seq, body) => ({ run_id, seq, event: { run_id, seq, time: `2026-11-30T00:00:${String(seq).padStart(2, "0")}+00:00`, ...body } });
 const frame = (after_seq, ...events) => ({ type: "events", after_seq, events });
@@ -21,12 +26,13 @@ describe("snapshots", () => {
 });
 
 describe("event frames", () => {
-  const started = applyFrame(IDLE_RUN, frame(0, event(1, 1, { type: "run_started", nodes: ["read", "f"] }))).state;
+  const started = applyFrame(IDLE_RUN, frame(0, event(1, 1, { type: "run_started", nodes: ["read", "f"] })), SETS).state;
 
   it("applies a frame's events in one new state", () => {
     const { state, gap } = applyFrame(
       started,
       frame(1, event(1, 2, { type: "node_status", node: "read", status: "running", attempt: 1 }), event(1, 3, { type: "node_progress", node: "read", rows: 500 })),
+      SETS,
     );
     expect(gap).toBe(false);
     expect(state.nodes.read).toMatchObject({ status: "running", rows: 500, since: "2026-11-30T00:00:02+00:00" });
@@ -35,8 +41,8 @@ describe("event frames", () => {
   });
 
   it("ignores events whose seq is not above the last seen for the run", () => {
-    const first = applyFrame(started, frame(1, event(1, 2, { type: "node_status", node: "read", status: "succeeded", metrics: { rows_out: 3 } }))).state;
-    const again = applyFrame(first, frame(1, event(1, 2, { type: "node_status", node: "read", status: "running" })));
+    const first = applyFrame(started, frame(1, event(1, 2, { type: "node_status", node: "read", status: "succeeded", metrics: { rows_out: 3 } })), SETS).state;
+    const again = applyFrame(first, frame(1, event(1, 2, { type: "node_status", node: "read", status: "running" })), SETS);
     expect(again.state.nodes.read.status).toBe("succeeded");
     expect(again.gap).toBe(false);
   });
@@ -46,27 +52,28 @@ describe("event frames", () => {
     const { state } = applyFrame(
       snapshot,
       frame(3, event(1, 4, { type: "node_status", node: "read", status: "running" }), event(1, 6, { type: "node_status", node: "f", status: "failed", error: "boom", traceback: "Traceback…" })),
+      SETS,
     );
     expect(state.nodes.read.status).toBe("succeeded");
     expect(state.nodes.f).toMatchObject({ status: "failed", error: "boom", traceback: "Traceback…" });
   });
 
   it("reports a gap when a frame follows a seq it never saw", () => {
-    const { state, gap } = applyFrame(started, frame(7, event(1, 8, { type: "node_status", node: "f", status: "running" })));
+    const { state, gap } = applyFrame(started, frame(7, event(1, 8, { type: "node_status", node: "f", status: "running" })), SETS);
     expect(gap).toBe(true);
     expect(state.nodes.f.status).toBe("running");
   });
 
   it("keeps unchanged nodes as the same objects", () => {
-    const { state } = applyFrame(started, frame(1, event(1, 2, { type: "node_progress", node: "read", rows: 1 })));
+    const { state } = applyFrame(started, frame(1, event(1, 2, { type: "node_progress", node: "read", rows: 1 })), SETS);
     expect(state.nodes.f).toBe(started.nodes.f);
   });
 
   it("switches to a newer run and drops events of older ones", () => {
-    const newer = applyFrame(started, frame(0, event(2, 1, { type: "run_started", nodes: ["read"] }))).state;
+    const newer = applyFrame(started, frame(0, event(2, 1, { type: "run_started", nodes: ["read"] })), SETS).state;
     expect(newer.runId).toBe(2);
     expect(nodeStatus(newer, "f")).toBe("idle");
-    const old = applyFrame(newer, frame(1, event(1, 2, { type: "node_status", node: "read", status: "failed" })));
+    const old = applyFrame(newer, frame(1, event(1, 2, { type: "node_status", node: "read", status: "failed" })), SETS);
     expect(old.state).toBe(newer);
   });
 
@@ -78,6 +85,7 @@ describe("event frames", () => {
         event(1, 2, { type: "node_log", node: "read", level: "info", message: "read 3 rows" }),
         event(1, 3, { type: "run_finished", status: "succeeded", duration_s: 0.5, totals: { nodes: { succeeded: 2 } } }),
       ),
+      SETS,
     );
     expect(state.status).toBe("succeeded");
     expect(state.durationS).toBe(0.5);
@@ -85,7 +93,7 @@ describe("event frames", () => {
   });
 
   it("ignores an empty frame", () => {
-    expect(applyFrame(started, frame(1)).state).toBe(started);
+    expect(applyFrame(started, frame(1), SETS).state).toBe(started);
   });
 });
 
@@ -96,24 +104,21 @@ describe("runs from the API", () => {
     expect(nodeStatus(state, "read")).toBe("pending");
   });
 
-  it("shows a past run as it ended, with its errors and logs", () => {
+  it("shows a past run as it ended, with its errors", () => {
     const state = fromRunDetails({
       id: 3,
       status: "failed",
       duration_s: 1.5,
       nodes: {
-        read: { status: "succeeded", attempts: 1, metrics: { rows_out: 3 }, error: "", traceback: "", log_tail: ["2026-11-30T00:00:01 INFO read 3 rows"] },
-        f: { status: "failed", attempts: 2, metrics: {}, error: "no column x", traceback: "Traceback", log_tail: [] },
+        read: { status: "succeeded", attempts: 1, metrics: { rows_out: 3 }, error: "", traceback: "" },
+        f: { status: "failed", attempts: 2, metrics: {}, error: "no column x", traceback: "Traceback" },
       },
+      logs: [],
     });
     expect(nodeStatus(state, "f")).toBe("failed");
     expect(state.nodes.f.error).toBe("no column x");
-    expect(state.logs).toEqual([{ node: "read", time: "2026-11-30T00:00:01", level: "info", message: "read 3 rows" }]);
-    expect(runProgress(state)).toEqual({ done: 2, total: 2 });
-  });
-
-  it("reads log lines it cannot split as plain messages", () => {
-    expect(parseLogLine("a", "odd")).toEqual({ node: "a", time: "", level: "info", message: "odd" });
+    expect(state.durationS).toBe(1.5);
+    expect(runProgress(state, SETS)).toEqual({ done: 2, total: 2 });
   });
 
   it("shows the log lines and parameters the server kept for a past run", () => {
@@ -121,7 +126,7 @@ describe("runs from the API", () => {
       id: 5,
       status: "failed",
       parameters: { min_age: 18 },
-      nodes: { f: { status: "failed", attempts: 2, metrics: {}, error: "boom", log_tail: [] } },
+      nodes: { f: { status: "failed", attempts: 2, metrics: {}, error: "boom" } },
       logs: [
         { seq: 1, level: "INFO", node: null, message: "run started", time: "2026-11-30T00:00:01" },
         { seq: 2, level: "warning", node: "f", message: "retrying: boom" },
@@ -136,31 +141,31 @@ describe("runs from the API", () => {
 });
 
 describe("cancelling", () => {
-  const running = applyFrame(IDLE_RUN, frame(0, event(1, 1, { type: "run_started", nodes: ["slow", "out"] }), event(1, 2, { type: "node_status", node: "slow", status: "running" }))).state;
+  const running = applyFrame(IDLE_RUN, frame(0, event(1, 1, { type: "run_started", nodes: ["slow", "out"] }), event(1, 2, { type: "node_status", node: "slow", status: "running" })), SETS).state;
 
   it("says Cancelling until every running node has returned, then the run's end", () => {
-    const asked = cancelRequested(running, 1);
-    expect(runPhase(asked)).toBe("cancelling");
-    const stillRunning = applyFrame(asked, frame(2, event(1, 3, { type: "node_status", node: "out", status: "cancelled" }))).state;
-    expect(runPhase(stillRunning)).toBe("cancelling");
-    const ended = applyFrame(stillRunning, frame(3, event(1, 4, { type: "node_status", node: "slow", status: "cancelled" }), event(1, 5, { type: "run_finished", status: "cancelled", duration_s: 2 }))).state;
-    expect(runPhase(ended)).toBe("cancelled");
+    const asked = cancelRequested(running, 1, SETS);
+    expect(runPhase(asked, SETS)).toBe("cancelling");
+    const stillRunning = applyFrame(asked, frame(2, event(1, 3, { type: "node_status", node: "out", status: "cancelled" })), SETS).state;
+    expect(runPhase(stillRunning, SETS)).toBe("cancelling");
+    const ended = applyFrame(stillRunning, frame(3, event(1, 4, { type: "node_status", node: "slow", status: "cancelled" }), event(1, 5, { type: "run_finished", status: "cancelled", duration_s: 2 })), SETS).state;
+    expect(runPhase(ended, SETS)).toBe("cancelled");
   });
 
   it("leaves a finished run or another run as it is", () => {
-    expect(cancelRequested(running, 2)).toBe(running);
-    const ended = applyFrame(running, frame(2, event(1, 3, { type: "run_finished", status: "succeeded" }))).state;
-    expect(cancelRequested(ended, 1)).toBe(ended);
+    expect(cancelRequested(running, 2, SETS)).toBe(running);
+    const ended = applyFrame(running, frame(2, event(1, 3, { type: "run_finished", status: "succeeded" })), SETS).state;
+    expect(cancelRequested(ended, 1, SETS)).toBe(ended);
   });
 
   it("keeps saying so across a snapshot of the same run", () => {
-    const asked = cancelRequested(running, 1);
-    expect(runPhase(fromSnapshot(asked, { seq: 2, run: { id: 1, status: "running", nodes: {} } }))).toBe("cancelling");
+    const asked = cancelRequested(running, 1, SETS);
+    expect(runPhase(fromSnapshot(asked, { seq: 2, run: { id: 1, status: "running", nodes: {} } }), SETS)).toBe("cancelling");
   });
 });
 
 describe("status sets", () => {
-  it("come from the catalog when the server sends them", () => {
+  it("come from the catalog, with no list of the editor's own", () => {
     const sets = statusSets({
       node: ["a"],
       run: ["r"],
@@ -168,5 +173,12 @@ describe("status sets", () => {
     });
     expect(runProgress({ nodes: { x: { status: "done" }, y: { status: "succeeded" } } }, sets)).toEqual({ done: 1, total: 2 });
     expect(runPhase({ status: "going" }, sets)).toBe("going");
+    expect([...sets.working]).toEqual(["going"]);
+  });
+
+  it("count a queued node as active but not working", () => {
+    expect(SETS.active.has("queued")).toBe(true);
+    expect(SETS.working.has("queued")).toBe(false);
+    expect(SETS.working.has("running")).toBe(true);
   });
 });

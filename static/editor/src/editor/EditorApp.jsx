@@ -81,7 +81,6 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const toasts = useToasts();
   const reactFlow = useReactFlow();
   const canvasBox = useRef(null);
-  const [savedRevision, setSavedRevision] = useState(pipeline.revision);
   const [dialog, setDialog] = useState(null);
   const [bottom, setBottom] = useState({ open: false, tab: "logs" });
   const [preview, setPreview] = useState(null);
@@ -89,18 +88,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const liveRunId = useStore(overlay, (value) => value.live.runId);
   const viewedId = useStore(overlay, (value) => value.viewed?.runId ?? null);
   const selected = useSelectedNodes(nodes);
-  const selectedId = selected.length === 1 ? selected[0].id : null;
-  const analysis = useAnalysis({ api, base, overlay, revision: savedRevision, selectedId });
-  const { showProblems, analysed } = analysis;
-
-  /** The server has a new version of the graph (saved, imported, reloaded). */
-  const onSaved = useCallback(
-    (saved) => {
-      setSavedRevision(saved.revision);
-      analysed(saved);
-    },
-    [analysed],
-  );
+  const analysis = useAnalysis({ api, base, overlay });
+  const { showProblems, analysed, analyseStored } = analysis;
   const onSaveFailed = useCallback(
     (error) => {
       toasts.show(`Not saved: ${error.message}`, { kind: "error", details: refusalDetails(error.body) });
@@ -108,7 +97,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     },
     [toasts, showProblems],
   );
-  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed, readOnly });
+  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved: analysed, onFailed: onSaveFailed, readOnly });
   const { save, resolve } = saving;
   const commit = useCallback((update, key) => dispatch({ type: "commit", update, key }), []);
   const clipboard = useClipboard({ stateRef, commit, toasts });
@@ -125,10 +114,10 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const runs = useRunControls({ api, base, overlay, sets: catalog.statuses, stateRef, saveFirst, showProblems, toasts, setDialog, openLogs });
   const onReplaced = useCallback(
     (saved) => {
-      onSaved(saved);
+      analysed(saved);
       window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2 }));
     },
-    [onSaved, reactFlow],
+    [analysed, reactFlow],
   );
   const files = usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts });
 
@@ -238,11 +227,11 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
       const fresh = await api.get(base);
       await resolve("reload", fresh);
       dispatch({ type: "reload", canvas: documentToCanvas(fresh, catalog.typeOf) });
-      onSaved(fresh);
+      analyseStored();
     } catch (error) {
       toasts.show(`Could not reload: ${error.message}`, { kind: "error" });
     }
-  }, [api, base, catalog, resolve, onSaved, toasts]);
+  }, [api, base, catalog, resolve, analyseStored, toasts]);
 
   const historyMenu = useMemo(
     () => <HistoryMenu load={runs.loadRuns} onPick={runs.pickRun} onLive={runs.backToLive} viewedId={viewedId} userName={userName} />,
@@ -335,6 +324,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
           {dialog?.kind === "settings" ? (
             <SettingsDialog
               meta={meta}
+              problems={analysis.pipelineProblems}
               onClose={closeDialog}
               onApply={(next) => {
                 commit((now) => ({ ...now, meta: next }));

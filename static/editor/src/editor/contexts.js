@@ -6,3 +6,6 @@ import { createContext } from "react";
 export const CatalogContext = createContext(null);
 /** The store of run states and problems that nodes show (see model/overlay.js). */
 export const OverlayContext = createContext(null);
+/** While a connection is dragged, the handles it may not end at (see `refusedEnds` in
+ * model/graph.js and hooks/useRefusedEnds.js); an empty Map otherwise. */
+export const RefusedEndsContext = createContext(new Map());

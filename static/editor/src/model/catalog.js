@@ -15,10 +15,10 @@ const UNKNOWN_PORTS = {
 };
 
 /**
- * `{items, byName, typeOf(name), portsOf(node), statuses}`; `nodeTypeOf(kind)` names node
- * types; `statuses` (model/statuses.js) comes from the answer's `statuses` when it has them.
+ * `{items, byName, typeOf(name), portsOf(node), statuses}` from the answer's `items` and
+ * `statuses` (made into sets by model/statuses.js); `nodeTypeOf(kind)` names node types.
  */
-export function createCatalog(items, nodeTypeOf = (kind) => kind, statuses = null) {
+export function createCatalog(items, nodeTypeOf, statuses) {
   const byName = new Map(items.map((item) => [item.name, item]));
   return {
     items,

@@ -1,5 +1,7 @@
 // The pipeline document (the server's shape: what it validates, saves, runs and exports)
-// to and from what the canvas holds. Nothing else knows both shapes.
+// to and from what the canvas holds. Nothing else knows both shapes. Everything besides the
+// nodes and edges (settings, notes, groups, fields of later versions) stays in `meta` as the
+// server sent it, so a save writes back what the canvas does not draw.
 
 import { makeEdge } from "./graph.js";
 
@@ -61,7 +63,15 @@ export function canvasToDocument(meta, nodes, edges) {
         compare(a.target, b.target) ||
         compare(a.target_port, b.target_port),
     );
-  return { ...meta, nodes: documentNodes, edges: documentEdges };
+  const document = { ...meta, nodes: documentNodes, edges: documentEdges };
+  if (Array.isArray(meta.groups)) document.groups = framing(meta.groups, documentNodes);
+  return document;
+}
+
+/** `groups`, each framing only nodes still on the canvas: a deleted node leaves its group. */
+function framing(groups, nodes) {
+  const ids = new Set(nodes.map((node) => node.id));
+  return groups.map((group) => (Array.isArray(group.nodes) ? { ...group, nodes: group.nodes.filter((id) => ids.has(id)) } : group));
 }
 
 function compare(a, b) {

@@ -47,59 +47,113 @@ function deselectAll(items) {
 
 /** The node ids on a path from `from` to `to` following edges, or null when there is none. */
 export function findPath(edges, from, to) {
+  return pathFinder(edges)(from, to);
+}
+
+/** `(from, to) => path | null` over `edges`, which indexes them once for many questions. */
+function pathFinder(edges) {
   const outgoing = new Map();
   for (const edge of edges) {
     if (!outgoing.has(edge.source)) outgoing.set(edge.source, []);
     outgoing.get(edge.source).push(edge.target);
   }
-  const previous = new Map([[from, null]]);
-  const queue = [from];
-  while (queue.length) {
-    const current = queue.shift();
-    if (current === to) {
-      const path = [];
-      for (let at = to; at !== null; at = previous.get(at)) path.unshift(at);
-      return path;
-    }
-    for (const next of outgoing.get(current) ?? []) {
-      if (!previous.has(next)) {
-        previous.set(next, current);
-        queue.push(next);
+  return (from, to) => {
+    const previous = new Map([[from, null]]);
+    const queue = [from];
+    for (let at = 0; at < queue.length; at += 1) {
+      const current = queue[at];
+      if (current === to) {
+        const path = [];
+        for (let step = to; step !== null; step = previous.get(step)) path.unshift(step);
+        return path;
+      }
+      for (const next of outgoing.get(current) ?? []) {
+        if (!previous.has(next)) {
+          previous.set(next, current);
+          queue.push(next);
+        }
       }
     }
-  }
-  return null;
+    return null;
+  };
 }
 
 /**
  * Why the connection may not be made, in the user's words, or null when it may.
  * `portsOf(node)` gives the node's `{inputs, outputs}` ports ({name, many, required}).
+ * Each refusal is one the server makes on save (runtime/graph.py): dangling_edge,
+ * unknown_port, cycle, duplicate_edge, too_many_edges.
  */
 export function connectionProblem(nodes, edges, connection, portsOf) {
-  const { source, sourceHandle, target, targetHandle } = connection;
-  const sourceNode = nodes.find((node) => node.id === source);
-  const targetNode = nodes.find((node) => node.id === target);
-  if (!sourceNode || !targetNode) return "both ends of a connection must be nodes on the canvas";
-  const output = portsOf(sourceNode).outputs.find((port) => port.name === sourceHandle);
-  if (!output) return `${source} has no output "${sourceHandle}"`;
-  const input = portsOf(targetNode).inputs.find((port) => port.name === targetHandle);
-  if (!input) return `${target} has no input "${targetHandle}"`;
-  if (source === target) return `${source} cannot feed itself: that would make a cycle`;
-  if (edges.some((edge) => edgeId(edge) === edgeId(connection))) {
-    return `${source} is already connected to ${target}`;
+  return connectionRule(nodes, edges, portsOf)(connection);
+}
+
+/** `connectionProblem` for one graph and many connections: it indexes the graph once. */
+export function connectionRule(nodes, edges, portsOf) {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const ids = new Set(edges.map(edgeId));
+  const findBack = pathFinder(edges);
+  const into = new Map();
+  for (const edge of edges) {
+    const key = handleKey(edge.target, "target", edge.targetHandle);
+    if (!into.has(key)) into.set(key, edge);
   }
-  const back = findPath(edges, target, source);
-  if (back) {
-    return `connecting ${source} to ${target} would make a cycle (${[...back, target].join(" → ")})`;
+  return (connection) => {
+    const { source, sourceHandle, target, targetHandle } = connection;
+    const sourceNode = byId.get(source);
+    const targetNode = byId.get(target);
+    if (!sourceNode || !targetNode) return "both ends of a connection must be nodes on the canvas";
+    const output = portsOf(sourceNode).outputs.find((port) => port.name === sourceHandle);
+    if (!output) return `${source} has no output "${sourceHandle}"`;
+    const input = portsOf(targetNode).inputs.find((port) => port.name === targetHandle);
+    if (!input) return `${target} has no input "${targetHandle}"`;
+    if (source === target) return `${source} cannot feed itself: that would make a cycle`;
+    if (ids.has(edgeId(connection))) return `${source} is already connected to ${target}`;
+    const back = findBack(target, source);
+    if (back) {
+      return `connecting ${source} to ${target} would make a cycle (${[...back, target].join(" → ")})`;
+    }
+    const taken = input.many ? null : into.get(handleKey(target, "target", targetHandle));
+    if (taken) {
+      return (
+        `input "${targetHandle}" of ${target} takes one connection and already has one ` +
+        `(from ${taken.source}); delete that edge first`
+      );
+    }
+    return null;
+  };
+}
+
+/** The key of a node's handle: its node, `type` ("source" or "target") and port. */
+export function handleKey(nodeId, type, port) {
+  return `${nodeId}\u0000${type}\u0000${port}`;
+}
+
+/**
+ * While a connection is dragged from `from` (React Flow's `{nodeId, id, type}`), the handles it
+ * may not end at, `Map(handleKey → why)`: those of its own side, and those `connectionProblem`
+ * refuses. The handle it started from is left out.
+ */
+export function refusedEnds(nodes, edges, from, portsOf) {
+  const rule = connectionRule(nodes, edges, portsOf);
+  const fromOutput = from.type === "source";
+  const refused = new Map();
+  for (const node of nodes) {
+    const { inputs, outputs } = portsOf(node);
+    for (const port of fromOutput ? outputs : inputs) {
+      if (node.id !== from.nodeId || port.name !== from.id) {
+        refused.set(handleKey(node.id, from.type, port.name), fromOutput ? "an output connects to an input" : "an input connects to an output");
+      }
+    }
+    for (const port of fromOutput ? inputs : outputs) {
+      const ends = fromOutput
+        ? { source: from.nodeId, sourceHandle: from.id, target: node.id, targetHandle: port.name }
+        : { source: node.id, sourceHandle: port.name, target: from.nodeId, targetHandle: from.id };
+      const problem = rule(ends);
+      if (problem) refused.set(handleKey(node.id, fromOutput ? "target" : "source", port.name), problem);
+    }
   }
-  const taken = edges.find((edge) => edge.target === target && edge.targetHandle === targetHandle);
-  if (!input.many && taken) {
-    return (
-      `input "${targetHandle}" of ${target} takes one connection and already has one ` +
-      `(from ${taken.source}); delete that edge first`
-    );
-  }
-  return null;
+  return refused;
 }
 
 /** `{edges}` with the connection added, or `{error}` saying why it was refused. */

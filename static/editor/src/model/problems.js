@@ -1,5 +1,6 @@
 // Validation problems from the server (`{code, node, field, message}`), placed where the
-// editor shows them: on a node, at a params field, or for the whole pipeline.
+// editor shows them: on a node, at a params field, at a pipeline setting (`config.…`, in the
+// Settings dialog), or for the whole pipeline.
 
 /** A problem's field as a dotted params path (`params.mappings[1].expression` → `mappings.1.expression`), or null. */
 export function paramsPath(field) {
@@ -34,6 +35,32 @@ export const NODE_FIELDS = ["label", "retries", "timeout_s"];
 /** The messages of the problems at the node field `field` (one of `NODE_FIELDS`). */
 export function messagesAtField(problems, field) {
   return (problems ?? []).filter((problem) => problem.field === field).map((problem) => problem.message);
+}
+
+/** A problem's field as a path inside the pipeline's settings (`config.parameters.min_age` →
+ * `parameters.min_age`), or null when it is not a setting's. */
+export function settingPath(field) {
+  return field?.startsWith("config.") ? field.slice("config.".length) : null;
+}
+
+const isAtOrInside = (path, at) => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`);
+
+/** The messages of the problems at the setting `at` (a `settingPath`) or inside it: a
+ * parameter's row shows those at its name and its value. */
+export function messagesAtSetting(problems, at) {
+  return (problems ?? []).filter((problem) => {
+    const path = settingPath(problem.field);
+    return path !== null && isAtOrInside(path, at);
+  }).map((problem) => problem.message);
+}
+
+/** The problems at settings that none of the `shown` settings paths holds (an unknown
+ * setting, a removed parameter, the parameters as a whole). */
+export function otherSettingProblems(problems, shown) {
+  return (problems ?? []).filter((problem) => {
+    const path = settingPath(problem.field);
+    return path !== null && !shown.some((at) => isAtOrInside(path, at));
+  });
 }
 
 /** The problem at a node's port (`field` "inputs.<port>" or "outputs.<port>"), or undefined. */

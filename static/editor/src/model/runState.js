@@ -7,8 +7,6 @@
 // NodeRun: {status, attempt, metrics, rows, error, traceback, since}
 // Functions that sort statuses take `sets` (model/statuses.js, from the catalog).
 
-import { DEFAULT_SETS } from "./statuses.js";
-
 const MAX_LOGS = 2000;
 
 /** Before any run: every node is idle. */
@@ -70,13 +68,10 @@ export function fromStartedRun(state, run) {
   return { ...IDLE_RUN, runId: run.id, status: run.status, seqs: state.seqs, nodes };
 }
 
-/**
- * A past run as it ended (`GET /api/runs/<id>`): its `logs` when the server keeps them
- * (`[{seq?, level, node, message, at?}]`), else its nodes' log tails merged into one log.
- */
+/** A past run as it ended (`GET /api/runs/<id>`), with the log lines the server kept for it
+ * (`logs`: `[{seq, time, level, node, message}]`). */
 export function fromRunDetails(run) {
   const nodes = {};
-  const tails = [];
   for (const [id, node] of Object.entries(run.nodes ?? {})) {
     nodes[id] = {
       status: node.status,
@@ -87,23 +82,18 @@ export function fromRunDetails(run) {
       traceback: node.traceback ?? "",
       since: null,
     };
-    for (const line of node.log_tail ?? []) tails.push(parseLogLine(id, line));
   }
-  // The fallback for a server without `logs`: the lead may remove it once every server sends them.
-  const logs = Array.isArray(run.logs) ? run.logs.map(storedLogLine) : tails.sort(byTime);
   return {
     ...IDLE_RUN,
     runId: run.id,
     status: run.status,
     nodes,
-    logs,
+    logs: (run.logs ?? []).map(storedLogLine),
     durationS: run.duration_s ?? null,
     error: run.error ?? "",
     parameters: run.parameters ?? null,
   };
 }
-
-const byTime = (a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0);
 
 /** A log line the server stored for a run, as a log entry. */
 function storedLogLine(line) {
@@ -111,15 +101,8 @@ function storedLogLine(line) {
 }
 
 /** The run with its cancelling asked for: it says so until its nodes have returned. */
-export function cancelRequested(state, runId, sets = DEFAULT_SETS) {
+export function cancelRequested(state, runId, sets) {
   return state.runId === runId && isActive(state, sets) ? { ...state, cancelling: true } : state;
-}
-
-/** `"<time> LEVEL message"` (how the recorder keeps log tails) as a log entry. */
-export function parseLogLine(node, line) {
-  const match = /^(\S+) ([A-Z]+) ([\s\S]*)$/.exec(line);
-  if (!match) return { node, time: "", level: "info", message: line };
-  return { node, time: match[1], level: match[2].toLowerCase(), message: match[3] };
 }
 
 function blankNode(status = "pending") {
@@ -131,7 +114,7 @@ function blankNode(status = "pending") {
  * above the last seen for their run) and events of older runs are dropped. `gap` is true when
  * the frame follows a seq this client never saw: it should ask for a snapshot.
  */
-export function applyFrame(state, frame, sets = DEFAULT_SETS) {
+export function applyFrame(state, frame, sets) {
   const events = frame.events ?? [];
   if (!events.length) return { state, gap: false };
   const runId = events[0].run_id;
@@ -202,18 +185,18 @@ export function statusOf(node) {
 }
 
 /** `{done, total}` over the run's nodes: how far the run has come. */
-export function runProgress(state, sets = DEFAULT_SETS) {
+export function runProgress(state, sets) {
   const all = Object.values(state.nodes);
   return { done: all.filter((node) => sets.final.has(node.status)).length, total: all.length };
 }
 
 /** Whether the run is still queued or running. */
-export function isActive(state, sets = DEFAULT_SETS) {
+export function isActive(state, sets) {
   return sets.runActive.has(state.status);
 }
 
 /** What the run bar says of the run: "Cancelling…" from the cancel until the run has ended. */
-export function runPhase(state, sets = DEFAULT_SETS) {
+export function runPhase(state, sets) {
   if (!isActive(state, sets)) return state.status;
   return state.cancelling ? "cancelling" : state.status;
 }

@@ -5,7 +5,8 @@
 
 import { Handle, useStore as useFlowStore } from "@xyflow/react";
 import { useContext } from "react";
-import { CatalogContext, OverlayContext } from "../editor/contexts.js";
+import { CatalogContext, OverlayContext, RefusedEndsContext } from "../editor/contexts.js";
+import { handleKey } from "../model/graph.js";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../model/format.js";
 import { portProblem } from "../model/problems.js";
 import { shownRun } from "../model/overlay.js";
@@ -46,24 +47,27 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
     >
       {compact ? null : <CardText id={id} data={data} kind={kind} icon={icon} operator={catalog.byName.get(data.operator)} status={status} run={run} problems={problems} ports={ports} working={catalog.statuses.working} />}
       {handles.map((handle) => (
-        <PortHandle key={`${handle.type}.${handle.id}`} handle={handle} problem={portProblem(problems, handle.type === "target" ? "inputs" : "outputs", handle.id)} />
+        <PortHandle key={`${handle.type}.${handle.id}`} nodeId={id} handle={handle} problem={portProblem(problems, handle.type === "target" ? "inputs" : "outputs", handle.id)} />
       ))}
     </div>
   );
 }
 
 /** A port's handle: red, with the message as its title, when a problem names the port (an
- * input left unconnected, one with too many edges) or when the port is stray. */
-function PortHandle({ handle, problem }) {
+ * input left unconnected, one with too many edges) or when the port is stray; greyed, with
+ * the reason as its title, while a connection is dragged that may not end at it. */
+function PortHandle({ nodeId, handle, problem }) {
   const stray = handle.stray === true;
-  const title = stray ? `${handle.id}: not a port of this operator; delete its edge` : problem ? `${handle.id}: ${problem.message}` : undefined;
+  const refused = useContext(RefusedEndsContext).get(handleKey(nodeId, handle.type, handle.id));
+  const title = stray ? `${handle.id}: not a port of this operator; delete its edge` : refused ? `${handle.id}: ${refused}` : problem ? `${handle.id}: ${problem.message}` : undefined;
+  const className = [stray ? "pw-handle-stray" : problem ? "has-problem" : null, refused ? "pw-handle-refused" : null].filter(Boolean).join(" ");
   return (
     <Handle
       type={handle.type}
       position={handle.position}
       id={handle.id}
       data-port={handle.id}
-      className={stray ? "pw-handle-stray" : problem ? "has-problem" : undefined}
+      className={className || undefined}
       title={title}
       isConnectable={!stray}
       style={{ top: handleTop(handle) }}

@@ -1,13 +1,15 @@
 // The canvas: React Flow with the node-type registry, minimap, zoom controls and a grid.
 // Operators dropped from the palette arrive through `onDropOperator(name, position)`.
 // `readOnly` (a viewer's editor): nodes are selected and the view moves, nothing else.
+// While a connection is dragged, the handles it may not end at are greyed (useRefusedEnds.js).
 
 import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import { isStrayEdge, strayPorts } from "../../model/graph.js";
 import { useNodeDrag } from "../hooks/useNodeDrag.js";
+import { useRefusedEnds } from "../hooks/useRefusedEnds.js";
 import { useSizedNodes } from "../hooks/useSizedNodes.js";
-import { CatalogContext, OverlayContext } from "../contexts.js";
+import { CatalogContext, OverlayContext, RefusedEndsContext } from "../contexts.js";
 import { nodeTypes } from "../../nodes/registry.js";
 import { useStore as useOverlayStore } from "../../model/store.js";
 import { isInView, isZoomedOut } from "../../model/viewport.js";
@@ -38,54 +40,57 @@ export default function Canvas({ readOnly = false, nodes, edges, onNodesChange, 
   const stray = useMemo(() => strayPorts(nodes, edges, catalog.portsOf, (node) => catalog.byName.has(node.data.operator)), [nodes, edges, catalog]);
   const sized = useSizedNodes(drag.nodes, catalog.portsOf, useFlaggedNodes(), stray);
   const shownEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
+  const refused = useRefusedEnds(nodes, edges, catalog.portsOf);
   const plainEdges = useStore(isZoomedOut) && edges.length > PLAIN_EDGES_ABOVE;
   // Until the view is fitted it is not known which edges to draw: React Flow would draw its
   // own and then drop them for plain ones.
   const flowEdges = viewportInitialized && !plainEdges ? shownEdges : NO_EDGES;
   useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
-    <div
-      className="pw-canvas"
-      onDragOver={(event) => {
-        if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+    <RefusedEndsContext.Provider value={refused}>
+      <div
+        className="pw-canvas"
+        onDragOver={(event) => {
+          if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+            event.preventDefault();
+            event.dataTransfer.dropEffect = "copy";
+          }
+        }}
+        onDrop={(event) => {
+          const name = event.dataTransfer.getData(OPERATOR_MIME);
+          if (!name || readOnly) return;
           event.preventDefault();
-          event.dataTransfer.dropEffect = "copy";
-        }
-      }}
-      onDrop={(event) => {
-        const name = event.dataTransfer.getData(OPERATOR_MIME);
-        if (!name || readOnly) return;
-        event.preventDefault();
-        onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }));
-      }}
-    >
-      <ReactFlow
-        nodes={sized}
-        edges={flowEdges}
-        nodeTypes={nodeTypes}
-        onNodesChange={drag.onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onConnect={onConnect}
-        nodesDraggable={!readOnly}
-        nodesConnectable={!readOnly}
-        onlyRenderVisibleElements
-        deleteKeyCode={null}
-        multiSelectionKeyCode={MULTI_SELECT_KEYS}
-        minZoom={MIN_ZOOM}
-        maxZoom={2}
-        defaultEdgeOptions={EDGE_OPTIONS}
+          onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }));
+        }}
       >
-        <Background gap={20} size={1} color="#d5dbe5" />
-        <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
-        {nodes.length <= MINIMAP_MAX_NODES && (
-          <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
-        )}
-        {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
-        <FitOnOpen />
-        <KeepGraphInView />
-        {children}
-      </ReactFlow>
-    </div>
+        <ReactFlow
+          nodes={sized}
+          edges={flowEdges}
+          nodeTypes={nodeTypes}
+          onNodesChange={drag.onNodesChange}
+          onEdgesChange={onEdgesChange}
+          onConnect={onConnect}
+          nodesDraggable={!readOnly}
+          nodesConnectable={!readOnly}
+          onlyRenderVisibleElements
+          deleteKeyCode={null}
+          multiSelectionKeyCode={MULTI_SELECT_KEYS}
+          minZoom={MIN_ZOOM}
+          maxZoom={2}
+          defaultEdgeOptions={EDGE_OPTIONS}
+        >
+          <Background gap={20} size={1} color="#d5dbe5" />
+          <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
+          {nodes.length <= MINIMAP_MAX_NODES && (
+            <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
+          )}
+          {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
+          <FitOnOpen />
+          <KeepGraphInView />
+          {children}
+        </ReactFlow>
+      </div>
+    </RefusedEndsContext.Provider>
   );
 }
 

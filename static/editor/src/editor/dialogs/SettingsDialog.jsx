@@ -1,15 +1,21 @@
 // Pipeline settings: description, concurrency, stop on error, retries, retry delay, timeout,
-// log level and parameters (name → default value).
+// log level and parameters (name → default value). The server's problems at a setting
+// (`config.<field>`, `config.parameters.<name>`) show at its input, the others above them.
 
-import { useState } from "react";
+import { Fragment, useState } from "react";
+import { describeProblem, messagesAtSetting, otherSettingProblems } from "../../model/problems.js";
 import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } from "../../model/schemaForm.js";
 import Dialog from "../../ui/Dialog.jsx";
+import { FieldMessages } from "../../ui/form/Field.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
+// The settings with an input of their own; a parameter's row shows those at its name.
+const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "timeout_s", "log_level"];
 
-/** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. */
-export default function SettingsDialog({ meta, onApply, onClose }) {
+/** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. `problems`: the pipeline's
+ * problems that no node has, from the server. */
+export default function SettingsDialog({ meta, problems, onApply, onClose }) {
   const config = meta.config ?? {};
   const [description, setDescription] = useState(meta.description ?? "");
   const [concurrency, setConcurrency] = useState(scalarText(config.max_concurrency));
@@ -21,6 +27,9 @@ export default function SettingsDialog({ meta, onApply, onClose }) {
   const [parameters, setParameters] = useState(() =>
     rowsFromDict(config.parameters).map((row) => ({ key: row.key, text: jsonishText(row.value) })),
   );
+  const messagesAt = (setting) => messagesAtSetting(problems, setting);
+  const invalid = (setting) => messagesAt(setting).length > 0 || undefined;
+  const shown = [...SHOWN, ...parameters.filter((row) => row.key !== "").map((row) => `parameters.${row.key}`)];
   const badNames = parameters.filter((row) => row.key !== "" && !NAME.test(row.key)).map((row) => row.key);
   const apply = (event) => {
     event.preventDefault();
@@ -44,6 +53,7 @@ export default function SettingsDialog({ meta, onApply, onClose }) {
   return (
     <Dialog title="Pipeline settings" onClose={onClose} wide>
       <form onSubmit={apply} className="pw-settings">
+        <FieldMessages messages={otherSettingProblems(problems, shown).map((problem) => describeProblem(problem))} />
         <div className="pw-field">
           <label className="pw-label" htmlFor="pw-description">
             Description
@@ -55,27 +65,31 @@ export default function SettingsDialog({ meta, onApply, onClose }) {
             <label className="pw-label" htmlFor="pw-concurrency">
               Concurrency
             </label>
-            <input id="pw-concurrency" type="number" min={1} max={1024} placeholder="automatic" value={concurrency} onChange={(event) => setConcurrency(event.target.value)} />
+            <input id="pw-concurrency" aria-invalid={invalid("max_concurrency")} type="number" min={1} max={1024} placeholder="automatic" value={concurrency} onChange={(event) => setConcurrency(event.target.value)} />
+            <FieldMessages messages={messagesAt("max_concurrency")} />
             <p className="pw-hint">Nodes that may run at the same time; empty: as many as the machine has cores.</p>
           </div>
           <div className="pw-field">
             <label className="pw-label" htmlFor="pw-timeout">
               Timeout (s)
             </label>
-            <input id="pw-timeout" type="number" min={0} step="any" placeholder="none" value={timeout} onChange={(event) => setTimeoutValue(event.target.value)} />
+            <input id="pw-timeout" aria-invalid={invalid("timeout_s")} type="number" min={0} step="any" placeholder="none" value={timeout} onChange={(event) => setTimeoutValue(event.target.value)} />
+            <FieldMessages messages={messagesAt("timeout_s")} />
             <p className="pw-hint">Per node attempt; empty: no limit.</p>
           </div>
           <div className="pw-field">
             <label className="pw-label" htmlFor="pw-retries">
               Retries
             </label>
-            <input id="pw-retries" type="number" min={0} max={100} value={retries} onChange={(event) => setRetries(event.target.value)} />
+            <input id="pw-retries" aria-invalid={invalid("retries")} type="number" min={0} max={100} value={retries} onChange={(event) => setRetries(event.target.value)} />
+            <FieldMessages messages={messagesAt("retries")} />
           </div>
           <div className="pw-field">
             <label className="pw-label" htmlFor="pw-retry-delay">
               Retry delay (s)
             </label>
-            <input id="pw-retry-delay" type="number" min={0} step="any" value={retryDelay} onChange={(event) => setRetryDelay(event.target.value)} />
+            <input id="pw-retry-delay" aria-invalid={invalid("retry_delay_s")} type="number" min={0} step="any" value={retryDelay} onChange={(event) => setRetryDelay(event.target.value)} />
+            <FieldMessages messages={messagesAt("retry_delay_s")} />
           </div>
           <div className="pw-field pw-field-check">
             <label htmlFor="pw-stop-on-error">
@@ -83,16 +97,18 @@ export default function SettingsDialog({ meta, onApply, onClose }) {
               <span>Stop on error</span>
             </label>
             <p className="pw-hint">Off: nodes that do not depend on a failed one still run.</p>
+            <FieldMessages messages={messagesAt("stop_on_error")} />
           </div>
           <div className="pw-field">
             <label className="pw-label" htmlFor="pw-log-level">
               Log level
             </label>
-            <select id="pw-log-level" value={logLevel} onChange={(event) => setLogLevel(event.target.value)}>
+            <select id="pw-log-level" aria-invalid={invalid("log_level")} value={logLevel} onChange={(event) => setLogLevel(event.target.value)}>
               {LEVELS.map((level) => (
                 <option key={level}>{level}</option>
               ))}
             </select>
+            <FieldMessages messages={messagesAt("log_level")} />
           </div>
         </div>
         <div className="pw-field">
@@ -100,13 +116,16 @@ export default function SettingsDialog({ meta, onApply, onClose }) {
           <p className="pw-hint">Use them in settings as {"${name}"}; a run may give other values.</p>
           <div className="pw-rows">
             {parameters.map((row, index) => (
-              <div className="pw-row pw-row-pair" key={index}>
-                <input aria-label={`Parameter ${index + 1} name`} placeholder="name" value={row.key} onChange={(event) => setParameters(parameters.map((old, at) => (at === index ? { ...old, key: event.target.value } : old)))} />
-                <input aria-label={`Parameter ${index + 1} default value`} placeholder="default value" value={row.text} onChange={(event) => setParameters(parameters.map((old, at) => (at === index ? { ...old, text: event.target.value } : old)))} />
-                <button type="button" className="pw-icon-button" aria-label="Remove" onClick={() => setParameters(parameters.filter((_, at) => at !== index))}>
-                  ×
-                </button>
-              </div>
+              <Fragment key={index}>
+                <div className="pw-row pw-row-pair">
+                  <input aria-label={`Parameter ${index + 1} name`} placeholder="name" value={row.key} onChange={(event) => setParameters(parameters.map((old, at) => (at === index ? { ...old, key: event.target.value } : old)))} />
+                  <input aria-label={`Parameter ${index + 1} default value`} placeholder="default value" value={row.text} onChange={(event) => setParameters(parameters.map((old, at) => (at === index ? { ...old, text: event.target.value } : old)))} />
+                  <button type="button" className="pw-icon-button" aria-label="Remove" onClick={() => setParameters(parameters.filter((_, at) => at !== index))}>
+                    ×
+                  </button>
+                </div>
+                {row.key !== "" ? <FieldMessages messages={messagesAt(`parameters.${row.key}`)} /> : null}
+              </Fragment>
             ))}
             <button type="button" className="pw-add" onClick={() => setParameters([...parameters, { key: "", text: "" }])}>
               + Add parameter

@@ -1,21 +1,25 @@
-// What the server found in the saved pipeline: its problems (on nodes, at fields, for the
-// whole pipeline) and the columns at each node. A save answers both (`problems`, `schemas`);
-// for a server that does not yet, the editor asks `validate` and `schemas` itself (the
-// fallbacks below, marked, which the lead may remove once every server answers them).
+// What the server found in the pipeline: its problems (on nodes, at fields, for the whole
+// pipeline) and the columns at each node. A save answers both (`{revision, problems,
+// schemas}`); the stored pipeline's come from one `GET …/schemas` (`{nodes, problems}`) when
+// the editor opens and after a reload.
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { groupProblems } from "../../model/problems.js";
 
 /**
- * `{pipelineProblems, schemas, showProblems, validate, analysed}`: `analysed(answer)` takes
- * a save's or a load's answer; `schemas` is `{revision, nodes}` once known.
+ * `{pipelineProblems, schemas, showProblems, analysed, analyseStored}`: `analysed(answer)`
+ * takes a save's answer; `analyseStored()` asks for the stored pipeline's; `schemas` is
+ * `{node id: {inputs, outputs}}` once known.
  */
-export function useAnalysis({ api, base, overlay, revision, selectedId }) {
+export function useAnalysis({ api, base, overlay }) {
   const [pipelineProblems, setPipelineProblems] = useState([]);
   const [schemas, setSchemas] = useState(null);
+  // Counts the problems shown: a stored analysis answered after a save's is older, and dropped.
+  const shown = useRef(0);
 
   const showProblems = useCallback(
     (problems) => {
+      shown.current += 1;
       const grouped = groupProblems(problems);
       overlay.set((value) => ({ ...value, problems: grouped.byNode }));
       setPipelineProblems(grouped.pipeline);
@@ -23,36 +27,23 @@ export function useAnalysis({ api, base, overlay, revision, selectedId }) {
     [overlay],
   );
 
-  const validate = useCallback(() => {
-    api.post(`${base}/validate`, {}).then(
-      (answer) => showProblems(answer.problems),
-      () => {},
-    );
-  }, [api, base, showProblems]);
-
   const analysed = useCallback(
     (answer) => {
-      if (Array.isArray(answer.problems)) showProblems(answer.problems);
-      else validate(); // fallback: a save that does not answer its problems
-      if (answer.schemas) setSchemas({ revision: answer.revision, nodes: answer.schemas.nodes ?? answer.schemas });
+      showProblems(answer.problems);
+      setSchemas(answer.schemas);
     },
-    [showProblems, validate],
+    [showProblems],
   );
 
-  useEffect(validate, [validate]);
-
-  // Fallback: a save that does not answer its schemas; asked when a node is selected.
-  useEffect(() => {
-    if (!selectedId || schemas?.revision === revision) return undefined;
-    let stale = false;
+  const analyseStored = useCallback(() => {
+    const asked = shown.current;
     api.get(`${base}/schemas`).then(
-      (answer) => !stale && setSchemas({ revision, nodes: answer.nodes }),
+      (answer) => asked === shown.current && analysed({ problems: answer.problems, schemas: answer.nodes }),
       () => {},
     );
-    return () => {
-      stale = true;
-    };
-  }, [api, base, selectedId, revision, schemas]);
+  }, [api, base, analysed]);
 
-  return { pipelineProblems, schemas, showProblems, validate, analysed };
+  useEffect(analyseStored, [analyseStored]);
+
+  return { pipelineProblems, schemas, showProblems, analysed, analyseStored };
 }

@@ -19,7 +19,7 @@ function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPrevie
   if (selected.length === 1) {
     return (
       <aside className="pw-side" aria-label="Node">
-        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.nodes?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
+        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
       </aside>
     );
   }

@@ -1,0 +1,103 @@
+"""Every node's result, and telling the sinks about it.
+
+The executor settles tasks; a task stands for one node, or for a segment's nodes. Here each
+task's outcome becomes its nodes' results and `node_status` events: a segment's members share
+its status and duration but keep their own row counts, and a node merged into an identical
+one reports that node's result with the reason "computed once with X".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from runtime.events import now_iso
+from runtime.plan import Plan
+from runtime.plan.tasks import Tasks
+from runtime.results import NodeResult, frame_bytes
+from runtime.statuses import NodeStatus
+
+
+class NodeReports:
+    """The results of a run's nodes, by node id, and the events that tell them."""
+
+    def __init__(self, plan: Plan, tasks: Tasks, results: dict[str, NodeResult], emit: Callable):
+        self.members = tasks.members
+        self.emit = emit
+        self.by_node: dict[str, NodeResult] = {}
+        for task, nodes in tasks.members.items():
+            for node_id in nodes:
+                alone = nodes == (task,)
+                self.by_node[node_id] = results[task] if alone else NodeResult(node_id)
+        for node_id in [*plan.eliminated, *plan.merged]:
+            self.by_node[node_id] = NodeResult(node_id)
+        self.aliases: dict[str, list[str]] = {}
+        for alias, kept in plan.merged.items():
+            self.aliases.setdefault(kept, []).append(alias)
+
+    def is_node(self, task: str) -> bool:
+        """Whether a task runs one node on its own (not a segment)."""
+        return task in self.by_node
+
+    def status(self, task: str, status: NodeStatus, attempt: int, emit=None, **fields) -> None:
+        """A passing status (queued, running, retrying) of every node of `task`."""
+        for node_id in self.members[task]:
+            self.by_node[node_id].status = status
+            (emit or self.emit)(
+                "node_status", node=node_id, status=status, attempt=attempt, **fields
+            )
+
+    def left_out(self, node_id: str, reason: str) -> None:
+        """A node the plan does not run: skipped, with the plan's reason."""
+        result = self.by_node[node_id]
+        result.status, result.reason, result.finished = NodeStatus.SKIPPED, reason, now_iso()
+        self._report(node_id, result)
+
+    def segment_outputs(self, task: str, backend: str, outputs: dict, figures: dict) -> dict:
+        """A succeeded segment's exits by member, after giving each member its own figures."""
+        by_member: dict[str, dict] = {}
+        for member in self.members[task]:
+            result = self.by_node[member]
+            result.rows_in = dict(figures.get(member, {}).get("rows_in", {}))
+            result.rows_out = figures.get(member, {}).get("rows_out")
+            ports = {port: frame for (node_id, port), frame in outputs.items() if node_id == member}
+            result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
+            result.extra = {"segment": task, "backend": backend}
+            by_member[member] = ports
+        return by_member
+
+    def settled(self, task: str, result: NodeResult) -> None:
+        """`task` ended as `result`: tell how each of its nodes ended."""
+        members = self.members[task]
+        for node_id in members:
+            self._report(node_id, result, share=len(members))
+
+    def _report(
+        self, node_id: str, outcome_of: NodeResult, share: int = 1, reason: str | None = None
+    ) -> None:
+        result = self.by_node[node_id]
+        if result is not outcome_of:
+            _take_outcome(result, outcome_of, share)
+        result.reason = reason or result.reason
+        fields: dict[str, Any] = {"metrics": result.metrics()}
+        if result.error is not None:
+            fields.update(error=result.error, traceback=result.traceback)
+        if result.reason is not None:
+            fields.update(reason=result.reason)
+        self.emit(
+            "node_status", node=node_id, status=result.status, attempt=result.attempts, **fields
+        )
+        for alias in self.aliases.get(node_id, ()):
+            twin = self.by_node[alias]
+            twin.rows_in, twin.rows_out = dict(result.rows_in), result.rows_out
+            twin.bytes_out, twin.extra = result.bytes_out, dict(result.extra)
+            self._report(alias, result, reason=f"computed once with {node_id}")
+
+
+def _take_outcome(result: NodeResult, source: NodeResult, share: int) -> None:
+    """Copy how `source` ended onto `result`; a segment's duration is shared by its nodes."""
+    result.status, result.reason, result.finished = source.status, source.reason, source.finished
+    result.started, result.attempts = source.started, source.attempts
+    result.error, result.traceback = source.error, source.traceback
+    if source.duration_s is not None:
+        result.duration_s = round(source.duration_s / share, 6)

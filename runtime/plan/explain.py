@@ -1,0 +1,77 @@
+"""The optimised plan in words: what runs where and why, what the passes changed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from runtime.plan.model import Plan
+from runtime.plan.relational import Input, Relation
+
+
+def explain(plan: Plan) -> str:
+    """A readable account of `plan`, for `python -m runtime explain` and the editor."""
+    lines = [f"Plan of '{plan.name}'"]
+    in_segments = set()
+    for segment in plan.segments:
+        in_segments |= set(segment.nodes)
+        lines.append(f"{segment.id} on {segment.backend} ({segment.reason}):")
+        names = {
+            id(relation): node_id if port == "out" else f"{node_id}.{port}"
+            for node_id, ports in segment.relations.items()
+            for port, relation in ports.items()
+        }
+        for node_id in segment.nodes:
+            for relation in segment.relations.get(node_id, {}).values():
+                lines.append(f"  {names[id(relation)]} = {describe(relation, names)}")
+    pandas = [node_id for node_id in plan.order if node_id not in in_segments]
+    if pandas:
+        lines.append(f"on pandas: {', '.join(pandas)}")
+    for node_id, reason in plan.eliminated.items():
+        lines.append(f"not run: {node_id} ({reason})")
+    for alias, kept in plan.merged.items():
+        lines.append(f"computed once: {alias} is {kept}")
+    lines += [f"- {note}" for note in plan.notes]
+    return "\n".join(lines)
+
+
+def describe(relation: Relation, names: dict[int, str]) -> str:
+    """One relation as `Kind(field=value, ..., input)`; an input that is another node's
+    relation (in `names`, by identity) or a frame from outside is called by its node."""
+    if isinstance(relation, Input):
+        node_id, port = relation.source
+        return f"frame of {node_id}" if port == "out" else f"frame of {node_id}.{port}"
+    parts = []
+    for item in dataclasses.fields(relation):
+        value = getattr(relation, item.name)
+        if isinstance(value, Relation):
+            parts.append(_named(value, names))
+        elif isinstance(value, tuple) and value and all(isinstance(v, Relation) for v in value):
+            parts.append(", ".join(_named(child, names) for child in value))
+        elif value not in (None, (), {}, ""):
+            parts.append(f"{item.name}={value!r}")
+    return f"{type(relation).__name__}({', '.join(parts)})"
+
+
+def _named(relation: Relation, names: dict[int, str]) -> str:
+    return names.get(id(relation)) or describe(relation, names)
+
+
+def explain_json(plan: Plan) -> dict:
+    """What `explain` says, as data: for the API and the editor's plan view."""
+    in_segments = {node_id for segment in plan.segments for node_id in segment.nodes}
+    return {
+        "segments": [
+            {
+                "id": segment.id,
+                "backend": segment.backend,
+                "nodes": list(segment.nodes),
+                "reason": segment.reason,
+            }
+            for segment in plan.segments
+        ],
+        "pandas": [node_id for node_id in plan.order if node_id not in in_segments],
+        "eliminated": dict(plan.eliminated),
+        "merged": dict(plan.merged),
+        "notes": list(plan.notes),
+        "text": explain(plan),
+    }

@@ -1,0 +1,205 @@
+"""Fusion: chains of nodes that lower to relational algebra become segments run by DuckDB.
+
+Every node is asked to lower (`Operator.lower`); those that can, and touch each other, form a
+segment that one query runs, with Arrow frames at its edges. The rest run on pandas, the
+reference semantics. `config.backend` (or `--backend`) decides: `pandas` lowers nothing,
+`duckdb` lowers every node that can, and `auto` does so only when the pipeline reads enough
+data for DuckDB to pay for itself, since pandas starts sooner on small files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from runtime.context import NodeContext
+from runtime.errors import NotLowerable
+from runtime.file_checks import input_bytes
+from runtime.operator import InputRelations, InputSchemas
+from runtime.paths import FileArea
+from runtime.plan.model import Plan, PlannedNode, Segment
+from runtime.plan.relational import Input, Relation
+
+AUTO_MIN_BYTES = 32 * 2**20
+"""Under `auto`, a pipeline reading less than this from files runs on pandas throughout."""
+
+
+def fuse(
+    plan: Plan,
+    backend: str,
+    *,
+    data_root: FileArea,
+    connections=None,
+    keep: Iterable[str] = (),
+) -> Plan:
+    """`plan` with its segments and a note per decision; `keep` nodes stay on pandas (a
+    preview reads their frame)."""
+    if backend == "pandas":
+        return _noted(plan, "backend pandas: every node runs on pandas")
+    if backend == "auto":
+        read = sum(
+            input_bytes(node.operator, node.params, data_root) for node in plan.nodes.values()
+        )
+        if read < AUTO_MIN_BYTES:
+            size = _size(read)
+            return _noted(plan, f"backend auto: the inputs are small ({size}), pandas runs all")
+    schemas = _schemas(plan, data_root, connections)
+    refused = _refusals(plan, schemas, set(keep))
+    segment_of = _segments(plan, refused)
+    segments = []
+    for index, members in enumerate(_members(plan, segment_of), start=1):
+        relations = _relations(plan, members, schemas)
+        reason = f"every node lowers (backend {backend})"
+        segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
+    notes = [f"{node_id} runs on pandas: {why}" for node_id, why in refused.items()]
+    return dataclasses.replace(plan, segments=segments, notes=[*plan.notes, *notes])
+
+
+def _noted(plan: Plan, note: str) -> Plan:
+    return dataclasses.replace(plan, notes=[*plan.notes, note])
+
+
+def _size(count: int) -> str:
+    for unit in ("bytes", "KiB", "MiB"):
+        if count < 1024 or unit == "MiB":
+            return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError  # the loop always returns
+
+
+def _schemas(plan: Plan, data_root: FileArea, connections) -> dict[str, InputSchemas | None]:
+    """Each node's input schemas, as schema inference finds them (None: not known)."""
+    outputs: dict[str, dict | None] = {}
+    inputs: dict[str, InputSchemas | None] = {}
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        found = _input_schemas(node, outputs)
+        inputs[node_id] = found
+        if found is None:
+            outputs[node_id] = None
+            continue
+        ctx = NodeContext(node_id, node.params, data_root=data_root, connections=connections)
+        try:
+            outputs[node_id] = dict(node.operator.output_schema(ctx, found))
+        except Exception:
+            outputs[node_id] = None
+    return inputs
+
+
+def _input_schemas(node: PlannedNode, outputs: dict) -> InputSchemas | None:
+    found: InputSchemas = {}
+    for port in node.operator.inputs:
+        schemas = [
+            (outputs.get(source) or {}).get(name) for source, name in node.inputs.get(port.name, [])
+        ]
+        if any(schema is None for schema in schemas):
+            return None
+        found[port.name] = schemas if port.many else (schemas[0] if schemas else None)
+    return found
+
+
+def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | None):
+    if schemas is None:
+        raise NotLowerable("its input columns are not known before the run")
+    return node.operator.lower(node.params, inputs, schemas)
+
+
+def _leaves(node: PlannedNode) -> InputRelations:
+    """The node's inputs as frames entering from outside: enough to ask whether it lowers."""
+    relations: InputRelations = {}
+    for port in node.operator.inputs:
+        sources = [Input(source) for source in node.inputs.get(port.name, [])]
+        relations[port.name] = sources if port.many else (sources[0] if sources else None)
+    return relations
+
+
+def _refusals(plan: Plan, schemas: dict, keep: set[str]) -> dict[str, str]:
+    """The nodes that stay on pandas, with why."""
+    refused = {}
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        if node_id in keep:
+            refused[node_id] = "its rows are shown as they are"
+            continue
+        try:
+            _lowered(node, _leaves(node), schemas[node_id])
+        except NotLowerable as error:
+            refused[node_id] = str(error)
+    return refused
+
+
+def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
+    """Each lowered node's segment number. Touching lowered nodes share a segment, unless that
+    would make it wait for a pandas node that waits for the segment (a cycle of tasks)."""
+    parent_of: dict[int, int] = {}  # union-find over segment numbers
+
+    def find(number: int) -> int:
+        while parent_of[number] != number:
+            number = parent_of[number]
+        return number
+
+    segment_of: dict[str, int] = {}
+    depends: dict[str, set[int]] = {}
+    """For each node, the segments it reads from, directly or through other nodes."""
+    outer: dict[int, set[int]] = {}
+    """For each segment, the segments that its members' inputs from outside it depend on."""
+    for node_id in plan.order:
+        parents = plan.predecessors[node_id]
+        depends[node_id] = set()
+        for parent in parents:
+            depends[node_id] |= depends[parent]
+            if parent in segment_of:
+                depends[node_id].add(segment_of[parent])
+        if node_id in refused:
+            continue
+        joined = {find(segment_of[parent]) for parent in parents if parent in segment_of}
+        while True:
+            outside = [
+                p for p in parents if p not in segment_of or find(segment_of[p]) not in joined
+            ]
+            blocked = {find(s) for p in outside for s in _reads(p, depends, segment_of)}
+            blocked |= {find(s) for segment in joined for s in outer[segment]}
+            if not joined & blocked:
+                break
+            joined -= blocked
+        number = min(joined) if joined else len(parent_of)
+        parent_of.setdefault(number, number)
+        outer.setdefault(number, set())
+        for other in joined - {number}:
+            parent_of[other] = number
+            outer[number] |= outer.pop(other)
+        outer[number] |= {s for p in outside for s in _reads(p, depends, segment_of)}
+        segment_of[node_id] = number
+    return {node_id: find(number) for node_id, number in segment_of.items()}
+
+
+def _reads(node_id: str, depends: dict[str, set[int]], segment_of: dict[str, int]) -> set[int]:
+    """The segments a node's output depends on, its own included."""
+    own = {segment_of[node_id]} if node_id in segment_of else set()
+    return depends[node_id] | own
+
+
+def _members(plan: Plan, segment_of: dict[str, int]) -> list[tuple[str, ...]]:
+    by_segment: dict[int, list[str]] = {}
+    for node_id in plan.order:
+        if node_id in segment_of:
+            by_segment.setdefault(segment_of[node_id], []).append(node_id)
+    return [tuple(members) for _, members in sorted(by_segment.items())]
+
+
+def _relations(
+    plan: Plan, members: tuple[str, ...], schemas: dict
+) -> dict[str, dict[str, Relation]]:
+    """Each member's output relations, built over its segment neighbours' relations."""
+    relations: dict[str, dict[str, Relation]] = {}
+    for node_id in members:
+        node = plan.nodes[node_id]
+        inputs: InputRelations = {}
+        for port in node.operator.inputs:
+            sources = [
+                relations[source][name] if source in relations else Input((source, name))
+                for source, name in node.inputs.get(port.name, [])
+            ]
+            inputs[port.name] = sources if port.many else (sources[0] if sources else None)
+        relations[node_id] = dict(_lowered(node, inputs, schemas[node_id]))
+    return relations

@@ -1,0 +1,23 @@
+"""A plan ready to run: optimised by the passes, then split into segments per backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from runtime.paths import FileArea
+from runtime.plan.fusion import fuse
+from runtime.plan.model import Plan
+
+
+def prepare(
+    plan: Plan,
+    *,
+    backend: str | None = None,
+    data_root: FileArea,
+    connections=None,
+    keep: Iterable[str] = (),
+) -> Plan:
+    """`plan` optimised for a run; `backend` overrides the document's `config.backend`, and
+    `keep` names nodes whose whole output the caller reads (a preview's node)."""
+    backend = backend or getattr(plan.config, "backend", "auto")
+    return fuse(plan, backend, data_root=data_root, connections=connections, keep=keep)
