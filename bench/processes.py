@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import compileall
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,14 +35,26 @@ def compile_bytecode() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
 
 
-def measure(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of one run of `command`."""
+def run_measured(command: list[str], env: dict[str, str] | None = None) -> dict:
+    """One run of `command`: its exit `code`, wall `seconds`, `peak_mb` (max RSS) and `stderr`.
+
+    `env` adds to (or overrides) this process's environment for the command.
+    """
     done = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *command], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", _MEASURE, *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
-    result = json.loads(done.stdout)
+    return {**json.loads(done.stdout), "stderr": done.stderr}
+
+
+def measure(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB) of one run of `command`, which must succeed."""
+    result = run_measured(command, env)
     if result["code"] != 0:
-        raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr}")
+        raise SystemExit(f"failed: {' '.join(command)}\n{result['stderr']}")
     return result["seconds"], result["peak_mb"]
 
 
