@@ -15,6 +15,7 @@ from runtime.expressions import (
 )
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
+from runtime.plan import relational
 
 
 class FilterParams(OperatorParams):
@@ -53,3 +54,6 @@ class Filter(Operator):
         if keep.all():
             return {"out": frame}  # nothing to drop: the same frame, no copy
         return {"out": frame.take(np.flatnonzero(keep))}  # cheaper than boolean indexing
+
+    def lower(self, params, inputs, schemas):
+        return {"out": relational.Filter(inputs["in"], params.condition)}
