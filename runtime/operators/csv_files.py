@@ -96,7 +96,7 @@ class CsvInput(Operator):
         params: CsvInputParams = ctx.params
         path = existing_file(ctx, params.path)
         included = _columns_to_read(ctx, params, path)
-        options = _arrow_options(params, included)
+        options = arrow_options(params, included)
         try:
             if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
                 table = pa_csv.read_csv(path, *options)
@@ -135,7 +135,7 @@ def _header(path: Path, params: CsvInputParams) -> list[str]:
         return []  # the real read reports what is wrong with the file
 
 
-def _arrow_options(params: CsvInputParams, included: list[str] | None):
+def arrow_options(params: CsvInputParams, included: list[str] | None):
     read = pa_csv.ReadOptions(
         skip_rows=params.skip_rows,
         autogenerate_column_names=not params.header,

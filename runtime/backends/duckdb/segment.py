@@ -1,0 +1,166 @@
+"""Running one segment on DuckDB: render its relations, open a locked session, fetch the exits.
+
+Everything that can refuse (a file whose types pandas keeps its own way, a frame of an
+unusual dtype, an expression DuckDB computes differently) refuses while rendering, before any
+query runs: `run_segment` raises `NotLowerable` then, and the caller runs the segment on
+pandas. The exits come back as frames in the engine's dtype convention (runtime/frames.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from runtime.backends.budget import Budget
+from runtime.backends.duckdb.messages import readable
+from runtime.backends.duckdb.render import Renderer
+from runtime.errors import NodeCancelled, NotLowerable, OperatorError
+from runtime.frames import to_pandas
+from runtime.graph import Source
+from runtime.paths import FileArea
+from runtime.plan.relational import Relation, Scan
+from runtime.schema import DATE_DTYPE
+
+Exit = tuple[str, str]
+"""(node id, output port)"""
+
+
+class SegmentError(OperatorError):
+    """A segment failed while DuckDB ran it; `node` is the node at fault when it is known."""
+
+    def __init__(self, message: str, node: str | None = None):
+        self.node = node
+        super().__init__(f"node '{node}': {message}" if node else message)
+
+
+@dataclass(frozen=True)
+class SegmentResult:
+    frames: dict[Exit, pd.DataFrame]
+    rows: dict[str, int | None]
+    """Rows out per member node: known for the nodes whose output leaves the segment, None
+    for the others (DuckDB streams them without counting)."""
+
+
+class Stopper:
+    """What `on_stop` hands the caller: calling it interrupts the running query."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._connection = None
+        self.stopped = False
+
+    def __call__(self) -> None:
+        with self._lock:
+            self.stopped = True
+            if self._connection is not None:
+                self._connection.interrupt()
+
+    def attach(self, connection) -> None:
+        with self._lock:
+            self._connection = connection
+
+    def check(self) -> None:
+        if self.stopped:
+            raise NodeCancelled("the run was stopped")
+
+
+def run_segment(
+    members: dict[str, dict[str, Relation]],
+    exits: list[Exit],
+    frames: dict[Source, pd.DataFrame],
+    *,
+    files: FileArea | Path | str,
+    spill_dir: Path,
+    budget: Budget | None = None,
+    on_stop: Callable[[Callable[[], None]], None] | None = None,
+) -> SegmentResult:
+    """Run the segment's exits in one locked DuckDB session, spilling into `spill_dir`
+    (created here and removed afterwards). `on_stop`, if given, receives a callable that
+    interrupts the run from another thread; the run then raises `NodeCancelled`."""
+    files = FileArea.of(files)
+    relations = {
+        (node, port): relation
+        for node, ports in members.items()
+        for port, relation in ports.items()
+    }
+    renderer = Renderer(files, lambda source: frame_table(frames[source]))
+    rendered = renderer.render(relations[exit] for exit in exits)
+    query = renderer.query
+    stopper = Stopper()
+    if on_stop is not None:
+        on_stop(stopper)
+    spill_dir = Path(spill_dir)
+    spill_dir.mkdir(parents=True, exist_ok=True)
+    known = {
+        **query.files,
+        str(spill_dir.resolve()): "spill folder",
+        str(spill_dir): "spill folder",
+    }
+    results: dict[Exit, pd.DataFrame] = {}
+    connection = None
+    try:
+        stopper.check()
+        connection = open_locked(query.files, spill_dir, budget or Budget.from_environment())
+        stopper.attach(connection)
+        for name, table in query.tables.items():
+            connection.register(name, table)
+        for exit, exit_rendered in zip(exits, rendered, strict=True):
+            stopper.check()
+            sql, params = query.exit_sql(exit_rendered)
+            results[exit] = to_pandas(connection.sql(sql, params=params).to_arrow_table())
+    except duckdb.InterruptException as error:
+        raise NodeCancelled("the run was stopped") from error
+    except duckdb.Error as error:
+        message = readable(str(error).splitlines()[0], known)
+        raise SegmentError(message, _node_named(message, members, query.files)) from None
+    finally:
+        if connection is not None:
+            stopper.attach(None)
+            connection.close()
+        shutil.rmtree(spill_dir, ignore_errors=True)
+    rows: dict[str, int | None] = dict.fromkeys(members)
+    rows.update({node: len(frame) for (node, _), frame in results.items()})
+    return SegmentResult(results, rows)
+
+
+def open_locked(files: dict[str, str], spill_dir: Path, budget: Budget):
+    from runtime.backends.duckdb.session import open_session
+
+    return open_session([Path(path) for path in files], spill_dir, budget)
+
+
+_CONVENTIONAL = (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), DATE_DTYPE)
+
+
+def frame_table(frame: pd.DataFrame) -> pa.Table:
+    """A frame entering the segment, as Arrow (NaN becomes null, as pandas reads it)."""
+    for name, dtype in frame.dtypes.items():
+        plain = dtype == "float64" or isinstance(dtype, pd.StringDtype)
+        timed = pd.api.types.is_datetime64_dtype(dtype) and getattr(dtype, "tz", None) is None
+        if not (plain or timed or dtype in _CONVENTIONAL):
+            raise NotLowerable(f"column '{name}' is held as {dtype}, which stays on pandas")
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def _node_named(message: str, members: dict[str, dict[str, Relation]], files: dict[str, str]):
+    """The node whose scan reads the file the message names, if any (parents come first, so
+    the reading node is found before those that consume its rows)."""
+    for node, ports in members.items():
+        for relation in ports.values():
+            if any(scan.path in message for scan in _scans(relation)):
+                return node
+    return None
+
+
+def _scans(relation: Relation):
+    if isinstance(relation, Scan):
+        yield relation
+    for child in relation.children():
+        yield from _scans(child)
