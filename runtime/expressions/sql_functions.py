@@ -4,9 +4,9 @@
 result can differ from pandas' raises NotLowerable with the reason. The choices, tested
 against pandas 3 and DuckDB 2.0 (docs/expressions.md, "Running on DuckDB"):
 
-* `upper`, `lower`, `len` and `substr` agree as they are: both count code points, both map
-  case like utf8proc (`upper('ß')` is `'ẞ'`). `strip` names pandas' whitespace, as DuckDB's
-  `trim` only removes spaces.
+* `len` and `substr` agree as they are: both count code points. `strip` names pandas'
+  whitespace, as DuckDB's `trim` only removes spaces. `upper` and `lower` stay on pandas:
+  pyarrow and DuckDB map case from different Unicode versions (75 letters differ).
 * `round(x)` halves to even in both (`round_even`); with digits, numpy and DuckDB round
   different numbers (`round(2.675, 2)`), so only `round(x)` and integers kept whole lower.
 * `abs` of an integer wraps like numpy: `abs` of the smallest integer is itself.
@@ -50,6 +50,13 @@ def _text_function(name: str, type: str = "string") -> Callable:
         return sql(f"{name}(", *joined(", ", args), ")", type=type)
 
     return build
+
+
+def _case(node: Call, text: Sql) -> Sql:
+    raise NotLowerable(
+        f"{node.name}() stays on pandas: pyarrow and DuckDB map letter case from different "
+        "Unicode versions, so some letters would change differently"
+    )
 
 
 def _strip(node: Call, text: Sql) -> Sql:
@@ -153,8 +160,8 @@ def _if(node: Call, condition: Sql, then: Sql, otherwise: Sql) -> Sql:
 
 
 _FUNCTIONS: dict[str, Callable[..., Sql]] = {
-    "upper": _text_function("upper"),
-    "lower": _text_function("lower"),
+    "upper": _case,
+    "lower": _case,
     "strip": _strip,
     "len": _text_function("length", "integer"),
     "contains": _text_function("contains", "boolean"),

@@ -119,7 +119,7 @@ class _Lowering:
         if node.op in ("/", "**"):
             left, right = cast(left, "float"), cast(right, "float")
             if node.op == "**":
-                return finite(sql("pow(", left, ", ", right, ")"))
+                return _power(left, right)
             return finite(sql("(", left, " / NULLIF(", right, ", 0))"))
         left, right = cast(left, type), cast(right, type)
         if type == "string":
@@ -156,6 +156,17 @@ def _modulo(left: Sql, right: Sql) -> Sql:
         return finite(sql("fmod(", left, ", ", divisor, ")"))
     remainder = sql("(", huge(left), " % ", divisor, ")")
     return sql("CAST((", remainder, " + ", divisor, ") % ", divisor, " AS BIGINT)", type="integer")
+
+
+def _power(base: Sql, exponent: Sql) -> Sql:
+    """`base ** exponent`; numpy makes `-inf ** 0.5` NaN (so null) where C's pow says inf."""
+    fractional = sql(exponent, " > greatest(floor(", exponent, "), 0)")
+    return finite(
+        sql(
+            "CASE WHEN ", base, " = ", param(float("-inf"), "float"), " AND ", fractional,
+            " THEN NULL ELSE pow(", base, ", ", exponent, ") END",
+        )
+    )  # fmt: skip
 
 
 _RULES = {
