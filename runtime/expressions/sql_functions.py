@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from runtime.plan.lowering_errors import NotLowerable
+from runtime.errors import NotLowerable
 
 from .nodes import Call, Literal, Node
 from .sql_parts import NULL_SQL, Sql, cast, common_type, huge, joined, param, sql, wrapped

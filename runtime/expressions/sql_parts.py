@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.plan.lowering_errors import NotLowerable
+from runtime.errors import NotLowerable
 
 from .values import NULL
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.plan.lowering_errors import NotLowerable
+from runtime.errors import NotLowerable
 from runtime.schema import Schema
 
 from .compiler import check_condition, infer_type

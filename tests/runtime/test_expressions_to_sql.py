@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from runtime.errors import NotLowerable
 from runtime.expressions import ExpressionError, evaluate, filter_mask, literal
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.frames import to_pandas
-from runtime.plan.lowering_errors import NotLowerable
 from runtime.schema import DATE_DTYPE, Column, Schema, schema_of, type_name_of
 from tests.runtime.test_expressions_fuzz import COLUMNS, render, same_value, typed
 
