@@ -15,6 +15,7 @@ from runtime.casting import cast_series
 from runtime.columns import needed_with, require_columns
 from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
+from runtime.expressions.to_sql import to_sql
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
 from runtime.operators.typed_columns import (
@@ -105,11 +106,10 @@ class Transform(Operator):
     def lower(self, params, inputs, schemas):
         schema = schemas["in"]
         for index, mapping in enumerate(params.mappings):
-            column = _mapped_column(index, mapping, schema)
+            lowered = to_sql(mapping.expression, schema)  # NotLowerable if DuckDB differs
             if mapping.type is not None:
-                inferred = _mapped_column(index, mapping.model_copy(update={"type": None}), schema)
-                relational.require_exact_cast(mapping.target, inferred.type, mapping.type)
-            schema = _with_column(schema, column)
+                relational.require_exact_cast(mapping.target, lowered.type, mapping.type)
+            schema = _with_column(schema, _mapped_column(index, mapping, schema))
         mappings = tuple(
             relational.Mapping(mapping.target, mapping.expression, mapping.type)
             for mapping in params.mappings

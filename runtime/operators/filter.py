@@ -13,6 +13,7 @@ from runtime.expressions import (
     infer_type,
     referenced_columns,
 )
+from runtime.expressions.to_sql import to_sql_condition
 from runtime.fields import Expression
 from runtime.operator import Operator, OperatorParams
 from runtime.plan import relational
@@ -56,4 +57,5 @@ class Filter(Operator):
         return {"out": frame.take(np.flatnonzero(keep))}  # cheaper than boolean indexing
 
     def lower(self, params, inputs, schemas):
+        to_sql_condition(params.condition, schemas["in"])  # NotLowerable if DuckDB differs
         return {"out": relational.Filter(inputs["in"], params.condition)}

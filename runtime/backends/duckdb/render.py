@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from runtime.backends.duckdb.scans import quoted, scan_sql
 from runtime.errors import NotLowerable
+from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.schema import Column, Schema
@@ -129,16 +130,12 @@ class Renderer:
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _filter(self, relation: rel.Filter) -> Rendered:
-        from runtime.expressions.to_sql import to_sql_condition
-
         source = self._render(relation.input)
         condition = to_sql_condition(relation.condition, source.schema)
         body = f"SELECT * FROM {quoted(source.name)} WHERE {condition.sql}"
         return self._same_order(source, body, condition.params, source.schema)
 
     def _derive(self, relation: rel.Derive) -> Rendered:
-        from runtime.expressions.to_sql import to_sql
-
         current = self._render(relation.input)
         for mapping in relation.mappings:
             expression = to_sql(mapping.expression, current.schema)

@@ -106,7 +106,12 @@ def _rows(frame: pd.DataFrame) -> list[tuple]:
 
 
 def _missing(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def _key(row: tuple) -> tuple:

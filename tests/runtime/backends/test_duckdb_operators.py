@@ -266,3 +266,48 @@ def test_the_registry_operators_listed_in_the_brief_all_lower():
 
     for name in names:
         assert type(default_registry().get(name)).lower is not Operator.lower, name
+
+
+@pytest.mark.parametrize("frame", ["people", "empty"])
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "age > 28",
+        "city = 'Paris' or score < 0",
+        "name is null",
+        "not active",
+        "born >= date('1990-01-01') and len(name) > 2",
+        "city in ('Köln', 'Nice') and age != 30",
+    ],
+)
+def test_filter_keeps_the_rows_pandas_keeps_in_order_a_null_condition_drops(root, frame, condition):
+    one(root, "filter", {"condition": condition}, frame=frame, ordered=True)
+
+
+@pytest.mark.parametrize("frame", ["people", "empty"])
+@pytest.mark.parametrize("keep", [True, False])
+def test_transform_computes_in_order_replacing_in_place_and_adding_at_the_end(root, frame, keep):
+    mappings = [
+        {"target": "age", "expression": "age + 1"},
+        {"target": "ratio", "expression": "score / age"},
+        {"target": "label", "expression": "concat(city, '-', strip(name))"},
+        {"target": "older", "expression": "age * 2", "type": "float"},
+        {"target": "year", "expression": "year(born)"},
+        {"target": "age", "expression": "coalesce(age, 0)"},
+    ]
+    one(
+        root,
+        "transform",
+        {"mappings": mappings, "keep_other_columns": keep},
+        frame=frame,
+        ordered=True,
+    )
+
+
+def test_an_expression_duckdb_computes_differently_does_not_lower():
+    frame = people()
+    step = Step(
+        "x", "transform", {"mappings": [{"target": "u", "expression": "upper(name)"}]}, {"in": "p"}
+    )
+    with pytest.raises(NotLowerable):
+        lower_all([step], {"p": frame}, {"p": schema_of(frame)})
