@@ -17,20 +17,15 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from runtime.backends.duckdb.scans import quoted, scan_sql
+from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
+from runtime.backends.duckdb.scans import scan_sql
 from runtime.errors import NotLowerable
+from runtime.expressions.sql_parts import SQL_TYPES
+from runtime.expressions.sql_parts import identifier as quoted
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.schema import Column, Schema
-
-SQL_TYPES = {
-    "integer": "BIGINT",
-    "float": "DOUBLE",
-    "string": "VARCHAR",
-    "boolean": "BOOLEAN",
-    "date": "DATE",
-}
 
 OrderKey = tuple[str, bool, bool]
 """A hidden column, descending?, nulls last?"""
@@ -190,7 +185,7 @@ class Renderer:
     def _aggregate(self, relation: rel.Aggregate) -> Rendered:
         source = self._render(relation.input)
         keys = _quoted(relation.group_by)
-        summaries = [_summary(call, source.schema) for call in relation.aggregations]
+        summaries = [summary(call, source.schema) for call in relation.aggregations]
         hidden = [self._name("o") for _ in keys]
         selected = keys + [sql for sql, _ in summaries]
         selected += [f"{key} AS {quoted(name)}" for key, name in zip(keys, hidden, strict=True)]
@@ -208,22 +203,22 @@ class Renderer:
         left, right = render(relation.left), render(relation.right)
         selected, columns = [], []
         for column in relation.columns:
-            selected.append(f"{_join_value(relation.how, column)} AS {quoted(column.name)}")
+            selected.append(f"{join_value(relation.how, column)} AS {quoted(column.name)}")
             source = (right if column.side == "right" else left).schema.get(column.source)
             columns.append(Column(column.name, "float" if column.as_float else source.type))
         order: list[OrderKey] = []
         if ordered:  # pandas' order, kept in fresh hidden columns (a self-join has one name twice)
-            for value, desc, last in _join_order(relation, left, right):
+            for value, desc, last in join_order(relation, left, right):
                 name = self._name("o")
                 selected.append(f"{value} AS {quoted(name)}")
                 order.append((name, desc, last))
         on = " AND ".join(
-            f"{_LEFT}.{quoted(key)} IS NOT DISTINCT FROM {_RIGHT}.{quoted(other)}"
+            f"{LEFT}.{quoted(key)} IS NOT DISTINCT FROM {RIGHT}.{quoted(other)}"
             for key, other in relation.keys
         )
         body = (
-            f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {_LEFT} "
-            f"{_JOINS[relation.how]} JOIN {quoted(right.name)} AS {_RIGHT} ON {on}"
+            f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {LEFT} "
+            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {on}"
         )
         return self._cte(body, (), Schema(tuple(columns)), order=tuple(order))
 
@@ -355,74 +350,6 @@ def _replaced(source: Rendered, values: dict[str, str], column: Column) -> tuple
 
 def _with_type(schema: Schema, name: str, kind: str) -> Schema:
     return Schema(tuple(Column(c.name, kind) if c.name == name else c for c in schema.columns))
-
-
-def _summary(call: rel.AggregateCall, schema: Schema) -> tuple[str, Column]:
-    """One aggregation as pandas' groupby computes it, and its column."""
-    column = None if call.column is None else schema.get(call.column)
-    value = None if column is None else quoted(column.name)
-    function = call.function
-    if function == "size":
-        sql, kind = "COUNT(*)", "integer"
-    elif function == "count":
-        sql, kind = f"COUNT({value})", "integer"
-    elif function == "nunique":
-        sql, kind = f"COUNT(DISTINCT {value})", "integer"
-    elif function == "sum" and column.type == "integer":
-        sql, kind = f"CAST(COALESCE(SUM({value}), 0) AS BIGINT)", "integer"
-    elif function == "sum":
-        sql, kind = f"COALESCE(FSUM({value}), 0.0)", "float"
-    elif function == "mean" and column.type == "integer":
-        sql, kind = f"AVG({value})", "float"
-    elif function == "mean":
-        sql, kind = f"FSUM({value}) / NULLIF(COUNT({value}), 0)", "float"
-    elif function == "median":
-        sql, kind = f"MEDIAN(CAST({value} AS DOUBLE))", "float"
-    elif function == "std":
-        sql, kind = f"STDDEV_SAMP(CAST({value} AS DOUBLE))", "float"
-    elif function in ("min", "max"):
-        sql, kind = f"{function.upper()}({value})", column.type
-    else:
-        raise NotLowerable(f"{function} runs on pandas")
-    return f"{sql} AS {quoted(call.name)}", Column(call.name, kind)
-
-
-_LEFT, _RIGHT = '"l"', '"r"'
-_JOINS = {"inner": "INNER", "left": "LEFT", "right": "RIGHT", "outer": "FULL OUTER"}
-
-
-def _join_value(how: str, column: rel.JoinColumn) -> str:
-    """The SQL of one joined column; a shared key comes from the side whose rows all stay."""
-    name = quoted(column.source)
-    if column.side != "key":
-        value = f"{_LEFT if column.side == 'left' else _RIGHT}.{name}"
-    elif how == "outer":
-        value = f"COALESCE({_LEFT}.{name}, {_RIGHT}.{name})"
-    else:
-        value = f"{_RIGHT if how == 'right' else _LEFT}.{name}"
-    return f"CAST({value} AS DOUBLE)" if column.as_float else value
-
-
-def _join_order(
-    relation: rel.Join, left: Rendered, right: Rendered
-) -> list[tuple[str, bool, bool]]:
-    """pandas' merge order: the left rows' order then the right's (right joins: the other way
-    round); an outer join first sorts by the keys, nulls last."""
-    sides = [(_LEFT, left), (_RIGHT, right)]
-    if relation.how == "right":
-        sides.reverse()
-    carried = [
-        (f"{alias}.{quoted(name)}", desc, last)
-        for alias, side in sides
-        for name, desc, last in side.order
-    ]
-    if relation.how != "outer":
-        return carried
-    keys = [
-        (f"COALESCE({_LEFT}.{quoted(key)}, {_RIGHT}.{quoted(other)})", False, True)
-        for key, other in relation.keys
-    ]
-    return keys + carried
 
 
 def _public_type(kind: pa.DataType) -> str:

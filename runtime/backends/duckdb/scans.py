@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from pyarrow import csv as pa_csv
 
 from runtime.errors import NotLowerable, OperatorError
+from runtime.expressions.sql_parts import identifier as quoted
 from runtime.operators.csv_files import CsvInputParams, arrow_options
 from runtime.paths import FileArea
 from runtime.plan.relational import Scan
@@ -49,11 +50,6 @@ def readable_file(relative: str, files: FileArea) -> Path:
     if not path.is_file():
         raise OperatorError(f"input file '{relative}' not found under the {files.called}")
     return path
-
-
-def quoted(name: str) -> str:
-    """An identifier as DuckDB reads it, whatever characters it has."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _csv(scan: Scan, path: Path) -> ScanSql:
