@@ -118,8 +118,9 @@ def run_segment(
     except duckdb.InterruptException as error:
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
-        message = readable(str(error).splitlines()[0], known)
-        raise SegmentError(message, _node_named(message, members, query.files)) from None
+        full = readable(str(error), known)
+        node = _node_named(full, members)
+        raise SegmentError(_first_paragraph(full), node) from None
     finally:
         if connection is not None:
             stopper.attach(None)
@@ -149,7 +150,13 @@ def frame_table(frame: pd.DataFrame) -> pa.Table:
     return pa.Table.from_pandas(frame, preserve_index=False)
 
 
-def _node_named(message: str, members: dict[str, dict[str, Relation]], files: dict[str, str]):
+def _first_paragraph(message: str) -> str:
+    """DuckDB's message up to its advice (which names its own options, not the node's)."""
+    lines = message.split("\n\n", 1)[0].splitlines()
+    return "; ".join(line.strip() for line in lines if line.strip())
+
+
+def _node_named(message: str, members: dict[str, dict[str, Relation]]) -> str | None:
     """The node whose scan reads the file the message names, if any (parents come first, so
     the reading node is found before those that consume its rows)."""
     for node, ports in members.items():
