@@ -128,3 +128,14 @@ def test_the_default_budget_shares_memory_and_cores_between_runs():
     assert three == Budget(int(memory * 0.7 / 3), max(1, cores // 3))
     assert Budget.from_environment({"PIPEWRIGHT_MAX_RUNS": "1000"}).threads == 1
     assert Budget.from_environment({"PIPEWRIGHT_RUN_MEMORY": "1GiB"}).memory_bytes == 2**30
+
+
+def test_a_pandas_only_run_never_imports_duckdb():
+    code = (
+        "import sys, runtime.cli, runtime.executor, runtime.registry, runtime.plan.relational;"
+        "runtime.registry.default_registry();"
+        "print('duckdb' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
