@@ -21,6 +21,7 @@ import pyarrow as pa
 from runtime.backends.budget import Budget
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.render import Renderer
+from runtime.backends.duckdb.session import open_session
 from runtime.errors import NodeCancelled, NotLowerable, OperatorError
 from runtime.frames import to_pandas
 from runtime.graph import Source
@@ -107,7 +108,8 @@ def run_segment(
     connection = None
     try:
         stopper.check()
-        connection = open_locked(query.files, spill_dir, budget or Budget.from_environment())
+        reads = [Path(path) for path in query.files]
+        connection = open_session(reads, spill_dir, budget or Budget.from_environment())
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
@@ -129,12 +131,6 @@ def run_segment(
     rows: dict[str, int | None] = dict.fromkeys(members)
     rows.update({node: len(frame) for (node, _), frame in results.items()})
     return SegmentResult(results, rows)
-
-
-def open_locked(files: dict[str, str], spill_dir: Path, budget: Budget):
-    from runtime.backends.duckdb.session import open_session
-
-    return open_session([Path(path) for path in files], spill_dir, budget)
 
 
 _CONVENTIONAL = (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), DATE_DTYPE)

@@ -311,3 +311,24 @@ def test_an_expression_duckdb_computes_differently_does_not_lower():
     )
     with pytest.raises(NotLowerable):
         lower_all([step], {"p": frame}, {"p": schema_of(frame)})
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_datetimes_keep_their_unit_through_sort_aggregate_union_and_join(root, unit):
+    times = pd.Series(pd.to_datetime(["2024-01-02 03:04:05", None, "2023-01-01 00:00:00"]))
+    frame = pd.DataFrame(
+        {"t": times.astype(f"datetime64[{unit}]"), "k": pd.array([1, 2, 1], dtype="Int64")}
+    )
+    max_t = {"group_by": ["k"], "aggregations": [{"column": "t", "function": "max"}]}
+    steps = [
+        Step("s", "sort", {"by": [{"column": "t"}]}, {"in": "p"}),
+        Step("a", "aggregate", max_t, {"in": "s"}),
+        Step("u", "union", {}, {"in": ["p", "p"]}),
+        Step(
+            "j",
+            "join",
+            {"how": "outer", "left_on": "t", "right_on": "t"},
+            {"left": "p", "right": "p"},
+        ),
+    ]
+    assert_same(steps, {"p": frame}, root, exits=["s", "a", "u", "j"], ordered=["s", "a"])
