@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
 from runtime.schema import DATE_DTYPE
 
+PROGRESS_INTERVAL_S = 0.2
 Exit = tuple[str, str]
 """(node id, output port)"""
 
@@ -81,10 +83,13 @@ def run_segment(
     spill_dir: Path,
     budget: Budget | None = None,
     on_stop: Callable[[Callable[[], None]], None] | None = None,
+    on_progress: Callable[[float], None] | None = None,
 ) -> SegmentResult:
     """Run the segment's exits in one locked DuckDB session, spilling into `spill_dir`
     (created here and removed afterwards). `on_stop`, if given, receives a callable that
-    interrupts the run from another thread; the run then raises `NodeCancelled`."""
+    interrupts the run from another thread; the run then raises `NodeCancelled`.
+    `on_progress`, if given, is called from another thread with the share of the segment
+    done so far (0 to 1, as DuckDB estimates it) a few times a second while it runs."""
     files = FileArea.of(files)
     relations = {
         (node, port): relation
@@ -113,10 +118,13 @@ def run_segment(
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
-        for exit, exit_rendered in zip(exits, rendered, strict=True):
+        for index, (exit, exit_rendered) in enumerate(zip(exits, rendered, strict=True)):
             stopper.check()
             sql, params = query.exit_sql(exit_rendered)
-            results[exit] = to_pandas(connection.sql(sql, params=params).to_arrow_table())
+            with _reporting(connection, on_progress, index, len(exits)):
+                table = connection.sql(sql, params=params).to_arrow_table()
+            stopper.check()  # a stop that came as the query began: its rows are not used
+            results[exit] = to_pandas(table)
     except duckdb.InterruptException as error:
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
@@ -131,6 +139,29 @@ def run_segment(
     rows: dict[str, int | None] = dict.fromkeys(members)
     rows.update({node: len(frame) for (node, _), frame in results.items()})
     return SegmentResult(results, rows)
+
+
+@contextmanager
+def _reporting(connection, on_progress, index: int, count: int):
+    """While the block runs, report DuckDB's progress on query `index` of `count`."""
+    if on_progress is None:
+        yield
+        return
+    done = threading.Event()
+
+    def report() -> None:
+        while not done.wait(PROGRESS_INTERVAL_S):
+            percent = connection.query_progress()
+            if percent >= 0:
+                on_progress((index + min(percent, 100.0) / 100) / count)
+
+    watcher = threading.Thread(target=report, name="duckdb-progress", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 _CONVENTIONAL = (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), DATE_DTYPE)

@@ -44,6 +44,8 @@ def _lock(connection, paths: list[str], spill: str) -> None:
     # SET takes no parameters; these values are server paths, never text a user wrote
     connection.execute(f"SET allowed_paths = {_list_literal(paths)}")
     connection.execute(f"SET allowed_directories = {_list_literal([spill])}")
+    connection.execute("SET enable_progress_bar = true")  # for query_progress(); never printed
+    connection.execute("SET enable_progress_bar_print = false")
     connection.execute("SET enable_external_access = false")
     connection.execute("SET lock_configuration = true")
 

@@ -139,3 +139,28 @@ def test_a_pandas_only_run_never_imports_duckdb():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+def test_a_long_segment_reports_its_progress_between_0_and_1(tmp_path):
+    keys = np.arange(30_000) % 2
+    pq.write_table(pa.table({"k": keys, "v": keys * 0.5}), tmp_path / "wide.parquet")
+    scan = r.Scan("parquet", "wide.parquet")
+    columns = (
+        r.JoinColumn("key", "k", "k"),
+        r.JoinColumn("left", "v", "v"),
+        r.JoinColumn("right", "v", "w"),
+    )
+    explosion = r.Join(scan, scan, "inner", (("k", "k"),), columns)  # 450 million rows
+    total = r.Aggregate(explosion, (), (r.AggregateCall("sum", "w", "total"),))
+    reported = []
+    result = run_segment(
+        {"t": {"out": total}},
+        [("t", "out")],
+        {},
+        files=tmp_path,
+        spill_dir=tmp_path / "spill",
+        budget=Budget(256 * 2**20, 2),
+        on_progress=reported.append,
+    )
+    assert result.frames[("t", "out")]["total"].iloc[0] == 0.5 * 15_000 * 15_000
+    assert reported and all(0 <= share <= 1 for share in reported)
