@@ -36,10 +36,13 @@ Exit = tuple[str, str]
 
 
 class SegmentError(OperatorError):
-    """A segment failed while DuckDB ran it; `node` is the node at fault when it is known."""
+    """A segment failed on DuckDB; `node` is the node at fault when it is known (the one
+    reading the file a message names). `retryable` follows the cause (a path out of the
+    workspace stays wrong; a file being written may read on a second attempt)."""
 
-    def __init__(self, message: str, node: str | None = None):
+    def __init__(self, message: str, node: str | None = None, retryable: bool = True):
         self.node = node
+        self.retryable = retryable
         super().__init__(f"node '{node}': {message}" if node else message)
 
 
@@ -97,7 +100,11 @@ def run_segment(
         for port, relation in ports.items()
     }
     renderer = Renderer(files, lambda source: frame_table(frames[source]))
-    rendered = renderer.render(relations[exit] for exit in exits)
+    try:
+        rendered = renderer.render(relations[exit] for exit in exits)
+    except OperatorError as error:  # a file that is missing, out of the area or unreadable
+        retryable = getattr(error, "retryable", True)
+        raise SegmentError(str(error), _node_named(str(error), members), retryable) from error
     query = renderer.query
     stopper = Stopper()
     if on_stop is not None:

@@ -45,15 +45,16 @@ def run_scan(area, path: str):
     "path", ["../secret/secret.csv", "/etc/passwd", "data/../../secret/secret.csv"]
 )
 def test_a_scan_outside_the_workspace_is_refused_naming_the_path_as_written(area, path):
-    with pytest.raises(UnsafePathError) as caught:
+    with pytest.raises(SegmentError) as caught:
         run_scan(area, path)
+    assert str(caught.value).startswith(f"node 'read': path '{path}' is outside the data root")
     assert str(area.parent) not in str(caught.value)
-    assert f"'{path}' is outside" in str(caught.value)
+    assert isinstance(caught.value.__cause__, UnsafePathError) and not caught.value.retryable
 
 
 def test_a_symlink_pointing_out_of_the_workspace_is_refused(area):
     (area / "data" / "link.csv").symlink_to(area.parent / "secret" / "secret.csv")
-    with pytest.raises(UnsafePathError, match=r"'data/link\.csv' is outside"):
+    with pytest.raises(SegmentError, match=r"node 'read': path 'data/link\.csv' is outside"):
         run_scan(area, "data/link.csv")
 
 
@@ -145,3 +146,11 @@ def test_messages_name_files_as_the_document_does_and_hide_other_server_paths():
         'Conversion Error: in file "/srv/pw/workspaces/7/data/in.csv" near /srv/pw/tmp/3/x.tmp'
     )
     assert readable(message, known) == 'in file "data/in.csv" near x.tmp'
+
+
+def test_a_missing_file_fails_naming_the_node_and_the_path_as_written(area):
+    with pytest.raises(SegmentError) as caught:
+        run_scan(area, "data/nope.csv")
+    assert str(caught.value) == (
+        "node 'read': input file 'data/nope.csv' not found under the data root"
+    )
