@@ -196,7 +196,8 @@ EDGES = pd.DataFrame(
     [
         "i + 1", "i - 1", "i * i", "-i", "abs(i)", "i % 3", "i % -3", "i % 0", "i % -1", "-7 % i",
         "i / 0", "i / 2", "7 / i", "i ** 2", "2 ** i", "(-8) ** 0.5", "f - f", "f * 0", "f / f",
-        "f % 2", "f % (-2)", "2 % f", "1e308 * 10", "f ** 0.5", "(f - f) is null", "f > 1",
+        "f % 2", "f % (-2)", "2 % f", "i ** 0", "1 ** f", "null ** 0", "1e308 * 10", "f ** 0.5",
+        "(f - f) is null", "f > 1",
         "f = f", "i = 9223372036854775807.0", "i < f", "i in (-7, 3.0, null)", "i not in (0)",
         "i in (9007199254740991.0, -7)", "f in (9007199254740991, 2)", "i in (f, 3)",
         "f between -8 and 0", "i not between 0 and f", "round(f)", "round(2.5)", "round(-0.5)",
@@ -323,3 +324,11 @@ STRING_CALLS = st.one_of(
 @given(cases(STRING_CALLS))
 def test_random_string_functions_give_the_same_values_on_duckdb_as_on_pandas(con, case):
     assert_same_unless_refused(con, *case)
+
+
+def test_a_power_of_a_null_is_null_on_both_engines(con):
+    """numpy says `nan ** 0` and `1 ** nan` are 1; the language says null, as for all arithmetic."""
+    frame = pd.DataFrame({"i": pd.array([None, 2], dtype="Int64")})
+    for text in ("i ** 0", "1 ** i", "null ** 0"):
+        assert pd.isna(evaluate(text, frame).iloc[0])
+        assert_same(con, text, frame)
