@@ -20,7 +20,7 @@ from runtime.errors import NotLowerable
 from runtime.schema import Schema
 
 from .compiler import check_condition, infer_type
-from .nodes import Between, Binary, Call, Column, In, IsNull, Literal, Logical, Node, Unary
+from .nodes import Between, Binary, Call, Column, In, IsNull, Literal, Logical, Node, Unary, walk
 from .parser import parse
 from .sql_functions import lower_call
 from .sql_parts import (
@@ -36,9 +36,10 @@ from .sql_parts import (
     sql,
     wrapped,
 )
-from .values import NULL
+from .values import NULL, NUMBERS
 
 _LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string"}
+_EXACT_FLOATS = 2**53  # every integer up to this is exactly a float
 _COMPARISONS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
@@ -137,6 +138,9 @@ class _Lowering:
     def membership(self, node: In) -> Sql:
         items = [self.value(item) for item in (node.operand, *node.items)]
         type = common_type(*items, default="string")
+        for item, lowered in zip(node.items, items[1:], strict=True):
+            if lowered.type in NUMBERS and lowered.type != items[0].type:
+                _check_exact_choice(item)
         operand, *choices = (cast(item, type) for item in items)
         keyword = " NOT IN (" if node.negated else " IN ("
         return sql("(", operand, keyword, *joined(", ", choices), "))", type="boolean")
@@ -147,6 +151,21 @@ class _Lowering:
         operand, low, high = (cast(item, type) for item in items)
         keyword = " NOT BETWEEN " if node.negated else " BETWEEN "
         return sql("(", operand, keyword, low, " AND ", high, ")", type="boolean")
+
+
+def _check_exact_choice(item: Node) -> None:
+    """Refuse a constant `in` choice whose exact and float comparisons could disagree.
+
+    pandas matches constant choices exactly (`isin`), DuckDB through floats: an integer and a
+    float can only differ there from 2**53 on, or for a choice whose value is not known here.
+    """
+    if any(isinstance(part, Column) for part in walk(item)):
+        return  # a column is compared with `=`, through floats in both
+    if not (isinstance(item, Literal) and abs(item.value) < _EXACT_FLOATS):
+        raise NotLowerable(
+            "'in' matches an integer with a float constant exactly in pandas and through "
+            "floats in DuckDB, which differ for numbers from 2**53 on"
+        )
 
 
 def _modulo(left: Sql, right: Sql) -> Sql:
