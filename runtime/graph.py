@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from runtime.contract import Operator
 from runtime.errors import PipelineValidationError, Problem
 from runtime.file_checks import path_problems
-from runtime.operator import Operator
 from runtime.parameters import resolve_values, substitute
 from runtime.paths import FileArea
 from runtime.problems import validation_problems

@@ -56,15 +56,25 @@ def filter_mask(text: str, frame: pd.DataFrame) -> pd.Series:
 
 def condition_array(text: str, frame: pd.DataFrame) -> np.ndarray:
     """`filter_mask` as a numpy array, for callers that select rows by position."""
-    compiled = _compile(text, _schema_of(frame))
+    compiled = _condition(text, _schema_of(frame))
+    mask = _run(compiled, frame)
+    return mask.to_numpy() if mask.dtype == bool else is_true(mask)
+
+
+def check_condition(text: str, schema: Schema) -> None:
+    """Raise the ExpressionError a filter gives unless `text` is a condition over `schema`."""
+    _condition(text, schema)
+
+
+def _condition(text: str, schema: Schema) -> Compiled:
+    compiled = _compile(text, schema)
     if compiled.type != "boolean":
         raise Checker(text).error(
             compiled.node,
             f"a filter must be a condition, but this expression gives {compiled.type} values",
             "compare it with something, e.g. 'x > 0'",
         )
-    mask = _run(compiled, frame)
-    return mask.to_numpy() if mask.dtype == bool else is_true(mask)
+    return compiled
 
 
 def _schema_of(frame: pd.DataFrame) -> Schema:

@@ -112,7 +112,8 @@ def _modulo(type: str, left: object, right: object) -> pd.Series:
 
 
 def _power(left: object, right: object) -> pd.Series:
-    return pd.Series(np.power(floats(left), floats(right)), index=index_of(left, right))
+    power = pd.Series(np.power(floats(left), floats(right)), index=index_of(left, right))
+    return with_nulls(power, null_mask(left, right))  # numpy says nan ** 0 and 1 ** nan are 1
 
 
 _ARITHMETIC = {

@@ -17,7 +17,7 @@ import pandas as pd
 from pydantic import Field, model_validator
 
 from runtime.contract import Operator, OperatorParams
-from runtime.errors import ParamsError
+from runtime.errors import NotLowerable, ParamsError
 from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,
@@ -27,6 +27,7 @@ from runtime.operators.column_params import (
     frame_schema,
     require_type,
 )
+from runtime.plan import relational
 from runtime.schema import Column, Schema
 
 Function = Literal[
@@ -44,6 +45,9 @@ _FIXED_TYPES = {
 """Functions whose result has one type whatever the column's; the others keep its type."""
 _DTYPES = {"integer": "Int64", "float": "float64"}
 _NEED_NUMBERS = ("sum", "mean", "median", "std")
+_IN_ROW_ORDER = ("first", "last")
+"""Functions that pick a value by its place in the input, which a columnar backend does not
+keep through a parallel aggregate."""
 _NEVER_NULL = ("count", "size", "nunique", "sum")
 """A sum of no values is 0; the other functions that can be null give null for no values."""
 
@@ -118,6 +122,16 @@ class Aggregate(Operator):
         dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
         return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
+
+    def lower(self, params, inputs, schemas):
+        unordered = [a.function for a in params.aggregations if a.function in _IN_ROW_ORDER]
+        if unordered:
+            raise NotLowerable(f"{unordered[0]} depends on the input's row order")
+        calls = tuple(
+            relational.AggregateCall(a.function, a.column, a.output_name)
+            for a in params.aggregations
+        )
+        return {"out": relational.Aggregate(inputs["in"], tuple(params.group_by), calls)}
 
 
 def _grouped(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:

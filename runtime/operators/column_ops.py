@@ -14,8 +14,9 @@ from pydantic import Field
 from runtime.casting import cast_series
 from runtime.column_names import needed_with, require_columns
 from runtime.contract import Operator, OperatorParams
-from runtime.errors import ParamsError
+from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
+from runtime.expressions.to_sql import to_sql
 from runtime.fields import Expression
 from runtime.operators.column_params import (
     ColumnName,
@@ -29,6 +30,7 @@ from runtime.operators.column_params import (
     frame_schema,
     with_nullable,
 )
+from runtime.plan import relational
 from runtime.schema import Column, Schema, TypeName
 
 
@@ -100,6 +102,19 @@ class Transform(Operator):
         if not params.keep_other_columns:
             frame = frame[list(dict.fromkeys(mapping.target for _, mapping in live))]
         return {"out": frame}
+
+    def lower(self, params, inputs, schemas):
+        schema = schemas["in"]
+        for index, mapping in enumerate(params.mappings):
+            lowered = to_sql(mapping.expression, schema)  # NotLowerable if DuckDB differs
+            if mapping.type is not None:
+                relational.require_exact_cast(mapping.target, lowered.type, mapping.type)
+            schema = _with_column(schema, _mapped_column(index, mapping, schema))
+        mappings = tuple(
+            relational.Mapping(mapping.target, mapping.expression, mapping.type)
+            for mapping in params.mappings
+        )
+        return {"out": relational.Derive(inputs["in"], mappings, params.keep_other_columns)}
 
 
 def _live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tuple[int, Mapping]]:
@@ -206,6 +221,10 @@ class Select(Operator):
             frame = frame[names]
         return {"out": frame.rename(columns=params.rename) if params.rename else frame}
 
+    def lower(self, params, inputs, schemas):
+        renames = tuple(params.rename.items())
+        return {"out": relational.Project(inputs["in"], tuple(params.columns), renames)}
+
 
 def _selected_names(params: SelectParams, schema: Schema) -> list[str]:
     """The kept columns, checking that renames name kept columns and give distinct names."""
@@ -251,6 +270,12 @@ class Cast(Operator):
             "out": frame.assign(**{name: cast_series(frame[name], t) for name, t in types.items()})
         }
 
+    def lower(self, params, inputs, schemas):
+        schema = schemas["in"]
+        for name, type_name in _cast_types(params, schema).items():
+            relational.require_exact_cast(name, schema.get(name).type, type_name)
+        return {"out": relational.Cast(inputs["in"], tuple(params.types.items()))}
+
 
 def _cast_types(params: CastParams, schema: Schema) -> dict[str, TypeName]:
     require_columns("types", params.types, schema.names)
@@ -291,6 +316,20 @@ class FillNulls(Operator):
     def run(self, ctx, inputs):
         frame = inputs["in"]
         return {"out": frame.fillna(_fill_values(ctx.params, frame_schema(frame)))}
+
+    def lower(self, params, inputs, schemas):
+        schema = schemas["in"]
+        values = _fill_values(params, schema)
+        timed = [name for name in values if schema.get(name).type == "datetime"]
+        if timed:
+            raise NotLowerable(f"filling datetime column '{timed[0]}' keeps pandas' time unit")
+        plain = tuple((name, _plain(value)) for name, value in values.items())
+        return {"out": relational.FillNulls(inputs["in"], plain)}
+
+
+def _plain(value: object) -> object:
+    """A numpy or pandas scalar as the Python value a backend binds."""
+    return value.item() if hasattr(value, "item") else value
 
 
 def _fill_values(params: FillNullsParams, schema: Schema) -> dict[str, object]:

@@ -22,6 +22,7 @@ from runtime.operators.column_params import (
     first_repeated,
     frame_schema,
 )
+from runtime.plan import relational
 from runtime.schema import Column, Schema
 
 JoinHow = Literal["inner", "left", "right", "outer"]
@@ -94,6 +95,23 @@ class Join(Operator):
             )
         names = [column.name for column in plan.columns]
         return {"out": joined if list(joined.columns) == names else joined[names]}
+
+    def lower(self, params, inputs, schemas):
+        left, right = schemas["left"], schemas["right"]
+        plan = _join_plan(params, left, right)
+        shared = {
+            key for key, other in zip(params.left_on, params.right_on, strict=True) if key == other
+        }
+        sources = [("key" if c.name in shared else "left", c.name) for c in left.columns] + [
+            ("right", c.name) for c in right.columns if c.name not in shared
+        ]
+        columns = tuple(
+            relational.JoinColumn(side, source, out.name, source in plan.widened_keys)
+            for (side, source), out in zip(sources, plan.columns, strict=True)
+        )
+        keys = tuple(zip(params.left_on, params.right_on, strict=True))
+        join = relational.Join(inputs["left"], inputs["right"], params.how, keys, columns)
+        return {"out": join}
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +207,13 @@ class Union(Operator):
             _as_floats(frame, schema, floats) for frame, schema in zip(frames, schemas, strict=True)
         ]
         return {"out": pd.concat(frames, ignore_index=True, sort=False)}
+
+    def lower(self, params, inputs, schemas):
+        relations = inputs["in"]
+        if len(relations) == 1:
+            return {"out": relations[0]}
+        names = tuple(column.name for column in _union_columns(schemas["in"]))
+        return {"out": relational.Union(tuple(relations), names)}
 
 
 def _union_columns(schemas: list[Schema]) -> tuple[Column, ...]:

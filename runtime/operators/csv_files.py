@@ -16,7 +16,7 @@ from pydantic import Field
 from runtime.casting import cast_series
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
-from runtime.errors import OperatorError
+from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
 from runtime.operators.file_common import (
@@ -24,8 +24,10 @@ from runtime.operators.file_common import (
     FileOutputParams,
     OutputPath,
     existing_file,
+    literal_path,
     read_batches,
 )
+from runtime.plan import relational
 from runtime.schema import TypeName, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -71,11 +73,30 @@ class CsvInput(Operator):
     def run(self, ctx, inputs):
         return {"out": self._read(ctx, row_limit=ctx.row_limit)}
 
+    def lower(self, params, inputs, schemas):
+        if params.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+            raise NotLowerable(f"files in {params.encoding} are read on pandas")
+        if not params.header and params.columns:
+            raise NotLowerable("columns of a file without a header row are chosen on pandas")
+        scan = relational.Scan(
+            "csv",
+            literal_path(params.path),
+            (
+                ("delimiter", params.delimiter),
+                ("header", params.header),
+                ("skip_rows", params.skip_rows),
+            ),
+            tuple(params.columns) if params.columns else None,
+        )
+        if not params.dtypes:
+            return {"out": scan}
+        return {"out": relational.Cast(scan, tuple(params.dtypes.items()))}
+
     def _read(self, ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
         params: CsvInputParams = ctx.params
         path = existing_file(ctx, params.path)
         included = _columns_to_read(ctx, params, path)
-        options = _arrow_options(params, included)
+        options = arrow_options(params, included)
         try:
             if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
                 table = pa_csv.read_csv(path, *options)
@@ -114,7 +135,7 @@ def _header(path: Path, params: CsvInputParams) -> list[str]:
         return []  # the real read reports what is wrong with the file
 
 
-def _arrow_options(params: CsvInputParams, included: list[str] | None):
+def arrow_options(params: CsvInputParams, included: list[str] | None):
     read = pa_csv.ReadOptions(
         skip_rows=params.skip_rows,
         autogenerate_column_names=not params.header,

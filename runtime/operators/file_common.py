@@ -25,7 +25,7 @@ from pydantic import AfterValidator, Field
 from runtime.casting import cast_series
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
-from runtime.errors import OperatorError
+from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
@@ -46,6 +46,14 @@ def existing_file(ctx: NodeContext, relative: str) -> Path:
         path.open("rb").close()
     except OSError as error:
         raise OperatorError(f"cannot read '{relative}': {os_error_reason(error)}") from error
+    return path
+
+
+def literal_path(path: str) -> str:
+    """`path` for a relational scan, which must read that one file as `run` does; a name with
+    wildcard characters would be a pattern to a columnar reader."""
+    if any(character in path for character in "*?[]{}"):
+        raise NotLowerable(f"'{path}' has wildcard characters and is read on pandas")
     return path
 
 

@@ -14,7 +14,9 @@ from runtime.expressions import (
     infer_type,
     referenced_columns,
 )
+from runtime.expressions.to_sql import to_sql_condition
 from runtime.fields import Expression
+from runtime.plan import relational
 
 
 class FilterParams(OperatorParams):
@@ -53,3 +55,7 @@ class Filter(Operator):
         if keep.all():
             return {"out": frame}  # nothing to drop: the same frame, no copy
         return {"out": frame.take(np.flatnonzero(keep))}  # cheaper than boolean indexing
+
+    def lower(self, params, inputs, schemas):
+        to_sql_condition(params.condition, schemas["in"])  # NotLowerable if DuckDB differs
+        return {"out": relational.Filter(inputs["in"], params.condition)}

@@ -31,8 +31,10 @@ from runtime.operators.file_common import (
     arrow_table,
     conform_table,
     existing_file,
+    literal_path,
     read_batches,
 )
+from runtime.plan import relational
 from runtime.schema import Schema
 
 BATCH_ROWS = 128 * 1024
@@ -55,6 +57,10 @@ class ParquetInput(FileInput):
     def output_schema(self, ctx, inputs):
         with _open(ctx, existing_file(ctx, ctx.params.path)) as parquet:
             return {"out": arrow_schema(_projected_schema(ctx, parquet))}
+
+    def lower(self, params, inputs, schemas):
+        columns = tuple(params.columns) if params.columns else None
+        return {"out": relational.Scan("parquet", literal_path(params.path), (), columns)}
 
     def read(self, ctx, path, row_limit):
         with _open(ctx, path) as parquet:

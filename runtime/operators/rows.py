@@ -22,6 +22,7 @@ from runtime.operators.column_params import (
     frame_schema,
     with_nullable,
 )
+from runtime.plan import relational
 from runtime.schema import Schema
 
 
@@ -73,6 +74,10 @@ class Sort(Operator):
         )
         return {"out": ordered}
 
+    def lower(self, params, inputs, schemas):
+        keys = tuple((key.column, key.descending) for key in params.by)
+        return {"out": relational.Sort(inputs["in"], keys, params.nulls_last)}
+
 
 def _sort_columns(params: SortParams, schema: Schema) -> list[str]:
     return [
@@ -111,6 +116,9 @@ class Deduplicate(Operator):
         chosen_columns("columns", params.columns, frame_schema(frame))
         return {"out": frame.drop_duplicates(params.columns or None, keep=params.keep)}
 
+    def lower(self, params, inputs, schemas):
+        return {"out": relational.Distinct(inputs["in"], tuple(params.columns), params.keep)}
+
 
 class LimitParams(OperatorParams):
     n: Annotated[int, Field(ge=0)] = Field(title="Rows", description="How many rows to keep.")
@@ -132,6 +140,9 @@ class Limit(Operator):
 
     def run(self, ctx, inputs):
         return {"out": inputs["in"].head(ctx.params.n)}
+
+    def lower(self, params, inputs, schemas):
+        return {"out": relational.Limit(inputs["in"], params.n)}
 
 
 class SampleParams(OperatorParams):
@@ -200,3 +211,7 @@ class DropNulls(Operator):
         frame = inputs["in"]
         chosen_columns("columns", params.columns, frame_schema(frame))
         return {"out": frame.dropna(subset=params.columns or None)}
+
+    def lower(self, params, inputs, schemas):
+        columns = tuple(params.columns or schemas["in"].names)
+        return {"out": relational.DropNulls(inputs["in"], columns)}

@@ -13,9 +13,9 @@ import dataclasses
 from collections.abc import Iterable
 
 from runtime.context import NodeContext
+from runtime.contract import InputRelations, InputSchemas
 from runtime.errors import NotLowerable
 from runtime.file_checks import input_bytes
-from runtime.operator import InputRelations, InputSchemas
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.relational import Input, Relation

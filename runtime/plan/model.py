@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from runtime.contract import Operator
 from runtime.graph import Source
-from runtime.operator import Operator
 from runtime.plan.relational import Relation
 from runtime.spec import Config
 

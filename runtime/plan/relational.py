@@ -4,14 +4,35 @@ Operators that can lower (`Operator.lower`) describe their work as a tree of the
 their inputs' relations; a backend renders a segment's tree into one query. The nodes are plain
 frozen data (no backend is imported here), so plans can be compared, hashed and explained.
 Expressions stay as their source text: a backend compiles them against the input's columns.
+Each node means exactly what its operator's `run` does on pandas, row order included: where
+pandas defines an order (a file's, a sort's, a join's), a backend must be able to reproduce it
+for the nodes that depend on it (`sort` ties, `limit`, `deduplicate`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
+from typing import Literal
 
+from runtime.errors import NotLowerable
 from runtime.graph import Source
+
+EXACT_CASTS = {
+    ("integer", "float"),
+    ("integer", "string"),
+    ("boolean", "integer"),
+    ("boolean", "float"),
+    ("date", "string"),
+}
+"""Conversions a backend reproduces exactly (besides a type to itself); the others (text to
+numbers or dates, floats to integers ...) follow pandas' own parsing and rounding rules."""
+
+
+def require_exact_cast(column: str, source: str, target: str) -> None:
+    """Raise `NotLowerable` unless converting `column` from `source` to `target` is exact."""
+    if source != target and (source, target) not in EXACT_CASTS:
+        raise NotLowerable(f"converting '{column}' from {source} to {target} follows pandas' rules")
 
 
 @dataclass(frozen=True)
@@ -33,3 +54,162 @@ class Input(Relation):
     """Rows that enter the segment from outside it: another node's output, as a frame."""
 
     source: Source
+
+
+@dataclass(frozen=True)
+class Scan(Relation):
+    """A file read as its input operator reads it, in the file's row order.
+
+    `path` is as the document names it (a backend resolves it in the run's file area);
+    `options` are the reader's settings as (name, value) pairs (csv: delimiter, header,
+    skip_rows); `columns` the columns to read, in that order (None: all).
+    """
+
+    format: Literal["csv", "parquet"]
+    path: str
+    options: tuple[tuple[str, object], ...] = ()
+    columns: tuple[str, ...] | None = None
+
+    def option(self, name: str, default: object = None) -> object:
+        return dict(self.options).get(name, default)
+
+
+@dataclass(frozen=True)
+class Filter(Relation):
+    """The rows where `condition` (expression text) is true; null counts as false."""
+
+    input: Relation
+    condition: str
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """One computed column of a `Derive`: `expression` (text), converted to `type` if set."""
+
+    target: str
+    expression: str
+    type: str | None = None
+
+
+@dataclass(frozen=True)
+class Derive(Relation):
+    """Columns computed in order (a mapping sees those before it); a replaced column keeps its
+    place, new ones go last; only the computed ones stay unless `keep_other_columns`."""
+
+    input: Relation
+    mappings: tuple[Mapping, ...]
+    keep_other_columns: bool = True
+
+
+@dataclass(frozen=True)
+class Project(Relation):
+    """Some columns in this order (all, in input order, when empty), some renamed."""
+
+    input: Relation
+    columns: tuple[str, ...] = ()
+    renames: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Cast(Relation):
+    """Columns converted to public type names, (column, type) pairs."""
+
+    input: Relation
+    types: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class FillNulls(Relation):
+    """Nulls of each named column replaced by a value already in the column's type."""
+
+    input: Relation
+    values: tuple[tuple[str, object], ...]
+
+
+@dataclass(frozen=True)
+class DropNulls(Relation):
+    """The rows with no null in any of `columns`."""
+
+    input: Relation
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AggregateCall:
+    """One summary column: `function` over `column` (None: the rows, for size), named `name`."""
+
+    function: str
+    column: str | None
+    name: str
+
+
+@dataclass(frozen=True)
+class Aggregate(Relation):
+    """One row per distinct `group_by` combination (nulls are a group), ordered by those
+    columns with nulls last; one row in all without `group_by`. Group columns then summaries."""
+
+    input: Relation
+    group_by: tuple[str, ...]
+    aggregations: tuple[AggregateCall, ...]
+
+
+@dataclass(frozen=True)
+class JoinColumn:
+    """One output column of a join: `source` from the `left` or `right` side, or `key`: a key
+    named alike on both sides, held once."""
+
+    side: Literal["left", "right", "key"]
+    source: str
+    name: str
+    as_float: bool = False
+
+
+@dataclass(frozen=True)
+class Join(Relation):
+    """pandas' merge: keys match when equal or both null; the output columns as listed.
+
+    Row order as pandas gives it: inner and left follow the left rows (then the right ones),
+    right the right rows, outer the keys in ascending order (nulls last).
+    """
+
+    left: Relation
+    right: Relation
+    how: Literal["inner", "left", "right", "outer"]
+    keys: tuple[tuple[str, str], ...]
+    columns: tuple[JoinColumn, ...]
+
+
+@dataclass(frozen=True)
+class Union(Relation):
+    """Inputs stacked in order, columns matched by name (`columns`, in output order; a column
+    an input lacks is null there, integer with float gives float)."""
+
+    inputs: tuple[Relation, ...]
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sort(Relation):
+    """Rows ordered by (column, descending) keys, stably: ties keep their input order."""
+
+    input: Relation
+    keys: tuple[tuple[str, bool], ...]
+    nulls_last: bool = True
+
+
+@dataclass(frozen=True)
+class Distinct(Relation):
+    """One row per distinct combination of `columns` (all when empty; nulls equal), the first
+    or last in input order, kept in input order."""
+
+    input: Relation
+    columns: tuple[str, ...] = ()
+    keep: Literal["first", "last"] = "first"
+
+
+@dataclass(frozen=True)
+class Limit(Relation):
+    """The first `n` rows in input order."""
+
+    input: Relation
+    n: int

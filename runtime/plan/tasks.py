@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runtime.contract import Operator, OperatorParams, Port
 from runtime.graph import Source
-from runtime.operator import Operator, OperatorParams, Port
 from runtime.plan.model import Plan, PlannedNode, Segment
 
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from runtime.contract import Operator, Port
 from runtime.errors import NotLowerable
-from runtime.operator import Operator, Port
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.fusion import fuse

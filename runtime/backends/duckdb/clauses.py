@@ -1,0 +1,79 @@
+"""SQL for the parts of single relations where pandas' meaning takes care to match:
+aggregations as pandas' groupby computes them, joined columns and pandas' merge row order."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from runtime.errors import NotLowerable
+from runtime.expressions.sql_parts import identifier as quoted
+from runtime.plan import relational as rel
+from runtime.schema import Column, Schema
+
+if TYPE_CHECKING:
+    from runtime.backends.duckdb.render import Rendered
+
+LEFT, RIGHT = '"l"', '"r"'
+JOINS = {"inner": "INNER", "left": "LEFT", "right": "RIGHT", "outer": "FULL OUTER"}
+
+
+def summary(call: rel.AggregateCall, schema: Schema) -> tuple[str, Column]:
+    """One aggregation as pandas' groupby computes it, and its column."""
+    column = None if call.column is None else schema.get(call.column)
+    value = None if column is None else quoted(column.name)
+    function = call.function
+    if function == "size":
+        sql, kind = "COUNT(*)", "integer"
+    elif function == "count":
+        sql, kind = f"COUNT({value})", "integer"
+    elif function == "nunique":
+        sql, kind = f"COUNT(DISTINCT {value})", "integer"
+    elif function == "sum" and column.type == "integer":
+        sql, kind = f"CAST(COALESCE(SUM({value}), 0) AS BIGINT)", "integer"
+    elif function == "sum":
+        sql, kind = f"COALESCE(FSUM({value}), 0.0)", "float"
+    elif function == "mean" and column.type == "integer":
+        sql, kind = f"AVG({value})", "float"
+    elif function == "mean":
+        sql, kind = f"FSUM({value}) / NULLIF(COUNT({value}), 0)", "float"
+    elif function == "median":
+        sql, kind = f"MEDIAN(CAST({value} AS DOUBLE))", "float"
+    elif function == "std":
+        sql, kind = f"STDDEV_SAMP(CAST({value} AS DOUBLE))", "float"
+    elif function in ("min", "max"):
+        sql, kind = f"{function.upper()}({value})", column.type
+    else:
+        raise NotLowerable(f"{function} runs on pandas")
+    return f"{sql} AS {quoted(call.name)}", Column(call.name, kind)
+
+
+def join_value(how: str, column: rel.JoinColumn) -> str:
+    """The SQL of one joined column; a shared key comes from the side whose rows all stay."""
+    name = quoted(column.source)
+    if column.side != "key":
+        value = f"{LEFT if column.side == 'left' else RIGHT}.{name}"
+    elif how == "outer":
+        value = f"COALESCE({LEFT}.{name}, {RIGHT}.{name})"
+    else:
+        value = f"{RIGHT if how == 'right' else LEFT}.{name}"
+    return f"CAST({value} AS DOUBLE)" if column.as_float else value
+
+
+def join_order(relation: rel.Join, left: Rendered, right: Rendered) -> list[tuple[str, bool, bool]]:
+    """pandas' merge order: the left rows' order then the right's (right joins: the other way
+    round); an outer join first sorts by the keys, nulls last."""
+    sides = [(LEFT, left), (RIGHT, right)]
+    if relation.how == "right":
+        sides.reverse()
+    carried = [
+        (f"{alias}.{quoted(name)}", desc, last)
+        for alias, side in sides
+        for name, desc, last in side.order
+    ]
+    if relation.how != "outer":
+        return carried
+    keys = [
+        (f"COALESCE({LEFT}.{quoted(key)}, {RIGHT}.{quoted(other)})", False, True)
+        for key, other in relation.keys
+    ]
+    return keys + carried

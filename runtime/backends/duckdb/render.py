@@ -1,0 +1,365 @@
+"""A segment's relational tree as one DuckDB query: one CTE per relation, identifiers quoted,
+every value a bound `?` parameter, column types as the pandas backend gives them.
+
+Row order is part of the meaning (runtime/plan/relational.py). A rendered relation is either
+*natural* (DuckDB's stream order, kept by `preserve_insertion_order`, is pandas' order: scans,
+frames, and row-wise nodes over them), ordered by hidden columns it carries (after a sort, an
+aggregate, or where a consumer needs the order), or unordered (a multiset). Hidden columns are
+only computed for relations whose order something downstream needs (`_needing_order`): a sort
+breaks ties by them, `limit` and `deduplicate` follow them, and an exit is returned in them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
+from runtime.backends.duckdb.scans import scan_sql
+from runtime.errors import NotLowerable
+from runtime.expressions.sql_parts import SQL_TYPES
+from runtime.expressions.sql_parts import identifier as quoted
+from runtime.expressions.to_sql import to_sql, to_sql_condition
+from runtime.paths import FileArea
+from runtime.plan import relational as rel
+from runtime.schema import Column, Schema
+
+OrderKey = tuple[str, bool, bool]
+"""A hidden column, descending?, nulls last?"""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    name: str
+    schema: Schema
+    order: tuple[OrderKey, ...] = ()
+    natural: bool = False
+
+    @property
+    def hidden(self) -> list[str]:
+        return [column for column, _, _ in self.order]
+
+
+@dataclass
+class Query:
+    """The CTEs of a segment, the frames and files they read, and how to select an exit."""
+
+    ctes: list[tuple[str, str, tuple]] = field(default_factory=list)
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    """Real path → the path as the document names it (for the session and for messages)."""
+
+    def exit_sql(self, rendered: Rendered) -> tuple[str, list]:
+        columns = ", ".join(quoted(name) for name in rendered.schema.names) or "1"
+        text = f"SELECT {columns} FROM {quoted(rendered.name)}"
+        if rendered.order:
+            text += f" ORDER BY {_order_by(rendered.order)}"
+        ctes = ",\n".join(f"{quoted(name)} AS ({body})" for name, body, _ in self.ctes)
+        params = [value for _, _, values in self.ctes for value in values]
+        return f"WITH {ctes}\n{text}", params
+
+
+class Renderer:
+    """Renders relations into one `Query`; frames for `Input`s come from `frame_table`."""
+
+    def __init__(self, files: FileArea, frame_table: Callable[[rel.Source], pa.Table]):
+        self.files = files
+        self.frame_table = frame_table
+        self.query = Query()
+        self._token = secrets.token_hex(4)
+        self._count = 0
+        self._done: dict[rel.Relation, Rendered] = {}
+        self._ordered: set[rel.Relation] = set()
+
+    def render(self, exits: Iterable[rel.Relation]) -> list[Rendered]:
+        exits = list(exits)
+        self._ordered = _needing_order(exits)
+        return [self._render(relation) for relation in exits]
+
+    def _name(self, kind: str) -> str:
+        self._count += 1
+        return f"__pw_{kind}{self._count}_{self._token}"
+
+    def _cte(self, body: str, params: Iterable, schema: Schema, **order) -> Rendered:
+        name = self._name("r")
+        self.query.ctes.append((name, body, tuple(params)))
+        return Rendered(name, schema, **order)
+
+    def _render(self, relation: rel.Relation) -> Rendered:
+        if relation not in self._done:
+            method = getattr(self, f"_{type(relation).__name__.lower()}")
+            self._done[relation] = method(relation)
+        return self._done[relation]
+
+    def _ordered_input(self, relation: rel.Relation) -> Rendered:
+        """The input rendered with hidden order columns (numbering a natural order)."""
+        rendered = self._render(relation)
+        if rendered.order:
+            return rendered
+        assert rendered.natural, "an input whose order is needed is rendered with one"
+        position = self._name("o")
+        body = f"SELECT *, row_number() OVER () AS {quoted(position)} FROM {quoted(rendered.name)}"
+        return self._cte(body, (), rendered.schema, order=((position, False, False),))
+
+    def _same_order(self, rendered: Rendered, body: str, params, schema: Schema) -> Rendered:
+        return self._cte(body, params, schema, order=rendered.order, natural=rendered.natural)
+
+    def _input(self, relation: rel.Input) -> Rendered:
+        name = self._name("f")
+        table = self.frame_table(relation.source)
+        self.query.tables[name] = table
+        schema = Schema(
+            tuple(
+                Column(n, _public_type(t))
+                for n, t in zip(table.column_names, table.schema.types, strict=True)
+            )
+        )
+        return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
+
+    def _scan(self, relation: rel.Scan) -> Rendered:
+        scan = scan_sql(relation, self.files)
+        self.query.files[str(scan.path)] = relation.path
+        return self._cte(scan.sql, scan.params, scan.schema, natural=True)
+
+    def _filter(self, relation: rel.Filter) -> Rendered:
+        source = self._render(relation.input)
+        condition = to_sql_condition(relation.condition, source.schema)
+        body = f"SELECT * FROM {quoted(source.name)} WHERE {condition.sql}"
+        return self._same_order(source, body, condition.params, source.schema)
+
+    def _derive(self, relation: rel.Derive) -> Rendered:
+        current = self._render(relation.input)
+        for mapping in relation.mappings:
+            expression = to_sql(mapping.expression, current.schema)
+            kind = mapping.type or expression.type
+            rel.require_exact_cast(mapping.target, expression.type, kind)
+            value = _converted(f"({expression.sql})", expression.type, kind)
+            column = Column(mapping.target, kind)
+            body, schema = _replaced(current, {mapping.target: value}, column)
+            current = self._same_order(current, body, expression.params, schema)
+        if relation.keep_other_columns:
+            return current
+        targets = list(dict.fromkeys(mapping.target for mapping in relation.mappings))
+        return self._project(rel.Project(relation.input, tuple(targets)), current)
+
+    def _project(self, relation: rel.Project, source: Rendered | None = None) -> Rendered:
+        source = source or self._render(relation.input)
+        renames = dict(relation.renames)
+        names = list(relation.columns) or source.schema.names
+        selected = [f"{quoted(n)} AS {quoted(renames.get(n, n))}" for n in names]
+        columns = tuple(Column(renames.get(n, n), source.schema.get(n).type) for n in names)
+        body = f"SELECT {_listed(selected + _quoted(source.hidden))} FROM {quoted(source.name)}"
+        return self._same_order(source, body, (), Schema(columns))
+
+    def _cast(self, relation: rel.Cast) -> Rendered:
+        source = self._render(relation.input)
+        values, schema = {}, source.schema
+        for name, kind in relation.types:
+            column = source.schema.get(name)
+            if column is None:  # csv_input's dtypes naming a column the file lacks
+                raise NotLowerable(f"column '{name}' is not in the input")
+            rel.require_exact_cast(name, column.type, kind)
+            values[name] = _converted(quoted(name), column.type, kind)
+            schema = _with_type(schema, name, kind)
+        body = _replace_sql(source, values)
+        return self._same_order(source, body, (), schema)
+
+    def _fillnulls(self, relation: rel.FillNulls) -> Rendered:
+        source = self._render(relation.input)
+        values = {
+            name: f"COALESCE({quoted(name)}, CAST(? AS {SQL_TYPES[source.schema.get(name).type]}))"
+            for name, _ in relation.values
+        }
+        params = [value for _, value in relation.values]
+        return self._same_order(source, _replace_sql(source, values), params, source.schema)
+
+    def _dropnulls(self, relation: rel.DropNulls) -> Rendered:
+        source = self._render(relation.input)
+        condition = " AND ".join(f"{quoted(name)} IS NOT NULL" for name in relation.columns)
+        body = f"SELECT * FROM {quoted(source.name)}" + (f" WHERE {condition}" if condition else "")
+        return self._same_order(source, body, (), source.schema)
+
+    def _aggregate(self, relation: rel.Aggregate) -> Rendered:
+        source = self._render(relation.input)
+        keys = _quoted(relation.group_by)
+        summaries = [summary(call, source.schema) for call in relation.aggregations]
+        hidden = [self._name("o") for _ in keys]
+        selected = keys + [sql for sql, _ in summaries]
+        selected += [f"{key} AS {quoted(name)}" for key, name in zip(keys, hidden, strict=True)]
+        body = f"SELECT {_listed(selected)} FROM {quoted(source.name)}"
+        if keys:
+            body += f" GROUP BY {_listed(keys)}"
+        columns = [source.schema.get(name) for name in relation.group_by]
+        schema = Schema((*columns, *(column for _, column in summaries)))
+        order = tuple((name, False, True) for name in hidden)
+        return self._cte(body, (), schema, order=order, natural=not keys)
+
+    def _join(self, relation: rel.Join) -> Rendered:
+        ordered = relation in self._ordered
+        render = self._ordered_input if ordered else self._render
+        left, right = render(relation.left), render(relation.right)
+        selected, columns = [], []
+        for column in relation.columns:
+            selected.append(f"{join_value(relation.how, column)} AS {quoted(column.name)}")
+            source = (right if column.side == "right" else left).schema.get(column.source)
+            columns.append(Column(column.name, "float" if column.as_float else source.type))
+        order: list[OrderKey] = []
+        if ordered:  # pandas' order, kept in fresh hidden columns (a self-join has one name twice)
+            for value, desc, last in join_order(relation, left, right):
+                name = self._name("o")
+                selected.append(f"{value} AS {quoted(name)}")
+                order.append((name, desc, last))
+        on = " AND ".join(
+            f"{LEFT}.{quoted(key)} IS NOT DISTINCT FROM {RIGHT}.{quoted(other)}"
+            for key, other in relation.keys
+        )
+        body = (
+            f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {LEFT} "
+            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {on}"
+        )
+        return self._cte(body, (), Schema(tuple(columns)), order=tuple(order))
+
+    def _union(self, relation: rel.Union) -> Rendered:
+        ordered = relation in self._ordered
+        branch, position = self._name("o"), self._name("o")
+        parts, types = [], {}
+        for index, child in enumerate(relation.inputs):
+            source = self._ordered_input(child) if ordered else self._render(child)
+            selected = _quoted(source.schema.names)
+            if ordered:
+                selected += [
+                    f"{index} AS {quoted(branch)}",
+                    f"row_number() OVER (ORDER BY {_order_by(source.order)}) AS {quoted(position)}",
+                ]
+            parts.append(f"SELECT {_listed(selected)} FROM {quoted(source.name)}")
+            for column in source.schema.columns:
+                seen = types.get(column.name)
+                types[column.name] = "float" if seen not in (None, column.type) else column.type
+        names = _quoted(relation.columns) + (_quoted([branch, position]) if ordered else [])
+        body = f"SELECT {_listed(names)} FROM ({' UNION ALL BY NAME '.join(parts)})"
+        schema = Schema(tuple(Column(name, types[name]) for name in relation.columns))
+        order = ((branch, False, False), (position, False, False)) if ordered else ()
+        return self._cte(body, (), schema, order=order)
+
+    def _sort(self, relation: rel.Sort) -> Rendered:
+        source = self._ordered_input(relation.input)
+        hidden = [self._name("o") for _ in relation.keys]
+        copies = [
+            f"{quoted(key)} AS {quoted(name)}"
+            for (key, _), name in zip(relation.keys, hidden, strict=True)
+        ]
+        body = f"SELECT *, {_listed(copies)} FROM {quoted(source.name)}"
+        keys = tuple(
+            (name, desc, relation.nulls_last)
+            for name, (_, desc) in zip(hidden, relation.keys, strict=True)
+        )
+        return self._cte(body, (), source.schema, order=keys + source.order)
+
+    def _distinct(self, relation: rel.Distinct) -> Rendered:
+        if not relation.columns and relation not in self._ordered:
+            source = self._render(relation.input)
+            names = _listed(_quoted(source.schema.names))
+            body = f"SELECT DISTINCT {names} FROM {quoted(source.name)}"
+            return self._cte(body, (), source.schema)
+        source = self._ordered_input(relation.input)
+        order = source.order
+        if relation.keep == "last":
+            order = tuple((name, not desc, not last) for name, desc, last in order)
+        partition = _listed(_quoted(relation.columns or source.schema.names))
+        body = (
+            f"SELECT * FROM {quoted(source.name)} QUALIFY row_number() OVER "
+            f"(PARTITION BY {partition} ORDER BY {_order_by(order)}) = 1"
+        )
+        return self._same_order(source, body, (), source.schema)
+
+    def _limit(self, relation: rel.Limit) -> Rendered:
+        source = self._render(relation.input)
+        source = source if source.natural else self._ordered_input(relation.input)
+        ordering = f" ORDER BY {_order_by(source.order)}" if source.order else ""
+        body = f"SELECT * FROM {quoted(source.name)}{ordering} LIMIT ?"
+        return self._same_order(source, body, (relation.n,), source.schema)
+
+
+def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:
+    """The relations whose row order a consumer needs, so they carry it."""
+    ordered: set[rel.Relation] = set()
+    visited: set[rel.Relation] = set()
+
+    def visit(relation: rel.Relation, needed: bool) -> None:
+        if needed:
+            if relation in ordered:
+                return
+            ordered.add(relation)
+        elif relation in visited:
+            return
+        visited.add(relation)
+        for child in relation.children():
+            visit(child, _child_needs_order(relation, needed))
+
+    for relation in exits:
+        visit(relation, False)
+    return ordered
+
+
+def _child_needs_order(relation: rel.Relation, needed: bool) -> bool:
+    if isinstance(relation, rel.Sort | rel.Limit):
+        return True
+    if isinstance(relation, rel.Distinct):
+        return needed or bool(relation.columns)
+    return needed and not isinstance(relation, rel.Aggregate)
+
+
+def _order_by(order: Iterable[OrderKey]) -> str:
+    return ", ".join(
+        f"{quoted(name)} {'DESC' if desc else 'ASC'} NULLS {'LAST' if last else 'FIRST'}"
+        for name, desc, last in order
+    )
+
+
+def _quoted(names: Iterable[str]) -> list[str]:
+    return [quoted(name) for name in names]
+
+
+def _listed(items: Iterable[str]) -> str:
+    return ", ".join(items)
+
+
+def _converted(value: str, source: str, target: str) -> str:
+    return value if source == target else f"CAST({value} AS {SQL_TYPES[target]})"
+
+
+def _replace_sql(source: Rendered, values: dict[str, str]) -> str:
+    replaced = _listed(f"{value} AS {quoted(name)}" for name, value in values.items())
+    return f"SELECT * REPLACE ({replaced}) FROM {quoted(source.name)}"
+
+
+def _replaced(source: Rendered, values: dict[str, str], column: Column) -> tuple[str, Schema]:
+    """A SELECT giving `column` its value: in place when it exists, else added."""
+    if column.name in source.schema:
+        schema = Schema(
+            tuple(column if c.name == column.name else c for c in source.schema.columns)
+        )
+        return _replace_sql(source, values), schema
+    value = values[column.name]
+    body = f"SELECT *, {value} AS {quoted(column.name)} FROM {quoted(source.name)}"
+    return body, Schema((*source.schema.columns, column))
+
+
+def _with_type(schema: Schema, name: str, kind: str) -> Schema:
+    return Schema(tuple(Column(c.name, kind) if c.name == name else c for c in schema.columns))
+
+
+def _public_type(kind: pa.DataType) -> str:
+    for check, name in (
+        (pa.types.is_integer, "integer"),
+        (pa.types.is_floating, "float"),
+        (pa.types.is_boolean, "boolean"),
+        (pa.types.is_date, "date"),
+        (pa.types.is_timestamp, "datetime"),
+    ):
+        if check(kind):
+            return name
+    return "string"

@@ -1,0 +1,207 @@
+"""Running one segment on DuckDB: render its relations, open a locked session, fetch the exits.
+
+Everything that can refuse (a file whose types pandas keeps its own way, a frame of an
+unusual dtype, an expression DuckDB computes differently) refuses while rendering, before any
+query runs: `run_segment` raises `NotLowerable` then, and the caller runs the segment on
+pandas. The exits come back as frames in the engine's dtype convention (runtime/frames.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from runtime.backends.budget import Budget
+from runtime.backends.duckdb.messages import readable
+from runtime.backends.duckdb.render import Renderer
+from runtime.backends.duckdb.session import open_session
+from runtime.errors import NodeCancelled, NotLowerable, OperatorError
+from runtime.frames import to_pandas
+from runtime.graph import Source
+from runtime.paths import FileArea
+from runtime.plan.relational import Relation, Scan
+from runtime.schema import DATE_DTYPE
+
+PROGRESS_INTERVAL_S = 0.2
+Exit = tuple[str, str]
+"""(node id, output port)"""
+
+
+class SegmentError(OperatorError):
+    """A segment failed on DuckDB; `node` is the node at fault when it is known (the one
+    reading the file a message names). `retryable` follows the cause (a path out of the
+    workspace stays wrong; a file being written may read on a second attempt)."""
+
+    def __init__(self, message: str, node: str | None = None, retryable: bool = True):
+        self.node = node
+        self.retryable = retryable
+        super().__init__(f"node '{node}': {message}" if node else message)
+
+
+@dataclass(frozen=True)
+class SegmentResult:
+    frames: dict[Exit, pd.DataFrame]
+    rows: dict[str, int | None]
+    """Rows out per member node: known for the nodes whose output leaves the segment, None
+    for the others (DuckDB streams them without counting)."""
+
+
+class Stopper:
+    """What `on_stop` hands the caller: calling it interrupts the running query."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._connection = None
+        self.stopped = False
+
+    def __call__(self) -> None:
+        with self._lock:
+            self.stopped = True
+            if self._connection is not None:
+                self._connection.interrupt()
+
+    def attach(self, connection) -> None:
+        with self._lock:
+            self._connection = connection
+
+    def check(self) -> None:
+        if self.stopped:
+            raise NodeCancelled("the run was stopped")
+
+
+def run_segment(
+    members: dict[str, dict[str, Relation]],
+    exits: list[Exit],
+    frames: dict[Source, pd.DataFrame],
+    *,
+    files: FileArea | Path | str,
+    spill_dir: Path,
+    budget: Budget | None = None,
+    on_stop: Callable[[Callable[[], None]], None] | None = None,
+    on_progress: Callable[[float], None] | None = None,
+) -> SegmentResult:
+    """Run the segment's exits in one locked DuckDB session, spilling into `spill_dir`
+    (created here and removed afterwards). `on_stop`, if given, receives a callable that
+    interrupts the run from another thread; the run then raises `NodeCancelled`.
+    `on_progress`, if given, is called from another thread with the share of the segment
+    done so far (0 to 1, as DuckDB estimates it) a few times a second while it runs."""
+    files = FileArea.of(files)
+    relations = {
+        (node, port): relation
+        for node, ports in members.items()
+        for port, relation in ports.items()
+    }
+    renderer = Renderer(files, lambda source: frame_table(frames[source]))
+    try:
+        rendered = renderer.render(relations[exit] for exit in exits)
+    except OperatorError as error:  # a file that is missing, out of the area or unreadable
+        retryable = getattr(error, "retryable", True)
+        raise SegmentError(str(error), _node_named(str(error), members), retryable) from error
+    query = renderer.query
+    stopper = Stopper()
+    if on_stop is not None:
+        on_stop(stopper)
+    spill_dir = Path(spill_dir)
+    spill_dir.mkdir(parents=True, exist_ok=True)
+    known = {
+        **query.files,
+        str(spill_dir.resolve()): "spill folder",
+        str(spill_dir): "spill folder",
+    }
+    results: dict[Exit, pd.DataFrame] = {}
+    connection = None
+    try:
+        stopper.check()
+        reads = [Path(path) for path in query.files]
+        connection = open_session(reads, spill_dir, budget or Budget.from_environment())
+        stopper.attach(connection)
+        for name, table in query.tables.items():
+            connection.register(name, table)
+        for index, (exit, exit_rendered) in enumerate(zip(exits, rendered, strict=True)):
+            stopper.check()
+            sql, params = query.exit_sql(exit_rendered)
+            with _reporting(connection, on_progress, index, len(exits)):
+                table = connection.sql(sql, params=params).to_arrow_table()
+            stopper.check()  # a stop that came as the query began: its rows are not used
+            results[exit] = to_pandas(table)
+    except duckdb.InterruptException as error:
+        raise NodeCancelled("the run was stopped") from error
+    except duckdb.Error as error:
+        full = readable(str(error), known)
+        node = _node_named(full, members)
+        raise SegmentError(_first_paragraph(full), node) from None
+    finally:
+        if connection is not None:
+            stopper.attach(None)
+            connection.close()
+        shutil.rmtree(spill_dir, ignore_errors=True)
+    rows: dict[str, int | None] = dict.fromkeys(members)
+    rows.update({node: len(frame) for (node, _), frame in results.items()})
+    return SegmentResult(results, rows)
+
+
+@contextmanager
+def _reporting(connection, on_progress, index: int, count: int):
+    """While the block runs, report DuckDB's progress on query `index` of `count`."""
+    if on_progress is None:
+        yield
+        return
+    done = threading.Event()
+
+    def report() -> None:
+        while not done.wait(PROGRESS_INTERVAL_S):
+            percent = connection.query_progress()
+            if percent >= 0:
+                on_progress((index + min(percent, 100.0) / 100) / count)
+
+    watcher = threading.Thread(target=report, name="duckdb-progress", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
+_CONVENTIONAL = (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), DATE_DTYPE)
+
+
+def frame_table(frame: pd.DataFrame) -> pa.Table:
+    """A frame entering the segment, as Arrow (NaN becomes null, as pandas reads it)."""
+    for name, dtype in frame.dtypes.items():
+        plain = dtype == "float64" or isinstance(dtype, pd.StringDtype)
+        timed = pd.api.types.is_datetime64_dtype(dtype) and getattr(dtype, "tz", None) is None
+        if not (plain or timed or dtype in _CONVENTIONAL):
+            raise NotLowerable(f"column '{name}' is held as {dtype}, which stays on pandas")
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def _first_paragraph(message: str) -> str:
+    """DuckDB's message up to its advice (which names its own options, not the node's)."""
+    lines = message.split("\n\n", 1)[0].splitlines()
+    return "; ".join(line.strip() for line in lines if line.strip())
+
+
+def _node_named(message: str, members: dict[str, dict[str, Relation]]) -> str | None:
+    """The node whose scan reads the file the message names, if any (parents come first, so
+    the reading node is found before those that consume its rows)."""
+    for node, ports in members.items():
+        for relation in ports.values():
+            if any(scan.path in message for scan in _scans(relation)):
+                return node
+    return None
+
+
+def _scans(relation: Relation):
+    if isinstance(relation, Scan):
+        yield relation
+    for child in relation.children():
+        yield from _scans(child)

@@ -1,0 +1,54 @@
+"""A DuckDB connection locked down for one segment of one run.
+
+It may read exactly the files the segment reads (each already checked against the run's file
+area, symlinks resolved) and write only its spill folder; then external access is switched
+off and the configuration locked, so SQL cannot widen either, attach databases, install or
+load extensions (the machine is offline: autoinstall and autoload are off). Memory and threads
+come from the run's budget; past the memory limit, joins, aggregates and sorts spill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+
+from runtime.backends.budget import Budget
+
+
+def open_session(reads: Iterable[Path], spill_dir: Path, budget: Budget):
+    """A connection that may read `reads` and spill into `spill_dir` (which must exist)."""
+    connection = duckdb.connect(
+        ":memory:",
+        config={
+            "memory_limit": f"{budget.memory_bytes}B",
+            "threads": budget.threads,
+            "temp_directory": str(spill_dir),
+            "preserve_insertion_order": True,
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "allow_community_extensions": False,
+            "allow_unsigned_extensions": False,
+        },
+    )
+    try:
+        _lock(connection, [str(path) for path in reads], str(spill_dir).rstrip("/") + "/")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _lock(connection, paths: list[str], spill: str) -> None:
+    # SET takes no parameters; these values are server paths, never text a user wrote
+    connection.execute(f"SET allowed_paths = {_list_literal(paths)}")
+    connection.execute(f"SET allowed_directories = {_list_literal([spill])}")
+    connection.execute("SET enable_progress_bar = true")  # for query_progress(); never printed
+    connection.execute("SET enable_progress_bar_print = false")
+    connection.execute("SET enable_external_access = false")
+    connection.execute("SET lock_configuration = true")
+
+
+def _list_literal(values: list[str]) -> str:
+    return "[" + ", ".join("'" + value.replace("'", "''") + "'" for value in values) + "]"

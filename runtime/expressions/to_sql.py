@@ -1,0 +1,197 @@
+"""The expression language lowered to DuckDB SQL, with pandas' results exactly or not at all.
+
+`to_sql` checks an expression with the pandas compiler first (so its errors are the usual
+ExpressionError), then walks the syntax tree into SQL text in which every identifier is quoted
+and every literal is a bound `?` parameter: no text a user wrote is ever part of the SQL.
+Where DuckDB would give a different result than `compiler.py`, it raises NotLowerable with the
+reason instead: never a silent difference. The rules for operators are here, those for
+functions in `sql_functions.py`; each was decided by running both engines, and
+tests/runtime/test_expressions_to_sql.py keeps checking them against each other.
+
+Belongs here: SQL text for one expression. Does not belong here: connections, relations and
+running queries (this package never imports duckdb), or deciding what runs where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runtime.errors import NotLowerable
+from runtime.schema import Schema
+
+from .compiler import check_condition, infer_type
+from .nodes import Between, Binary, Call, Column, In, IsNull, Literal, Logical, Node, Unary, walk
+from .parser import parse
+from .sql_functions import lower_call
+from .sql_parts import (
+    NULL_SQL,
+    Sql,
+    cast,
+    common_type,
+    finite,
+    huge,
+    identifier,
+    joined,
+    param,
+    sql,
+    wrapped,
+)
+from .values import NULL, NUMBERS
+
+_LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string"}
+_EXACT_FLOATS = 2**53  # every integer up to this is exactly a float
+_COMPARISONS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+@dataclass(frozen=True)
+class SqlExpression:
+    """DuckDB SQL for an expression: text with `?` placeholders, their values, and its type."""
+
+    sql: str
+    params: tuple
+    type: str
+    nullable: bool
+
+
+def to_sql(text: str, schema: Schema) -> SqlExpression:
+    """Lower an expression over columns `schema` to DuckDB SQL (NotLowerable if DuckDB differs)."""
+    type, nullable = infer_type(text, schema)
+    lowered = cast(_Lowering(schema).value(parse(text)), type)
+    return SqlExpression(lowered.text, lowered.params, type, nullable)
+
+
+def to_sql_condition(text: str, schema: Schema) -> SqlExpression:
+    """A filter as SQL that is never null: true exactly where `filter_mask` keeps the row."""
+    check_condition(text, schema)
+    lowered = to_sql(text, schema)
+    condition = sql("COALESCE(", Sql(lowered.sql, lowered.params, "boolean"), ", FALSE)")
+    return SqlExpression(condition.text, condition.params, "boolean", False)
+
+
+class _Lowering:
+    """Walks a checked syntax tree into `Sql`, refusing what DuckDB computes differently."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+
+    def value(self, node: Node) -> Sql:
+        """`node` lowered as the operand of something (datetimes do not lower)."""
+        item = self.lower(node)
+        if item.type == "datetime":
+            raise NotLowerable(
+                "datetimes do not run on DuckDB: pandas keeps each column's time zone, "
+                "DuckDB converts to its own"
+            )
+        return item
+
+    def lower(self, node: Node) -> Sql:
+        """`node` lowered, whatever its type."""
+        if isinstance(node, Literal):
+            if node.value is None:
+                return NULL_SQL
+            return param(node.value, _LITERAL_TYPES[type(node.value)])
+        if isinstance(node, Column):
+            column = Sql(identifier(node.name), (), self.schema.get(node.name).type)
+            return finite(column) if column.type == "float" else column
+        if isinstance(node, IsNull):  # the one place a datetime may go: it is only tested
+            test = " IS NOT NULL)" if node.negated else " IS NULL)"
+            return sql("(", cast(self.lower(node.operand), "string"), test, type="boolean")
+        if isinstance(node, Call):
+            return lower_call(node, [self.value(arg) for arg in node.args])
+        return _RULES[type(node)](self, node)
+
+    def unary(self, node: Unary) -> Sql:
+        operand = self.value(node.operand)
+        if node.op == "not":
+            return sql("(NOT ", cast(operand, "boolean"), ")", type="boolean")
+        if operand.type == "integer":
+            return wrapped("-", huge(operand))
+        return operand if operand.type == NULL else sql("(-", operand, ")", type="float")
+
+    def binary(self, node: Binary) -> Sql:
+        left, right = self.value(node.left), self.value(node.right)
+        type = common_type(left, right)
+        if node.op in _COMPARISONS:
+            type = "string" if type == NULL else type
+            operator = f" {_COMPARISONS[node.op]} "
+            return sql("(", cast(left, type), operator, cast(right, type), ")", type="boolean")
+        if type == NULL:
+            return NULL_SQL
+        if node.op in ("/", "**"):
+            left, right = cast(left, "float"), cast(right, "float")
+            if node.op == "**":
+                return _power(left, right)
+            return finite(sql("(", left, " / NULLIF(", right, ", 0))"))
+        left, right = cast(left, type), cast(right, type)
+        if type == "string":
+            return sql("(", left, " || ", right, ")", type="string")
+        if node.op == "%":
+            return _modulo(left, right)
+        if type == "integer":
+            return wrapped(huge(left), f" {node.op} ", right)
+        return finite(sql("(", left, f" {node.op} ", right, ")"))
+
+    def logical(self, node: Logical) -> Sql:
+        operands = [cast(self.value(operand), "boolean") for operand in node.operands]
+        return sql("(", *joined(f" {node.op.upper()} ", operands), ")", type="boolean")
+
+    def membership(self, node: In) -> Sql:
+        items = [self.value(item) for item in (node.operand, *node.items)]
+        type = common_type(*items, default="string")
+        for item, lowered in zip(node.items, items[1:], strict=True):
+            if lowered.type in NUMBERS and lowered.type != items[0].type:
+                _check_exact_choice(item)
+        operand, *choices = (cast(item, type) for item in items)
+        keyword = " NOT IN (" if node.negated else " IN ("
+        return sql("(", operand, keyword, *joined(", ", choices), "))", type="boolean")
+
+    def between(self, node: Between) -> Sql:
+        items = [self.value(item) for item in (node.operand, node.low, node.high)]
+        type = common_type(*items, default="string")
+        operand, low, high = (cast(item, type) for item in items)
+        keyword = " NOT BETWEEN " if node.negated else " BETWEEN "
+        return sql("(", operand, keyword, low, " AND ", high, ")", type="boolean")
+
+
+def _check_exact_choice(item: Node) -> None:
+    """Refuse a constant `in` choice whose exact and float comparisons could disagree.
+
+    pandas matches constant choices exactly (`isin`), DuckDB through floats: an integer and a
+    float can only differ there from 2**53 on, or for a choice whose value is not known here.
+    """
+    if any(isinstance(part, Column) for part in walk(item)):
+        return  # a column is compared with `=`, through floats in both
+    if not (isinstance(item, Literal) and abs(item.value) < _EXACT_FLOATS):
+        raise NotLowerable(
+            "'in' matches an integer with a float constant exactly in pandas and through "
+            "floats in DuckDB, which differ for numbers from 2**53 on"
+        )
+
+
+def _modulo(left: Sql, right: Sql) -> Sql:
+    """Floored modulo (the divisor's sign, as in Python and numpy), null for a zero divisor."""
+    divisor = sql("NULLIF(", right, ", 0)", type=right.type)
+    if right.type == "float":  # DuckDB's fmod() is the floored one, like numpy's remainder
+        return finite(sql("fmod(", left, ", ", divisor, ")"))
+    remainder = sql("(", huge(left), " % ", divisor, ")")
+    return sql("CAST((", remainder, " + ", divisor, ") % ", divisor, " AS BIGINT)", type="integer")
+
+
+def _power(base: Sql, exponent: Sql) -> Sql:
+    """`base ** exponent`; numpy makes `-inf ** 0.5` NaN (so null) where C's pow says inf."""
+    fractional = sql(exponent, " > greatest(floor(", exponent, "), 0)")
+    return finite(
+        sql(
+            "CASE WHEN ", base, " = ", param(float("-inf"), "float"), " AND ", fractional,
+            " THEN NULL ELSE pow(", base, ", ", exponent, ") END",
+        )
+    )  # fmt: skip
+
+
+_RULES = {
+    Unary: _Lowering.unary,
+    Binary: _Lowering.binary,
+    Logical: _Lowering.logical,
+    In: _Lowering.membership,
+    Between: _Lowering.between,
+}

@@ -1,0 +1,132 @@
+"""Running a small pipeline of built-in operators twice: on pandas (each operator's `run`, the
+reference) and on DuckDB (their `lower` relations through `run_segment`), and comparing.
+
+A pipeline is a list of `Step`s, parents first; frames named in `frames` enter it from
+outside (as `Input` relations on DuckDB). Equality: the same columns and pandas dtypes, the
+same rows as multisets (or in the same order when `ordered`), floats within a relative 1e-9.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from runtime.backends.duckdb import run_segment
+from runtime.context import NodeContext
+from runtime.plan.relational import Input
+from runtime.registry import default_registry
+from runtime.schema import schema_of
+
+
+@dataclass
+class Step:
+    id: str
+    operator: str
+    params: dict = field(default_factory=dict)
+    inputs: dict[str, str | list[str]] = field(default_factory=dict)
+    """Input port → the step (or frame) it reads; a list for a `many` port."""
+
+
+def run_pandas(steps: list[Step], frames: dict[str, pd.DataFrame], root: Path):
+    """Every step's output frame, and its output schema as `output_schema` predicts it."""
+    outputs = dict(frames)
+    schemas = {name: schema_of(frame) for name, frame in frames.items()}
+    for step in steps:
+        operator = default_registry().get(step.operator)
+        ctx = NodeContext(step.id, operator.Params.model_validate(step.params), data_root=root)
+        inputs = _resolved(step, outputs)
+        schemas[step.id] = operator.output_schema(ctx, _resolved(step, schemas))["out"]
+        outputs[step.id] = operator.run(ctx, inputs)["out"]
+    return outputs, schemas
+
+
+def lower_all(steps: list[Step], frames: dict[str, pd.DataFrame], schemas: dict):
+    """The segment's members: each step's relation over its parents' (frames as `Input`s)."""
+    relations = {name: Input((name, "out")) for name in frames}
+    members = {}
+    for step in steps:
+        operator = default_registry().get(step.operator)
+        params = operator.Params.model_validate(step.params)
+        lowered = operator.lower(params, _resolved(step, relations), _resolved(step, schemas))
+        relations[step.id] = lowered["out"]
+        members[step.id] = lowered
+    return members
+
+
+def run_duckdb(steps, frames, schemas, root: Path, exits: list[str], **options):
+    members = lower_all(steps, frames, schemas)
+    sources = {(name, "out"): frame for name, frame in frames.items()}
+    result = run_segment(
+        members,
+        [(exit, "out") for exit in exits],
+        sources,
+        files=root,
+        spill_dir=options.pop("spill_dir", root.parent / f"{root.name}-spill"),
+        **options,
+    )
+    return {node: frame for (node, _), frame in result.frames.items()}, result
+
+
+def assert_same(steps, frames, root: Path, exits: list[str] | None = None, ordered=()):
+    """Both backends give the same exits (`ordered`: in the same row order too)."""
+    exits = exits or [steps[-1].id]
+    expected, schemas = run_pandas(steps, frames, root)
+    actual, _ = run_duckdb(steps, frames, schemas, root, exits)
+    for exit in exits:
+        assert_frames_match(actual[exit], expected[exit], ordered=exit in ordered)
+    return actual
+
+
+def assert_frames_match(actual: pd.DataFrame, expected: pd.DataFrame, *, ordered: bool) -> None:
+    assert list(actual.columns) == list(expected.columns)
+    assert [str(d) for d in actual.dtypes] == [str(d) for d in expected.dtypes]
+    actual_rows, expected_rows = _rows(actual), _rows(expected)
+    if not ordered:
+        actual_rows, expected_rows = sorted(actual_rows, key=_key), sorted(expected_rows, key=_key)
+    assert len(actual_rows) == len(expected_rows)
+    for got, wanted in zip(actual_rows, expected_rows, strict=True):
+        assert all(_same(a, b) for a, b in zip(got, wanted, strict=True)), (got, wanted)
+
+
+def _resolved(step: Step, values: dict):
+    return {
+        port: [values[name] for name in source] if isinstance(source, list) else values[source]
+        for port, source in step.inputs.items()
+    }
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple]:
+    return [
+        tuple(None if _missing(value) else value for value in row)
+        for row in frame.itertuples(index=False, name=None)
+    ]
+
+
+def _missing(value) -> bool:
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and math.isnan(value))
+    )
+
+
+def _key(row: tuple) -> tuple:
+    """A sort key for rows of mixed values: nulls first, floats rounded (compared approximately)."""
+    return tuple(
+        (0, "")
+        if value is None
+        else (1, f"{value:.6g}" if isinstance(value, float) else repr(value))
+        for value in row
+    )
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
