@@ -19,10 +19,8 @@ from editor.connections import runtime_connections
 from editor.errors import ActionError
 from editor.models import Membership, Role, Workspace
 from editor.permissions import is_operator
-from runtime.paths import SHARED, FileArea
+from runtime.paths import SCRATCH, SHARED, SYSTEM, FileArea
 
-SYSTEM_FOLDER = ".pipewright"
-"""The data root's folder for the system (caches, spill files): no file operator reaches it."""
 RESERVED_SLUGS = frozenset({SHARED})
 SLUG_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$")
 
@@ -116,7 +114,7 @@ def shared_folder() -> Path:
 
 def system_folder() -> Path:
     """`<data root>/.pipewright/`, the system's own (never reachable by a file operator)."""
-    folder = data_root() / SYSTEM_FOLDER
+    folder = data_root() / SYSTEM
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -128,6 +126,7 @@ def file_area(workspace: Workspace, user) -> FileArea:
         shared=shared_folder(),
         shared_writable=is_operator(user),
         called="workspace folder",
+        scratch=data_root() / SCRATCH,
     )
 
 

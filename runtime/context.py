@@ -89,11 +89,23 @@ class NodeContext:
         an input operator may read only these (column pruning)."""
         self.metrics: dict[str, Any] = {}
         self._cancel = threading.Event()
+        self._on_stop: list[Callable[[], Any]] = []
         self._commit_lock = threading.RLock()
         self.committed = False
         self._emit = emit or _ignore
+        self.log_level = log_level
         self.logger = NodeLogger(self._guarded_emit, node_id, log_level)
         self._last_progress = 0.0
+
+    def for_node(self, node_id: str, params: BaseModel) -> NodeContext:
+        """A context for one node of the segment this context runs: the same run, files and
+        connections, its events under its own id, and stopped when this one is."""
+        member = NodeContext(
+            node_id, params, data_root=self.files, connections=self.connections,
+            emit=self._guarded_emit, log_level=self.log_level, run_id=self.run_id,
+        )  # fmt: skip
+        self.on_stop(member.stop)
+        return member
 
     @property
     def cancelled(self) -> bool:
@@ -135,7 +147,20 @@ class NodeContext:
             if self.committed:
                 return False
             self._cancel.set()
-            return True
+            callbacks = list(self._on_stop)
+        for callback in callbacks:
+            callback()
+        return True
+
+    def on_stop(self, callback: Callable[[], Any]) -> None:
+        """Call `callback` when the node is told to stop (at once if it was already): how
+        work that does not look at `cancelled`, such as a database query, is interrupted."""
+        with self._commit_lock:
+            stopped = self._cancel.is_set()
+            if not stopped:
+                self._on_stop.append(callback)
+        if stopped:
+            callback()
 
     def _guarded_emit(self, event_type: str, **fields) -> None:
         # Under the lock that `stop` takes, so nothing is emitted after the node's final status.

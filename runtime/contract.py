@@ -92,6 +92,12 @@ class Operator:
         """
         return dict.fromkeys((port.name for port in self.inputs), None)
 
+    def pruned(self, params: OperatorParams, wanted: set[str] | None) -> OperatorParams:
+        """`params` less the work whose results nothing downstream reads (`wanted`: the
+        columns of the `out` port that are read; None: all). The planner lowers the pruned
+        params, so a node can run on DuckDB when only an unread part of it could not."""
+        return params
+
     def lower(
         self, params: OperatorParams, inputs: InputRelations, schemas: InputSchemas
     ) -> dict[str, Relation]:

@@ -210,7 +210,7 @@ class _Execution:
             emit=self.emitter.emit,
             log_level=self.plan.config.log_level,
             row_limit=self.row_limit,
-            columns=self.needed[node.id],
+            columns=self.needed.get(node.id),
             run_id=self.emitter.run_id,
         )
         return _Attempt(node, number, ctx, inputs)

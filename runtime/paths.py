@@ -15,6 +15,10 @@ from pathlib import Path, PurePosixPath
 from runtime.errors import UnsafePathError
 
 SHARED = "shared"
+SYSTEM = ".pipewright"
+"""The data root's folder for the system (caches, spill files): a name no workspace can take."""
+SCRATCH = Path(SYSTEM, "tmp")
+"""Temporary files of runs, under the data root."""
 """The first part of a path that names the shared folder (when the area has one)."""
 
 
@@ -27,6 +31,13 @@ class FileArea:
     shared_writable: bool = False
     called: str = "data root"
     """What messages call `root` ("workspace folder" in the web app)."""
+    scratch: Path | None = None
+    """Where a run keeps temporary files (DuckDB's spill files), outside every workspace;
+    None: `.pipewright/tmp` under `root`."""
+
+    @property
+    def scratch_folder(self) -> Path:
+        return Path(self.scratch) if self.scratch is not None else Path(self.root) / SCRATCH
 
     @classmethod
     def of(cls, value: FileArea | str | Path) -> FileArea:

@@ -103,6 +103,14 @@ class Transform(Operator):
             frame = frame[list(dict.fromkeys(mapping.target for _, mapping in live))]
         return {"out": frame}
 
+    def pruned(self, params, wanted):
+        live = [mapping for _, mapping in _live_mappings(params, wanted)]
+        return (
+            params
+            if len(live) == len(params.mappings)
+            else params.model_copy(update={"mappings": live})
+        )
+
     def lower(self, params, inputs, schemas):
         schema = schemas["in"]
         for index, mapping in enumerate(params.mappings):

@@ -19,6 +19,7 @@ from runtime.file_checks import input_bytes
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.relational import Input, Relation
+from runtime.pruning import needed_columns
 
 AUTO_MIN_BYTES = 32 * 2**20
 """Under `auto`, a pipeline reading less than this from files runs on pandas throughout."""
@@ -43,6 +44,7 @@ def fuse(
         if read < AUTO_MIN_BYTES:
             size = _size(read)
             return _noted(plan, f"backend auto: the inputs are small ({size}), pandas runs all")
+    plan = _pruned(plan, keep)
     schemas = _schemas(plan, data_root, connections)
     refused = _refusals(plan, schemas, set(keep))
     segment_of = _segments(plan, refused)
@@ -53,6 +55,19 @@ def fuse(
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
     notes = [f"{node_id} runs on pandas: {why}" for node_id, why in refused.items()]
     return dataclasses.replace(plan, segments=segments, notes=[*plan.notes, *notes])
+
+
+def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:
+    """`plan` with each node's params less what nothing downstream reads (a transform's
+    unread mappings), noted; only nodes that lower run these params."""
+    needed = needed_columns(plan, keep_all=keep)
+    nodes, notes = {}, []
+    for node_id, node in plan.nodes.items():
+        params = node.operator.pruned(node.params, needed[node_id])
+        if params is not node.params:
+            notes.append(f"{node_id}: what nothing downstream reads is not computed")
+        nodes[node_id] = dataclasses.replace(node, params=params)
+    return dataclasses.replace(plan, nodes=nodes, notes=[*plan.notes, *notes])
 
 
 def _noted(plan: Plan, note: str) -> Plan:

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runtime.contract import Operator, OperatorParams, Port
+from runtime.errors import NotLowerable
 from runtime.graph import Source
 from runtime.plan.model import Plan, PlannedNode, Segment
+from runtime.results import check_outputs
 
 
 @dataclass(slots=True)
@@ -25,26 +27,72 @@ class Tasks:
 
 
 class SegmentOperator(Operator):
-    """Runs a segment's nodes on their backend, in one go."""
+    """Runs a segment's nodes on their backend, in one go; on pandas, node by node, when the
+    backend finds before starting that it cannot give the same result (a file's types)."""
 
     name = "segment"
     kind = "process"
     title = "Segment"
 
-    def __init__(self, segment: Segment, sources: list[Source], exits: list[Source]):
+    def __init__(self, segment: Segment, nodes: list[PlannedNode], sources: list[Source], exits):
         self.segment = segment
+        self.nodes = nodes
         self.sources = sources
         self.exits = exits
         self.inputs = tuple(Port(str(index)) for index in range(len(sources)))
         self.outputs = ()
 
     def run(self, ctx, inputs):
+        from runtime.backends.budget import Budget
         from runtime.backends.duckdb import run_segment
 
         frames = {source: inputs[str(index)] for index, source in enumerate(self.sources)}
-        done = run_segment(self.segment, frames, self.exits, ctx)
-        ctx.metrics["members"] = done.members
-        return done.outputs
+        spill = ctx.files.scratch_folder / ctx.run_id / self.segment.id.replace(":", "-")
+        try:
+            done = run_segment(
+                self.segment.relations, self.exits, frames, files=ctx.files, spill_dir=spill,
+                budget=Budget.from_environment(), on_stop=ctx.on_stop,
+            )  # fmt: skip
+        except NotLowerable as why:
+            ctx.logger.info(f"{self.segment.id} runs on pandas instead: {why}")
+            return self._on_pandas(ctx, frames)
+        ctx.metrics["members"] = self._figures(frames, done.rows)
+        return done.frames
+
+    def _figures(self, frames: dict, rows_out: dict[str, int | None]) -> dict:
+        """Rows in and out of each member, where they are known (frames that entered the
+        segment, outputs that left it); never a guess."""
+        figures = {}
+        for node in self.nodes:
+            rows_in = {}
+            for port, sources in node.inputs.items():
+                counts = [
+                    len(frames[source]) if source in frames else rows_out.get(source[0])
+                    for source in sources
+                ]
+                if None not in counts:
+                    rows_in[port] = sum(counts)
+            figures[node.id] = {"rows_in": rows_in, "rows_out": rows_out.get(node.id)}
+        return figures
+
+    def _on_pandas(self, ctx, frames: dict[Source, object]) -> dict:
+        """Run the members one after another on pandas, as the executor would have."""
+        outputs, figures = dict(frames), {}
+        for node in self.nodes:
+            ctx.check_cancelled()
+            inputs, rows_in = {}, {}
+            for port in node.operator.inputs:
+                found = [outputs[source] for source in node.inputs.get(port.name, [])]
+                rows_in[port.name] = sum(len(frame) for frame in found)
+                inputs[port.name] = found if port.many else (found[0] if found else None)
+            member = ctx.for_node(node.id, node.params)
+            produced = node.operator.run(member, inputs)
+            check_outputs(node.operator, produced)
+            outputs.update({(node.id, port): frame for port, frame in produced.items()})
+            rows_out = sum(len(frame) for frame in produced.values())
+            figures[node.id] = {"rows_in": rows_in, "rows_out": rows_out}
+        ctx.metrics["members"] = figures
+        return {source: outputs[source] for source in self.exits}
 
 
 def tasks_of(plan: Plan, retain: set[str]) -> Tasks:
@@ -94,7 +142,7 @@ def _segment_task(plan: Plan, segment: Segment, task_of: dict, retain: set[str])
     return PlannedNode(
         id=segment.id,
         label=f"{segment.backend}: {', '.join(segment.nodes)}",
-        operator=SegmentOperator(segment, sources, exits),
+        operator=SegmentOperator(segment, [plan.nodes[n] for n in segment.nodes], sources, exits),
         params=OperatorParams(),
         inputs={str(index): [source] for index, source in enumerate(sources)},
         retries=max(plan.nodes[member].retries for member in segment.nodes),
