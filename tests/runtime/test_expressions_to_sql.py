@@ -25,7 +25,8 @@ from runtime.expressions import (
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.frames import to_pandas
 from runtime.schema import DATE_DTYPE, Column, Schema, schema_of, type_name_of
-from tests.runtime.test_expressions_fuzz import COLUMNS, FUZZ, render, same_value, typed
+from tests.runtime.expression_trees import COLUMNS, render, typed
+from tests.runtime.test_expressions_fuzz import FUZZ, same_value
 
 DIFFERENTIAL = settings(FUZZ, max_examples=600)
 SMALLEST = -(2**63)
