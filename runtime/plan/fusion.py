@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 from runtime.context import NodeContext
 from runtime.contract import InputRelations, InputSchemas
-from runtime.errors import NotLowerable
+from runtime.errors import NotLowerable, PipewrightError
+from runtime.expressions import ExpressionError
 from runtime.file_checks import input_bytes
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
@@ -116,7 +117,12 @@ def _input_schemas(node: PlannedNode, outputs: dict) -> InputSchemas | None:
 def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | None):
     if schemas is None:
         raise NotLowerable("its input columns are not known before the run")
-    return node.operator.lower(node.params, inputs, schemas)
+    try:
+        return node.operator.lower(node.params, inputs, schemas)
+    except NotLowerable:
+        raise
+    except (PipewrightError, ExpressionError) as error:  # pandas says it, naming node and field
+        raise NotLowerable(f"its settings do not fit its input ({error})") from error
 
 
 def _leaves(node: PlannedNode) -> InputRelations:

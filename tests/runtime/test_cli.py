@@ -32,14 +32,17 @@ def runtime_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
 @pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()))
-def test_golden_pipeline_produces_its_expected_files(name, tmp_path):
+def test_golden_pipeline_produces_its_expected_files(name, backend, tmp_path):
+    """On either backend, byte for byte: DuckDB segments keep pandas' row order and dtypes."""
     case = GOLDEN / name
     shutil.copytree(case / "input", tmp_path, dirs_exist_ok=True)
     args = shlex.split((case / "args").read_text()) if (case / "args").exists() else []
     result = runtime_cli(
-        "run", str(case / "pipeline.json"), "--data-root", str(tmp_path), *args, cwd=ROOT
-    )
+        "run", str(case / "pipeline.json"), "--data-root", str(tmp_path), *args,
+        "--backend", backend, cwd=ROOT,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     for expected in sorted((case / "expected").rglob("*")):
         if expected.is_file():

@@ -1,0 +1,168 @@
+"""The same pipeline on pandas and on DuckDB: the same outputs, events for every node, the same
+messages for bad settings, and a cancel that stops a running query."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from runtime.events import ListSink
+from runtime.executor import execute
+from runtime.paths import FileArea
+from runtime.plan import build_plan
+from runtime.plan.prepare import prepare
+from runtime.spec import load_document
+from runtime.statuses import NodeStatus, RunStatus
+
+SEED = {
+    "name": "seed",
+    "nodes": [
+        {"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}},
+        {"id": "adults", "operator": "filter", "params": {"condition": "age > 18"}},
+        {
+            "id": "enrich",
+            "operator": "transform",
+            "params": {
+                "mappings": [
+                    {"target": "amount_eur", "expression": "amount * 0.92"},
+                    {"target": "name", "expression": "upper(name)"},
+                ]
+            },
+        },
+        {
+            "id": "by_country",
+            "operator": "aggregate",
+            "params": {
+                "group_by": ["country"],
+                "aggregations": [
+                    {"column": "id", "function": "count", "name": "users"},
+                    {"column": "amount_eur", "function": "sum", "name": "amount_eur"},
+                ],
+            },
+        },
+        {"id": "sorted", "operator": "sort", "params": {"by": [{"column": "country"}]}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+    ],
+    "edges": [
+        {"source": "users", "target": "adults"},
+        {"source": "adults", "target": "enrich"},
+        {"source": "enrich", "target": "by_country"},
+        {"source": "by_country", "target": "sorted"},
+        {"source": "sorted", "target": "write"},
+    ],
+}
+
+
+@pytest.fixture
+def users(tmp_path):
+    rng = np.random.default_rng(7)
+    rows = 5000
+    pd.DataFrame(
+        {
+            "id": np.arange(rows),
+            "name": rng.choice(["ada", "grace", "é"], rows),
+            "age": rng.integers(1, 90, rows),
+            "country": rng.choice(["FR", "DE", None], rows),
+            "amount": rng.uniform(0, 100, rows).round(2),
+        }
+    ).to_csv(tmp_path / "users.csv", index=False)
+    return tmp_path
+
+
+def run(document: dict, folder, backend: str, **options):
+    area = FileArea.of(folder)
+    plan = prepare(build_plan(load_document(document)), backend=backend, data_root=area)
+    sink = ListSink()
+    return plan, sink, execute(plan, sinks=[sink], data_root=area, **options)
+
+
+def test_the_seed_runs_as_one_duckdb_segment_with_the_same_output(users):
+    _, _, on_pandas = run(SEED, users, "pandas")
+    expected = (users / "out.csv").read_text()
+    plan, sink, on_duckdb = run(SEED, users, "duckdb")
+    assert [segment.nodes for segment in plan.segments] == [
+        ("users", "adults", "enrich", "by_country", "sorted")
+    ]
+    assert on_pandas.ok and on_duckdb.ok
+    assert (users / "out.csv").read_text() == expected
+    finals = {
+        event["node"]: event
+        for event in sink.events
+        if event["type"] == "node_status" and event["status"] in NodeStatus.FINAL
+    }
+    assert set(finals) == {node["id"] for node in SEED["nodes"]}
+    assert finals["sorted"]["metrics"]["backend"] == "duckdb"
+    assert on_duckdb.nodes["write"].rows_in == on_pandas.nodes["write"].rows_in
+
+
+def test_a_bad_column_fails_with_the_same_message_on_both_backends(users):
+    document = {**SEED, "nodes": [dict(node) for node in SEED["nodes"]]}
+    document["nodes"][1] = {**document["nodes"][1], "params": {"condition": "agee > 18"}}
+    errors = {}
+    for backend in ("pandas", "duckdb"):
+        _, _, result = run(document, users, backend)
+        assert result.status == RunStatus.FAILED
+        # the hint after ";" names the nearest column read, and pandas reads fewer of them
+        errors[backend] = result.error.split(";")[0]
+    assert errors["pandas"] == errors["duckdb"] == "adults: condition: unknown column 'agee' at 1:1"
+
+
+def test_cancel_interrupts_a_running_duckdb_query(tmp_path):
+    keys = np.arange(200_000) % 4
+    pd.DataFrame({"k": keys, "v": np.arange(200_000)}).to_csv(tmp_path / "t.csv", index=False)
+    document = {  # a self-join of 10^10 rows: it only ends if it is interrupted
+        "name": "huge",
+        "nodes": [
+            {"id": "a", "operator": "csv_input", "params": {"path": "t.csv"}},
+            {"id": "b", "operator": "csv_input", "params": {"path": "t.csv"}},
+            {"id": "j", "operator": "join", "params": {"left_on": ["k"], "right_on": ["k"]}},
+            {
+                "id": "n",
+                "operator": "aggregate",
+                "params": {"aggregations": [{"column": "k", "function": "count", "name": "n"}]},
+            },
+            {"id": "w", "operator": "csv_output", "params": {"path": "n.csv"}},
+        ],
+        "edges": [
+            {"source": "a", "target": "j", "target_port": "left"},
+            {"source": "b", "target": "j", "target_port": "right"},
+            {"source": "j", "target": "n"},
+            {"source": "n", "target": "w"},
+        ],
+    }
+    cancel = threading.Event()
+    started = threading.Event()
+
+    class Watch(ListSink):
+        def __call__(self, event):
+            super().__call__(event)
+            if event["type"] == "node_status" and event["status"] == NodeStatus.RUNNING:
+                started.set()
+
+    area = FileArea.of(tmp_path)
+    plan = prepare(build_plan(load_document(document)), backend="duckdb", data_root=area)
+    assert len(plan.segments) == 1
+    sink = Watch()
+    outcome = {}
+    runner = threading.Thread(
+        target=lambda: outcome.update(
+            result=execute(plan, sinks=[sink], data_root=area, cancel_event=cancel)
+        )
+    )
+    runner.start()
+    assert started.wait(60)
+    time.sleep(0.5)  # let the query get going
+    cancel.set()
+    runner.join(120)
+    assert not runner.is_alive()
+    assert outcome["result"].status == RunStatus.CANCELLED
+    assert not (tmp_path / "n.csv").exists()
+    leftovers = [thread for thread in threading.enumerate() if thread.name == "pipewright-node"]
+    for thread in leftovers:  # the detached segment worker returns once interrupted
+        thread.join(60)
+        assert not thread.is_alive()
+    assert not list((tmp_path / ".pipewright" / "tmp").rglob("*.tmp"))
