@@ -34,7 +34,7 @@ from runtime.events import Emitter, EventSink, now_iso
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
-from runtime.pruning import needed_columns
+from runtime.plan.passes.projection import needed_columns
 from runtime.results import NodeResult, RunResult, describe, frame_bytes, outcome, rows_written
 from runtime.statuses import NodeStatus
 
@@ -197,7 +197,9 @@ class _Execution:
             connections=self.connections,
             emit=self.emitter.emit,
             log_level=self.plan.config.log_level,
-            row_limit=self.row_limit,
+            row_limit=min(
+                (n for n in (node.row_limit, self.row_limit) if n is not None), default=None
+            ),
             columns=self.needed[node.id],
             run_id=self.emitter.run_id,
         )
