@@ -50,7 +50,8 @@ def push_down_predicates(
             continue
         moved = _move(result, filter_id, known, keep)
         if moved:
-            result = rederived(result, {clone: plan.order.index(filter_id) for clone in moved})
+            rank = result.order.index(filter_id)
+            result = rederived(result, dict.fromkeys(moved, rank))
             pending[:0] = moved  # each copy may move further up
     return result
 
