@@ -1,9 +1,9 @@
 """The optimized plan gives the same outputs as the plan as written: golden and random pipelines.
 
 Each pipeline runs twice on its own copy of the data, once as built and once through
-`optimize`, and everything it writes must be equal: the same files byte for byte (golden), the
-same rows, order and dtypes pandas reads back (random), the same status per output node and
-the same first error.
+`optimize`, and everything it writes must be equal: the same files byte for byte (golden; an
+Excel workbook row for row), the same rows, order and dtypes pandas reads back (random), the
+same status per output node and the same first error.
 """
 
 from __future__ import annotations
@@ -36,9 +36,12 @@ def schemas_of(document, parameters, data_root, connections=None):
     return {node_id: schemas.outputs for node_id, schemas in inferred.items()}
 
 
-def files_under(folder: Path) -> dict[str, bytes]:
+def files_under(folder: Path) -> dict[str, object]:
+    """Every file's bytes; an Excel workbook's rows (its bytes hold the time it was written)."""
     return {
-        str(path.relative_to(folder)): path.read_bytes()
+        str(path.relative_to(folder)): (
+            pd.read_excel(path).to_csv() if path.suffix == ".xlsx" else path.read_bytes()
+        )
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
