@@ -15,13 +15,14 @@ import json
 from collections.abc import Iterable
 
 from runtime.plan.model import Plan, PlannedNode
-from runtime.plan.passes.editing import copied, rederived, rewire
+from runtime.plan.passes.editing import Wiring, copied, rederived
 
 
 def merge_common_subexpressions(plan: Plan, keep: Iterable[str] = ()) -> Plan:
     """`plan` with every node identical to an earlier one replaced by that one."""
     result = copied(plan)
     keep = set(keep)
+    wiring = Wiring(result)
     seen: dict[str, str] = {}
     for node_id in plan.order:
         node = result.nodes[node_id]
@@ -31,11 +32,12 @@ def merge_common_subexpressions(plan: Plan, keep: Iterable[str] = ()) -> Plan:
         if kept == node_id:
             continue
         for port in node.operator.outputs:
-            rewire(result, (node_id, port.name), (kept, port.name))
+            wiring.redirect((node_id, port.name), (kept, port.name))
+        wiring.forget(node_id)
         del result.nodes[node_id]
         result.merged[node_id] = kept
         result.notes.append(f"'{node_id}' computed once with '{kept}'")
-    return rederived(result)
+    return rederived(result) if result.merged != plan.merged else result
 
 
 def _mergeable(node: PlannedNode) -> bool:

@@ -28,8 +28,9 @@ def eliminate_dead_nodes(plan: Plan, keep: Iterable[str] = ()) -> Plan:
     for node_id in dead:
         del result.nodes[node_id]
         result.eliminated[node_id] = REASON
-    if dead:
-        result.notes.append(f"not run ({REASON}): {', '.join(map(repr, dead))}")
+    if not dead:
+        return result
+    result.notes.append(f"not run ({REASON}): {', '.join(map(repr, dead))}")
     return rederived(result)
 
 

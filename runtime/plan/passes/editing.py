@@ -1,14 +1,16 @@
 """Editing a plan without touching the original: copies, rewiring, and the derived fields.
 
-Passes are pure: each starts from `copied(plan)`, edits the copy's nodes and inputs, and ends
-with `rederived`, which recomputes what follows from the wiring (parents, consumer counts,
-a parents-first order that keeps the old order wherever the wiring allows).
+Passes are pure: each starts from `copied(plan)`, edits the copy's nodes and inputs through a
+`Wiring` (which knows who reads what), and ends with `rederived`, which recomputes what
+follows from the wiring (parents, consumer counts, a parents-first order that keeps the old
+order wherever the wiring allows).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import heapq
+from collections import defaultdict
 
 from runtime.graph import Source
 from runtime.plan.model import Plan, PlannedNode, count_consumers, predecessors_of
@@ -49,36 +51,53 @@ def rederived(plan: Plan, rank: dict[str, int] | None = None) -> Plan:
     return plan
 
 
-def consumers_of(plan: Plan, source: Source) -> list[tuple[str, str, int]]:
-    """Every node input reading `source`: (node, port, position in the port's list)."""
-    return [
-        (node_id, port, position)
-        for node_id, node in plan.nodes.items()
-        for port, sources in node.inputs.items()
-        for position, item in enumerate(sources)
-        if item == source
-    ]
+class Wiring:
+    """Who reads each output of a plan being edited, kept current as a pass rewires it, so that
+    a move costs a few dictionary operations rather than a scan of the whole plan."""
 
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.readers: dict[Source, list[tuple[str, str, int]]] = defaultdict(list)
+        for node_id, node in plan.nodes.items():
+            for port, sources in node.inputs.items():
+                for position, source in enumerate(sources):
+                    self.readers[source].append((node_id, port, position))
 
-def rewire(plan: Plan, old: Source, new: Source) -> None:
-    """Make every input that reads `old` read `new` instead (in the plan being edited)."""
-    for node_id, port, position in consumers_of(plan, old):
-        plan.nodes[node_id].inputs[port][position] = new
+    def sole_output(self, node_id: str) -> Source | None:
+        """The one output port of `node_id` when it has one and exactly one input reads it."""
+        outputs = self.plan.nodes[node_id].operator.outputs
+        if len(outputs) != 1:
+            return None
+        source = (node_id, outputs[0].name)
+        return source if len(self.readers.get(source, ())) == 1 else None
+
+    def connect(self, node_id: str, port: str, position: int, source: Source) -> None:
+        """Make input `port` (its edge at `position`) of `node_id` read `source`."""
+        sources = self.plan.nodes[node_id].inputs.setdefault(port, [])
+        reader = (node_id, port, position)
+        if position < len(sources):
+            self.readers[sources[position]].remove(reader)
+            sources[position] = source
+        else:
+            sources.append(source)
+        self.readers[source].append(reader)
+
+    def redirect(self, old: Source, new: Source) -> None:
+        """Make every input that reads `old` read `new` instead."""
+        for reader in list(self.readers.get(old, ())):
+            self.connect(*reader, new)
+
+    def forget(self, node_id: str) -> None:
+        """Drop `node_id`'s own inputs from the index (the node leaves the plan)."""
+        for port, sources in self.plan.nodes[node_id].inputs.items():
+            for position, source in enumerate(sources):
+                self.readers[source].remove((node_id, port, position))
 
 
 def only_input(node: PlannedNode) -> tuple[str, Source] | None:
     """The port and source of a node that reads exactly one input, else None."""
     edges = [(port, source) for port, sources in node.inputs.items() for source in sources]
     return edges[0] if len(edges) == 1 else None
-
-
-def single_output(plan: Plan, node_id: str) -> Source | None:
-    """The one output port of `node_id` when it has one and exactly one input reads it."""
-    outputs = plan.nodes[node_id].operator.outputs
-    if len(outputs) != 1:
-        return None
-    source = (node_id, outputs[0].name)
-    return source if plan.consumers[source] == 1 else None
 
 
 def _parents_first(predecessors: dict[str, set[str]], ranks: dict[str, int]) -> list[str]:

@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from runtime.expressions import referenced_columns
 from runtime.graph import Source
 from runtime.plan.model import Plan, PlannedNode
-from runtime.plan.passes.editing import copied, copied_node, only_input, rederived, rewire
-from runtime.plan.passes.editing import single_output as sole_reader
+from runtime.plan.passes.editing import Wiring, copied, copied_node, only_input, rederived
 from runtime.schema import Schema
 
 Schemas = Mapping[str, Mapping[str, Schema]]
@@ -43,21 +42,22 @@ def push_down_predicates(
         return result
     known = {node_id: dict(ports) for node_id, ports in schemas.items()}
     keep = set(keep)
+    wiring = Wiring(result)
+    ranks = {node_id: index for index, node_id in enumerate(plan.order)}
     pending = [node_id for node_id in plan.order if plan.nodes[node_id].operator.name == "filter"]
     while pending:
-        filter_id = pending.pop(0)
+        filter_id = pending.pop()
         if filter_id in keep:
             continue
-        moved = _move(result, filter_id, known, keep)
-        if moved:
-            rank = result.order.index(filter_id)
-            result = rederived(result, dict.fromkeys(moved, rank))
-            pending[:0] = moved  # each copy may move further up
-    return result
+        moved = _move(wiring, filter_id, known, keep)
+        ranks |= dict.fromkeys(moved, ranks[filter_id])
+        pending += moved  # each copy may move further up
+    return rederived(result, ranks) if len(result.notes) > len(plan.notes) else result
 
 
-def _move(plan: Plan, filter_id: str, known: dict, keep: set[str]) -> list[str]:
+def _move(wiring: Wiring, filter_id: str, known: dict, keep: set[str]) -> list[str]:
     """Move the filter one operator up if it may: the filters now in its place (or none)."""
+    plan = wiring.plan
     node = plan.nodes[filter_id]
     edge = only_input(node)
     if edge is None:
@@ -67,7 +67,7 @@ def _move(plan: Plan, filter_id: str, known: dict, keep: set[str]) -> list[str]:
     rule = RULES.get(past.operator.name)
     out = known.get(past_id, {}).get(past_port)
     columns = referenced_columns(node.params.condition)
-    if rule is None or past_id in keep or sole_reader(plan, past_id) is None or out is None:
+    if rule is None or past_id in keep or wiring.sole_output(past_id) is None or out is None:
         return []
     if not _has(out, columns, out):
         return []
@@ -78,13 +78,15 @@ def _move(plan: Plan, filter_id: str, known: dict, keep: set[str]) -> list[str]:
     targets = rule(past, columns, out, sides)
     if not targets:
         return []
-    rewire(plan, (filter_id, "out"), (past_id, past_port))
+    wiring.redirect((filter_id, "out"), (past_id, past_port))
     placed = []
     for number, (port, position) in enumerate(targets, start=1):
         copy_id = filter_id if number == 1 else _free_id(plan, f"{filter_id}#{number}")
+        if copy_id != filter_id:
+            plan.nodes[copy_id] = copied_node(node, id=copy_id, inputs={"in": []})
         source = past.inputs[port][position]
-        plan.nodes[copy_id] = copied_node(node, id=copy_id, inputs={"in": [source]})
-        past.inputs[port][position] = (copy_id, "out")
+        wiring.connect(copy_id, "in", 0, source)
+        wiring.connect(past_id, port, position, (copy_id, "out"))
         known[copy_id] = {"out": _schema(known, source)}
         placed.append(copy_id)
     where = f"before '{past_id}'" if len(placed) == 1 else f"into the branches of '{past_id}'"
