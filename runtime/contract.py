@@ -72,7 +72,12 @@ class Operator:
     Params: ClassVar[type[OperatorParams]] = OperatorParams
     row_limit_safe: ClassVar[bool] = False
     """True when the first n output rows depend only on the first n input rows (row-wise
-    maps such as select or transform), so a preview may read only the head of its inputs."""
+    maps such as select or transform), so a preview may read only the head of its inputs.
+    On an input operator: reading only n rows gives exactly the first n rows of a full read,
+    values and types alike (a file that stores its types), so a limit may reach it."""
+    deterministic: ClassVar[bool] = True
+    """False when two runs over the same inputs may give different rows (random draws, a
+    query on a database that changes): such nodes are never merged with identical ones."""
 
     def output_schema(self, ctx: NodeContext, inputs: InputSchemas) -> dict[str, Schema]:
         """The schema of each output port, given the input schemas (no data is read)."""

@@ -33,8 +33,8 @@ from runtime.node_reports import NodeReports
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
+from runtime.plan.passes.projection import needed_columns
 from runtime.plan.tasks import tasks_of
-from runtime.pruning import needed_columns
 from runtime.results import (
     NodeResult,
     RunResult,
@@ -209,7 +209,9 @@ class _Execution:
             connections=self.connections,
             emit=self.emitter.emit,
             log_level=self.plan.config.log_level,
-            row_limit=self.row_limit,
+            row_limit=min(
+                (n for n in (node.row_limit, self.row_limit) if n is not None), default=None
+            ),
             columns=self.needed.get(node.id),
             run_id=self.emitter.run_id,
         )

@@ -53,6 +53,7 @@ class ParquetInput(FileInput):
     title = "Parquet file"
     description = "Read a Parquet file from the data root."
     Params = ParquetInputParams
+    row_limit_safe = True  # the file stores its types: the first n rows read alike either way
 
     def output_schema(self, ctx, inputs):
         with _open(ctx, existing_file(ctx, ctx.params.path)) as parquet:

@@ -171,6 +171,7 @@ class Sample(Operator):
     title = "Random rows"
     description = "Keep a random sample of the rows, in their input order."
     Params = SampleParams
+    deterministic = False  # without a seed every run draws other rows
 
     def output_schema(self, ctx, inputs):
         return {"out": inputs["in"]}

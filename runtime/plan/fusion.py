@@ -12,15 +12,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from runtime.context import NodeContext
 from runtime.contract import InputRelations, InputSchemas
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
 from runtime.file_checks import input_bytes
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
+from runtime.plan.passes.projection import needed_columns
 from runtime.plan.relational import Input, Relation
-from runtime.pruning import needed_columns
+from runtime.plan.schemas import input_schemas, output_schemas
 
 AUTO_MIN_BYTES = 32 * 2**20
 """Under `auto`, a pipeline reading less than this from files runs on pandas throughout."""
@@ -46,7 +46,7 @@ def fuse(
             size = _size(read)
             return _noted(plan, f"backend auto: the inputs are small ({size}), pandas runs all")
     plan = _pruned(plan, keep)
-    schemas = _schemas(plan, data_root, connections)
+    schemas = input_schemas(plan, output_schemas(plan, data_root, connections))
     refused = _refusals(plan, schemas, set(keep))
     segment_of = _segments(plan, refused)
     segments = []
@@ -81,37 +81,6 @@ def _size(count: int) -> str:
             return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
         count /= 1024
     raise AssertionError  # the loop always returns
-
-
-def _schemas(plan: Plan, data_root: FileArea, connections) -> dict[str, InputSchemas | None]:
-    """Each node's input schemas, as schema inference finds them (None: not known)."""
-    outputs: dict[str, dict | None] = {}
-    inputs: dict[str, InputSchemas | None] = {}
-    for node_id in plan.order:
-        node = plan.nodes[node_id]
-        found = _input_schemas(node, outputs)
-        inputs[node_id] = found
-        if found is None:
-            outputs[node_id] = None
-            continue
-        ctx = NodeContext(node_id, node.params, data_root=data_root, connections=connections)
-        try:
-            outputs[node_id] = dict(node.operator.output_schema(ctx, found))
-        except Exception:
-            outputs[node_id] = None
-    return inputs
-
-
-def _input_schemas(node: PlannedNode, outputs: dict) -> InputSchemas | None:
-    found: InputSchemas = {}
-    for port in node.operator.inputs:
-        schemas = [
-            (outputs.get(source) or {}).get(name) for source, name in node.inputs.get(port.name, [])
-        ]
-        if any(schema is None for schema in schemas):
-            return None
-        found[port.name] = schemas if port.many else (schemas[0] if schemas else None)
-    return found
 
 
 def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | None):

@@ -32,6 +32,8 @@ class PlannedNode:
     inputs: dict[str, list[Source]]
     retries: int
     timeout_s: float | None
+    row_limit: int | None = None
+    """For an input: read no more rows than this (a limit downstream was pushed down to it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from runtime.paths import FileArea
 from runtime.plan.fusion import fuse
 from runtime.plan.model import Plan
+from runtime.plan.passes import optimize
+from runtime.plan.schemas import output_schemas
 
 
 def prepare(
@@ -19,5 +21,8 @@ def prepare(
 ) -> Plan:
     """`plan` optimised for a run; `backend` overrides the document's `config.backend`, and
     `keep` names nodes whose whole output the caller reads (a preview's node)."""
-    backend = backend or getattr(plan.config, "backend", "auto")
+    backend = backend or plan.config.backend
+    keep = set(keep)
+    schemas = output_schemas(plan, data_root, connections)
+    plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
     return fuse(plan, backend, data_root=data_root, connections=connections, keep=keep)

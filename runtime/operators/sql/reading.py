@@ -95,6 +95,9 @@ class SqlInput(Operator):
     inputs = ()
     outputs = (Port("out"),)
     Params = SqlInputParams
+    # The database is outside the run: rows may change between two reads, and a query may
+    # call random(), now() or a sequence. Two identical queries are both run.
+    deterministic = False
 
     def output_schema(self, ctx, inputs):
         sample = read_query(ctx, SCHEMA_SAMPLE_ROWS)

@@ -6,7 +6,7 @@ import pytest
 
 from runtime.executor import execute
 from runtime.plan import build_plan
-from runtime.pruning import needed_columns
+from runtime.plan.passes.projection import needed_columns
 from runtime.spec import load_document
 
 USERS = (

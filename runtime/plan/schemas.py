@@ -1,0 +1,51 @@
+"""The columns each node of a plan will see, found as schema inference finds them.
+
+The passes need them (a filter moves only where its columns exist with the same types) and so
+does lowering (an expression compiles to SQL against its input's columns). A node whose
+columns cannot be known before the run (a plugin that cannot say, a file that is missing)
+simply has none, and nothing is decided from it.
+"""
+
+from __future__ import annotations
+
+from runtime.context import NodeContext
+from runtime.contract import InputSchemas
+from runtime.paths import FileArea
+from runtime.plan.model import Plan, PlannedNode
+from runtime.schema import Schema
+
+OutputSchemas = dict[str, dict[str, Schema] | None]
+"""node → port → Schema, or None for a node whose columns are not known."""
+
+
+def output_schemas(plan: Plan, data_root: FileArea, connections=None) -> OutputSchemas:
+    """Each node's output schemas, in the plan's order (input nodes read a small sample)."""
+    outputs: OutputSchemas = {}
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        found = _inputs_of(node, outputs)
+        if found is None:
+            outputs[node_id] = None
+            continue
+        ctx = NodeContext(node_id, node.params, data_root=data_root, connections=connections)
+        try:
+            outputs[node_id] = dict(node.operator.output_schema(ctx, found))
+        except Exception:
+            outputs[node_id] = None
+    return outputs
+
+
+def input_schemas(plan: Plan, outputs: OutputSchemas) -> dict[str, InputSchemas | None]:
+    """Each node's input schemas by port, from its parents' outputs."""
+    return {node_id: _inputs_of(plan.nodes[node_id], outputs) for node_id in plan.order}
+
+
+def _inputs_of(node: PlannedNode, outputs: OutputSchemas) -> InputSchemas | None:
+    found: InputSchemas = {}
+    for port in node.operator.inputs:
+        sources = node.inputs.get(port.name, [])
+        schemas = [(outputs.get(source) or {}).get(name) for source, name in sources]
+        if any(schema is None for schema in schemas):
+            return None
+        found[port.name] = schemas if port.many else (schemas[0] if schemas else None)
+    return found

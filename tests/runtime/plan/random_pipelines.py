@@ -1,0 +1,202 @@
+"""Random pipelines of catalog operators over random Parquet tables, for the equivalence tests.
+
+A pipeline grows one node at a time; schema inference on the document so far tells which
+columns (and types) the new node's params may name, and a node whose schema has a problem is
+dropped, so every pipeline is valid (it may still fail at run time, which both runs must agree
+on). Some nodes repeat an earlier one exactly (for the merging pass), some reach no output
+(for dead-node elimination).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from random import Random
+
+import pandas as pd
+from hypothesis import strategies as st
+
+from runtime.inference import infer_schemas
+from runtime.schema import Schema
+from runtime.spec import Pipeline, load_document
+
+TEXTS = [None, "a", "b", "é", "ß", "", "a b", "日本"]
+INTEGERS = [None, -3, -1, 0, 1, 2, 3]
+FLOATS = [None, 0.0, 0.5, -1.25, 2.0, 1e9]
+BOOLEANS = [None, True, False]
+
+
+@st.composite
+def tables(draw) -> dict[str, pd.DataFrame]:
+    """Two small tables with nulls, unicode, duplicate keys and mixed numbers (maybe empty)."""
+    rng = Random(draw(st.integers(0, 2**32)))
+
+    def column(values, size, dtype):
+        return pd.array([rng.choice(values) for _ in range(size)], dtype=dtype)
+
+    left_rows, right_rows = rng.choice([0, 1, 3, 6, 10, 14]), rng.choice([0, 1, 2, 5, 8])
+    left = pd.DataFrame(
+        {
+            "k": column(INTEGERS, left_rows, "Int64"),
+            "x": column(FLOATS, left_rows, "float64"),
+            "s": column(TEXTS, left_rows, "str"),
+            "b": column(BOOLEANS, left_rows, "boolean"),
+        }
+    )
+    right = pd.DataFrame(
+        {
+            "k": column(INTEGERS, right_rows, "Int64"),
+            "y": column(INTEGERS, right_rows, "Int64"),
+            "s": column(TEXTS, right_rows, "str"),
+        }
+    )
+    return {"left.parquet": left, "right.parquet": right}
+
+
+def write_tables(folder: Path, frames: dict[str, pd.DataFrame]) -> None:
+    for name, frame in frames.items():
+        frame.to_parquet(folder / name, index=False)
+
+
+CONDITIONS = {
+    "integer": ["{c} > 0", "{c} is null", "{c} % 2 = 0", "{c} / 2 >= 0.5", "{c} between -1 and 1"],
+    "float": ["{c} >= 0.5", "{c} is not null", "{c} * 2 < 1"],
+    "string": ["{c} = 'a'", "length({c}) > 0", "{c} in ('a', 'é')", "{c} is null"],
+    "boolean": ["{c}", "not {c}", "{c} is null"],
+}
+CONSTANT_CONDITIONS = ["true", "false", "1 = 1"]
+MAPPINGS = {
+    "integer": ["{c} * 2", "{c} + 1", "coalesce({c}, 0)", "{c} / 2"],
+    "float": ["{c} / 3", "round({c}, 1)", "{c} - 1"],
+    "string": ["upper({c})", "concat({c}, '!')", "length({c})"],
+    "boolean": ["not {c}", "if({c}, 1, 2)"],
+}
+FILLS = {"integer": 0, "float": 0.5, "string": "z", "boolean": False}
+
+
+def condition(rng: Random, schema: Schema) -> str:
+    """A filter condition over `schema`'s columns (sometimes one that reads none)."""
+
+    def atom() -> str:
+        if not schema.columns or rng.random() < 0.15:
+            return rng.choice(CONSTANT_CONDITIONS)
+        column = rng.choice(schema.columns)
+        return rng.choice(CONDITIONS[column.type]).format(c=column.name)
+
+    if rng.random() < 0.6:
+        return atom()
+    return f"({atom()}) {rng.choice(['and', 'or'])} ({atom()})"
+
+
+def recent(rng: Random, names: list[str]) -> str:
+    """A node name, most often the newest (so that chains grow long)."""
+    return names[-1] if rng.random() < 0.6 else rng.choice(names)
+
+
+KINDS = {"filter": 6, "transform": 3, "select": 2, "cast": 1, "fill_nulls": 1, "sort": 2,
+         "limit": 3, "deduplicate": 1, "join": 3, "union": 2, "aggregate": 1, "drop_nulls": 1,
+         "sample": 1}  # fmt: skip
+
+
+def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
+    """An operator, its params and its input edges (`(source, target_port)`)."""
+    source = recent(rng, names)
+    schema = schemas[source]
+    one = [(source, "in")]
+    kind = rng.choices(list(KINDS), weights=list(KINDS.values()))[0]
+    if kind == "filter":
+        return "filter", {"condition": condition(rng, schema)}, one
+    if kind == "limit":
+        return "limit", {"n": rng.randint(0, 8)}, one
+    if kind == "sample":
+        return "sample", {"n": rng.randint(0, 5), "seed": 7}, one
+    if kind == "union":
+        others = [rng.choice(names) for _ in range(rng.randint(1, 2))]
+        return "union", {}, [(name, "in") for name in [source, *others]]
+    if not schema.columns:
+        return "limit", {"n": 2}, one
+    column = rng.choice(schema.columns)
+    if kind == "transform":
+        mappings = [
+            {
+                "target": rng.choice([mapped.name, "t", "u"]),
+                "expression": rng.choice(MAPPINGS[mapped.type]).format(c=mapped.name),
+            }
+            for mapped in rng.choices(schema.columns, k=rng.randint(1, 2))
+        ]
+        keep_others = rng.random() < 0.8
+        return "transform", {"mappings": mappings, "keep_other_columns": keep_others}, one
+    if kind == "select":
+        kept = rng.sample(schema.names, rng.randint(0, len(schema.names)))
+        rename = {rng.choice(kept or schema.names): "r"} if rng.random() < 0.4 else {}
+        return "select", {"columns": kept, "rename": rename}, one
+    if kind == "cast":
+        return "cast", {"types": {column.name: rng.choice(["string", "float"])}}, one
+    if kind == "fill_nulls":
+        return "fill_nulls", {"values": {column.name: FILLS[column.type]}}, one
+    if kind == "sort":
+        return "sort", {"by": [{"column": column.name, "descending": rng.random() < 0.5}]}, one
+    if kind in ("deduplicate", "drop_nulls"):
+        return kind, {"columns": [column.name]}, one
+    if kind == "aggregate":
+        params = {
+            "group_by": [column.name],
+            "aggregations": [{"column": column.name, "function": "count", "name": "n"}],
+        }
+        return "aggregate", params, one
+    right = rng.choice(names)
+    params = {
+        "how": rng.choice(["inner", "left", "right", "outer"]),
+        "left_on": column.name,
+        "right_on": rng.choice([column.name, *schemas[right].names]),
+        "suffixes": rng.choice([["_left", "_right"], ["", "_r"], ["_l", ""]]),
+    }
+    return "join", params, [(source, "left"), (right, "right")]
+
+
+@st.composite
+def pipelines(draw, data_root: Path, max_steps: int = 12) -> Pipeline:
+    """A valid random pipeline reading left.parquet and right.parquet under `data_root`."""
+    rng = Random(draw(st.integers(0, 2**32)))
+    nodes = [
+        {"id": "left", "operator": "parquet_input", "params": {"path": "left.parquet"}},
+        {"id": "right", "operator": "parquet_input", "params": {"path": "right.parquet"}},
+    ]
+    edges: list[dict] = []
+    schemas = _schemas(nodes, edges, data_root)
+    for step in range(rng.randint(2, max_steps)):
+        if len(nodes) > 2 and rng.random() < 0.12:  # an exact repeat of a node
+            original = rng.choice(nodes[2:])
+            node = {**original, "id": f"n{step}"}
+            node_edges = [
+                {**edge, "target": node["id"]} for edge in edges if edge["target"] == original["id"]
+            ]
+        else:
+            operator, params, inputs = process_node(rng, schemas, list(schemas))
+            node = {"id": f"n{step}", "operator": operator, "params": params}
+            node_edges = [
+                {"source": source, "target": node["id"], "target_port": port}
+                for source, port in dict.fromkeys(inputs)
+            ]
+        candidate = _schemas([*nodes, node], [*edges, *node_edges], data_root)
+        if node["id"] in candidate:
+            nodes.append(node)
+            edges += node_edges
+            schemas = candidate
+    names = list(schemas)
+    for number, source in enumerate({recent(rng, names) for _ in range(rng.randint(1, 2))}):
+        nodes.append(
+            {"id": f"out{number}", "operator": "parquet_output", "params": {"path": f"{number}.pq"}}
+        )
+        edges.append({"source": source, "target": f"out{number}"})
+    return load_document({"name": "random", "nodes": nodes, "edges": edges})
+
+
+def _schemas(nodes: list, edges: list, data_root: Path) -> dict[str, Schema]:
+    """The output schema of every node whose schema inference found no problem."""
+    document = load_document({"name": "draft", "nodes": nodes, "edges": edges})
+    inferred = infer_schemas(document, data_root=data_root).nodes
+    return {
+        node_id: schemas.outputs["out"]
+        for node_id, schemas in inferred.items()
+        if "out" in schemas.outputs and not schemas.problems
+    }
