@@ -31,6 +31,7 @@ from editor import live, run_watch
 from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
 from editor.workspaces import engine_access
+from runtime.backends.budget import Budget
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.executor import execute
@@ -181,6 +182,7 @@ def _run(
             sinks=[recorder, *extra_sinks],
             run_id=run.pk,
             cancel_event=cancel_event,
+            budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
             **access,
         )
     except PipewrightError as problem:  # it never started: there is no outcome to write

@@ -154,6 +154,7 @@ def validate_command(args) -> int:
 
 def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
+    from runtime.backends.budget import Budget
     from runtime.events import JsonLinesSink
     from runtime.executor import execute
     from runtime.progress import TerminalProgress
@@ -168,8 +169,9 @@ def run_command(args) -> int:
             sinks.append(stack.enter_context(JsonLinesSink(args.events)))
         stack.enter_context(cancel_on_interrupt(cancel.set))
         result = execute(
-            plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections
-        )
+            plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections,
+            budget=Budget.from_environment(default_runs=1),  # the one run of this process
+        )  # fmt: skip
     print_summary(plan, result, debug=args.debug)
     if result.status == "cancelled":
         return EXIT_CANCELLED

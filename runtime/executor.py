@@ -48,6 +48,7 @@ from runtime.results import (
 from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
+    from runtime.backends.budget import Budget
     from runtime.connection_specs import Connections
 
 POLL_S = 0.1
@@ -78,16 +79,18 @@ def execute(
     connections: Connections | None = None,
     retain: Iterable[str] = (),
     row_limit: int | None = None,
+    budget: Budget | None = None,
 ) -> RunResult:
     """Run a plan to the end (or until cancelled) and return what happened.
 
     `retain` names nodes whose outputs are kept in `RunResult.outputs` (for previews);
-    `row_limit` asks input operators to read no more rows than that.
+    `row_limit` asks input operators to read no more rows than that; `budget` is what DuckDB
+    segments may use (None: what the settings give a run).
     """
     emitter = Emitter(sinks, run_id)
     execution = _Execution(
         plan, emitter, cancel_event or threading.Event(), FileArea.of(data_root), connections or {},
-        set(retain), row_limit,
+        set(retain), row_limit, budget,
     )  # fmt: skip
     return execution.run()
 
@@ -95,7 +98,9 @@ def execute(
 class _Execution:
     """One run's state. Every field below `lock` is read and written only while holding it."""
 
-    def __init__(self, plan, emitter, cancel_event, data_root, connections, retain, row_limit):
+    def __init__(
+        self, plan, emitter, cancel_event, data_root, connections, retain, row_limit, budget
+    ):
         self.plan = plan
         self.emitter = emitter
         self.cancel_event = cancel_event
@@ -104,7 +109,7 @@ class _Execution:
         self.row_limit = row_limit
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
-        self.tasks = tasks_of(plan, retain)
+        self.tasks = tasks_of(plan, retain, budget)
         self.lock = threading.Condition()
         self.results = {task: NodeResult(task) for task in self.tasks.order}
         """Each task's result: a node's own, or a segment's, which its members copy."""

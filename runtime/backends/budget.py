@@ -41,9 +41,13 @@ class Budget:
     threads: int
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Budget:
+    def from_environment(
+        cls, environ: Mapping[str, str] | None = None, default_runs: int = DEFAULT_MAX_RUNS
+    ) -> Budget:
+        """The budget the settings give; `default_runs` when PIPEWRIGHT_MAX_RUNS is not set
+        (the command line runs one pipeline at a time: 1)."""
         environ = os.environ if environ is None else environ
-        runs = _max_runs(environ.get("PIPEWRIGHT_MAX_RUNS"))
+        runs = _max_runs(environ.get("PIPEWRIGHT_MAX_RUNS"), default_runs)
         written = environ.get("PIPEWRIGHT_RUN_MEMORY")
         memory = (
             parse_bytes(written, "PIPEWRIGHT_RUN_MEMORY")
@@ -64,9 +68,9 @@ def parse_bytes(text: str, setting: str) -> int:
     return int(float(match[1]) * _UNITS[unit])
 
 
-def _max_runs(text: str | None) -> int:
+def _max_runs(text: str | None, default: int) -> int:
     if not text:
-        return DEFAULT_MAX_RUNS
+        return default
     if not text.strip().isdigit() or int(text) < 1:
         raise OperatorError(f"PIPEWRIGHT_MAX_RUNS is '{text}': write a whole number, 1 or more")
     return int(text)

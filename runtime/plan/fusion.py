@@ -20,7 +20,7 @@ from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
 from runtime.plan.relational import Input, Relation
-from runtime.plan.schemas import input_schemas, output_schemas
+from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas
 
 AUTO_MIN_BYTES = 32 * 2**20
 """Under `auto`, a pipeline reading less than this from files runs on pandas throughout."""
@@ -33,26 +33,25 @@ def fuse(
     data_root: FileArea,
     connections=None,
     keep: Iterable[str] = (),
+    schemas: OutputSchemas | None = None,
 ) -> Plan:
     """`plan` with its segments and a note per decision; `keep` nodes stay on pandas (a
-    preview reads their frame)."""
+    preview reads their frame). `schemas`: the nodes' output schemas when the caller has
+    them (the passes keep every node's columns; pruning only drops columns nobody reads)."""
     if backend == "pandas":
         return _noted(plan, "backend pandas: every node runs on pandas")
-    if backend == "auto":
-        read = sum(
-            input_bytes(node.operator, node.params, data_root) for node in plan.nodes.values()
-        )
-        if read < AUTO_MIN_BYTES:
-            size = _size(read)
-            return _noted(plan, f"backend auto: the inputs are small ({size}), pandas runs all")
+    read = sum(input_bytes(node.operator, node.params, data_root) for node in plan.nodes.values())
+    if backend == "auto" and read < AUTO_MIN_BYTES:
+        return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
     plan = _pruned(plan, keep)
-    schemas = input_schemas(plan, output_schemas(plan, data_root, connections))
+    outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
+    schemas = input_schemas(plan, outputs)
     refused = _refusals(plan, schemas, set(keep))
     segment_of = _segments(plan, refused)
     segments = []
     for index, members in enumerate(_members(plan, segment_of), start=1):
         relations = _relations(plan, members, schemas)
-        reason = f"every node lowers (backend {backend})"
+        reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
     notes = [f"{node_id} runs on pandas: {why}" for node_id, why in refused.items()]
     return dataclasses.replace(plan, segments=segments, notes=[*plan.notes, *notes])
@@ -67,6 +66,10 @@ def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:
         params = node.operator.pruned(node.params, needed[node_id])
         if params is not node.params:
             notes.append(f"{node_id}: what nothing downstream reads is not computed")
+        if node.operator.kind == "input" and needed[node_id] is not None:
+            notes.append(
+                f"{node_id} reads only {', '.join(sorted(needed[node_id])) or 'no column'}"
+            )
         nodes[node_id] = dataclasses.replace(node, params=params)
     return dataclasses.replace(plan, nodes=nodes, notes=[*plan.notes, *notes])
 

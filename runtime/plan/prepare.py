@@ -25,4 +25,6 @@ def prepare(
     keep = set(keep)
     schemas = output_schemas(plan, data_root, connections)
     plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
-    return fuse(plan, backend, data_root=data_root, connections=connections, keep=keep)
+    return fuse(
+        plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas
+    )

@@ -34,7 +34,9 @@ class SegmentOperator(Operator):
     kind = "process"
     title = "Segment"
 
-    def __init__(self, segment: Segment, nodes: list[PlannedNode], sources: list[Source], exits):
+    def __init__(self, segment: Segment, nodes: list[PlannedNode], sources, exits, budget):
+        self.budget = budget
+        """The run's share of the machine (None: as the settings give it)."""
         self.segment = segment
         self.nodes = nodes
         self.sources = sources
@@ -51,7 +53,7 @@ class SegmentOperator(Operator):
         try:
             done = run_segment(
                 self.segment.relations, self.exits, frames, files=ctx.files, spill_dir=spill,
-                budget=Budget.from_environment(), on_stop=ctx.on_stop,
+                budget=self.budget or Budget.from_environment(), on_stop=ctx.on_stop,
             )  # fmt: skip
         except NotLowerable as why:
             ctx.logger.info(f"{self.segment.id} runs on pandas instead: {why}")
@@ -95,15 +97,15 @@ class SegmentOperator(Operator):
         return {source: outputs[source] for source in self.exits}
 
 
-def tasks_of(plan: Plan, retain: set[str]) -> Tasks:
-    """The plan's tasks: its segments, and every node outside them."""
+def tasks_of(plan: Plan, retain: set[str], budget=None) -> Tasks:
+    """The plan's tasks: its segments (run within `budget`), and every node outside them."""
     task_of = {node_id: node_id for node_id in plan.order}
     for segment in plan.segments:
         task_of.update(dict.fromkeys(segment.nodes, segment.id))
     nodes = {node_id: plan.nodes[node_id] for node_id in plan.order if task_of[node_id] == node_id}
     members = {node_id: (node_id,) for node_id in nodes}
     for segment in plan.segments:
-        nodes[segment.id] = _segment_task(plan, segment, task_of, retain)
+        nodes[segment.id] = _segment_task(plan, segment, retain, budget)
         members[segment.id] = segment.nodes
     order = list(dict.fromkeys(task_of[node_id] for node_id in plan.order))
     predecessors = {
@@ -114,7 +116,7 @@ def tasks_of(plan: Plan, retain: set[str]) -> Tasks:
     return Tasks(nodes, order, predecessors, members)
 
 
-def _segment_task(plan: Plan, segment: Segment, task_of: dict, retain: set[str]) -> PlannedNode:
+def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> PlannedNode:
     inside = set(segment.nodes)
     sources = sorted(
         {
@@ -142,7 +144,9 @@ def _segment_task(plan: Plan, segment: Segment, task_of: dict, retain: set[str])
     return PlannedNode(
         id=segment.id,
         label=f"{segment.backend}: {', '.join(segment.nodes)}",
-        operator=SegmentOperator(segment, [plan.nodes[n] for n in segment.nodes], sources, exits),
+        operator=SegmentOperator(
+            segment, [plan.nodes[n] for n in segment.nodes], sources, exits, budget
+        ),
         params=OperatorParams(),
         inputs={str(index): [source] for index, source in enumerate(sources)},
         retries=max(plan.nodes[member].retries for member in segment.nodes),
