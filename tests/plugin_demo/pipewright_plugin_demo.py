@@ -31,6 +31,7 @@ class Pause(Operator):
     title = "Pause"
     description = "Wait a while, then pass the rows on (slow pipelines for demos and tests)."
     Params = PauseParams
+    deterministic = False  # the wait is the point: two pauses are never computed as one
 
     def output_schema(self, ctx, inputs):
         return {"out": inputs["in"]}
