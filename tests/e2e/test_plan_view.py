@@ -10,7 +10,8 @@ import pytest
 from playwright.async_api import expect
 
 from tests.e2e.editor_page import node, open_editor, save
-from tests.e2e.test_editor import PEOPLE, SEED_IDS, seed
+from tests.e2e.seed_pipeline import PEOPLE, seed
+from tests.e2e.test_editor_runs import SEED_IDS
 
 pytestmark = [
     pytest.mark.server,
