@@ -17,22 +17,10 @@ from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
+from tests.runtime.plan.seed import etl
 
-SEED = {
-    "name": "seed",
-    "nodes": [
-        {"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}},
-        {"id": "adults", "operator": "filter", "params": {"condition": "age > 18"}},
-        {
-            "id": "enrich",
-            "operator": "transform",
-            "params": {
-                "mappings": [
-                    {"target": "amount_eur", "expression": "amount * 0.92"},
-                    {"target": "name", "expression": "upper(name)"},
-                ]
-            },
-        },
+SEED = etl(
+    [
         {
             "id": "by_country",
             "operator": "aggregate",
@@ -47,14 +35,12 @@ SEED = {
         {"id": "sorted", "operator": "sort", "params": {"by": [{"column": "country"}]}},
         {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
     ],
-    "edges": [
-        {"source": "users", "target": "adults"},
-        {"source": "adults", "target": "enrich"},
+    [
         {"source": "enrich", "target": "by_country"},
         {"source": "by_country", "target": "sorted"},
         {"source": "sorted", "target": "write"},
     ],
-}
+)
 
 
 @pytest.fixture

@@ -8,37 +8,12 @@ from runtime.executor import execute
 from runtime.plan import build_plan
 from runtime.plan.passes.projection import needed_columns
 from runtime.spec import load_document
+from tests.runtime.plan.seed import etl
 
 USERS = (
     "id,name,email,age,country,amount,signup\n"
     "1,ada,a@x,36,FR,10.5,2024-01-01\n2,bob,b@x,17,DE,3.0,2024-02-01\n"
 )
-
-
-def etl(tail: list[dict], tail_edges: list[dict]) -> dict:
-    return {
-        "name": "etl",
-        "nodes": [
-            {"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}},
-            {"id": "adults", "operator": "filter", "params": {"condition": "age > 18"}},
-            {
-                "id": "enrich",
-                "operator": "transform",
-                "params": {
-                    "mappings": [
-                        {"target": "amount_eur", "expression": "amount * 0.92"},
-                        {"target": "name", "expression": "upper(name)"},
-                    ]
-                },
-            },
-            *tail,
-        ],
-        "edges": [
-            {"source": "users", "target": "adults"},
-            {"source": "adults", "target": "enrich"},
-            *tail_edges,
-        ],
-    }
 
 
 AGGREGATE = {
