@@ -59,17 +59,22 @@ def test_an_aggregate_and_join_larger_than_memory_spill_and_finish(tmp_path):
     assert not measured["spill_left"]
 
 
-def test_stopping_interrupts_a_running_query_within_a_second(tmp_path):
-    keys = np.arange(100_000) % 2
-    pq.write_table(pa.table({"k": keys, "v": keys * 0.5}), tmp_path / "wide.parquet")
+def self_join_total(folder, rows: int) -> r.Relation:
+    """The sum over a table joined with itself on a key of two values: rows² / 2 rows."""
+    keys = np.arange(rows) % 2
+    pq.write_table(pa.table({"k": keys, "v": keys * 0.5}), folder / "wide.parquet")
     scan = r.Scan("parquet", "wide.parquet")
     columns = (
         r.JoinColumn("key", "k", "k"),
         r.JoinColumn("left", "v", "v"),
         r.JoinColumn("right", "v", "w"),
     )
-    explosion = r.Join(scan, scan, "inner", (("k", "k"),), columns)  # 5 billion rows
-    count = r.Aggregate(explosion, (), (r.AggregateCall("sum", "w", "total"),))
+    explosion = r.Join(scan, scan, "inner", (("k", "k"),), columns)
+    return r.Aggregate(explosion, (), (r.AggregateCall("sum", "w", "total"),))
+
+
+def test_stopping_interrupts_a_running_query_within_a_second(tmp_path):
+    count = self_join_total(tmp_path, 100_000)  # 5 billion rows
     stops = []
     stopped_at = []
 
@@ -142,16 +147,7 @@ def test_a_pandas_only_run_never_imports_duckdb():
 
 
 def test_a_long_segment_reports_its_progress_between_0_and_1(tmp_path):
-    keys = np.arange(30_000) % 2
-    pq.write_table(pa.table({"k": keys, "v": keys * 0.5}), tmp_path / "wide.parquet")
-    scan = r.Scan("parquet", "wide.parquet")
-    columns = (
-        r.JoinColumn("key", "k", "k"),
-        r.JoinColumn("left", "v", "v"),
-        r.JoinColumn("right", "v", "w"),
-    )
-    explosion = r.Join(scan, scan, "inner", (("k", "k"),), columns)  # 450 million rows
-    total = r.Aggregate(explosion, (), (r.AggregateCall("sum", "w", "total"),))
+    total = self_join_total(tmp_path, 30_000)  # 450 million rows
     reported = []
     result = run_segment(
         {"t": {"out": total}},
