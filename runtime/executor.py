@@ -207,19 +207,13 @@ class _Execution:
         return None
 
     def _attempt(self, node: PlannedNode, number: int, inputs: dict) -> _Attempt:
+        limits = [limit for limit in (node.row_limit, self.row_limit) if limit is not None]
         ctx = NodeContext(
-            node.id,
-            node.params,
-            data_root=self.data_root,
-            connections=self.connections,
-            emit=self.emitter.emit,
-            log_level=self.plan.config.log_level,
-            row_limit=min(
-                (n for n in (node.row_limit, self.row_limit) if n is not None), default=None
-            ),
-            columns=self.needed.get(node.id),
+            node.id, node.params, data_root=self.data_root, connections=self.connections,
+            emit=self.emitter.emit, log_level=self.plan.config.log_level,
+            row_limit=min(limits, default=None), columns=self.needed.get(node.id),
             run_id=self.emitter.run_id,
-        )
+        )  # fmt: skip
         return _Attempt(node, number, ctx, inputs)
 
     # -- workers: run a node, then schedule what it unblocked, then take the next one -----
