@@ -133,7 +133,7 @@ class _Execution:
 
     def run(self) -> RunResult:
         started = time.perf_counter()
-        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.reports.by_node))
+        self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.reports.reported()))
         for node_id, reason in self.plan.eliminated.items():
             self.reports.left_out(node_id, reason)
         with self.lock:
@@ -384,13 +384,14 @@ class _Execution:
 
     def _finish(self, duration: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
-        ended = outcome(self.reports.by_node.values(), kinds, cancelled=self.cancelled)
+        reported = self.reports.reported()
+        ended = outcome(reported.values(), kinds, cancelled=self.cancelled)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
             "run_finished", status=ended.status, duration_s=round(duration, 6),
             totals=ended.totals, **failure,
         )  # fmt: skip
         return RunResult(
-            self.emitter.run_id, ended.status, self.reports.by_node, duration, self.store.frames(),
+            self.emitter.run_id, ended.status, reported, duration, self.store.frames(),
             error=ended.error, totals=ended.totals,
         )  # fmt: skip

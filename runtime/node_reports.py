@@ -13,6 +13,7 @@ from typing import Any
 
 from runtime.events import now_iso
 from runtime.plan import Plan
+from runtime.plan.model import is_copy, original_of
 from runtime.plan.tasks import Tasks
 from runtime.results import NodeResult, frame_bytes
 from runtime.statuses import NodeStatus
@@ -35,6 +36,10 @@ class NodeReports:
         for alias, kept in plan.merged.items():
             self.aliases.setdefault(kept, []).append(alias)
 
+    def reported(self) -> dict[str, NodeResult]:
+        """The results of the document's nodes (not of the copies passes made)."""
+        return {node_id: result for node_id, result in self.by_node.items() if not is_copy(node_id)}
+
     def is_node(self, task: str) -> bool:
         """Whether a task runs one node on its own (not a segment)."""
         return task in self.by_node
@@ -43,6 +48,8 @@ class NodeReports:
         """A passing status (queued, running, retrying) of every node of `task`."""
         for node_id in self.members[task]:
             self.by_node[node_id].status = status
+            if is_copy(node_id):
+                continue
             (emit or self.emit)(
                 "node_status", node=node_id, status=status, attempt=attempt, **fields
             )
@@ -79,6 +86,10 @@ class NodeReports:
         if result is not outcome_of:
             _take_outcome(result, outcome_of, share)
         result.reason = reason or result.reason
+        if is_copy(node_id):  # the document's node it copies reports for it: its own rows,
+            if result.status in NodeStatus.FAILURES:  # and any copy's failure
+                self._report(original_of(node_id), result)
+            return
         fields: dict[str, Any] = {"metrics": result.metrics()}
         if result.error is not None:
             fields.update(error=result.error, traceback=result.traceback)

@@ -74,6 +74,21 @@ class Plan:
         return {node_id: node.label for node_id, node in self.nodes.items()}
 
 
+COPY_MARK = "#"
+"""In the id of a node a pass made (a filter copied into each branch of a union): no id a
+document may hold contains it."""
+
+
+def is_copy(node_id: str) -> bool:
+    """Whether a node is a pass's copy of a document's node, which the run does not report."""
+    return COPY_MARK in node_id
+
+
+def original_of(copy_id: str) -> str:
+    """The document's node a pass's copy was made from."""
+    return copy_id.split(COPY_MARK)[0]
+
+
 def count_consumers(nodes: dict[str, PlannedNode]) -> Counter:
     """How many node inputs read each output port."""
     return Counter(

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from runtime.expressions import referenced_columns
 from runtime.graph import Source
-from runtime.plan.model import Plan, PlannedNode
+from runtime.plan.model import COPY_MARK, Plan, PlannedNode
 from runtime.plan.passes.editing import Wiring, copied, copied_node, only_input, rederived
 from runtime.schema import Schema
 
@@ -81,7 +81,7 @@ def _move(wiring: Wiring, filter_id: str, known: dict, keep: set[str]) -> list[s
     wiring.redirect((filter_id, "out"), (past_id, past_port))
     placed = []
     for number, (port, position) in enumerate(targets, start=1):
-        copy_id = filter_id if number == 1 else _free_id(plan, f"{filter_id}#{number}")
+        copy_id = filter_id if number == 1 else _free_id(plan, f"{filter_id}{COPY_MARK}{number}")
         if copy_id != filter_id:
             plan.nodes[copy_id] = copied_node(node, id=copy_id, inputs={"in": []})
         source = past.inputs[port][position]

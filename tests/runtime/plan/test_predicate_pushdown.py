@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.plan.passes.predicate_pushdown import push_down_predicates
 from tests.runtime.plan.plans import COUNTRIES_NODE, USERS_NODE, WRITE, reads, with_schemas
@@ -131,6 +132,20 @@ def test_a_filter_goes_into_every_branch_of_a_union_as_copies(tmp_path):
         outputs.append((tmp_path / "out.csv").read_text())
     adults = "1,ada,36,FR\n3,cyd,52,FR\n"
     assert outputs[0] == outputs[1] == "id,name,age,country\n" + adults * 2
+
+
+def test_a_filters_copies_are_reported_as_the_filter_itself(tmp_path):
+    nodes = {
+        "users": USERS_NODE, "again": ("sort", {"by": [{"column": "id"}]}),
+        "both": ("union", {}), "adults": ADULTS, "write": WRITE,
+    }  # fmt: skip
+    edges = ["users->again", "users->both", "again->both", "both->adults", "adults->write"]
+    plan, schemas = with_schemas(tmp_path, nodes, edges)
+    sink = ListSink()
+    result = execute(push_down_predicates(plan, schemas=schemas), data_root=tmp_path, sinks=[sink])
+    assert set(result.nodes) == set(nodes)
+    assert {event["node"] for event in sink.of_type("node_status")} == set(nodes)
+    assert result.totals["nodes"] == {"succeeded": len(nodes)}
 
 
 def test_a_filter_stays_after_a_union_when_a_branch_lacks_its_column(tmp_path):

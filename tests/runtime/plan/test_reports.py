@@ -6,8 +6,11 @@ import dataclasses
 
 from runtime.events import ListSink
 from runtime.executor import execute
+from runtime.node_reports import NodeReports
 from runtime.plan import build_plan
 from runtime.plan.model import count_consumers, predecessors_of
+from runtime.plan.tasks import tasks_of
+from runtime.results import NodeResult
 from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import document, engine_registry
 
@@ -65,3 +68,31 @@ def test_a_merged_node_reports_its_twins_result():
     assert statuses(sink)["b2"] == ("succeeded", "computed once with b")
     assert result.nodes["b2"].rows_out == result.nodes["b"].rows_out
     assert set(result.nodes) == {"a", "b", "b2", "s"}
+
+
+def test_a_failed_copy_fails_the_node_it_copies():
+    doc = document({"a": "test_source", "b": "test_step", "s": "test_sink"}, ["a->b", "b->s"])
+    plan = build_plan(doc, registry=engine_registry())
+    twin = dataclasses.replace(plan.nodes["b"], id="b#2")
+    plan = dataclasses.replace(
+        plan,
+        nodes={**plan.nodes, "b#2": twin},
+        order=[*plan.order, "b#2"],
+        predecessors={**plan.predecessors, "b#2": {"a"}},
+    )
+    tasks = tasks_of(plan, set())
+    results = {task: NodeResult(task) for task in tasks.order}
+    sink = ListSink()
+    reports = NodeReports(
+        plan, tasks, results, lambda kind, **fields: sink({"type": kind, **fields})
+    )
+    results["b"].status = NodeStatus.SUCCEEDED
+    reports.settled("b", results["b"])
+    results["b#2"].status, results["b#2"].error = NodeStatus.FAILED, "too large"
+    reports.settled("b#2", results["b#2"])
+    assert [(event["node"], event["status"]) for event in sink.events] == [
+        ("b", "succeeded"),
+        ("b", "failed"),
+    ]
+    assert set(reports.reported()) == {"a", "b", "s"}
+    assert reports.reported()["b"].error == "too large"
