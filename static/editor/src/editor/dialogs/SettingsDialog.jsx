@@ -11,9 +11,9 @@ import { FieldMessages } from "../../ui/form/Field.jsx";
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
 const BACKENDS = [
-  ["auto", "Automatic: DuckDB where the data is large enough to pay"],
-  ["duckdb", "DuckDB for every node that can run there"],
-  ["pandas", "pandas for every node"],
+  ["auto", "Automatic"],
+  ["duckdb", "DuckDB"],
+  ["pandas", "pandas"],
 ];
 // The settings with an input of their own; a parameter's row shows those at its name.
 const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "timeout_s", "log_level", "backend"];
@@ -128,6 +128,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
                 </option>
               ))}
             </select>
+            <p className="pw-hint">Automatic: DuckDB runs the nodes it can once the inputs are large enough to pay for it. The Plan tab shows where each node runs.</p>
             <FieldMessages messages={messagesAt("backend")} />
           </div>
         </div>
