@@ -22,6 +22,9 @@ from runtime.plan.passes.projection import needed_columns
 from runtime.plan.relational import Input, Relation
 from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas
 
+MAX_SEGMENT_NODES = 64
+"""Longer chains become several segments: one query stays small enough for DuckDB to plan
+(and for the renderer, which recurses along a chain)."""
 AUTO_MIN_BYTES = 32 * 2**20
 """Under `auto`, a pipeline reading less than this from files runs on pandas throughout."""
 
@@ -136,6 +139,7 @@ def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
     """For each node, the segments it reads from, directly or through other nodes."""
     outer: dict[int, set[int]] = {}
     """For each segment, the segments that its members' inputs from outside it depend on."""
+    size: dict[int, int] = {}
     for node_id in plan.order:
         parents = plan.predecessors[node_id]
         depends[node_id] = set()
@@ -146,6 +150,8 @@ def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
         if node_id in refused:
             continue
         joined = {find(segment_of[parent]) for parent in parents if parent in segment_of}
+        while joined and sum(size[segment] for segment in joined) >= MAX_SEGMENT_NODES:
+            joined.remove(max(joined, key=size.get))  # a full segment: start another
         while True:
             outside = [
                 p for p in parents if p not in segment_of or find(segment_of[p]) not in joined
@@ -158,9 +164,11 @@ def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
         number = min(joined) if joined else len(parent_of)
         parent_of.setdefault(number, number)
         outer.setdefault(number, set())
+        size[number] = size.get(number, 0) + 1
         for other in joined - {number}:
             parent_of[other] = number
             outer[number] |= outer.pop(other)
+            size[number] += size.pop(other)
         outer[number] |= {s for p in outside for s in _reads(p, depends, segment_of)}
         segment_of[node_id] = number
     return {node_id: find(number) for node_id, number in segment_of.items()}

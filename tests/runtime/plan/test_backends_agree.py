@@ -3,6 +3,7 @@ messages for bad settings, and a cancel that stops a running query."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -83,6 +84,33 @@ def test_the_seed_runs_as_one_duckdb_segment_with_the_same_output(users):
     assert set(finals) == {node["id"] for node in SEED["nodes"]}
     assert finals["sorted"]["metrics"]["backend"] == "duckdb"
     assert on_duckdb.nodes["write"].rows_in == on_pandas.nodes["write"].rows_in
+
+
+def test_a_chain_of_a_thousand_filters_gives_the_same_output_on_duckdb(users):
+    chain = [
+        {"id": f"f{index}", "operator": "filter", "params": {"condition": f"age > {index % 7}"}}
+        for index in range(1000)
+    ]
+    names = ["users", *(node["id"] for node in chain)]
+    document = {
+        "name": "chain",
+        "nodes": [
+            {"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}},
+            *chain,
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [
+            {"source": source, "target": target}
+            for source, target in itertools.pairwise([*names, "write"])
+        ],
+    }
+    outputs = []
+    for backend in ("pandas", "duckdb"):
+        plan, _, result = run(document, users, backend)
+        assert result.ok, result.error
+        outputs.append((users / "out.csv").read_text())
+    assert len(plan.segments) > 1
+    assert outputs[0] == outputs[1]
 
 
 def test_a_bad_column_fails_with_the_same_message_on_both_backends(users):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import pytest
@@ -10,7 +11,7 @@ from runtime.contract import Operator, Port
 from runtime.errors import NotLowerable
 from runtime.paths import FileArea
 from runtime.plan import build_plan
-from runtime.plan.fusion import fuse
+from runtime.plan.fusion import MAX_SEGMENT_NODES, fuse
 from runtime.plan.relational import Input, Relation
 from runtime.plan.tasks import tasks_of
 from runtime.registry import Registry
@@ -144,3 +145,18 @@ def _task_of(plan, node_id):
 def test_every_backend_keeps_the_document_order_of_nodes(backend):
     plan = fused({"a": "root", "b": "lowers"}, ["a->b"], backend=backend)
     assert plan.order == ["a", "b"]
+
+
+def test_a_long_chain_becomes_segments_of_at_most_the_largest_size():
+    nodes = {"a": "root", **{f"n{index}": "lowers" for index in range(149)}}
+    names = list(nodes)
+    plan = fused(nodes, [f"{left}->{right}" for left, right in itertools.pairwise(names)])
+    assert [len(segment.nodes) for segment in plan.segments] == [
+        MAX_SEGMENT_NODES,
+        MAX_SEGMENT_NODES,
+        150 - 2 * MAX_SEGMENT_NODES,
+    ]
+    later = plan.segments[1]
+    assert later.relations[later.nodes[0]]["out"].input == Input(
+        (plan.segments[0].nodes[-1], "out")
+    )
