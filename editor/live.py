@@ -2,9 +2,10 @@
 
 The run recorder calls `broadcast` after each batch is committed, so a listener never hears
 of a state the database lacks. One channel-layer message carries a batch (a frame);
-progress events within a batch are merged (only the latest per node is sent); status, log
-and finish events never are. Each frame says which `seq` it follows (`after_seq`), so a
-client that missed a frame notices the gap and asks for a fresh snapshot. A batch of more
+progress events within a batch are merged (one per node is sent: the latest, with the rows or
+share of an earlier one where it has none); status, log and finish events never are. Each
+frame says which `seq` it follows (`after_seq`), so a client that missed a frame notices the
+gap and asks for a fresh snapshot. A batch of more
 than `MAX_FRAME_EVENTS` events (the start of a run of thousands of nodes) goes out as several
 frames in a row, so no frame nears the websocket's message limit (1 MiB in daphne, which
 fails the whole connection). The frame is encoded to JSON once, here: the message then
@@ -54,14 +55,20 @@ def frame_events(events: list[Event]) -> list[dict]:
 
     Tracebacks stay out: every watcher gets the same frame, and a traceback names the server's
     files (staff read it in the run's API answer and the admin)."""
-    last_progress = {
-        event["node"]: event["seq"] for event in events if event["type"] == "node_progress"
-    }
-    return [
-        {"run_id": event["run_id"], "seq": event["seq"], "event": _without_traceback(event)}
-        for event in events
-        if event["type"] != "node_progress" or last_progress[event["node"]] == event["seq"]
-    ]
+    latest: dict[str, Event] = {}
+    for event in events:
+        if event["type"] == "node_progress":
+            latest[event["node"]] = {**latest.get(event["node"], {}), **event}
+    items = []
+    for event in events:
+        if event["type"] == "node_progress":
+            if latest[event["node"]]["seq"] != event["seq"]:
+                continue  # superseded within the batch
+            event = latest[event["node"]]
+        items.append(
+            {"run_id": event["run_id"], "seq": event["seq"], "event": _without_traceback(event)}
+        )
+    return items
 
 
 def _without_traceback(event: Event) -> Event:

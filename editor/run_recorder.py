@@ -27,6 +27,8 @@ from runtime.events import Event
 FLUSH_INTERVAL_S = 0.02
 """Short, so that live views lag by little; still one write per node per interval."""
 MAX_BATCH = 5000
+SO_FAR = {"rows": "rows_so_far", "share": "share_done"}
+"""A `node_progress` field, and the metric a running node keeps it in."""
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +111,8 @@ class RunRecorder:
                     change["error"] = event["error"]
                     change["traceback"] = event.get("traceback") or ""
             elif event["type"] == "node_progress":
-                changes[node]["progress"] = event["rows"]
+                progress = changes[node].setdefault("progress", {})
+                progress.update({SO_FAR[key]: event[key] for key in SO_FAR if key in event})
         # Write before reading: SQLite then takes the write lock first, waiting for other
         # writers; upgrading a read lock instead fails at once ("database is locked") when
         # another connection is waiting to commit, and the batch would be lost.
@@ -121,8 +124,8 @@ class RunRecorder:
             progress = change.pop("progress", None)
             for name, value in change.items():
                 setattr(row, name, value)
-            if progress is not None and "metrics" not in change:
-                row.metrics = {**row.metrics, "rows_so_far": progress}
+            if progress and "metrics" not in change:
+                row.metrics = {**row.metrics, **progress}
             row.save()
         finished = [event for event in events if event["type"] == "run_finished"]
         if finished:  # written with the event, so that no listener sees a stale status

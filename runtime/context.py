@@ -126,12 +126,19 @@ class NodeContext:
         """A resolved path as the document names it, for messages (never the server's)."""
         return self.files.display(location)
 
-    def progress(self, rows: int) -> None:
-        """Report rows processed so far (at most one event per `PROGRESS_INTERVAL_S`)."""
+    def progress(self, rows: int | None = None, *, share: float | None = None) -> None:
+        """Report rows processed so far, or the share of the work done (0 to 1) when the
+        rows are not known but an estimate is (a DuckDB query); at most one event per
+        `PROGRESS_INTERVAL_S`."""
+        if rows is None and share is None:
+            raise ValueError(f"node '{self.node_id}': progress needs rows or a share done")
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL_S:
             self._last_progress = now
-            self._guarded_emit("node_progress", node=self.node_id, rows=int(rows))
+            fields: dict[str, Any] = {} if rows is None else {"rows": int(rows)}
+            if share is not None:
+                fields["share"] = min(max(float(share), 0.0), 1.0)
+            self._guarded_emit("node_progress", node=self.node_id, **fields)
 
     def commit(self, action: Callable[[], Any]) -> Any:
         """Make the node's side effect visible, unless it was stopped first."""

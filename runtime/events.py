@@ -7,7 +7,8 @@ An event is a plain JSON-serialisable dict: `run_id`, `seq` (strictly increasing
 - `node_status`: `node`, `status` (a `NodeStatus`), `attempt`; `metrics` once the status is
   final, `error` / `traceback` when it failed, `delay_s` when retrying, `reason` when the
   status is not the node's own doing ("downstream of a failure of read")
-- `node_progress`: `node`, `rows` (so far)
+- `node_progress`: `node` and at least one of `rows` (so far) and `share` (of the work done,
+  0 to 1, an estimate: the members of a DuckDB segment share the segment's)
 - `node_log`: `node`, `level`, `message`
 - `run_finished`: `status` (a `RunStatus`), `duration_s`, `totals` (`nodes` by status,
   `rows_read`, `rows_written`); `error` when a node failed: the first failure, "node: message"

@@ -1,8 +1,9 @@
 """A terminal progress display, as an event sink.
 
-While a run is live it shows a line per running node (status, rows so far, seconds) and an
-overall bar of finished nodes, redrawn in place at most ten times a second. It stays silent
-when its stream is not a terminal, so logs and pipes get only the final summary.
+While a run is live it shows a line per running node (status, rows so far and the share done
+as a percentage when they are known, seconds) and an overall bar of finished nodes, redrawn in
+place at most ten times a second. It stays silent when its stream is not a terminal, so logs
+and pipes get only the final summary.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ class TerminalProgress:
         elif kind == "node_status":
             self._on_status(event)
         elif kind == "node_progress" and event["node"] in self.active:
-            self.active[event["node"]]["rows"] = event["rows"]
+            entry = self.active[event["node"]]
+            entry["rows"] = event.get("rows", entry["rows"])
+            entry["share"] = event.get("share", entry["share"])
         if kind == "run_finished":
             self._clear()
         elif time.monotonic() - self._last_draw >= REDRAW_INTERVAL_S:
@@ -52,7 +55,8 @@ class TerminalProgress:
             self.finished += 1
             self.active.pop(node, None)
         elif status in (NodeStatus.RUNNING, NodeStatus.RETRYING):
-            entry = self.active.setdefault(node, {"rows": None, "since": time.monotonic()})
+            fresh = {"rows": None, "share": None, "since": time.monotonic()}
+            entry = self.active.setdefault(node, fresh)
             entry["status"] = status
 
     def _lines(self) -> list[str]:
@@ -60,7 +64,7 @@ class TerminalProgress:
         lines = []
         for node, entry in list(self.active.items())[: max(1, 20 - 2)]:
             seconds = time.monotonic() - entry["since"]
-            rows = "" if entry["rows"] is None else f"{entry['rows']:,} rows"
+            rows = _so_far(entry)
             lines.append(
                 f"  {_spinner(seconds)} {node:<24} {entry['status']:<9} {rows:>16} {seconds:6.1f}s"[
                     :width
@@ -85,6 +89,14 @@ class TerminalProgress:
             self.stream.write(f"\x1b[{self._drawn_lines}F\x1b[J")
             self.stream.flush()
             self._drawn_lines = 0
+
+
+def _so_far(entry: dict) -> str:
+    """What a running node has done: "12,345 rows", "42 %" or both."""
+    parts = [] if entry["rows"] is None else [f"{entry['rows']:,} rows"]
+    if entry["share"] is not None:
+        parts.append(f"{int(entry['share'] * 100)} %")
+    return " · ".join(parts)
 
 
 def _spinner(seconds: float) -> str:

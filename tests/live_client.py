@@ -41,7 +41,10 @@ class RunState:
                 node["metrics"] = event["metrics"]
         elif kind == "node_progress":
             node = self.nodes.setdefault(event["node"], {"status": "pending", "metrics": {}})
-            node["metrics"] = {**node["metrics"], "rows_so_far": event["rows"]}
+            from editor.run_recorder import SO_FAR  # here: the benchmarks run without Django
+
+            so_far = {metric: event[key] for key, metric in SO_FAR.items() if key in event}
+            node["metrics"] = {**node["metrics"], **so_far}
 
 
 @dataclass

@@ -54,12 +54,23 @@ class SegmentOperator(Operator):
             done = run_segment(
                 self.segment.relations, self.exits, frames, files=ctx.files, spill_dir=spill,
                 budget=self.budget or Budget.from_environment(), on_stop=ctx.on_stop,
+                on_progress=self._reporter(ctx),
             )  # fmt: skip
         except NotLowerable as why:
             ctx.logger.info(f"{self.segment.id} runs on pandas instead: {why}")
             return self._on_pandas(ctx, frames)
         ctx.metrics["members"] = self._figures(frames, done.rows)
         return done.frames
+
+    def _reporter(self, ctx):
+        """The segment's progress as every member's own: one query runs them all."""
+        members = [ctx.for_node(node.id, node.params) for node in self.nodes]
+
+        def report(share: float) -> None:
+            for member in members:
+                member.progress(share=share)
+
+        return report
 
     def _figures(self, frames: dict, rows_out: dict[str, int | None]) -> dict:
         """Rows in and out of each member, where they are known (frames that entered the

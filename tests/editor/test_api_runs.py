@@ -147,3 +147,34 @@ def test_the_recorder_writes_the_outcome_run_finished_carries(client, pipeline_i
     recorder.close()
     run = Run.objects.get(pk=run_id)
     assert (run.status, run.error) == ("failed", "read: the first")
+
+
+def test_a_batch_sends_one_progress_event_per_node_keeping_rows_and_share():
+    def progress(seq: int, node: str, **fields) -> dict:
+        return {"run_id": 1, "seq": seq, "type": "node_progress", "node": node, **fields}
+
+    batch = [
+        progress(1, "read", rows=10),
+        progress(2, "join", share=0.25),
+        progress(3, "read", share=0.5),
+        progress(4, "join", share=0.75),
+    ]
+    sent = {item["event"]["node"]: item["event"] for item in frame_events(batch)}
+    assert [item["seq"] for item in frame_events(batch)] == [3, 4]
+    assert (sent["read"]["rows"], sent["read"]["share"]) == (10, 0.5)
+    assert sent["join"]["share"] == 0.75 and "rows" not in sent["join"]
+
+
+def test_the_recorder_keeps_a_running_nodes_rows_and_share_done(client, pipeline_id, monkeypatch):
+    monkeypatch.setattr(launcher, "submit", lambda run_id: None)
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    recorder = RunRecorder(run_id)
+    for seq, (node, fields) in enumerate(
+        [("read", {"rows": 120}), ("adults", {"share": 0.25}), ("adults", {"share": 0.5})], 1
+    ):
+        recorder({"run_id": run_id, "seq": seq, "time": "", "type": "node_progress",
+                  "node": node, **fields})  # fmt: skip
+    recorder.close()
+    nodes = client.get(f"/api/runs/{run_id}").json()["nodes"]
+    assert nodes["read"]["metrics"] == {"rows_so_far": 120}
+    assert nodes["adults"]["metrics"] == {"share_done": 0.5}

@@ -50,6 +50,19 @@ def test_terminal_progress_draws_running_nodes_and_an_overall_bar():
     assert "0/2 nodes" in text
 
 
+def test_terminal_progress_shows_the_share_done_of_a_node_in_a_duckdb_segment():
+    screen = io.StringIO()
+    progress = TerminalProgress(screen, force=True)
+    feed(
+        progress,
+        {"type": "run_started", "name": "p", "nodes": ["join"]},
+        {"type": "node_status", "node": "join", "status": "running", "attempt": 1},
+        {"type": "node_progress", "node": "join", "share": 0.427},
+    )
+    progress._draw()
+    assert "42 %" in screen.getvalue() and "rows" not in screen.getvalue()
+
+
 def test_terminal_progress_clears_itself_when_the_run_finishes():
     screen = io.StringIO()
     progress = TerminalProgress(screen, force=True)

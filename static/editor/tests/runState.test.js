@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IDLE_RUN, applyFrame, cancelRequested, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, runPhase, runProgress } from "../src/model/runState.js";
+import { IDLE_RUN, applyFrame, cancelRequested, fromRunDetails, fromSnapshot, fromStartedRun, nodeStatus, percentDone, runPhase, runProgress } from "../src/model/runState.js";
 import { statusSets } from "../src/model/statuses.js";
 import statuses from "./statuses.json";
 
@@ -62,6 +62,23 @@ describe("event frames", () => {
     const { state, gap } = applyFrame(started, frame(7, event(1, 8, { type: "node_status", node: "f", status: "running" })), SETS);
     expect(gap).toBe(true);
     expect(state.nodes.f.status).toBe("running");
+  });
+
+  it("keeps a node's rows and share done from progress events that carry one of them", () => {
+    const { state } = applyFrame(
+      started,
+      frame(1, event(1, 2, { type: "node_progress", node: "read", rows: 40 }), event(1, 3, { type: "node_progress", node: "read", share: 0.426 })),
+      SETS,
+    );
+    expect(state.nodes.read).toMatchObject({ rows: 40, share: 0.426 });
+    expect(percentDone(state.nodes.read)).toBe("42 %");
+    expect(percentDone(started.nodes.f)).toBe(null);
+  });
+
+  it("takes the share done of a running node from a snapshot", () => {
+    const state = fromSnapshot(started, { seq: 4, run: { id: 1, status: "running", nodes: { f: { status: "running", metrics: { share_done: 0.999 } } } } });
+    expect(state.nodes.f.share).toBe(0.999);
+    expect(percentDone(state.nodes.f)).toBe("99 %");
   });
 
   it("keeps unchanged nodes as the same objects", () => {

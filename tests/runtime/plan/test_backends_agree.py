@@ -125,11 +125,14 @@ def test_a_bad_column_fails_with_the_same_message_on_both_backends(users):
     assert errors["pandas"] == errors["duckdb"] == "adults: condition: unknown column 'agee' at 1:1"
 
 
-def test_cancel_interrupts_a_running_duckdb_query(tmp_path):
-    keys = np.arange(200_000) % 4
-    pd.DataFrame({"k": keys, "v": np.arange(200_000)}).to_csv(tmp_path / "t.csv", index=False)
-    document = {  # a self-join of 10^10 rows: it only ends if it is interrupted
-        "name": "huge",
+def self_join(folder, rows: int, keys: int) -> dict:
+    """A document counting the rows of t.csv joined with itself on a key of `keys` values
+    (rows² / keys rows): a query that takes a while."""
+    pd.DataFrame({"k": np.arange(rows) % keys, "v": np.arange(rows)}).to_csv(
+        folder / "t.csv", index=False
+    )
+    return {
+        "name": "self-join",
         "nodes": [
             {"id": "a", "operator": "csv_input", "params": {"path": "t.csv"}},
             {"id": "b", "operator": "csv_input", "params": {"path": "t.csv"}},
@@ -148,6 +151,23 @@ def test_cancel_interrupts_a_running_duckdb_query(tmp_path):
             {"source": "n", "target": "w"},
         ],
     }
+
+
+def test_every_member_of_a_long_segment_reports_the_share_done(tmp_path):
+    plan, sink, result = run(self_join(tmp_path, 30_000, 2), tmp_path, "duckdb")  # 450M rows
+    assert result.ok
+    assert pd.read_csv(tmp_path / "n.csv")["n"].tolist() == [30_000**2 // 2]
+    [segment] = plan.segments
+    shares = {}
+    for event in sink.of_type("node_progress"):
+        shares.setdefault(event["node"], []).append(event["share"])
+    assert set(shares) == set(segment.nodes)
+    assert all(0 <= share <= 1 for reported in shares.values() for share in reported)
+    assert len({tuple(reported) for reported in shares.values()}) == 1  # the segment's own
+
+
+def test_cancel_interrupts_a_running_duckdb_query(tmp_path):
+    document = self_join(tmp_path, 200_000, 4)  # 10^10 rows: it only ends if interrupted
     cancel = threading.Event()
     started = threading.Event()
 

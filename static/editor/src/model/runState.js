@@ -4,7 +4,8 @@
 //
 // state: {runId, status, cancelling, seqs: {runId: last seq seen}, nodes: {id: NodeRun},
 //         logs: [...], order: [ids], startedAt, durationS, totals, error, parameters}
-// NodeRun: {status, attempt, metrics, rows, error, traceback, since}
+// NodeRun: {status, attempt, metrics, rows, share, error, traceback, since}; `rows` (so far) and
+// `share` (of the work done, 0..1: a DuckDB segment's estimate) are known while it runs, if ever.
 // Functions that sort statuses take `sets` (model/statuses.js, from the catalog).
 
 const MAX_LOGS = 2000;
@@ -37,6 +38,7 @@ export function fromSnapshot(state, { seq, run }) {
       attempt: previous?.attempt ?? 0,
       metrics: node.metrics ?? {},
       rows: node.metrics?.rows_so_far ?? previous?.rows ?? null,
+      share: node.metrics?.share_done ?? previous?.share ?? null,
       error: previous?.error ?? "",
       traceback: previous?.traceback ?? "",
       since: previous?.since ?? null,
@@ -56,6 +58,7 @@ function sameNodeRun(a, b) {
   return (
     a.status === b.status &&
     a.rows === b.rows &&
+    a.share === b.share &&
     JSON.stringify(a.metrics) === JSON.stringify(b.metrics)
   );
 }
@@ -78,6 +81,7 @@ export function fromRunDetails(run) {
       attempt: node.attempts ?? 0,
       metrics: node.metrics ?? {},
       rows: null,
+      share: null,
       error: node.error ?? "",
       traceback: node.traceback ?? "",
       since: null,
@@ -106,7 +110,7 @@ export function cancelRequested(state, runId, sets) {
 }
 
 function blankNode(status = "pending") {
-  return { status, attempt: 0, metrics: {}, rows: null, error: "", traceback: "", since: null };
+  return { status, attempt: 0, metrics: {}, rows: null, share: null, error: "", traceback: "", since: null };
 }
 
 /**
@@ -156,7 +160,8 @@ export function applyFrame(state, frame, sets) {
       }
     } else if (event.type === "node_progress") {
       if (nodes === next.nodes) nodes = { ...nodes };
-      nodes[event.node] = { ...(nodes[event.node] ?? blankNode("running")), rows: event.rows };
+      const previous = nodes[event.node] ?? blankNode("running");
+      nodes[event.node] = { ...previous, rows: event.rows ?? previous.rows, share: event.share ?? previous.share };
     } else if (event.type === "node_log") {
       logs = [
         ...logs,
@@ -182,6 +187,12 @@ export function nodeStatus(state, id) {
 /** The status of a node's run state (none: "idle"). */
 export function statusOf(node) {
   return node?.status ?? "idle";
+}
+
+/** The share of its work a running node has done, as "NN %" (rounded down: 100 % only once it
+ * is all done), or null when that is not known. */
+export function percentDone(node) {
+  return typeof node?.share === "number" ? `${Math.floor(node.share * 100)} %` : null;
 }
 
 /** `{done, total}` over the run's nodes: how far the run has come. */

@@ -11,7 +11,7 @@ import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "..
 import { planClasses } from "../model/plan.js";
 import { portProblem } from "../model/problems.js";
 import { shownRun } from "../model/overlay.js";
-import { statusOf } from "../model/runState.js";
+import { percentDone, statusOf } from "../model/runState.js";
 import { useStore } from "../model/store.js";
 import { isZoomedOut } from "../model/viewport.js";
 import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
@@ -145,7 +145,8 @@ function Metrics({ run, kind, working }) {
   if (working.has(run.status)) {
     const elapsed = run.since ? (Date.now() - Date.parse(run.since)) / 1000 : null;
     const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
-    const rows = run.rows !== null ? `${formatCount(run.rows)} rows` : null;
+    const done = [run.rows !== null ? `${formatCount(run.rows)} rows` : null, percentDone(run)].filter(Boolean);
+    const rows = done.length ? done.join(" · ") : null;
     return <MetricLines rows={rows} seconds={elapsed} rate={rate} />;
   }
   const rows = rowsSummary(kind, metrics, run.status);
