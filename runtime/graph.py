@@ -25,10 +25,7 @@ from runtime.parameters import resolve_values, substitute
 from runtime.paths import FileArea
 from runtime.problems import validation_problems
 from runtime.registry import Registry, default_registry
-from runtime.spec import Edge, Pipeline, load_document
-
-Source = tuple[str, str]
-"""An output: (node id, port name)."""
+from runtime.spec import Edge, Pipeline, Source, load_document
 
 STRUCTURAL = ("duplicate_node", "dangling_edge", "duplicate_edge", "unknown_port", "cycle",
               "too_many_edges")  # fmt: skip

@@ -54,6 +54,8 @@ JsonValue = Any
 LogLevel = Literal["debug", "info", "warning", "error"]
 
 
+Source = tuple[str, str]
+"""An output port of a node, as an edge starts from it: (node id, port name)."""
 NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, max_length=NODE_ID_MAX_LENGTH)]
 NodeReference = Annotated[str, Field(max_length=NODE_ID_MAX_LENGTH)]
 """A node id as an edge or a group names it: an unknown one is reported as such, not as a

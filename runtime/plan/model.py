@@ -16,9 +16,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from runtime.contract import Operator
-from runtime.graph import Source
 from runtime.plan.relational import Relation
-from runtime.spec import Config
+from runtime.spec import Config, Source
 
 
 @dataclass(slots=True)

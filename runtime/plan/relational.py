@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Literal
 
 from runtime.errors import NotLowerable
-from runtime.graph import Source
+from runtime.spec import Source
 
 EXACT_CASTS = {
     ("integer", "float"),

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable
-from runtime.graph import Source
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.results import check_outputs
+from runtime.spec import Source
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from runtime.plan import relational as rel
 from runtime.schema import Column, Schema
 
 if TYPE_CHECKING:
-    from runtime.backends.duckdb.render import Rendered
+    from runtime.backends.duckdb.rendered import Rendered
 
 LEFT, RIGHT = '"l"', '"r"'
 JOINS = {"inner": "INNER", "left": "LEFT", "right": "RIGHT", "outer": "FULL OUTER"}

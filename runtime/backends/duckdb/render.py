@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
+from runtime.backends.duckdb.rendered import OrderKey, Rendered
 from runtime.backends.duckdb.scans import scan_sql
 from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
@@ -26,21 +27,6 @@ from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.schema import Column, Schema
-
-OrderKey = tuple[str, bool, bool]
-"""A hidden column, descending?, nulls last?"""
-
-
-@dataclass(frozen=True)
-class Rendered:
-    name: str
-    schema: Schema
-    order: tuple[OrderKey, ...] = ()
-    natural: bool = False
-
-    @property
-    def hidden(self) -> list[str]:
-        return [column for column, _, _ in self.order]
 
 
 @dataclass

@@ -25,10 +25,10 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.errors import NodeCancelled, NotLowerable, OperatorError
 from runtime.frames import to_pandas
-from runtime.graph import Source
 from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
 from runtime.schema import DATE_DTYPE
+from runtime.spec import Source
 
 PROGRESS_INTERVAL_S = 0.2
 Exit = tuple[str, str]
