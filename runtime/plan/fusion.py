@@ -46,6 +46,7 @@ def fuse(
     read = sum(input_bytes(node.operator, node.params, data_root) for node in plan.nodes.values())
     if backend == "auto" and read < AUTO_MIN_BYTES:
         return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
+    written = plan.nodes
     plan = _pruned(plan, keep)
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
     schemas = input_schemas(plan, outputs)
@@ -57,7 +58,13 @@ def fuse(
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
     notes = [f"{node_id} runs on pandas: {why}" for node_id, why in refused.items()]
-    return dataclasses.replace(plan, segments=segments, notes=[*plan.notes, *notes])
+    # Nodes left to pandas run their params as written: their messages name fields as the
+    # document has them (pandas skips unread work by itself).
+    nodes = {
+        node_id: written[node_id] if node_id in refused else node
+        for node_id, node in plan.nodes.items()
+    }
+    return dataclasses.replace(plan, nodes=nodes, segments=segments, notes=[*plan.notes, *notes])
 
 
 def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:

@@ -200,3 +200,30 @@ def test_cancel_interrupts_a_running_duckdb_query(tmp_path):
         thread.join(60)
         assert not thread.is_alive()
     assert not list((tmp_path / ".pipewright" / "tmp").rglob("*.tmp"))
+
+
+def test_a_node_left_to_pandas_names_its_fields_as_the_document_does(users):
+    mappings = [
+        {"target": "shout", "expression": "upper(name)"},  # read by nothing: pruned for DuckDB
+        {"target": "older", "expression": "agee + 1"},
+    ]
+    document = {
+        "name": "fields",
+        "nodes": [
+            {"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}},
+            {"id": "enrich", "operator": "transform", "params": {"mappings": mappings}},
+            {"id": "keep", "operator": "select", "params": {"columns": ["older"]}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [
+            {"source": "users", "target": "enrich"},
+            {"source": "enrich", "target": "keep"},
+            {"source": "keep", "target": "write"},
+        ],
+    }
+    errors = {}
+    for backend in ("pandas", "duckdb"):
+        _, _, result = run(document, users, backend)
+        errors[backend] = result.error.split(";")[0]
+    assert errors["duckdb"] == errors["pandas"]
+    assert "item 2" in errors["duckdb"] or "mappings[1]" in errors["duckdb"]
