@@ -1,4 +1,5 @@
-"""At server start: delete the temporary output files of runs that ended without cleaning up.
+"""At server start: delete the temporary output files and spill folders of runs that ended
+without cleaning up.
 
 A run killed while writing (the server stopped, the machine lost power) leaves its
 `.<name>.<run id>.<random>.tmp` beside the target. Once the runs of dead processes are marked
@@ -18,7 +19,9 @@ from django.db import close_old_connections
 
 from editor.models import Run
 from editor.run_watch import reap_interrupted_runs
+from runtime.backends.spill import remove_stale_spill_folders
 from runtime.operators.atomic import remove_stale_temporaries
+from runtime.paths import SCRATCH
 from runtime.statuses import RunStatus
 
 log = logging.getLogger(__name__)
@@ -30,9 +33,12 @@ def start_removing() -> None:
 
 
 def remove_stale_outputs() -> list[Path]:
-    """Mark abandoned runs interrupted, then delete the temporaries of ended runs."""
+    """Mark abandoned runs interrupted, then delete the temporaries and spill folders of
+    ended runs."""
     reap_interrupted_runs()
-    return remove_stale_temporaries(Path(settings.PIPEWRIGHT_DATA_ROOT), run_has_ended)
+    root = Path(settings.PIPEWRIGHT_DATA_ROOT)
+    removed = remove_stale_temporaries(root, run_has_ended)
+    return removed + remove_stale_spill_folders(root / SCRATCH, run_has_ended)
 
 
 def run_has_ended(run_id: str) -> bool | None:

@@ -16,6 +16,7 @@ from editor.models import Pipeline, Run
 from editor.stale_outputs import remove_stale_outputs
 from editor.workspaces import personal_workspace
 from runtime.operators.atomic import temporary_path
+from runtime.paths import SCRATCH
 from tests.editor.conftest import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,6 +62,22 @@ def test_a_killed_runs_temporary_file_is_removed_and_a_running_runs_is_kept(tmp_
     removed = remove_stale_outputs()
     assert sorted(removed) == sorted([files["killed"], files["failed"]])
     assert files["live"].exists() and files["unknown"].exists()
+
+
+def test_a_killed_runs_spill_folder_is_removed_and_a_running_runs_is_kept(tmp_path, settings):
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path
+    files = runs_with_temporaries(tmp_path)
+    scratch = tmp_path / SCRATCH
+    folders = {}
+    for name, path in files.items():
+        run_id = path.name.split(".")[-3]  # `.<name>.<run id>.<random>.tmp`
+        folders[name] = scratch / run_id / "segment-1"
+        folders[name].mkdir(parents=True)
+        (folders[name] / "duckdb_temp_block-1.block").write_bytes(b"spilled")
+    removed = remove_stale_outputs()
+    assert {folders["killed"].parent, folders["failed"].parent} <= set(removed)
+    assert not folders["killed"].exists() and not folders["failed"].exists()
+    assert folders["live"].exists() and folders["unknown"].exists()  # a day's grace
 
 
 @pytest.mark.server
