@@ -8,15 +8,14 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime.schema import DATE_DTYPE
 from tests.runtime.backends.both import Step, assert_frames_match, run_duckdb, run_pandas
+from tests.strategies import bounded
 
-SETTINGS = settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
+SETTINGS = bounded(120, tolerate=[HealthCheck.too_slow])
 COLUMNS = ["k", "g", "x", "d", "b"]
 WORDS = ["a", "A", "é", "Zoë", "李", "", " a"]
 

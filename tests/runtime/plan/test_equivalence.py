@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime import cli
@@ -24,6 +24,7 @@ from runtime.inference import infer_schemas
 from runtime.plan import build_plan
 from runtime.plan.passes import optimize
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables
+from tests.strategies import bounded
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 ROOT = GOLDEN.parents[1]
@@ -74,12 +75,7 @@ def read_outputs(folder: Path, document) -> dict[str, pd.DataFrame]:
     return {path: pd.read_parquet(folder / path) for path in paths if (folder / path).exists()}
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@bounded(150, tolerate=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(frames=tables(), data=st.data())
 def test_a_random_pipeline_gives_the_same_outputs_once_optimized(frames, data, tmp_path_factory):
     folders = {variant: tmp_path_factory.mktemp(variant) for variant in ("as_written", "optimized")}
