@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.editor_page import edges, open_editor, port, save_state
+from tests.e2e.editor_page import edges, open_editor, port, save, save_state
 from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
@@ -87,3 +87,23 @@ async def test_a_settings_problem_from_the_server_shows_under_its_field(
     retries = dialog.locator(".pw-field").filter(has=page.get_by_label("Retries", exact=True))
     await expect(retries.get_by_role("alert")).to_have_count(0)
     await screenshot(page, "settings-problem")
+
+
+async def test_the_backend_chosen_in_settings_is_saved_and_the_plan_follows_it(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await page.get_by_role("button", name="Settings", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Pipeline settings")
+    await expect(dialog.get_by_label("Backend")).to_have_value("auto")
+    await dialog.get_by_label("Backend").select_option("duckdb")
+    await dialog.get_by_role("button", name="Apply").click()
+    await save(page)
+    assert (await api.get(pipeline_id))["config"]["backend"] == "duckdb"
+    plan = await api.call("GET", f"/api/pipelines/{pipeline_id}/plan")
+    assert plan["segments"], "a small pipeline still lowers when the document asks for DuckDB"
+    await page.get_by_role("tab", name="Plan").click()
+    await expect(page.get_by_text("segment:1 on duckdb (backend duckdb)")).to_be_visible()
+    await screenshot(page, "backend-duckdb")
