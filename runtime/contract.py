@@ -10,8 +10,9 @@ says how one is published.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from runtime.plan.relational import Relation
     from runtime.schema import Schema
 
+T = TypeVar("T")
 Kind = Literal["input", "process", "output"]
 KINDS: tuple[str, ...] = ("input", "process", "output")
 
@@ -114,6 +116,15 @@ class Operator:
         on pandas. The default: operators run on pandas only.
         """
         raise NotLowerable(f"'{self.title}' runs on pandas only")
+
+    def arranged(self, found: Mapping[str, list[T]]) -> dict[str, T | list[T] | None]:
+        """Values found for each input port (frames, schemas, relations), shaped as `run`
+        takes them: a list for a `many` port, else its one value, or None with no edge."""
+        arranged: dict[str, T | list[T] | None] = {}
+        for port in self.inputs:
+            values = list(found.get(port.name, ()))
+            arranged[port.name] = values if port.many else (values[0] if values else None)
+        return arranged
 
     def input_port(self, name: str) -> Port | None:
         return next((port for port in self.inputs if port.name == name), None)

@@ -340,14 +340,15 @@ class _Execution:
 
     def _take_inputs(self, node: PlannedNode) -> dict[str, Any]:
         """A node's input frames; an output nobody else will read is dropped from the store."""
-        inputs: dict[str, Any] = {}
+        found = {
+            port.name: [self.store.take(source) for source in node.inputs.get(port.name, [])]
+            for port in node.operator.inputs
+        }
         rows_in = self.results[node.id].rows_in
-        for port in node.operator.inputs:
-            sources = node.inputs.get(port.name, [])
-            frames = [self.store.take(source) for source in sources]
-            rows_in[port.name] = sum(len(frame) for frame in frames)
-            inputs[port.name] = frames if port.many else (frames[0] if frames else None)
-        return inputs
+        rows_in.update(
+            {port: sum(len(frame) for frame in frames) for port, frames in found.items()}
+        )
+        return node.operator.arranged(found)
 
     # -- stopping ---------------------------------------------------------------------------
 

@@ -144,14 +144,12 @@ def _parameterised_fields(value, path: str) -> set[str]:
 
 def _input_schemas(analysis: Analysis, node_id: str, nodes: dict[str, NodeSchemas]):
     """The schemas arriving at each input port, and whether all of them are known."""
-    inputs: dict = {}
-    complete = True
-    for port in analysis.operators[node_id].inputs:
-        sources = analysis.inputs.get(node_id, {}).get(port.name, [])
-        found = [nodes[source].outputs.get(source_port) for source, source_port in sources]
-        complete = complete and all(schema is not None for schema in found)
-        inputs[port.name] = found if port.many else (found[0] if found else None)
-    return inputs, complete
+    found = {
+        port: [nodes[source].outputs.get(source_port) for source, source_port in sources]
+        for port, sources in analysis.inputs.get(node_id, {}).items()
+    }
+    complete = all(schema is not None for schemas in found.values() for schema in schemas)
+    return analysis.operators[node_id].arranged(found), complete
 
 
 def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: NodeSchemas):

@@ -109,11 +109,8 @@ def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | 
 
 def _leaves(node: PlannedNode) -> InputRelations:
     """The node's inputs as frames entering from outside: enough to ask whether it lowers."""
-    relations: InputRelations = {}
-    for port in node.operator.inputs:
-        sources = [Input(source) for source in node.inputs.get(port.name, [])]
-        relations[port.name] = sources if port.many else (sources[0] if sources else None)
-    return relations
+    found = {port: [Input(source) for source in sources] for port, sources in node.inputs.items()}
+    return node.operator.arranged(found)
 
 
 def _refusals(plan: Plan, schemas: dict, keep: set[str]) -> dict[str, str]:
@@ -202,12 +199,12 @@ def _relations(
     relations: dict[str, dict[str, Relation]] = {}
     for node_id in members:
         node = plan.nodes[node_id]
-        inputs: InputRelations = {}
-        for port in node.operator.inputs:
-            sources = [
+        found = {
+            port: [
                 relations[source][name] if source in relations else Input((source, name))
-                for source, name in node.inputs.get(port.name, [])
+                for source, name in sources
             ]
-            inputs[port.name] = sources if port.many else (sources[0] if sources else None)
-        relations[node_id] = dict(_lowered(node, inputs, schemas[node_id]))
+            for port, sources in node.inputs.items()
+        }
+        relations[node_id] = dict(_lowered(node, node.operator.arranged(found), schemas[node_id]))
     return relations

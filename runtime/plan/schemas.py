@@ -41,11 +41,10 @@ def input_schemas(plan: Plan, outputs: OutputSchemas) -> dict[str, InputSchemas 
 
 
 def _inputs_of(node: PlannedNode, outputs: OutputSchemas) -> InputSchemas | None:
-    found: InputSchemas = {}
-    for port in node.operator.inputs:
-        sources = node.inputs.get(port.name, [])
-        schemas = [(outputs.get(source) or {}).get(name) for source, name in sources]
-        if any(schema is None for schema in schemas):
-            return None
-        found[port.name] = schemas if port.many else (schemas[0] if schemas else None)
-    return found
+    found = {
+        port: [(outputs.get(source) or {}).get(name) for source, name in sources]
+        for port, sources in node.inputs.items()
+    }
+    if any(schema is None for schemas in found.values() for schema in schemas):
+        return None
+    return node.operator.arranged(found)

@@ -93,13 +93,13 @@ class SegmentOperator(Operator):
         outputs, figures = dict(frames), {}
         for node in self.nodes:
             ctx.check_cancelled()
-            inputs, rows_in = {}, {}
-            for port in node.operator.inputs:
-                found = [outputs[source] for source in node.inputs.get(port.name, [])]
-                rows_in[port.name] = sum(len(frame) for frame in found)
-                inputs[port.name] = found if port.many else (found[0] if found else None)
+            found = {
+                port: [outputs[source] for source in sources]
+                for port, sources in node.inputs.items()
+            }
+            rows_in = {port: sum(len(frame) for frame in frames) for port, frames in found.items()}
             member = ctx.for_node(node.id, node.params)
-            produced = node.operator.run(member, inputs)
+            produced = node.operator.run(member, node.operator.arranged(found))
             check_outputs(node.operator, produced)
             outputs.update({(node.id, port): frame for port, frame in produced.items()})
             rows_out = sum(len(frame) for frame in produced.values())
