@@ -18,21 +18,11 @@ from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
-from tests.runtime.plan.seed import etl
+from tests.runtime.plan.seed import etl, node
 
 SEED = etl(
     [
-        {
-            "id": "by_country",
-            "operator": "aggregate",
-            "params": {
-                "group_by": ["country"],
-                "aggregations": [
-                    {"column": "id", "function": "count", "name": "users"},
-                    {"column": "amount_eur", "function": "sum", "name": "amount_eur"},
-                ],
-            },
-        },
+        node("by_country"),
         {"id": "sorted", "operator": "sort", "params": {"by": [{"column": "country"}]}},
         {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
     ],
