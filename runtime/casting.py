@@ -6,10 +6,9 @@ that do not convert become null rather than failing the whole column; integers s
 
 from __future__ import annotations
 
-import pandas as pd
-
 from runtime.errors import OperatorError
-from runtime.schema import DATE_DTYPE, TypeName
+from runtime.lazy import pd
+from runtime.schema import TypeName, date_dtype
 
 
 def cast_series(series: pd.Series, type_name: TypeName) -> pd.Series:
@@ -25,7 +24,7 @@ def cast_series(series: pd.Series, type_name: TypeName) -> pd.Series:
     if type_name == "datetime":
         return pd.to_datetime(series, errors="coerce")
     if type_name == "date":
-        return pd.to_datetime(series, errors="coerce").dt.normalize().astype(DATE_DTYPE)
+        return pd.to_datetime(series, errors="coerce").dt.normalize().astype(date_dtype())
     raise OperatorError(f"unknown type '{type_name}'")
 
 

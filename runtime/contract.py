@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from runtime.errors import NotLowerable
+from runtime.lazy import pd
 
 if TYPE_CHECKING:
     from runtime.context import NodeContext

@@ -8,28 +8,63 @@ this file happens to have a gap), `boolean` is nullable `boolean`, `float` is `f
 
 from __future__ import annotations
 
-import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from runtime.schema import DATE_DTYPE
-
-_INTEGER = pd.Int64Dtype()
-_BOOLEAN = pd.BooleanDtype()
+from runtime.lazy import pd
+from runtime.schema import Column, Schema, TypeName, date_dtype
 
 
 def _pandas_dtype(arrow_type: pa.DataType):
     if pa.types.is_integer(arrow_type):
-        return _INTEGER
+        return pd.Int64Dtype()
     if pa.types.is_boolean(arrow_type):
-        return _BOOLEAN
+        return pd.BooleanDtype()
     if pa.types.is_date(arrow_type):
-        return DATE_DTYPE
+        return date_dtype()
     return None  # pyarrow's own choice: float64, str, datetime64
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
     """A pandas frame following the engine's dtype convention."""
     return table.to_pandas(types_mapper=_pandas_dtype)
+
+
+def table_schema(table: pa.Table) -> Schema | None:
+    """`schema_of(to_pandas(table))` read off the Arrow table, without pandas (None when a
+    column's type is one whose conversion only pandas knows).
+
+    Schema inference of an input that a DuckDB segment will read needs nothing else, so a run
+    on DuckDB does not pay for importing pandas.
+    """
+    columns = []
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        type_name = _type_name(column.type)
+        if type_name is None:
+            return None
+        missing = column.null_count > 0 or (
+            type_name == "float" and pc.any(pc.is_nan(column)).as_py()
+        )
+        columns.append(Column(name, type_name, bool(missing)))
+    return Schema(tuple(columns))
+
+
+def _type_name(arrow_type: pa.DataType) -> TypeName | None:
+    if pa.types.is_integer(arrow_type):
+        return "integer"
+    if pa.types.is_floating(arrow_type):
+        return "float"
+    if pa.types.is_boolean(arrow_type):
+        return "boolean"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "string"
+    if pa.types.is_null(arrow_type):  # a column of no values, as pandas names objects
+        return "string"
+    if pa.types.is_date32(arrow_type):
+        return "date"
+    if pa.types.is_timestamp(arrow_type):
+        return "datetime"
+    return None
 
 
 def column_dtypes(frame: pd.DataFrame) -> list:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-import pandas as pd
-
+from runtime.lazy import pd
 from runtime.plan import Source
 
 

@@ -12,10 +12,11 @@ fixed patterns, which are not user input.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import re2
+
+from runtime.lazy import pd
 
 SYNTAX = "RE2 syntax, see https://github.com/google/re2/wiki/Syntax"
 _OPTIONS = re2.Options()

@@ -12,9 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
-
 from runtime.errors import PipewrightError
+from runtime.lazy import pd
 from runtime.plan import Source
 from runtime.statuses import NodeStatus, RunStatus
 

@@ -9,10 +9,12 @@ except `schema_of`, which reads the types of a real DataFrame.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
-import pandas as pd
 import pyarrow as pa
+
+from runtime.lazy import pd
 
 TypeName = Literal["string", "integer", "float", "boolean", "date", "datetime"]
 TYPE_NAMES: tuple[str, ...] = ("string", "integer", "float", "boolean", "date", "datetime")
@@ -72,8 +74,10 @@ def type_name_of(dtype) -> TypeName:
     return "string"
 
 
-DATE_DTYPE = pd.ArrowDtype(pa.date32())
-"""How a `date` column is held: Arrow's date32, so dates never pick up a time of day."""
+@cache
+def date_dtype():
+    """How a `date` column is held: Arrow's date32, so dates never pick up a time of day."""
+    return pd.ArrowDtype(pa.date32())
 
 
 def schema_of(frame: pd.DataFrame) -> Schema:

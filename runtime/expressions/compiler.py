@@ -13,9 +13,9 @@ import functools
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 
 from runtime.frames import column_dtypes
+from runtime.lazy import pd
 from runtime.schema import Column as SchemaColumn
 from runtime.schema import Schema, type_name_of
 from runtime.suggestions import suggestion
@@ -29,7 +29,6 @@ from .symbols import RULES
 from .type_checks import Checker
 from .values import NULL, Compiled, conform, constant, is_true, resolve
 
-_ONE_ROW = pd.DataFrame(index=pd.RangeIndex(1))
 _LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string", type(None): NULL}
 
 
@@ -181,7 +180,7 @@ class _Compiler:
     def folded(self, compiled: Compiled) -> Compiled:
         """`compiled` replaced by its value, computed once (it reads no column)."""
         with np.errstate(all="ignore"):
-            value = compiled.run(_ONE_ROW).iloc[0]
+            value = compiled.run(pd.DataFrame(index=pd.RangeIndex(1))).iloc[0]
         if pd.isna(value):
             value = None
         elif isinstance(value, np.generic):

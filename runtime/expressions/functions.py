@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
-import pandas as pd
 
+from runtime.lazy import pd
 from runtime.suggestions import suggestion
 
 from .lexer import MAX_INTEGER
@@ -307,7 +307,7 @@ FUNCTIONS: dict[str, Function] = {
         Function("replace(text, old, new)", _replace),
         Function("concat(text, ...)", _concat),
         Function("substr(text, start, length?)", _substr),
-        Function("abs(number)", _numeric_map(pd.Series.abs)),
+        Function("abs(number)", _numeric_map(abs)),
         Function("round(number, digits?)", _round),
         Function("floor(number)", _numeric_map(np.floor, keeps_integers=True)),
         Function("ceil(number)", _numeric_map(np.ceil, keeps_integers=True)),

@@ -15,9 +15,10 @@ its bytes (a few letters, such as `ΐ`, become three characters).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from runtime.lazy import pd
 
 MAX_VALUE_BYTES = 1 << 20
 """The most UTF-8 bytes one text value built by an expression may hold."""

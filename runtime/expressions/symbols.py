@@ -12,8 +12,8 @@ import operator
 from functools import partial, reduce
 
 import numpy as np
-import pandas as pd
 
+from runtime.lazy import pd
 from runtime.schema import type_name_of
 
 from .nodes import Between, Binary, In, IsNull, Logical, Node, Unary

@@ -6,7 +6,7 @@ functions only ever meet a handful of cases:
 
     integer: int64, or Int64 when it may hold nulls     float: float64
     boolean: bool, or boolean when it may hold nulls    string: str
-    date: DATE_DTYPE                                    datetime: any datetime64 dtype
+    date: date_dtype()                                  datetime: any datetime64 dtype
 
 Nothing here parses or type-checks; that is the compiler's job.
 """
@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
-from runtime.schema import DATE_DTYPE, type_name_of
+from runtime.lazy import pd
+from runtime.schema import date_dtype, type_name_of
 
 from .errors import ExpressionError
 from .lexer import printable, shorten
@@ -39,7 +39,7 @@ _NULLABLE_DTYPES = {
     "float": "float64",
     "boolean": "boolean",
     "string": "str",
-    "date": DATE_DTYPE,
+    "date": "date32[pyarrow]",  # date_dtype(), named so that pandas loads when it is used
     "datetime": "datetime64[ns]",
 }
 
@@ -142,20 +142,20 @@ def conform(series: pd.Series, type: str) -> pd.Series:
         canonical = isinstance(dtype, pd.StringDtype) and dtype == "str"
         return series if canonical else series.astype("str")
     if type == "date":
-        return series if dtype == DATE_DTYPE else to_date(series)
+        return series if dtype == date_dtype() else to_date(series)
     if type_name_of(dtype) != "datetime":
         raise TypeError(f"expected datetimes but got {dtype} values")
     return series
 
 
 def to_date(series: pd.Series) -> pd.Series:
-    """Dates (DATE_DTYPE) from datetimes, dropping the time of day (the local one, if zoned)."""
+    """Dates (`date_dtype()`) from datetimes, dropping the time of day (the local one, if zoned)."""
     if type_name_of(series.dtype) != "datetime":
-        return series.astype(DATE_DTYPE)
+        return series.astype(date_dtype())
     if getattr(series.dt, "tz", None) is not None:
         series = series.dt.tz_localize(None)
     days = pa.array(series.dt.floor("D")).cast(pa.date32())
-    return pd.Series(days, index=series.index, dtype=DATE_DTYPE)
+    return pd.Series(days, index=series.index, dtype=date_dtype())
 
 
 def floats(value: object) -> np.ndarray | float:

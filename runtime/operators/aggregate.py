@@ -10,14 +10,15 @@ that pick values (min, max, first, last) keep the input's dtype.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import methodcaller
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, model_validator
 
 from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
+from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,
@@ -175,15 +176,11 @@ def _nth_valid(position: int) -> Callable[[pd.Series], object]:
 
 
 _REDUCERS: dict[str, Callable[[pd.Series], object]] = {
-    "count": pd.Series.count,
+    **{
+        name: methodcaller(name)  # Series.count and so on
+        for name in ("count", "sum", "mean", "median", "std", "min", "max", "nunique")
+    },
     "size": len,
-    "sum": pd.Series.sum,
-    "mean": pd.Series.mean,
-    "median": pd.Series.median,
-    "std": pd.Series.std,
-    "min": pd.Series.min,
-    "max": pd.Series.max,
-    "nunique": pd.Series.nunique,
     "first": _nth_valid(0),
     "last": _nth_valid(-1),
 }

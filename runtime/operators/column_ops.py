@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pandas as pd
 from pydantic import Field
 
 from runtime.casting import cast_series
@@ -18,6 +17,7 @@ from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql
 from runtime.fields import Expression
+from runtime.lazy import pd
 from runtime.operators.column_params import (
     ColumnName,
     ColumnNames,

@@ -17,14 +17,13 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Annotated
 
-import numpy as np
-import pandas as pd
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from runtime.casting import cast_series
 from runtime.column_names import require_columns
 from runtime.errors import ParamsError
 from runtime.frames import column_dtypes
+from runtime.lazy import pd
 from runtime.schema import Column, Schema, TypeName, type_name_of
 
 NUMBERS: tuple[str, ...] = ("integer", "float")
@@ -140,11 +139,8 @@ def cast_value(field: str, value: object, type_name: TypeName, column: str) -> o
     return converted
 
 
-_CONVENTIONAL_DTYPES = {
-    "integer": pd.Int64Dtype(),
-    "boolean": pd.BooleanDtype(),
-    "float": np.dtype("float64"),
-}
+_CONVENTIONAL_DTYPES = {"integer": "Int64", "boolean": "boolean", "float": "float64"}
+"""By the names pandas gives them, so that naming them does not import pandas."""
 
 
 def conventional(series: pd.Series) -> pd.Series:

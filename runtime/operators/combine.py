@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-import pandas as pd
 from pydantic import Field, field_validator
 
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
+from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
     OneOrMoreColumns,

@@ -8,7 +8,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
-import pandas as pd
 import pyarrow as pa
 from pyarrow import csv as pa_csv
 from pydantic import Field
@@ -18,7 +17,8 @@ from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath
-from runtime.frames import to_pandas
+from runtime.frames import table_schema, to_pandas
+from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileOutput,
     FileOutputParams,
@@ -68,10 +68,12 @@ class CsvInput(Operator):
     Params = CsvInputParams
 
     def output_schema(self, ctx, inputs):
-        return {"out": schema_of(self._read(ctx, row_limit=SCHEMA_SAMPLE_ROWS))}
+        sample = self._table(ctx, row_limit=SCHEMA_SAMPLE_ROWS)
+        schema = None if ctx.params.dtypes else table_schema(sample)
+        return {"out": schema or schema_of(self._frame(ctx, sample))}
 
     def run(self, ctx, inputs):
-        return {"out": self._read(ctx, row_limit=ctx.row_limit)}
+        return {"out": self._frame(ctx, self._table(ctx, row_limit=ctx.row_limit))}
 
     def lower(self, params, inputs, schemas):
         if params.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
@@ -92,7 +94,7 @@ class CsvInput(Operator):
             return {"out": scan}
         return {"out": relational.Cast(scan, tuple(params.dtypes.items()))}
 
-    def _read(self, ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
+    def _table(self, ctx: NodeContext, row_limit: int | None) -> pa.Table:
         params: CsvInputParams = ctx.params
         path = existing_file(ctx, params.path)
         included = _columns_to_read(ctx, params, path)
@@ -107,10 +109,13 @@ class CsvInput(Operator):
             raise OperatorError(
                 f"cannot read '{params.path}' as CSV: {_arrow_message(error)}"
             ) from error
-        frame = to_pandas(table)
         if not params.header:
-            frame.columns = [f"column_{index + 1}" for index in range(len(frame.columns))]
-        return _apply_dtypes(frame, params.dtypes, params.path)
+            table = table.rename_columns([f"column_{i + 1}" for i in range(table.num_columns)])
+        return table
+
+    def _frame(self, ctx: NodeContext, table: pa.Table) -> pd.DataFrame:
+        """The rows read, in the engine's dtypes and the declared column types."""
+        return _apply_dtypes(to_pandas(table), ctx.params.dtypes, ctx.params.path)
 
 
 def _columns_to_read(ctx: NodeContext, params: CsvInputParams, path: Path) -> list[str] | None:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Annotated
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
 from pydantic import AfterValidator, Field
@@ -25,6 +24,7 @@ from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, ParamsError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
+from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
     FileOutput,

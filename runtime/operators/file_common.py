@@ -18,7 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
-import pandas as pd
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
@@ -28,6 +27,7 @@ from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
+from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.schema import Column, Schema, schema_of, type_name_of
 

@@ -15,7 +15,6 @@ from itertools import islice
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import json as pa_json
@@ -26,6 +25,7 @@ from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
+from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
     FileOutput,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import Field
@@ -22,6 +21,7 @@ from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath
 from runtime.frames import to_pandas
+from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
     FileOutput,

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
+from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,

@@ -27,7 +27,7 @@ from runtime.expressions.nodes import (
     Node,
     Unary,
 )
-from runtime.schema import DATE_DTYPE, schema_of
+from runtime.schema import date_dtype, schema_of
 from tests.strategies import INT64_MAX as BIG
 from tests.strategies import finite_floats, int64s
 
@@ -49,7 +49,7 @@ FRAME = pd.DataFrame(
                 dt.date(1, 1, 1),
                 dt.date(9999, 12, 31),
             ],
-            dtype=DATE_DTYPE,
+            dtype=date_dtype(),
         ),
         "t": pd.to_datetime(
             ["2024-01-01 10:00", None, "1969-12-31 23:59", "2262-04-11 00:00", "1677-09-22 00:00"]

@@ -24,7 +24,7 @@ from runtime.expressions import (
 )
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.frames import to_pandas
-from runtime.schema import DATE_DTYPE, Column, Schema, schema_of, type_name_of
+from runtime.schema import Column, Schema, date_dtype, schema_of, type_name_of
 from tests.runtime.expression_trees import COLUMNS, render, typed
 from tests.runtime.test_expressions_fuzz import FUZZ, same_value
 
@@ -186,7 +186,7 @@ EDGES = pd.DataFrame(
         "f": [np.inf, -np.inf, -7.5, 0.0, np.nan, -0.0],
         "s": [" \u3000x\u00a0\t", "ß ǆ İ", "2024-02-29T10:00", "0000-01-01", None, "2024-02-30"],
         "d": pd.Series([dt.date(1, 1, 1), dt.date(9999, 12, 31), None, None, None, None]).astype(
-            DATE_DTYPE
+            date_dtype()
         ),
     }
 )
@@ -255,7 +255,7 @@ def column_data(name: str, type: str, rows: int) -> st.SearchStrategy:
 def as_column(data: list, type: str) -> pd.Series:
     dtype = {"integer": "Int64", "float": "float64", "string": "str", "boolean": "boolean"}
     if type == "date":
-        return pd.Series(data, dtype=DATE_DTYPE)
+        return pd.Series(data, dtype=date_dtype())
     if type == "datetime":
         return pd.Series(pd.to_datetime(data), dtype="datetime64[us]")
     if not any(value is None for value in data) and type in ("integer", "boolean"):

@@ -13,10 +13,10 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import duckdb
-import pandas as pd
 import pyarrow as pa
 
 from runtime.backends.budget import Budget
@@ -25,9 +25,10 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.errors import NodeCancelled, NotLowerable, OperatorError
 from runtime.frames import to_pandas
+from runtime.lazy import pd
 from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
-from runtime.schema import DATE_DTYPE
+from runtime.schema import date_dtype
 from runtime.spec import Source
 
 PROGRESS_INTERVAL_S = 0.2
@@ -171,7 +172,9 @@ def _reporting(connection, on_progress, index: int, count: int):
         watcher.join()
 
 
-_CONVENTIONAL = (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), DATE_DTYPE)
+@cache
+def _conventional() -> tuple:
+    return (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), date_dtype())
 
 
 def frame_table(frame: pd.DataFrame) -> pa.Table:
@@ -179,7 +182,7 @@ def frame_table(frame: pd.DataFrame) -> pa.Table:
     for name, dtype in frame.dtypes.items():
         plain = dtype == "float64" or isinstance(dtype, pd.StringDtype)
         timed = pd.api.types.is_datetime64_dtype(dtype) and getattr(dtype, "tz", None) is None
-        if not (plain or timed or dtype in _CONVENTIONAL):
+        if not (plain or timed or dtype in _conventional()):
             raise NotLowerable(f"column '{name}' is held as {dtype}, which stays on pandas")
     return pa.Table.from_pandas(frame, preserve_index=False)
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from operator import itemgetter
 from typing import Annotated
 
-import pandas as pd
 import pyarrow as pa
 import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
@@ -24,6 +23,7 @@ from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
 from runtime.fields import VerbatimText
 from runtime.frames import to_pandas
+from runtime.lazy import pd
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     DATE,

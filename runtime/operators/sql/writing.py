@@ -13,7 +13,6 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-import pandas as pd
 import sqlalchemy as sa
 from pydantic import Field, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection
@@ -23,6 +22,7 @@ from runtime.column_names import require_columns
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
+from runtime.lazy import pd
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     SWAP_DIALECTS,

@@ -11,7 +11,7 @@ import pytest
 from runtime.contract import Operator
 from runtime.errors import NotLowerable
 from runtime.registry import default_registry
-from runtime.schema import DATE_DTYPE, schema_of
+from runtime.schema import date_dtype, schema_of
 from tests.runtime.backends.both import Step, assert_same, lower_all
 
 D = datetime.date
@@ -27,7 +27,7 @@ def people() -> pd.DataFrame:
             "score": [1.5, float("nan"), -2.25, 1e-3, 7.0, 3.5],
             "born": pd.array(
                 [D(1990, 1, 2), None, D(1983, 5, 6), D(1990, 1, 2), D(1999, 12, 31), None],
-                dtype=DATE_DTYPE,
+                dtype=date_dtype(),
             ),
             "active": pd.array([True, False, None, True, True, False], dtype="boolean"),
         }

@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.schema import DATE_DTYPE
+from runtime.schema import date_dtype
 from tests.runtime.backends.both import Step, assert_frames_match, run_duckdb, run_pandas
 from tests.strategies import bounded
 
@@ -33,7 +33,7 @@ def frames(draw, max_rows: int = 12):
             "k": pd.array(column(st.integers(-2, 3)), dtype="Int64"),
             "g": pd.array(column(st.sampled_from(WORDS)), dtype="str"),
             "x": pd.array(column(st.sampled_from([0.5, -1.25, 3.0, 1e-3, 2.0])), dtype="float64"),
-            "d": pd.array(column(days), dtype=DATE_DTYPE),
+            "d": pd.array(column(days), dtype=date_dtype()),
             "b": pd.array(column(st.booleans()), dtype="boolean"),
         }
     )

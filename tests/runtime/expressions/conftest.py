@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from runtime.expressions import ExpressionError, evaluate
-from runtime.schema import DATE_DTYPE
+from runtime.schema import date_dtype
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def people() -> pd.DataFrame:
             "member": pd.array([True, None, False, True], dtype="boolean"),
             "joined": pd.array(
                 [dt.date(2024, 1, 31), None, dt.date(2020, 2, 29), dt.date(1999, 12, 31)],
-                dtype=DATE_DTYPE,
+                dtype=date_dtype(),
             ),
             "seen": pd.to_datetime(
                 ["2024-01-31 23:59", None, "2020-02-29 00:00", "1999-12-31 12:00"]

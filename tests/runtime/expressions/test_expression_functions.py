@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 
 from runtime.expressions import evaluate
-from runtime.schema import DATE_DTYPE
+from runtime.schema import date_dtype
 from tests.runtime.expressions.conftest import values
 
 
@@ -75,7 +75,7 @@ def test_date_reads_iso_text_and_drops_the_time_of_day(people):
 
 def test_date_of_a_literal_is_a_date_on_every_row(people):
     result = evaluate("date('2024-01-31')", people)
-    assert result.dtype == DATE_DTYPE
+    assert result.dtype == date_dtype()
     assert list(result) == [dt.date(2024, 1, 31)] * 4
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from runtime.expressions import compile_expression, evaluate, filter_mask, infer_type, parse
-from runtime.schema import DATE_DTYPE, Schema, schema_of
 from runtime.schema import Column as SchemaColumn
+from runtime.schema import Schema, date_dtype, schema_of
 from tests.runtime.expressions.conftest import fails
 
 # --- checking against a schema ---------------------------------------------------------------
@@ -146,7 +146,7 @@ def test_infer_type_gives_the_result_type_and_nullability(people, text, expected
         ("age > 18", "bool"),
         ("score > 1", "boolean"),
         ("upper(name)", "str"),
-        ("date(seen)", DATE_DTYPE),
+        ("date(seen)", date_dtype()),
     ],
 )
 def test_results_use_the_projects_dtypes(people, text, dtype):

@@ -12,7 +12,7 @@ import pandas as pd
 
 from runtime import context
 from runtime.operators.sql import SqlInput, SqlOutput
-from runtime.schema import DATE_DTYPE
+from runtime.schema import date_dtype
 from tests.runtime.operators.contract import make_ctx
 
 DATA_ROOT = Path(__file__).parent
@@ -26,7 +26,7 @@ def people() -> pd.DataFrame:
             "age": pd.array([36, None, 85], dtype="Int64"),
             "score": [1.5, np.nan, -2.25],
             "member": pd.array([True, None, False], dtype="boolean"),
-            "born": pd.Series([date(1988, 1, 31), None, date(1939, 5, 1)], dtype=DATE_DTYPE),
+            "born": pd.Series([date(1988, 1, 31), None, date(1939, 5, 1)], dtype=date_dtype()),
             "seen": pd.Series(
                 [datetime(2024, 1, 31, 10, 0, 0, 123456), None, datetime(2023, 5, 1)],
                 dtype="datetime64[us]",

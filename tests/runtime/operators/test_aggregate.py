@@ -10,7 +10,7 @@ import pytest
 
 from runtime.errors import ParamsError
 from runtime.operators.aggregate import Aggregate
-from runtime.schema import DATE_DTYPE, schema_of
+from runtime.schema import date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, assert_schema_predicts, make_ctx
 
 SALES = pd.DataFrame(
@@ -19,7 +19,7 @@ SALES = pd.DataFrame(
         "units": pd.array([1, 2, None, 4, 5], dtype="Int64"),
         "price": [1.5, 2.0, 3.0, np.nan, 4.0],
         "paid": pd.array([True, None, False, True, True], dtype="boolean"),
-        "day": pd.Series([datetime.date(2024, 1, d) for d in (5, 1, 3, 2, 4)], dtype=DATE_DTYPE),
+        "day": pd.Series([datetime.date(2024, 1, d) for d in (5, 1, 3, 2, 4)], dtype=date_dtype()),
     }
 )
 FUNCTIONS = ["count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first"]
@@ -105,7 +105,7 @@ def test_result_dtypes_follow_the_convention(group_by):
     for name in ("units_mean", "units_std", "units_median", "price_sum", "price_min"):
         assert dtypes[name] == "float64", name
     assert dtypes["units_min"] == "Int64"
-    kept = {"shop_max": "str", "paid_first": "boolean", "day_last": str(DATE_DTYPE)}
+    kept = {"shop_max": "str", "paid_first": "boolean", "day_last": str(date_dtype())}
     for name, dtype in kept.items():
         if name in dtypes:
             assert dtypes[name] == dtype, name

@@ -9,7 +9,7 @@ import pytest
 
 from runtime.errors import ParamsError
 from runtime.operators.column_ops import Cast, FillNulls, Select, Transform
-from runtime.schema import DATE_DTYPE, Column, Schema, schema_of
+from runtime.schema import Column, Schema, date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 ORDERS = pd.DataFrame(
@@ -104,7 +104,7 @@ def test_without_other_columns_the_output_is_the_targets_in_mapping_order():
 
 def test_a_type_converts_the_result_and_bad_values_become_null():
     out = run(Transform, {"mappings": [{"target": "day", "expression": "day", "type": "date"}]})
-    assert out["day"].dtype == DATE_DTYPE
+    assert out["day"].dtype == date_dtype()
     assert out["day"].tolist()[0] == datetime.date(2024, 1, 31)
     assert out["day"].isna().tolist() == [False, True, True]
 
@@ -236,9 +236,9 @@ def test_fill_nulls_puts_the_value_in_empty_cells_only():
 
 
 def test_the_value_is_converted_to_the_column_type():
-    frame = pd.DataFrame({"when": pd.Series([datetime.date(2024, 1, 1), None], dtype=DATE_DTYPE)})
+    frame = pd.DataFrame({"when": pd.Series([datetime.date(2024, 1, 1), None], dtype=date_dtype())})
     out = run(FillNulls, {"values": {"when": "2020-05-06"}}, frame)
-    assert out["when"].dtype == DATE_DTYPE
+    assert out["when"].dtype == date_dtype()
     assert out["when"].tolist() == [datetime.date(2024, 1, 1), datetime.date(2020, 5, 6)]
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from runtime.errors import NodeCancelled, OperatorError
 from runtime.operators import json_files
 from runtime.operators.json_files import JsonInput, JsonOutput
-from runtime.schema import DATE_DTYPE
+from runtime.schema import date_dtype
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 from tests.strategies import bounded, finite_floats, texts
 
@@ -23,7 +23,7 @@ EVERY_TYPE = pd.DataFrame(
         "price": [1.5, None, -0.25],
         "name": pd.Series(["Ada", None, 'Zoë "Z" / 10'], dtype="str"),
         "paid": pd.array([True, None, False], dtype="boolean"),
-        "day": pd.array([dt.date(2024, 1, 31), None, dt.date(1999, 12, 1)], dtype=DATE_DTYPE),
+        "day": pd.array([dt.date(2024, 1, 31), None, dt.date(1999, 12, 1)], dtype=date_dtype()),
         "at": pd.to_datetime(["2024-01-31 10:00:00.250", None, "2024-02-01"], format="ISO8601"),
     }
 )
@@ -246,7 +246,7 @@ def frames(draw) -> pd.DataFrame:
             "f": pd.array(column(finite_floats), "float64"),
             "s": pd.Series(column(words), dtype="str"),
             "b": pd.array(column(st.booleans()), dtype="boolean"),
-            "d": pd.array(column(st.dates(dt.date(1900, 1, 1))), dtype=DATE_DTYPE),
+            "d": pd.array(column(st.dates(dt.date(1900, 1, 1))), dtype=date_dtype()),
             "t": pd.Series(column(when), dtype="datetime64[us]"),
         }
     )
@@ -266,7 +266,7 @@ def test_json_lines_output_writes_iso_dates_nulls_and_exact_floats(tmp_path):
     frame = pd.DataFrame(
         {
             "x": [0.1 + 0.2, 2.0, float("nan")],
-            "day": pd.array([dt.date(2024, 1, 31), None, None], dtype=DATE_DTYPE),
+            "day": pd.array([dt.date(2024, 1, 31), None, None], dtype=date_dtype()),
             "at": pd.to_datetime(["2024-01-31 10:00", None, None]).tz_localize("Europe/Paris"),
             "note": pd.Series(['say "hi"\n', None, "a\\b"], dtype="str"),
         }

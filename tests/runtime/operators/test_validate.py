@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from runtime.errors import ParamsError
 from runtime.operators.validate import Validate, ValidateParams
-from runtime.schema import DATE_DTYPE, schema_of
+from runtime.schema import date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 PEOPLE = pd.DataFrame(
@@ -20,7 +20,7 @@ PEOPLE = pd.DataFrame(
         "code": pd.array(["AB12", "x", "CD34", None, "EF56"], dtype="str"),
         "country": pd.array(["FR", "DE", "XX", "FR", None], dtype="str"),
         "joined": pd.Series(
-            [datetime.date(2024, 1, d) for d in (1, 2, 3, 4, 31)], dtype=DATE_DTYPE
+            [datetime.date(2024, 1, d) for d in (1, 2, 3, 4, 31)], dtype=date_dtype()
         ),
     }
 )

@@ -1,0 +1,25 @@
+"""pandas, imported the first time a frame is touched.
+
+A run whose segments all run on DuckDB never holds a pandas frame, and `import pandas` costs
+more than such a run's data work at a few million rows (docs/performance.md). The modules that
+work on frames take `pd` from here; pandas loads on the first attribute read, through the
+import system and under its lock, so two threads starting at once load it once (the standard
+library's LazyLoader is not thread-safe before Python 3.12.3).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+
+class LazyModule(ModuleType):
+    """Stands for the module `name` and imports it when one of its attributes is read."""
+
+    def __getattr__(self, attribute: str):
+        value = getattr(importlib.import_module(self.__name__), attribute)
+        setattr(self, attribute, value)  # later reads find it without coming here
+        return value
+
+
+pd = LazyModule("pandas")
