@@ -39,7 +39,7 @@ def table_schema(table: pa.Table) -> Schema | None:
     """
     columns = []
     for name, column in zip(table.column_names, table.columns, strict=True):
-        type_name = _type_name(column.type)
+        type_name = public_type(column.type)
         if type_name is None:
             return None
         missing = column.null_count > 0 or (
@@ -49,7 +49,8 @@ def table_schema(table: pa.Table) -> Schema | None:
     return Schema(tuple(columns))
 
 
-def _type_name(arrow_type: pa.DataType) -> TypeName | None:
+def public_type(arrow_type: pa.DataType) -> TypeName | None:
+    """The public type of a column `to_pandas` converts from `arrow_type` (None: pandas decides)."""
     if pa.types.is_integer(arrow_type):
         return "integer"
     if pa.types.is_floating(arrow_type):

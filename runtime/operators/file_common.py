@@ -26,10 +26,10 @@ from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath
-from runtime.frames import to_pandas
+from runtime.frames import public_type
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
-from runtime.schema import Column, Schema, schema_of, type_name_of
+from runtime.schema import Column, Schema, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a text or spreadsheet file's column types for the schema view."""
@@ -80,12 +80,11 @@ def sampled_schema(sample: pd.DataFrame, sample_rows: int) -> Schema:
 
 def arrow_schema(schema: pa.Schema) -> Schema:
     """The public schema of data with this Arrow schema, read without any rows."""
-    conformed = conform_table(schema.empty_table())
-    dtypes = to_pandas(conformed).dtypes
+    conformed = conform_table(empty_table(schema))
     return Schema(
         tuple(
-            Column(field.name, type_name_of(dtype), field.nullable)
-            for field, dtype in zip(conformed.schema, dtypes, strict=True)
+            Column(field.name, public_type(field.type), field.nullable)
+            for field in conformed.schema
         )
     )
 
@@ -94,7 +93,15 @@ def conform_table(table: pa.Table) -> pa.Table:
     """`table` with every column in an Arrow type that `to_pandas` maps to a public type."""
     while any(pa.types.is_struct(field.type) for field in table.schema):
         table = table.flatten()
-    return pa.table([_conform_column(column) for column in table.columns], names=table.column_names)
+    return pa.Table.from_arrays(
+        [_conform_column(column) for column in table.columns], names=table.column_names
+    )
+
+
+def empty_table(schema: pa.Schema) -> pa.Table:
+    """A table of no rows; unlike `schema.empty_table()` and `pa.table()`, which look for
+    pandas objects first, it does not import pandas."""
+    return pa.Table.from_batches([], schema=schema)
 
 
 def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -30,6 +30,7 @@ from runtime.operators.file_common import (
     arrow_schema,
     arrow_table,
     conform_table,
+    empty_table,
     existing_file,
     literal_path,
     read_batches,
@@ -81,7 +82,7 @@ def _open(ctx: NodeContext, path: Path) -> pq.ParquetFile:
 
 def _projected_schema(ctx: NodeContext, parquet: pq.ParquetFile) -> pa.Schema:
     """The file's Arrow schema, narrowed to the `columns` param (checked) in its order."""
-    empty = parquet.schema_arrow.empty_table()
+    empty = empty_table(parquet.schema_arrow)
     columns = ctx.params.columns
     if not columns:
         return empty.schema
