@@ -185,7 +185,21 @@ class CsvOutput(FileOutput):
             sep=params.delimiter,
             header=params.header and not appending,
             index=False,
+            lineterminator="\r\n" if _holds_carriage_return(frame) else "\n",
         )
+
+
+def _holds_carriage_return(frame: pd.DataFrame) -> bool:
+    """Whether a name or a text holds a carriage return: Python's CSV writer quotes only
+    fields holding a character of the line ending, and every reader ends a row at an
+    unquoted one; with CRLF line endings such fields are quoted and read back whole."""
+    if any("\r" in str(name) for name in frame.columns):
+        return True
+    return any(
+        frame[name].str.contains("\r", regex=False).any()
+        for name, dtype in frame.dtypes.items()
+        if pd.api.types.is_string_dtype(dtype)
+    )
 
 
 def _apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:
