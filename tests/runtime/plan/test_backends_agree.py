@@ -217,3 +217,39 @@ def test_a_node_left_to_pandas_names_its_fields_as_the_document_does(users):
         errors[backend] = result.error.split(";")[0]
     assert errors["duckdb"] == errors["pandas"]
     assert "item 2" in errors["duckdb"] or "mappings[1]" in errors["duckdb"]
+
+
+def test_a_filter_moved_below_a_join_lowers_with_the_columns_of_its_new_input(tmp_path):
+    """The pushdown moves the filter onto the join's right input, whose columns are not the
+    join's: fusion must not lower it with the columns it had where the document put it."""
+    pd.DataFrame({"k": [1, 2], "b": pd.array([True, None], dtype="boolean")}).to_csv(
+        tmp_path / "left.csv", index=False
+    )
+    pd.DataFrame({"k": [1, 2], "y": [5, 6]}).to_csv(tmp_path / "right.csv", index=False)
+    document = {
+        "name": "moved",
+        "nodes": [
+            {"id": "left", "operator": "csv_input", "params": {"path": "left.csv"}},
+            {"id": "right", "operator": "csv_input", "params": {"path": "right.csv"}},
+            {
+                "id": "j",
+                "operator": "join",
+                "params": {"how": "right", "left_on": "k", "right_on": "k"},
+            },
+            {"id": "nulls", "operator": "filter", "params": {"condition": "b is null"}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [
+            {"source": "right", "target": "j", "target_port": "left"},
+            {"source": "left", "target": "j", "target_port": "right"},
+            {"source": "j", "target": "nulls"},
+            {"source": "nulls", "target": "write"},
+        ],
+    }
+    written = {}
+    for backend in ("pandas", "duckdb"):
+        plan, _, result = run(document, tmp_path, backend)
+        assert result.ok, result.error
+        written[backend] = pd.read_csv(tmp_path / "out.csv")
+    assert "filter 'nulls' moved before 'j'" in plan.notes
+    pd.testing.assert_frame_equal(written["duckdb"], written["pandas"])
