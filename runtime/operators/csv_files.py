@@ -195,11 +195,13 @@ def _holds_carriage_return(frame: pd.DataFrame) -> bool:
     unquoted one; with CRLF line endings such fields are quoted and read back whole."""
     if any("\r" in str(name) for name in frame.columns):
         return True
-    return any(
-        frame[name].str.contains("\r", regex=False).any()
-        for name, dtype in frame.dtypes.items()
-        if pd.api.types.is_string_dtype(dtype)
-    )
+    for index, dtype in enumerate(frame.dtypes):
+        values = frame.iloc[:, index]
+        if isinstance(dtype, pd.StringDtype) and values.str.contains("\r", regex=False).any():
+            return True
+        if pd.api.types.is_object_dtype(dtype) and any("\r" in str(v) for v in values):
+            return True
+    return False
 
 
 def _apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:

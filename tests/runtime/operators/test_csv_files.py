@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pandas as pd
 import pytest
 
@@ -145,6 +147,14 @@ def test_a_carriage_return_in_a_text_or_a_name_reads_back_whole(tmp_path, frame)
     row at a bare carriage return, so such a file is written with CRLF line endings."""
     write(tmp_path, frame)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "out" / "result.csv"), frame)
+
+
+def test_a_column_of_other_objects_is_written_as_their_text(tmp_path):
+    frame = pd.DataFrame({"at": [datetime.time(10, 30), None], "mixed": ["cr\ronly", 1]})
+    write(tmp_path, frame)
+    back = pd.read_csv(tmp_path / "out" / "result.csv")
+    assert back["mixed"].tolist() == ["cr\ronly", "1"]
+    assert back["at"].fillna("null").tolist() == ["10:30:00", "null"]
 
 
 def test_append_adds_rows_without_a_second_header(tmp_path):
