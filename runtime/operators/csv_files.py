@@ -177,6 +177,14 @@ class CsvOutput(FileOutput):
     description = "Write rows to a CSV file under the data root, all at once or not at all."
     Params = CsvOutputParams
 
+    def lower(self, params, inputs, schemas):
+        delimiter = params.delimiter
+        plain = delimiter == "\t" or (delimiter.isascii() and delimiter.isprintable())
+        if delimiter == '"' or not plain:
+            raise NotLowerable(f"files delimited by {delimiter!r} are written on pandas")
+        options = (("delimiter", delimiter), ("header", params.header))
+        return self.written(params, inputs, schemas, "csv", options)
+
     def write(self, ctx, frame, temporary, appending):
         params: CsvOutputParams = ctx.params
         frame.to_csv(
