@@ -54,6 +54,18 @@ def test_append_adds_the_rows_without_a_second_header_as_on_pandas(tmp_path):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("path", ["out/it's é.csv", "out/a'); COPY (SELECT 1) TO ('x.csv"])
+def test_a_path_with_quotes_and_unicode_is_written_as_named(tmp_path, path):
+    """The session's allowed paths quote it, and COPY binds it."""
+    on_pandas, on_duckdb, _ = write_both_ways(
+        [], write(path, mode="append"), {"p": FRAME}, tmp_path, existing=OLD
+    )
+    assert on_duckdb.read_bytes() == on_pandas.read_bytes()
+    assert sorted(p.name for p in (tmp_path / "duckdb").rglob("*")) == sorted(
+        ["out", Path(path).name]
+    )
+
+
 def test_append_to_no_file_writes_the_header(tmp_path):
     on_pandas, on_duckdb, _ = write_both_ways([], write(mode="append"), {"p": FRAME}, tmp_path)
     assert on_duckdb.read_bytes() == on_pandas.read_bytes() == b'a,b\n2,y\n,"z,"\n'
