@@ -125,7 +125,9 @@ def test_a_lone_column_keeps_its_null_rows(frame, tmp_path):
     assert len(pd.read_csv(on_duckdb)) == len(frame)
 
 
-@pytest.mark.parametrize("delimiter", [";", "\t", "|", " ", ".", ":", "-", "#", "a", "1"])
+@pytest.mark.parametrize(
+    "delimiter", [";", "\t", "|", " ", ".", ":", "-", "#", "a", "1", "n", "e", "'", "\\", "+"]
+)
 def test_a_custom_delimiter_reads_back_alike(delimiter, tmp_path):
     frame = pd.DataFrame(
         {
