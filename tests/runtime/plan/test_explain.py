@@ -1,4 +1,5 @@
-"""`explain` on the seed ETL: one DuckDB segment from the reads to the write."""
+"""`explain` on the seed ETL: one DuckDB segment from the reads to the write, whose task hands
+no rows back."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare
+from runtime.plan.tasks import tasks_of
 from runtime.spec import load_document
 
 
@@ -40,3 +42,5 @@ def test_the_seed_is_one_duckdb_segment_that_ends_with_its_write(tmp_path):
         "options=(('delimiter', ','), ('header', True)))"
     ) in lines
     assert not any(line.startswith("on pandas") for line in lines)
+    [task] = tasks_of(plan, retain=set()).nodes.values()
+    assert task.operator.exits == []  # no frame leaves DuckDB, none is converted to pandas
