@@ -65,11 +65,14 @@ class NodeReports:
         by_member: dict[str, dict] = {}
         for member in self.members[task]:
             result = self.by_node[member]
-            result.rows_in = dict(figures.get(member, {}).get("rows_in", {}))
-            result.rows_out = figures.get(member, {}).get("rows_out")
+            figure = figures.get(member, {})
+            result.rows_in = dict(figure.get("rows_in", {}))
+            result.rows_out = figure.get("rows_out")
             ports = {port: frame for (node_id, port), frame in outputs.items() if node_id == member}
-            result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
-            result.extra = {"segment": task, "backend": backend}
+            result.bytes_out = figure.get("bytes_out")  # an output's file
+            if result.bytes_out is None:
+                result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
+            result.extra = {"segment": task, "backend": backend, **figure.get("metrics", {})}
             by_member[member] = ports
         return by_member
 

@@ -17,12 +17,15 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
+from runtime.paths import FileArea
 
 WriteMode = Literal["overwrite", "append", "error_if_exists"]
 
@@ -35,34 +38,64 @@ def write_atomically(
     ctx: NodeContext, relative: str, mode: WriteMode, write: Callable[[Path, bool], None]
 ) -> int:
     """Call `write(temporary_path, appending)`, then publish the file at `relative`; its size."""
-    path = ctx.resolve_path(relative, write=True)
+    with staged_file(ctx.files, ctx.run_id, relative, mode) as staged:
+        try:
+            if staged.appending:
+                staged.start_from_existing()
+            write(staged.temporary, staged.appending)
+            ctx.check_cancelled()
+            size = staged.temporary.stat().st_size
+            ctx.commit(staged.publish)
+        except OSError as error:
+            raise write_error(relative, error) from error
+        return size
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A file being written at `temporary` beside its target `path`, until `publish`."""
+
+    path: Path
+    relative: str
+    mode: WriteMode
+    temporary: Path
+    appending: bool
+    """The rows are added to the existing file (mode append, and the file exists)."""
+
+    def start_from_existing(self) -> None:
+        """Copy the existing file to the temporary one, for the new rows to follow it."""
+        shutil.copyfile(self.path, self.temporary)
+
+    def publish(self) -> None:
+        """Replace the target by the temporary file, in one step (call it under a commit)."""
+        _refuse_existing(self.path, self.mode, self.relative)
+        os.replace(self.temporary, self.path)
+
+
+@contextmanager
+def staged_file(
+    files: FileArea, run_id: str | int, relative: str, mode: WriteMode
+) -> Iterator[Staged]:
+    """Where to write the file at `relative` before publishing it, checked as a write in the
+    area; the temporary file is removed on leaving, published or not."""
+    path = files.resolve(relative, write=True)
     refuse_folder(path, relative)
     _refuse_existing(path, mode, relative)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return _write_beside(ctx, path, relative, mode, write)
-    except OSError as error:
-        raise OperatorError(f"cannot write '{relative}': {os_error_reason(error)}") from error
-
-
-def _write_beside(ctx: NodeContext, path: Path, relative: str, mode: WriteMode, write) -> int:
-    temporary = temporary_path(path, ctx.run_id)
-    try:
         appending = mode == "append" and path.exists()
-        if appending:
-            shutil.copyfile(path, temporary)
-        write(temporary, appending)
-        ctx.check_cancelled()
-        size = temporary.stat().st_size
-
-        def publish() -> None:
-            _refuse_existing(path, mode, relative)
-            os.replace(temporary, path)
-
-        ctx.commit(publish)
-        return size
+    except OSError as error:
+        raise write_error(relative, error) from error
+    staged = Staged(path, relative, mode, temporary_path(path, run_id), appending)
+    try:
+        yield staged
     finally:
-        temporary.unlink(missing_ok=True)
+        staged.temporary.unlink(missing_ok=True)
+
+
+def write_error(relative: str, error: OSError) -> OperatorError:
+    """The message of an OS error while writing `relative`, without server paths."""
+    return OperatorError(f"cannot write '{relative}': {os_error_reason(error)}")
 
 
 def temporary_path(path: Path, run_id: str | int) -> Path:

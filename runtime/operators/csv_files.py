@@ -182,6 +182,14 @@ class CsvOutput(FileOutput):
     description = "Write rows to a CSV file under the data root, all at once or not at all."
     Params = CsvOutputParams
 
+    def lower(self, params, inputs, schemas):
+        delimiter = params.delimiter
+        plain = delimiter == "\t" or (delimiter.isascii() and delimiter.isprintable())
+        if delimiter == '"' or not plain:
+            raise NotLowerable(f"files delimited by {delimiter!r} are written on pandas")
+        options = (("delimiter", delimiter), ("header", params.header))
+        return self.written(params, inputs, schemas, "csv", options)
+
     def write(self, ctx, frame, temporary, appending):
         params: CsvOutputParams = ctx.params
         frame.to_csv(
@@ -190,7 +198,23 @@ class CsvOutput(FileOutput):
             sep=params.delimiter,
             header=params.header and not appending,
             index=False,
+            lineterminator="\r\n" if _holds_carriage_return(frame) else "\n",
         )
+
+
+def _holds_carriage_return(frame: pd.DataFrame) -> bool:
+    """Whether a name or a text holds a carriage return: Python's CSV writer quotes only
+    fields holding a character of the line ending, and every reader ends a row at an
+    unquoted one; with CRLF line endings such fields are quoted and read back whole."""
+    if any("\r" in str(name) for name in frame.columns):
+        return True
+    for index, dtype in enumerate(frame.dtypes):
+        values = frame.iloc[:, index]
+        if isinstance(dtype, pd.StringDtype) and values.str.contains("\r", regex=False).any():
+            return True
+        if pd.api.types.is_object_dtype(dtype) and any("\r" in str(v) for v in values):
+            return True
+    return False
 
 
 def _apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from runtime.fields import DataPath
 from runtime.frames import public_type
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
+from runtime.plan import relational
 from runtime.schema import Column, Schema, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -229,3 +230,12 @@ class FileOutput(Operator):
     ) -> None:
         """Write `frame` to `temporary` (a copy of the existing file when `appending`)."""
         raise NotImplementedError
+
+    def written(
+        self, params: FileOutputParams, inputs, schemas, file_format: str, options: tuple
+    ) -> dict[str, relational.Relation]:
+        """For `lower`: the input's rows written to the file as `write` writes them."""
+        if not schemas["in"].columns:
+            raise NotLowerable("rows of no columns are written on pandas")
+        write = relational.Write(inputs["in"], file_format, params.path, params.mode, options)
+        return {relational.SINK: write}

@@ -8,6 +8,8 @@ file: Parquet files cannot grow in place.
 
 from __future__ import annotations
 
+import json
+from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
@@ -107,11 +109,15 @@ class ParquetOutput(FileOutput):
     description = "Write rows to a Parquet file under the data root, all at once or not at all."
     Params = ParquetOutputParams
 
+    def lower(self, params, inputs, schemas):
+        options = (("compression", params.compression),)
+        return self.written(params, inputs, schemas, "parquet", options)
+
     def write(self, ctx, frame, temporary, appending):
         params: ParquetOutputParams = ctx.params
         table = _arrow(frame)
         if appending:
-            table = _appended(pq.read_table(temporary), table, params.path)
+            table = appended(pq.read_table(temporary), table, params.path)
         compression = None if params.compression == "none" else params.compression
         pq.write_table(table, temporary, compression=compression)
 
@@ -124,7 +130,7 @@ def _arrow(frame: pd.DataFrame) -> pa.Table:
         return arrow_table(frame)
 
 
-def _appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
+def appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
     """The old rows then the new ones, in the old file's column types."""
     if _columns(arrow_schema(old.schema)) != _columns(arrow_schema(new.schema)):
         raise OperatorError(
@@ -135,6 +141,53 @@ def _appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
         return pa.concat_tables([old, new.cast(old.schema)])
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         raise OperatorError(f"cannot append to '{source}': {error}") from error
+
+
+_PANDAS_TYPES = (
+    (pa.types.is_integer, pa.int64(), "int64", "Int64"),
+    (pa.types.is_floating, pa.float64(), "float64", "float64"),
+    (pa.types.is_boolean, pa.bool_(), "bool", "boolean"),
+    (pa.types.is_string, pa.large_string(), "object", "str"),
+    (pa.types.is_large_string, pa.large_string(), "object", "str"),
+    (pa.types.is_date32, pa.date32(), "date", "date32[day][pyarrow]"),
+)
+
+
+def pandas_schema(schema: pa.Schema) -> pa.Schema:
+    """The Arrow schema, pandas' metadata included, that `_arrow` gives a frame holding data
+    of `schema` in the engine's dtypes (runtime/frames.py): a file written in it reads back
+    with `pd.read_parquet` in those dtypes, like one the pandas path wrote, without pandas."""
+    fields, columns = [], []
+    for item in schema:
+        kind, pandas_type, numpy_type = _pandas_type(item.name, item.type)
+        fields.append(pa.field(item.name, kind))
+        columns.append(
+            {
+                "name": item.name,
+                "field_name": item.name,
+                "pandas_type": pandas_type,
+                "numpy_type": numpy_type,
+                "metadata": None,
+            }
+        )
+    metadata = {
+        "index_columns": [],
+        "column_indexes": [],
+        "columns": columns,
+        "attributes": {},
+        "creator": {"library": "pyarrow", "version": pa.__version__},
+        "pandas_version": version("pandas"),
+    }
+    return pa.schema(fields, metadata={b"pandas": json.dumps(metadata).encode()})
+
+
+def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
+    if pa.types.is_timestamp(kind) and kind.tz is None:
+        return kind, "datetime", f"datetime64[{kind.unit}]"
+    for check, stored, pandas_type, numpy_type in _PANDAS_TYPES:
+        if check(kind):
+            return stored, pandas_type, numpy_type
+    raise OperatorError(f"column '{name}' is {kind}, which has no public type")
 
 
 def _columns(schema: Schema) -> list[tuple[str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from runtime.plan.model import Plan
-from runtime.plan.relational import Input, Relation
+from runtime.plan.relational import SINK, Input, Relation
 
 
 def explain(plan: Plan) -> str:
@@ -16,7 +16,7 @@ def explain(plan: Plan) -> str:
         in_segments |= set(segment.nodes)
         lines.append(f"{segment.id} on {segment.backend} ({segment.reason}):")
         names = {
-            id(relation): node_id if port == "out" else f"{node_id}.{port}"
+            id(relation): node_id if port in ("out", SINK) else f"{node_id}.{port}"
             for node_id, ports in segment.relations.items()
             for port, relation in ports.items()
         }

@@ -24,7 +24,10 @@ def prepare(
     backend = backend or plan.config.backend
     keep = set(keep)
     schemas = output_schemas(plan, data_root, connections)
+    wiring = {node_id: node.inputs for node_id, node in plan.nodes.items()}
     plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
+    if any(node.inputs != wiring.get(node_id) for node_id, node in plan.nodes.items()):
+        schemas = None  # a node reads another (a filter moved): fusion finds the columns anew
     return fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas
     )

@@ -4,6 +4,7 @@ Operators that can lower (`Operator.lower`) describe their work as a tree of the
 their inputs' relations; a backend renders a segment's tree into one query. The nodes are plain
 frozen data (no backend is imported here), so plans can be compared, hashed and explained.
 Expressions stay as their source text: a backend compiles them against the input's columns.
+An output node lowers to a `Write`, a sink: the one relation that yields no rows, only a file.
 Each node means exactly what its operator's `run` does on pandas, row order included: where
 pandas defines an order (a file's, a sort's, a join's), a backend must be able to reproduce it
 for the nodes that depend on it (`sort` ties, `limit`, `deduplicate`).
@@ -56,8 +57,17 @@ class Input(Relation):
     source: Source
 
 
+class _Options:
+    """`options` as (name, value) pairs, so that relations stay hashable."""
+
+    options: tuple[tuple[str, object], ...]
+
+    def option(self, name: str, default: object = None) -> object:
+        return dict(self.options).get(name, default)
+
+
 @dataclass(frozen=True)
-class Scan(Relation):
+class Scan(_Options, Relation):
     """A file read as its input operator reads it, in the file's row order.
 
     `path` is as the document names it (a backend resolves it in the run's file area);
@@ -69,9 +79,6 @@ class Scan(Relation):
     path: str
     options: tuple[tuple[str, object], ...] = ()
     columns: tuple[str, ...] | None = None
-
-    def option(self, name: str, default: object = None) -> object:
-        return dict(self.options).get(name, default)
 
 
 @dataclass(frozen=True)
@@ -213,3 +220,22 @@ class Limit(Relation):
 
     input: Relation
     n: int
+
+
+SINK = "file"
+"""The key of an output node's `Write` among its relations: an output has no ports."""
+
+
+@dataclass(frozen=True)
+class Write(_Options, Relation):
+    """`input`'s rows written to the file at `path` (as the document names it) the way the
+    output operator's `run` writes them: what pandas' readers and the input operators read
+    back from the file is the same, dtypes included. The file appears whole or not at all,
+    as `mode` says (overwrite, append: no second header, error_if_exists). `options` are the
+    writer's settings (csv: delimiter, header; parquet: compression)."""
+
+    input: Relation
+    format: Literal["csv", "parquet"]
+    path: str
+    mode: str = "overwrite"
+    options: tuple[tuple[str, object], ...] = ()

@@ -54,13 +54,26 @@ class SegmentOperator(Operator):
             done = run_segment(
                 self.segment.relations, self.exits, frames, files=ctx.files, spill_dir=spill,
                 budget=self.budget or Budget.from_environment(), on_stop=ctx.on_stop,
-                on_progress=self._reporter(ctx),
+                on_progress=self._reporter(ctx), run_id=ctx.run_id, commit=ctx.commit,
             )  # fmt: skip
         except NotLowerable as why:
             ctx.logger.info(f"{self.segment.id} runs on pandas instead: {why}")
             return self._on_pandas(ctx, frames)
-        ctx.metrics["members"] = self._figures(frames, done.rows)
+        figures = self._figures(frames, done.rows)
+        for node in self.nodes:
+            if node.id in done.written:
+                figures[node.id].update(self._wrote(ctx, node, done.written[node.id]))
+        ctx.metrics["members"] = figures
         return done.frames
+
+    @staticmethod
+    def _wrote(ctx, node: PlannedNode, written) -> dict:
+        """An output member's figures and log line, as its operator's `run` gives them."""
+        ctx.for_node(node.id, node.params).logger.info(
+            f"wrote {written.rows} rows to {written.path}"
+        )
+        metrics = {"path": written.path, "rows_written": written.rows}
+        return {"bytes_out": written.bytes, "metrics": metrics}
 
     def _reporter(self, ctx):
         """The segment's progress as every member's own: one query runs them all."""
@@ -104,6 +117,10 @@ class SegmentOperator(Operator):
             outputs.update({(node.id, port): frame for port, frame in produced.items()})
             rows_out = sum(len(frame) for frame in produced.values())
             figures[node.id] = {"rows_in": rows_in, "rows_out": rows_out}
+            if "bytes_out" in member.metrics:  # an output's file
+                figures[node.id]["bytes_out"] = member.metrics.pop("bytes_out")
+            if member.metrics:
+                figures[node.id]["metrics"] = member.metrics
         ctx.metrics["members"] = figures
         return {source: outputs[source] for source in self.exits}
 

@@ -38,9 +38,11 @@ class Query:
     files: dict[str, str] = field(default_factory=dict)
     """Real path → the path as the document names it (for the session and for messages)."""
 
-    def exit_sql(self, rendered: Rendered) -> tuple[str, list]:
-        columns = ", ".join(quoted(name) for name in rendered.schema.names) or "1"
-        text = f"SELECT {columns} FROM {quoted(rendered.name)}"
+    def exit_sql(self, rendered: Rendered, selected: list[str] | None = None) -> tuple[str, list]:
+        """The query of one exit, in its order: its columns, or the `selected` expressions."""
+        if selected is None:
+            selected = [quoted(name) for name in rendered.schema.names]
+        text = f"SELECT {', '.join(selected) or '1'} FROM {quoted(rendered.name)}"
         if rendered.order:
             text += f" ORDER BY {_order_by(rendered.order)}"
         ctes = ",\n".join(f"{quoted(name)} AS ({body})" for name, body, _ in self.ctes)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Callable
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +23,14 @@ from runtime.backends.budget import Budget
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
+from runtime.backends.duckdb.sinks import (
+    SinkError,
+    Written,
+    run_sink,
+    sinks,
+    writes_of,
+    written_rows,
+)
 from runtime.errors import NodeCancelled, NotLowerable, OperatorError
 from runtime.frames import to_pandas
 from runtime.lazy import pd
@@ -51,8 +59,10 @@ class SegmentError(OperatorError):
 class SegmentResult:
     frames: dict[Exit, pd.DataFrame]
     rows: dict[str, int | None]
-    """Rows out per member node: known for the nodes whose output leaves the segment, None
-    for the others (DuckDB streams them without counting)."""
+    """Rows out per member node: known for the nodes whose output leaves the segment or is
+    written to a file, None for the others (DuckDB streams them without counting)."""
+    written: dict[str, Written] = field(default_factory=dict)
+    """What each output node among the members wrote."""
 
 
 class Stopper:
@@ -88,25 +98,34 @@ def run_segment(
     budget: Budget | None = None,
     on_stop: Callable[[Callable[[], None]], None] | None = None,
     on_progress: Callable[[float], None] | None = None,
+    run_id: str | int = "segment",
+    commit: Callable[[Callable[[], None]], object] | None = None,
 ) -> SegmentResult:
-    """Run the segment's exits in one locked DuckDB session, spilling into `spill_dir`
-    (created here and removed afterwards). `on_stop`, if given, receives a callable that
-    interrupts the run from another thread; the run then raises `NodeCancelled`.
-    `on_progress`, if given, is called from another thread with the share of the segment
-    done so far (0 to 1, as DuckDB estimates it) a few times a second while it runs."""
+    """Run the segment's exits and write its output files in one locked DuckDB session,
+    spilling into `spill_dir` (created here and removed afterwards). `on_stop`, if given,
+    receives a callable that interrupts the run from another thread; the run then raises
+    `NodeCancelled`. `on_progress`, if given, is called from another thread with the share of
+    the segment done so far (0 to 1, as DuckDB estimates it) a few times a second while it
+    runs. Output files are staged under `run_id` and published, once every query is done,
+    through `commit` (the node's, so that a stopped run publishes nothing; None: at once)."""
     files = FileArea.of(files)
     relations = {
         (node, port): relation
         for node, ports in members.items()
         for port, relation in ports.items()
     }
+    writes = writes_of(members)
     renderer = Renderer(files, lambda source: frame_table(frames[source]))
     try:
-        rendered = renderer.render(relations[exit] for exit in exits)
+        rendered = renderer.render(
+            [*(relations[exit] for exit in exits), *(write.input for write in writes.values())]
+        )
     except OperatorError as error:  # a file that is missing, out of the area or unreadable
         retryable = getattr(error, "retryable", True)
         raise SegmentError(str(error), _node_named(str(error), members), retryable) from error
     query = renderer.query
+    rendered, written_rendered = rendered[: len(exits)], rendered[len(exits) :]
+    outputs = sinks(writes, written_rendered, query.exit_sql)
     stopper = Stopper()
     if on_stop is not None:
         on_stop(stopper)
@@ -119,20 +138,34 @@ def run_segment(
     }
     results: dict[Exit, pd.DataFrame] = {}
     connection = None
+    steps = len(exits) + len(outputs)
+    staging = ExitStack()
     try:
+        written_by_duckdb = staging.enter_context(outputs.staged(files, run_id))
+        known.update(outputs.names())
         stopper.check()
         reads = [Path(path) for path in query.files]
-        connection = open_session(reads, spill_dir, budget or Budget.from_environment())
+        budget = budget or Budget.from_environment()
+        connection = open_session(reads, spill_dir, budget, writes=written_by_duckdb)
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
         for index, (exit, exit_rendered) in enumerate(zip(exits, rendered, strict=True)):
             stopper.check()
             sql, params = query.exit_sql(exit_rendered)
-            with _reporting(connection, on_progress, index, len(exits)):
+            with _reporting(connection, on_progress, index, steps):
                 table = connection.sql(sql, params=params).to_arrow_table()
             stopper.check()  # a stop that came as the query began: its rows are not used
             results[exit] = to_pandas(table)
+        for index, sink in enumerate(outputs, start=len(exits)):
+            stopper.check()
+            with _reporting(connection, on_progress, index, steps):
+                run_sink(connection, sink)
+        stopper.check()
+        written = outputs.publish(commit or (lambda publish: publish()))
+    except SinkError as error:
+        stopper.check()  # a write that a stop cut short
+        raise SegmentError(str(error), error.node, error.retryable) from error
     except duckdb.InterruptException as error:
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
@@ -143,10 +176,12 @@ def run_segment(
         if connection is not None:
             stopper.attach(None)
             connection.close()
+        staging.close()  # the staged files that were not published
         shutil.rmtree(spill_dir, ignore_errors=True)
     rows: dict[str, int | None] = dict.fromkeys(members)
     rows.update({node: len(frame) for (node, _), frame in results.items()})
-    return SegmentResult(results, rows)
+    rows.update(written_rows(members, outputs))
+    return SegmentResult(results, rows, written)
 
 
 @contextmanager

@@ -1,7 +1,8 @@
 """A DuckDB connection locked down for one segment of one run.
 
 It may read exactly the files the segment reads (each already checked against the run's file
-area, symlinks resolved) and write only its spill folder; then external access is switched
+area, symlinks resolved), write exactly the staged output files it writes and, besides them,
+only its spill folder; then external access is switched
 off and the configuration locked, so SQL cannot widen either, attach databases, install or
 load extensions (the machine is offline: autoinstall and autoload are off). Memory and threads
 come from the run's budget; past the memory limit, joins, aggregates and sorts spill.
@@ -17,8 +18,11 @@ import duckdb
 from runtime.backends.budget import Budget
 
 
-def open_session(reads: Iterable[Path], spill_dir: Path, budget: Budget):
-    """A connection that may read `reads` and spill into `spill_dir` (which must exist)."""
+def open_session(
+    reads: Iterable[Path], spill_dir: Path, budget: Budget, writes: Iterable[Path] = ()
+):
+    """A connection that may read `reads`, write `writes` (temporary files beside the outputs,
+    which a run alone names) and spill into `spill_dir` (which must exist)."""
     connection = duckdb.connect(
         ":memory:",
         config={
@@ -33,7 +37,8 @@ def open_session(reads: Iterable[Path], spill_dir: Path, budget: Budget):
         },
     )
     try:
-        _lock(connection, [str(path) for path in reads], str(spill_dir).rstrip("/") + "/")
+        paths = [str(path) for path in (*reads, *writes)]
+        _lock(connection, paths, str(spill_dir).rstrip("/") + "/")
     except BaseException:
         connection.close()
         raise

@@ -4,6 +4,8 @@ reference) and on DuckDB (their `lower` relations through `run_segment`), and co
 A pipeline is a list of `Step`s, parents first; frames named in `frames` enter it from
 outside (as `Input` relations on DuckDB). Equality: the same columns and pandas dtypes, the
 same rows as multisets (or in the same order when `ordered`), floats within a relative 1e-9.
+An output step writes its file under a folder of each backend's (`write_both_ways`); the two
+files must read back alike, with pandas' readers and with the input operators.
 """
 
 from __future__ import annotations
@@ -89,6 +91,56 @@ def assert_frames_match(actual: pd.DataFrame, expected: pd.DataFrame, *, ordered
     assert len(actual_rows) == len(expected_rows)
     for got, wanted in zip(actual_rows, expected_rows, strict=True):
         assert all(_same(a, b) for a, b in zip(got, wanted, strict=True)), (got, wanted)
+
+
+def write_both_ways(steps: list[Step], write: Step, frames, root: Path, **options):
+    """`write` (an output step reading the last step, or a frame when there are no steps) run
+    after `steps` on each backend, each under its own folder of `root` (`existing`: a file
+    already at the output path); the two files written, pandas' first, and DuckDB's result."""
+    existing = options.pop("existing", None)
+    folders = {backend: root / backend for backend in ("pandas", "duckdb")}
+    for folder in folders.values():
+        _place(write, folder, existing)
+    on_pandas = write_on_pandas(steps, write, frames, folders["pandas"])
+    on_duckdb, result = write_on_duckdb(steps, write, frames, folders["duckdb"], **options)
+    return on_pandas, on_duckdb, result
+
+
+def write_on_pandas(steps: list[Step], write: Step, frames, folder: Path) -> Path:
+    """The file the output step `write` writes under `folder` after `steps`, on pandas."""
+    operator, params = _output(write)
+    outputs, _ = run_pandas(steps, frames, folder)
+    [source] = write.inputs.values()
+    operator.run(NodeContext(write.id, params, data_root=folder), {"in": outputs[source]})
+    return folder / params.path
+
+
+def write_on_duckdb(steps: list[Step], write: Step, frames, folder: Path, **options):
+    """The same on DuckDB: the steps and the write in one segment; the file and the result."""
+    operator, params = _output(write)
+    _, schemas = run_pandas(steps, frames, folder.parent / f"{folder.name}-schemas")
+    members = lower_all(steps, frames, schemas)
+    relations = {name: Input((name, "out")) for name in frames}
+    relations.update({step: ports["out"] for step, ports in members.items()})
+    [source] = write.inputs.values()
+    members[write.id] = operator.lower(params, {"in": relations[source]}, {"in": schemas[source]})
+    sources = {(name, "out"): frame for name, frame in frames.items()}
+    spill = options.pop("spill_dir", folder.parent / f"{folder.name}-spill")
+    result = run_segment(members, [], sources, files=folder, spill_dir=spill, **options)
+    return folder / params.path, result
+
+
+def _output(write: Step):
+    operator = default_registry().get(write.operator)
+    return operator, operator.Params.model_validate(write.params)
+
+
+def _place(write: Step, folder: Path, existing: bytes | None) -> None:
+    """The output's folder, and the file already at its path (if any)."""
+    path = folder / _output(write)[1].path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if existing is not None:
+        path.write_bytes(existing)
 
 
 def _resolved(step: Step, values: dict):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pandas as pd
 import pytest
 
@@ -132,6 +134,29 @@ def test_output_creates_folders_and_reports_rows_and_path(tmp_path):
     assert ctx.metrics["bytes_out"] == 6
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"a": pd.array(["cr\ronly", "x"], dtype="str"), "b": [1, 2]}),
+        pd.DataFrame({"cr\rname": [1, 2], "b": [1, 2]}),
+    ],
+    ids=["value", "name"],
+)
+def test_a_carriage_return_in_a_text_or_a_name_reads_back_whole(tmp_path, frame):
+    """Python's CSV writer quotes only the characters of its line ending; every reader ends a
+    row at a bare carriage return, so such a file is written with CRLF line endings."""
+    write(tmp_path, frame)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "out" / "result.csv"), frame)
+
+
+def test_a_column_of_other_objects_is_written_as_their_text(tmp_path):
+    frame = pd.DataFrame({"at": [datetime.time(10, 30), None], "mixed": ["cr\ronly", 1]})
+    write(tmp_path, frame)
+    back = pd.read_csv(tmp_path / "out" / "result.csv")
+    assert back["mixed"].tolist() == ["cr\ronly", "1"]
+    assert back["at"].fillna("null").tolist() == ["10:30:00", "null"]
+
+
 def test_append_adds_rows_without_a_second_header(tmp_path):
     write(tmp_path, pd.DataFrame({"a": [1]}))
     write(tmp_path, pd.DataFrame({"a": [2]}), mode="append")
@@ -161,7 +186,7 @@ def test_a_stopped_node_never_replaces_the_file_and_leaves_no_temporary(tmp_path
 def test_a_failing_write_leaves_the_previous_file_whole(tmp_path):
     write(tmp_path, pd.DataFrame({"a": [1]}))
 
-    class Exploding:
+    class Exploding(pd.DataFrame):
         def to_csv(self, path, **options):
             path.write_text("half")
             raise OSError("disk full")
@@ -169,6 +194,6 @@ def test_a_failing_write_leaves_the_previous_file_whole(tmp_path):
     operator = CsvOutput()
     ctx = make_ctx(operator, {"path": "out/result.csv"}, tmp_path)
     with pytest.raises(OperatorError, match=r"^cannot write 'out/result\.csv': disk full$"):
-        operator.run(ctx, {"in": Exploding()})
+        operator.run(ctx, {"in": Exploding({"a": [2]})})
     assert (tmp_path / "out" / "result.csv").read_text() == "a\n1\n"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["result.csv"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import io
 
@@ -11,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime.errors import NodeCancelled, OperatorError, ParamsError
+from runtime.frames import to_pandas
 from runtime.operators import parquet_files
 from runtime.operators.parquet_files import ParquetInput, ParquetOutput
 from tests.runtime.operators.contract import OperatorContract, make_ctx
@@ -216,3 +218,26 @@ def test_a_column_of_mixed_kinds_is_written_as_text(tmp_path):
     write(tmp_path, pd.DataFrame({"a": pd.Series([1, "x", None], dtype=object)}))
     table = pq.read_table(tmp_path / "out" / "result.parquet")
     assert table.column("a").to_pylist() == ["1", "x", None]
+
+
+NOON = datetime.datetime(2024, 1, 31, 12)
+SAMPLES = [
+    (pa.int64(), 1), (pa.int32(), 1), (pa.float64(), 1.5), (pa.bool_(), True),
+    (pa.string(), "x"), (pa.large_string(), "x"), (pa.date32(), NOON.date()),
+    *((pa.timestamp(unit), NOON) for unit in ("s", "ms", "us", "ns")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "sample"), SAMPLES, ids=[str(kind) for kind, _ in SAMPLES])
+@pytest.mark.parametrize("rows", [0, 1, 2], ids=["empty", "null", "some"])
+def test_the_schema_made_without_pandas_is_the_one_pandas_writes(kind, sample, rows):
+    """What a columnar backend's rows are written with: the metadata pd.read_parquet reads."""
+    table = pa.table({"v": pa.array([None, sample][:rows], kind)})
+    expected = pa.Table.from_pandas(to_pandas(table), preserve_index=False).schema
+    made = parquet_files.pandas_schema(table.schema)
+    assert made.equals(expected, check_metadata=True), (made, expected)
+
+
+def test_a_type_without_a_public_type_has_no_pandas_schema():
+    with pytest.raises(OperatorError, match=r"column 'v' is time64\[us\], which has no public"):
+        parquet_files.pandas_schema(pa.schema([("v", pa.time64("us"))]))

@@ -154,8 +154,11 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
 
 
 @st.composite
-def pipelines(draw, data_root: Path, max_steps: int = 12) -> Pipeline:
-    """A valid random pipeline reading left.parquet and right.parquet under `data_root`."""
+def pipelines(
+    draw, data_root: Path, max_steps: int = 12, outputs: tuple[str, ...] = ("parquet_output",)
+) -> Pipeline:
+    """A valid random pipeline reading left.parquet and right.parquet under `data_root` and
+    writing one or two files, each with an operator of `outputs` (`n.parquet`, `n.csv`)."""
     rng = Random(draw(st.integers(0, 2**32)))
     nodes = [
         {"id": "left", "operator": "parquet_input", "params": {"path": "left.parquet"}},
@@ -184,9 +187,9 @@ def pipelines(draw, data_root: Path, max_steps: int = 12) -> Pipeline:
             schemas = candidate
     names = list(schemas)
     for number, source in enumerate({recent(rng, names) for _ in range(rng.randint(1, 2))}):
-        nodes.append(
-            {"id": f"out{number}", "operator": "parquet_output", "params": {"path": f"{number}.pq"}}
-        )
+        operator = rng.choice(outputs)
+        path = f"{number}.{'csv' if operator == 'csv_output' else 'pq'}"
+        nodes.append({"id": f"out{number}", "operator": operator, "params": {"path": path}})
         edges.append({"source": source, "target": f"out{number}"})
     return load_document({"name": "random", "nodes": nodes, "edges": edges})
 

@@ -59,13 +59,13 @@ def run(document: dict, folder, backend: str, **options):
 
 def test_the_seed_runs_as_one_duckdb_segment_with_the_same_output(users):
     _, _, on_pandas = run(SEED, users, "pandas")
-    expected = (users / "out.csv").read_text()
+    expected = pd.read_csv(users / "out.csv")
     plan, sink, on_duckdb = run(SEED, users, "duckdb")
     assert [segment.nodes for segment in plan.segments] == [
-        ("users", "adults", "enrich", "by_country", "sorted")
+        ("users", "adults", "enrich", "by_country", "sorted", "write")
     ]
     assert on_pandas.ok and on_duckdb.ok
-    assert (users / "out.csv").read_text() == expected
+    pd.testing.assert_frame_equal(pd.read_csv(users / "out.csv"), expected)
     finals = {
         event["node"]: event
         for event in sink.events
@@ -74,6 +74,13 @@ def test_the_seed_runs_as_one_duckdb_segment_with_the_same_output(users):
     assert set(finals) == {node["id"] for node in SEED["nodes"]}
     assert finals["sorted"]["metrics"]["backend"] == "duckdb"
     assert on_duckdb.nodes["write"].rows_in == on_pandas.nodes["write"].rows_in
+    written = finals["write"]["metrics"]
+    assert written["path"] == "out.csv" and written["backend"] == "duckdb"
+    assert written["rows_written"] == on_pandas.nodes["write"].extra["rows_written"]
+    assert written["bytes_out"] == (users / "out.csv").stat().st_size
+    assert on_duckdb.totals["rows_written"] == on_pandas.totals["rows_written"]
+    logs = [(event["node"], event["message"]) for event in sink.of_type("node_log")]
+    assert ("write", f"wrote {written['rows_written']} rows to out.csv") in logs
 
 
 def test_a_chain_of_a_thousand_filters_gives_the_same_output_on_duckdb(users):
@@ -217,3 +224,68 @@ def test_a_node_left_to_pandas_names_its_fields_as_the_document_does(users):
         errors[backend] = result.error.split(";")[0]
     assert errors["duckdb"] == errors["pandas"]
     assert "item 2" in errors["duckdb"] or "mappings[1]" in errors["duckdb"]
+
+
+def test_a_filter_moved_below_a_join_lowers_with_the_columns_of_its_new_input(tmp_path):
+    """The pushdown moves the filter onto the join's right input, whose columns are not the
+    join's: fusion must not lower it with the columns it had where the document put it."""
+    pd.DataFrame({"k": [1, 2], "b": pd.array([True, None], dtype="boolean")}).to_csv(
+        tmp_path / "left.csv", index=False
+    )
+    pd.DataFrame({"k": [1, 2], "y": [5, 6]}).to_csv(tmp_path / "right.csv", index=False)
+    document = {
+        "name": "moved",
+        "nodes": [
+            {"id": "left", "operator": "csv_input", "params": {"path": "left.csv"}},
+            {"id": "right", "operator": "csv_input", "params": {"path": "right.csv"}},
+            {
+                "id": "j",
+                "operator": "join",
+                "params": {"how": "right", "left_on": "k", "right_on": "k"},
+            },
+            {"id": "nulls", "operator": "filter", "params": {"condition": "b is null"}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [
+            {"source": "right", "target": "j", "target_port": "left"},
+            {"source": "left", "target": "j", "target_port": "right"},
+            {"source": "j", "target": "nulls"},
+            {"source": "nulls", "target": "write"},
+        ],
+    }
+    written = {}
+    for backend in ("pandas", "duckdb"):
+        plan, _, result = run(document, tmp_path, backend)
+        assert result.ok, result.error
+        written[backend] = pd.read_csv(tmp_path / "out.csv")
+    assert "filter 'nulls' moved before 'j'" in plan.notes
+    pd.testing.assert_frame_equal(written["duckdb"], written["pandas"])
+
+
+def test_a_segment_left_to_pandas_at_run_time_still_writes_and_reports_its_file(tmp_path):
+    """A time of day has no DuckDB scan type: found while rendering, the segment runs on
+    pandas, its write included, with the same figures and log line."""
+    (tmp_path / "times.csv").write_text("at,n\n10:00:00,1\n11:30:00,2\n12:00:00,3\n")
+    document = {
+        "name": "times",
+        "nodes": [
+            {"id": "read", "operator": "csv_input", "params": {"path": "times.csv"}},
+            {"id": "keep", "operator": "filter", "params": {"condition": "n > 1"}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [{"source": "read", "target": "keep"}, {"source": "keep", "target": "write"}],
+    }
+    plan, sink, result = run(document, tmp_path, "duckdb")
+    assert [segment.nodes for segment in plan.segments] == [("read", "keep", "write")]
+    assert result.ok, result.error
+    assert (tmp_path / "out.csv").read_text() == "at,n\n11:30:00,2\n12:00:00,3\n"
+    [final] = [
+        event["metrics"]
+        for event in sink.of_type("node_status")
+        if event["node"] == "write" and event["status"] == NodeStatus.SUCCEEDED
+    ]
+    assert (final["path"], final["rows_written"]) == ("out.csv", 2)
+    assert final["bytes_out"] == (tmp_path / "out.csv").stat().st_size
+    messages = [event["message"] for event in sink.of_type("node_log")]
+    assert "wrote 2 rows to out.csv" in messages
+    assert any("runs on pandas instead" in message for message in messages)

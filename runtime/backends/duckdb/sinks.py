@@ -1,0 +1,270 @@
+"""Output files written from a DuckDB segment, so that they read back as the pandas writers'.
+
+A `Write` selects its input's rows with each column as the pandas writer turns it into the
+file: for CSV, the text `DataFrame.to_csv` writes (floats in their shortest form, `True` and
+`False`, datetimes to the finest precision any value of the column needs, an empty text like
+a null, a lone column's nulls as `""`), which `COPY ... TO` then quotes; for Parquet, DuckDB's
+Arrow batches written by pyarrow in the types and with the pandas metadata that
+`pd.read_parquet` restores dtypes from. Each file is staged beside its target exactly as the
+pandas path stages it (runtime/operators/atomic.py) and published only by `publish`, under the
+run's commit. DuckDB may write nothing but the staged CSV files (the session's allowed paths).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from runtime.backends.duckdb.rendered import Rendered
+from runtime.errors import NotLowerable, OperatorError
+from runtime.expressions.sql_parts import identifier as quoted
+from runtime.operators.atomic import Staged, staged_file, temporary_path, write_error
+from runtime.operators.parquet_files import appended, pandas_schema
+from runtime.paths import FileArea
+from runtime.plan import relational as rel
+from runtime.schema import Column
+
+BATCH_ROWS = 128 * 1024
+"""Rows DuckDB hands pyarrow at a time while a Parquet file is written."""
+_FORMATS = {
+    0: "%Y-%m-%d",
+    1: "%Y-%m-%d %H:%M:%S",
+    3: "%Y-%m-%d %H:%M:%S.%g",
+    6: "%Y-%m-%d %H:%M:%S.%f",
+    9: "%Y-%m-%d %H:%M:%S.%n",
+}
+"""pandas' datetime texts by the digits a column's values need (0: dates only, 1: seconds)."""
+
+
+class SinkError(OperatorError):
+    """Writing the file of output node `node` failed (a refused path, an OS error, rows that
+    do not fit the file to append to)."""
+
+    def __init__(self, node: str, error: OperatorError):
+        self.node = node
+        self.retryable = getattr(error, "retryable", True)
+        super().__init__(str(error))
+
+
+@dataclass
+class Sink:
+    """One output node of the segment: its `Write`, its statement and, once staged, its file."""
+
+    node: str
+    write: rel.Write
+    sql: str
+    params: list
+    staged: Staged | None = None
+    part: Path | None = None
+    """CSV appended to a file: where DuckDB writes the new rows, added after the old ones."""
+    rows: int | None = None
+
+    @property
+    def written_by_duckdb(self) -> Path | None:
+        """The file DuckDB itself writes (a CSV), which the session must allow."""
+        if self.write.format != "csv":
+            return None
+        return self.part or self.staged.temporary
+
+
+@dataclass
+class Written:
+    """What an output node of a segment wrote: its path as the document names it, its rows
+    and the size of the file."""
+
+    path: str
+    rows: int
+    bytes: int
+
+
+class Sinks(list[Sink]):
+    """The segment's output nodes, in the order the plan lists them."""
+
+    @contextmanager
+    def staged(self, files: FileArea, run_id: str | int) -> Iterator[list[Path]]:
+        """Stage every file (refusing paths out of the area, folders, files that exist in mode
+        error_if_exists); yields the files DuckDB writes. Left, every temporary is gone."""
+        targets = set()
+        with ExitStack() as stack:
+            for sink in self:
+                write = sink.write
+                try:
+                    sink.staged = stack.enter_context(
+                        staged_file(files, run_id, write.path, write.mode)
+                    )
+                except OperatorError as error:
+                    raise SinkError(sink.node, error) from error
+                if sink.staged.path in targets:
+                    raise NotLowerable(f"'{write.path}' is written twice, in turn on pandas")
+                targets.add(sink.staged.path)
+                if write.format == "csv" and sink.staged.appending:
+                    sink.part = temporary_path(sink.staged.path, run_id)
+                    stack.callback(sink.part.unlink, missing_ok=True)
+            yield [path for sink in self if (path := sink.written_by_duckdb) is not None]
+
+    def publish(self, commit: Callable[[Callable[[], None]], object]) -> dict[str, Written]:
+        """Replace every target by its staged file at once, through `commit`; what each wrote."""
+        written = {}
+        for sink in self:
+            try:
+                size = sink.staged.temporary.stat().st_size
+            except OSError as error:
+                raise SinkError(sink.node, write_error(sink.write.path, error)) from error
+            written[sink.node] = Written(sink.write.path, sink.rows, size)
+
+        def publish_all() -> None:
+            for sink in self:
+                try:
+                    sink.staged.publish()
+                except OSError as error:
+                    raise SinkError(sink.node, write_error(sink.write.path, error)) from error
+                except OperatorError as error:
+                    raise SinkError(sink.node, error) from error
+
+        commit(publish_all)
+        return written
+
+    def names(self) -> dict[str, str]:
+        """Server paths of the staged files → the paths as the document names them."""
+        return {
+            str(path): sink.write.path
+            for sink in self
+            for path in (sink.staged.temporary, sink.part)
+            if path is not None
+        }
+
+
+def writes_of(members: dict[str, dict[str, rel.Relation]]) -> dict[str, rel.Write]:
+    """The output nodes among a segment's members, with their `Write`s."""
+    return {node: ports[rel.SINK] for node, ports in members.items() if rel.SINK in ports}
+
+
+def sinks(writes: dict[str, rel.Write], rendered: list[Rendered], exit_sql) -> Sinks:
+    """Each write's statement over its rendered input; `exit_sql(rendered, selected)` gives
+    the segment's query selecting `selected` from it."""
+    found = Sinks()
+    for (node, write), source in zip(writes.items(), rendered, strict=True):
+        format_column = _csv_text if write.format == "csv" else _parquet_value
+        alone = len(source.schema.columns) == 1
+        selected = [
+            f"{format_column(column, source.name, alone)} AS {quoted(column.name)}"
+            for column in source.schema.columns
+        ]
+        sql, params = exit_sql(source, selected)
+        if write.format == "csv":
+            sql = (
+                f"COPY ({sql}) TO ? (FORMAT csv, DELIMITER ?, HEADER ?, QUOTE '\"', "
+                "ESCAPE '\"', USE_TMP_FILE false)"
+            )
+        found.append(Sink(node, write, sql, params))
+    return found
+
+
+def written_rows(members: dict[str, dict[str, rel.Relation]], found: Sinks) -> dict[str, int]:
+    """Rows known from the writes: an output node yields none, and the rows it wrote are
+    those of the member whose one output it reads."""
+    rows = {}
+    for sink in found:
+        rows[sink.node] = 0
+        for node, ports in members.items():
+            if len(ports) == 1 and next(iter(ports.values())) is sink.write.input:
+                rows[node] = sink.rows
+    return rows
+
+
+def run_sink(connection, sink: Sink) -> None:
+    """Write the sink's rows into its staged file (counting them); nothing is published."""
+    try:
+        if sink.write.format == "csv":
+            _copy_csv(connection, sink)
+        else:
+            _write_parquet(connection, sink)
+    except OSError as error:
+        raise SinkError(sink.node, write_error(sink.write.path, error)) from error
+    except SinkError:
+        raise
+    except OperatorError as error:  # rows that cannot be appended to the file
+        raise SinkError(sink.node, error) from error
+
+
+def _copy_csv(connection, sink: Sink) -> None:
+    staged = sink.staged
+    header = bool(sink.write.option("header", True)) and not staged.appending
+    target = sink.written_by_duckdb
+    params = [*sink.params, str(target), sink.write.option("delimiter", ","), header]
+    [(sink.rows,)] = connection.execute(sink.sql, params).fetchall()
+    if sink.part is not None:
+        staged.start_from_existing()
+        with open(staged.temporary, "ab") as whole, open(sink.part, "rb") as rows:
+            shutil.copyfileobj(rows, whole)
+
+
+def _write_parquet(connection, sink: Sink) -> None:
+    staged = sink.staged
+    compression = sink.write.option("compression", "snappy")
+    compression = None if compression == "none" else compression
+    reader = connection.sql(sink.sql, params=sink.params).to_arrow_reader(BATCH_ROWS)
+    schema = pandas_schema(reader.schema)
+    if staged.appending:  # a Parquet file cannot grow: the old rows and the new are written
+        new = reader.read_all().cast(schema)
+        table = appended(pq.read_table(staged.path), new, sink.write.path)
+        pq.write_table(table, staged.temporary, compression=compression)
+        sink.rows = new.num_rows
+        return
+    sink.rows = 0
+    with pq.ParquetWriter(staged.temporary, schema, compression=compression) as writer:
+        for batch in reader:
+            writer.write_batch(batch.cast(schema))
+            sink.rows += batch.num_rows
+
+
+def _csv_text(column: Column, source: str, alone: bool) -> str:
+    """The column as the text `to_csv` writes for it; null where it writes nothing (but
+    `""` on a row of one field, which would otherwise be a blank line that readers skip)."""
+    value = quoted(column.name)
+    if column.type == "datetime":
+        text = _datetime_text(value, source)
+    elif column.type in _TEXTS:
+        text = _TEXTS[column.type].format(value=value)
+    else:
+        raise NotLowerable(f"column '{column.name}' is {column.type}, written on pandas")
+    return f"COALESCE({text}, '')" if alone else text
+
+
+_TEXTS = {
+    "string": "NULLIF({value}, '')",
+    "integer": "CAST({value} AS VARCHAR)",
+    "float": "CASE WHEN isnan({value}) THEN NULL ELSE CAST({value} AS VARCHAR) END",
+    "boolean": "CASE WHEN {value} THEN 'True' WHEN NOT {value} THEN 'False' END",
+    "date": "CAST({value} AS VARCHAR)",
+}
+"""The text of a value of each type as pandas writes it, shortest float repr included (DuckDB
+prints doubles as Python does); null where pandas writes nothing."""
+
+
+def _datetime_text(value: str, source: str) -> str:
+    """pandas' text for a datetime column: its date alone when every value is at midnight,
+    else with as many digits of the second (0, 3, 6, 9) as the finest value needs."""
+    ns = f"nanosecond({value})"  # within the minute, seconds included
+    digits = (
+        f"(SELECT CASE WHEN bool_and(hour({value}) = 0 AND minute({value}) = 0 AND {ns} = 0) "
+        f"THEN 0 WHEN bool_or({ns} % 1000 <> 0) THEN 9 WHEN bool_or({ns} % 1000000 <> 0) "
+        f"THEN 6 WHEN bool_or({ns} % 1000000000 <> 0) THEN 3 ELSE 1 END FROM {quoted(source)})"
+    )
+    cases = " ".join(
+        f"WHEN {count} THEN strftime({value}, '{pattern}')" for count, pattern in _FORMATS.items()
+    )
+    return f"CASE {digits} {cases} END"
+
+
+def _parquet_value(column: Column, source: str, alone: bool) -> str:
+    """The column as `to_parquet` stores it: a float's NaN is null, as pandas holds it."""
+    value = quoted(column.name)
+    if column.type == "float":
+        return f"CASE WHEN isnan({value}) THEN NULL ELSE {value} END"
+    return value
