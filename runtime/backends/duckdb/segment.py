@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 
 from runtime.backends.budget import Budget
+from runtime.backends.duckdb.counts import Tally
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
@@ -50,8 +51,8 @@ class SegmentError(OperatorError):
 class SegmentResult:
     frames: dict[Exit, pd.DataFrame]
     rows: dict[str, int | None]
-    """Rows out per member node: known for the nodes whose output leaves the segment, None
-    for the others (DuckDB streams them without counting)."""
+    """Rows out per member node: exact, or None where DuckDB's profile does not show them
+    (runtime/backends/duckdb/counts.py)."""
 
 
 class Stopper:
@@ -117,6 +118,10 @@ def run_segment(
         str(spill_dir): "spill folder",
     }
     results: dict[Exit, pd.DataFrame] = {}
+    tally = Tally(
+        {named: real for real, named in query.files.items()},
+        {source: len(frame) for source, frame in frames.items()},
+    )
     connection = None
     try:
         stopper.check()
@@ -132,6 +137,8 @@ def run_segment(
                 table = connection.sql(sql, params=params).to_arrow_table()
             stopper.check()  # a stop that came as the query began: its rows are not used
             results[exit] = to_pandas(table)
+            tally.counted(relations[exit], table.num_rows)
+            tally.query_ran(relations[exit], connection.get_profiling_information())
     except duckdb.InterruptException as error:
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
@@ -143,9 +150,7 @@ def run_segment(
             stopper.attach(None)
             connection.close()
         shutil.rmtree(spill_dir, ignore_errors=True)
-    rows: dict[str, int | None] = dict.fromkeys(members)
-    rows.update({node: len(frame) for (node, _), frame in results.items()})
-    return SegmentResult(results, rows)
+    return SegmentResult(results, tally.rows(members))
 
 
 @contextmanager
