@@ -1,5 +1,6 @@
 """Rows in and out of every node on DuckDB are those pandas gives for the same pipeline (golden
-pipelines, random ones, the CLI's run table)."""
+pipelines, random ones, the CLI's run table), and a filter copied into the branches of a union
+reports the rows it has without the copies, on both backends."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.spec import load_document
+from runtime.statuses import NodeStatus
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables
 from tests.runtime.plan.seed import etl, node
 from tests.runtime.test_cli import runtime_cli
@@ -115,3 +117,47 @@ def test_the_cli_run_table_shows_the_rows_of_the_nodes_inside_a_duckdb_segment(t
     assert table["pandas"]["adults"] == ["500", f"{adults}"]
     assert table["pandas"]["enrich"] == [f"{adults}", f"{adults}"]
     assert table["duckdb"] == table["pandas"]
+
+
+COPIED = {
+    "name": "copied",
+    "nodes": [
+        {"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}},
+        {"id": "again", "operator": "sort", "params": {"by": [{"column": "id"}]}},
+        {"id": "both", "operator": "union", "params": {}},
+        {"id": "adults", "operator": "filter", "params": {"condition": "age > 18"}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+    ],
+    "edges": [
+        {"source": "users", "target": "again"},
+        {"source": "users", "target": "both"},
+        {"source": "again", "target": "both"},
+        {"source": "both", "target": "adults"},
+        {"source": "adults", "target": "write"},
+    ],
+}
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
+def test_a_filter_copied_into_a_unions_branches_reports_its_rows_without_the_copies(
+    backend, tmp_path
+):
+    (tmp_path / "users.csv").write_text(USERS)
+    document = load_document(COPIED)
+    written = execute(build_plan(document), data_root=tmp_path)  # no pass has run
+    plan, sink, result = run(document, tmp_path, backend)
+    assert "adults#2" in plan.nodes
+    assert backend == "pandas" or {"adults", "adults#2"} <= set(plan.segments[0].nodes)
+    adults = sum(1 for n in range(500) if n % 90 > 18)
+    assert written.nodes["adults"].rows_in == {"in": 1000}
+    assert written.nodes["adults"].rows_out == 2 * adults
+    assert figures(result)["adults"] == figures(written)["adults"]
+    finals = [
+        event
+        for event in sink.of_type("node_status")
+        if event["node"] == "adults" and event["status"] in NodeStatus.FINAL
+    ]
+    assert [(event["status"], event["metrics"]["rows_out"]) for event in finals] == [
+        ("succeeded", 2 * adults)
+    ]
+    assert finals[0]["metrics"]["rows_in"] == {"in": 1000}
