@@ -18,7 +18,8 @@ import re
 
 from runtime.backends.duckdb.shapes import Shape, filtered, flat
 
-ROW_WISE = {"PROJECTION", "ORDER_BY", "WINDOW", "STREAMING_WINDOW", "RESULT_COLLECTOR"}
+ROW_WISE = {"PROJECTION", "ORDER_BY", "WINDOW", "STREAMING_WINDOW", "RESULT_COLLECTOR",
+            "CREATE_TABLE_AS", "BATCH_CREATE_TABLE_AS"}  # fmt: skip
 AGGREGATES = {"HASH_GROUP_BY", "PERFECT_HASH_GROUP_BY", "UNGROUPED_AGGREGATE"}
 JOINS = {"HASH_JOIN", "NESTED_LOOP_JOIN", "PIECEWISE_MERGE_JOIN", "BLOCKWISE_NL_JOIN"}
 LIMITS = {"LIMIT", "STREAMING_LIMIT", "TOP_N"}
@@ -111,8 +112,8 @@ def _scan(info: dict, rows: int | None) -> Shape:
         leaf = Shape("scan", key=info.get("Filename(s)"), rows=rows)
     elif function in FRAME_SCANS:
         leaf = Shape("frame", rows=rows)
-    elif "Table" in info:
-        leaf = Shape("table", key=info["Table"], rows=rows)
+    elif "Table" in info:  # "temp".main.name
+        leaf = Shape("table", key=info["Table"].rsplit(".", 1)[-1].strip('"'), rows=rows)
     else:
         return Shape("opaque")
     leaf = dataclasses.replace(leaf, dynamic="Dynamic Filters" in info)

@@ -1,4 +1,6 @@
-"""Running one segment on DuckDB: render its relations, open a locked session, fetch the exits.
+"""Running one segment on DuckDB: render its relations, open a locked session, fetch the exits
+(after computing once, into a table, a costly part several exits read: shared.py), and count
+every member's rows (counts.py).
 
 Everything that can refuse (a file whose types pandas keeps its own way, a frame of an
 unusual dtype, an expression DuckDB computes differently) refuses while rendering, before any
@@ -24,7 +26,9 @@ from runtime.backends.duckdb.counts import Tally
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
+from runtime.backends.duckdb.shared import steps
 from runtime.errors import NodeCancelled, NotLowerable, OperatorError
+from runtime.expressions.sql_parts import identifier as quoted
 from runtime.frames import to_pandas
 from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
@@ -100,9 +104,11 @@ def run_segment(
         for node, ports in members.items()
         for port, relation in ports.items()
     }
+    schedule = steps([relations[exit] for exit in exits])
     renderer = Renderer(files, lambda source: frame_table(frames[source]))
     try:
-        rendered = renderer.render(relations[exit] for exit in exits)
+        computed = [step.relation for step in schedule]
+        rendered = dict(zip(computed, renderer.render(computed), strict=True))
     except OperatorError as error:  # a file that is missing, out of the area or unreadable
         retryable = getattr(error, "retryable", True)
         raise SegmentError(str(error), _node_named(str(error), members), retryable) from error
@@ -117,7 +123,6 @@ def run_segment(
         str(spill_dir.resolve()): "spill folder",
         str(spill_dir): "spill folder",
     }
-    results: dict[Exit, pd.DataFrame] = {}
     tally = Tally(
         {named: real for real, named in query.files.items()},
         {source: len(frame) for source, frame in frames.items()},
@@ -130,15 +135,7 @@ def run_segment(
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
-        for index, (exit, exit_rendered) in enumerate(zip(exits, rendered, strict=True)):
-            stopper.check()
-            sql, params = query.exit_sql(exit_rendered)
-            with _reporting(connection, on_progress, index, len(exits)):
-                table = connection.sql(sql, params=params).to_arrow_table()
-            stopper.check()  # a stop that came as the query began: its rows are not used
-            results[exit] = to_pandas(table)
-            tally.counted(relations[exit], table.num_rows)
-            tally.query_ran(relations[exit], connection.get_profiling_information())
+        done = _ran(schedule, connection, query, rendered, tally, stopper, on_progress)
     except duckdb.InterruptException as error:
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
@@ -150,7 +147,35 @@ def run_segment(
             stopper.attach(None)
             connection.close()
         shutil.rmtree(spill_dir, ignore_errors=True)
+    results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
     return SegmentResult(results, tally.rows(members))
+
+
+def _ran(schedule, connection, query, rendered, tally, stopper, on_progress) -> dict:
+    """Run the steps in their order: the exits' rows, by relation (a part computed once is
+    read from its table by the steps after it)."""
+    done: dict[Relation, pa.Table] = {}
+    stored: dict[Relation, str] = {}
+    for index, step in enumerate(schedule):
+        stopper.check()
+        part = rendered[step.relation]
+        with _reporting(connection, on_progress, index, len(schedule)):
+            if step.table is None:
+                sql, params = query.exit_sql(part)
+                done[step.relation] = connection.sql(sql, params=params).to_arrow_table()
+                rows = done[step.relation].num_rows
+            else:
+                sql, params = query.stored_sql(part, step.table)
+                (rows,) = connection.execute(sql, params).fetchone()
+        stopper.check()  # a stop that came as the query began: its rows are not used
+        tally.query_ran(step.relation, connection.get_profiling_information(), stored)
+        tally.counted(step.relation, rows)
+        if step.table is not None:
+            query.stored(part, step.table)
+            stored[step.relation] = step.table
+        for table in step.done_with:
+            connection.execute(f"DROP TABLE {quoted(table)}")
+    return done
 
 
 @contextmanager
