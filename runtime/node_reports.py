@@ -3,7 +3,9 @@
 The executor settles tasks; a task stands for one node, or for a segment's nodes. Here each
 task's outcome becomes its nodes' results and `node_status` events: a segment's members share
 its status and duration but keep their own row counts, and a node merged into an identical
-one reports that node's result with the reason "computed once with X".
+one reports that node's result with the reason "computed once with X". A filter that a pass
+copied into the branches of a union reports once all its copies have ended, with the figures
+it would have without the copies: rows in and out summed over them, and the first failure.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ class NodeReports:
         self.aliases: dict[str, list[str]] = {}
         for alias, kept in plan.merged.items():
             self.aliases.setdefault(kept, []).append(alias)
+        self.copies: dict[str, list[str]] = {}
+        """A document's node → the copies a pass made of it (it reports for them all)."""
+        for node_id in self.by_node:
+            if is_copy(node_id):
+                self.copies.setdefault(original_of(node_id), []).append(node_id)
+        self.told: set[str] = set()
+        """The nodes with copies whose final figures went out."""
 
     def reported(self) -> dict[str, NodeResult]:
         """The results of the document's nodes (not of the copies passes made)."""
@@ -89,10 +98,11 @@ class NodeReports:
         if result is not outcome_of:
             _take_outcome(result, outcome_of, share)
         result.reason = reason or result.reason
-        if is_copy(node_id):  # the document's node it copies reports for it: its own rows,
-            if result.status in NodeStatus.FAILURES:  # and any copy's failure
-                self._report(original_of(node_id), result)
-            return
+        original = original_of(node_id)
+        if original in self.copies:
+            if original in self.told or not self._gathered(original):
+                return
+            node_id, result = original, self.by_node[original]
         fields: dict[str, Any] = {"metrics": result.metrics()}
         if result.error is not None:
             fields.update(error=result.error, traceback=result.traceback)
@@ -106,6 +116,32 @@ class NodeReports:
             twin.rows_in, twin.rows_out = dict(result.rows_in), result.rows_out
             twin.bytes_out, twin.extra = result.bytes_out, dict(result.extra)
             self._report(alias, result, reason=f"computed once with {node_id}")
+
+    def _gathered(self, original: str) -> bool:
+        """Once `original` and its copies have all ended: give it their combined outcome."""
+        parts = [self.by_node[node_id] for node_id in (original, *self.copies[original])]
+        if any(part.status not in NodeStatus.FINAL for part in parts):
+            return False
+        self.told.add(original)
+        result = parts[0]
+        failed = [part for part in parts if part.status in NodeStatus.FAILURES]
+        unfinished = [part for part in parts if part.status != NodeStatus.SUCCEEDED]
+        worst = (failed or unfinished or [result])[0]
+        if worst is not result:
+            result.status, result.reason = worst.status, worst.reason
+            result.error, result.traceback = worst.error, worst.traceback
+        ports = set.intersection(*(set(part.rows_in) for part in parts))
+        result.rows_in = {port: sum(part.rows_in[port] for part in parts) for port in sorted(ports)}
+        result.rows_out = _total(part.rows_out for part in parts)
+        result.bytes_out = _total(part.bytes_out for part in parts)
+        result.duration_s = _total(part.duration_s for part in parts)
+        return True
+
+
+def _total(values) -> int | float | None:
+    """The sum, or None when a value is not known."""
+    values = list(values)
+    return None if None in values else sum(values)
 
 
 def _take_outcome(result: NodeResult, source: NodeResult, share: int) -> None:

@@ -45,6 +45,23 @@ class Query:
         text = f"SELECT {', '.join(selected) or '1'} FROM {quoted(rendered.name)}"
         if rendered.order:
             text += f" ORDER BY {_order_by(rendered.order)}"
+        return self._with(text)
+
+    def stored_sql(self, rendered: Rendered, table: str) -> tuple[str, list]:
+        """A statement computing `rendered` into a temporary `table`, hidden columns and all
+        (in its stream order, which the session keeps)."""
+        sql, params = self._with(f"SELECT * FROM {quoted(rendered.name)}")
+        return f"CREATE TEMP TABLE {quoted(table)} AS {sql}", params
+
+    def stored(self, rendered: Rendered, table: str) -> None:
+        """From now on `rendered` is read from `table` (see `stored_sql`)."""
+        self.ctes = [
+            (name, f"SELECT * FROM {quoted(table)}", ()) if name == rendered.name else cte
+            for cte in self.ctes
+            for name in cte[:1]
+        ]
+
+    def _with(self, text: str) -> tuple[str, list]:
         ctes = ",\n".join(f"{quoted(name)} AS ({body})" for name, body, _ in self.ctes)
         params = [value for _, _, values in self.ctes for value in values]
         return f"WITH {ctes}\n{text}", params

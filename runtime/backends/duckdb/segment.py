@@ -1,4 +1,6 @@
-"""Running one segment on DuckDB: render its relations, open a locked session, fetch the exits.
+"""Running one segment on DuckDB: render its relations, open a locked session, fetch the exits
+(after computing once, into a table, a costly part several exits read: shared.py), and count
+every member's rows (counts.py).
 
 Everything that can refuse (a file whose types pandas keeps its own way, a frame of an
 unusual dtype, an expression DuckDB computes differently) refuses while rendering, before any
@@ -20,18 +22,14 @@ import duckdb
 import pyarrow as pa
 
 from runtime.backends.budget import Budget
+from runtime.backends.duckdb.counts import Tally
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
-from runtime.backends.duckdb.sinks import (
-    SinkError,
-    Written,
-    run_sink,
-    sinks,
-    writes_of,
-    written_rows,
-)
+from runtime.backends.duckdb.shared import steps
+from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
 from runtime.errors import NodeCancelled, NotLowerable, OperatorError
+from runtime.expressions.sql_parts import identifier as quoted
 from runtime.frames import to_pandas
 from runtime.lazy import pd
 from runtime.paths import FileArea
@@ -59,8 +57,8 @@ class SegmentError(OperatorError):
 class SegmentResult:
     frames: dict[Exit, pd.DataFrame]
     rows: dict[str, int | None]
-    """Rows out per member node: known for the nodes whose output leaves the segment or is
-    written to a file, None for the others (DuckDB streams them without counting)."""
+    """Rows out per member node: exact, or None where DuckDB's profile does not show them
+    (runtime/backends/duckdb/counts.py); an output node yields none."""
     written: dict[str, Written] = field(default_factory=dict)
     """What each output node among the members wrote."""
 
@@ -115,17 +113,17 @@ def run_segment(
         for port, relation in ports.items()
     }
     writes = writes_of(members)
+    roots = [*(relations[exit] for exit in exits), *(write.input for write in writes.values())]
+    schedule = steps(roots)
     renderer = Renderer(files, lambda source: frame_table(frames[source]))
     try:
-        rendered = renderer.render(
-            [*(relations[exit] for exit in exits), *(write.input for write in writes.values())]
-        )
+        computed = [step.relation for step in schedule]
+        rendered = dict(zip(computed, renderer.render(computed), strict=True))
     except OperatorError as error:  # a file that is missing, out of the area or unreadable
         retryable = getattr(error, "retryable", True)
         raise SegmentError(str(error), _node_named(str(error), members), retryable) from error
     query = renderer.query
-    rendered, written_rendered = rendered[: len(exits)], rendered[len(exits) :]
-    outputs = sinks(writes, written_rendered, query.exit_sql)
+    outputs = sinks(writes, [rendered[write.input] for write in writes.values()])
     stopper = Stopper()
     if on_stop is not None:
         on_stop(stopper)
@@ -136,9 +134,11 @@ def run_segment(
         str(spill_dir.resolve()): "spill folder",
         str(spill_dir): "spill folder",
     }
-    results: dict[Exit, pd.DataFrame] = {}
+    tally = Tally(
+        {named: real for real, named in query.files.items()},
+        {source: len(frame) for source, frame in frames.items()},
+    )
     connection = None
-    steps = len(exits) + len(outputs)
     staging = ExitStack()
     try:
         written_by_duckdb = staging.enter_context(outputs.staged(files, run_id))
@@ -150,17 +150,7 @@ def run_segment(
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
-        for index, (exit, exit_rendered) in enumerate(zip(exits, rendered, strict=True)):
-            stopper.check()
-            sql, params = query.exit_sql(exit_rendered)
-            with _reporting(connection, on_progress, index, steps):
-                table = connection.sql(sql, params=params).to_arrow_table()
-            stopper.check()  # a stop that came as the query began: its rows are not used
-            results[exit] = to_pandas(table)
-        for index, sink in enumerate(outputs, start=len(exits)):
-            stopper.check()
-            with _reporting(connection, on_progress, index, steps):
-                run_sink(connection, sink)
+        done = _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs)
         stopper.check()
         written = outputs.publish(commit or (lambda publish: publish()))
     except SinkError as error:
@@ -178,10 +168,42 @@ def run_segment(
             connection.close()
         staging.close()  # the staged files that were not published
         shutil.rmtree(spill_dir, ignore_errors=True)
-    rows: dict[str, int | None] = dict.fromkeys(members)
-    rows.update({node: len(frame) for (node, _), frame in results.items()})
-    rows.update(written_rows(members, outputs))
+    results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
+    rows = {**tally.rows(members), **dict.fromkeys(writes, 0)}  # an output node yields none
     return SegmentResult(results, rows, written)
+
+
+def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs) -> dict:
+    """Run the steps in their order: the parts computed once, the exits' rows (by relation)
+    and the output files, each part read from its table by the steps after it. The steps that
+    are not parts come in the order of the roots they were made from: exits, then outputs."""
+    done: dict[Relation, pa.Table] = {}
+    stored: dict[Relation, str] = {}
+    exits = sum(step.table is None for step in schedule) - len(outputs)
+    readers = iter([*([None] * exits), *outputs])
+    for index, step in enumerate(schedule):
+        stopper.check()
+        part = rendered[step.relation]
+        with _reporting(connection, on_progress, index, len(schedule)):
+            if step.table is not None:
+                sql, params = query.stored_sql(part, step.table)
+                (rows,) = connection.execute(sql, params).fetchone()
+            elif (sink := next(readers)) is not None:
+                run_sink(connection, sink, query.exit_sql)
+                rows = sink.rows
+            else:
+                sql, params = query.exit_sql(part)
+                done[step.relation] = connection.sql(sql, params=params).to_arrow_table()
+                rows = done[step.relation].num_rows
+        stopper.check()  # a stop that came as the query began: its rows are not used
+        tally.query_ran(step.relation, connection.get_profiling_information(), stored)
+        tally.counted(step.relation, rows)
+        if step.table is not None:
+            query.stored(part, step.table)
+            stored[step.relation] = step.table
+        for table in step.done_with:
+            connection.execute(f"DROP TABLE {quoted(table)}")
+    return done
 
 
 @contextmanager

@@ -17,6 +17,8 @@ import duckdb
 
 from runtime.backends.budget import Budget
 
+PROFILED = ["operator.name", "operator.type", "operator.extra_info", "operator.intermediate_rows"]
+
 
 def open_session(
     reads: Iterable[Path], spill_dir: Path, budget: Budget, writes: Iterable[Path] = ()
@@ -51,6 +53,9 @@ def _lock(connection, paths: list[str], spill: str) -> None:
     connection.execute(f"SET allowed_directories = {_list_literal([spill])}")
     connection.execute("SET enable_progress_bar = true")  # for query_progress(); never printed
     connection.execute("SET enable_progress_bar_print = false")
+    # each operator's rows, for the row counts of the segment's nodes (counts.py)
+    connection.execute("SET enable_profiling = 'no_output'")
+    connection.execute(f"SET tracked_metrics = {_list_literal(PROFILED)}")
     connection.execute("SET enable_external_access = false")
     connection.execute("SET lock_configuration = true")
 

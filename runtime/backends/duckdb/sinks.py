@@ -57,8 +57,9 @@ class Sink:
 
     node: str
     write: rel.Write
-    sql: str
-    params: list
+    source: Rendered
+    selected: list[str]
+    """The columns of `source` as the file's writer turns them into values."""
     staged: Staged | None = None
     part: Path | None = None
     """CSV appended to a file: where DuckDB writes the new rows, added after the old ones."""
@@ -144,9 +145,9 @@ def writes_of(members: dict[str, dict[str, rel.Relation]]) -> dict[str, rel.Writ
     return {node: ports[rel.SINK] for node, ports in members.items() if rel.SINK in ports}
 
 
-def sinks(writes: dict[str, rel.Write], rendered: list[Rendered], exit_sql) -> Sinks:
-    """Each write's statement over its rendered input; `exit_sql(rendered, selected)` gives
-    the segment's query selecting `selected` from it."""
+def sinks(writes: dict[str, rel.Write], rendered: list[Rendered]) -> Sinks:
+    """Each write over its rendered input, its columns as the file's values (a column the
+    writer cannot give as pandas would refuses here, before any query runs)."""
     found = Sinks()
     for (node, write), source in zip(writes.items(), rendered, strict=True):
         format_column = _csv_text if write.format == "csv" else _parquet_value
@@ -155,35 +156,31 @@ def sinks(writes: dict[str, rel.Write], rendered: list[Rendered], exit_sql) -> S
             f"{format_column(column, source.name, alone)} AS {quoted(column.name)}"
             for column in source.schema.columns
         ]
-        sql, params = exit_sql(source, selected)
-        if write.format == "csv":
-            sql = (
-                f"COPY ({sql}) TO ? (FORMAT csv, DELIMITER ?, HEADER ?, QUOTE '\"', "
-                "ESCAPE '\"', USE_TMP_FILE false)"
-            )
-        found.append(Sink(node, write, sql, params))
+        found.append(Sink(node, write, source, selected))
     return found
 
 
-def written_rows(members: dict[str, dict[str, rel.Relation]], found: Sinks) -> dict[str, int]:
-    """Rows known from the writes: an output node yields none, and the rows it wrote are
-    those of the member whose one output it reads."""
-    rows = {}
-    for sink in found:
-        rows[sink.node] = 0
-        for node, ports in members.items():
-            if len(ports) == 1 and next(iter(ports.values())) is sink.write.input:
-                rows[node] = sink.rows
-    return rows
+def _statement(sink: Sink, exit_sql) -> tuple[str, list]:
+    """The sink's statement over the segment's query as it stands when the sink runs (a part
+    computed once by then is read from its table); `exit_sql(rendered, selected)` gives the
+    query selecting `selected` from `rendered`."""
+    sql, params = exit_sql(sink.source, sink.selected)
+    if sink.write.format == "csv":
+        sql = (
+            f"COPY ({sql}) TO ? (FORMAT csv, DELIMITER ?, HEADER ?, QUOTE '\"', "
+            "ESCAPE '\"', USE_TMP_FILE false)"
+        )
+    return sql, params
 
 
-def run_sink(connection, sink: Sink) -> None:
+def run_sink(connection, sink: Sink, exit_sql) -> None:
     """Write the sink's rows into its staged file (counting them); nothing is published."""
+    sql, params = _statement(sink, exit_sql)
     try:
         if sink.write.format == "csv":
-            _copy_csv(connection, sink)
+            _copy_csv(connection, sink, sql, params)
         else:
-            _write_parquet(connection, sink)
+            _write_parquet(connection, sink, sql, params)
     except OSError as error:
         raise SinkError(sink.node, write_error(sink.write.path, error)) from error
     except SinkError:
@@ -192,23 +189,23 @@ def run_sink(connection, sink: Sink) -> None:
         raise SinkError(sink.node, error) from error
 
 
-def _copy_csv(connection, sink: Sink) -> None:
+def _copy_csv(connection, sink: Sink, sql: str, params: list) -> None:
     staged = sink.staged
     header = bool(sink.write.option("header", True)) and not staged.appending
     target = sink.written_by_duckdb
-    params = [*sink.params, str(target), sink.write.option("delimiter", ","), header]
-    [(sink.rows,)] = connection.execute(sink.sql, params).fetchall()
+    params = [*params, str(target), sink.write.option("delimiter", ","), header]
+    [(sink.rows,)] = connection.execute(sql, params).fetchall()
     if sink.part is not None:
         staged.start_from_existing()
         with open(staged.temporary, "ab") as whole, open(sink.part, "rb") as rows:
             shutil.copyfileobj(rows, whole)
 
 
-def _write_parquet(connection, sink: Sink) -> None:
+def _write_parquet(connection, sink: Sink, sql: str, params: list) -> None:
     staged = sink.staged
     compression = sink.write.option("compression", "snappy")
     compression = None if compression == "none" else compression
-    reader = connection.sql(sink.sql, params=sink.params).to_arrow_reader(BATCH_ROWS)
+    reader = connection.sql(sql, params=params).to_arrow_reader(BATCH_ROWS)
     schema = pandas_schema(reader.schema)
     if staged.appending:  # a Parquet file cannot grow: the old rows and the new are written
         new = reader.read_all().cast(schema)
