@@ -13,10 +13,11 @@ did when runs were threads of the web server) and answers its requests to commit
   past that it is killed and the run fails "out of memory at node X";
 - wall time: past PIPEWRIGHT_RUN_TIMEOUT it is killed and the run fails saying so.
 
-From the moment cancel or a limit is decided, every request to commit is refused, and once
-the process is being killed nothing more it sends is relayed. A process that dies on its own
-(a crash, the kernel's OOM killer, SIGKILL) fails the run with what ended it and the node
-that was running; the temporary files a killed process leaves are removed here.
+From the moment cancel or a limit is decided, every request to commit is refused; what the
+process sent before it was killed is still relayed, then the supervisor's own ending. A
+process that dies on its own (a crash, the kernel's OOM killer, SIGKILL) fails the run with
+what ended it and the node that was running; the temporary files a killed process leaves are
+removed here.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ def supervise(
     the supervisor ends itself if the process cannot.
     """
     kinds = {node_id: plan.nodes[node_id].operator.kind for node_id in plan.order}
-    supervision = _Supervision(order, Trail(order.run_id, kinds), list(sinks), cancel_event)
+    trail = Trail(order.run_id, kinds)
+    supervision = _Supervision(order, trail, list(sinks), cancel_event, timeout_s)
     try:
         process = fork_server.fork()
     except OSError as error:
@@ -87,7 +89,7 @@ def supervise(
         return Ending(RunStatus.FAILED, f"could not start the run's process: {error}")
     try:
         supervision.tell(process, "start", **order.to_message())
-        supervision.watch(process, timeout_s)
+        supervision.watch(process)
     finally:
         process.close()
     return supervision.ending(process)
@@ -96,20 +98,20 @@ def supervise(
 class _Supervision:
     """One run's supervision: what was relayed, decided and reported."""
 
-    def __init__(self, order: RunOrder, trail: Trail, sinks: list, cancel_event):
+    def __init__(self, order: RunOrder, trail: Trail, sinks: list, cancel_event, timeout_s):
         self.order = order
         self.trail = trail
         self.sinks = sinks
         self.cancel_event = cancel_event
-        self.decided: tuple[str, str] | None = None
-        """Once the supervisor has decided to stop the run: its status and why."""
+        self.timeout_s = timeout_s
+        self.decided: str | None = None
+        """Once the supervisor has decided to stop the run: why (cancel, memory, timeout)."""
         self.report: dict | None = None
         """The process's last word: `done`, `refused` or `crashed`."""
-        self.relaying = True
 
-    def watch(self, process: RunProcess, timeout_s: float) -> None:
+    def watch(self, process: RunProcess) -> None:
         """Relay and answer the process until it ends, stopping it when it must."""
-        deadline = time.monotonic() + timeout_s
+        deadline = time.monotonic() + self.timeout_s
         grace_ends = None
         size_at_start = process.rss_bytes()
         while self.report is None:
@@ -121,16 +123,16 @@ class _Supervision:
                 self._handle(message, process)
             now = time.monotonic()
             if self.cancel_event.is_set() and self.decided is None:
-                self.decided = (RunStatus.CANCELLED, CANCELLED_REASON)
+                self.decided = "cancel"
                 self.tell(process, "cancel")
                 grace_ends = now + GRACE_S
             if grace_ends is not None and now >= grace_ends:
                 return self._stop(process, signal.SIGTERM)
             if self._grown(process, size_at_start) > self.order.budget.memory_bytes:
-                self.decided = (RunStatus.FAILED, self._out_of_memory())
+                self.decided = "memory"
                 return self._stop(process, signal.SIGKILL)
             if now >= deadline:
-                self.decided = (RunStatus.FAILED, self._too_long(timeout_s))
+                self.decided = "timeout"
                 return self._stop(process, signal.SIGKILL)
         if not process.wait(EXIT_WAIT_S):
             self._stop(process, signal.SIGKILL)
@@ -149,8 +151,7 @@ class _Supervision:
     def _handle(self, message: dict, process: RunProcess) -> None:
         kind = message["kind"]
         if kind == "events":
-            if self.relaying:
-                self._relay(message["events"])
+            self._relay(message["events"])
         elif kind == "may_commit":
             self.tell(process, "commit", id=message["id"], allowed=self.decided is None)
         else:
@@ -165,13 +166,16 @@ class _Supervision:
                 sink(event)
 
     def _stop(self, process: RunProcess, first: signal.Signals) -> None:
-        """Stop relaying, then end the process: `first`, then SIGKILL if it lingers."""
-        self.relaying = False
+        """End the process (`first`, then SIGKILL if it lingers), then relay what it sent
+        before it ended: all of it happened before the decision took effect, and no commit
+        was allowed since."""
         process.send_signal(first)
-        if first != signal.SIGKILL and process.wait(TERM_WAIT_S):
-            return
-        process.send_signal(signal.SIGKILL)
+        if first == signal.SIGKILL or not process.wait(TERM_WAIT_S):
+            process.send_signal(signal.SIGKILL)
         process.wait(EXIT_WAIT_S)
+        with contextlib.suppress(EOFError):
+            while (message := process.link.receive(0)) is not None:
+                self._handle(message, process)
 
     def ending(self, process: RunProcess) -> Ending:
         """How the run ended, its last events relayed if the process could not send them."""
@@ -182,27 +186,31 @@ class _Supervision:
             return Ending(finished["status"], finished.get("error", ""), result)
         if report["kind"] == "refused" and self.trail.seq == 0:
             return Ending(RunStatus.FAILED, report["error"])  # it never started
-        if self.decided is not None:
-            status, error = self.decided
-        elif report["kind"] == "refused":
-            status, error = RunStatus.FAILED, report["error"]
-        elif report["kind"] == "crashed":
-            status, error = RunStatus.FAILED, CRASHED
-        else:
-            status, error = RunStatus.FAILED, self._death(process)
+        status, error = self._why(report, process)
         self._relay(self.trail.ending(status, error))
         if report["kind"] in ("killed", "crashed"):
             self._remove_leftovers()
         return Ending(status, error)
 
-    def _result(self, summary: dict) -> RunResult:
-        nodes = {node_id: NodeResult(**fields) for node_id, fields in summary["nodes"].items()}
-        return RunResult(
-            self.order.run_id, summary["status"], nodes, summary["duration_s"],
-            error=summary["error"], totals=summary["totals"],
-        )  # fmt: skip
-
-    def _death(self, process: RunProcess) -> str:
+    def _why(self, report: dict, process: RunProcess) -> tuple[RunStatus, str]:
+        """The status and reason of a run that did not end itself."""
+        if self.decided == "cancel":
+            return RunStatus.CANCELLED, CANCELLED_REASON
+        if self.decided == "memory":
+            return RunStatus.FAILED, (
+                f"the run's process was killed: out of memory{self._at_node()} (it grew by "
+                f"more than the {_size(self.order.budget.memory_bytes)} that "
+                "PIPEWRIGHT_RUN_MEMORY allows a run)"
+            )
+        if self.decided == "timeout":
+            return RunStatus.FAILED, (
+                f"the run took longer than the {self.timeout_s:g} s PIPEWRIGHT_RUN_TIMEOUT "
+                f"allows and was stopped{self._at_node()}"
+            )
+        if report["kind"] == "refused":
+            return RunStatus.FAILED, report["error"]
+        if report["kind"] == "crashed":
+            return RunStatus.FAILED, CRASHED
         code = process.returncode
         if code is None:
             what = "the run's process ended unexpectedly"
@@ -210,20 +218,14 @@ class _Supervision:
             what = f"the run's process was killed ({signal.Signals(-code).name})"
         else:
             what = f"the run's process exited with code {code}"
-        return what + self._at_node()
+        return RunStatus.FAILED, what + self._at_node()
 
-    def _out_of_memory(self) -> str:
-        budget = self.order.budget.memory_bytes
-        return (
-            f"the run's process was killed: out of memory{self._at_node()} (it grew by more "
-            f"than the {_size(budget)} PIPEWRIGHT_RUN_MEMORY allows a run)"
-        )
-
-    def _too_long(self, timeout_s: float) -> str:
-        return (
-            f"the run took longer than PIPEWRIGHT_RUN_TIMEOUT allows ({timeout_s:g} s) and was "
-            f"stopped{self._at_node()}"
-        )
+    def _result(self, summary: dict) -> RunResult:
+        nodes = {node_id: NodeResult(**fields) for node_id, fields in summary["nodes"].items()}
+        return RunResult(
+            self.order.run_id, summary["status"], nodes, summary["duration_s"],
+            error=summary["error"], totals=summary["totals"],
+        )  # fmt: skip
 
     def _at_node(self) -> str:
         running = self.trail.running()

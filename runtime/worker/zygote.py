@@ -140,12 +140,12 @@ class ForkServer:
             try:
                 socket.send_fds(self._running(), [b"fork"], list(fds))
             except OSError:  # it died since it was last asked: once more with a new one
-                self._stop()
+                self._stop_unlocked()
                 socket.send_fds(self._running(), [b"fork"], list(fds))
 
     def _running(self) -> socket.socket:
         if self._server is not None and self._server.poll() is not None:
-            self._stop()
+            self._stop_unlocked()
         if self._control is None:
             mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             with theirs:
@@ -158,7 +158,12 @@ class ForkServer:
             self._control = mine
         return self._control
 
-    def _stop(self) -> None:
+    def stop(self) -> None:
+        """Stop the server; the run processes it forked die with it."""
+        with self._lock:
+            self._stop_unlocked()
+
+    def _stop_unlocked(self) -> None:
         if self._control is not None:
             self._control.close()
         if self._server is not None:
