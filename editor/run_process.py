@@ -16,8 +16,8 @@ did when runs were threads of the web server) and answers its requests to commit
 From the moment cancel or a limit is decided, every request to commit is refused; what the
 process sent before it was killed is still relayed, then the supervisor's own ending. A
 process that dies on its own (a crash, the kernel's OOM killer, SIGKILL) fails the run with
-what ended it and the node that was running; the temporary files a killed process leaves are
-removed here.
+what ended it and the node that was running; the temporary files a stopped or killed process
+leaves are removed here.
 """
 
 from __future__ import annotations
@@ -183,14 +183,17 @@ class _Supervision:
         finished = self.trail.finished
         if finished is not None:  # the run ended itself, whatever the process did next
             result = self._result(report["result"]) if report["kind"] == "done" else None
-            return Ending(finished["status"], finished.get("error", ""), result)
-        if report["kind"] == "refused" and self.trail.seq == 0:
+            ending = Ending(finished["status"], finished.get("error", ""), result)
+        elif report["kind"] == "refused" and self.trail.seq == 0:
             return Ending(RunStatus.FAILED, report["error"])  # it never started
-        status, error = self._why(report, process)
-        self._relay(self.trail.ending(status, error))
-        if report["kind"] in ("killed", "crashed"):
+        else:
+            ending = Ending(*self._why(report, process))
+            self._relay(self.trail.ending(ending.status, ending.error))
+        if ending.status != RunStatus.SUCCEEDED:
+            # A node stopped mid-write (its thread detached, then the process ended) or a
+            # killed process left its temporary files.
             self._remove_leftovers()
-        return Ending(status, error)
+        return ending
 
     def _why(self, report: dict, process: RunProcess) -> tuple[RunStatus, str]:
         """The status and reason of a run that did not end itself."""
@@ -234,7 +237,7 @@ class _Supervision:
         return f" at node{'s' if len(running) > 1 else ''} {', '.join(running)}"
 
     def _remove_leftovers(self) -> None:
-        """Delete the temporary output files and spill folder a killed process left."""
+        """Delete the temporary output files and spill folder the run's process left."""
         area = self.order.area
         run = str(self.order.run_id)
 

@@ -1,8 +1,9 @@
 """A run in a process of its own: what the forked process does with its run.
 
 It reads its `RunOrder` from the socket, builds and prepares the plan, and executes it: events
-go to the supervisor in batches (every `FLUSH_S`, or at once past `BATCH_EVENTS`), and every
-commit of an output first asks the supervisor, which refuses once it has decided to stop the
+go to the supervisor in batches (every `FLUSH_S`; at once past `BATCH_EVENTS`, and when a node
+starts running, so that if the process dies the supervisor knows which node it was in), and
+every commit of an output first asks the supervisor, which refuses once it has decided to stop the
 run. A second thread reads the supervisor's messages: `cancel` sets the executor's cancel
 signal (which interrupts DuckDB too), and the end of the socket, when the supervisor is gone,
 ends the process at once: a run that nobody records must not go on writing.
@@ -28,6 +29,7 @@ from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
 from runtime.results import RunResult
 from runtime.spec import load_document
+from runtime.statuses import NodeStatus
 from runtime.worker import process_flags
 from runtime.worker.wire import Link, RunOrder
 
@@ -135,32 +137,35 @@ class EventBatches:
     def __init__(self, link: Link):
         self._link = link
         self._pending: list[Event] = []
-        self._closed = False
-        self._changed = threading.Condition()
+        self._pending_lock = threading.Lock()
+        self._sending = threading.Lock()
+        """Held from taking a batch to sending it, so that batches leave in order."""
+        self._stopped = threading.Event()
         self._sender = threading.Thread(target=self._send_loop, name="pipewright-events")
         self._sender.start()
 
     def __call__(self, event: Event) -> None:
-        with self._changed:
+        with self._pending_lock:
             self._pending.append(event)
-            if len(self._pending) >= BATCH_EVENTS:
-                self._changed.notify()
+            full = len(self._pending) >= BATCH_EVENTS
+        # Sent before the node's work begins: a process that dies in it has said where it was.
+        if full or (event["type"] == "node_status" and event["status"] == NodeStatus.RUNNING):
+            self._flush()
 
     def close(self) -> None:
         """Send what is left, then stop."""
-        with self._changed:
-            self._closed = True
-            self._changed.notify()
+        self._stopped.set()
         self._sender.join()
+        self._flush()
 
     def _send_loop(self) -> None:
-        closed = False
-        while not closed:
-            with self._changed:
-                self._changed.wait_for(
-                    lambda: self._closed or len(self._pending) >= BATCH_EVENTS, FLUSH_S
-                )
-                batch, self._pending, closed = self._pending, [], self._closed
+        while not self._stopped.wait(FLUSH_S):
+            self._flush()
+
+    def _flush(self) -> None:
+        with self._sending:
+            with self._pending_lock:
+                batch, self._pending = self._pending, []
             if batch:
                 try:
                     self._link.send("events", events=batch)

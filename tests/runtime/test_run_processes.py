@@ -21,9 +21,12 @@ from runtime.connection_specs import ConnectionSpec
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.spec import load_document
+from runtime.statuses import RunStatus
 from runtime.worker.child import EXIT_ORPHANED
+from runtime.worker.trail import Trail
 from runtime.worker.wire import RunOrder, named_connections
 from runtime.worker.zygote import NICENESS, ForkServer, RunProcess, scrubbed_environment
+from tests.plugin_sites import operator_site
 from tests.test_layering import FORBIDDEN_IN_RUNTIME
 
 SECRETS = {
@@ -132,16 +135,9 @@ def server_with_secrets():
 
 @pytest.fixture(scope="module")
 def probe_site(tmp_path_factory) -> Path:
-    """A folder holding the probe operator as an installed plugin (an entry point)."""
-    site = tmp_path_factory.mktemp("probe-site")
-    (site / "pipewright_probe.py").write_text(PROBE)
-    info = site / "pipewright_probe-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pipewright-probe\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[pipewright.operators]\nprobe = pipewright_probe:Probe\n"
-    )
-    return site
+    """A folder holding the probe operator as an installed plugin."""
+    return operator_site(tmp_path_factory.mktemp("probe-site"), "pipewright_probe", PROBE,
+                         {"probe": "Probe"})  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -281,3 +277,25 @@ def test_a_run_process_and_its_server_end_when_the_supervisor_process_is_killed(
     supervisor.send_signal(signal.SIGKILL)
     supervisor.wait()
     wait_until(lambda: gone(server_pid) and gone(run_pid))
+
+
+def test_a_supervisor_ends_a_run_continuing_its_numbering_and_settling_every_node():
+    trail = Trail(5, {"read": "input", "sort": "process", "write": "output"})
+    seen = [
+        {"type": "run_started", "nodes": ["read", "sort", "write"]},
+        {"type": "node_status", "node": "read", "status": "running", "attempt": 1},
+        {"type": "node_status", "node": "read", "status": "succeeded", "attempt": 1,
+         "metrics": {"rows_in": {}, "rows_out": 12, "duration_s": 0.1}},
+        {"type": "node_status", "node": "sort", "status": "running", "attempt": 1},
+    ]  # fmt: skip
+    for seq, event in enumerate(seen, 1):
+        trail.saw({"run_id": 5, "seq": seq, "time": "t", **event})
+    assert trail.running() == ["sort"]
+    ending = trail.ending(RunStatus.FAILED, "the run's process was killed (SIGKILL) at node sort")
+    assert [(e["seq"], e.get("node"), e["status"]) for e in ending] == [
+        (5, "sort", "failed"), (6, "write", "cancelled"), (7, None, "failed"),
+    ]  # fmt: skip
+    assert ending[0]["error"] == ending[1]["reason"] == ending[2]["error"]
+    assert ending[2]["totals"] == {
+        "nodes": {"cancelled": 1, "failed": 1, "succeeded": 1}, "rows_read": 12, "rows_written": 0,
+    }  # fmt: skip
