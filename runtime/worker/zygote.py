@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
@@ -207,7 +208,10 @@ def main(control_fd: int) -> NoReturn:
     from runtime.registry import default_registry
 
     default_registry().catalog()
-    _warm_up()
+    try:
+        _warm_up()
+    except Exception:  # runs then load what it would have loaded: slower, never broken
+        traceback.print_exc()
     gc.collect()
     gc.freeze()  # the loaded engine stays shared with the run processes, never collected
     control = socket.socket(fileno=control_fd)
