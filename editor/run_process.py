@@ -216,7 +216,7 @@ class _Supervision:
             return RunStatus.FAILED, CRASHED
         code = process.returncode
         if code is None:
-            what = "the run's process ended unexpectedly"
+            what = "the run's process ended with the server that forked it"
         elif code < 0:
             what = f"the run's process was killed ({signal.Signals(-code).name})"
         else:

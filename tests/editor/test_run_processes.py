@@ -315,3 +315,21 @@ def test_two_runs_execute_at_once_each_in_a_process_of_its_own(
     for run_id in runs:
         client.post(f"/api/runs/{run_id}/cancel")
     assert [wait_for_run(run_id).status for run_id in runs] == ["cancelled", "cancelled"]
+
+
+def test_a_run_fails_when_the_process_server_dies_and_the_next_run_gets_a_new_server(
+    client, data_root, pause_operator
+):
+    """The kernel ends a run's process with the server that forked it (PR_SET_PDEATHSIG)."""
+    run_id = start(client, chain(
+        ("read", "csv_input", {"path": "people.csv"}),
+        ("wait", "pause", {"seconds": 60}),
+    ))  # fmt: skip
+    wait_for_node(run_id, "wait", "running")
+    stat = Path(f"/proc/{process_of(run_id)}/stat").read_text()
+    os.kill(int(stat.rsplit(")", 1)[1].split()[1]), signal.SIGKILL)  # its parent: the server
+    run = wait_for_run(run_id)
+    assert run.status == "failed"
+    assert run.error == "the run's process ended with the server that forked it at node wait"
+    again = start(client, chain(("read", "csv_input", {"path": "people.csv"})))
+    assert wait_for_run(again).status == "succeeded"
