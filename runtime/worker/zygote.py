@@ -91,7 +91,7 @@ class RunProcess:
 
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the process to end; whether it has."""
-        if not self.ended and select.select([self._status_fd], [], [], timeout)[0]:
+        if not self.ended and _readable(self._status_fd, timeout):
             status = os.read(self._status_fd, _PID.size)
             self.ended = True
             if len(status) == _PID.size:
@@ -188,8 +188,16 @@ class ForkServer:
         self._control = self._server = None
 
 
+def _readable(fd: int, timeout: float) -> bool:
+    """Whether `fd` has data (or its end) within `timeout` seconds. `poll`, not `select`: a
+    web server's file descriptors go past select's 1024."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(timeout * 1000))
+
+
 def _read_pid(status_fd: int) -> int:
-    if not select.select([status_fd], [], [], START_TIMEOUT_S)[0]:
+    if not _readable(status_fd, START_TIMEOUT_S):
         raise OSError(f"the run process server did not fork within {START_TIMEOUT_S:g} s")
     data = os.read(status_fd, _PID.size)
     if len(data) != _PID.size:

@@ -299,3 +299,20 @@ def test_a_supervisor_ends_a_run_continuing_its_numbering_and_settling_every_nod
     assert ending[2]["totals"] == {
         "nodes": {"cancelled": 1, "failed": 1, "succeeded": 1}, "rows_read": 12, "rows_written": 0,
     }  # fmt: skip
+
+
+def test_a_run_is_supervised_when_its_file_descriptors_are_past_1024(server_with_secrets, tmp_path):
+    """A busy web server holds thousands of sockets: its new pipes get high numbers."""
+    (tmp_path / "people.csv").write_text("id\n1\n")
+    document = pipeline({"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}})
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        process = server_with_secrets.fork()
+        process.link.send("start", **order(document, tmp_path))
+        messages = converse(process)
+        assert messages[-1]["kind"] == "done" and process.wait(10)
+        assert process.returncode == 0
+        process.close()
+    finally:
+        for fd in held:
+            os.close(fd)
