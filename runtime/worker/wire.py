@@ -38,9 +38,11 @@ class Link:
 
     def send(self, kind: str, **fields: Any) -> None:
         """Send one message; `OSError` when the other end is gone."""
-        data = json.dumps({"kind": kind, **fields}, default=str, ensure_ascii=False)
+        # ASCII escapes, so that any str gets across, lone surrogates included (a file's
+        # undecodable bytes in a message), and comes out equal.
+        data = json.dumps({"kind": kind, **fields}, default=str)
         with self._lock:
-            self._connection.send_bytes(data.encode())
+            self._connection.send_bytes(data.encode("ascii"))
 
     def receive(self, timeout: float | None = None) -> dict | None:
         """The next message, or None if none came within `timeout` seconds; `EOFError` once

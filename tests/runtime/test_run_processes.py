@@ -9,8 +9,10 @@ import itertools
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from runtime.spec import load_document
 from runtime.statuses import RunStatus
 from runtime.worker.child import EXIT_ORPHANED
 from runtime.worker.trail import Trail
-from runtime.worker.wire import RunOrder, named_connections
+from runtime.worker.wire import Link, RunOrder, named_connections
 from runtime.worker.zygote import NICENESS, ForkServer, RunProcess, scrubbed_environment
 from tests.plugin_sites import operator_site
 from tests.test_layering import FORBIDDEN_IN_RUNTIME
@@ -316,3 +318,17 @@ def test_a_run_is_supervised_when_its_file_descriptors_are_past_1024(server_with
     finally:
         for fd in held:
             os.close(fd)
+
+
+def test_any_text_crosses_the_wire_unchanged():
+    """Messages carry what files held: accents, emoji, and undecodable bytes (lone surrogates)."""
+    ours, theirs = socket.socketpair()
+    sender, receiver = Link(ours.detach()), Link(theirs.detach())
+    text = "ünïcode 😀 \udc80 \x00 " + "x" * 5_000_000  # more than a socket buffers
+    sending = threading.Thread(target=sender.send, args=("events",), kwargs={"events": [text]})
+    sending.start()
+    assert receiver.receive(5) == {"kind": "events", "events": [text]}
+    sending.join()
+    sender.close()
+    with pytest.raises(EOFError):
+        receiver.receive(5)
