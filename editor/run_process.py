@@ -129,10 +129,10 @@ class _Supervision:
             if grace_ends is not None and now >= grace_ends:
                 return self._stop(process, signal.SIGTERM)
             if self._grown(process, size_at_start) > self.order.budget.memory_bytes:
-                self.decided = "memory"
+                self.decided = self.decided or "memory"  # a cancel asked first stays one
                 return self._stop(process, signal.SIGKILL)
             if now >= deadline:
-                self.decided = "timeout"
+                self.decided = self.decided or "timeout"
                 return self._stop(process, signal.SIGKILL)
         if not process.wait(EXIT_WAIT_S):
             self._stop(process, signal.SIGKILL)

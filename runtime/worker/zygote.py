@@ -60,6 +60,8 @@ NICENESS = 10
 """Run processes yield the CPU to the web server, which every user's pages depend on."""
 START_TIMEOUT_S = 60.0
 """How long a first request may wait for a server that is still importing the engine."""
+STOP_TIMEOUT_S = 5.0
+"""How long a server told to stop may take before it is killed."""
 _SECRET = re.compile(r"SECRET|PASSW|TOKEN|KEY|CREDENTIAL|_URL$|^DJANGO_", re.IGNORECASE)
 """Environment variables a run's process never gets: the web server's secrets and settings."""
 _PID = struct.Struct("q")
@@ -182,9 +184,13 @@ class ForkServer:
 
     def _stop_unlocked(self) -> None:
         if self._control is not None:
-            self._control.close()
+            self._control.close()  # the server's end of its socket: it exits
         if self._server is not None:
-            self._server.wait()
+            try:
+                self._server.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:  # stuck (importing the engine, say)
+                self._server.kill()
+                self._server.wait()
         self._control = self._server = None
 
 
