@@ -277,7 +277,7 @@ def test_a_run_over_its_memory_budget_is_killed_and_fails_naming_the_node(
     assert run.status == "failed"
     assert run.error == (
         "the run's process was killed: out of memory at node join (it grew by more than the "
-        "200 MiB that PIPEWRIGHT_RUN_MEMORY allows a run)"
+        "200 MiB that PIPEWRIGHT_RUN_MEMORY allows a run, and 128 MiB for the engine)"
     )
     nodes = nodes_of(run.pk)
     assert (nodes["join"].status, nodes["write"].status) == ("failed", "cancelled")
