@@ -1,22 +1,24 @@
-"""Runs pipelines in the background: a bounded set of worker threads in the server process.
+"""Runs pipelines in the background: each in a process of its own, at most
+`PIPEWRIGHT_MAX_RUNS` at once, each supervised by a worker thread of the server process.
 
 `submit` queues a run (status `queued` until a worker is free) and has `run_watch` hold it:
 its host and pid, and a heartbeat. Runs wait in one queue per user, and a free worker takes
 the next run of the user with the fewest runs going, the one served longest ago first among
 equals: one user who queues many runs delays another user's single run by one run at most,
-not by all of them. The worker marks it `running`, executes the snapshot with the runtime,
-and records every event through `RunRecorder`, down to the outcome the runtime computed.
-`cancel` stops a run within about a second: the runtime is told to stop, nothing new starts,
-outputs stay whole.
+not by all of them. The worker marks it `running` and has `run_process` execute the snapshot
+in a child process, recording every event through `RunRecorder`, down to the outcome the
+runtime computed. `cancel` stops a run within a second: the run is told to stop, its process
+is terminated if it does not, nothing new starts, outputs stay whole.
 
 Management commands run in the foreground instead: runs started inside `foreground()` are not
-handed to a worker, and `run_now` executes them in the calling thread the same way.
+handed to a worker, and `run_now` supervises them from the calling thread the same way.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import sys
 import threading
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
@@ -27,19 +29,18 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from editor import live, run_watch
+from editor import live, run_process, run_watch
 from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
 from editor.workspaces import engine_access
 from runtime.backends.budget import Budget
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
-from runtime.executor import execute
 from runtime.plan import Plan, build_plan
-from runtime.plan.prepare import prepare
 from runtime.results import RunResult
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
+from runtime.worker.wire import RunOrder, named_connections
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,8 @@ def foreground() -> Iterator[None]:
 
 
 def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, RunResult] | None:
-    """Execute a queued run in this thread, recorded as a worker would; None if it did not run."""
+    """Execute a queued run from this thread, recorded as a worker would; None if it did not
+    run to its end (its plan, as built from the snapshot, and its result)."""
     with _lock:
         cancel_event = _cancels.setdefault(run_id, threading.Event())
     run_watch.hold(run_id)
@@ -172,29 +174,43 @@ def _claim_and_run(
 def _run(
     run: Run, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
-    """Execute a claimed run, recorded; None if its snapshot no longer builds a plan."""
+    """Execute a claimed run in a process of its own, recorded; None if it did not run to
+    its end in that process (its snapshot no longer builds a plan, say)."""
     recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
     try:
-        access = engine_access(run.pipeline.workspace, run.started_by)
-        plan = prepare(build_plan(load_document(run.document), run.parameters), **access)
-        result = execute(
+        plan = build_plan(load_document(run.document), run.parameters)
+        ended = run_process.supervise(
+            _order(run, plan),
             plan,
-            sinks=[recorder, *extra_sinks],
-            run_id=run.pk,
-            cancel_event=cancel_event,
-            budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
-            **access,
+            [recorder, *extra_sinks],
+            cancel_event,
+            timeout_s=settings.PIPEWRIGHT_RUN_TIMEOUT_S,
         )
     except PipewrightError as problem:  # it never started: there is no outcome to write
         status, error, ran = RunStatus.FAILED, str(problem), None
     else:
-        status, error, ran = result.status, result.error, (plan, result)
+        status, error = ended.status, ended.error
+        ran = None if ended.result is None else (plan, ended.result)
     finally:
         recorder.close()
-    # The recorder wrote the runtime's outcome with the `run_finished` event; this covers a
-    # run that never got that far (its snapshot no longer validates, say).
+    # The recorder wrote the run's outcome with the `run_finished` event; this covers a run
+    # that never got that far (its snapshot no longer validates, say).
     _settle(run.pk, status, error)
     return ran
+
+
+def _order(run: Run, plan: Plan) -> RunOrder:
+    """What the run's process is given: the snapshot, its files, the connections it names."""
+    access = engine_access(run.pipeline.workspace, run.started_by)
+    return RunOrder(
+        run_id=run.pk,
+        document=run.document,
+        parameters=run.parameters or {},
+        area=access["data_root"],
+        connections=named_connections(plan, access["connections"]),
+        budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
+        sys_path=list(sys.path),
+    )
 
 
 def _settle(run_id: int, status: str, error: str) -> None:

@@ -8,7 +8,9 @@
   passwords, comma-separated, newest first (else one generated into `.encryption_key`).
   `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
 - `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
-- `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (default 2),
+- `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_MAX_RUNS` (runs executing at once, each in
+  a process of its own, default 2), `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by
+  `runtime.backends.budget`), `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
@@ -218,6 +220,7 @@ PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR /
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
 PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
+PIPEWRIGHT_RUN_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_RUN_TIMEOUT", 6 * 3600))
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
 

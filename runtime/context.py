@@ -4,7 +4,8 @@ It gives the run and node ids, the validated params, the file area and named con
 logger and a progress callback that become events, and the cancellation check. `commit` is how
 an output makes its work visible (rename a temporary file, commit a transaction): it runs under
 a lock against the executor's timeout and cancel decisions, so a node that lost its race with
-the clock never commits afterwards.
+the clock never commits afterwards, and only if `may_commit` agrees: a run in a process of its
+own asks its supervisor, which refuses once it has decided to stop the run.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ Emit = Callable[..., Any]
 
 def _ignore(*_args, **_fields) -> None:
     return None
+
+
+def _always() -> bool:
+    return True
 
 
 class NodeLogger:
@@ -74,6 +79,7 @@ class NodeContext:
         row_limit: int | None = None,
         columns: set[str] | None = None,
         run_id: str | int | None = None,
+        may_commit: Callable[[], bool] | None = None,
     ):
         self.node_id = node_id
         self.run_id = str(run_id) if run_id is not None else uuid.uuid4().hex
@@ -91,6 +97,7 @@ class NodeContext:
         self._cancel = threading.Event()
         self._on_stop: list[Callable[[], Any]] = []
         self._commit_lock = threading.RLock()
+        self._may_commit = may_commit or _always
         self.committed = False
         self._emit = emit or _ignore
         self.log_level = log_level
@@ -103,6 +110,7 @@ class NodeContext:
         member = NodeContext(
             node_id, params, data_root=self.files, connections=self.connections,
             emit=self._guarded_emit, log_level=self.log_level, run_id=self.run_id,
+            may_commit=self._may_commit,
         )  # fmt: skip
         self.on_stop(member.stop)
         return member
@@ -140,8 +148,16 @@ class NodeContext:
                 fields["share"] = min(max(float(share), 0.0), 1.0)
             self._guarded_emit("node_progress", node=self.node_id, **fields)
 
+    def may_commit(self) -> bool:
+        """Whether the run may still make outputs visible (in a process of its own: whether
+        its supervisor has not decided to stop it)."""
+        return self._may_commit()
+
     def commit(self, action: Callable[[], Any]) -> Any:
         """Make the node's side effect visible, unless it was stopped first."""
+        # Asked before taking the lock: `stop` must not wait for the supervisor's answer.
+        if not self.may_commit():
+            raise NodeCancelled(f"node '{self.node_id}' may not commit: the run is being stopped")
         with self._commit_lock:
             self.check_cancelled()
             result = action()

@@ -21,7 +21,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,17 +80,18 @@ def execute(
     retain: Iterable[str] = (),
     row_limit: int | None = None,
     budget: Budget | None = None,
+    may_commit: Callable[[], bool] | None = None,
 ) -> RunResult:
     """Run a plan to the end (or until cancelled) and return what happened.
 
     `retain` names nodes whose outputs are kept in `RunResult.outputs` (for previews);
     `row_limit` asks input operators to read no more rows than that; `budget` is what DuckDB
-    segments may use (None: what the settings give a run).
+    segments may use (None: what the settings give a run); `may_commit` is asked before any
+    output is made visible (`NodeContext.commit`; None: always allowed).
     """
-    emitter = Emitter(sinks, run_id)
     execution = _Execution(
-        plan, emitter, cancel_event or threading.Event(), FileArea.of(data_root), connections or {},
-        set(retain), row_limit, budget,
+        plan, Emitter(sinks, run_id), cancel_event or threading.Event(), FileArea.of(data_root),
+        connections or {}, set(retain), row_limit, budget, may_commit,
     )  # fmt: skip
     return execution.run()
 
@@ -99,7 +100,7 @@ class _Execution:
     """One run's state. Every field below `lock` is read and written only while holding it."""
 
     def __init__(
-        self, plan, emitter, cancel_event, data_root, connections, retain, row_limit, budget
+        self, plan, emitter, cancel_event, data_root, connections, retain, row_limit, budget, gate
     ):
         self.plan = plan
         self.emitter = emitter
@@ -107,6 +108,7 @@ class _Execution:
         self.data_root = data_root
         self.connections = connections
         self.row_limit = row_limit
+        self.may_commit = gate
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
         self.tasks = tasks_of(plan, retain, budget)
@@ -212,7 +214,7 @@ class _Execution:
             node.id, node.params, data_root=self.data_root, connections=self.connections,
             emit=self.emitter.emit, log_level=self.plan.config.log_level,
             row_limit=min(limits, default=None), columns=self.needed.get(node.id),
-            run_id=self.emitter.run_id,
+            run_id=self.emitter.run_id, may_commit=self.may_commit,
         )  # fmt: skip
         return _Attempt(node, number, ctx, inputs)
 

@@ -1,0 +1,263 @@
+"""Supervising a run in a process of its own: its events recorded, its limits kept, and its
+end written whatever becomes of the process.
+
+`supervise` has the pre-started server (`runtime.worker.zygote`) fork the run's process,
+sends it its `RunOrder`, relays its events to the sinks (the `RunRecorder` writes them as it
+did when runs were threads of the web server) and answers its requests to commit. It watches:
+
+- the cancel signal (the user's click): the process is told to stop and has `GRACE_S` to end
+  the run itself; then it is terminated (SIGTERM, and SIGKILL after `TERM_WAIT_S`) and the
+  run and its unfinished nodes are marked `cancelled` here;
+- memory: the process may grow by the run's budget (PIPEWRIGHT_RUN_MEMORY, see `Budget`) and
+  `HEADROOM_BYTES` beyond the size it started at, which is the engine it shares with the
+  pre-started server; past that it is killed and the run fails "out of memory at node X";
+- wall time: past PIPEWRIGHT_RUN_TIMEOUT it is killed and the run fails saying so.
+
+From the moment cancel or a limit is decided, every request to commit is refused; what the
+process sent before it was killed is still relayed, then the supervisor's own ending. A
+process that dies on its own (a crash, the kernel's OOM killer, SIGKILL) fails the run with
+what ended it and the node that was running; the temporary files a stopped or killed process
+leaves are removed here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from runtime.backends.spill import remove_stale_spill_folders
+from runtime.events import Event, EventSink
+from runtime.executor import CANCELLED_REASON
+from runtime.operators.atomic import remove_stale_temporaries
+from runtime.plan import Plan
+from runtime.results import NodeResult, RunResult
+from runtime.statuses import RunStatus
+from runtime.worker.trail import Trail
+from runtime.worker.wire import RunOrder
+from runtime.worker.zygote import ForkServer, RunProcess
+
+GRACE_S = 0.5
+"""After a cancel, how long the run's process may take to end its run itself."""
+TERM_WAIT_S = 0.2
+"""After SIGTERM, how long before SIGKILL."""
+TICK_S = 0.02
+"""How often the cancel signal, the clock and the memory are looked at when nothing comes."""
+HEADROOM_BYTES = 128 * 2**20
+"""What a run's process may use beyond its budget, which is DuckDB's `memory_limit`: Arrow
+buffers in transit, Python objects, DuckDB's allocations outside its buffer pool. Measured on
+the seed ETL of 2 million rows, with budgets of 64 to 256 MiB, these add 60 to 100 MiB."""
+EXIT_WAIT_S = 5.0
+"""How long a process may take to exit once it said it is done, or was killed."""
+CRASHED = "internal error; see the server log"
+
+log = logging.getLogger(__name__)
+fork_server = ForkServer()
+"""This web process's server of run processes, shared by all its runs."""
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a supervised run ended; `result` only when its process reported one."""
+
+    status: str
+    error: str
+    result: RunResult | None = None
+
+
+def supervise(
+    order: RunOrder,
+    plan: Plan,
+    sinks: Iterable[EventSink],
+    cancel_event: threading.Event,
+    *,
+    timeout_s: float,
+) -> Ending:
+    """Execute `order` in a process of its own, relaying its events to `sinks`, to its end.
+
+    `plan` is the run's document as built by the caller (not prepared): its nodes are those
+    the supervisor ends itself if the process cannot.
+    """
+    kinds = {node_id: plan.nodes[node_id].operator.kind for node_id in plan.order}
+    trail = Trail(order.run_id, kinds)
+    supervision = _Supervision(order, trail, list(sinks), cancel_event, timeout_s)
+    try:
+        process = fork_server.fork()
+    except OSError as error:
+        log.exception("could not start the process of run %s", order.run_id)
+        return Ending(RunStatus.FAILED, f"could not start the run's process: {error}")
+    try:
+        supervision.tell(process, "start", **order.to_message())
+        supervision.watch(process)
+    finally:
+        process.close()
+    return supervision.ending(process)
+
+
+class _Supervision:
+    """One run's supervision: what was relayed, decided and reported."""
+
+    def __init__(self, order: RunOrder, trail: Trail, sinks: list, cancel_event, timeout_s):
+        self.order = order
+        self.trail = trail
+        self.sinks = sinks
+        self.cancel_event = cancel_event
+        self.timeout_s = timeout_s
+        self.decided: str | None = None
+        """Once the supervisor has decided to stop the run: why (cancel, memory, timeout)."""
+        self.report: dict | None = None
+        """The process's last word: `done`, `refused` or `crashed`."""
+
+    def watch(self, process: RunProcess) -> None:
+        """Relay and answer the process until it ends, stopping it when it must."""
+        deadline = time.monotonic() + self.timeout_s
+        grace_ends = None
+        size_at_start = process.rss_bytes()
+        while self.report is None:
+            try:
+                message = process.link.receive(TICK_S)
+            except EOFError:  # it ended, and everything it sent was read
+                break
+            if message is not None:
+                self._handle(message, process)
+            now = time.monotonic()
+            if self.cancel_event.is_set() and self.decided is None:
+                self.decided = "cancel"
+                self.tell(process, "cancel")
+                grace_ends = now + GRACE_S
+            if grace_ends is not None and now >= grace_ends:
+                return self._stop(process, signal.SIGTERM)
+            if (
+                self._grown(process, size_at_start)
+                > self.order.budget.memory_bytes + HEADROOM_BYTES
+            ):
+                self.decided = self.decided or "memory"  # a cancel asked first stays one
+                return self._stop(process, signal.SIGKILL)
+            if now >= deadline:
+                self.decided = self.decided or "timeout"
+                return self._stop(process, signal.SIGKILL)
+        if not process.wait(EXIT_WAIT_S):
+            self._stop(process, signal.SIGKILL)
+
+    def tell(self, process: RunProcess, kind: str, **fields) -> None:
+        """Send the process a message, unless it is gone (its socket's end says so next)."""
+        with contextlib.suppress(OSError):
+            process.link.send(kind, **fields)
+
+    @staticmethod
+    def _grown(process: RunProcess, size_at_start: int | None) -> int:
+        """By how much the process grew since it started (0 once it is gone)."""
+        size = process.rss_bytes()
+        return 0 if size is None or size_at_start is None else size - size_at_start
+
+    def _handle(self, message: dict, process: RunProcess) -> None:
+        kind = message["kind"]
+        if kind == "events":
+            self._relay(message["events"])
+        elif kind == "may_commit":
+            self.tell(process, "commit", id=message["id"], allowed=self.decided is None)
+        else:
+            self.report = message
+            if kind == "crashed":
+                log.error("run %s crashed:\n%s", self.order.run_id, message["traceback"])
+
+    def _relay(self, events: list[Event]) -> None:
+        for event in events:
+            self.trail.saw(event)
+            for sink in self.sinks:
+                sink(event)
+
+    def _stop(self, process: RunProcess, first: signal.Signals) -> None:
+        """End the process (`first`, then SIGKILL if it lingers), then relay what it sent
+        before it ended: all of it happened before the decision took effect, and no commit
+        was allowed since."""
+        process.send_signal(first)
+        if first == signal.SIGKILL or not process.wait(TERM_WAIT_S):
+            process.send_signal(signal.SIGKILL)
+        process.wait(EXIT_WAIT_S)
+        with contextlib.suppress(EOFError):
+            while (message := process.link.receive(0)) is not None:
+                self._handle(message, process)
+
+    def ending(self, process: RunProcess) -> Ending:
+        """How the run ended, its last events relayed if the process could not send them."""
+        report = self.report or {"kind": "killed"}
+        finished = self.trail.finished
+        if finished is not None:  # the run ended itself, whatever the process did next
+            result = self._result(report["result"]) if report["kind"] == "done" else None
+            ending = Ending(finished["status"], finished.get("error", ""), result)
+        elif report["kind"] == "refused" and self.trail.seq == 0:
+            return Ending(RunStatus.FAILED, report["error"])  # it never started
+        else:
+            ending = Ending(*self._why(report, process))
+            self._relay(self.trail.ending(ending.status, ending.error))
+        if ending.status != RunStatus.SUCCEEDED:
+            # A node stopped mid-write (its thread detached, then the process ended) or a
+            # killed process left its temporary files.
+            self._remove_leftovers()
+        return ending
+
+    def _why(self, report: dict, process: RunProcess) -> tuple[RunStatus, str]:
+        """The status and reason of a run that did not end itself."""
+        if self.decided == "cancel":
+            return RunStatus.CANCELLED, CANCELLED_REASON
+        if self.decided == "memory":
+            return RunStatus.FAILED, (
+                f"the run's process was killed: out of memory{self._at_node()} (it grew by "
+                f"more than the {_size(self.order.budget.memory_bytes)} that "
+                f"PIPEWRIGHT_RUN_MEMORY allows a run, and {_size(HEADROOM_BYTES)} for the engine)"
+            )
+        if self.decided == "timeout":
+            return RunStatus.FAILED, (
+                f"the run took longer than the {self.timeout_s:g} s PIPEWRIGHT_RUN_TIMEOUT "
+                f"allows and was stopped{self._at_node()}"
+            )
+        if report["kind"] == "refused":
+            return RunStatus.FAILED, report["error"]
+        if report["kind"] == "crashed":
+            return RunStatus.FAILED, CRASHED
+        code = process.returncode
+        if code is None:
+            what = "the run's process ended with the server that forked it"
+        elif code < 0:
+            what = f"the run's process was killed ({signal.Signals(-code).name})"
+        else:
+            what = f"the run's process exited with code {code}"
+        return RunStatus.FAILED, what + self._at_node()
+
+    def _result(self, summary: dict) -> RunResult:
+        nodes = {node_id: NodeResult(**fields) for node_id, fields in summary["nodes"].items()}
+        return RunResult(
+            self.order.run_id, summary["status"], nodes, summary["duration_s"],
+            error=summary["error"], totals=summary["totals"],
+        )  # fmt: skip
+
+    def _at_node(self) -> str:
+        running = self.trail.running()
+        if not running:
+            return ""
+        return f" at node{'s' if len(running) > 1 else ''} {', '.join(running)}"
+
+    def _remove_leftovers(self) -> None:
+        """Delete the temporary output files and spill folder the run's process left."""
+        area = self.order.area
+        run = str(self.order.run_id)
+
+        def this_run(run_id: str) -> bool:
+            return run_id == run
+
+        folders = [area.root] + ([area.shared] if area.shared and area.shared_writable else [])
+        for folder in folders:
+            remove_stale_temporaries(Path(folder), this_run)
+        remove_stale_spill_folders(area.scratch_folder, this_run)
+
+
+def _size(count: int) -> str:
+    if count >= 2**30:
+        return f"{count / 2**30:.1f} GiB"
+    return f"{count / 2**20:.0f} MiB"

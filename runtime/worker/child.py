@@ -1,0 +1,173 @@
+"""A run in a process of its own: what the forked process does with its run.
+
+It reads its `RunOrder` from the socket, builds and prepares the plan, and executes it: events
+go to the supervisor in batches (every `FLUSH_S`; at once past `BATCH_EVENTS`, and when a node
+starts running, so that if the process dies the supervisor knows which node it was in), and
+every commit of an output first asks the supervisor, which refuses once it has decided to stop the
+run. A second thread reads the supervisor's messages: `cancel` sets the executor's cancel
+signal (which interrupts DuckDB too), and the end of the socket, when the supervisor is gone,
+ends the process at once: a run that nobody records must not go on writing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+import queue
+import sys
+import threading
+import traceback
+from dataclasses import asdict
+from typing import NoReturn
+
+from runtime.errors import PipewrightError
+from runtime.events import Event
+from runtime.executor import execute
+from runtime.plan import build_plan
+from runtime.plan.prepare import prepare
+from runtime.registry import default_registry
+from runtime.results import RunResult
+from runtime.spec import load_document
+from runtime.statuses import NodeStatus
+from runtime.worker import process_flags
+from runtime.worker.wire import Link, RunOrder
+
+FLUSH_S = 0.02
+"""How long an event may wait to be sent with others: live views lag by this much more."""
+BATCH_EVENTS = 500
+EXIT_OK, EXIT_CRASHED, EXIT_ORPHANED = 0, 1, 3
+
+
+def serve(fd: int) -> NoReturn:
+    """The run process's life: its run, then an exit that skips the interpreter's teardown
+    (nothing is left to flush: every message was sent)."""
+    link = Link(fd)
+    try:
+        code = _serve(link)
+    except (EOFError, OSError):  # the supervisor went away before or while we spoke
+        code = EXIT_ORPHANED
+    os._exit(code)
+
+
+def _serve(link: Link) -> int:
+    order = RunOrder.from_message(link.receive())
+    process_flags.name_process(f"pw-run-{order.run_id}")
+    _find_modules_as_the_supervisor(order.sys_path)
+    supervisor = _Supervisor(link)
+    events = EventBatches(link)
+    try:
+        plan = build_plan(load_document(order.document), order.parameters)
+        plan = prepare(plan, data_root=order.area, connections=order.connections)
+        result = execute(
+            plan, sinks=[events], run_id=order.run_id, cancel_event=supervisor.cancel_event,
+            data_root=order.area, connections=order.connections, budget=order.budget,
+            may_commit=supervisor.may_commit,
+        )  # fmt: skip
+    except PipewrightError as problem:  # it could not start: no outcome of its own
+        events.close()
+        link.send("refused", error=str(problem))
+        return EXIT_OK
+    except Exception:
+        events.close()
+        link.send("crashed", traceback=traceback.format_exc())
+        return EXIT_CRASHED
+    events.close()
+    link.send("done", result=summary(result))
+    return EXIT_OK
+
+
+def summary(result: RunResult) -> dict:
+    """What the supervisor is told of a finished run: everything but the frames."""
+    return {
+        "status": result.status,
+        "duration_s": result.duration_s,
+        "error": result.error,
+        "totals": result.totals,
+        "nodes": {node_id: asdict(node) for node_id, node in result.nodes.items()},
+    }
+
+
+def _find_modules_as_the_supervisor(sys_path: list[str]) -> None:
+    """Use the supervisor's module path, and so its operators, if it changed since the
+    server started (a plugin installed into a folder of its own)."""
+    if sys_path != sys.path:
+        sys.path[:] = sys_path
+        importlib.invalidate_caches()
+        default_registry.cache_clear()
+
+
+class _Supervisor:
+    """The supervisor as the run sees it: its cancel signal and its answers to commits."""
+
+    def __init__(self, link: Link):
+        self.link = link
+        self.cancel_event = threading.Event()
+        self._answers: dict[int, queue.SimpleQueue] = {}
+        self._numbers = itertools.count(1)
+        self._lock = threading.Lock()
+        threading.Thread(target=self._listen, name="pipewright-supervisor", daemon=True).start()
+
+    def may_commit(self) -> bool:
+        """Ask the supervisor whether an output may be made visible now."""
+        answer: queue.SimpleQueue = queue.SimpleQueue()
+        with self._lock:
+            number = next(self._numbers)
+            self._answers[number] = answer
+        self.link.send("may_commit", id=number)
+        return answer.get()
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                message = self.link.receive()
+            except EOFError:
+                os._exit(EXIT_ORPHANED)
+            if message["kind"] == "cancel":
+                self.cancel_event.set()
+            elif message["kind"] == "commit":
+                with self._lock:
+                    answer = self._answers.pop(message["id"])
+                answer.put(bool(message["allowed"]))
+
+
+class EventBatches:
+    """The run's event sink: events are sent to the supervisor in batches, in seq order."""
+
+    def __init__(self, link: Link):
+        self._link = link
+        self._pending: list[Event] = []
+        self._pending_lock = threading.Lock()
+        self._sending = threading.Lock()
+        """Held from taking a batch to sending it, so that batches leave in order."""
+        self._stopped = threading.Event()
+        self._sender = threading.Thread(target=self._send_loop, name="pipewright-events")
+        self._sender.start()
+
+    def __call__(self, event: Event) -> None:
+        with self._pending_lock:
+            self._pending.append(event)
+            full = len(self._pending) >= BATCH_EVENTS
+        # Sent before the node's work begins: a process that dies in it has said where it was.
+        if full or (event["type"] == "node_status" and event["status"] == NodeStatus.RUNNING):
+            self._flush()
+
+    def close(self) -> None:
+        """Send what is left, then stop."""
+        self._stopped.set()
+        self._sender.join()
+        self._flush()
+
+    def _send_loop(self) -> None:
+        while not self._stopped.wait(FLUSH_S):
+            self._flush()
+
+    def _flush(self) -> None:
+        with self._sending:
+            with self._pending_lock:
+                batch, self._pending = self._pending, []
+            if batch:
+                try:
+                    self._link.send("events", events=batch)
+                except OSError:
+                    os._exit(EXIT_ORPHANED)
