@@ -61,10 +61,14 @@ def to_sql(text: str, schema: Schema) -> SqlExpression:
 
 
 def to_sql_condition(text: str, schema: Schema) -> SqlExpression:
-    """A filter as SQL that is never null: true exactly where `filter_mask` keeps the row."""
+    """A filter as SQL that is never null: true exactly where `filter_mask` keeps the row.
+
+    `IS TRUE` rather than `COALESCE(..., FALSE)`: DuckDB simplifies it away where it can, so a
+    comparison reaches a Parquet scan bare and row groups whose statistics rule it out are
+    skipped (15 times faster on a selective filter of 20M rows; docs/performance.md)."""
     check_condition(text, schema)
     lowered = to_sql(text, schema)
-    condition = sql("COALESCE(", Sql(lowered.sql, lowered.params, "boolean"), ", FALSE)")
+    condition = sql("(", Sql(lowered.sql, lowered.params, "boolean"), ") IS TRUE")
     return SqlExpression(condition.text, condition.params, "boolean", False)
 
 

@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,6 +133,21 @@ def test_bad_expressions_raise_the_same_expression_error_as_pandas(text, message
 def test_a_filter_that_is_not_a_condition_is_refused_as_in_pandas():
     with pytest.raises(ExpressionError, match="a filter must be a condition"):
         to_sql_condition("i + 1", Schema.of(Column("i", "integer")))
+
+
+def test_a_filter_reaches_a_parquet_scan_as_a_bare_comparison_for_row_group_pruning(tmp_path):
+    path = tmp_path / "a.parquet"
+    pa.parquet.write_table(pa.table({"a": [1, 2, 3]}), path)
+    condition = to_sql_condition("a > 1", Schema.of(Column("a", "integer")))
+    plan = (
+        duckdb.connect()
+        .execute(
+            f"EXPLAIN SELECT * FROM read_parquet(?) WHERE {condition.sql}",
+            [str(path), *condition.params],
+        )
+        .fetchall()[0][1]
+    )
+    assert "Filters: a > " in plan  # a bound literal shows as its value, e.g. "a > 1"
 
 
 def test_the_result_type_and_nullability_are_infer_types():
