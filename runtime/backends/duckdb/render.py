@@ -24,6 +24,7 @@ from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.expressions.to_sql import to_sql, to_sql_condition
+from runtime.frames import public_type
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.schema import Column, Schema
@@ -118,7 +119,7 @@ class Renderer:
         self.query.tables[name] = table
         schema = Schema(
             tuple(
-                Column(n, _public_type(t))
+                Column(n, public_type(t) or "string")
                 for n, t in zip(table.column_names, table.schema.types, strict=True)
             )
         )
@@ -355,16 +356,3 @@ def _replaced(source: Rendered, values: dict[str, str], column: Column) -> tuple
 
 def _with_type(schema: Schema, name: str, kind: str) -> Schema:
     return Schema(tuple(Column(c.name, kind) if c.name == name else c for c in schema.columns))
-
-
-def _public_type(kind: pa.DataType) -> str:
-    for check, name in (
-        (pa.types.is_integer, "integer"),
-        (pa.types.is_floating, "float"),
-        (pa.types.is_boolean, "boolean"),
-        (pa.types.is_date, "date"),
-        (pa.types.is_timestamp, "datetime"),
-    ):
-        if check(kind):
-            return name
-    return "string"
