@@ -106,6 +106,7 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
         parameters=parameters or {},
         started_by=user,
         status=RunStatus.QUEUED,
+        **launcher.holder(),
     )
     NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)
     _prune_runs(pipeline)

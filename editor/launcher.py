@@ -1,37 +1,41 @@
-"""Runs pipelines in the background: each in a process of its own, at most
-`PIPEWRIGHT_MAX_RUNS` at once, each supervised by a worker thread of the server process.
+"""Runs pipelines in the background, each in a process of its own, supervised by a thread of
+a worker process: this web process (the embedded default) or `manage.py runworkers`.
 
-`submit` queues a run (status `queued` until a worker is free) and has `run_watch` hold it:
-its host and pid, and a heartbeat. Runs wait in one queue per user, and a free worker takes
-the next run of the user with the fewest runs going, the one served longest ago first among
-equals: one user who queues many runs delays another user's single run by one run at most,
-not by all of them. The worker marks it `running` and has `run_process` execute the snapshot
-in a child process, recording every event through `RunRecorder`, down to the outcome the
-runtime computed. `cancel` stops a run within a second: the run is told to stop, its process
-is terminated if it does not, nothing new starts, outputs stay whole.
+`submit` is called once a started run's `queued` row is committed: the database is the
+queue (`run_queue`), and in the embedded default it wakes this process's `WorkerPool`,
+which claims runs in fair order and has `run_process` execute each snapshot in a child
+process, recording every event through `RunRecorder`, down to the outcome the runtime
+computed. With `PIPEWRIGHT_WORKERS=service` the web process executes nothing: the pools of
+`runworkers` find the row themselves. `cancel` stops a run within a second wherever it
+executes: the run is told to stop (at once in this process, through `cancel_requested`,
+which `watch_cancels` polls, in another), its process is terminated if it does not, nothing
+new starts, outputs stay whole.
 
-Management commands run in the foreground instead: runs started inside `foreground()` are not
-handed to a worker, and `run_now` supervises them from the calling thread the same way.
+Management commands run in the foreground instead: runs started inside `foreground()` are held
+by the calling process, so that no pool claims them, and `run_now` supervises them from the
+calling thread the same way.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
+import os
+import socket
 import sys
 import threading
-from collections import Counter, deque
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import close_old_connections
 from django.utils import timezone
 
-from editor import live, run_process, run_watch
+from editor import live, run_process, run_queue, run_watch
 from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
+from editor.worker_pool import WorkerPool
 from editor.workspaces import engine_access
 from runtime.backends.budget import Budget
 from runtime.errors import PipewrightError
@@ -42,62 +46,56 @@ from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
 from runtime.worker.wire import RunOrder, named_connections
 
+CANCEL_POLL_S = 0.25
+"""How often `cancel_requested` is read for the runs this process executes: a cancel asked
+in another process reaches the run within this (and `run_process.GRACE_S` to stop it)."""
+
+LOOK_EVERY_S = 30
+"""How often the embedded pool looks for runs it was not told of (queued by other processes)."""
+
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _cancels: dict[int, threading.Event] = {}
+"""The cancel signal of each run this process executes."""
 _thread = threading.local()
-# Under `_lock`: queued runs by user, runs being executed by user, when each user was last
-# served (a turn number), and how many worker threads exist.
-_waiting: dict[int | None, deque[int]] = {}
-_going: Counter[int | None] = Counter()
-_served: dict[int | None, int] = {}
-_turns = itertools.count(1)
-_workers = 0
+_embedded: WorkerPool | None = None
+_watching = False
+"""Whether this process's thread of `_watch_cancels` is started."""
 
 
 def submit(run_id: int) -> None:
-    """Queue a run for a worker thread of this process (not within `foreground()`)."""
-    global _workers
-    if getattr(_thread, "foreground", False):
-        return
-    user_id = Run.objects.filter(pk=run_id).values_list("started_by_id", flat=True).first()
-    run_watch.hold(run_id)
+    """A run was queued: have this process's pool look for it (embedded default only)."""
+    if settings.PIPEWRIGHT_WORKERS == "embedded" and not in_foreground():
+        embedded_pool().wake()
+
+
+def embedded_pool() -> WorkerPool:
+    """This web process's pool (the embedded default): its workers exit when nothing waits,
+    and `submit` wakes it again."""
+    global _embedded
     with _lock:
-        _cancels[run_id] = threading.Event()
-        _waiting.setdefault(user_id, deque()).append(run_id)
-        another_worker = _workers < settings.PIPEWRIGHT_MAX_RUNS
-        _workers += another_worker
-    if another_worker:
-        threading.Thread(target=_work, name="pipewright-run").start()
+        if _embedded is None:
+            _embedded = WorkerPool(settings.PIPEWRIGHT_MAX_RUNS, execute, until_idle=True)
+        return _embedded
 
 
-def _work() -> None:
-    """A worker: execute runs in fair order until none is waiting."""
-    global _workers
+def serve_embedded() -> None:
+    """At web server start (embedded default): execute the runs still queued (a restart),
+    and look every `LOOK_EVERY_S` for runs that other processes queued."""
+    if settings.PIPEWRIGHT_WORKERS == "embedded":
+        threading.Thread(target=_look_forever, name="pipewright-queue", daemon=True).start()
+
+
+def _look_forever() -> None:
     while True:
-        with _lock:
-            if not _waiting:
-                _workers -= 1
-                return
-            user_id, run_id = _take_next()
         try:
-            _execute(run_id)
-        finally:
-            with _lock:
-                _going[user_id] -= 1
-
-
-def _take_next() -> tuple[int | None, int]:
-    """Under `_lock`: the next run, from the user with fewest going and served longest ago."""
-    user_id = min(_waiting, key=lambda user: (_going[user], _served.get(user, 0)))
-    queue = _waiting[user_id]
-    run_id = queue.popleft()
-    if not queue:
-        del _waiting[user_id]
-    _going[user_id] += 1
-    _served[user_id] = next(_turns)
-    return user_id, run_id
+            close_old_connections()
+            if run_queue.unclaimed().exists():
+                embedded_pool().wake()
+        except Exception:  # the database may be briefly away; the next look will do
+            log.warning("could not look for queued runs", exc_info=True)
+        time.sleep(LOOK_EVERY_S)
 
 
 def cancel(run_id: int) -> None:
@@ -115,9 +113,18 @@ def cancel(run_id: int) -> None:
     ).update(status=NodeStatus.CANCELLED)
 
 
+def cancel_all() -> None:
+    """Ask every run this process executes to stop (a worker service told to stop now)."""
+    with _lock:
+        running = list(_cancels)
+    for run_id in running:
+        cancel(run_id)
+
+
 @contextmanager
 def foreground() -> Iterator[None]:
-    """Runs this thread starts within the block stay queued, for it to execute with `run_now`."""
+    """Runs this thread starts within the block are held by this process, for it to execute
+    with `run_now`: no worker pool claims them."""
     _thread.foreground = True
     try:
         yield
@@ -125,50 +132,69 @@ def foreground() -> Iterator[None]:
         _thread.foreground = False
 
 
+def in_foreground() -> bool:
+    return getattr(_thread, "foreground", False)
+
+
+def holder() -> dict:
+    """The fields that mark a run being created as held by this process (in `foreground()`),
+    or none: a run nobody holds waits in the queue."""
+    return {"host": socket.gethostname(), "pid": os.getpid()} if in_foreground() else {}
+
+
 def run_now(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, RunResult] | None:
-    """Execute a queued run from this thread, recorded as a worker would; None if it did not
-    run to its end (its plan, as built from the snapshot, and its result)."""
+    """Execute a queued run this process holds, from this thread, recorded as a worker
+    would; None if it did not run to its end (its plan, as built from the snapshot, and its
+    result)."""
+    claimed = Run.objects.filter(pk=run_id, status=RunStatus.QUEUED, cancel_requested=False).update(
+        status=RunStatus.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
+    )
+    return execute(run_id, extra_sinks) if claimed else None
+
+
+def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, RunResult] | None:
+    """Execute a run this process claimed (marked `running`), to its end; a crash fails the
+    run, never the caller."""
     with _lock:
         cancel_event = _cancels.setdefault(run_id, threading.Event())
     run_watch.hold(run_id)
+    _watch_cancels_once()
     try:
-        return _claim_and_run(run_id, cancel_event, extra_sinks)
-    finally:
-        _forget(run_id)
-
-
-def _execute(run_id: int) -> None:
-    close_old_connections()
-    try:
-        with _lock:
-            cancel_event = _cancels[run_id]
-        _claim_and_run(run_id, cancel_event)
-    finally:
-        _forget(run_id)
-        connection.close()
-
-
-def _forget(run_id: int) -> None:
-    with _lock:
-        _cancels.pop(run_id, None)
-    run_watch.release(run_id)
-
-
-def _claim_and_run(
-    run_id: int, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
-) -> tuple[Plan, RunResult] | None:
-    """Claim a queued run (mark it `running`) and execute it; a crash fails the run, never
-    the caller."""
-    try:
-        claimed = Run.objects.filter(
-            pk=run_id, status=RunStatus.QUEUED, cancel_requested=False
-        ).update(status=RunStatus.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now())
-        if claimed:
-            return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
+        return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
     except Exception:
         log.exception("run %s crashed", run_id)
         _settle(run_id, RunStatus.FAILED, "internal error; see the server log")
-    return None
+        return None
+    finally:
+        with _lock:
+            _cancels.pop(run_id, None)
+        run_watch.release(run_id)
+
+
+def _watch_cancels_once() -> None:
+    global _watching
+    with _lock:
+        if _watching:
+            return
+        _watching = True
+    threading.Thread(target=_watch_cancels, name="pipewright-cancels", daemon=True).start()
+
+
+def _watch_cancels() -> None:
+    """Forever: pass on the cancels asked in other processes to the runs executing here."""
+    while True:
+        time.sleep(CANCEL_POLL_S)
+        with _lock:
+            here = dict(_cancels)
+        if not here:
+            continue
+        try:
+            close_old_connections()
+            asked = Run.objects.filter(pk__in=list(here), cancel_requested=True)
+            for run_id in asked.values_list("pk", flat=True):
+                here[run_id].set()
+        except Exception:  # the database may be briefly away; the next look will do
+            log.warning("could not read the runs' cancel requests", exc_info=True)
 
 
 def _run(

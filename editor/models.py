@@ -261,7 +261,10 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["pipeline", "status"])]
+        indexes = [
+            models.Index(fields=["pipeline", "status"]),
+            models.Index(fields=["status", "created_at"], name="run_queue_order"),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.pipeline}"

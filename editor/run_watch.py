@@ -1,10 +1,12 @@
 """Keeping run states honest across server restarts.
 
-Each process beats a heartbeat on the runs it holds (queued or running): the web server as
-well as `manage.py runpipeline`. When the ASGI server starts, and every `REAP_EVERY_S`
-after, runs that no live process holds are marked `interrupted`, with their unfinished node
-runs: runs of a process of this host that is gone, or whose heartbeat went stale. A live run
-of another process keeps its heartbeat fresh, so it is never touched.
+Each process beats a heartbeat on the runs it holds (running, or queued for itself): a
+worker pool's process (the web server, `manage.py runworkers`) as well as
+`manage.py runpipeline`. When the ASGI server starts, and every `REAP_EVERY_S` after, runs
+that a process held and no live process holds any more are marked `interrupted`, with their
+unfinished node runs: runs of a process of this host that is gone, or whose heartbeat went
+stale. A live run of another process keeps its heartbeat fresh, so it is never touched; a
+queued run that no process holds waits in the queue (`run_queue`) for any worker.
 """
 
 from __future__ import annotations
@@ -102,7 +104,9 @@ def reap_interrupted_runs() -> list[int]:
     here = socket.gethostname()
     dead = [
         run.pk
-        for run in Run.objects.filter(status__in=RunStatus.ACTIVE)
+        for run in Run.objects.filter(status__in=RunStatus.ACTIVE).exclude(
+            status=RunStatus.QUEUED, pid=None
+        )
         if run.pk not in held and _abandoned(run, here, stale)
     ]
     for run_id in dead:

@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from editor.backpressure import BoundedWebsocketOutput  # noqa: E402
+from editor.launcher import serve_embedded  # noqa: E402
 from editor.routing import websocket_urlpatterns  # noqa: E402
 from editor.run_process import fork_server  # noqa: E402
 from editor.run_watch import start_reaping  # noqa: E402
@@ -30,6 +31,7 @@ application = ProtocolTypeRouter(
 start_reaping()
 start_removing()
 fork_server.start()  # runs then start in milliseconds, the engine loaded beforehand
+serve_embedded()
 
 # Every operator now rather than on the first request: the first editor opened would otherwise
 # wait 0.2 to 0.35 s for the catalog, and their modules get frozen with the rest just below.

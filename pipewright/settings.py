@@ -13,6 +13,8 @@
   `runtime.backends.budget`), `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
+  `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
+  `manage.py runworkers` does, see docs/deploy.md),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
 """
 
@@ -23,6 +25,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -219,6 +222,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
+PIPEWRIGHT_WORKERS = os.environ.get("PIPEWRIGHT_WORKERS", "embedded")
+if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
+    raise ImproperlyConfigured(
+        f"PIPEWRIGHT_WORKERS is '{PIPEWRIGHT_WORKERS}'; it must be 'embedded' (this process "
+        "executes runs) or 'service' (`manage.py runworkers` does)"
+    )
 PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
 PIPEWRIGHT_RUN_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_RUN_TIMEOUT", 6 * 3600))
 PIPEWRIGHT_LOG_LINES = 200

@@ -19,6 +19,7 @@ pytest.register_assert_rewrite("tests.live_client")
 from runtime.registry import default_registry  # noqa: E402
 from tests.servers import (  # noqa: E402
     DaphneServer,
+    WorkerService,
     database_url,
     install_plugin,
     start_servers,
@@ -55,14 +56,15 @@ def server_database(django_db_setup) -> str:
 
 @pytest.fixture(scope="session")
 def new_server(server_database, plugin_site, tmp_path_factory):
-    """`new_server(env)`: an unstarted daphne over the test database, with the plugin."""
+    """`new_server(env)`: an unstarted daphne over the test database, with the plugin (or
+    another kind of process: `WorkerService`)."""
 
-    def new(env: dict | None = None, data_root: Path | None = None) -> DaphneServer:
+    def new(env: dict | None = None, data_root: Path | None = None, kind=DaphneServer):
         folder = tmp_path_factory.mktemp("server")
-        return DaphneServer(
+        return kind(
             database=server_database,
             data_root=write_input(data_root or folder / "data"),
-            log_path=folder / "daphne.log",
+            log_path=folder / f"{kind.__name__}.log",
             env=env,
             python_path=[plugin_site],
         )
@@ -87,6 +89,20 @@ def start_server(new_server) -> Iterator:
         servers = [new_server(env, data_root) for _ in range(count)]
         started.extend(servers)
         return start_servers(servers)
+
+    yield start
+    stop_servers(started)
+
+
+@pytest.fixture
+def start_workers(new_server) -> Iterator:
+    """`start_workers(env, data_root)`: a `manage.py runworkers` for one test, ready."""
+    started: list[WorkerService] = []
+
+    def start(env: dict | None = None, data_root: Path | None = None) -> WorkerService:
+        service = new_server(env, data_root, WorkerService)
+        started.append(service)
+        return service.start().wait_until_ready()
 
     yield start
     stop_servers(started)

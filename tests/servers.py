@@ -93,8 +93,8 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-class DaphneServer:
-    """One daphne process serving Pipewright; its output goes to `log_path`."""
+class ServerProcess:
+    """A Pipewright process over a database we share; its output goes to `log_path`."""
 
     def __init__(
         self,
@@ -104,12 +104,7 @@ class DaphneServer:
         log_path: Path,
         env: dict | None = None,
         python_path: Sequence[Path] = (),
-        app: str = "pipewright.asgi:application",
     ):
-        self.app = app
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.data_root = data_root
         self.log_path = log_path
         self.env = {
@@ -122,14 +117,81 @@ class DaphneServer:
         }
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> DaphneServer:
-        """Launch the process (without waiting for it to answer)."""
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def start(self):
+        """Launch the process (without waiting for it to be ready)."""
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), self.app],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+                self.command(), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
         return self
+
+    def stop(self) -> None:
+        """Shut down the way an operator would (SIGTERM), killing it if it hangs."""
+        self.terminate()
+        self.wait_stopped()
+
+    def terminate(self) -> None:
+        """Ask the process to shut down (SIGTERM), without waiting."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def wait_stopped(self, timeout: float = STOP_TIMEOUT_S) -> None:
+        """Wait for the process to end, killing it if it hangs."""
+        if self.process is None:
+            return
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def kill(self) -> None:
+        """Die at once, as in a crash (SIGKILL); the process is reaped, so its pid is gone."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def log(self) -> str:
+        """What the process printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+class WorkerService(ServerProcess):
+    """`manage.py runworkers`, looking at the queue every 50 ms."""
+
+    READY = "runworkers: up to"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "manage.py", "runworkers", "--poll", "0.05"]
+
+    def wait_until_ready(self, timeout: float = START_TIMEOUT_S) -> WorkerService:
+        """Block until it says it claims runs; fail with its log if it died or never did."""
+        deadline = time.monotonic() + timeout
+        while self.READY not in self.log():
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"runworkers exited with {self.process.returncode}:\n{self.log()}"
+                )
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"runworkers was not ready in {timeout} s:\n{self.log()}")
+            time.sleep(0.05)
+        return self
+
+
+class DaphneServer(ServerProcess):
+    """One daphne process serving Pipewright."""
+
+    def __init__(self, *, app: str = "pipewright.asgi:application", **options):
+        super().__init__(**options)
+        self.app = app
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), self.app]
 
     def wait_until_ready(self, timeout: float = START_TIMEOUT_S) -> DaphneServer:
         """Block until the server answers HTTP; fail with its log if it died or never did."""
@@ -146,35 +208,6 @@ class DaphneServer:
                 continue
             return self
         raise RuntimeError(f"daphne did not answer on {self.url} in {timeout} s:\n{self.log()}")
-
-    def stop(self) -> None:
-        """Shut down the way an operator would (SIGTERM), killing it if it hangs."""
-        self.terminate()
-        self.wait_stopped()
-
-    def terminate(self) -> None:
-        """Ask the server to shut down (SIGTERM), without waiting."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-
-    def wait_stopped(self) -> None:
-        """Wait for the process to end, killing it if it hangs."""
-        if self.process is None:
-            return
-        try:
-            self.process.wait(STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.kill()
-
-    def kill(self) -> None:
-        """Die at once, as in a crash (SIGKILL); the process is reaped, so its pid is gone."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    def log(self) -> str:
-        """What the server printed so far."""
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def errors(self, lines: int = 30) -> str:
         """The last lines the server printed other than its access log (for failing tests)."""

@@ -1,0 +1,135 @@
+"""`manage.py runworkers` as a service of its own: web processes in `service` mode queue runs,
+the service claims and executes them, and every web process streams them (over Redis)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from editor.models import Run
+from editor.tokens import create_token
+from tests.editor.test_live_server import start_run, succeeded, wait_for, watch_run
+from tests.live_client import api_states, assert_complete_stream, session_cookie
+from tests.servers import api, create_pipeline, pause_pipeline
+
+SERVICE = {"PIPEWRIGHT_WORKERS": "service"}
+ACTIVE = ("queued", "running")
+
+
+@pytest.fixture
+def token(owner) -> str:
+    return create_token(owner, "worker service tests")
+
+
+@pytest.fixture
+def cookie(client) -> str:
+    return session_cookie(client)
+
+
+@pytest.fixture
+def web_and_workers(start_server, start_workers, redis_layer):
+    """Two web processes that execute nothing, and one worker service, over one Redis."""
+
+    def start():
+        runner, watcher = start_server(2, {**redis_layer, **SERVICE})
+        workers = start_workers(redis_layer, runner.data_root)
+        return runner, watcher, workers
+
+    return start
+
+
+@pytest.mark.server
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_run_queued_on_one_web_process_executes_on_the_service_and_streams_to_another(
+    web_and_workers, token, cookie
+):
+    runner, watcher, workers = await asyncio.to_thread(web_and_workers)
+    pipeline_id = await create_pipeline(runner, token, pause_pipeline("service", 4, 0.05))
+    view, run_id = await watch_run(
+        watcher, pipeline_id, cookie, lambda: start_run(runner, token, pipeline_id)
+    )
+
+    assert_complete_stream(view, run_id)
+    body = await api(watcher, "GET", f"/api/runs/{run_id}", token)
+    assert body["status"] == "succeeded" and view.node_states(run_id) == api_states(body)
+    run = await asyncio.to_thread(lambda: Run.objects.get(pk=run_id))
+    assert run.pid == workers.process.pid
+
+
+@pytest.mark.server
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_run_waits_queued_until_a_worker_service_starts(
+    start_server, start_workers, redis_layer, token
+):
+    [web] = await asyncio.to_thread(start_server, 1, {**redis_layer, **SERVICE})
+    pipeline_id = await create_pipeline(web, token, pause_pipeline("waiting", 1, 0))
+    run_id = await start_run(web, token, pipeline_id)
+    await asyncio.sleep(1)
+    assert (await api(web, "GET", f"/api/runs/{run_id}", token))["status"] == "queued"
+
+    await asyncio.to_thread(start_workers, redis_layer, web.data_root)
+    body = await wait_for(web, token, run_id, lambda body: body["status"] not in ACTIVE)
+    assert body["status"] == "succeeded"
+
+
+@pytest.mark.server
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_an_embedded_server_executes_the_runs_left_queued_when_it_starts(start_server, token):
+    [web] = await asyncio.to_thread(start_server, 1, SERVICE)
+    pipeline_id = await create_pipeline(web, token, pause_pipeline("left", 1, 0))
+    run_id = await start_run(web, token, pipeline_id)
+    await asyncio.to_thread(web.stop)
+
+    [embedded] = await asyncio.to_thread(start_server, 1, None, web.data_root)
+    body = await wait_for(embedded, token, run_id, lambda body: body["status"] not in ACTIVE)
+    assert body["status"] == "succeeded"
+
+
+@pytest.mark.server
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_cancel_on_a_web_process_stops_the_run_on_the_service(web_and_workers, token):
+    runner, watcher, _ = await asyncio.to_thread(web_and_workers)
+    pipeline_id = await create_pipeline(runner, token, pause_pipeline("stuck", 1, 60))
+    run_id = await start_run(runner, token, pipeline_id)
+    await wait_for(runner, token, run_id, lambda body: body["status"] == "running")
+
+    await api(watcher, "POST", f"/api/runs/{run_id}/cancel", token)
+    body = await wait_for(runner, token, run_id, lambda body: body["status"] not in ACTIVE)
+    assert body["status"] == "cancelled"
+    assert body["nodes"]["p0"]["status"] == "cancelled"
+
+
+@pytest.mark.server
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_stopped_service_finishes_its_runs_and_a_second_signal_cancels_them(
+    web_and_workers, token
+):
+    runner, _, workers = await asyncio.to_thread(web_and_workers)
+    finishing = await create_pipeline(runner, token, pause_pipeline("finishing", 6, 0.2))
+    stuck = await create_pipeline(runner, token, pause_pipeline("stuck", 1, 60))
+    finishing_run = await start_run(runner, token, finishing)
+    stuck_run = await start_run(runner, token, stuck)
+    for run_id in (finishing_run, stuck_run):
+        await wait_for(runner, token, run_id, lambda body: body["status"] == "running")
+
+    workers.process.send_signal(signal.SIGTERM)
+    done = await wait_for(runner, token, finishing_run, lambda body: succeeded(body) == 7)
+    assert done["status"] == "succeeded" and workers.process.poll() is None
+    workers.process.send_signal(signal.SIGTERM)
+    stopped = await wait_for(runner, token, stuck_run, lambda body: body["status"] not in ACTIVE)
+    assert stopped["status"] == "cancelled"
+    assert await asyncio.to_thread(workers.process.wait, 10) == 0
+
+
+@pytest.mark.django_db
+def test_runworkers_refuses_to_start_without_a_shared_channel_layer():
+    with pytest.raises(CommandError, match="runworkers needs REDIS_URL"):
+        call_command("runworkers")
