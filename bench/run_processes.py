@@ -126,7 +126,7 @@ def bench_cancel(rows: int) -> None:
     from editor import run_process
     from runtime.paths import FileArea
 
-    area = FileArea(_linked(generate(rows), "users.csv"))
+    area = FileArea(linked(generate(rows), "users.csv"))
     run_process.fork_server.start()
     table = []
     for name, way, freeze in (
@@ -167,7 +167,7 @@ def _cancel_once(way, area, freeze: bool) -> tuple[float, float]:
     return marks["final"] - marks["click"], stopped - marks["click"]
 
 
-def _linked(source: Path, *names: str, folder: Path | None = None) -> Path:
+def linked(source: Path, *names: str, folder: Path | None = None) -> Path:
     """A new folder (or `folder`) holding hard links to `names` in `source`: runs write their
     outputs there, not beside the generated data."""
     folder = folder or Path(tempfile.mkdtemp(prefix="pw-bench-"))
@@ -198,10 +198,10 @@ def bench_web(rows: int, runs: int, root: Path) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="pw-web-"))
     data = folder / "data"
-    _linked(generate(rows), "users.csv", "countries.csv", folder=data / "bench")  # its workspace
+    linked(generate(rows), "users.csv", "countries.csv", folder=data / "bench")  # its workspace
     os.environ["PIPEWRIGHT_DATA_ROOT"] = str(data)
     for name in ("PIPEWRIGHT_SECRET_KEY", "PIPEWRIGHT_ENCRYPTION_KEY"):  # else written to `root`
-        os.environ.setdefault(name, _fernet_key())
+        os.environ.setdefault(name, fernet_key())
     database, token, _ = setup_database(folder)
     server = DaphneServer(database=database, data_root=data, log_path=folder / "daphne.log")
     server.start().wait_until_ready()
@@ -235,7 +235,7 @@ def bench_web(rows: int, runs: int, root: Path) -> None:
     )  # fmt: skip
 
 
-def _fernet_key() -> str:
+def fernet_key() -> str:
     import base64
 
     return base64.urlsafe_b64encode(os.urandom(32)).decode()
