@@ -82,6 +82,22 @@ def put_json(client: Client, url: str, body) -> object:
 
 
 @pytest.fixture
+def token(owner) -> str:
+    """A bearer token of `owner`, for servers in other processes."""
+    from editor.tokens import create_token
+
+    return create_token(owner, "tests")
+
+
+@pytest.fixture
+def cookie(client) -> str:
+    """The session cookie of `client` (the `owner` signed in), for websockets."""
+    from tests.live_client import session_cookie
+
+    return session_cookie(client)
+
+
+@pytest.fixture
 def pipeline_id(client) -> int:
     response = post_json(client, "/api/pipelines", SEED)
     assert response.status_code == 201, response.content

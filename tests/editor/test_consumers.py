@@ -46,11 +46,6 @@ def transport(socket: WebsocketCommunicator):
 
 
 @pytest.fixture
-def cookie(client) -> str:
-    return session_cookie(client)
-
-
-@pytest.fixture
 def slow_pipeline(owner, client, pause_operator, settings, tmp_path) -> Pipeline:
     """Eight `pause` nodes of 0.08 s in a chain: a run lasts about 0.7 s."""
     settings.PIPEWRIGHT_DATA_ROOT = write_input(tmp_path)

@@ -14,30 +14,18 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from editor.models import NodeRun
-from editor.tokens import create_token
 from tests.live_client import (
     LiveView,
     api_states,
     assert_complete_stream,
     follow,
     open_socket,
-    session_cookie,
     websocket_transport,
 )
 from tests.servers import DaphneServer, api, create_pipeline, pause_pipeline
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.server]
 ACTIVE = ("queued", "running")
-
-
-@pytest.fixture
-def token(owner) -> str:
-    return create_token(owner, "live tests")
-
-
-@pytest.fixture
-def cookie(client) -> str:
-    return session_cookie(client)
 
 
 async def start_run(server: DaphneServer, token: str, pipeline_id: int) -> int:

@@ -18,29 +18,17 @@ import pytest
 import websockets
 
 from editor.backpressure import TOO_SLOW
-from editor.tokens import create_token
 from tests.live_client import (
     LiveView,
     assert_complete_stream,
     follow,
     open_socket,
-    session_cookie,
     websocket_transport,
 )
 from tests.servers import DaphneServer, api, create_pipeline, pause_pipeline
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.server]
 MIB = 2**20
-
-
-@pytest.fixture
-def token(owner) -> str:
-    return create_token(owner, "websocket limits")
-
-
-@pytest.fixture
-def cookie(client) -> str:
-    return session_cookie(client)
 
 
 def rss_bytes(pid: int) -> int:

@@ -10,23 +10,12 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from editor.models import Run
-from editor.tokens import create_token
 from tests.editor.test_live_server import start_run, succeeded, wait_for, watch_run
-from tests.live_client import api_states, assert_complete_stream, session_cookie
+from tests.live_client import api_states, assert_complete_stream
 from tests.servers import api, create_pipeline, pause_pipeline
 
 SERVICE = {"PIPEWRIGHT_WORKERS": "service"}
 ACTIVE = ("queued", "running")
-
-
-@pytest.fixture
-def token(owner) -> str:
-    return create_token(owner, "worker service tests")
-
-
-@pytest.fixture
-def cookie(client) -> str:
-    return session_cookie(client)
 
 
 @pytest.fixture
