@@ -1,5 +1,5 @@
 """Folders and patterns as input paths: which files they name, in which order, and what they
-may never reach (runtime/file_patterns.py)."""
+may never reach (runtime/file_patterns.py), and how validation reports them."""
 
 from __future__ import annotations
 
@@ -10,8 +10,13 @@ import pytest
 
 from runtime import file_patterns
 from runtime.errors import OperatorError, UnsafePathError
+from runtime.file_checks import input_bytes
 from runtime.file_patterns import input_files
+from runtime.graph import analyse
+from runtime.inference import infer_schemas
 from runtime.paths import FileArea
+from runtime.registry import default_registry
+from runtime.spec import load_document
 
 CSV = (".csv", ".tsv", ".txt")
 
@@ -164,3 +169,42 @@ def test_a_pattern_looks_at_a_bounded_number_of_entries(area, monkeypatch):
 def test_a_pattern_is_bounded_in_length(area):
     with pytest.raises(OperatorError, match=r"the pattern is 1,002 characters long; at most 1,000"):
         named(area, "*" + "a" * 1000 + "?")
+
+
+def document(path: str, operator: str = "csv_input"):
+    return load_document(
+        {"name": "t", "nodes": [{"id": "read", "operator": operator, "params": {"path": path}}]}
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "code", "message"),
+    [
+        ("sales/2026-*.csv", "input_files", "Path: no files match 'sales/2026-*.csv'"),
+        ("empty", "input_files", "Path: folder 'empty' holds no file ending in .csv, .tsv or .txt"),
+        ("../other/*.csv", "unsafe_path", "Path: pattern '../other/*.csv' goes up a folder"),
+    ],
+    ids=["no match", "empty folder", "going up"],
+)
+def test_validation_reports_a_folder_or_pattern_that_names_no_file_at_its_field(
+    area, path, code, message
+):
+    (area.root / "empty").mkdir()
+    [problem] = analyse(document(path), data_root=area).problems
+    assert (problem.node, problem.field, problem.code) == ("read", "params.path", code)
+    assert problem.message.startswith(message)
+    assert [p.code for p in infer_schemas(document(path), data_root=area).problems] == [code]
+
+
+def test_a_single_missing_file_is_still_the_operators_to_report(area):
+    assert analyse(document("nowhere.csv"), data_root=area).problems == []
+
+
+def test_input_bytes_sum_over_the_files_a_pattern_names(area):
+    place(area, "in/a.csv", "in/b.csv")
+    (area.root / "in" / "c.csv").write_text("a\n" + "1\n" * 100)
+    operator = default_registry().get("csv_input")
+    params = operator.Params.model_validate({"path": "in/*.csv"})
+    assert input_bytes(operator, params, area) == 4 + 4 + 202
+    missing = operator.Params.model_validate({"path": "none/*.csv"})
+    assert input_bytes(operator, missing, area) == 0
