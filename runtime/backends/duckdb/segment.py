@@ -164,7 +164,7 @@ def run_segment(
     except duckdb.Error as error:
         full = readable(str(error), known)
         node = _node_named(full, members, query.scans)
-        raise SegmentError(_first_paragraph(full), node) from None
+        raise SegmentError(_naming_the_file(full, read.values()), node) from None
     finally:
         if connection is not None:
             stopper.attach(None)
@@ -251,6 +251,16 @@ def _first_paragraph(message: str) -> str:
     """DuckDB's message up to its advice (which names its own options, not the node's)."""
     lines = message.split("\n\n", 1)[0].splitlines()
     return "; ".join(line.strip() for line in lines if line.strip())
+
+
+def _naming_the_file(message: str, names) -> str:
+    """The first paragraph of DuckDB's message, with the file read that only the rest of it
+    names (a scan of several files says which one failed further down)."""
+    first = _first_paragraph(message)
+    found = [name for name in names if name in message]
+    if not found or any(name in first for name in found):
+        return first
+    return f"{first} (in '{max(found, key=len)}')"
 
 
 def _node_named(message: str, members: dict[str, dict[str, Relation]], scans) -> str | None:

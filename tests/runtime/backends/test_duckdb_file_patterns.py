@@ -157,6 +157,18 @@ def test_a_link_out_of_the_area_in_a_pattern_fails_naming_the_node_and_the_file(
     assert not caught.value.retryable
 
 
+def test_a_bad_value_in_a_later_file_fails_naming_the_node_and_that_file(root):
+    monthly_csv(root)
+    rows = "".join(f"{i},n,0.5\n" for i in range(150_000)) + "oops,n,0.5\n"  # past a block
+    write(root, "sales/2026-04.csv", "id,name,score\n" + rows)
+    steps = [Step("read", "csv_input", {"path": "sales/2026-*.csv"})]
+    _, schemas = run_pandas([Step("read", "csv_input", {"path": "sales/2026-01.csv"})], {}, root)
+    with pytest.raises(SegmentError) as caught:
+        run_duckdb(steps, {}, schemas, root, ["read"])
+    assert caught.value.node == "read"
+    assert "sales/2026-04.csv" in str(caught.value) and str(root) not in str(caught.value)
+
+
 def monthly_document(written: str):
     return load_document(
         {
