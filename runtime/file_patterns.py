@@ -10,7 +10,7 @@ the server's folders. Each one is resolved through the `FileArea` as a single pa
 symbolic link that leads out of the area is refused, not skipped, so that a run never reads
 less than its pattern says without telling. (A file reached through no link is inside the
 folder the walk started from, itself resolved, so only the others are resolved again: a
-listing of 10,000 files takes 0.10 s instead of 0.75 s.)
+listing of 10,000 files takes 0.10 s instead of 0.75 s, bench/file_patterns.py.)
 
 The work is bounded, since a pattern is user text: at most `MAX_PATTERN_LENGTH` characters,
 no `..` part, at most `MAX_ENTRIES` folder entries looked at and `MAX_FILES` files matched.
