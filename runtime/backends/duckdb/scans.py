@@ -73,9 +73,9 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
         header=scan.option("header", True),
         skip_rows=scan.option("skip_rows", 0),
     )
-    first = _csv_columns(scan, params, files[0])
+    first = _csv_columns(params, files[0])
     for file in files[1:]:
-        if list(_csv_columns(scan, params, file).items()) != list(first.items()):
+        if list(_csv_columns(params, file).items()) != list(first.items()):
             raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
     names = list(first)
     chosen = _chosen(scan, names)
@@ -95,7 +95,7 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     return _select(scan, files, names, columns, reader_sql, reader_params)
 
 
-def _csv_columns(scan: Scan, params: CsvInputParams, file: InputFile) -> dict:
+def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
     """Each column of the file, in order, with its DuckDB and public type."""
     try:
         with pa_csv.open_csv(file.location, *arrow_options(params, None)) as reader:
