@@ -13,7 +13,8 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +104,7 @@ class NodeContext:
         self.log_level = log_level
         self.logger = NodeLogger(self._guarded_emit, node_id, log_level)
         self._last_progress = 0.0
+        self._rows_before = 0
 
     def for_node(self, node_id: str, params: BaseModel) -> NodeContext:
         """A context for one node of the segment this context runs: the same run, files and
@@ -143,10 +145,22 @@ class NodeContext:
         now = time.monotonic()
         if now - self._last_progress >= PROGRESS_INTERVAL_S:
             self._last_progress = now
-            fields: dict[str, Any] = {} if rows is None else {"rows": int(rows)}
+            fields: dict[str, Any] = {}
+            if rows is not None:
+                fields["rows"] = self._rows_before + int(rows)
             if share is not None:
                 fields["share"] = min(max(float(share), 0.0), 1.0)
             self._guarded_emit("node_progress", node=self.node_id, **fields)
+
+    @contextmanager
+    def counting_after(self, rows: int) -> Iterator[None]:
+        """While the block runs, the rows `progress` reports count on from `rows`: an input
+        reading several files reports the rows of all of them so far."""
+        before, self._rows_before = self._rows_before, rows
+        try:
+            yield
+        finally:
+            self._rows_before = before
 
     def may_commit(self) -> bool:
         """Whether the run may still make outputs visible (in a process of its own: whether

@@ -6,6 +6,7 @@ A field's kind changes two things: how `${parameter}` substitution treats it (se
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
@@ -42,6 +43,20 @@ Expression = Annotated[
 
 DataPath = Annotated[str, Field(min_length=1, json_schema_extra={"format": "path"})]
 """A file path, relative to the data root."""
+
+
+@dataclass(frozen=True)
+class FileEndings:
+    """Marks an input's path field that may also name a folder, meaning its files whose names
+    end in one of `endings` (lower case), or a pattern (see `runtime.file_patterns`)."""
+
+    endings: tuple[str, ...]
+
+
+def file_endings(metadata: list) -> tuple[str, ...] | None:
+    """The endings of a path field that may name several files (None: it names one)."""
+    return next((item.endings for item in metadata if isinstance(item, FileEndings)), None)
+
 
 VerbatimText = Annotated[str, VERBATIM, Field(json_schema_extra={"format": "sql"})]
 """Text that parameters never touch (SQL: its values are bound instead)."""

@@ -2,7 +2,8 @@
 
 A path that leads out of the data root (or writes into a read-only shared folder) is then a
 problem of its field at design time and when a run is validated, not a node failing mid-run.
-Only the path is resolved here; whether the file exists is for the operator to say.
+Only the path is resolved here, and whether one file exists is for the operator to say; but
+an input's folder or pattern that names no file (or too many) is a problem of its field too.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from runtime.contract import Operator
-from runtime.errors import Problem, UnsafePathError
+from runtime.errors import OperatorError, Problem, UnsafePathError
+from runtime.fields import file_endings
+from runtime.file_patterns import InputFile, input_files, is_pattern
 from runtime.paths import FileArea
 
 
@@ -25,34 +28,52 @@ def path_fields(params: BaseModel) -> Iterator[tuple[str, FieldInfo, str]]:
             yield name, field, value
 
 
+def named_files(field: FieldInfo, value: str, area: FileArea) -> list[InputFile]:
+    """The files a path field's `value` names: one, or those of a folder or a pattern when the
+    field allows it; raises as `input_files` does."""
+    endings = file_endings(field.metadata)
+    if endings is None:
+        return [InputFile(value, area.resolve(value))]
+    return input_files(area, value, endings)
+
+
 def input_bytes(operator: Operator, params: BaseModel, area: FileArea) -> int:
     """How many bytes an input node's files hold (0 for other nodes and missing files)."""
     if operator.kind != "input":
         return 0
     total = 0
-    for _, _, value in path_fields(params):
+    for _, field, value in path_fields(params):
         try:
-            total += area.resolve(value).stat().st_size
-        except (OSError, UnsafePathError):
+            total += sum(file.location.stat().st_size for file in named_files(field, value, area))
+        except (OSError, OperatorError):
             continue  # the node itself reports a missing or refused file
     return total
 
 
 def path_problems(node_id: str, operator: Operator, params: BaseModel, area: FileArea):
-    """A problem for each path field (`format: "path"`) of `params` that `area` refuses."""
+    """A problem for each path field (`format: "path"`) of `params` that `area` refuses, and
+    for each folder or pattern of an input that names no file or too many."""
     problems = []
     for name, field, value in path_fields(params):
         try:
-            area.resolve(value, write=operator.kind == "output")
-        except UnsafePathError as error:
+            _check(field, value, area, write=operator.kind == "output")
+        except OperatorError as error:
             title = field.title or name
             problems.append(
                 Problem(
                     f"{title}: {error}",
                     node=node_id,
                     field=f"params.{name}",
-                    code="unsafe_path",
+                    code="unsafe_path" if isinstance(error, UnsafePathError) else "input_files",
                     field_title=title,
                 )
             )
     return problems
+
+
+def _check(field: FieldInfo, value: str, area: FileArea, *, write: bool) -> None:
+    several = file_endings(field.metadata) is not None
+    if several and (is_pattern(value) or area.resolve(value).is_dir()):
+        named_files(field, value, area)
+    else:
+        area.resolve(value, write=write)

@@ -1,4 +1,8 @@
-"""`csv_input` and `csv_output`: CSV files under the data root."""
+"""`csv_input` and `csv_output`: CSV files under the data root.
+
+`csv_input` reads one file, or each file of a folder or a pattern (runtime/file_patterns.py;
+a folder's files are those ending in `CSV_ENDINGS`), each with its own header and types.
+"""
 
 from __future__ import annotations
 
@@ -14,18 +18,22 @@ from pydantic import Field
 
 from runtime.casting import cast_series
 from runtime.context import NodeContext
-from runtime.contract import Operator, OperatorParams, Port
+from runtime.contract import OperatorParams
 from runtime.errors import NotLowerable, OperatorError
-from runtime.fields import DataPath
+from runtime.fields import DataPath, FileEndings
+from runtime.file_patterns import InputFile
 from runtime.frames import table_schema, to_pandas
 from runtime.lazy import pd
 from runtime.operators.file_common import (
+    FileInput,
+    FileNameColumn,
     FileOutput,
     FileOutputParams,
     OutputPath,
-    existing_file,
-    literal_path,
+    nullable,
     read_batches,
+    read_files,
+    readable_files,
 )
 from runtime.plan import relational
 from runtime.schema import TypeName, schema_of
@@ -36,10 +44,16 @@ STREAM_ABOVE_BYTES = 256 * 2**20
 """Larger files are read block by block, with progress events and cancellation checks."""
 BLOCK_BYTES = 2**20
 """Arrow's default, faster than larger blocks on a small machine (docs/performance.md)."""
+CSV_ENDINGS = (".csv", ".tsv", ".txt")
+"""The files of a folder that `csv_input` reads."""
 
 
 class CsvInputParams(OperatorParams):
-    path: DataPath = Field(title="Path", description="CSV file, relative to the data root.")
+    path: Annotated[DataPath, FileEndings(CSV_ENDINGS)] = Field(
+        title="Path",
+        description="CSV file, folder of them (.csv, .tsv, .txt) or pattern such as "
+        "'sales/2026-*.csv', relative to the data root.",
+    )
     delimiter: str = Field(
         ",", title="Delimiter", description="Character between fields.", min_length=1, max_length=1
     )
@@ -56,24 +70,21 @@ class CsvInputParams(OperatorParams):
     skip_rows: Annotated[int, Field(ge=0)] = Field(
         0, title="Skip rows", description="Lines to skip before the header (or the data)."
     )
+    file_name_column: FileNameColumn = None
 
 
-class CsvInput(Operator):
+class CsvInput(FileInput):
     name = "csv_input"
-    kind = "input"
     title = "CSV file"
-    description = "Read a CSV file from the data root."
-    inputs = ()
-    outputs = (Port("out"),)
+    description = "Read a CSV file, or a folder or pattern of them, from the data root."
     Params = CsvInputParams
 
     def output_schema(self, ctx, inputs):
-        sample = self._table(ctx, row_limit=SCHEMA_SAMPLE_ROWS)
+        files = readable_files(ctx)
+        sample = read_files(ctx, files[:1], self._reader(ctx), SCHEMA_SAMPLE_ROWS)
         schema = None if ctx.params.dtypes else table_schema(sample)
-        return {"out": schema or schema_of(self._frame(ctx, sample))}
-
-    def run(self, ctx, inputs):
-        return {"out": self._frame(ctx, self._table(ctx, row_limit=ctx.row_limit))}
+        schema = schema or schema_of(self.frame(ctx, sample))
+        return {"out": schema if len(files) == 1 else nullable(schema)}
 
     def lower(self, params, inputs, schemas):
         if params.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
@@ -82,11 +93,12 @@ class CsvInput(Operator):
             raise NotLowerable("columns of a file without a header row are chosen on pandas")
         scan = relational.Scan(
             "csv",
-            literal_path(params.path),
+            params.path,
             (
                 ("delimiter", params.delimiter),
                 ("header", params.header),
                 ("skip_rows", params.skip_rows),
+                ("file_name_column", params.file_name_column),
             ),
             tuple(params.columns) if params.columns else None,
         )
@@ -94,26 +106,25 @@ class CsvInput(Operator):
             return {"out": scan}
         return {"out": relational.Cast(scan, tuple(params.dtypes.items()))}
 
-    def _table(self, ctx: NodeContext, row_limit: int | None) -> pa.Table:
+    def read_file(self, ctx, file, row_limit):
         params: CsvInputParams = ctx.params
-        path = existing_file(ctx, params.path)
-        included = _columns_to_read(ctx, params, path)
+        included = _columns_to_read(ctx, params, file.location)
         options = arrow_options(params, included)
         try:
-            if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
-                table = pa_csv.read_csv(path, *options)
+            if row_limit is None and file.location.stat().st_size <= STREAM_ABOVE_BYTES:
+                table = pa_csv.read_csv(file.location, *options)
                 ctx.progress(table.num_rows)
             else:
-                table = _read_in_blocks(ctx, path, options, row_limit)
+                table = _read_in_blocks(ctx, file, options, row_limit)
         except (pa.ArrowInvalid, pa.ArrowKeyError, UnicodeDecodeError, LookupError) as error:
             raise OperatorError(
-                f"cannot read '{params.path}' as CSV: {_arrow_message(error)}"
+                f"cannot read '{file.name}' as CSV: {_arrow_message(error)}"
             ) from error
         if not params.header:
             table = table.rename_columns([f"column_{i + 1}" for i in range(table.num_columns)])
         return table
 
-    def _frame(self, ctx: NodeContext, table: pa.Table) -> pd.DataFrame:
+    def frame(self, ctx, table):
         """The rows read, in the engine's dtypes and the declared column types."""
         return _apply_dtypes(to_pandas(table), ctx.params.dtypes, ctx.params.path)
 
@@ -152,9 +163,9 @@ def arrow_options(params: CsvInputParams, included: list[str] | None):
     return read, parse, convert
 
 
-def _read_in_blocks(ctx: NodeContext, path: Path, options: tuple, row_limit: int | None):
+def _read_in_blocks(ctx: NodeContext, file: InputFile, options: tuple, row_limit: int | None):
     """Stream a large file (or the head of one) block by block, with progress and cancel."""
-    with pa_csv.open_csv(path, *options) as reader:
+    with pa_csv.open_csv(file.location, *options) as reader:
         return read_batches(ctx, reader, reader.schema, row_limit)
 
 

@@ -5,7 +5,8 @@ of whole numbers reads as `integer`; a column of dates and times reads as `datet
 `date` when its cells are formatted as dates without a time. Excel keeps times to the
 millisecond and has no time zones: datetimes with a zone are written as their local time.
 Appending adds rows below those of the sheet (a new sheet when the workbook has none of
-that name); the sheet's header must name the same columns.
+that name); the sheet's header must name the same columns. A folder's files are those
+ending in `.xlsx`; each one's sheet is read (by name, or at the same position).
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from pydantic import AfterValidator, Field
 
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, ParamsError
-from runtime.fields import DataPath
-from runtime.frames import to_pandas
+from runtime.fields import DataPath, FileEndings
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
+    FileNameColumn,
     FileOutput,
     FileOutputParams,
     OutputPath,
@@ -39,6 +40,8 @@ MAX_ROWS = 1_048_576
 """Rows an Excel sheet holds, its header included."""
 FORMAT_SAMPLE_ROWS = 100
 """Rows whose number formats are looked at to tell date columns from datetime columns."""
+EXCEL_ENDINGS = (".xlsx",)
+"""The files of a folder that `excel_input` reads."""
 _QUOTED_OR_BRACKETED = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.')
 
 
@@ -49,31 +52,36 @@ def _counted_from_zero(sheet: int | str) -> int | str:
 
 
 class ExcelInputParams(OperatorParams):
-    path: DataPath = Field(
-        title="Path", description="Excel workbook (.xlsx), relative to the data root."
+    path: Annotated[DataPath, FileEndings(EXCEL_ENDINGS)] = Field(
+        title="Path",
+        description="Excel workbook (.xlsx), folder of them or pattern such as "
+        "'reports/*.xlsx', relative to the data root.",
     )
     sheet: Annotated[int | str, AfterValidator(_counted_from_zero)] = Field(
         0,
         title="Sheet",
         description="The sheet's name, or its position counting from 0 (the first sheet).",
     )
+    file_name_column: FileNameColumn = None
 
 
 class ExcelInput(FileInput):
     name = "excel_input"
     title = "Excel sheet"
-    description = "Read one sheet of an Excel workbook (.xlsx) from the data root."
+    description = (
+        "Read one sheet of an Excel workbook (.xlsx), or of each workbook of a folder or "
+        "pattern, from the data root."
+    )
     Params = ExcelInputParams
 
-    def read(self, ctx, path, row_limit):
+    def read_file(self, ctx, file, row_limit):
         params: ExcelInputParams = ctx.params
-        with _open(path, params.path) as workbook:
-            sheet = _sheet_name(workbook.sheet_names, params.sheet, params.path)
+        with _open(file.location, file.name) as workbook:
+            sheet = _sheet_name(workbook.sheet_names, params.sheet, file.name)
             frame = pd.read_excel(workbook, sheet_name=sheet, dtype=object, nrows=row_limit)
             dates = _date_columns(workbook.book[sheet])
         ctx.progress(len(frame))
-        table = conform_table(arrow_table(frame))
-        return to_pandas(_as_dates(table, dates))
+        return _as_dates(conform_table(arrow_table(frame)), dates)
 
 
 def _open(path: Path, source: str) -> pd.ExcelFile:

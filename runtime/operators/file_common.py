@@ -1,6 +1,13 @@
 """What the file operators share: input paths, the dtype convention for Arrow data, batched
 reads with progress and cancellation, and the all-or-nothing write of an output file.
 
+An input's path names one file, a folder or a pattern (runtime/file_patterns.py). Its files
+are read one after the other, in sorted path order, into one table: columns are matched by
+name and take the first file's order, and a file whose columns or types differ from the
+first file's is an error at `path` naming both files. `file_name_column` adds each row's
+file, as the document names it. The schema view reads the first file only, and a preview
+stops reading files once it has its rows.
+
 Messages name files by the path the user gave (relative to the data root), never by where
 they are on the server.
 
@@ -13,7 +20,7 @@ anything else without a public type (times of day, durations, bytes) becomes tex
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
@@ -24,9 +31,11 @@ from pydantic import AfterValidator, Field
 from runtime.casting import cast_series
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
-from runtime.errors import NotLowerable, OperatorError
+from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.fields import DataPath
-from runtime.frames import public_type
+from runtime.file_checks import named_files
+from runtime.file_patterns import InputFile
+from runtime.frames import public_type, to_pandas
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.plan import relational
@@ -36,26 +45,123 @@ SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a text or spreadsheet file's column types for the schema view."""
 
 
-def existing_file(ctx: NodeContext, relative: str) -> Path:
-    """The readable input file at `relative` under the data root; else an `OperatorError`."""
-    path = ctx.resolve_path(relative)
-    if path.is_dir():
-        raise OperatorError(f"input file '{relative}' is a folder, not a file")
-    if not path.is_file():
-        raise OperatorError(f"input file '{relative}' not found under the data root")
+FileNameColumn = Annotated[
+    Annotated[str, Field(min_length=1)] | None,
+    Field(
+        title="File name column",
+        description="Add a column of this name holding each row's file, as the path names "
+        "it (useful when the path is a folder or a pattern); none when empty.",
+    ),
+]
+
+
+def readable_files(ctx: NodeContext) -> list[InputFile]:
+    """The files the node's `path` names (one, a folder's or a pattern's), each readable;
+    else an `OperatorError`."""
+    field = type(ctx.params).model_fields["path"]
+    files = named_files(field, ctx.params.path, ctx.files)
+    for file in files:
+        try:
+            file.location.open("rb").close()
+        except OSError as error:
+            raise OperatorError(f"cannot read '{file.name}': {os_error_reason(error)}") from error
+    return files
+
+
+def read_files(
+    ctx: NodeContext,
+    files: list[InputFile],
+    read_file: Callable[[InputFile, int | None], pa.Table],
+    row_limit: int | None,
+) -> pa.Table:
+    """The rows of `files`, read in turn by `read_file` until there are `row_limit`, as one
+    table in the first file's columns (see the module's docstring)."""
+    tables, rows = [], 0
+    for file in files:
+        ctx.check_cancelled()  # between files too: a small file is read in one call
+        with ctx.counting_after(rows):  # progress counts the earlier files' rows too
+            table = read_file(file, None if row_limit is None else row_limit - rows)
+        tables.append(_with_file_name(ctx, table, file))
+        rows += table.num_rows
+        if row_limit is not None and rows >= row_limit:
+            break
+    return _joined(tables, files)
+
+
+def with_file_name_field(ctx: NodeContext, schema: pa.Schema) -> pa.Schema:
+    """`schema` with the `file_name_column` field after the file's own, if there is one."""
+    name = _file_name_column(ctx, schema.names, "the file")
+    return schema if name is None else schema.append(pa.field(name, pa.string(), False))
+
+
+def _with_file_name(ctx: NodeContext, table: pa.Table, file: InputFile) -> pa.Table:
+    name = _file_name_column(ctx, table.column_names, f"'{file.name}'")
+    if name is None:
+        return table
+    values = pa.repeat(pa.scalar(file.name, pa.string()), table.num_rows)
+    return table.append_column(pa.field(name, pa.string(), False), values)
+
+
+def _file_name_column(ctx: NodeContext, names: list[str], source: str) -> str | None:
+    name = ctx.params.file_name_column
+    if name is not None and name in names:
+        raise ParamsError(
+            "file_name_column", f"{source} already has a column '{name}'; choose another name"
+        )
+    return name
+
+
+def _joined(tables: list[pa.Table], files: list[InputFile]) -> pa.Table:
+    if len(tables) == 1:
+        return tables[0]
+    names = tables[0].column_names
+    # each column's type in the first file that gives it one: a column of no values (Arrow's
+    # null type, as an empty CSV column reads) fits any
+    typed: dict[str, tuple[pa.DataType, str]] = {}
+    for table, file in zip(tables, files, strict=False):
+        _require_columns_of_first(table, names, file.name, files[0].name)
+        for name in names:
+            kind = table.schema.field(name).type
+            if pa.types.is_null(kind):
+                continue
+            expected, source = typed.setdefault(name, (kind, file.name))
+            if _kind(kind) != _kind(expected):
+                raise ParamsError(
+                    "path",
+                    f"column '{name}' is {_kind(kind)} in '{file.name}' but {_kind(expected)} "
+                    f"in '{source}'; every file the path names must give a column the same type",
+                )
     try:
-        path.open("rb").close()
-    except OSError as error:
-        raise OperatorError(f"cannot read '{relative}': {os_error_reason(error)}") from error
-    return path
+        return pa.concat_tables(
+            [table.select(names) for table in tables], promote_options="permissive"
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
+        raise ParamsError("path", f"cannot join the files: {error}") from error
 
 
-def literal_path(path: str) -> str:
-    """`path` for a relational scan, which must read that one file as `run` does; a name with
-    wildcard characters would be a pattern to a columnar reader."""
-    if any(character in path for character in "*?[]{}"):
-        raise NotLowerable(f"'{path}' has wildcard characters and is read on pandas")
-    return path
+def _require_columns_of_first(table: pa.Table, names: list[str], source: str, first: str):
+    missing = [name for name in names if name not in table.column_names]
+    extra = [name for name in table.column_names if name not in names]
+    if missing or extra:
+        lacks = f"it lacks {_quoted(missing)}" if missing else ""
+        has = f"it has {_quoted(extra)} too" if extra else ""
+        raise ParamsError(
+            "path",
+            f"'{source}' does not have the columns of the first file, '{first}': "
+            f"{' and '.join(part for part in (lacks, has) if part)}; every file the path "
+            "names must have the same columns",
+        )
+
+
+def _kind(kind: pa.DataType) -> str:
+    """A column type as messages name it: its public type, with the time zone if any."""
+    zone = getattr(kind, "tz", None)
+    named = public_type(kind) or str(kind)
+    return f"{named} ({zone})" if zone else named
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f"'{name}'" for name in names)
 
 
 def _names_a_file(path: str) -> str:
@@ -71,11 +177,17 @@ OutputPath = Annotated[DataPath, AfterValidator(_names_a_file)]
 """The path of a file to write: `.`, a path ending in `/` and the like are refused."""
 
 
-def sampled_schema(sample: pd.DataFrame, sample_rows: int) -> Schema:
-    """The schema seen in the first `sample_rows` rows; beyond them any column may be null."""
+def sampled_schema(sample: pd.DataFrame, sample_rows: int, whole: bool = True) -> Schema:
+    """The schema seen in the first `sample_rows` rows of the only file (`whole`) or of the
+    first; beyond them any column may be null."""
     schema = schema_of(sample)
-    if len(sample) < sample_rows:  # the sample is the whole file
+    if whole and len(sample) < sample_rows:  # the sample is the whole file
         return schema
+    return nullable(schema)
+
+
+def nullable(schema: Schema) -> Schema:
+    """`schema` with every column allowed to hold nulls, which a sample cannot rule out."""
     return Schema(tuple(replace(column, nullable=True) for column in schema.columns))
 
 
@@ -175,22 +287,33 @@ def read_batches(
 
 
 class FileInput(Operator):
-    """Base of the file readers: `read` the file; the schema comes from a sample of it."""
+    """Base of the file readers: `read_file` reads one file; the node reads each file its
+    `path` names, and its schema comes from a sample of the first."""
 
     kind = "input"
     inputs = ()
     outputs = (Port("out"),)
 
     def output_schema(self, ctx, inputs):
-        path = existing_file(ctx, ctx.params.path)
-        return {"out": sampled_schema(self.read(ctx, path, SCHEMA_SAMPLE_ROWS), SCHEMA_SAMPLE_ROWS)}
+        files = readable_files(ctx)
+        sample = read_files(ctx, files[:1], self._reader(ctx), SCHEMA_SAMPLE_ROWS)
+        whole = len(files) == 1  # more files may hold nulls where the first holds none
+        return {"out": sampled_schema(self.frame(ctx, sample), SCHEMA_SAMPLE_ROWS, whole)}
 
     def run(self, ctx, inputs):
-        return {"out": self.read(ctx, existing_file(ctx, ctx.params.path), ctx.row_limit)}
+        table = read_files(ctx, readable_files(ctx), self._reader(ctx), ctx.row_limit)
+        return {"out": self.frame(ctx, table)}
 
-    def read(self, ctx: NodeContext, path: Path, row_limit: int | None) -> pd.DataFrame:
-        """The file's rows (at most `row_limit`) following the dtype convention."""
+    def read_file(self, ctx: NodeContext, file: InputFile, row_limit: int | None) -> pa.Table:
+        """The file's rows (at most `row_limit`) as Arrow, each column of a public type."""
         raise NotImplementedError
+
+    def frame(self, ctx: NodeContext, table: pa.Table) -> pd.DataFrame:
+        """The rows of the files as a frame following the dtype convention."""
+        return to_pandas(table)
+
+    def _reader(self, ctx: NodeContext):
+        return lambda file, row_limit: self.read_file(ctx, file, row_limit)
 
 
 class FileOutputParams(OperatorParams):

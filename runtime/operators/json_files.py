@@ -5,6 +5,7 @@ JSON has no date type, so dates and datetimes are written as ISO 8601 text (`202
 `2024-01-31T10:00:00`, UTC with a `Z` when the datetime has a time zone), and a text column
 whose every value is such a date (or datetime) is read back as a date (or datetime) column.
 Nested objects become one column per field (`address.city`), lists their JSON text.
+A folder's files are those ending in `JSON_ENDINGS`, whether `lines` is on or off.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 from itertools import islice
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pyarrow as pa
@@ -23,16 +25,17 @@ from pydantic import Field
 from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
-from runtime.fields import DataPath
-from runtime.frames import to_pandas
+from runtime.fields import DataPath, FileEndings
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
+    FileNameColumn,
     FileOutput,
     FileOutputParams,
     OutputPath,
     arrow_table,
     conform_table,
+    empty_table,
     read_batches,
 )
 
@@ -40,6 +43,8 @@ STREAM_ABOVE_BYTES = 256 * 2**20
 """Larger JSON Lines files are read block by block, with progress and cancellation checks."""
 BLOCK_BYTES = 2**20
 """Bytes parsed at a time (a longer line is read more slowly, without Arrow)."""
+JSON_ENDINGS = (".json", ".jsonl", ".ndjson")
+"""The files of a folder that `json_input` reads."""
 
 _ISO_DATE = r"\d{4}-\d{2}-\d{2}"
 _ISO_TIME = r"[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
@@ -52,29 +57,38 @@ _LINE_BREAKS = re.compile(rb"\s*\n\s*")
 
 
 class JsonInputParams(OperatorParams):
-    path: DataPath = Field(title="Path", description="JSON file, relative to the data root.")
+    path: Annotated[DataPath, FileEndings(JSON_ENDINGS)] = Field(
+        title="Path",
+        description="JSON file, folder of them (.json, .jsonl, .ndjson) or pattern such as "
+        "'events/*.jsonl', relative to the data root.",
+    )
     lines: bool = Field(
         False,
         title="JSON Lines",
         description="The file holds one object per line (JSON Lines), not one array of objects.",
     )
+    file_name_column: FileNameColumn = None
 
 
 class JsonInput(FileInput):
     name = "json_input"
     title = "JSON file"
-    description = "Read a JSON file (an array of objects, or JSON Lines) from the data root."
+    description = (
+        "Read a JSON file (an array of objects, or JSON Lines), or a folder or pattern of "
+        "them, from the data root."
+    )
     Params = JsonInputParams
 
-    def read(self, ctx, path, row_limit):
+    def read_file(self, ctx, file, row_limit):
         params: JsonInputParams = ctx.params
+        path = file.location
         if path.stat().st_size == 0:
-            return pd.DataFrame()
+            return empty_table(pa.schema([]))
         if params.lines:
-            table = _read_lines(ctx, path, params.path, row_limit)
+            table = _read_lines(ctx, path, file.name, row_limit)
         else:
-            table = _read_array(ctx, path, params.path, row_limit)
-        return to_pandas(_parse_iso_text(conform_table(table)))
+            table = _read_array(ctx, path, file.name, row_limit)
+        return _parse_iso_text(conform_table(table))
 
 
 def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None) -> pa.Table:

@@ -2,6 +2,7 @@
 
 Parquet stores column types, so the schema view reads only the file's footer, a preview reads
 only the first batches it needs, and a column subset is read without touching the others.
+A folder's files are those ending in `.parquet`.
 Appending reads the old rows, adds the new ones (their columns must match) and rewrites the
 file: Parquet files cannot grow in place.
 """
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 import json
 from importlib.metadata import version
-from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,11 +21,12 @@ from runtime.column_names import require_columns
 from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
-from runtime.fields import DataPath
-from runtime.frames import to_pandas
+from runtime.fields import DataPath, FileEndings
+from runtime.file_patterns import InputFile
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
+    FileNameColumn,
     FileOutput,
     FileOutputParams,
     OutputPath,
@@ -33,53 +34,62 @@ from runtime.operators.file_common import (
     arrow_table,
     conform_table,
     empty_table,
-    existing_file,
-    literal_path,
     read_batches,
+    readable_files,
+    with_file_name_field,
 )
 from runtime.plan import relational
 from runtime.schema import Schema
 
 BATCH_ROWS = 128 * 1024
 """Rows decoded at a time, between progress events and cancellation checks."""
+PARQUET_ENDINGS = (".parquet",)
+"""The files of a folder that `parquet_input` reads."""
 
 
 class ParquetInputParams(OperatorParams):
-    path: DataPath = Field(title="Path", description="Parquet file, relative to the data root.")
+    path: Annotated[DataPath, FileEndings(PARQUET_ENDINGS)] = Field(
+        title="Path",
+        description="Parquet file, folder of them or pattern such as 'sales/2026-*.parquet', "
+        "relative to the data root.",
+    )
     columns: list[str] | None = Field(
         None, title="Columns", description="Read only these columns (all when empty)."
     )
+    file_name_column: FileNameColumn = None
 
 
 class ParquetInput(FileInput):
     name = "parquet_input"
     title = "Parquet file"
-    description = "Read a Parquet file from the data root."
+    description = "Read a Parquet file, or a folder or pattern of them, from the data root."
     Params = ParquetInputParams
-    row_limit_safe = True  # the file stores its types: the first n rows read alike either way
+    row_limit_safe = True  # the files store their types: the first n rows read alike either way
 
     def output_schema(self, ctx, inputs):
-        with _open(ctx, existing_file(ctx, ctx.params.path)) as parquet:
-            return {"out": arrow_schema(_projected_schema(ctx, parquet))}
+        with _open(readable_files(ctx)[0]) as parquet:
+            schema = with_file_name_field(ctx, _projected_schema(ctx, parquet))
+            return {"out": arrow_schema(schema)}
 
     def lower(self, params, inputs, schemas):
         columns = tuple(params.columns) if params.columns else None
-        return {"out": relational.Scan("parquet", literal_path(params.path), (), columns)}
+        options = (("file_name_column", params.file_name_column),)
+        return {"out": relational.Scan("parquet", params.path, options, columns)}
 
-    def read(self, ctx, path, row_limit):
-        with _open(ctx, path) as parquet:
+    def read_file(self, ctx, file, row_limit):
+        with _open(file) as parquet:
             schema = _projected_schema(ctx, parquet)
             batches = parquet.iter_batches(
                 batch_size=min(row_limit or BATCH_ROWS, BATCH_ROWS), columns=schema.names
             )
-            return to_pandas(conform_table(read_batches(ctx, batches, schema, row_limit)))
+            return conform_table(read_batches(ctx, batches, schema, row_limit))
 
 
-def _open(ctx: NodeContext, path: Path) -> pq.ParquetFile:
+def _open(file: InputFile) -> pq.ParquetFile:
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(file.location)
     except (pa.ArrowInvalid, OSError) as error:
-        raise OperatorError(f"cannot read '{ctx.params.path}' as Parquet: {error}") from error
+        raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
 
 
 def _projected_schema(ctx: NodeContext, parquet: pq.ParquetFile) -> pa.Schema:

@@ -68,11 +68,12 @@ class _Options:
 
 @dataclass(frozen=True)
 class Scan(_Options, Relation):
-    """A file read as its input operator reads it, in the file's row order.
+    """Files read as their input operator reads them, in the files' row order.
 
-    `path` is as the document names it (a backend resolves it in the run's file area);
-    `options` are the reader's settings as (name, value) pairs (csv: delimiter, header,
-    skip_rows); `columns` the columns to read, in that order (None: all).
+    `path` is as the document names it: one file, a folder or a pattern, whose files a backend
+    lists and resolves in the run's file area (runtime/file_patterns.py); `options` are the
+    reader's settings as (name, value) pairs (csv: delimiter, header, skip_rows; both:
+    file_name_column); `columns` the columns to read, in that order (None: all).
     """
 
     format: Literal["csv", "parquet"]

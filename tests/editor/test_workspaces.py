@@ -188,6 +188,55 @@ def test_a_symlink_to_another_workspace_is_refused(client, victim_folder, data_r
     assert answer.status_code == 422 and "numbers" not in answer.content.decode()
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "refusal"),
+    [
+        ("../other/*.csv", "goes up a folder"),
+        ("../*/secret.csv", "goes up a folder"),
+        ("shared/../other/*.csv", "goes up a folder"),
+        ("{root}/other/*.csv", "is outside the workspace folder"),
+        ("{root}/*/secret.csv", "is outside the workspace folder"),
+    ],
+    ids=["dot-dot", "dot-dot star", "through shared", "absolute", "absolute star"],
+)
+def test_a_pattern_cannot_reach_another_workspaces_files(client, victim_folder, path, refusal):
+    path = path.format(root=victim_folder.parent)
+    created = post_json(client, "/api/pipelines", pipeline_reading(path)).json()
+    answer = post_json(client, f"/api/pipelines/{created['id']}/preview", {"node": "read"})
+    assert answer.status_code == 422 and refusal in answer.json()["message"]
+    assert "numbers" not in answer.content.decode()
+    schemas = client.get(f"/api/pipelines/{created['id']}/schemas").json()
+    assert refusal in json.dumps(schemas) and "numbers" not in json.dumps(schemas)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pattern_over_the_whole_workspace_reads_its_own_files_only(
+    client, victim_folder, data_root
+):
+    os.symlink(victim_folder, data_root / "team")  # `**` does not follow it; `*` meets it
+    (data_root / "more").mkdir()
+    (data_root / "more" / "people.csv").write_text("id,name,age\n4,Alan,41\n")
+    created = post_json(client, "/api/pipelines", pipeline_reading("**/*.csv")).json()
+    answer = post_json(client, f"/api/pipelines/{created['id']}/preview", {"node": "read"})
+    assert answer.status_code == 200, answer.json()
+    assert [row[1] for row in answer.json()["rows"]] == ["Alan", "Ada", "Linus", "Grace"]
+    created = post_json(client, "/api/pipelines", pipeline_reading("*/*.csv")).json()
+    refused = post_json(client, f"/api/pipelines/{created['id']}/runs", {})
+    assert refused.status_code == 422 and refused.json()["field"] == "params.path"
+    assert "'team/secret.csv' (named by '*/*.csv') leads outside" in refused.json()["message"]
+    assert "numbers" not in refused.content.decode() and not Run.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pattern_that_matches_nothing_stops_a_run_before_it_starts(client, data_root):
+    created = post_json(client, "/api/pipelines", pipeline_reading("sales/2026-*.csv")).json()
+    refused = post_json(client, f"/api/pipelines/{created['id']}/runs", {})
+    assert refused.status_code == 422 and refused.json()["field"] == "params.path"
+    assert refused.json()["message"].endswith("read: Path: no files match 'sales/2026-*.csv'")
+    assert not Run.objects.exists()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_run_cannot_overwrite_another_workspaces_file(client, victim_folder, data_root):
     document = pipeline_reading("people.csv", write="../other/secret.csv")

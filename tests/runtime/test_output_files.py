@@ -163,9 +163,9 @@ FAILING = {
         {"path": "nowhere.csv"}, {"path": "out.csv"}, "csv_output",
         "read: input file 'nowhere.csv' not found under the data root",
     ),
-    "an input that is a folder": (
+    "an input folder of no CSV files": (
         {"path": "folder"}, {"path": "out.csv"}, "csv_output",
-        "read: input file 'folder' is a folder, not a file",
+        "read: folder 'folder' holds no file ending in .csv, .tsv or .txt",
     ),
     "an output inside a file": (
         {"path": "people.csv"}, {"path": "people.csv/out.csv"}, "csv_output",
@@ -195,9 +195,9 @@ FAILING = {
         {"operator": "json_input", "path": "people.csv"}, {"path": "out.csv"}, "csv_output",
         "read: cannot read 'people.csv' as JSON",
     ),
-    "an Excel input that is a folder": (
+    "an Excel input folder of no workbooks": (
         {"operator": "excel_input", "path": "folder"}, {"path": "out.csv"}, "csv_output",
-        "read: input file 'folder' is a folder, not a file",
+        "read: folder 'folder' holds no file ending in .xlsx",
     ),
 }  # fmt: skip
 

@@ -29,6 +29,8 @@ LIMITS = {"LIMIT", "STREAMING_LIMIT", "TOP_N"}
 FILE_SCANS = {"READ_CSV", "READ_PARQUET"}
 FRAME_SCANS = {"PYTHON_ARROW_SCAN", "ARROW_SCAN"}
 MAX_PROFILE_CHARS = 8 * 2**20
+SHOWN_FILES = 5
+"""Files a profile names of a scan reading more (then `...`)."""
 """A longer profile is not read (it lists every column of every projection: a few hundred
 chained derives give hundreds of megabytes); the counts then come from meaning alone."""
 _TOKEN = re.compile(
@@ -36,6 +38,13 @@ _TOKEN = re.compile(
 )
 _KEY = object()
 """In an object being read: the next string is a key."""
+
+
+def scan_name(files) -> str:
+    """How a profile names a scan of `files` (`InputFile`s): their real paths, the first
+    `SHOWN_FILES` of them, then `...` if there are more."""
+    shown = [str(file.location) for file in files[:SHOWN_FILES]]
+    return ", ".join([*shown, "..."] if len(files) > SHOWN_FILES else shown)
 
 
 def skeleton(profile: str) -> Shape | None:

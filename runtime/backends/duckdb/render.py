@@ -24,6 +24,7 @@ from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.expressions.to_sql import to_sql, to_sql_condition
+from runtime.file_patterns import InputFile
 from runtime.frames import public_type
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
@@ -36,8 +37,13 @@ class Query:
 
     ctes: list[tuple[str, str, tuple]] = field(default_factory=list)
     tables: dict[str, pa.Table] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-    """Real path → the path as the document names it (for the session and for messages)."""
+    scans: dict[str, tuple[InputFile, ...]] = field(default_factory=dict)
+    """Each path a scan reads, as the document writes it → the files it names (for the
+    session, for messages and for the profile)."""
+
+    def files(self) -> dict[str, str]:
+        """Each file read: its real path → its name as the document's path names it."""
+        return {str(file.location): file.name for files in self.scans.values() for file in files}
 
     def exit_sql(self, rendered: Rendered, selected: list[str] | None = None) -> tuple[str, list]:
         """The query of one exit, in its order: its columns, or the `selected` expressions."""
@@ -127,7 +133,7 @@ class Renderer:
 
     def _scan(self, relation: rel.Scan) -> Rendered:
         scan = scan_sql(relation, self.files)
-        self.query.files[str(scan.path)] = relation.path
+        self.query.scans[relation.path] = scan.files
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _filter(self, relation: rel.Filter) -> Rendered:

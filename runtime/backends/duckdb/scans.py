@@ -6,12 +6,19 @@ as explicit `columns`, with pyarrow's null markers. A Parquet file's types come 
 types the public convention maps through a conversion (float32, timestamps' units) are cast.
 Anything else (a column of no values, time zones, decimals, nested values) is `NotLowerable`,
 found before the query runs, so the segment runs on pandas instead.
+
+A scan of a folder or a pattern reads the files `runtime.file_patterns` lists, each checked
+against the run's file area, handed to DuckDB as a bound list of real paths: DuckDB never
+expands a pattern itself, which would bypass those checks (a file whose real path holds a
+wildcard character stays on pandas, since DuckDB would take it for one). Every file must read
+as the first does, the same columns in the same order of the same types; otherwise the
+node runs on pandas, which joins the files by name or says which one differs. The file name
+column comes from DuckDB's `file_index`, the position of each row's file in that list.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -19,7 +26,9 @@ from pyarrow import csv as pa_csv
 
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.operators.csv_files import CsvInputParams, arrow_options
+from runtime.file_patterns import InputFile, input_files
+from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
+from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.paths import FileArea
 from runtime.plan.relational import Scan
 from runtime.schema import Column, Schema
@@ -27,71 +36,102 @@ from runtime.schema import Column, Schema
 NULL_MARKERS = pa_csv.ConvertOptions().null_values
 """pyarrow's default null strings, which `csv_input` uses."""
 _TIMESTAMPS = {"s": "TIMESTAMP_S", "ms": "TIMESTAMP_MS", "us": "TIMESTAMP", "ns": "TIMESTAMP_NS"}
+_ENDINGS = {"csv": CSV_ENDINGS, "parquet": PARQUET_ENDINGS}
+_WILDCARDS = "*?[]{}"
+"""Characters DuckDB's readers take a path holding them to be a pattern of."""
 
 
 @dataclass(frozen=True)
 class ScanSql:
-    """A scan as a SELECT: its text, bound parameters, the file it reads and its columns."""
+    """A scan as a SELECT: its text, bound parameters, the files it reads and its columns."""
 
     sql: str
     params: tuple
-    path: Path
+    files: tuple[InputFile, ...]
     schema: Schema
 
 
-def scan_sql(scan: Scan, files: FileArea) -> ScanSql:
-    path = readable_file(scan.path, files)
-    return _csv(scan, path) if scan.format == "csv" else _parquet(scan, path)
+def scan_sql(scan: Scan, area: FileArea) -> ScanSql:
+    files = readable_files(scan, area)
+    return _csv(scan, files) if scan.format == "csv" else _parquet(scan, files)
 
 
-def readable_file(relative: str, files: FileArea) -> Path:
-    """The real location of one input file inside the area (symlinks resolved and checked)."""
-    path = files.resolve(relative)
-    if not path.is_file():
-        raise OperatorError(f"input file '{relative}' not found under the {files.called}")
-    return path
+def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:
+    """The files of the scan's path inside the area (symlinks resolved and checked), whose
+    real paths DuckDB reads as they are."""
+    files = tuple(input_files(area, scan.path, _ENDINGS[scan.format]))
+    for file in files:
+        if any(character in str(file.location) for character in _WILDCARDS):
+            raise NotLowerable(f"'{file.name}' has wildcard characters and is read on pandas")
+    return files
 
 
-def _csv(scan: Scan, path: Path) -> ScanSql:
+def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     params = CsvInputParams(
         path=scan.path,
         delimiter=scan.option("delimiter", ","),
         header=scan.option("header", True),
         skip_rows=scan.option("skip_rows", 0),
     )
-    try:
-        with pa_csv.open_csv(path, *arrow_options(params, None)) as reader:
-            inferred = reader.schema
-    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
-        first = str(error).strip().splitlines()[0]
-        raise OperatorError(f"cannot read '{scan.path}' as CSV: {first}") from error
-    names = (
-        inferred.names
-        if params.header
-        else [f"column_{index + 1}" for index in range(len(inferred.names))]
-    )
-    types = {
-        name: _csv_type(scan.path, name, field.type)
-        for name, field in zip(names, inferred, strict=True)
-    }
-    if len(types) < len(names):
-        raise NotLowerable(f"'{scan.path}' has two columns of the same name")
+    first = _csv_columns(params, files[0])
+    for file in files[1:]:
+        if list(_csv_columns(params, file).items()) != list(first.items()):
+            raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
+    names = list(first)
     chosen = _chosen(scan, names)
     reader_sql = (
         "read_csv(?, columns = ?, header = ?, delim = ?, skip = ?, nullstr = ?, "
         "auto_detect = false, quote = '\"', escape = '\"')"
     )
     reader_params = (
-        str(path),
-        {name: sql_type for name, (sql_type, _) in types.items()},
+        [str(file.location) for file in files],
+        {name: sql_type for name, (sql_type, _) in first.items()},
         params.header,
         params.delimiter,
         params.skip_rows,
         list(NULL_MARKERS),
     )
-    select = ", ".join(quoted(name) for name in chosen)
-    schema = Schema(tuple(Column(name, types[name][1]) for name in chosen))
-    return ScanSql(f"SELECT {select} FROM {reader_sql}", reader_params, path, schema)
+    columns = [(quoted(name), Column(name, first[name][1])) for name in chosen]
+    return _select(scan, files, names, columns, reader_sql, reader_params)
+
+
+def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
+    """Each column of the file, in order, with its DuckDB and public type."""
+    try:
+        with pa_csv.open_csv(file.location, *arrow_options(params, None)) as reader:
+            inferred = reader.schema
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
+        first = str(error).strip().splitlines()[0]
+        raise OperatorError(f"cannot read '{file.name}' as CSV: {first}") from error
+    names = (
+        inferred.names
+        if params.header
+        else [f"column_{index + 1}" for index in range(len(inferred.names))]
+    )
+    types = {
+        name: _csv_type(file.name, name, field.type)
+        for name, field in zip(names, inferred, strict=True)
+    }
+    if len(types) < len(names):
+        raise NotLowerable(f"'{file.name}' has two columns of the same name")
+    return types
+
+
+def _select(scan: Scan, files, names, columns: list[tuple[str, Column]], reader_sql, params):
+    """The SELECT of `columns` (expression, column) from the reader, and the file name column
+    if the scan has one: the name of the row's file, by its place in the list read (a column
+    of the files named `file_index` would hide DuckDB's)."""
+    selected, before = [expression for expression, _ in columns], ()
+    schema = [column for _, column in columns]
+    name = scan.option("file_name_column")
+    if name is not None:
+        if name in names or "file_index" in names:
+            raise NotLowerable(f"the file name column '{name}' is added on pandas")
+        selected.append(f"(?::VARCHAR[])[CAST(file_index AS BIGINT) + 1] AS {quoted(name)}")
+        before = ([file.name for file in files],)
+        schema.append(Column(name, "string", False))
+    sql = f"SELECT {', '.join(selected)} FROM {reader_sql}"
+    return ScanSql(sql, (*before, *params), files, Schema(tuple(schema)))
 
 
 def _csv_type(source: str, name: str, kind: pa.DataType) -> tuple[str, str]:
@@ -119,18 +159,25 @@ def _chosen(scan: Scan, names: list[str]) -> list[str]:
     return list(scan.columns)
 
 
-def _parquet(scan: Scan, path: Path) -> ScanSql:
-    try:
-        schema = pq.read_schema(path)
-    except (pa.ArrowInvalid, OSError) as error:
-        raise OperatorError(f"cannot read '{scan.path}' as Parquet: {error}") from error
+def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
+    schema = _parquet_schema(files[0])
+    for file in files[1:]:
+        other = _parquet_schema(file)
+        if other.names != schema.names or other.types != schema.types:
+            raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
     if len(set(schema.names)) < len(schema.names):
-        raise NotLowerable(f"'{scan.path}' has two columns of the same name")
+        raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
     chosen = _chosen(scan, schema.names)
     columns = [_parquet_column(scan.path, name, schema.field(name).type) for name in chosen]
-    select = ", ".join(expression for expression, _ in columns)
-    public = Schema(tuple(column for _, column in columns))
-    return ScanSql(f"SELECT {select} FROM read_parquet(?)", (str(path),), path, public)
+    locations = [str(file.location) for file in files]
+    return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+
+
+def _parquet_schema(file: InputFile) -> pa.Schema:
+    try:
+        return pq.read_schema(file.location)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
 
 
 def _parquet_column(source: str, name: str, kind: pa.DataType) -> tuple[str, Column]:

@@ -24,6 +24,7 @@ import pyarrow as pa
 from runtime.backends.budget import Budget
 from runtime.backends.duckdb.counts import Tally
 from runtime.backends.duckdb.messages import readable
+from runtime.backends.duckdb.profiles import scan_name
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
@@ -121,8 +122,10 @@ def run_segment(
         rendered = dict(zip(computed, renderer.render(computed), strict=True))
     except OperatorError as error:  # a file that is missing, out of the area or unreadable
         retryable = getattr(error, "retryable", True)
-        raise SegmentError(str(error), _node_named(str(error), members), retryable) from error
+        node = _node_named(str(error), members, renderer.query.scans)
+        raise SegmentError(str(error), node, retryable) from error
     query = renderer.query
+    read = query.files()
     outputs = sinks(writes, [rendered[write.input] for write in writes.values()])
     stopper = Stopper()
     if on_stop is not None:
@@ -130,12 +133,12 @@ def run_segment(
     spill_dir = Path(spill_dir)
     spill_dir.mkdir(parents=True, exist_ok=True)
     known = {
-        **query.files,
+        **read,
         str(spill_dir.resolve()): "spill folder",
         str(spill_dir): "spill folder",
     }
     tally = Tally(
-        {named: real for real, named in query.files.items()},
+        {path: scan_name(files) for path, files in query.scans.items()},
         {source: len(frame) for source, frame in frames.items()},
     )
     connection = None
@@ -144,7 +147,7 @@ def run_segment(
         written_by_duckdb = staging.enter_context(outputs.staged(files, run_id))
         known.update(outputs.names())
         stopper.check()
-        reads = [Path(path) for path in query.files]
+        reads = [Path(path) for path in read]
         budget = budget or Budget.from_environment()
         connection = open_session(reads, spill_dir, budget, writes=written_by_duckdb)
         stopper.attach(connection)
@@ -160,8 +163,8 @@ def run_segment(
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
         full = readable(str(error), known)
-        node = _node_named(full, members)
-        raise SegmentError(_first_paragraph(full), node) from None
+        node = _node_named(full, members, query.scans)
+        raise SegmentError(_naming_the_file(full, read.values()), node) from None
     finally:
         if connection is not None:
             stopper.attach(None)
@@ -250,13 +253,25 @@ def _first_paragraph(message: str) -> str:
     return "; ".join(line.strip() for line in lines if line.strip())
 
 
-def _node_named(message: str, members: dict[str, dict[str, Relation]]) -> str | None:
-    """The node whose scan reads the file the message names, if any (parents come first, so
-    the reading node is found before those that consume its rows)."""
+def _naming_the_file(message: str, names) -> str:
+    """The first paragraph of DuckDB's message, with the file read that only the rest of it
+    names (a scan of several files says which one failed further down)."""
+    first = _first_paragraph(message)
+    found = [name for name in names if name in message]
+    if not found or any(name in first for name in found):
+        return first
+    return f"{first} (in '{max(found, key=len)}')"
+
+
+def _node_named(message: str, members: dict[str, dict[str, Relation]], scans) -> str | None:
+    """The node whose scan reads the path or a file the message names, if any (parents come
+    first, so the reading node is found before those that consume its rows)."""
     for node, ports in members.items():
         for relation in ports.values():
-            if any(scan.path in message for scan in _scans(relation)):
-                return node
+            for scan in _scans(relation):
+                named = [scan.path, *(file.name for file in scans.get(scan.path, ()))]
+                if any(name in message for name in named):
+                    return node
     return None
 
 

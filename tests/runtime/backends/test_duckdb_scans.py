@@ -81,14 +81,6 @@ def test_a_csv_file_in_another_encoding_stays_on_pandas(root):
         operator.lower(params, {}, {})
 
 
-def test_a_path_with_wildcards_stays_on_pandas():
-    from runtime.registry import default_registry
-
-    operator = default_registry().get("parquet_input")
-    with pytest.raises(NotLowerable, match="wildcard"):
-        operator.lower(operator.Params.model_validate({"path": "data/*.parquet"}), {}, {})
-
-
 def test_parquet_scan_gives_parquet_input_types(root):
     (root / "data").mkdir()
     table = pa.table(
