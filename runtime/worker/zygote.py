@@ -80,7 +80,8 @@ def scrubbed_environment(environ: Mapping[str, str] | None = None) -> dict[str, 
 
 
 class RunProcess:
-    """A forked run process, seen from its supervisor: its pid, its socket, its end."""
+    """A forked process (a run's or a job's), seen from its supervisor: its pid, its socket,
+    its size, its end."""
 
     def __init__(self, pid: int, link: Link, status_fd: int):
         self.pid = pid
@@ -90,6 +91,8 @@ class RunProcess:
         self.returncode: int | None = None
         """Once ended: the exit code, or minus the signal that killed it; None when unknown
         (the server that forked it ended first)."""
+        self._size_at_start = self.rss_bytes()
+        """The engine it shares with the server, which is not its own use."""
 
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the process to end; whether it has."""
@@ -113,6 +116,20 @@ class RunProcess:
         except (OSError, IndexError):
             return None
         return int(resident) * os.sysconf("SC_PAGE_SIZE")
+
+    def growth(self) -> int:
+        """By how much its resident memory grew since it was forked (0 once it is gone)."""
+        size = self.rss_bytes()
+        return 0 if size is None or self._size_at_start is None else size - self._size_at_start
+
+    def how_it_ended(self) -> str:
+        """Once ended, in words: "was killed (SIGKILL)", "exited with code 3", …"""
+        code = self.returncode
+        if code is None:
+            return "ended with the server that forked it"
+        if code < 0:
+            return f"was killed ({signal.Signals(-code).name})"
+        return f"exited with code {code}"
 
     def close(self) -> None:
         self.link.close()
