@@ -2,8 +2,9 @@
 
 Starting Python and importing pandas, pyarrow and the operators takes more than a second; a
 short run takes milliseconds. So one server process (a zygote, as Android calls its own) is
-started once, imports the engine, and forks a process per run, which starts in a millisecond
-or two with everything loaded. `multiprocessing`'s forkserver works the same way, but its
+started once, imports the engine, and forks a process per run (or per job: a preview, schema
+inference), which starts in a millisecond or two with everything loaded and serves what its
+first message asks. `multiprocessing`'s forkserver works the same way, but its
 server inherits the whole environment of the process that starts it (a secret in the web
 server's environment shows in every run's /proc/<pid>/environ) and its children import that
 process's `__main__` again (daphne, or pytest); this server is started with a scrubbed
@@ -39,8 +40,8 @@ from typing import NoReturn
 
 from runtime.worker.wire import Link
 
-PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child")
-"""What every run needs, imported once by the server, before it forks."""
+PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child", "runtime.worker.jobs")
+"""What every run and job needs, imported once by the server, before it forks."""
 WARM_UP = {
     "format": "pipewright.pipeline",
     "version": 1,
@@ -269,7 +270,7 @@ def main(control_fd: int) -> NoReturn:
             if pid == 0:
                 for fd in (control.fileno(), wake_r, wake_w, status_fd, *children.values()):
                     os.close(fd)
-                _become_run(run_fd, server)
+                _become_child(run_fd, server)
             os.close(run_fd)
             children[pid] = status_fd
             _write(status_fd, pid)
@@ -317,9 +318,11 @@ def _write(fd: int, number: int) -> None:
         os.write(fd, _PID.pack(number))
 
 
-def _become_run(run_fd: int, server: int) -> NoReturn:
-    """In a forked run process: settle into a run process and serve its run."""
-    from runtime.worker import child, process_flags
+def _become_child(fd: int, server: int) -> NoReturn:
+    """In a forked process: settle into a child of the server, serve what its first message
+    asks (a run, a job), then exit without the interpreter's teardown (nothing is left to
+    flush: every message was sent)."""
+    from runtime.worker import child, jobs, process_flags
 
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -327,4 +330,11 @@ def _become_run(run_fd: int, server: int) -> NoReturn:
     if os.getppid() != server:  # the server ended before the line above took effect
         os._exit(child.EXIT_ORPHANED)
     os.nice(NICENESS)
-    child.serve(run_fd)
+    serves = {"start": child.serve, "job": jobs.serve}
+    link = Link(fd)
+    try:
+        first = link.receive()
+        code = serves[first["kind"]](link, first)
+    except (EOFError, OSError):  # the supervisor went away before or while we spoke
+        code = child.EXIT_ORPHANED
+    os._exit(code)

@@ -1,0 +1,74 @@
+"""A job in a process of its own: a preview, schema inference or the check before a run.
+
+These read data (an input's sample, a preview's rows, a database's columns), so the web server
+has them done in a process forked like a run's, never in its own. Given its `JobOrder` (the
+first message on its socket), the process does the job and answers once, in JSON: `answer`
+with the job's JSON form, or the error the job raised (`invalid`, `node_failed`: the two a
+caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory limits and
+ends it once answered; nothing here waits for another message.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+
+from runtime.errors import NodeExecutionError, PipelineValidationError
+from runtime.inference import infer_schemas, run_problems
+from runtime.preview import preview
+from runtime.spec import load_document
+from runtime.worker import process_flags
+from runtime.worker.child import EXIT_CRASHED, EXIT_OK, find_modules_as_the_supervisor
+from runtime.worker.wire import JobOrder, Link
+
+
+def _preview(order: JobOrder) -> dict:
+    shown = preview(
+        load_document(order.document), order.options["node"], order.options["limit"],
+        port=order.options.get("port"), parameters=order.parameters, data_root=order.area,
+        connections=order.connections, budget=order.budget,
+    )  # fmt: skip
+    return shown.to_json()
+
+
+def _schemas(order: JobOrder) -> dict:
+    inferred = infer_schemas(
+        load_document(order.document), order.parameters, data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    return inferred.to_json()
+
+
+def _run_problems(order: JobOrder) -> list[dict]:
+    found = run_problems(
+        load_document(order.document), order.parameters, data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    return [problem.to_json() for problem in found]
+
+
+JOBS: dict[str, Callable[[JobOrder], object]] = {
+    "preview": _preview,
+    "schemas": _schemas,
+    "run_problems": _run_problems,
+}
+"""Each job by its name in a `JobOrder`, returning its answer's JSON form."""
+
+
+def serve(link: Link, message: dict) -> int:
+    """The job process's life once its `job` message came: the job, one answer; the exit code."""
+    order = JobOrder.from_message(message)
+    process_flags.name_process(f"pw-{order.job}")
+    find_modules_as_the_supervisor(order.sys_path)
+    try:
+        answer = JOBS[order.job](order)
+    except PipelineValidationError as error:
+        link.send("invalid", problems=[problem.to_json() for problem in error.problems])
+    except NodeExecutionError as error:
+        link.send("node_failed", node=error.node_id, message=error.message)
+    except Exception:
+        link.send("crashed", traceback=traceback.format_exc())
+        return EXIT_CRASHED
+    else:
+        link.send("answer", answer=answer)
+    return EXIT_OK
