@@ -10,13 +10,13 @@ from typing import Annotated
 
 from ninja import Query, Router
 
+from editor import preview_pool
 from editor.api.schemas import ExplainedPlan, ObjectId, answers
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.permissions import pipeline_for
 from editor.workspaces import engine_access
 from runtime.backend_names import Backend
-from runtime.inference import run_problems
 from runtime.parameters import parse_cli_pair
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
@@ -29,7 +29,7 @@ PARAM = "A parameter's value as NAME=VALUE (VALUE parses as JSON, else stays tex
 
 @router.get(
     "/{int:pipeline_id}/plan",
-    response=answers({200: ExplainedPlan}, 400, 404),
+    response=answers({200: ExplainedPlan}, 400, 404, 429),
     summary="The optimised plan",
 )
 def pipeline_plan(
@@ -45,7 +45,7 @@ def pipeline_plan(
     parameters = _parameters(param or [])
     access = engine_access(pipeline.workspace, request.user)
     document = to_document(pipeline)
-    problems = run_problems(document, parameters, **access)
+    problems = preview_pool.run_problems(document, parameters, **access)
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot be planned", problems)
     plan = build_plan(document, parameters, data_root=access["data_root"])
