@@ -1,15 +1,15 @@
-"""Previews, schema inference and the check before a run, each in a process of its own: at most
-`PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each stopped past
-`PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
+"""Previews, schema inference, the check before a run and the plan view's plan, each in a
+process of its own: at most `PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each
+stopped past `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
 
 They read data (an input's sample, a preview's rows, a database's columns), which would hold
 the web server's memory and time if it read it itself. So each is a job
 (`runtime.worker.jobs`) in a process forked by the server that forks runs
 (`run_process.fork_server`): it is given the document, the parameters, the file area and only
 the connections the document names, nothing through its environment, and answers once, in
-JSON. The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`)
-do and raise the same errors, so that the API's answers stay the same; a job that could not
-answer raises an `ActionError`:
+JSON. The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
+`prepare` and `explain_json`) do and raise the same errors, so that the API's answers stay the
+same; a job that could not answer raises an `ActionError`:
 
 - every process busy for `SLOT_WAIT_S`: 429 `previews_busy`. A job waits that long for a
   slot first, because inference takes milliseconds and a save must not fail for a moment's
@@ -110,6 +110,21 @@ def run_problems(
     job = _Job("run_problems", "checking the pipeline before its run", SLOW_INPUTS)
     found = _answer(job, document, parameters, data_root, connections)
     return [Problem.from_json(problem) for problem in found]
+
+
+def explained_plan(
+    document: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    backend: str | None = None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> tuple[list[Problem], dict | None]:
+    """What stops a run of `document` (`run_problems`), or else none and its prepared plan as
+    `explain_json` gives it, computed in a job's process."""
+    job = _Job("plan", "planning the pipeline", SLOW_INPUTS)
+    found = _answer(job, document, parameters, data_root, connections, {"backend": backend})
+    return [Problem.from_json(problem) for problem in found["problems"]], found["plan"]
 
 
 class _Slots:

@@ -1,4 +1,4 @@
-"""A job in a process of its own: a preview, schema inference or the check before a run.
+"""A job in a process of its own: a preview, schema inference, the check before a run, a plan.
 
 These read data (an input's sample, a preview's rows, a database's columns), so the web server
 has them done in a process forked like a run's, never in its own. Given its `JobOrder` (the
@@ -15,6 +15,9 @@ from collections.abc import Callable
 
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
+from runtime.plan import build_plan
+from runtime.plan.explain import explain_json
+from runtime.plan.prepare import prepare
 from runtime.preview import preview
 from runtime.spec import load_document
 from runtime.worker import process_flags
@@ -47,10 +50,25 @@ def _run_problems(order: JobOrder) -> list[dict]:
     return [problem.to_json() for problem in found]
 
 
+def _plan(order: JobOrder) -> dict:
+    """The plan view's: what stops a run of the document, or else its prepared plan explained
+    (`backend` overriding the document's)."""
+    found = _run_problems(order)
+    if found:
+        return {"problems": found, "plan": None}
+    plan = build_plan(load_document(order.document), order.parameters, data_root=order.area)
+    prepared = prepare(
+        plan, backend=order.options.get("backend"), data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    return {"problems": [], "plan": explain_json(prepared)}
+
+
 JOBS: dict[str, Callable[[JobOrder], object]] = {
     "preview": _preview,
     "schemas": _schemas,
     "run_problems": _run_problems,
+    "plan": _plan,
 }
 """Each job by its name in a `JobOrder`, returning its answer's JSON form."""
 

@@ -3,7 +3,7 @@
 JSON both ways, never pickle, so the supervisor (the web server) never runs what a forked
 process sends it. Each message is one frame (`multiprocessing.connection` framing) holding an
 object with a `kind`. The first message says what the process is for: a run (`start`) or a
-job (`job`: a preview, schema inference or the check before a run).
+job (`job`: a preview, schema inference, the check before a run, the plan view's plan).
 
 - supervisor → run: `start` (a `RunOrder`), `cancel`, `commit` (`id`, `allowed`: the answer
   to a `may_commit`).
@@ -92,7 +92,7 @@ class JobOrder:
     """What a job's process is given: one job on a document, and what it may read."""
 
     job: str
-    """What to do: `preview`, `schemas` or `run_problems` (see `runtime.worker.jobs`)."""
+    """What to do: `preview`, `schemas`, `run_problems` or `plan` (`runtime.worker.jobs`)."""
     document: dict
     parameters: dict
     area: FileArea
@@ -101,7 +101,7 @@ class JobOrder:
     budget: Budget
     sys_path: list[str]
     options: dict = field(default_factory=dict)
-    """The job's own arguments: a preview's `node`, `limit` and `port`."""
+    """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`."""
 
     def to_message(self) -> dict:
         return _message_of(self)

@@ -1,5 +1,5 @@
-"""Previews, schema inference and run checks in processes of their own, from the web app's
-side: the same answers as when the web server computed them, at most PIPEWRIGHT_MAX_PREVIEWS
+"""Previews, schema inference, run checks and plans in processes of their own, from the web
+app's side: the same answers as when the web server computed them, at most PIPEWRIGHT_MAX_PREVIEWS
 at once, stopped past their time or memory with a 4xx that says so, and a 4xx when their
 process dies. Real processes and signals; tests assert answers and order, never durations (a
 timeout only bounds how long a test waits)."""
@@ -110,7 +110,7 @@ def test_a_jobs_errors_are_raised_here_as_the_runtime_raises_them(access, data_r
     assert failed.value.node_id == "read"
 
 
-def test_the_web_process_reads_no_data_for_previews_schemas_and_run_checks(
+def test_the_web_process_reads_no_data_for_previews_schemas_run_checks_and_plans(
     client, pipeline_id, data_root, monkeypatch
 ):
     """Reading a CSV fails in this process: the answers come from processes that can."""
@@ -118,7 +118,11 @@ def test_the_web_process_reads_no_data_for_previews_schemas_and_run_checks(
     def no_reading_here(*args, **kwargs):
         raise AssertionError("the web server read a data file")
 
+    plan = f"/api/pipelines/{pipeline_id}/plan?backend=duckdb"  # its filter lowers: columns known
+    planned = client.get(plan).json()
     monkeypatch.setattr(CsvInput, "_table", no_reading_here)
+    assert client.get(plan).json() == planned
+    assert planned["segments"][0]["nodes"] == ["read", "adults", "write"]
     shown = preview_of(client, pipeline_id, "adults")
     assert shown.status_code == 200 and shown.json()["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]
     schemas = client.get(f"/api/pipelines/{pipeline_id}/schemas").json()

@@ -25,6 +25,8 @@ from runtime.graph import analyse
 from runtime.inference import infer_schemas, run_problems
 from runtime.paths import FileArea
 from runtime.plan import build_plan
+from runtime.plan.explain import explain_json
+from runtime.plan.prepare import prepare
 from runtime.preview import preview
 from runtime.spec import load_document
 from runtime.statuses import RunStatus
@@ -274,6 +276,10 @@ IN_THE_SERVER = {
         problem.to_json() for problem in run_problems(document, data_root=area)
     ],
     "preview": lambda document, area: preview(document, "adults", 1, data_root=area).to_json(),
+    "plan": lambda document, area: {
+        "problems": [],
+        "plan": explain_json(prepare(build_plan(document, data_root=area), data_root=area)),
+    },
 }
 """Each job's answer as the web server computed it before, in its own process."""
 
