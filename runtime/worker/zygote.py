@@ -330,7 +330,7 @@ def _become_child(fd: int, server: int) -> NoReturn:
     if os.getppid() != server:  # the server ended before the line above took effect
         os._exit(child.EXIT_ORPHANED)
     os.nice(NICENESS)
-    serves = {"start": child.serve, "job": jobs.serve}
+    serves = {"start": child.serve, "job": jobs.serve, "standby": jobs.standby}
     link = Link(fd)
     try:
         first = link.receive()

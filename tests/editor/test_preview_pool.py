@@ -235,3 +235,18 @@ def test_previews_past_the_pool_wait_for_a_free_process_or_are_refused_with_429(
     for thread, answers in slow:
         thread.join(20)
         assert answers[0].json()["code"] == "preview_process_died"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_job_is_served_by_the_spare_process_warmed_up_after_the_last_one(
+    client, owner, pipeline_id, data_root, pause_operator
+):
+    assert client.get(f"/api/pipelines/{pipeline_id}/schemas").status_code == 200
+    wait_until(lambda: len(job_processes("pw-standby")) == 1)
+    [spare] = job_processes("pw-standby")
+    waiting = created(client, WAITING)
+    thread, answers = in_background(lambda: preview_of(client_for(owner), waiting, "wait"))
+    wait_until(lambda: job_processes() == [spare])
+    os.kill(spare, signal.SIGKILL)
+    thread.join(20)
+    assert answers[0].json()["code"] == "preview_process_died"
