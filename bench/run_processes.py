@@ -63,7 +63,9 @@ def order_of(document: dict, area, run_id: int):
     from runtime.backends.budget import Budget
     from runtime.worker.wire import RunOrder
 
-    return RunOrder(run_id, document, {}, area, {}, Budget.from_environment(), list(sys.path))
+    return RunOrder(
+        document, {}, area, {}, Budget.from_environment(), list(sys.path), run_id=run_id
+    )
 
 
 def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=()):

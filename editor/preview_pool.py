@@ -7,7 +7,8 @@ the web server's memory and time if it read it itself. So each is a job
 (`runtime.worker.jobs`) in a process forked by the server that forks runs
 (`run_process.fork_server`): it is given the document, the parameters, the file area and only
 the connections the document names, nothing through its environment, and answers once, in
-JSON. One spare process is forked and warmed up after each job, for the next (`_Spare`). The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
+JSON; one spare process, forked and warmed up after each job, serves the next (`_Spare`).
+The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
 `prepare` and `explain_json`) do and raise the same errors, so that the API's answers stay the
 same; a job that could not answer raises an `ActionError`:
 

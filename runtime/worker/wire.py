@@ -66,33 +66,10 @@ class Link:
 
 
 @dataclass(frozen=True)
-class RunOrder:
-    """What a run's process is given: everything its run needs, and no more."""
+class Order:
+    """What a forked process is given for its work: the document, what it may read and use,
+    and no more. Sent as one message, its fields as JSON."""
 
-    run_id: int | str
-    document: dict
-    parameters: dict
-    area: FileArea
-    connections: dict[str, ConnectionSpec]
-    """Only the connections the pipeline names (`named_connections`), passwords included."""
-    budget: Budget
-    sys_path: list[str]
-    """Where the supervisor finds modules (and so operators): the run finds the same ones."""
-
-    def to_message(self) -> dict:
-        return _message_of(self)
-
-    @classmethod
-    def from_message(cls, fields: Mapping[str, Any]) -> RunOrder:
-        return _order_of(cls, fields)
-
-
-@dataclass(frozen=True)
-class JobOrder:
-    """What a job's process is given: one job on a document, and what it may read."""
-
-    job: str
-    """What to do: `preview`, `schemas`, `run_problems` or `plan` (`runtime.worker.jobs`)."""
     document: dict
     parameters: dict
     area: FileArea
@@ -100,18 +77,34 @@ class JobOrder:
     """Only the connections the document names (`named_connections`), passwords included."""
     budget: Budget
     sys_path: list[str]
-    options: dict = field(default_factory=dict)
-    """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`."""
+    """Where the supervisor finds modules (and so operators): the process finds the same ones."""
 
     def to_message(self) -> dict:
         return _message_of(self)
 
     @classmethod
-    def from_message(cls, fields: Mapping[str, Any]) -> JobOrder:
+    def from_message(cls, fields: Mapping[str, Any]):
         return _order_of(cls, fields)
 
 
-def _message_of(order: RunOrder | JobOrder) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class RunOrder(Order):
+    """What a run's process is given: everything its run needs."""
+
+    run_id: int | str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobOrder(Order):
+    """What a job's process is given: one job on the document."""
+
+    job: str
+    """What to do: `preview`, `schemas`, `run_problems` or `plan` (`runtime.worker.jobs`)."""
+    options: dict = field(default_factory=dict)
+    """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`."""
+
+
+def _message_of(order: Order) -> dict:
     fields = asdict(order)
     fields["area"] = {
         name: str(value) if isinstance(value, Path) else value

@@ -382,7 +382,7 @@ from runtime.worker.zygote import ForkServer
 document, root, site = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 server = ForkServer()
 process = server.fork()
-order = RunOrder(7, document, {}, FileArea(root), {}, Budget(2**30, 1), [site, *sys.path])
+order = RunOrder(document, {}, FileArea(root), {}, Budget(2**30, 1), [site, *sys.path], run_id=7)
 process.link.send("start", **order.to_message())
 while True:
     for event in process.link.receive().get("events", []):
