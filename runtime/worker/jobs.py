@@ -5,7 +5,7 @@ has them done in a process forked like a run's, never in its own. Given its `Job
 first message on its socket), the process does the job and answers once, in JSON: `answer`
 with the job's JSON form, or the error the job raised (`invalid`, `node_failed`: the two a
 caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory limits and
-ends it once answered; nothing here waits for another message.
+ends it once answered. A spare (`standby`) warms up first, then waits for its one job.
 """
 
 from __future__ import annotations
