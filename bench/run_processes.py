@@ -12,9 +12,11 @@
   node final, and click → the work stopped (thread: the sort's thread ended; process: the
   process gone). Once more with the process frozen (SIGSTOP), which only the supervisor's
   terminate can end.
-- web: a daphne server over a fresh SQLite database runs the seed ETL `--runs` times in a row;
-  its RSS after start and after the runs, and the pre-started server's RSS. `--root` runs it
-  on another checkout's code (the main branch, whose runs are threads of the server).
+- web: a daphne server over a fresh SQLite database runs the seed ETL `--runs` times in a row,
+  then previews its aggregate (which reads the whole input) as many times; its RSS after start,
+  after the first run, after the runs and after the previews, and the pre-started server's RSS.
+  `--root` runs it on another checkout's code (an older one, whose runs, previews or run checks
+  are done in the server).
 
 The seed's data is generated once under bench/.data (bench/seed_etl.py).
 """
@@ -61,7 +63,9 @@ def order_of(document: dict, area, run_id: int):
     from runtime.backends.budget import Budget
     from runtime.worker.wire import RunOrder
 
-    return RunOrder(run_id, document, {}, area, {}, Budget.from_environment(), list(sys.path))
+    return RunOrder(
+        document, {}, area, {}, Budget.from_environment(), list(sys.path), run_id=run_id
+    )
 
 
 def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=()):
@@ -223,15 +227,22 @@ def bench_web(rows: int, runs: int, root: Path) -> None:
             if len(durations) == 1:
                 after_first = _rss_mib(server.process.pid)
         after_runs = _rss_mib(server.process.pid)
+        for _ in range(runs):
+            preview = {"node": "by_country"}
+            url = f"/api/pipelines/{pipeline['id']}/preview"
+            status, shown = server.request("POST", url, preview, token)
+            assert status == 200, shown
+        after_previews = _rss_mib(server.process.pid)
         helpers = _children_rss_mib(server.process.pid)
     finally:
         server.stop()
-    print(f"the web server ({root}) running the seed ETL on {rows:,} rows {runs} times")
+    print(f"the web server ({root}) running the seed ETL on {rows:,} rows {runs} times, then "
+          f"previewing its aggregate {runs} times")  # fmt: skip
     print_table(
         ["web RSS MiB: after start", "after 1 run", f"after {runs} runs", "growth",
-         "run s (median)", "its other processes MiB"],
+         f"after {runs} previews", "run s (median)", "its other processes MiB"],
         [[after_start, after_first, after_runs, round(after_runs - after_start, 1),
-          statistics.median(durations), helpers]],
+          after_previews, statistics.median(durations), helpers]],
     )  # fmt: skip
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from editor import launcher
+from editor import launcher, preview_pool
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import NodeRun, Pipeline, Run, Workspace
@@ -17,7 +17,6 @@ from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import engine_access, personal_workspace
 from runtime.errors import Problem
 from runtime.graph import structural_problems
-from runtime.inference import run_problems
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 from runtime.statuses import RunStatus
@@ -97,7 +96,8 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
             run_id=active.pk,
         )
     document = to_document(pipeline)
-    problems = run_problems(document, parameters or {}, **engine_access(pipeline.workspace, user))
+    access = engine_access(pipeline.workspace, user)
+    problems = preview_pool.run_problems(document, parameters or {}, **access)
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
     run = Run.objects.create(

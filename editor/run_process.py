@@ -117,7 +117,6 @@ class _Supervision:
         """Relay and answer the process until it ends, stopping it when it must."""
         deadline = time.monotonic() + self.timeout_s
         grace_ends = None
-        size_at_start = process.rss_bytes()
         while self.report is None:
             try:
                 message = process.link.receive(TICK_S)
@@ -132,10 +131,7 @@ class _Supervision:
                 grace_ends = now + GRACE_S
             if grace_ends is not None and now >= grace_ends:
                 return self._stop(process, signal.SIGTERM)
-            if (
-                self._grown(process, size_at_start)
-                > self.order.budget.memory_bytes + HEADROOM_BYTES
-            ):
+            if process.growth() > self.order.budget.memory_bytes + HEADROOM_BYTES:
                 self.decided = self.decided or "memory"  # a cancel asked first stays one
                 return self._stop(process, signal.SIGKILL)
             if now >= deadline:
@@ -148,12 +144,6 @@ class _Supervision:
         """Send the process a message, unless it is gone (its socket's end says so next)."""
         with contextlib.suppress(OSError):
             process.link.send(kind, **fields)
-
-    @staticmethod
-    def _grown(process: RunProcess, size_at_start: int | None) -> int:
-        """By how much the process grew since it started (0 once it is gone)."""
-        size = process.rss_bytes()
-        return 0 if size is None or size_at_start is None else size - size_at_start
 
     def _handle(self, message: dict, process: RunProcess) -> None:
         kind = message["kind"]
@@ -209,8 +199,9 @@ class _Supervision:
         if self.decided == "memory":
             return RunStatus.FAILED, (
                 f"the run's process was killed: out of memory{self._at_node()} (it grew by "
-                f"more than the {_size(self.order.budget.memory_bytes)} that "
-                f"PIPEWRIGHT_RUN_MEMORY allows a run, and {_size(HEADROOM_BYTES)} for the engine)"
+                f"more than the {size_text(self.order.budget.memory_bytes)} that "
+                f"PIPEWRIGHT_RUN_MEMORY allows a run, and {size_text(HEADROOM_BYTES)} for the "
+                "engine)"
             )
         if self.decided == "timeout":
             return RunStatus.FAILED, (
@@ -221,14 +212,7 @@ class _Supervision:
             return RunStatus.FAILED, report["error"]
         if report["kind"] == "crashed":
             return RunStatus.FAILED, CRASHED
-        code = process.returncode
-        if code is None:
-            what = "the run's process ended with the server that forked it"
-        elif code < 0:
-            what = f"the run's process was killed ({signal.Signals(-code).name})"
-        else:
-            what = f"the run's process exited with code {code}"
-        return RunStatus.FAILED, what + self._at_node()
+        return RunStatus.FAILED, f"the run's process {process.how_it_ended()}{self._at_node()}"
 
     def _result(self, summary: dict) -> RunResult:
         nodes = {node_id: NodeResult(**fields) for node_id, fields in summary["nodes"].items()}
@@ -257,7 +241,8 @@ class _Supervision:
         remove_stale_spill_folders(area.scratch_folder, this_run)
 
 
-def _size(count: int) -> str:
+def size_text(count: int) -> str:
+    """`count` bytes as messages say it: "200 MiB", "1.5 GiB"."""
     if count >= 2**30:
         return f"{count / 2**30:.1f} GiB"
     return f"{count / 2**20:.0f} MiB"

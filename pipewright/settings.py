@@ -15,6 +15,8 @@
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
   `manage.py runworkers` does, see docs/deploy.md),
+  `PIPEWRIGHT_MAX_PREVIEWS` (previews and schema inferences executing at once, each in a
+  process of its own, default 2), `PIPEWRIGHT_PREVIEW_TIMEOUT` (seconds one may last, 30),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
 """
 
@@ -230,6 +232,8 @@ if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
     )
 PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
 PIPEWRIGHT_RUN_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_RUN_TIMEOUT", 6 * 3600))
+PIPEWRIGHT_MAX_PREVIEWS = int(os.environ.get("PIPEWRIGHT_MAX_PREVIEWS", "2"))
+PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT", "30"))
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
 

@@ -43,6 +43,11 @@ class Problem:
             "message": self.message,
         }
 
+    @classmethod
+    def from_json(cls, fields: dict) -> Problem:
+        """The problem `to_json` gave (sent from a job's process, say)."""
+        return cls(**fields)
+
 
 class PipewrightError(Exception):
     """Base of every error the engine raises on purpose."""

@@ -24,6 +24,7 @@ from runtime.spec import Pipeline
 from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
+    from runtime.backends.budget import Budget
     from runtime.connection_specs import Connections
 
 DEFAULT_LIMIT = 50
@@ -62,8 +63,10 @@ def preview(
     data_root: FileArea | str | Path = ".",
     connections: Connections | None = None,
     cancel_event: threading.Event | None = None,
+    budget: Budget | None = None,
 ) -> Preview:
-    """Run the ancestors of `node_id` (and the node, unless it writes) and return its head."""
+    """Run the ancestors of `node_id` (and the node, unless it writes) and return its head;
+    `budget` as a run's (in a process of its own, what its DuckDB segments may use)."""
     registry = registry or default_registry()
     target = pipeline.node(node_id)
     if target is None:
@@ -104,6 +107,7 @@ def preview(
         data_root=data_root,
         connections=connections,
         cancel_event=cancel_event,
+        budget=budget,
     )
     for planned in plan.order:
         failed = result.nodes[planned]

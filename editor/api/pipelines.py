@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from ninja import Router, Status
 from ninja.errors import HttpError
 
-from editor import actions
+from editor import actions, preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.api.schemas import (
@@ -36,8 +36,7 @@ from editor.graph_image import layout, render
 from editor.models import latest_statuses
 from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from editor.workspaces import engine_access, personal_workspace
-from runtime.inference import infer_schemas
-from runtime.preview import preview
+from runtime.errors import Problem
 from runtime.spec import Pipeline as PipelineSpec
 
 router = Router()
@@ -118,7 +117,7 @@ def get_pipeline(request, pipeline_id: ObjectId):
 
 @router.put(
     "/{int:pipeline_id}",
-    response=answers({200: SavedPipeline}, 400, 403, 404, 409, 413),
+    response=answers({200: SavedPipeline}, 400, 403, 404, 409, 413, 429),
     openapi_extra=DOCUMENT_BODY,
     summary="Save a pipeline",
 )
@@ -135,9 +134,9 @@ def save_pipeline(request, pipeline_id: ObjectId):
         raise ActionError(
             400, "revision_required", "send the revision you loaded, as a number", field="revision"
         )
-    inferred = _infer(request, pipeline, {}, document)
-    saved = actions.save_pipeline(pipeline, document, revision, inferred.problems)
-    found = inferred.to_json()
+    found = _infer(request, pipeline, {}, document)
+    problems = [Problem.from_json(problem) for problem in found["problems"]]
+    saved = actions.save_pipeline(pipeline, document, revision, problems)
     return {
         **pipeline_json(saved, document),
         "problems": found["problems"],
@@ -167,39 +166,38 @@ def duplicate_pipeline(request, pipeline_id: ObjectId):
 
 @router.post(
     "/{int:pipeline_id}/validate",
-    response=answers({200: Validation}, 400, 403, 404, 413),
+    response=answers({200: Validation}, 400, 403, 404, 413, 429),
     openapi_extra=PARAMETERS_BODY,
     summary="Validate",
 )
 def validate_pipeline(request, pipeline_id: ObjectId):
     """Every problem with node and field (body: optional `{parameters}`), schemas included."""
     pipeline = pipeline_for(request.user, pipeline_id)
-    inferred = _infer(request, pipeline, _parameters(json_object(request)))
-    problems = [problem.to_json() for problem in inferred.problems]
+    problems = _infer(request, pipeline, _parameters(json_object(request)))["problems"]
     return {"valid": not problems, "problems": problems}
 
 
 @router.get(
     "/{int:pipeline_id}/schemas",
-    response=answers({200: InferredSchemas}, 404),
+    response=answers({200: InferredSchemas}, 404, 429),
     summary="Columns per node",
 )
 def pipeline_schemas(request, pipeline_id: ObjectId):
     """Each node's input and output columns with types, inferred without running."""
-    return _infer(request, pipeline_for(request.user, pipeline_id), {}).to_json()
+    return _infer(request, pipeline_for(request.user, pipeline_id), {})
 
 
 @router.post(
     "/{int:pipeline_id}/preview",
-    response=answers({200: RowsPreview}, 400, 403, 404, 413),
+    response=answers({200: RowsPreview}, 400, 403, 404, 413, 429),
     openapi_extra=PREVIEW_BODY,
     summary="Preview a node's rows",
 )
 def preview_node(request, pipeline_id: ObjectId):
-    """Runs only what the node needs; never writes any output."""
+    """Runs only what the node needs, in a process of its own; never writes any output."""
     pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
-    shown = preview(
+    return preview_pool.preview(
         to_document(pipeline),
         body.node,
         body.limit,
@@ -207,7 +205,6 @@ def preview_node(request, pipeline_id: ObjectId):
         parameters=body.parameters,
         **engine_access(pipeline.workspace, request.user),
     )
-    return shown.to_json()
 
 
 @router.get(
@@ -257,7 +254,7 @@ def layout_pipeline(request, pipeline_id: ObjectId):
 
 @router.post(
     "/{int:pipeline_id}/runs",
-    response=answers({202: Run}, 400, 403, 404, 409, 413),
+    response=answers({202: Run}, 400, 403, 404, 409, 413, 429),
     openapi_extra=PARAMETERS_BODY,
     summary="Start a run",
 )
@@ -286,9 +283,10 @@ def _parameters(body: dict) -> dict:
     return parameters
 
 
-def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None):
-    """The schemas and problems of `document` (default: the pipeline's stored one)."""
-    return infer_schemas(
+def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:
+    """The schemas and problems of `document` (default: the pipeline's stored one), in the
+    JSON form of `runtime.inference.InferredSchemas`."""
+    return preview_pool.infer_schemas(
         document or to_document(pipeline),
         parameters,
         **engine_access(pipeline.workspace, request.user),

@@ -1,7 +1,8 @@
 """The optimised plan of a saved pipeline: what a run would do, for the editor's plan view.
 
-Its own router beside `editor.api.pipelines` (mounted under `/pipelines` too): it plans, it
-never runs or reads data beyond the file sizes and schemas the planner looks at.
+Its own router beside `editor.api.pipelines` (mounted under `/pipelines` too): it plans, in a
+job's process (`editor.preview_pool`), never running or reading data beyond the file sizes and
+schemas the planner looks at.
 """
 
 from __future__ import annotations
@@ -10,17 +11,14 @@ from typing import Annotated
 
 from ninja import Query, Router
 
+from editor import preview_pool
 from editor.api.schemas import ExplainedPlan, ObjectId, answers
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.permissions import pipeline_for
 from editor.workspaces import engine_access
 from runtime.backend_names import Backend
-from runtime.inference import run_problems
 from runtime.parameters import parse_cli_pair
-from runtime.plan import build_plan
-from runtime.plan.explain import explain_json
-from runtime.plan.prepare import prepare
 
 router = Router()
 
@@ -29,7 +27,7 @@ PARAM = "A parameter's value as NAME=VALUE (VALUE parses as JSON, else stays tex
 
 @router.get(
     "/{int:pipeline_id}/plan",
-    response=answers({200: ExplainedPlan}, 400, 404),
+    response=answers({200: ExplainedPlan}, 400, 404, 429),
     summary="The optimised plan",
 )
 def pipeline_plan(
@@ -44,12 +42,12 @@ def pipeline_plan(
     pipeline = pipeline_for(request.user, pipeline_id)
     parameters = _parameters(param or [])
     access = engine_access(pipeline.workspace, request.user)
-    document = to_document(pipeline)
-    problems = run_problems(document, parameters, **access)
+    problems, plan = preview_pool.explained_plan(
+        to_document(pipeline), parameters, backend=backend, **access
+    )
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot be planned", problems)
-    plan = build_plan(document, parameters, data_root=access["data_root"])
-    return explain_json(prepare(plan, backend=backend, **access))
+    return plan
 
 
 def _parameters(pairs: list[str]) -> dict:

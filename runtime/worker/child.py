@@ -1,12 +1,13 @@
 """A run in a process of its own: what the forked process does with its run.
 
-It reads its `RunOrder` from the socket, builds and prepares the plan, and executes it: events
-go to the supervisor in batches (every `FLUSH_S`; at once past `BATCH_EVENTS`, and when a node
-starts running, so that if the process dies the supervisor knows which node it was in), and
-every commit of an output first asks the supervisor, which refuses once it has decided to stop the
-run. A second thread reads the supervisor's messages: `cancel` sets the executor's cancel
-signal (which interrupts DuckDB too), and the end of the socket, when the supervisor is gone,
-ends the process at once: a run that nobody records must not go on writing.
+Given its `RunOrder` (the first message on its socket), it builds and prepares the plan, and
+executes it: events go to the supervisor in batches (every `FLUSH_S`; at once past
+`BATCH_EVENTS`, and when a node starts running, so that if the process dies the supervisor
+knows which node it was in), and every commit of an output first asks the supervisor, which
+refuses once it has decided to stop the run. A second thread reads the supervisor's
+messages: `cancel` sets the executor's cancel signal (which interrupts DuckDB too), and the
+end of the socket, when the supervisor is gone, ends the process at once: a run that nobody
+records must not go on writing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import sys
 import threading
 import traceback
 from dataclasses import asdict
-from typing import NoReturn
 
 from runtime.errors import PipewrightError
 from runtime.events import Event
@@ -39,21 +39,11 @@ BATCH_EVENTS = 500
 EXIT_OK, EXIT_CRASHED, EXIT_ORPHANED = 0, 1, 3
 
 
-def serve(fd: int) -> NoReturn:
-    """The run process's life: its run, then an exit that skips the interpreter's teardown
-    (nothing is left to flush: every message was sent)."""
-    link = Link(fd)
-    try:
-        code = _serve(link)
-    except (EOFError, OSError):  # the supervisor went away before or while we spoke
-        code = EXIT_ORPHANED
-    os._exit(code)
-
-
-def _serve(link: Link) -> int:
-    order = RunOrder.from_message(link.receive())
+def serve(link: Link, start: dict) -> int:
+    """The run process's life once its `start` message came: its run; the exit code."""
+    order = RunOrder.from_message(start)
     process_flags.name_process(f"pw-run-{order.run_id}")
-    _find_modules_as_the_supervisor(order.sys_path)
+    find_modules_as_the_supervisor(order.sys_path)
     supervisor = _Supervisor(link)
     events = EventBatches(link)
     try:
@@ -88,7 +78,7 @@ def summary(result: RunResult) -> dict:
     }
 
 
-def _find_modules_as_the_supervisor(sys_path: list[str]) -> None:
+def find_modules_as_the_supervisor(sys_path: list[str]) -> None:
     """Use the supervisor's module path, and so its operators, if it changed since the
     server started (a plugin installed into a folder of its own)."""
     if sys_path != sys.path:

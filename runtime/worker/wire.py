@@ -1,8 +1,9 @@
-"""The messages between a run's process and its supervisor: JSON objects over a socket.
+"""The messages between a forked process and its supervisor: JSON objects over a socket.
 
-JSON both ways, never pickle, so the supervisor (the web server) never runs what a run's
+JSON both ways, never pickle, so the supervisor (the web server) never runs what a forked
 process sends it. Each message is one frame (`multiprocessing.connection` framing) holding an
-object with a `kind`:
+object with a `kind`. The first message says what the process is for: a run (`start`) or a
+job (`job`: a preview, schema inference, the check before a run, the plan view's plan).
 
 - supervisor → run: `start` (a `RunOrder`), `cancel`, `commit` (`id`, `allowed`: the answer
   to a `may_commit`).
@@ -10,20 +11,26 @@ object with a `kind`:
   make its output visible now?), and one of `done` (`result`, after the `run_finished` event),
   `refused` (`error`: the run could not start, its document no longer builds a plan, say) or
   `crashed` (`traceback`: a bug in the engine).
+- supervisor → job: `job` (a `JobOrder`), and nothing more.
+- job → supervisor: one of `answer` (`answer`: the job's JSON form), `invalid` (`problems`:
+  the document does not validate), `node_failed` (`node`, `message`: a node the job ran
+  failed) or `crashed` (`traceback`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from runtime.backends.budget import Budget
 from runtime.connection_specs import ConnectionSpec, as_spec
+from runtime.graph import Analysis
 from runtime.paths import FileArea
 from runtime.plan import Plan
 
@@ -59,49 +66,86 @@ class Link:
 
 
 @dataclass(frozen=True)
-class RunOrder:
-    """What a run's process is given: everything its run needs, and no more."""
+class Order:
+    """What a forked process is given for its work: the document, what it may read and use,
+    and no more. Sent as one message, its fields as JSON."""
 
-    run_id: int | str
     document: dict
     parameters: dict
     area: FileArea
     connections: dict[str, ConnectionSpec]
-    """Only the connections the pipeline names (`named_connections`), passwords included."""
+    """Only the connections the document names (`named_connections`), passwords included."""
     budget: Budget
     sys_path: list[str]
-    """Where the supervisor finds modules (and so operators): the run finds the same ones."""
+    """Where the supervisor finds modules (and so operators): the process finds the same ones."""
 
     def to_message(self) -> dict:
-        fields = asdict(self)
-        fields["area"] = {
-            name: str(value) if isinstance(value, Path) else value
-            for name, value in fields["area"].items()
-        }
-        return fields
+        return _message_of(self)
 
     @classmethod
-    def from_message(cls, fields: Mapping[str, Any]) -> RunOrder:
-        area = dict(fields["area"])
-        for name in ("root", "shared", "scratch"):
-            area[name] = None if area[name] is None else Path(area[name])
-        return cls(
-            run_id=fields["run_id"],
-            document=fields["document"],
-            parameters=fields["parameters"],
-            area=FileArea(**area),
-            connections={
-                name: ConnectionSpec(**spec) for name, spec in fields["connections"].items()
-            },
-            budget=Budget(**fields["budget"]),
-            sys_path=list(fields["sys_path"]),
-        )
+    def from_message(cls, fields: Mapping[str, Any]):
+        return _order_of(cls, fields)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOrder(Order):
+    """What a run's process is given: everything its run needs."""
+
+    run_id: int | str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobOrder(Order):
+    """What a job's process is given: one job on the document."""
+
+    job: str
+    """What to do: `preview`, `schemas`, `run_problems` or `plan` (`runtime.worker.jobs`)."""
+    options: dict = field(default_factory=dict)
+    """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`."""
+
+
+def _message_of(order: Order) -> dict:
+    fields = asdict(order)
+    fields["area"] = {
+        name: str(value) if isinstance(value, Path) else value
+        for name, value in fields["area"].items()
+    }
+    return fields
+
+
+def _order_of(cls, fields: Mapping[str, Any]):
+    """An order of class `cls` from its message (which has a `kind` too)."""
+    return cls(**{
+        name: _DECODE.get(name, lambda value: value)(fields[name])
+        for name in (each.name for each in dataclasses.fields(cls))
+    })  # fmt: skip
+
+
+def _area_of(fields: Mapping[str, Any]) -> FileArea:
+    area = dict(fields)
+    for name in ("root", "shared", "scratch"):
+        area[name] = None if area[name] is None else Path(area[name])
+    return FileArea(**area)
+
+
+_DECODE = {
+    "area": _area_of,
+    "connections": lambda specs: {name: ConnectionSpec(**spec) for name, spec in specs.items()},
+    "budget": lambda budget: Budget(**budget),
+    "sys_path": list,
+}
+"""How the fields of an order that JSON cannot hold as they are come back from a message."""
 
 
 def named_connections(
-    plan: Plan, connections: Mapping[str, ConnectionSpec | str]
+    plan: Plan | Analysis, connections: Mapping[str, ConnectionSpec | str]
 ) -> dict[str, ConnectionSpec]:
     """Of `connections`, those a node of `plan` names (its `connection` param, which every
-    SQL operator names its database with); a run's process is given no other."""
-    names = {getattr(node.params, "connection", None) for node in plan.nodes.values()}
+    SQL operator names its database with); a run's process is given no other. A job's
+    document may not build a plan (it is half-built): its `analyse`d params say the same."""
+    if isinstance(plan, Analysis):
+        params = list(plan.params.values())
+    else:
+        params = [node.params for node in plan.nodes.values()]
+    names = {getattr(node_params, "connection", None) for node_params in params}
     return {name: as_spec(spec) for name, spec in connections.items() if name in names}

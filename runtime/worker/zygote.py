@@ -2,8 +2,9 @@
 
 Starting Python and importing pandas, pyarrow and the operators takes more than a second; a
 short run takes milliseconds. So one server process (a zygote, as Android calls its own) is
-started once, imports the engine, and forks a process per run, which starts in a millisecond
-or two with everything loaded. `multiprocessing`'s forkserver works the same way, but its
+started once, imports the engine, and forks a process per run (or per job: a preview, schema
+inference), which starts in a millisecond or two with everything loaded and serves what its
+first message asks. `multiprocessing`'s forkserver works the same way, but its
 server inherits the whole environment of the process that starts it (a secret in the web
 server's environment shows in every run's /proc/<pid>/environ) and its children import that
 process's `__main__` again (daphne, or pytest); this server is started with a scrubbed
@@ -39,8 +40,8 @@ from typing import NoReturn
 
 from runtime.worker.wire import Link
 
-PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child")
-"""What every run needs, imported once by the server, before it forks."""
+PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child", "runtime.worker.jobs")
+"""What every run and job needs, imported once by the server, before it forks."""
 WARM_UP = {
     "format": "pipewright.pipeline",
     "version": 1,
@@ -80,7 +81,8 @@ def scrubbed_environment(environ: Mapping[str, str] | None = None) -> dict[str, 
 
 
 class RunProcess:
-    """A forked run process, seen from its supervisor: its pid, its socket, its end."""
+    """A forked process (a run's or a job's), seen from its supervisor: its pid, its socket,
+    its size, its end."""
 
     def __init__(self, pid: int, link: Link, status_fd: int):
         self.pid = pid
@@ -90,6 +92,8 @@ class RunProcess:
         self.returncode: int | None = None
         """Once ended: the exit code, or minus the signal that killed it; None when unknown
         (the server that forked it ended first)."""
+        self._size_at_start = self.rss_bytes()
+        """The engine it shares with the server, which is not its own use."""
 
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the process to end; whether it has."""
@@ -113,6 +117,20 @@ class RunProcess:
         except (OSError, IndexError):
             return None
         return int(resident) * os.sysconf("SC_PAGE_SIZE")
+
+    def growth(self) -> int:
+        """By how much its resident memory grew since it was forked (0 once it is gone)."""
+        size = self.rss_bytes()
+        return 0 if size is None or self._size_at_start is None else size - self._size_at_start
+
+    def how_it_ended(self) -> str:
+        """Once ended, in words: "was killed (SIGKILL)", "exited with code 3", …"""
+        code = self.returncode
+        if code is None:
+            return "ended with the server that forked it"
+        if code < 0:
+            return f"was killed ({signal.Signals(-code).name})"
+        return f"exited with code {code}"
 
     def close(self) -> None:
         self.link.close()
@@ -252,7 +270,7 @@ def main(control_fd: int) -> NoReturn:
             if pid == 0:
                 for fd in (control.fileno(), wake_r, wake_w, status_fd, *children.values()):
                     os.close(fd)
-                _become_run(run_fd, server)
+                _become_child(run_fd, server)
             os.close(run_fd)
             children[pid] = status_fd
             _write(status_fd, pid)
@@ -300,9 +318,11 @@ def _write(fd: int, number: int) -> None:
         os.write(fd, _PID.pack(number))
 
 
-def _become_run(run_fd: int, server: int) -> NoReturn:
-    """In a forked run process: settle into a run process and serve its run."""
-    from runtime.worker import child, process_flags
+def _become_child(fd: int, server: int) -> NoReturn:
+    """In a forked process: settle into a child of the server, serve what its first message
+    asks (a run, a job), then exit without the interpreter's teardown (nothing is left to
+    flush: every message was sent)."""
+    from runtime.worker import child, jobs, process_flags
 
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -310,4 +330,11 @@ def _become_run(run_fd: int, server: int) -> NoReturn:
     if os.getppid() != server:  # the server ended before the line above took effect
         os._exit(child.EXIT_ORPHANED)
     os.nice(NICENESS)
-    child.serve(run_fd)
+    serves = {"start": child.serve, "job": jobs.serve, "standby": jobs.standby}
+    link = Link(fd)
+    try:
+        first = link.receive()
+        code = serves[first["kind"]](link, first)
+    except (EOFError, OSError):  # the supervisor went away before or while we spoke
+        code = child.EXIT_ORPHANED
+    os._exit(code)

@@ -164,7 +164,7 @@ def test_a_run_in_its_process_relays_the_events_executing_it_here_gives(data_roo
     here = ListSink()
     execute(prepare(plan, data_root=area), sinks=[here], run_id=9, data_root=area)
     relayed = ListSink()
-    order = RunOrder(9, SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path))
+    order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=9)
     ending = run_process.supervise(order, plan, [relayed], threading.Event(), timeout_s=60)
     assert (ending.status, ending.error) == ("succeeded", "")
     assert ending.result.nodes["adults"].rows_out == 2

@@ -1,6 +1,7 @@
-"""Runs in processes of their own, from the runtime's side: the pre-started server, what a
-run's process is given and loads, the commit gate, and no run process outliving its
-supervisor. Real processes throughout; the tests speak the wire protocol themselves."""
+"""Runs and jobs in processes of their own, from the runtime's side: the pre-started server,
+what a run's or a job's process is given and loads, the commit gate, a job's one answer, and
+no run process outliving its supervisor. Real processes throughout; the tests speak the wire
+protocol themselves."""
 
 from __future__ import annotations
 
@@ -20,13 +21,18 @@ import pytest
 
 from runtime.backends.budget import Budget
 from runtime.connection_specs import ConnectionSpec
+from runtime.graph import analyse
+from runtime.inference import infer_schemas, run_problems
 from runtime.paths import FileArea
 from runtime.plan import build_plan
+from runtime.plan.explain import explain_json
+from runtime.plan.prepare import prepare
+from runtime.preview import preview
 from runtime.spec import load_document
 from runtime.statuses import RunStatus
 from runtime.worker.child import EXIT_ORPHANED
 from runtime.worker.trail import Trail
-from runtime.worker.wire import Link, RunOrder, named_connections
+from runtime.worker.wire import JobOrder, Link, RunOrder, named_connections
 from runtime.worker.zygote import NICENESS, ForkServer, RunProcess, scrubbed_environment
 from tests.plugin_sites import operator_site
 from tests.test_layering import FORBIDDEN_IN_RUNTIME
@@ -77,6 +83,15 @@ def order(document: dict, root: Path, *, run_id=1, extra_path=(), connections=No
         run_id=run_id, document=document, parameters={}, area=FileArea(root),
         connections=connections or {}, budget=Budget(memory_bytes=2**30, threads=1),
         sys_path=[*map(str, extra_path), *sys.path],
+    ).to_message()  # fmt: skip
+
+
+def job(name: str, document: dict, root: Path, *, extra_path=(), connections=None, **options):
+    """The `job` message of job `name` on `document` in the folder `root`."""
+    return JobOrder(
+        job=name, document=document, parameters={}, area=FileArea(root),
+        connections=connections or {}, budget=Budget(memory_bytes=2**30, threads=1),
+        sys_path=[*map(str, extra_path), *sys.path], options=options,
     ).to_message()  # fmt: skip
 
 
@@ -162,14 +177,36 @@ def probed(server_with_secrets, probe_site, tmp_path_factory) -> dict:
     return {"environ": environ, "items": items}
 
 
-def test_a_run_process_holds_none_of_the_web_servers_secrets(probed):
+@pytest.fixture(scope="module")
+def probed_job(server_with_secrets, probe_site, tmp_path_factory) -> dict:
+    """What a job process's /proc environ holds, and what the probe saw inside it (a preview
+    of the probe's rows)."""
+    document = pipeline({"id": "probe", "operator": "probe"})
+    given = {"warehouse": ConnectionSpec("sqlite:///warehouse.db", read_only=True)}
+    folder = tmp_path_factory.mktemp("probe-job")
+    message = job("preview", document, folder, extra_path=[probe_site], connections=given,
+                  node="probe", limit=10_000)  # fmt: skip
+    process = server_with_secrets.fork()
+    environ = Path(f"/proc/{process.pid}/environ").read_bytes()
+    process.link.send("job", **message)
+    [answer] = converse(process)
+    process.close()
+    assert answer["kind"] == "answer", answer
+    return {"environ": environ, "items": [row[0] for row in answer["answer"]["rows"]]}
+
+
+@pytest.mark.parametrize("probe", ["probed", "probed_job"])
+def test_a_run_or_job_process_holds_none_of_the_web_servers_secrets(probe, request):
+    probed = request.getfixturevalue(probe)
     for name, value in SECRETS.items():
         assert value.encode() not in probed["environ"], name  # /proc/<pid>/environ
         assert not [item for item in probed["items"] if item.startswith(f"env:{name}=")]
     assert f"PATH={os.environ['PATH']}".encode() in probed["environ"]
 
 
-def test_a_run_process_loads_no_django_nor_anything_of_the_web_side(probed):
+@pytest.mark.parametrize("probe", ["probed", "probed_job"])
+def test_a_run_or_job_process_loads_no_django_nor_anything_of_the_web_side(probe, request):
+    probed = request.getfixturevalue(probe)
     modules = {
         item.removeprefix("module:") for item in probed["items"] if item.startswith("module:")
     }
@@ -177,7 +214,9 @@ def test_a_run_process_loads_no_django_nor_anything_of_the_web_side(probed):
     assert {name for name in modules if name.split(".")[0] in FORBIDDEN_IN_RUNTIME} == set()
 
 
-def test_a_run_process_has_the_connections_it_is_given_and_no_others(probed):
+@pytest.mark.parametrize("probe", ["probed", "probed_job"])
+def test_a_run_or_job_process_has_the_connections_it_is_given_and_no_others(probe, request):
+    probed = request.getfixturevalue(probe)
     given = [item for item in probed["items"] if item.startswith("connection:")]
     assert given == ["connection:warehouse"]
 
@@ -191,6 +230,96 @@ def test_a_run_process_is_given_only_the_connections_its_pipeline_names():
     workspace = {"warehouse": "sqlite:///w.db", "crm": ConnectionSpec("postgresql://crm/db")}
     plan = build_plan(load_document(document), {"source": "crm"})
     assert named_connections(plan, workspace) == {"crm": ConnectionSpec("postgresql://crm/db")}
+
+
+def test_a_half_built_document_names_its_connections_through_its_analysis():
+    """A job's document may not build a plan (here: an edge to nowhere), yet is given the
+    connections its nodes name, parameters substituted."""
+    read = {"connection": "${source}", "query": "select 1"}
+    document = pipeline(
+        {"id": "read", "operator": "sql_input", "params": read},
+        config={"parameters": {"source": "warehouse"}},
+    )
+    document["edges"] = [{"source": "read", "target": "nowhere"}]
+    workspace = {"warehouse": "sqlite:///w.db", "crm": ConnectionSpec("postgresql://crm/db")}
+    analysis = analyse(load_document(document), {"source": "crm"})
+    assert analysis.problems  # no plan builds from it
+    assert named_connections(analysis, workspace) == {"crm": ConnectionSpec("postgresql://crm/db")}
+
+
+def answer_of(server: ForkServer, message: dict) -> dict:
+    """The one message a job's process sends for its `job` message; it then exits, with 0."""
+    process = server.fork()
+    process.link.send("job", **message)
+    [answer] = converse(process)
+    assert process.wait(10) and process.returncode == 0
+    process.close()
+    return answer
+
+
+@pytest.fixture
+def people(tmp_path) -> Path:
+    (tmp_path / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n")
+    return tmp_path
+
+
+ADULTS = pipeline(
+    {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+    {"id": "adults", "operator": "filter", "params": {"condition": "age >= ${min_age}"}},
+    config={"parameters": {"min_age": 18}},
+)
+
+
+IN_THE_SERVER = {
+    "schemas": lambda document, area: infer_schemas(document, data_root=area).to_json(),
+    "run_problems": lambda document, area: [
+        problem.to_json() for problem in run_problems(document, data_root=area)
+    ],
+    "preview": lambda document, area: preview(document, "adults", 1, data_root=area).to_json(),
+    "plan": lambda document, area: {
+        "problems": [],
+        "plan": explain_json(prepare(build_plan(document, data_root=area), data_root=area)),
+    },
+}
+"""Each job's answer as the web server computed it before, in its own process."""
+
+
+@pytest.mark.parametrize("name", IN_THE_SERVER)
+def test_a_job_process_answers_what_the_job_answers_in_the_server(
+    server_with_secrets, people, name
+):
+    options = {"node": "adults", "limit": 1} if name == "preview" else {}
+    answer = answer_of(server_with_secrets, job(name, ADULTS, people, **options))
+    expected = IN_THE_SERVER[name](load_document(ADULTS), FileArea(people))
+    assert answer == {"kind": "answer", "answer": expected}
+
+
+def test_a_spare_job_process_warms_up_on_its_own_then_serves_the_job_that_comes(
+    server_with_secrets, people
+):
+    process = server_with_secrets.fork()
+    process.link.send("standby")
+    wait_until(lambda: Path(f"/proc/{process.pid}/comm").read_text().strip() == "pw-standby")
+    assert process.link.receive(0.1) is None  # its warm-up is its own: it says nothing
+    process.link.send("job", **job("schemas", ADULTS, people))
+    [answer] = converse(process)
+    assert process.wait(10) and process.returncode == 0
+    process.close()
+    expected = infer_schemas(load_document(ADULTS), data_root=FileArea(people)).to_json()
+    assert answer == {"kind": "answer", "answer": expected}
+
+
+def test_a_job_process_sends_the_errors_its_job_raised(server_with_secrets, people):
+    invalid = answer_of(server_with_secrets, job("preview", ADULTS, people, node="x", limit=1))
+    assert invalid["kind"] == "invalid"
+    assert invalid["problems"] == [
+        {"code": "invalid", "node": None, "field": "node", "field_title": None,
+         "message": "there is no node 'x'"},
+    ]  # fmt: skip
+    (people / "people.csv").unlink()
+    failed = answer_of(server_with_secrets, job("preview", ADULTS, people, node="adults", limit=1))
+    assert (failed["kind"], failed["node"]) == ("node_failed", "read")
+    assert "people.csv" in failed["message"]
 
 
 def test_the_environment_given_to_runs_keeps_what_they_need_and_drops_secrets():
@@ -253,7 +382,7 @@ from runtime.worker.zygote import ForkServer
 document, root, site = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 server = ForkServer()
 process = server.fork()
-order = RunOrder(7, document, {}, FileArea(root), {}, Budget(2**30, 1), [site, *sys.path])
+order = RunOrder(document, {}, FileArea(root), {}, Budget(2**30, 1), [site, *sys.path], run_id=7)
 process.link.send("start", **order.to_message())
 while True:
     for event in process.link.receive().get("events", []):

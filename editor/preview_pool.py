@@ -1,0 +1,291 @@
+"""Previews, schema inference, the check before a run and the plan view's plan, each in a
+process of its own: at most `PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each
+stopped past `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
+
+They read data (an input's sample, a preview's rows, a database's columns), which would hold
+the web server's memory and time if it read it itself. So each is a job
+(`runtime.worker.jobs`) in a process forked by the server that forks runs
+(`run_process.fork_server`): it is given the document, the parameters, the file area and only
+the connections the document names, nothing through its environment, and answers once, in
+JSON; one spare process, forked and warmed up after each job, serves the next (`_Spare`).
+The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
+`prepare` and `explain_json`) do and raise the same errors, so that the API's answers stay the
+same; a job that could not answer raises an `ActionError`:
+
+- every process busy for `SLOT_WAIT_S`: 429 `previews_busy`. A job waits that long for a
+  slot first, because inference takes milliseconds and a save must not fail for a moment's
+  crowd; a preview takes up to the time limit, and a request should not hang that long.
+- past the time limit: 422 `preview_timeout`; past the memory: 422 `preview_out_of_memory`;
+  its process killed or exited: 422 `preview_process_died`. The process is gone by then.
+- its process could not be forked: 503 `preview_unavailable`; a bug in the engine: 500
+  `internal_error`, with the traceback in the server log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from editor import run_process
+from editor.errors import ActionError
+from runtime.backends.budget import Budget
+from runtime.connection_specs import ConnectionSpec
+from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
+from runtime.graph import analyse
+from runtime.paths import FileArea
+from runtime.preview import DEFAULT_LIMIT
+from runtime.spec import Pipeline, to_json_dict
+from runtime.worker.wire import JobOrder, named_connections
+from runtime.worker.zygote import RunProcess
+
+SLOT_WAIT_S = 5.0
+"""How long a job waits for a free process before the answer is 429."""
+_STOPPED = ("timeout", "out_of_memory")
+"""The reports of a process stopped here; one that answered is not waited for (it exits at
+once, and its end costs a few milliseconds that a save would wait for)."""
+SLOW_INPUTS = "an input may be too large or too slow to read (a big file, a busy database)"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """A job as messages tell of it."""
+
+    name: str
+    """Its name in a `JobOrder`."""
+    words: str
+    """What messages call it: "the preview of node 'adults'"."""
+    advice: str
+    """What to do when it took too long or too much memory."""
+    node: str | None = None
+
+
+def preview(
+    document: Pipeline,
+    node_id: str,
+    limit: int = DEFAULT_LIMIT,
+    *,
+    port: str | None = None,
+    parameters: dict[str, Any] | None = None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> dict:
+    """What `runtime.preview.preview` answers, in its JSON form, computed in a job's process."""
+    advice = f"preview a node nearer the inputs, or run the pipeline instead; {SLOW_INPUTS}"
+    job = _Job("preview", f"the preview of node '{node_id}'", advice, node_id)
+    options = {"node": node_id, "limit": limit, "port": port}
+    return _answer(job, document, parameters, data_root, connections, options)
+
+
+def infer_schemas(
+    document: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> dict:
+    """What `runtime.inference.infer_schemas` answers, in its JSON form, computed in a job's
+    process."""
+    job = _Job("schemas", "working out the pipeline's columns", SLOW_INPUTS)
+    return _answer(job, document, parameters, data_root, connections)
+
+
+def run_problems(
+    document: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> list[Problem]:
+    """What `runtime.inference.run_problems` answers, computed in a job's process."""
+    job = _Job("run_problems", "checking the pipeline before its run", SLOW_INPUTS)
+    found = _answer(job, document, parameters, data_root, connections)
+    return [Problem.from_json(problem) for problem in found]
+
+
+def explained_plan(
+    document: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    backend: str | None = None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> tuple[list[Problem], dict | None]:
+    """What stops a run of `document` (`run_problems`), or else none and its prepared plan as
+    `explain_json` gives it, computed in a job's process."""
+    job = _Job("plan", "planning the pipeline", SLOW_INPUTS)
+    found = _answer(job, document, parameters, data_root, connections, {"backend": backend})
+    return [Problem.from_json(problem) for problem in found["problems"]], found["plan"]
+
+
+class _Slots:
+    """The jobs executing now in this web process, at most PIPEWRIGHT_MAX_PREVIEWS."""
+
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._busy = 0
+
+    @contextlib.contextmanager
+    def taken(self, job: _Job) -> Iterator[None]:
+        """Hold a slot for the block, once one is free within `SLOT_WAIT_S` (else 429)."""
+        limit = settings.PIPEWRIGHT_MAX_PREVIEWS
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._busy < limit, SLOT_WAIT_S):
+                raise ActionError(
+                    429, "previews_busy",
+                    f"{job.words} waited {SLOT_WAIT_S:g} s for a process: all {limit} that "
+                    "PIPEWRIGHT_MAX_PREVIEWS allows are busy; try again in a moment",
+                    node=job.node,
+                )  # fmt: skip
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._busy -= 1
+                self._changed.notify()
+
+
+_slots = _Slots()
+
+
+class _Spare:
+    """A job process forked ahead and warmed up (`runtime.worker.jobs.standby`), so that a job
+    waits neither for its fork nor for the first touch of the engine's pages."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._process: RunProcess | None = None
+
+    def take(self) -> RunProcess:
+        """The spare if it is alive, else a new process."""
+        with self._lock:
+            process, self._process = self._process, None
+        if process is not None and not process.wait(0):
+            return process
+        if process is not None:
+            process.close()
+        return run_process.fork_server.fork()
+
+    def refill(self) -> None:
+        """Fork and warm up the next spare, in the background: after a job, not during it,
+        which it would slow down."""
+        threading.Thread(target=self._fork, name="pipewright-spare", daemon=True).start()
+
+    def _fork(self) -> None:
+        try:
+            process = run_process.fork_server.fork()
+            process.link.send("standby")
+        except OSError:  # the next job forks its own
+            return
+        with self._lock:
+            replaced, self._process = self._process, process
+        if replaced is not None:
+            replaced.send_signal(signal.SIGKILL)
+            replaced.close()
+
+
+_spare = _Spare()
+
+
+def _answer(
+    job: _Job,
+    document: Pipeline,
+    parameters: dict[str, Any] | None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+    options: dict | None = None,
+):
+    """The job's answer (JSON), or its error raised."""
+    # Validation reads no data: it says which connections the document names, even when
+    # it is half-built and builds no plan.
+    named = named_connections(analyse(document, parameters), connections)
+    order = JobOrder(
+        job=job.name,
+        document=to_json_dict(document),
+        parameters=parameters or {},
+        area=data_root,
+        connections=named,
+        budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
+        sys_path=list(sys.path),
+        options=options or {},
+    )
+    with _slots.taken(job):
+        try:
+            process = _spare.take()
+        except OSError as error:
+            log.exception("could not start the process of %s", job.words)
+            raise ActionError(
+                503, "preview_unavailable", f"{job.words} could not start its process: {error}",
+                node=job.node,
+            ) from error  # fmt: skip
+        report = None
+        try:
+            report = _report(process, order)
+        finally:
+            process.send_signal(signal.SIGKILL)  # it answered, or must stop: nothing left to do
+            if report is None or report["kind"] in _STOPPED:  # gone before the answer says so
+                process.wait(run_process.EXIT_WAIT_S)
+            process.close()
+            _spare.refill()
+    return _outcome(report, job, process, order.budget)
+
+
+def _report(process: RunProcess, order: JobOrder) -> dict:
+    """The process's one message, or what stopped it (`timeout`, `out_of_memory`, `ended`)."""
+    limit = order.budget.memory_bytes + run_process.HEADROOM_BYTES
+    deadline = time.monotonic() + settings.PIPEWRIGHT_PREVIEW_TIMEOUT_S
+    with contextlib.suppress(OSError):  # it is gone already: its socket's end says so below
+        process.link.send("job", **order.to_message())
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            message = process.link.receive(min(left, run_process.TICK_S))
+        except EOFError:
+            process.wait(run_process.EXIT_WAIT_S)
+            return {"kind": "ended"}
+        if message is not None:
+            return message
+        if process.growth() > limit:
+            return {"kind": "out_of_memory"}
+    return {"kind": "timeout"}
+
+
+def _outcome(report: dict, job: _Job, process: RunProcess, budget: Budget):
+    """The answer in `report`, or the error it says."""
+    kind = report["kind"]
+    if kind == "answer":
+        return report["answer"]
+    if kind == "invalid":
+        raise PipelineValidationError([Problem.from_json(item) for item in report["problems"]])
+    if kind == "node_failed":
+        raise NodeExecutionError(report["node"], report["message"])
+    if kind == "crashed":
+        log.error("%s crashed:\n%s", job.words, report["traceback"])
+        message = f"{job.words} failed: internal error; see the server log"
+        raise ActionError(500, "internal_error", message, node=job.node)
+    if kind == "timeout":
+        message = (
+            f"{job.words} took longer than the {settings.PIPEWRIGHT_PREVIEW_TIMEOUT_S:g} s "
+            f"PIPEWRIGHT_PREVIEW_TIMEOUT allows and was stopped; {job.advice}"
+        )
+        raise ActionError(422, "preview_timeout", message, node=job.node)
+    if kind == "out_of_memory":
+        message = (
+            f"{job.words} was stopped: it grew by more than the "
+            f"{run_process.size_text(budget.memory_bytes)} that PIPEWRIGHT_RUN_MEMORY allows a "
+            f"run, and {run_process.size_text(run_process.HEADROOM_BYTES)} for the engine; "
+            f"{job.advice}"
+        )
+        raise ActionError(422, "preview_out_of_memory", message, node=job.node)
+    message = f"{job.words} failed: its process {process.how_it_ended()}; try again"
+    raise ActionError(422, "preview_process_died", message, node=job.node)

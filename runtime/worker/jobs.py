@@ -1,0 +1,110 @@
+"""A job in a process of its own: a preview, schema inference, the check before a run, a plan.
+
+These read data (an input's sample, a preview's rows, a database's columns), so the web server
+has them done in a process forked like a run's, never in its own. Given its `JobOrder` (the
+first message on its socket), the process does the job and answers once, in JSON: `answer`
+with the job's JSON form, or the error the job raised (`invalid`, `node_failed`: the two a
+caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory limits and
+ends it once answered. A spare (`standby`) warms up first, then waits for its one job.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from runtime.errors import NodeExecutionError, PipelineValidationError
+from runtime.inference import infer_schemas, run_problems
+from runtime.plan import build_plan
+from runtime.plan.explain import explain_json
+from runtime.plan.prepare import prepare
+from runtime.preview import preview
+from runtime.spec import load_document
+from runtime.worker import process_flags
+from runtime.worker.child import EXIT_CRASHED, EXIT_OK, find_modules_as_the_supervisor
+from runtime.worker.wire import JobOrder, Link
+from runtime.worker.zygote import WARM_UP
+
+
+def _preview(order: JobOrder) -> dict:
+    shown = preview(
+        load_document(order.document), order.options["node"], order.options["limit"],
+        port=order.options.get("port"), parameters=order.parameters, data_root=order.area,
+        connections=order.connections, budget=order.budget,
+    )  # fmt: skip
+    return shown.to_json()
+
+
+def _schemas(order: JobOrder) -> dict:
+    inferred = infer_schemas(
+        load_document(order.document), order.parameters, data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    return inferred.to_json()
+
+
+def _run_problems(order: JobOrder) -> list[dict]:
+    found = run_problems(
+        load_document(order.document), order.parameters, data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    return [problem.to_json() for problem in found]
+
+
+def _plan(order: JobOrder) -> dict:
+    """The plan view's: what stops a run of the document, or else its prepared plan explained
+    (`backend` overriding the document's)."""
+    found = _run_problems(order)
+    if found:
+        return {"problems": found, "plan": None}
+    plan = build_plan(load_document(order.document), order.parameters, data_root=order.area)
+    prepared = prepare(
+        plan, backend=order.options.get("backend"), data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    return {"problems": [], "plan": explain_json(prepared)}
+
+
+JOBS: dict[str, Callable[[JobOrder], object]] = {
+    "preview": _preview,
+    "schemas": _schemas,
+    "run_problems": _run_problems,
+    "plan": _plan,
+}
+"""Each job by its name in a `JobOrder`, returning its answer's JSON form."""
+
+
+def serve(link: Link, message: dict) -> int:
+    """The job process's life once its `job` message came: the job, one answer; the exit code."""
+    order = JobOrder.from_message(message)
+    process_flags.name_process(f"pw-{order.job}")
+    find_modules_as_the_supervisor(order.sys_path)
+    try:
+        answer = JOBS[order.job](order)
+    except PipelineValidationError as error:
+        link.send("invalid", problems=[problem.to_json() for problem in error.problems])
+    except NodeExecutionError as error:
+        link.send("node_failed", node=error.node_id, message=error.message)
+    except Exception:
+        link.send("crashed", traceback=traceback.format_exc())
+        return EXIT_CRASHED
+    else:
+        link.send("answer", answer=answer)
+    return EXIT_OK
+
+
+def standby(link: Link, message: dict) -> int:
+    """A spare job process's life: warm up, then serve the job that comes; the exit code.
+
+    A forked process's first job costs it more than its next: every page of the engine it
+    touches first is copied then (some 1,600 for a schema inference). A spare pays for most
+    of them on a job of its own before a user waits for it."""
+    process_flags.name_process("pw-standby")
+    with tempfile.TemporaryDirectory(prefix="pipewright-standby-") as folder:
+        Path(folder, "in.csv").write_text("id,name\n1,Ada\n")
+        warm_up = load_document(WARM_UP)
+        infer_schemas(warm_up, data_root=folder)
+        preview(warm_up, "keep", data_root=folder)
+    return serve(link, link.receive())
