@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
 
+from runtime.statuses import RunStatus
 from runtime.worker.wire import Link
 
 PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child")
@@ -62,6 +63,8 @@ START_TIMEOUT_S = 60.0
 """How long a first request may wait for a server that is still importing the engine."""
 STOP_TIMEOUT_S = 5.0
 """How long a server told to stop may take before it is killed."""
+TERM_WAIT_S = 0.2
+"""After SIGTERM, how long a run's process has before SIGKILL."""
 _SECRET = re.compile(r"SECRET|PASSW|TOKEN|KEY|CREDENTIAL|_URL$|^DJANGO_", re.IGNORECASE)
 """Environment variables a run's process never gets: the web server's secrets and settings."""
 _PID = struct.Struct("q")
@@ -105,6 +108,25 @@ class RunProcess:
         if not self.wait(0):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
+
+    def stop(self, *, at_once: bool) -> None:
+        """End the process: SIGKILL `at_once`, else SIGTERM, then SIGKILL if it lingers past
+        `TERM_WAIT_S`."""
+        self.send_signal(signal.SIGKILL if at_once else signal.SIGTERM)
+        if not at_once and not self.wait(TERM_WAIT_S):
+            self.send_signal(signal.SIGKILL)
+
+    def death(self, where: str) -> tuple[RunStatus, str]:
+        """What became of a run whose process ended before its run did: it failed, with what
+        ended the process and `where` (" at node X") it was."""
+        code = self.returncode
+        if code is None:
+            what = "the run's process ended with the server that forked it"
+        elif code < 0:
+            what = f"the run's process was killed ({signal.Signals(-code).name})"
+        else:
+            what = f"the run's process exited with code {code}"
+        return RunStatus.FAILED, what + where
 
     def rss_bytes(self) -> int | None:
         """Its resident memory now; None once it is gone."""
