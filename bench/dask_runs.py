@@ -1,0 +1,146 @@
+"""Runs on a Dask cluster against runs in processes of this machine: start and cancel.
+
+    python bench/dask_runs.py start [--repeat 30]
+    python bench/dask_runs.py cancel [--rows 2000000]
+
+The cluster is a `LocalCluster` of two worker processes (two threads each, the engine
+preloaded) on this machine, its scheduler in this process: the figures are what the executor
+costs, not what a network adds.
+
+- start: the tiny run of bench/run_processes.py in a process forked here, and as a task on the
+  cluster: until its `run_finished` event arrives, and until the call returned; median, p95.
+- cancel: the pandas sort of bench/run_processes.py, and the same sort on DuckDB, cancelled
+  0.3 s after the sort starts: click → every node final, and click → the work stopped (a
+  process here: gone; on the cluster: no node thread left on the worker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_THREAD = "pipewright-node"
+
+
+def on_dask(document: dict, area, run_id, cancel: threading.Event, sinks=()):
+    """A run as a task on the cluster PIPEWRIGHT_DASK_SCHEDULER names."""
+    from bench.run_processes import order_of
+    from editor import run_dask
+    from runtime.plan import build_plan
+    from runtime.spec import load_document
+
+    plan = build_plan(load_document(document), {})
+    order = order_of(document, area, run_id)
+    return run_dask.supervise(order, plan, sinks, cancel, timeout_s=3600)
+
+
+def bench_start(repeat: int) -> None:
+    from bench.run_processes import TINY, _median_p95, in_process
+    from bench.table import print_table
+    from editor import run_process
+    from runtime.paths import FileArea
+
+    folder = Path(tempfile.mkdtemp(prefix="pw-dask-start-"))
+    (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
+    area = FileArea(folder)
+    run_process.fork_server.start()
+    rows = []
+    for name, way in (("a process here", in_process), ("a task on the cluster", on_dask)):
+        way(TINY, area, "warm", threading.Event())  # imports, the first fork, the first task
+        shown, whole = [], []
+        for number in range(repeat):
+            finished: list[float] = []
+
+            def sink(event: dict, finished=finished) -> None:
+                if event["type"] == "run_finished":
+                    finished.append(time.perf_counter())
+
+            started = time.perf_counter()
+            way(TINY, area, f"start-{number}", threading.Event(), [sink])
+            whole.append(time.perf_counter() - started)
+            shown.append(finished[0] - started)
+        rows.append([name, *_median_p95(shown), *_median_p95(whole)])
+    print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
+    print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"], rows)
+
+
+def bench_cancel(rows: int, cluster) -> None:
+    from bench.run_processes import SORT, _linked, in_process
+    from bench.seed_etl import generate
+    from bench.table import print_table
+    from editor import run_process
+    from runtime.paths import FileArea
+
+    area = FileArea(_linked(generate(rows), "users.csv"))
+    run_process.fork_server.start()
+    duckdb_sort = {**SORT, "config": {"backend": "duckdb"}}
+    table = []
+    for name, document in (("pandas", SORT), ("duckdb", duckdb_sort)):
+        for where, way in (("a process here", in_process), ("a task on the cluster", on_dask)):
+            final, stopped = _cancel_once(way, document, area, cluster)
+            table.append([name, where, f"{final * 1e3:.0f}", f"{stopped * 1e3:.0f}"])
+    print(f"cancel of a sort of {rows:,} users by email, 0.3 s after it starts")
+    print_table(["sort on", "runs as", "click → all final ms", "click → work stopped ms"], table)
+
+
+def _cancel_once(way, document: dict, area, cluster) -> tuple[float, float]:
+    cancel = threading.Event()
+    marks: dict[str, float] = {}
+
+    def sink(event: dict) -> None:
+        if event.get("node") == "sort" and event.get("status") == "running":
+            threading.Timer(0.3, click).start()
+        if event["type"] == "run_finished":
+            marks["final"] = time.perf_counter()
+
+    def click() -> None:
+        marks["click"] = time.perf_counter()
+        cancel.set()
+
+    way(document, area, f"cancel-{time.monotonic_ns()}", cancel, [sink])
+    if way is on_dask:  # the run's thread may go on after its task was cancelled
+        while any(_node_threads(cluster).values()):
+            time.sleep(0.005)
+    return marks["final"] - marks["click"], time.perf_counter() - marks["click"]
+
+
+def _node_threads(cluster) -> dict[str, int]:
+    """Each worker's threads executing a node."""
+
+    def count() -> int:
+        return sum(thread.name == NODE_THREAD for thread in threading.enumerate())
+
+    return cluster.run(count)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("figure", choices=["start", "cancel"])
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pipewright.settings")
+    import django
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=True, dashboard_address=":0",
+        preload=["runtime.worker.dask_task"],
+    ) as cluster, Client(cluster, set_as_default=False) as observer:  # fmt: skip
+        os.environ["PIPEWRIGHT_DASK_SCHEDULER"] = cluster.scheduler_address
+        django.setup()
+        if args.figure == "start":
+            bench_start(args.repeat)
+        else:
+            bench_cancel(args.rows, observer)
+
+
+if __name__ == "__main__":
+    main()
