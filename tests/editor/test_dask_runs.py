@@ -40,7 +40,7 @@ from tests.editor.runs import (
     without_timing,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]  # Dask processes
 
 PASSWORD = "pw-7c1e-never-shown"
 WAITING = chain(
