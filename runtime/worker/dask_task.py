@@ -17,11 +17,13 @@ thread, and a run whose supervisor is gone (no beat heard for `SILENCE_S`) stops
 its commits refused, its events dropped.
 
 The task never raises and returns None, and the supervisor never fetches a result: nothing a
-worker pickles is unpickled by the web server.
+worker pickles is unpickled by the web server. `dask worker --preload runtime.worker.dask_task`
+loads the engine when the worker starts (`dask_setup`), so that its first run does not.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import uuid
@@ -30,9 +32,11 @@ from dataclasses import replace
 from distributed import Queue, Worker, get_client, get_worker
 
 from runtime.backends.budget import Budget, usable_cores
+from runtime.registry import default_registry
 from runtime.worker.child import Host, serve_over
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.wire import RunOrder
+from runtime.worker.zygote import PRELOAD
 
 BEAT_S = 1.0
 """How often the supervisor tells its run it is still there."""
@@ -40,6 +44,14 @@ SILENCE_S = 30.0
 """How long a run goes on without hearing its supervisor: then it stops."""
 
 log = logging.getLogger(__name__)
+
+
+def dask_setup(worker: Worker) -> None:
+    """Called by a worker started with `--preload runtime.worker.dask_task`: import what every
+    run needs, and the operators, as the local run process server does."""
+    for module in PRELOAD:
+        importlib.import_module(module)
+    default_registry().catalog()
 
 
 def lobby_of(channel: str) -> str:
