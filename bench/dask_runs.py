@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -30,44 +29,22 @@ NODE_THREAD = "pipewright-node"
 
 def on_dask(document: dict, area, run_id, cancel: threading.Event, sinks=()):
     """A run as a task on the cluster PIPEWRIGHT_DASK_SCHEDULER names."""
-    from bench.run_processes import order_of
+    from bench.run_processes import in_process
     from editor import run_dask
-    from runtime.plan import build_plan
-    from runtime.spec import load_document
 
-    plan = build_plan(load_document(document), {})
-    order = order_of(document, area, run_id)
-    return run_dask.supervise(order, plan, sinks, cancel, timeout_s=3600)
+    return in_process(document, area, run_id, cancel, sinks, supervise=run_dask.supervise)
 
 
 def bench_start(repeat: int) -> None:
-    from bench.run_processes import TINY, _median_p95, in_process
+    from bench.run_processes import in_process, start_rows
     from bench.table import print_table
     from editor import run_process
-    from runtime.paths import FileArea
 
-    folder = Path(tempfile.mkdtemp(prefix="pw-dask-start-"))
-    (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
-    area = FileArea(folder)
     run_process.fork_server.start()
-    rows = []
-    for name, way in (("a process here", in_process), ("a task on the cluster", on_dask)):
-        way(TINY, area, "warm", threading.Event())  # imports, the first fork, the first task
-        shown, whole = [], []
-        for number in range(repeat):
-            finished: list[float] = []
-
-            def sink(event: dict, finished=finished) -> None:
-                if event["type"] == "run_finished":
-                    finished.append(time.perf_counter())
-
-            started = time.perf_counter()
-            way(TINY, area, f"start-{number}", threading.Event(), [sink])
-            whole.append(time.perf_counter() - started)
-            shown.append(finished[0] - started)
-        rows.append([name, *_median_p95(shown), *_median_p95(whole)])
+    ways = {"a process here": in_process, "a task on the cluster": on_dask}
     print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
-    print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"], rows)
+    print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
+                start_rows(ways, repeat))  # fmt: skip
 
 
 def bench_cancel(rows: int, cluster) -> None:

@@ -75,29 +75,41 @@ def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=
     return execute(plan, sinks=sinks, run_id=run_id, cancel_event=cancel, data_root=area)
 
 
-def in_process(document: dict, area, run_id: int, cancel: threading.Event, sinks=()):
-    """A run as the launcher executes it now: supervised, in a process of its own."""
+def in_process(document: dict, area, run_id, cancel: threading.Event, sinks=(), supervise=None):
+    """A run as the launcher executes it now: supervised, in a process of its own (or where
+    `supervise`, a function like `run_process.supervise`, executes it)."""
     from editor import run_process
     from runtime.plan import build_plan
     from runtime.spec import load_document
 
     plan = build_plan(load_document(document), {})
     order = order_of(document, area, run_id)
-    return run_process.supervise(order, plan, sinks, cancel, timeout_s=3600)
+    supervise = supervise or run_process.supervise
+    return supervise(order, plan, sinks, cancel, timeout_s=3600)
 
 
 def bench_start(repeat: int) -> None:
     from bench.table import print_table
     from editor import run_process
+
+    run_process.fork_server.start()
+    ways = {"thread of the server (before)": on_thread, "own process": in_process}
+    print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
+    print_table(["runs on", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
+                start_rows(ways, repeat))  # fmt: skip
+
+
+def start_rows(ways: dict, repeat: int) -> list[list]:
+    """For each way of running (name → function), the tiny run's times: until its
+    run_finished event, and until the call returned (median and p95 of each)."""
     from runtime.paths import FileArea
 
     folder = Path(tempfile.mkdtemp(prefix="pw-start-"))
     (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
     area = FileArea(folder)
-    run_process.fork_server.start()
     rows = []
-    for name, way in (("thread of the server (before)", on_thread), ("own process", in_process)):
-        way(TINY, area, 0, threading.Event())  # warm: imports, the server's first fork
+    for name, way in ways.items():
+        way(TINY, area, 0, threading.Event())  # warm: imports, the first fork, the first task
         shown, whole = [], []
         for run_id in range(1, repeat + 1):
             finished: list[float] = []
@@ -111,8 +123,7 @@ def bench_start(repeat: int) -> None:
             whole.append(time.perf_counter() - started)
             shown.append(finished[0] - started)
         rows.append([name, *_median_p95(shown), *_median_p95(whole)])
-    print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
-    print_table(["runs on", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"], rows)
+    return rows
 
 
 def _median_p95(seconds: list[float]) -> list[str]:
