@@ -36,25 +36,19 @@ def on_dask(document: dict, area, run_id, cancel: threading.Event, sinks=()):
 
 
 def bench_start(repeat: int) -> None:
-    from bench.run_processes import in_process, start_rows
-    from bench.table import print_table
-    from editor import run_process
+    from bench.run_processes import in_process, print_start
 
-    run_process.fork_server.start()
-    ways = {"a process here": in_process, "a task on the cluster": on_dask}
-    print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
-    print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
-                start_rows(ways, repeat))  # fmt: skip
+    print_start({"a process here": in_process, "a task on the cluster": on_dask}, repeat)
 
 
 def bench_cancel(rows: int, cluster) -> None:
-    from bench.run_processes import SORT, _linked, in_process
+    from bench.run_processes import SORT, in_process, linked
     from bench.seed_etl import generate
     from bench.table import print_table
     from editor import run_process
     from runtime.paths import FileArea
 
-    area = FileArea(_linked(generate(rows), "users.csv"))
+    area = FileArea(linked(generate(rows), "users.csv"))
     run_process.fork_server.start()
     duckdb_sort = {**SORT, "config": {"backend": "duckdb"}}
     table = []
@@ -67,20 +61,9 @@ def bench_cancel(rows: int, cluster) -> None:
 
 
 def _cancel_once(way, document: dict, area, cluster) -> tuple[float, float]:
-    cancel = threading.Event()
-    marks: dict[str, float] = {}
+    from bench.run_processes import cancelled_run
 
-    def sink(event: dict) -> None:
-        if event.get("node") == "sort" and event.get("status") == "running":
-            threading.Timer(0.3, click).start()
-        if event["type"] == "run_finished":
-            marks["final"] = time.perf_counter()
-
-    def click() -> None:
-        marks["click"] = time.perf_counter()
-        cancel.set()
-
-    way(document, area, f"cancel-{time.monotonic_ns()}", cancel, [sink])
+    marks = cancelled_run(way, document, area, f"cancel-{time.monotonic_ns()}")
     if way is on_dask:  # the run's thread may go on after its task was cancelled
         while any(_node_threads(cluster).values()):
             time.sleep(0.005)

@@ -89,13 +89,17 @@ def in_process(document: dict, area, run_id, cancel: threading.Event, sinks=(), 
 
 
 def bench_start(repeat: int) -> None:
+    print_start({"thread of the server (before)": on_thread, "own process": in_process}, repeat)
+
+
+def print_start(ways: dict, repeat: int) -> None:
+    """The start figures of each way of running (name → function), as a table."""
     from bench.table import print_table
     from editor import run_process
 
     run_process.fork_server.start()
-    ways = {"thread of the server (before)": on_thread, "own process": in_process}
     print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
-    print_table(["runs on", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
+    print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
                 start_rows(ways, repeat))  # fmt: skip
 
 
@@ -152,9 +156,26 @@ def bench_cancel(rows: int) -> None:
 
 
 def _cancel_once(way, area, freeze: bool) -> tuple[float, float]:
+    run_id = 900 + freeze + (way is in_process)
+
+    def freezing() -> None:
+        os.kill(_pid_of(run_id), signal.SIGSTOP)
+
+    marks = cancelled_run(way, SORT, area, run_id, before_click=freezing if freeze else None)
+    if way is not in_process:  # the sort goes on in its thread until it is done
+        while any(thread.name == "pipewright-node" for thread in threading.enumerate()):
+            time.sleep(0.005)
+    # else `supervise` returned once the process was gone
+    stopped = time.perf_counter()
+    return marks["final"] - marks["click"], stopped - marks["click"]
+
+
+def cancelled_run(way, document: dict, area, run_id, before_click=None) -> dict[str, float]:
+    """Execute `document` the `way` given, cancelled 0.3 s after its node `sort` starts
+    (`before_click` called first): when the click came (`click`), and when the run_finished
+    event did (`final`), on the `perf_counter` clock."""
     cancel = threading.Event()
     marks: dict[str, float] = {}
-    run_id = 900 + freeze + (way is in_process)
 
     def sink(event: dict) -> None:
         if event.get("node") == "sort" and event.get("status") == "running":
@@ -163,19 +184,13 @@ def _cancel_once(way, area, freeze: bool) -> tuple[float, float]:
             marks["final"] = time.perf_counter()
 
     def click() -> None:
-        if freeze:
-            os.kill(_pid_of(run_id), signal.SIGSTOP)
+        if before_click is not None:
+            before_click()
         marks["click"] = time.perf_counter()
         cancel.set()
 
-    way(SORT, area, run_id, cancel, [sink])
-    if way is in_process:  # `supervise` returns once the process is gone
-        stopped = time.perf_counter()
-    else:  # the sort goes on in its thread until it is done
-        while any(thread.name == "pipewright-node" for thread in threading.enumerate()):
-            time.sleep(0.005)
-        stopped = time.perf_counter()
-    return marks["final"] - marks["click"], stopped - marks["click"]
+    way(document, area, run_id, cancel, [sink])
+    return marks
 
 
 def linked(source: Path, *names: str, folder: Path | None = None) -> Path:
