@@ -79,29 +79,45 @@ def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=
     return execute(plan, sinks=sinks, run_id=run_id, cancel_event=cancel, data_root=area)
 
 
-def in_process(document: dict, area, run_id: int, cancel: threading.Event, sinks=()):
-    """A run as the launcher executes it now: supervised, in a process of its own."""
+def in_process(document: dict, area, run_id, cancel: threading.Event, sinks=(), supervise=None):
+    """A run as the launcher executes it now: supervised, in a process of its own (or where
+    `supervise`, a function like `run_process.supervise`, executes it)."""
     from editor import run_process
     from runtime.plan import build_plan
     from runtime.spec import load_document
 
     plan = build_plan(load_document(document), {})
     order = order_of(document, area, run_id)
-    return run_process.supervise(order, plan, sinks, cancel, timeout_s=3600)
+    supervise = supervise or run_process.supervise
+    return supervise(order, plan, sinks, cancel, timeout_s=3600)
 
 
 def bench_start(repeat: int) -> None:
+    print_start({"thread of the server (before)": on_thread, "own process": in_process}, repeat)
+
+
+def print_start(ways: dict, repeat: int) -> None:
+    """The start figures of each way of running (name → function), as a table."""
     from bench.table import print_table
     from editor import run_process
+
+    run_process.fork_server.start()
+    print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
+    print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
+                start_rows(ways, repeat))  # fmt: skip
+
+
+def start_rows(ways: dict, repeat: int) -> list[list]:
+    """For each way of running (name → function), the tiny run's times: until its
+    run_finished event, and until the call returned (median and p95 of each)."""
     from runtime.paths import FileArea
 
     folder = Path(tempfile.mkdtemp(prefix="pw-start-"))
     (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
     area = FileArea(folder)
-    run_process.fork_server.start()
     rows = []
-    for name, way in (("thread of the server (before)", on_thread), ("own process", in_process)):
-        way(TINY, area, 0, threading.Event())  # warm: imports, the server's first fork
+    for name, way in ways.items():
+        way(TINY, area, 0, threading.Event())  # warm: imports, the first fork, the first task
         shown, whole = [], []
         for run_id in range(1, repeat + 1):
             finished: list[float] = []
@@ -115,8 +131,7 @@ def bench_start(repeat: int) -> None:
             whole.append(time.perf_counter() - started)
             shown.append(finished[0] - started)
         rows.append([name, *_median_p95(shown), *_median_p95(whole)])
-    print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
-    print_table(["runs on", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"], rows)
+    return rows
 
 
 def _median_p95(seconds: list[float]) -> list[str]:
@@ -145,9 +160,26 @@ def bench_cancel(rows: int) -> None:
 
 
 def _cancel_once(way, area, freeze: bool) -> tuple[float, float]:
+    run_id = 900 + freeze + (way is in_process)
+
+    def freezing() -> None:
+        os.kill(_pid_of(run_id), signal.SIGSTOP)
+
+    marks = cancelled_run(way, SORT, area, run_id, before_click=freezing if freeze else None)
+    if way is not in_process:  # the sort goes on in its thread until it is done
+        while any(thread.name == "pipewright-node" for thread in threading.enumerate()):
+            time.sleep(0.005)
+    # else `supervise` returned once the process was gone
+    stopped = time.perf_counter()
+    return marks["final"] - marks["click"], stopped - marks["click"]
+
+
+def cancelled_run(way, document: dict, area, run_id, before_click=None) -> dict[str, float]:
+    """Execute `document` the `way` given, cancelled 0.3 s after its node `sort` starts
+    (`before_click` called first): when the click came (`click`), and when the run_finished
+    event did (`final`), on the `perf_counter` clock."""
     cancel = threading.Event()
     marks: dict[str, float] = {}
-    run_id = 900 + freeze + (way is in_process)
 
     def sink(event: dict) -> None:
         if event.get("node") == "sort" and event.get("status") == "running":
@@ -156,19 +188,13 @@ def _cancel_once(way, area, freeze: bool) -> tuple[float, float]:
             marks["final"] = time.perf_counter()
 
     def click() -> None:
-        if freeze:
-            os.kill(_pid_of(run_id), signal.SIGSTOP)
+        if before_click is not None:
+            before_click()
         marks["click"] = time.perf_counter()
         cancel.set()
 
-    way(SORT, area, run_id, cancel, [sink])
-    if way is in_process:  # `supervise` returns once the process is gone
-        stopped = time.perf_counter()
-    else:  # the sort goes on in its thread until it is done
-        while any(thread.name == "pipewright-node" for thread in threading.enumerate()):
-            time.sleep(0.005)
-        stopped = time.perf_counter()
-    return marks["final"] - marks["click"], stopped - marks["click"]
+    way(document, area, run_id, cancel, [sink])
+    return marks
 
 
 def linked(source: Path, *names: str, folder: Path | None = None) -> Path:

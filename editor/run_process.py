@@ -18,18 +18,22 @@ process sent before it was killed is still relayed, then the supervisor's own en
 process that dies on its own (a crash, the kernel's OOM killer, SIGKILL) fails the run with
 what ended it and the node that was running; the temporary files a stopped or killed process
 leaves are removed here.
+
+`Supervision` is written once for every place a run executes: it sees the run through a
+`RunHandle`, which a process of this machine is and a task on a Dask cluster has
+(`editor.run_dask`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import signal
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.events import Event, EventSink
@@ -39,13 +43,11 @@ from runtime.plan import Plan
 from runtime.results import NodeResult, RunResult
 from runtime.statuses import RunStatus
 from runtime.worker.trail import Trail
-from runtime.worker.wire import RunOrder
-from runtime.worker.zygote import ForkServer, RunProcess
+from runtime.worker.wire import MessageLink, RunOrder
+from runtime.worker.zygote import ForkServer
 
 GRACE_S = 0.5
 """After a cancel, how long the run's process may take to end its run itself."""
-TERM_WAIT_S = 0.2
-"""After SIGTERM, how long before SIGKILL."""
 TICK_S = 0.02
 """How often the cancel signal, the clock and the memory are looked at when nothing comes."""
 HEADROOM_BYTES = 128 * 2**20
@@ -78,44 +80,87 @@ def supervise(
     *,
     timeout_s: float,
 ) -> Ending:
-    """Execute `order` in a process of its own, relaying its events to `sinks`, to its end.
-
-    `plan` is the run's document as built by the caller (not prepared): its nodes are those
-    the supervisor ends itself if the process cannot.
-    """
-    kinds = {node_id: plan.nodes[node_id].operator.kind for node_id in plan.order}
-    trail = Trail(order.run_id, kinds)
-    supervision = _Supervision(order, trail, list(sinks), cancel_event, timeout_s)
+    """Execute `order` in a process of its own, relaying its events to `sinks`, to its end
+    (`plan`: see `Supervision`)."""
+    supervision = Supervision(order, plan, sinks, cancel_event, timeout_s)
     try:
         process = fork_server.fork()
     except OSError as error:
         log.exception("could not start the process of run %s", order.run_id)
         return Ending(RunStatus.FAILED, f"could not start the run's process: {error}")
     try:
-        supervision.tell(process, "start", **order.to_message())
-        supervision.watch(process)
+        supervision.run(process)
     finally:
         process.close()
     return supervision.ending(process)
 
 
-class _Supervision:
+class RunHandle(Protocol):
+    """Where a supervised run executes, as its supervision sees it: a process of this machine
+    (`runtime.worker.zygote.RunProcess`) or a task on a Dask cluster (`editor.run_dask`)."""
+
+    link: MessageLink
+    """Its messages: `receive` says EOFError once it has ended and all it sent was read."""
+
+    def wait(self, timeout: float) -> bool:
+        """Whether it has ended, waiting up to `timeout` seconds for it to."""
+
+    def stop(self, *, at_once: bool) -> None:
+        """End it without its consent: at once, or after the short while it gets to end."""
+
+    def growth(self) -> int:
+        """By how much its memory grew since it started; 0 where nobody can tell."""
+
+    def death(self, where: str) -> tuple[RunStatus, str]:
+        """What became of a run it stopped executing before the run ended (`where`: the
+        nodes it was in, " at node X")."""
+
+
+class Supervision:
     """One run's supervision: what was relayed, decided and reported."""
 
-    def __init__(self, order: RunOrder, trail: Trail, sinks: list, cancel_event, timeout_s):
+    def __init__(
+        self, order: RunOrder, plan: Plan, sinks: Iterable[EventSink], cancel_event, timeout_s
+    ):
+        """`plan`: the run's document as built by the caller (not prepared): its nodes are
+        those the supervisor ends itself if the run cannot."""
         self.order = order
-        self.trail = trail
-        self.sinks = sinks
+        self.plan = plan
+        kinds = {node_id: plan.nodes[node_id].operator.kind for node_id in plan.order}
+        self.trail = Trail(order.run_id, kinds)
+        self.sinks = list(sinks)
         self.cancel_event = cancel_event
         self.timeout_s = timeout_s
+        self.deadline: float | None = None
+        """When the run's time is up: `timeout_s` after it first started executing."""
         self.decided: str | None = None
         """Once the supervisor has decided to stop the run: why (cancel, memory, timeout)."""
         self.report: dict | None = None
         """The process's last word: `done`, `refused` or `crashed`."""
+        self.committed = False
+        """Whether an output was allowed to be made visible."""
+        self._numbered_after = 0
+        """What the events relayed are numbered after: those of an attempt at the run that was
+        lost, when this is the second (`start_over`)."""
 
-    def watch(self, process: RunProcess) -> None:
+    def run(self, process: RunHandle) -> None:
+        """Give the process its run, then relay and answer it until it ends."""
+        self.tell(process, "start", **self.order.to_message())
+        self.watch(process)
+
+    def start_over(self, message: str) -> None:
+        """Before a second attempt at the run, its first lost with nothing committed: remove
+        what the first left, say why in the run's log, and number the next attempt's events
+        after those already relayed."""
+        self._remove_leftovers()
+        self._relay([self.trail.log("warning", message)])
+        self._numbered_after = self.trail.seq
+
+    def watch(self, process: RunHandle) -> None:
         """Relay and answer the process until it ends, stopping it when it must."""
-        deadline = time.monotonic() + self.timeout_s
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.timeout_s
+        deadline = self.deadline
         grace_ends = None
         while self.report is None:
             try:
@@ -130,27 +175,29 @@ class _Supervision:
                 self.tell(process, "cancel")
                 grace_ends = now + GRACE_S
             if grace_ends is not None and now >= grace_ends:
-                return self._stop(process, signal.SIGTERM)
+                return self._stop(process, at_once=False)
             if process.growth() > self.order.budget.memory_bytes + HEADROOM_BYTES:
                 self.decided = self.decided or "memory"  # a cancel asked first stays one
-                return self._stop(process, signal.SIGKILL)
+                return self._stop(process, at_once=True)
             if now >= deadline:
                 self.decided = self.decided or "timeout"
-                return self._stop(process, signal.SIGKILL)
+                return self._stop(process, at_once=True)
         if not process.wait(EXIT_WAIT_S):
-            self._stop(process, signal.SIGKILL)
+            self._stop(process, at_once=True)
 
-    def tell(self, process: RunProcess, kind: str, **fields) -> None:
+    def tell(self, process: RunHandle, kind: str, **fields) -> None:
         """Send the process a message, unless it is gone (its socket's end says so next)."""
         with contextlib.suppress(OSError):
             process.link.send(kind, **fields)
 
-    def _handle(self, message: dict, process: RunProcess) -> None:
+    def _handle(self, message: dict, process: RunHandle) -> None:
         kind = message["kind"]
         if kind == "events":
             self._relay(message["events"])
         elif kind == "may_commit":
-            self.tell(process, "commit", id=message["id"], allowed=self.decided is None)
+            allowed = self.decided is None
+            self.committed = self.committed or allowed
+            self.tell(process, "commit", id=message["id"], allowed=allowed)
         else:
             self.report = message
             if kind == "crashed":
@@ -158,47 +205,48 @@ class _Supervision:
 
     def _relay(self, events: list[Event]) -> None:
         for event in events:
+            if self._numbered_after:
+                event = {**event, "seq": event["seq"] + self._numbered_after}
             self.trail.saw(event)
             for sink in self.sinks:
                 sink(event)
 
-    def _stop(self, process: RunProcess, first: signal.Signals) -> None:
-        """End the process (`first`, then SIGKILL if it lingers), then relay what it sent
-        before it ended: all of it happened before the decision took effect, and no commit
-        was allowed since."""
-        process.send_signal(first)
-        if first == signal.SIGKILL or not process.wait(TERM_WAIT_S):
-            process.send_signal(signal.SIGKILL)
+    def _stop(self, process: RunHandle, *, at_once: bool) -> None:
+        """End the process, then relay what it sent before it ended: all of it happened
+        before the decision took effect, and no commit was allowed since."""
+        process.stop(at_once=at_once)
         process.wait(EXIT_WAIT_S)
         with contextlib.suppress(EOFError):
             while (message := process.link.receive(0)) is not None:
                 self._handle(message, process)
 
-    def ending(self, process: RunProcess) -> Ending:
+    def ending(self, process: RunHandle) -> Ending:
         """How the run ended, its last events relayed if the process could not send them."""
         report = self.report or {"kind": "killed"}
         finished = self.trail.finished
-        if finished is not None:  # the run ended itself, whatever the process did next
-            result = self._result(report["result"]) if report["kind"] == "done" else None
-            ending = Ending(finished["status"], finished.get("error", ""), result)
-        elif report["kind"] == "refused" and self.trail.seq == 0:
+        if finished is None and report["kind"] == "refused" and self.trail.seq == 0:
             return Ending(RunStatus.FAILED, report["error"])  # it never started
-        else:
-            ending = Ending(*self._why(report, process))
-            self._relay(self.trail.ending(ending.status, ending.error))
-        if ending.status != RunStatus.SUCCEEDED:
-            # A node stopped mid-write (its thread detached, then the process ended) or a
-            # killed process left its temporary files.
+        if finished is None:
+            return self.end(*self._why(report, process))
+        # The run ended itself, whatever the process did next.
+        result = self._result(report["result"]) if report["kind"] == "done" else None
+        if finished["status"] != RunStatus.SUCCEEDED:
             self._remove_leftovers()
-        return ending
+        return Ending(finished["status"], finished.get("error", ""), result)
 
-    def _why(self, report: dict, process: RunProcess) -> tuple[RunStatus, str]:
+    def end(self, status: RunStatus, error: str) -> Ending:
+        """End the run here (it could not end itself): its last events, and no leftovers."""
+        self._relay(self.trail.ending(status, error))
+        self._remove_leftovers()
+        return Ending(status, error)
+
+    def _why(self, report: dict, process: RunHandle) -> tuple[RunStatus, str]:
         """The status and reason of a run that did not end itself."""
         if self.decided == "cancel":
             return RunStatus.CANCELLED, CANCELLED_REASON
         if self.decided == "memory":
             return RunStatus.FAILED, (
-                f"the run's process was killed: out of memory{self._at_node()} (it grew by "
+                f"the run's process was killed: out of memory{self.at_node()} (it grew by "
                 f"more than the {size_text(self.order.budget.memory_bytes)} that "
                 f"PIPEWRIGHT_RUN_MEMORY allows a run, and {size_text(HEADROOM_BYTES)} for the "
                 "engine)"
@@ -206,13 +254,13 @@ class _Supervision:
         if self.decided == "timeout":
             return RunStatus.FAILED, (
                 f"the run took longer than the {self.timeout_s:g} s PIPEWRIGHT_RUN_TIMEOUT "
-                f"allows and was stopped{self._at_node()}"
+                f"allows and was stopped{self.at_node()}"
             )
         if report["kind"] == "refused":
             return RunStatus.FAILED, report["error"]
         if report["kind"] == "crashed":
             return RunStatus.FAILED, CRASHED
-        return RunStatus.FAILED, f"the run's process {process.how_it_ended()}{self._at_node()}"
+        return process.death(self.at_node())
 
     def _result(self, summary: dict) -> RunResult:
         nodes = {node_id: NodeResult(**fields) for node_id, fields in summary["nodes"].items()}
@@ -221,14 +269,16 @@ class _Supervision:
             error=summary["error"], totals=summary["totals"],
         )  # fmt: skip
 
-    def _at_node(self) -> str:
+    def at_node(self) -> str:
+        """Where the run was, per the events relayed: " at node X", or nothing."""
         running = self.trail.running()
         if not running:
             return ""
         return f" at node{'s' if len(running) > 1 else ''} {', '.join(running)}"
 
     def _remove_leftovers(self) -> None:
-        """Delete the temporary output files and spill folder the run's process left."""
+        """Delete the temporary output files and spill folder the run's process left: a node
+        stopped mid-write (its thread detached, then the process ended), or a killed process."""
         area = self.order.area
         run = str(self.order.run_id)
 

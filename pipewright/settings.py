@@ -18,6 +18,9 @@
   `PIPEWRIGHT_MAX_PREVIEWS` (previews and schema inferences executing at once, each in a
   process of its own, default 2), `PIPEWRIGHT_PREVIEW_TIMEOUT` (seconds one may last, 30),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
+- `PIPEWRIGHT_DASK_SCHEDULER` (`tcp://host:port` or `tls://host:port`): runs execute on that
+  Dask cluster instead of in local processes; `PIPEWRIGHT_DASK_WAIT` (seconds a run waits for
+  a worker while the cluster has none, default 300). TLS is Dask's own configuration's.
 """
 
 import base64
@@ -30,6 +33,17 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _dask_scheduler() -> str | None:
+    """The Dask scheduler's address, if runs go to a cluster; refused unless tcp:// or tls://."""
+    address = os.environ.get("PIPEWRIGHT_DASK_SCHEDULER", "").strip()
+    if address and not address.startswith(("tcp://", "tls://")):
+        raise ImproperlyConfigured(
+            f"PIPEWRIGHT_DASK_SCHEDULER is '{address}': write tcp://host:port, or tls://host:port "
+            "with Dask's TLS configuration (docs/deploy.md)"
+        )
+    return address or None
 
 
 def _env_flag(name: str) -> bool:
@@ -236,6 +250,8 @@ PIPEWRIGHT_MAX_PREVIEWS = int(os.environ.get("PIPEWRIGHT_MAX_PREVIEWS", "2"))
 PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT", "30"))
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
+PIPEWRIGHT_DASK_SCHEDULER = _dask_scheduler()
+PIPEWRIGHT_DASK_WAIT_S = float(os.environ.get("PIPEWRIGHT_DASK_WAIT", "300"))
 
 LOGGING = {
     "version": 1,

@@ -9,7 +9,8 @@ An event is a plain JSON-serialisable dict: `run_id`, `seq` (strictly increasing
   status is not the node's own doing ("downstream of a failure of read")
 - `node_progress`: `node` and at least one of `rows` (so far) and `share` (of the work done,
   0 to 1, an estimate: the members of a DuckDB segment share the segment's)
-- `node_log`: `node`, `level`, `message`
+- `node_log`: `node`, `level`, `message`; `node` None for a line of the run's own (its
+  supervisor's: a run started again after its Dask worker was lost)
 - `run_finished`: `status` (a `RunStatus`), `duration_s`, `totals` (`nodes` by status,
   `rows_read`, `rows_written`); `error` when a node failed: the first failure, "node: message"
 

@@ -8,6 +8,11 @@ refuses once it has decided to stop the run. A second thread reads the superviso
 messages: `cancel` sets the executor's cancel signal (which interrupts DuckDB too), and the
 end of the socket, when the supervisor is gone, ends the process at once: a run that nobody
 records must not go on writing.
+
+A Dask worker serves a run the same way over another link (`runtime.worker.dask_task`), as a
+guest of a process it shares with other tasks: its `Host` then leaves the process's name and
+module path alone, and a run whose supervisor is gone is stopped (cancelled, its commits
+refused, its events dropped) rather than its process ended.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import queue
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import asdict
 
 from runtime.errors import PipewrightError
@@ -31,7 +37,7 @@ from runtime.results import RunResult
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus
 from runtime.worker import process_flags
-from runtime.worker.wire import Link, RunOrder
+from runtime.worker.wire import MessageLink, RunOrder
 
 FLUSH_S = 0.02
 """How long an event may wait to be sent with others: live views lag by this much more."""
@@ -39,13 +45,29 @@ BATCH_EVENTS = 500
 EXIT_OK, EXIT_CRASHED, EXIT_ORPHANED = 0, 1, 3
 
 
-def serve(link: Link, start: dict) -> int:
-    """The run process's life once its `start` message came: its run; the exit code."""
-    order = RunOrder.from_message(start)
-    process_flags.name_process(f"pw-run-{order.run_id}")
-    find_modules_as_the_supervisor(order.sys_path)
-    supervisor = _Supervisor(link)
-    events = EventBatches(link)
+class Host:
+    """The process a run executes in, as the run treats it."""
+
+    exits_when_orphaned = True
+    """Whether a run whose supervisor is gone ends the process at once (it is the run's own),
+    rather than only stopping."""
+
+    def settle(self, order: RunOrder) -> RunOrder:
+        """Make the process the run's own, and say what to execute: the order as given."""
+        process_flags.name_process(f"pw-run-{order.run_id}")
+        find_modules_as_the_supervisor(order.sys_path)
+        return order
+
+
+OWN_PROCESS = Host()
+
+
+def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
+    """Serve the run whose `start` message came over `link`, in `host`, to its end: an exit
+    code; EOFError or OSError when the supervisor goes away while they speak."""
+    order = host.settle(RunOrder.from_message(start))
+    supervisor = _Supervisor(link, exits_when_orphaned=host.exits_when_orphaned)
+    events = EventBatches(link, supervisor.orphaned)
     try:
         plan = build_plan(load_document(order.document), order.parameters)
         plan = prepare(plan, data_root=order.area, connections=order.connections)
@@ -90,9 +112,11 @@ def find_modules_as_the_supervisor(sys_path: list[str]) -> None:
 class _Supervisor:
     """The supervisor as the run sees it: its cancel signal and its answers to commits."""
 
-    def __init__(self, link: Link):
+    def __init__(self, link: MessageLink, *, exits_when_orphaned: bool):
         self.link = link
         self.cancel_event = threading.Event()
+        self._exits_when_orphaned = exits_when_orphaned
+        self._gone = False
         self._answers: dict[int, queue.SimpleQueue] = {}
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
@@ -102,30 +126,49 @@ class _Supervisor:
         """Ask the supervisor whether an output may be made visible now."""
         answer: queue.SimpleQueue = queue.SimpleQueue()
         with self._lock:
+            if self._gone:
+                return False
             number = next(self._numbers)
             self._answers[number] = answer
-        self.link.send("may_commit", id=number)
+        try:
+            self.link.send("may_commit", id=number)
+        except OSError:
+            self.orphaned()
         return answer.get()
+
+    def orphaned(self) -> None:
+        """The supervisor is gone: nobody records the run, so it must not go on writing."""
+        if self._exits_when_orphaned:
+            os._exit(EXIT_ORPHANED)
+        self.cancel_event.set()
+        with self._lock:
+            self._gone = True
+            waiting, self._answers = list(self._answers.values()), {}
+        for answer in waiting:
+            answer.put(False)
 
     def _listen(self) -> None:
         while True:
             try:
                 message = self.link.receive()
             except EOFError:
-                os._exit(EXIT_ORPHANED)
+                return self.orphaned()
             if message["kind"] == "cancel":
                 self.cancel_event.set()
             elif message["kind"] == "commit":
                 with self._lock:
-                    answer = self._answers.pop(message["id"])
-                answer.put(bool(message["allowed"]))
+                    answer = self._answers.pop(message["id"], None)
+                if answer is not None:  # else refused meanwhile: the supervisor went away
+                    answer.put(bool(message["allowed"]))
 
 
 class EventBatches:
-    """The run's event sink: events are sent to the supervisor in batches, in seq order."""
+    """The run's event sink: events are sent to the supervisor in batches, in seq order;
+    `orphaned` is called when the supervisor is gone (the batches are then dropped)."""
 
-    def __init__(self, link: Link):
+    def __init__(self, link: MessageLink, orphaned: Callable[[], None]):
         self._link = link
+        self._orphaned = orphaned
         self._pending: list[Event] = []
         self._pending_lock = threading.Lock()
         self._sending = threading.Lock()
@@ -160,4 +203,4 @@ class EventBatches:
                 try:
                     self._link.send("events", events=batch)
                 except OSError:
-                    os._exit(EXIT_ORPHANED)
+                    self._orphaned()

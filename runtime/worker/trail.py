@@ -1,11 +1,13 @@
 """What a supervisor knows of a run from the events it relayed, and the events that end the
-run when its process could not: it was killed, it crashed, or it was stopped after the grace
-a cancel gives it.
+run when its process could not: it was killed, it crashed, it was stopped after the grace
+a cancel gives it, or the Dask worker executing it was lost.
 
 The ending continues the run's own numbering, so a listener sees one run whose last events
 come from the supervisor: every node not final yet gets its final status (a node that was
-running fails with the reason when the process died; any other is cancelled), then
-`run_finished` with the totals `runtime.results.outcome` computes from what the nodes did.
+running fails with the reason when the process died, or is interrupted when the run is; any
+other is cancelled), then `run_finished` with the totals `runtime.results.outcome` computes
+from what the nodes did. A line of the supervisor's own in the run's log (`log`) is numbered
+the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from runtime.events import Event, now_iso
 from runtime.results import NodeResult, outcome
 from runtime.statuses import NodeStatus, RunStatus
 
+_STOPPED = {RunStatus.FAILED: NodeStatus.FAILED, RunStatus.INTERRUPTED: NodeStatus.INTERRUPTED}
+"""What a node that was running becomes when the run ends so; any other node is cancelled."""
 _FIGURES = ("started", "finished", "duration_s", "attempts", "rows_in", "rows_out", "bytes_out")
 """The fields of a final status's `metrics` that are `NodeResult` fields; the rest is extra."""
 
@@ -59,16 +63,22 @@ class Trail:
         working = (NodeStatus.RUNNING, NodeStatus.RETRYING)
         return [node_id for node_id, result in self.results.items() if result.status in working]
 
+    def log(self, level: str, message: str) -> Event:
+        """A line of the run's log that is the supervisor's, not a node's."""
+        return self._event("node_log", node=None, level=level, message=message)
+
     def ending(self, status: RunStatus, error: str) -> list[Event]:
         """The events that end the run as `status`: nodes not final yet fail with `error` if
-        they were running and the run failed; the others are cancelled, `error` the reason."""
+        they were running and the run failed, or are interrupted if it was; the others are
+        cancelled, `error` the reason."""
         events = []
         running = set(self.running())
+        stopped = _STOPPED.get(status)
         for node_id, result in self.results.items():
             if result.status in NodeStatus.FINAL:
                 continue
-            failed = status == RunStatus.FAILED and node_id in running
-            result.status = NodeStatus.FAILED if failed else NodeStatus.CANCELLED
+            failed = stopped == NodeStatus.FAILED and node_id in running
+            result.status = stopped if stopped and node_id in running else NodeStatus.CANCELLED
             result.finished = now_iso()
             if node_id in self._running_since:
                 result.duration_s = round(time.monotonic() - self._running_since[node_id], 6)
@@ -79,7 +89,7 @@ class Trail:
             )  # fmt: skip
             events.append(event)
         totals = outcome(self.results.values(), self.kinds, cancelled=False).totals
-        failure = {"error": error} if status == RunStatus.FAILED else {}
+        failure = {"error": error} if stopped else {}
         duration = round(time.monotonic() - self._began, 6)
         finished = self._event(
             "run_finished", status=status, duration_s=duration, totals=totals, **failure

@@ -26,13 +26,28 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from runtime.backends.budget import Budget
 from runtime.connection_specs import ConnectionSpec, as_spec
 from runtime.graph import Analysis
 from runtime.paths import FileArea
 from runtime.plan import Plan
+
+
+class MessageLink(Protocol):
+    """Either end of a run's conversation with its supervisor: `Link` (a socket), or
+    `runtime.worker.queue_link.QueueLink` (queues of a Dask cluster)."""
+
+    def send(self, kind: str, **fields: Any) -> None:
+        """Send one message; `OSError` when the other end is gone."""
+
+    def receive(self, timeout: float | None = None) -> dict | None:
+        """The next message, or None if none came within `timeout` seconds; `EOFError` once
+        the other end is gone and everything it sent was read."""
+
+    def close(self) -> None:
+        """End the conversation: the other end's `receive` says EOFError."""
 
 
 class Link:

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
 
+from runtime.statuses import RunStatus
 from runtime.worker.wire import Link
 
 PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child", "runtime.worker.jobs")
@@ -63,6 +64,8 @@ START_TIMEOUT_S = 60.0
 """How long a first request may wait for a server that is still importing the engine."""
 STOP_TIMEOUT_S = 5.0
 """How long a server told to stop may take before it is killed."""
+TERM_WAIT_S = 0.2
+"""After SIGTERM, how long a run's process has before SIGKILL."""
 _SECRET = re.compile(r"SECRET|PASSW|TOKEN|KEY|CREDENTIAL|_URL$|^DJANGO_", re.IGNORECASE)
 """Environment variables a run's process never gets: the web server's secrets and settings."""
 _PID = struct.Struct("q")
@@ -109,6 +112,18 @@ class RunProcess:
         if not self.wait(0):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
+
+    def stop(self, *, at_once: bool) -> None:
+        """End the process: SIGKILL `at_once`, else SIGTERM, then SIGKILL if it lingers past
+        `TERM_WAIT_S`."""
+        self.send_signal(signal.SIGKILL if at_once else signal.SIGTERM)
+        if not at_once and not self.wait(TERM_WAIT_S):
+            self.send_signal(signal.SIGKILL)
+
+    def death(self, where: str) -> tuple[RunStatus, str]:
+        """What became of a run whose process ended before its run did: it failed, with what
+        ended the process and `where` (" at node X") it was."""
+        return RunStatus.FAILED, f"the run's process {self.how_it_ended()}{where}"
 
     def rss_bytes(self) -> int | None:
         """Its resident memory now; None once it is gone."""

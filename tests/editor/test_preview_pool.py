@@ -126,7 +126,7 @@ def test_the_web_process_reads_no_data_for_previews_schemas_run_checks_and_plans
 
     plan = f"/api/pipelines/{pipeline_id}/plan?backend=duckdb"  # its filter lowers: columns known
     planned = client.get(plan).json()
-    monkeypatch.setattr(CsvInput, "_table", no_reading_here)
+    monkeypatch.setattr(CsvInput, "read_file", no_reading_here)
     assert client.get(plan).json() == planned
     assert planned["segments"][0]["nodes"] == ["read", "adults", "write"]
     shown = preview_of(client, pipeline_id, "adults")

@@ -5,12 +5,10 @@ timeout only bounds how long a test waits)."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +18,7 @@ import pyarrow.csv as pa_csv
 import pytest
 
 from editor import run_process
-from editor.models import NodeRun, Run
+from editor.models import Run
 from runtime.backends.budget import Budget
 from runtime.events import ListSink
 from runtime.executor import execute
@@ -30,7 +28,16 @@ from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
 from runtime.spec import load_document
 from runtime.worker.wire import RunOrder
-from tests.editor.conftest import SEED, post_json, wait_for_run
+from tests.editor.conftest import SEED, wait_for_run
+from tests.editor.runs import (
+    chain,
+    files_under,
+    nodes_of,
+    start,
+    wait_for_node,
+    wait_until,
+    without_timing,
+)
 from tests.plugin_sites import operator_site
 
 BIG_ROWS = 1_500_000
@@ -62,39 +69,6 @@ class ExitProcess(Operator):
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def chain(*nodes: tuple[str, str, dict], backend: str = "pandas") -> dict:
-    """A pipeline of `(id, operator, params)` nodes, each feeding the next."""
-    return {
-        "format": "pipewright.pipeline", "version": 1, "name": "chain",
-        "config": {"backend": backend},
-        "nodes": [{"id": id_, "operator": op, "params": params} for id_, op, params in nodes],
-        "edges": [{"source": a[0], "target": b[0]} for a, b in itertools.pairwise(nodes)],
-    }  # fmt: skip
-
-
-def start(client, document: dict) -> int:
-    pipeline = post_json(client, "/api/pipelines", document)
-    assert pipeline.status_code == 201, pipeline.content
-    run = post_json(client, f"/api/pipelines/{pipeline.json()['id']}/runs", {})
-    assert run.status_code == 202, run.content
-    return run.json()["id"]
-
-
-def nodes_of(run_id: int) -> dict[str, NodeRun]:
-    return {node.node_id: node for node in NodeRun.objects.filter(run_id=run_id)}
-
-
-def wait_until(condition, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "not within the time allowed"
-        time.sleep(0.02)
-
-
-def wait_for_node(run_id: int, node: str, status: str) -> None:
-    wait_until(lambda: NodeRun.objects.get(run_id=run_id, node_id=node).status == status)
-
-
 def process_of(run_id: int) -> int | None:
     """The pid of the process executing run `run_id` (named `pw-run-<id>`), if any."""
     for entry in Path("/proc").iterdir():
@@ -105,11 +79,6 @@ def process_of(run_id: int) -> int | None:
         except OSError:
             continue
     return None
-
-
-def files_under(folder: Path) -> list[str]:
-    """Every file under `folder`, temporaries included."""
-    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
 @pytest.fixture(scope="module")
@@ -144,18 +113,6 @@ def exit_operator(tmp_path_factory):
         default_registry.cache_clear()
         yield
     default_registry.cache_clear()
-
-
-def without_timing(events: list[dict]) -> list[dict]:
-    """The events without what the clock decides (times and durations)."""
-    timing = {"time", "duration_s", "started", "finished"}
-    plain = []
-    for event in events:
-        event = {key: value for key, value in event.items() if key not in timing}
-        if "metrics" in event:
-            event["metrics"] = {k: v for k, v in event["metrics"].items() if k not in timing}
-        plain.append(event)
-    return plain
 
 
 def test_a_run_in_its_process_relays_the_events_executing_it_here_gives(data_root):

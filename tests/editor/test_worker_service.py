@@ -110,8 +110,9 @@ async def test_a_stopped_service_finishes_its_runs_and_a_second_signal_cancels_t
         await wait_for(runner, token, run_id, lambda body: body["status"] == "running")
 
     workers.process.send_signal(signal.SIGTERM)
-    done = await wait_for(runner, token, finishing_run, lambda body: succeeded(body) == 7)
-    assert done["status"] == "succeeded" and workers.process.poll() is None
+    done = await wait_for(runner, token, finishing_run, lambda body: body["status"] not in ACTIVE)
+    assert done["status"] == "succeeded" and succeeded(done) == 7
+    assert workers.process.poll() is None
     workers.process.send_signal(signal.SIGTERM)
     stopped = await wait_for(runner, token, stuck_run, lambda body: body["status"] not in ACTIVE)
     assert stopped["status"] == "cancelled"
