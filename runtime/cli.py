@@ -100,6 +100,12 @@ def _parser() -> argparse.ArgumentParser:
             choices=BACKENDS,
             help="where nodes run (overrides the document's config.backend)",
         )
+        sub.add_argument(
+            "--dask",
+            metavar="ADDRESS",
+            help="a Dask scheduler (tcp://host:8786): chains over inputs that name several "
+            "files run there, a partition per file",
+        )
     run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
     run.set_defaults(command=run_command)
     explain.set_defaults(command=explain_command)
@@ -199,7 +205,9 @@ def _prepared(args):
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
     area = FileArea.of(data_root)
-    plan = prepare(plan, backend=args.backend, data_root=area, connections=connections)
+    plan = prepare(
+        plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask
+    )
     return plan, data_root, connections
 
 

@@ -77,6 +77,10 @@ class Operator:
     maps such as select or transform), so a preview may read only the head of its inputs.
     On an input operator: reading only n rows gives exactly the first n rows of a full read,
     values and types alike (a file that stores its types), so a limit may reach it."""
+    partitionable: ClassVar[bool] = False
+    """True when the output over a table is the concatenation of the outputs over any split
+    of its rows (filter, transform, select): a cluster may run it on each file of an input
+    that names several files, in parallel."""
     deterministic: ClassVar[bool] = True
     """False when two runs over the same inputs may give different rows (random draws, a
     query on a database that changes): such nodes are never merged with identical ones."""

@@ -74,6 +74,7 @@ class Transform(Operator):
         "new ones go at the end."
     )
     Params = TransformParams
+    partitionable = True
     row_limit_safe = True
 
     def input_columns(self, params, output_columns):
@@ -201,6 +202,7 @@ class Select(Operator):
     title = "Select columns"
     description = "Choose, order and rename columns."
     Params = SelectParams
+    partitionable = True
     row_limit_safe = True
 
     def input_columns(self, params, output_columns):
@@ -261,6 +263,7 @@ class Cast(Operator):
     title = "Convert types"
     description = "Convert columns to other types; values that do not convert become null."
     Params = CastParams
+    partitionable = True
     row_limit_safe = True
 
     def input_columns(self, params, output_columns):
@@ -311,6 +314,7 @@ class FillNulls(Operator):
     title = "Fill empty cells"
     description = "Replace nulls in some columns with a fixed value."
     Params = FillNullsParams
+    partitionable = True
     row_limit_safe = True
 
     def input_columns(self, params, output_columns):

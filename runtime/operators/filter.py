@@ -32,6 +32,7 @@ class Filter(Operator):
     title = "Filter rows"
     description = "Keep the rows where a condition is true; a comparison with null is false."
     Params = FilterParams
+    partitionable = True
 
     def input_columns(self, params, output_columns):
         return {"in": needed_with(output_columns["out"], referenced_columns(params.condition))}

@@ -201,6 +201,7 @@ class DropNulls(Operator):
     title = "Drop empty rows"
     description = "Drop the rows that have a null in some columns."
     Params = DropNullsParams
+    partitionable = True
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]

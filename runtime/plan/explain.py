@@ -20,6 +20,8 @@ def explain(plan: Plan) -> str:
             for node_id, ports in segment.relations.items()
             for port, relation in ports.items()
         }
+        if not segment.relations:  # a partitioned chain: its members run their own pandas
+            lines.append(f"  {' → '.join(segment.nodes)}")
         for node_id in segment.nodes:
             for relation in segment.relations.get(node_id, {}).values():
                 lines.append(f"  {names[id(relation)]} = {describe(relation, names)}")

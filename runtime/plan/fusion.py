@@ -50,14 +50,19 @@ def fuse(
     plan = _pruned(plan, keep)
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
     schemas = input_schemas(plan, outputs)
-    refused = _refusals(plan, schemas, set(keep))
+    planned = {node_id for segment in plan.segments for node_id in segment.nodes}
+    refused = _refusals(plan, schemas, set(keep), planned)
     segment_of = _segments(plan, refused)
-    segments = []
+    segments = list(plan.segments)
     for index, members in enumerate(_members(plan, segment_of), start=1):
         relations = _relations(plan, members, schemas)
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
-    notes = [f"{node_id} runs on pandas: {why}" for node_id, why in refused.items()]
+    notes = [
+        f"{node_id} runs on pandas: {why}"
+        for node_id, why in refused.items()
+        if node_id not in planned
+    ]
     # Nodes left to pandas run their params as written: their messages name fields as the
     # document has them (pandas skips unread work by itself).
     nodes = {
@@ -113,11 +118,15 @@ def _leaves(node: PlannedNode) -> InputRelations:
     return node.operator.arranged(found)
 
 
-def _refusals(plan: Plan, schemas: dict, keep: set[str]) -> dict[str, str]:
-    """The nodes that stay on pandas, with why."""
+def _refusals(plan: Plan, schemas: dict, keep: set[str], planned: set[str]) -> dict[str, str]:
+    """The nodes that stay out of DuckDB's segments, with why: on pandas, or in a segment an
+    earlier pass planned (`planned`)."""
     refused = {}
     for node_id in plan.order:
         node = plan.nodes[node_id]
+        if node_id in planned:
+            refused[node_id] = "it runs partitioned"
+            continue
         if node_id in keep:
             refused[node_id] = "its rows are shown as they are"
             continue

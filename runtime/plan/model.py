@@ -46,6 +46,8 @@ class Segment:
     reason: str
     relations: dict[str, dict[str, Relation]] = field(default_factory=dict, compare=False)
     """Each member's output ports as relational algebra over the segment's inputs."""
+    where: str = ""
+    """For a partitioned segment: the address of the Dask scheduler it runs on."""
 
 
 @dataclass(slots=True)

@@ -1,4 +1,5 @@
-"""What the executor schedules: one task per node on pandas, one per segment on DuckDB.
+"""What the executor schedules: one task per node on pandas, one per segment on DuckDB or on
+a Dask cluster (partitioned).
 
 A segment's task reads the frames that enter it from outside, runs its members in one query,
 and hands back the outputs read outside it, keyed by the member's (node, port); the executor
@@ -125,6 +126,33 @@ class SegmentOperator(Operator):
         return {source: outputs[source] for source in self.exits}
 
 
+class PartitionedOperator(Operator):
+    """Runs a partitioned segment (an input naming several files, a row-wise chain, an
+    aggregate) on the Dask cluster at `segment.where`, a partition per file."""
+
+    name = "partitioned"
+    kind = "process"
+    title = "Partitioned segment"
+    inputs = ()
+    outputs = ()
+
+    def __init__(self, segment: Segment, nodes: list[PlannedNode], exits):
+        self.segment = segment
+        self.nodes = nodes
+        self.exits = exits
+
+    def run(self, ctx, inputs):
+        from runtime.backends.dask.partitions import Partitioned, run_partitioned
+        from runtime.plan.partitioning import file_names
+
+        reader, aggregate = self.nodes[0], self.nodes[-1]
+        work = Partitioned(
+            tuple(self.nodes), tuple(file_names(reader, ctx.files)), ctx.files, ctx.run_id
+        )
+        frame, ctx.metrics["members"] = run_partitioned(work, self.segment.where, ctx)
+        return {exit: frame for exit in self.exits if exit == (aggregate.id, "out")}
+
+
 def tasks_of(plan: Plan, retain: set[str], budget=None) -> Tasks:
     """The plan's tasks: its segments (run within `budget`), and every node outside them."""
     task_of = {node_id: node_id for node_id in plan.order}
@@ -169,12 +197,15 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         if (member, port.name) in read_outside or member in retain
     ]
     timeouts = [plan.nodes[member].timeout_s for member in segment.nodes]
+    members = [plan.nodes[member] for member in segment.nodes]
+    if segment.backend == "dask":
+        operator = PartitionedOperator(segment, members, exits)
+    else:
+        operator = SegmentOperator(segment, members, sources, exits, budget)
     return PlannedNode(
         id=segment.id,
         label=f"{segment.backend}: {', '.join(segment.nodes)}",
-        operator=SegmentOperator(
-            segment, [plan.nodes[n] for n in segment.nodes], sources, exits, budget
-        ),
+        operator=operator,
         params=OperatorParams(),
         inputs={str(index): [source] for index, source in enumerate(sources)},
         retries=max(plan.nodes[member].retries for member in segment.nodes),

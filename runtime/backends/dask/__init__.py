@@ -1,0 +1,1 @@
+"""Partitioned runs on a Dask cluster (runtime/backends/dask/partitions.py)."""

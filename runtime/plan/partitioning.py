@@ -1,0 +1,77 @@
+"""Partitioning: chains that a Dask cluster runs partition-parallel, one partition per file.
+
+A chain qualifies when it starts at a CSV or Parquet input whose path names several files (a
+folder or a pattern), goes through operators that work row by row (`Operator.partitionable`),
+each read by the next only, and ends at an aggregate whose functions split into a partial and
+a combining step (count, size, sum, min, max, mean). Such a chain becomes a segment on `dask`,
+which runtime/backends/dask/partitions.py runs; fusion then plans the rest. Planned only for a
+run that executes against a cluster (`cluster`: its scheduler's address).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Iterable
+
+from runtime.backends.dask.decompose import undecomposable
+from runtime.errors import OperatorError
+from runtime.file_checks import named_files
+from runtime.paths import FileArea
+from runtime.plan.model import Plan, Segment
+
+PARTITIONED_INPUTS = ("csv_input", "parquet_input")
+
+
+def partition(plan: Plan, cluster: str, data_root: FileArea, keep: Iterable[str] = ()) -> Plan:
+    """`plan` with a `dask` segment for every chain that qualifies, and a note for each."""
+    keep = set(keep)
+    readers = defaultdict(list)
+    for node_id, node in plan.nodes.items():
+        for sources in node.inputs.values():
+            for source in sources:
+                readers[source].append(node_id)
+    segments, notes = [], []
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        if node.operator.name not in PARTITIONED_INPUTS or node.row_limit is not None:
+            continue
+        files = file_names(node, data_root)
+        if len(files) < 2:
+            continue
+        chain = _chain(plan, node_id, readers, keep)
+        if isinstance(chain, str):
+            notes.append(f"{node_id} reads {len(files)} files, but runs as a whole: {chain}")
+            continue
+        number = len(segments) + 1
+        reason = f"{len(files)} files, a partition each, on the Dask cluster at {cluster}"
+        segments.append(Segment(f"partitioned:{number}", "dask", chain, reason, where=cluster))
+    return dataclasses.replace(
+        plan, segments=[*plan.segments, *segments], notes=[*plan.notes, *notes]
+    )
+
+
+def file_names(node, data_root: FileArea) -> list[str]:
+    """The files an input node reads, as the document names them (none when it cannot say)."""
+    field = type(node.params).model_fields["path"]
+    try:
+        return [file.name for file in named_files(field, node.params.path, data_root)]
+    except OperatorError:
+        return []
+
+
+def _chain(plan: Plan, start: str, readers: dict, keep: set[str]) -> tuple[str, ...] | str:
+    """The chain from input `start` to its aggregate, or why there is none."""
+    chain = [start]
+    while True:
+        current = chain[-1]
+        after = readers.get((current, "out"), [])
+        if current in keep or len(after) != 1:
+            return f"{current}'s rows are read by {len(after)} nodes, not by one chain"
+        node = plan.nodes[after[0]]
+        if node.operator.name == "aggregate":
+            why = undecomposable(node.params)
+            return why or (*chain, node.id)
+        if not node.operator.partitionable or len(node.inputs) != 1:
+            return f"{node.id} ({node.operator.title}) does not work row by row"
+        chain.append(node.id)
