@@ -246,6 +246,7 @@ def _order(run: Run, plan: Plan) -> RunOrder:
         connections=named_connections(plan, access["connections"]),
         budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
         sys_path=list(sys.path),
+        cluster=settings.PIPEWRIGHT_DASK_SCHEDULER or "",
     )
 
 

@@ -124,7 +124,8 @@ def explained_plan(
     """What stops a run of `document` (`run_problems`), or else none and its prepared plan as
     `explain_json` gives it, computed in a job's process."""
     job = _Job("plan", "planning the pipeline", SLOW_INPUTS)
-    found = _answer(job, document, parameters, data_root, connections, {"backend": backend})
+    options = {"backend": backend, "cluster": settings.PIPEWRIGHT_DASK_SCHEDULER}
+    found = _answer(job, document, parameters, data_root, connections, options)
     return [Problem.from_json(problem) for problem in found["problems"]], found["plan"]
 
 

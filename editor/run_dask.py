@@ -32,12 +32,12 @@ from django.conf import settings
 
 from editor.models import Run
 from editor.run_process import Ending, Supervision
+from runtime.backends.dask.method_pickling import standard_method_pickling
 from runtime.events import EventSink
 from runtime.executor import CANCELLED_REASON
 from runtime.plan import Plan
 from runtime.statuses import RunStatus
 from runtime.worker import dask_task
-from runtime.worker.method_pickling import standard_method_pickling
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.wire import RunOrder
 

@@ -70,7 +70,9 @@ def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
     events = EventBatches(link, supervisor.orphaned)
     try:
         plan = build_plan(load_document(order.document), order.parameters)
-        plan = prepare(plan, data_root=order.area, connections=order.connections)
+        plan = prepare(
+            plan, data_root=order.area, connections=order.connections, cluster=order.cluster
+        )
         result = execute(
             plan, sinks=[events], run_id=order.run_id, cancel_event=supervisor.cancel_event,
             data_root=order.area, connections=order.connections, budget=order.budget,

@@ -62,7 +62,7 @@ def _plan(order: JobOrder) -> dict:
     plan = build_plan(load_document(order.document), order.parameters, data_root=order.area)
     prepared = prepare(
         plan, backend=order.options.get("backend"), data_root=order.area,
-        connections=order.connections,
+        connections=order.connections, cluster=order.options.get("cluster"),
     )  # fmt: skip
     return {"problems": [], "plan": explain_json(prepared)}
 

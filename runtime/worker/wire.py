@@ -107,6 +107,8 @@ class RunOrder(Order):
     """What a run's process is given: everything its run needs."""
 
     run_id: int | str
+    cluster: str = ""
+    """The address of the Dask scheduler its partitioned segments run on (none: no cluster)."""
 
 
 @dataclass(frozen=True, kw_only=True)

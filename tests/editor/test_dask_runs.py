@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 import dask
+import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 
@@ -127,6 +128,30 @@ def test_a_run_on_the_cluster_relays_the_events_a_local_run_does_and_writes_the_
     assert on_dask.result.totals == local.result.totals
     assert without_timing(there.events) == without_timing(here.events)
     assert (data_root / "out" / "adults.csv").read_text() == written_here
+
+
+def test_a_run_on_the_cluster_runs_its_chain_over_a_folder_a_partition_per_file(
+    client, data_root, on_the_cluster
+):
+    (data_root / "sales").mkdir()
+    for index in range(3):
+        part = pd.DataFrame({"region": ["n", "s", "n"], "amount": [index, 2, 3]})
+        part.to_parquet(data_root / "sales" / f"part-{index}.parquet")
+    run_id = start(client, chain(
+        ("sales", "parquet_input", {"path": "sales"}),
+        ("some", "filter", {"condition": "amount > 0"}),
+        ("by_region", "aggregate", {"group_by": ["region"], "aggregations": [
+            {"column": "amount", "function": "sum", "name": "amount"}]}),
+        ("write", "csv_output", {"path": "out/by_region.csv"}),
+    ))  # fmt: skip
+
+    run = wait_for_run(run_id)
+    assert run.status == "succeeded", run.error
+    nodes = nodes_of(run_id)
+    assert nodes["sales"].metrics["backend"] == "dask"
+    assert (nodes["sales"].metrics["rows_out"], nodes["some"].metrics["rows_out"]) == (9, 8)
+    written = pd.read_csv(data_root / "out" / "by_region.csv")
+    assert written.to_dict("list") == {"region": ["n", "s"], "amount": [12, 6]}
 
 
 def test_cancel_on_the_cluster_cancels_the_nodes_and_commits_nothing(

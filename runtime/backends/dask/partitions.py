@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from runtime.backends.dask.decompose import SplitAggregate
+from runtime.backends.dask.method_pickling import standard_method_pickling
 from runtime.context import NodeContext
 from runtime.errors import NodeCancelled, OperatorError
 from runtime.lazy import pd
@@ -131,6 +132,7 @@ def _client(address: str) -> Iterator:
     (which then leaves its thread to the partitions), else a new one."""
     from distributed import Client, get_worker, worker_client
 
+    standard_method_pickling()
     try:
         get_worker()
     except ValueError:

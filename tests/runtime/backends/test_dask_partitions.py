@@ -4,11 +4,9 @@ one machine gives."""
 
 from __future__ import annotations
 
-import copyreg
 import json
 import subprocess
 import sys
-import types
 from itertools import pairwise
 from pathlib import Path
 
@@ -26,14 +24,6 @@ from runtime.spec import load_document
 
 ROOT = Path(__file__).resolve().parents[3]
 REGIONS = ["north", "south", "east", None]
-
-
-@pytest.fixture(autouse=True)
-def plain_method_pickling(monkeypatch):
-    """Twisted, which this test process imports for the web app's tests, registers a pickler
-    for bound methods that cannot pickle class methods, and dask's graphs hold some; the
-    processes that run pipelines (run processes, Dask workers, the CLI) never import it."""
-    monkeypatch.delitem(copyreg.dispatch_table, types.MethodType, raising=False)
 
 
 @pytest.fixture(scope="module")
