@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable
 from runtime.plan.model import Plan, PlannedNode, Segment
+from runtime.plan.passes.projection import needed_columns
 from runtime.results import check_outputs
 from runtime.spec import Source
 
@@ -136,19 +137,20 @@ class PartitionedOperator(Operator):
     inputs = ()
     outputs = ()
 
-    def __init__(self, segment: Segment, nodes: list[PlannedNode], exits):
+    def __init__(self, segment: Segment, nodes: list[PlannedNode], exits, columns):
         self.segment = segment
         self.nodes = nodes
         self.exits = exits
+        self.columns = columns
+        """Of the input's columns, those the chain reads (None: all)."""
 
     def run(self, ctx, inputs):
         from runtime.backends.dask.partitions import Partitioned, run_partitioned
         from runtime.plan.partitioning import file_names
 
         reader, aggregate = self.nodes[0], self.nodes[-1]
-        work = Partitioned(
-            tuple(self.nodes), tuple(file_names(reader, ctx.files)), ctx.files, ctx.run_id
-        )
+        files = tuple(file_names(reader, ctx.files))
+        work = Partitioned(tuple(self.nodes), files, ctx.files, ctx.run_id, self.columns)
         frame, ctx.metrics["members"] = run_partitioned(work, self.segment.where, ctx)
         return {exit: frame for exit in self.exits if exit == (aggregate.id, "out")}
 
@@ -199,7 +201,8 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
     timeouts = [plan.nodes[member].timeout_s for member in segment.nodes]
     members = [plan.nodes[member] for member in segment.nodes]
     if segment.backend == "dask":
-        operator = PartitionedOperator(segment, members, exits)
+        columns = needed_columns(plan, keep_all=retain)[segment.nodes[0]]
+        operator = PartitionedOperator(segment, members, exits, columns)
     else:
         operator = SegmentOperator(segment, members, sources, exits, budget)
     return PlannedNode(

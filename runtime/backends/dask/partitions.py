@@ -41,14 +41,17 @@ class Partitioned:
     files: tuple[str, ...]
     area: FileArea
     run_id: str
+    columns: set[str] | None = None
+    """Of the input's columns, those the chain reads (None: all)."""
 
     def read(self, name: str, row_limit: int | None = None) -> pd.DataFrame:
-        """One partition: the input's rows from one file."""
+        """One partition: the input's rows from one file (the columns the chain reads)."""
         reader = self.nodes[0]
         params = reader.params.model_copy(update={"path": name})
         ctx = NodeContext(
-            reader.id, params, data_root=self.area, run_id=self.run_id, row_limit=row_limit
-        )
+            reader.id, params, data_root=self.area, run_id=self.run_id, row_limit=row_limit,
+            columns=self.columns,
+        )  # fmt: skip
         return reader.operator.run(ctx, {})["out"]
 
     def step(self, frame: pd.DataFrame, position: int) -> pd.DataFrame:
