@@ -64,10 +64,9 @@ def fuse(
         if node_id not in planned
     ]
     # Nodes left to pandas run their params as written: their messages name fields as the
-    # document has them (pandas skips unread work by itself). A partitioned chain runs its
-    # pruned params: it reads only what its aggregate needs, on every worker.
+    # document has them (pandas skips unread work by itself).
     nodes = {
-        node_id: written[node_id] if node_id in refused and node_id not in planned else node
+        node_id: written[node_id] if node_id in refused else node
         for node_id, node in plan.nodes.items()
     }
     return dataclasses.replace(plan, nodes=nodes, segments=segments, notes=[*plan.notes, *notes])

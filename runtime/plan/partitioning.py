@@ -19,6 +19,7 @@ from runtime.errors import OperatorError
 from runtime.file_checks import named_files
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, Segment
+from runtime.plan.passes.projection import needed_columns
 
 PARTITIONED_INPUTS = ("csv_input", "parquet_input")
 
@@ -47,8 +48,23 @@ def partition(plan: Plan, cluster: str, data_root: FileArea, keep: Iterable[str]
         reason = f"{len(files)} files, a partition each, on the Dask cluster at {cluster}"
         segments.append(Segment(f"partitioned:{number}", "dask", chain, reason, where=cluster))
     return dataclasses.replace(
-        plan, segments=[*plan.segments, *segments], notes=[*plan.notes, *notes]
+        plan,
+        nodes=_pruned(plan, segments, keep),
+        segments=[*plan.segments, *segments],
+        notes=[*plan.notes, *notes],
     )
+
+
+def _pruned(plan: Plan, segments: list[Segment], keep: set[str]) -> dict:
+    """The plan's nodes, those of `segments` less the work nothing downstream reads: every
+    worker then reads only the columns the chain needs."""
+    needed = needed_columns(plan, keep_all=keep)
+    nodes = dict(plan.nodes)
+    for node_id in (node_id for segment in segments for node_id in segment.nodes):
+        node = nodes[node_id]
+        params = node.operator.pruned(node.params, needed[node_id])
+        nodes[node_id] = dataclasses.replace(node, params=params)
+    return nodes
 
 
 def file_names(node, data_root: FileArea) -> list[str]:

@@ -20,6 +20,7 @@ from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
+from runtime.plan.tasks import tasks_of
 from runtime.spec import load_document
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -189,3 +190,14 @@ def test_the_cli_runs_partitions_on_the_cluster_it_is_given(cluster, tmp_path):
     assert "partitioned:1 on dask" in explained.stdout
     assert ran.returncode == 0, ran.stderr
     assert len(written(root)) == 4
+
+
+def test_a_partitioned_chain_reads_only_the_columns_its_aggregate_needs(cluster, tmp_path):
+    doc = document("sales")
+    doc["nodes"][3]["params"]["aggregations"] = [{"column": "amount", "function": "sum"}]
+    plan, result = run(doc, sales(tmp_path), cluster)
+
+    [segment] = plan.segments
+    assert tasks_of(plan, set()).nodes[segment.id].operator.columns == {"region", "amount"}
+    assert plan.nodes["priced"].params.mappings == []  # its total is read by nobody
+    assert result.status == "succeeded", result.error
