@@ -208,17 +208,17 @@ class _Attempt:
         )  # fmt: skip
 
     def _executing(self, _silent_s: float = 0.0) -> bool:
-        """Whether the attempt still executes: its worker has the task, and no later attempt
-        said hello (which Dask starts only once the worker is gone)."""
+        """Whether the attempt still executes: its worker is in the cluster, its task has not
+        ended, and no later attempt said hello (which Dask starts only once the worker is
+        gone). Not the worker's `processing` list: a run that sends partitions to the cluster
+        leaves its thread to them while it waits (it secedes), and is no longer listed there."""
         try:
-            processing = self.task.client.processing(workers=[self.worker])
+            workers = self.task.client.nthreads()
             later = self.task.lobby.qsize()
-        except KeyError:  # the scheduler no longer knows the worker
-            return False
         except OSError:  # the scheduler is gone: so is every task it held
             self.scheduler_lost = True
             return False
-        return self.task.key in processing[self.worker] and not later
+        return self.worker in workers and not self.task.future.done() and not later
 
     def wait(self, timeout: float) -> bool:
         """Whether the attempt has ended, waiting up to `timeout` seconds for it to."""

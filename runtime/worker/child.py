@@ -17,6 +17,7 @@ refused, its events dropped) rather than its process ended.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
 import os
@@ -30,7 +31,7 @@ from dataclasses import asdict
 from runtime.errors import PipewrightError
 from runtime.events import Event
 from runtime.executor import execute
-from runtime.plan import build_plan
+from runtime.plan import Plan, build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
 from runtime.results import RunResult
@@ -58,6 +59,10 @@ class Host:
         find_modules_as_the_supervisor(order.sys_path)
         return order
 
+    def executing(self, plan: Plan) -> contextlib.AbstractContextManager:
+        """The stretch of the run's execution (nothing to do in a process of its own)."""
+        return contextlib.nullcontext()
+
 
 OWN_PROCESS = Host()
 
@@ -73,11 +78,12 @@ def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
         plan = prepare(
             plan, data_root=order.area, connections=order.connections, cluster=order.cluster
         )
-        result = execute(
-            plan, sinks=[events], run_id=order.run_id, cancel_event=supervisor.cancel_event,
-            data_root=order.area, connections=order.connections, budget=order.budget,
-            may_commit=supervisor.may_commit,
-        )  # fmt: skip
+        with host.executing(plan):
+            result = execute(
+                plan, sinks=[events], run_id=order.run_id, cancel_event=supervisor.cancel_event,
+                data_root=order.area, connections=order.connections, budget=order.budget,
+                may_commit=supervisor.may_commit,
+            )  # fmt: skip
     except PipewrightError as problem:  # it could not start: no outcome of its own
         events.close()
         link.send("refused", error=str(problem))

@@ -23,15 +23,18 @@ loads the engine when the worker starts (`dask_setup`), so that its first run do
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import logging
 import uuid
+from collections.abc import Iterator
 from dataclasses import replace
 
-from distributed import Queue, Worker, get_client, get_worker
+from distributed import Queue, Worker, get_client, get_worker, rejoin, secede
 
 from runtime.backends.budget import Budget, usable_cores
+from runtime.plan import Plan
 from runtime.registry import default_registry
 from runtime.worker.child import Host, serve
 from runtime.worker.queue_link import QueueLink
@@ -103,6 +106,20 @@ class _WorkerHost(Host):
     def settle(self, order: RunOrder) -> RunOrder:
         """The order with a budget that fits one of the worker's threads."""
         return replace(order, budget=worker_share(order.budget, self.worker))
+
+    @contextlib.contextmanager
+    def executing(self, plan: Plan) -> Iterator[None]:
+        """A run whose partitions go to the cluster leaves its worker thread to them while it
+        executes (a worker of one thread would otherwise wait for itself), and takes one
+        again at its end."""
+        if not any(segment.backend == "dask" for segment in plan.segments):
+            yield
+            return
+        secede()
+        try:
+            yield
+        finally:
+            rejoin()
 
 
 def worker_share(asked: Budget, worker: Worker) -> Budget:

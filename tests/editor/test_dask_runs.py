@@ -130,9 +130,8 @@ def test_a_run_on_the_cluster_relays_the_events_a_local_run_does_and_writes_the_
     assert (data_root / "out" / "adults.csv").read_text() == written_here
 
 
-def test_a_run_on_the_cluster_runs_its_chain_over_a_folder_a_partition_per_file(
-    client, data_root, on_the_cluster
-):
+def run_over_a_folder(client, data_root) -> tuple[Run, dict]:
+    """A run of a chain over a folder of three Parquet files; the run and its node rows."""
     (data_root / "sales").mkdir()
     for index in range(3):
         part = pd.DataFrame({"region": ["n", "s", "n"], "amount": [index, 2, 3]})
@@ -144,14 +143,31 @@ def test_a_run_on_the_cluster_runs_its_chain_over_a_folder_a_partition_per_file(
             {"column": "amount", "function": "sum", "name": "amount"}]}),
         ("write", "csv_output", {"path": "out/by_region.csv"}),
     ))  # fmt: skip
+    return wait_for_run(run_id), nodes_of(run_id)
 
-    run = wait_for_run(run_id)
+
+def test_a_run_on_the_cluster_runs_its_chain_over_a_folder_a_partition_per_file(
+    client, data_root, on_the_cluster
+):
+    run, nodes = run_over_a_folder(client, data_root)
+
     assert run.status == "succeeded", run.error
-    nodes = nodes_of(run_id)
     assert nodes["sales"].metrics["backend"] == "dask"
     assert (nodes["sales"].metrics["rows_out"], nodes["some"].metrics["rows_out"]) == (9, 8)
     written = pd.read_csv(data_root / "out" / "by_region.csv")
     assert written.to_dict("list") == {"region": ["n", "s"], "amount": [12, 6]}
+
+
+def test_a_run_leaves_its_thread_to_its_partitions_on_a_worker_of_one_thread(
+    client, data_root, settings
+):
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as single:
+        settings.PIPEWRIGHT_DASK_SCHEDULER = single.scheduler_address
+        run, nodes = run_over_a_folder(client, data_root)
+        run_dask.cluster_clients.close()
+
+    assert run.status == "succeeded", run.error
+    assert nodes["by_region"].metrics["backend"] == "dask"
 
 
 def test_cancel_on_the_cluster_cancels_the_nodes_and_commits_nothing(

@@ -131,19 +131,11 @@ def _length(frame: pd.DataFrame) -> pd.Series:
 
 @contextmanager
 def _client(address: str) -> Iterator:
-    """A client of the cluster: the worker's own when the run itself executes on a worker
-    (which then leaves its thread to the partitions), else a new one."""
-    from distributed import Client, get_worker, worker_client
+    """A client of the cluster, of this segment's own. When the run itself is a task on a
+    worker, that task leaves its thread to the partitions meanwhile (`dask_task`)."""
+    from distributed import Client
 
     standard_method_pickling()
-    try:
-        get_worker()
-    except ValueError:
-        pass
-    else:
-        with worker_client() as client:
-            yield client
-        return
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError) as error:
