@@ -6,6 +6,7 @@ over TLS. Tests assert order and final states, never durations."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -40,6 +41,10 @@ from tests.editor.runs import (
     wait_until,
     without_timing,
 )
+from tests.editor.test_live_server import start_run as start_live_run
+from tests.editor.test_live_server import watch_run
+from tests.live_client import api_states, assert_complete_stream
+from tests.servers import api, create_pipeline, pause_pipeline
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]  # Dask processes
 
@@ -401,3 +406,30 @@ def test_a_scheduler_address_neither_tcp_nor_tls_stops_the_server_at_start():
         "PIPEWRIGHT_DASK_SCHEDULER is 'http://scheduler:8786': write tcp://host:port, or "
         "tls://host:port with Dask's TLS configuration (docs/deploy.md)"
     ) in started.stderr
+
+
+@pytest.mark.asyncio
+async def test_two_web_processes_over_redis_watch_a_run_that_executes_on_the_cluster(
+    start_server, redis_layer, dask_commands, token, cookie
+):
+    """The deployment docs/deploy.md draws: web processes sharing Redis, runs on a cluster
+    started with the `dask` commands; one process starts the run, the other streams it."""
+    credentials = dask_commands.credentials
+    cluster = {
+        "PIPEWRIGHT_DASK_SCHEDULER": dask_commands.address,
+        "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(credentials["ca"]),
+        "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(credentials["cert"]),
+        "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(credentials["key"]),
+        "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+    }
+    runner, watcher = await asyncio.to_thread(start_server, 2, {**redis_layer, **cluster})
+    pipeline_id = await create_pipeline(runner, token, pause_pipeline("on dask", 4, 0.05))
+    view, run_id = await watch_run(
+        watcher, pipeline_id, cookie, lambda: start_live_run(runner, token, pipeline_id)
+    )
+
+    assert_complete_stream(view, run_id)
+    body = await api(watcher, "GET", f"/api/runs/{run_id}", token)
+    assert body["status"] == "succeeded" and view.node_states(run_id) == api_states(body)
+    run = await asyncio.to_thread(Run.objects.get, pk=run_id)
+    assert run.host and run.pid != os.getpid()  # supervised by the runner, not this process
