@@ -35,6 +35,15 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+def _count(name: str, default: int) -> int:
+    """A setting that counts things at once (runs, previews): a whole number, at least 1 (0
+    would let nothing run, and say nothing about why)."""
+    text = os.environ.get(name, str(default))
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ImproperlyConfigured(f"{name} is '{text}'; it must be a whole number, at least 1")
+    return int(text)
+
+
 def _dask_scheduler() -> str | None:
     """The Dask scheduler's address, if runs go to a cluster; refused unless tcp:// or tls://."""
     address = os.environ.get("PIPEWRIGHT_DASK_SCHEDULER", "").strip()
@@ -237,16 +246,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
-PIPEWRIGHT_MAX_RUNS = int(os.environ.get("PIPEWRIGHT_MAX_RUNS", "2"))
+PIPEWRIGHT_MAX_RUNS = _count("PIPEWRIGHT_MAX_RUNS", 2)
 PIPEWRIGHT_WORKERS = os.environ.get("PIPEWRIGHT_WORKERS", "embedded")
 if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
     raise ImproperlyConfigured(
         f"PIPEWRIGHT_WORKERS is '{PIPEWRIGHT_WORKERS}'; it must be 'embedded' (this process "
         "executes runs) or 'service' (`manage.py runworkers` does)"
     )
-PIPEWRIGHT_MAX_RUNS_PER_USER = int(os.environ.get("PIPEWRIGHT_MAX_RUNS_PER_USER", "5"))
+PIPEWRIGHT_MAX_RUNS_PER_USER = _count("PIPEWRIGHT_MAX_RUNS_PER_USER", 5)
 PIPEWRIGHT_RUN_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_RUN_TIMEOUT", 6 * 3600))
-PIPEWRIGHT_MAX_PREVIEWS = int(os.environ.get("PIPEWRIGHT_MAX_PREVIEWS", "2"))
+PIPEWRIGHT_MAX_PREVIEWS = _count("PIPEWRIGHT_MAX_PREVIEWS", 2)
 PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT", "30"))
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
