@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from itertools import pairwise
 from pathlib import Path
 
@@ -15,12 +17,15 @@ import pytest
 from distributed import LocalCluster
 
 from runtime.backends.dask import partitions
+from runtime.contract import Operator, OperatorParams
 from runtime.executor import execute
+from runtime.operators import BUILTIN_OPERATORS
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
 from runtime.plan.tasks import tasks_of
+from runtime.registry import Registry
 from runtime.spec import load_document
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -201,3 +206,45 @@ def test_a_partitioned_chain_reads_only_the_columns_its_aggregate_needs(cluster,
     assert tasks_of(plan, set()).nodes[segment.id].operator.columns == {"region", "amount"}
     assert plan.nodes["priced"].params.mappings == []  # its total is read by nobody
     assert result.status == "succeeded", result.error
+
+
+class Dawdle(Operator):
+    """A row-wise step that takes `seconds` over every partition (importable by workers)."""
+
+    name = "test_dawdle"
+    kind = "process"
+    title = "Dawdle"
+    partitionable = True
+
+    class Params(OperatorParams):
+        seconds: float
+
+    def output_schema(self, ctx, inputs):
+        return {"out": inputs["in"]}
+
+    def run(self, ctx, inputs):
+        time.sleep(ctx.params.seconds)
+        return {"out": inputs["in"]}
+
+
+def test_a_cancel_while_partitions_compute_ends_the_run_cancelled_and_writes_nothing(
+    cluster, tmp_path
+):
+    root = sales(tmp_path, files=2)
+    dawdle = [{"id": "slow", "operator": "test_dawdle", "params": {"seconds": 5}}]
+    registry = Registry([Dawdle], lazy=BUILTIN_OPERATORS)
+    doc = document("sales", chain=dawdle)
+    doc["nodes"][2]["params"]["aggregations"] = [{"column": "amount", "function": "sum"}]
+    area = FileArea(root)
+    plan = prepare(
+        build_plan(load_document(doc), registry=registry), data_root=area, cluster=cluster
+    )
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()  # while every partition dawdles
+
+    result = execute(plan, data_root=area, cancel_event=cancel)
+
+    assert [segment.backend for segment in plan.segments] == ["dask"]
+    assert result.status == "cancelled"
+    assert result.nodes["by_region"].status == "cancelled"
+    assert not (root / "out" / "by_region.csv").exists()
