@@ -81,6 +81,8 @@ def staged_file(
     path = files.resolve(relative, write=True)
     refuse_folder(path, relative)
     _refuse_existing(path, mode, relative)
+    made = [folder for folder in path.parents if not folder.exists()]
+    """The folders this write makes, the deepest first: gone again if it publishes nothing."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         appending = mode == "append" and path.exists()
@@ -91,6 +93,18 @@ def staged_file(
         yield staged
     finally:
         staged.temporary.unlink(missing_ok=True)
+        if not path.exists():
+            _remove_empty(made)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove `folders` (the deepest first) that are still empty; another writer's file in
+    one keeps it and the folders above it."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def write_error(relative: str, error: OSError) -> OperatorError:

@@ -90,6 +90,34 @@ def test_writing_over_an_existing_folder_fails_cleanly_and_leaves_nothing_behind
     assert set(root.parent.rglob("*")) == before
 
 
+class FailingWriter(FileOutput):
+    """Starts writing its file, then fails, as a full disk would."""
+
+    name = "failing_writer"
+    title = "Fail while writing"
+    Params = FileOutputParams
+
+    def write(self, ctx, frame, temporary, appending):
+        temporary.write_text("id,na")
+        raise OSError(28, "No space left on device")
+
+
+def test_a_write_that_fails_leaves_no_folder_it_made_and_keeps_those_it_found(root):
+    (root / "out").mkdir()
+    (root / "out" / "kept.csv").write_text(PEOPLE)
+    before = set(root.parent.rglob("*"))
+    registry = Registry([CsvInput, FailingWriter])
+    document = copy_pipeline(
+        {"path": "people.csv"}, {"path": "out/new/deeper/result.csv"}, "failing_writer"
+    )
+    result, _ = run(document, root, registry)
+    assert (
+        result.nodes["write"].error
+        == "cannot write 'out/new/deeper/result.csv': no space left on device"
+    )
+    assert set(root.parent.rglob("*")) == before
+
+
 class TemporaryRecorder(FileOutput):
     """Writes like the file outputs do, remembering the temporary file it was given."""
 
