@@ -83,12 +83,16 @@ def staged_file(
     _refuse_existing(path, mode, relative)
     made = [folder for folder in path.parents if not folder.exists()]
     """The folders this write makes, the deepest first: gone again if it publishes nothing."""
+    temporary = temporary_path(path, run_id)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        # At once: a folder holding it is not empty, so no other failed write removes it.
+        temporary.touch()
         appending = mode == "append" and path.exists()
     except OSError as error:
+        _remove_empty(made)
         raise write_error(relative, error) from error
-    staged = Staged(path, relative, mode, temporary_path(path, run_id), appending)
+    staged = Staged(path, relative, mode, temporary, appending)
     try:
         yield staged
     finally:

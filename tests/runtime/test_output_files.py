@@ -3,6 +3,7 @@ stale temporaries cleared on start, and messages that never show where the data 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -17,10 +18,12 @@ from runtime.inference import infer_schemas
 from runtime.operators.atomic import (
     UNKNOWN_RUN_GRACE_S,
     remove_stale_temporaries,
+    staged_file,
     temporary_path,
 )
 from runtime.operators.csv_files import CsvInput
 from runtime.operators.file_common import FileOutput, FileOutputParams
+from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.preview import preview
 from runtime.registry import Registry, default_registry
@@ -116,6 +119,19 @@ def test_a_write_that_fails_leaves_no_folder_it_made_and_keeps_those_it_found(ro
         == "cannot write 'out/new/deeper/result.csv': no space left on device"
     )
     assert set(root.parent.rglob("*")) == before
+
+
+def test_a_failed_write_leaves_a_new_folder_that_another_write_is_using(root):
+    """One run makes `out/new`, another starts writing there, then the first fails: the
+    folder stays, and the second run's file is published."""
+    area = FileArea(root)
+    with contextlib.ExitStack() as later:
+        with pytest.raises(OSError), staged_file(area, "failing", "out/new/a.csv", "overwrite"):
+            theirs = later.enter_context(staged_file(area, "other", "out/new/b.csv", "overwrite"))
+            raise OSError(28, "No space left on device")
+        theirs.temporary.write_text(PEOPLE)
+        theirs.publish()
+    assert [path.name for path in (root / "out" / "new").iterdir()] == ["b.csv"]
 
 
 class TemporaryRecorder(FileOutput):
