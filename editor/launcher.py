@@ -81,6 +81,17 @@ def embedded_pool() -> WorkerPool:
         return _embedded
 
 
+def stop_embedded_pool(timeout: float) -> None:
+    """Have this process's pool claim nothing more and wait up to `timeout` seconds for its
+    runs; the next `submit` starts a new one, with the settings of then."""
+    global _embedded
+    with _lock:
+        pool, _embedded = _embedded, None
+    if pool is not None:
+        pool.stop_claiming()
+        pool.wait(timeout)
+
+
 def serve_embedded() -> None:
     """At web server start (embedded default): execute the runs still queued (a restart),
     and look every `LOOK_EVERY_S` for runs that other processes queued."""
@@ -162,6 +173,9 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     _watch_cancels_once()
     try:
         return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
+    except Run.DoesNotExist:  # deleted since it was claimed, with its pipeline
+        log.info("run %s was deleted before it ran", run_id)
+        return None
     except Exception:
         log.exception("run %s crashed", run_id)
         _settle(run_id, RunStatus.FAILED, "internal error; see the server log")

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from editor import launcher
 from editor.models import Run
 
 SEED = {
@@ -23,6 +24,14 @@ SEED = {
     ],
     "edges": [{"source": "read", "target": "adults"}, {"source": "adults", "target": "write"}],
 }
+
+
+@pytest.fixture(autouse=True)
+def runs_of_this_test_only():
+    """The embedded pool claims every queued run in the database: one left by an earlier test
+    would execute this test's runs (those it keeps queued on purpose, say)."""
+    yield
+    launcher.stop_embedded_pool(timeout=10)
 
 
 @pytest.fixture(autouse=True)
