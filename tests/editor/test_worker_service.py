@@ -52,23 +52,6 @@ async def test_a_run_queued_on_one_web_process_executes_on_the_service_and_strea
 @pytest.mark.server
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-async def test_a_run_waits_queued_until_a_worker_service_starts(
-    start_server, start_workers, redis_layer, token
-):
-    [web] = await asyncio.to_thread(start_server, 1, {**redis_layer, **SERVICE})
-    pipeline_id = await create_pipeline(web, token, pause_pipeline("waiting", 1, 0))
-    run_id = await start_run(web, token, pipeline_id)
-    await asyncio.sleep(1)
-    assert (await api(web, "GET", f"/api/runs/{run_id}", token))["status"] == "queued"
-
-    await asyncio.to_thread(start_workers, redis_layer, web.data_root)
-    body = await wait_for(web, token, run_id, lambda body: body["status"] not in ACTIVE)
-    assert body["status"] == "succeeded"
-
-
-@pytest.mark.server
-@pytest.mark.asyncio
-@pytest.mark.django_db(transaction=True)
 async def test_an_embedded_server_executes_the_runs_left_queued_when_it_starts(start_server, token):
     [web] = await asyncio.to_thread(start_server, 1, SERVICE)
     pipeline_id = await create_pipeline(web, token, pause_pipeline("left", 1, 0))
