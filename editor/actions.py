@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from editor import launcher, preview_pool
+from editor import launcher, preview_pool, revisions
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import NodeRun, Pipeline, Run, Workspace
@@ -35,22 +35,31 @@ def _check_structure(document: PipelineSpec, found: list[Problem] | None = None)
 
 
 @transaction.atomic
-def create_pipeline(owner, document: PipelineSpec, workspace: Workspace | None = None) -> Pipeline:
+def create_pipeline(
+    owner, document: PipelineSpec, workspace: Workspace | None = None, summary: str = "created"
+) -> Pipeline:
     """A new pipeline from a document in `workspace` (default: the owner's personal one); a
-    half-built graph is fine, a cyclic one is not."""
+    half-built graph is fine, a cyclic one is not. `summary` starts its history."""
     _check_structure(document)
     workspace = workspace or personal_workspace(owner)
     pipeline = Pipeline.objects.create(owner=owner, workspace=workspace, name=document.name)
     replace_graph(pipeline, document)
+    revisions.record_creation(pipeline, to_json_dict(document), owner, summary)
     return pipeline
 
 
 @transaction.atomic
 def save_pipeline(
-    pipeline: Pipeline, document: PipelineSpec, revision: int, found: list[Problem] | None = None
+    pipeline: Pipeline,
+    document: PipelineSpec,
+    revision: int,
+    author,
+    found: list[Problem] | None = None,
+    restored: int | None = None,
 ) -> Pipeline:
-    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss);
-    `found`: the problems an analysis of `document` found, when the caller has them."""
+    """Replace the whole graph, unless someone saved since `revision` (409, never a silent loss),
+    and keep it in history as `author`'s; `found`: the problems an analysis of `document`
+    found, when the caller has them; `restored`: the revision a restore brings back."""
     current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     if revision != current.revision:
         raise ActionError(
@@ -62,8 +71,10 @@ def save_pipeline(
             revision=current.revision,
         )
     _check_structure(document, found)
+    revisions.start_history(current)
     current.revision += 1
     replace_graph(current, document)
+    revisions.record_save(current, to_json_dict(document), author, restored)
     return current
 
 
@@ -79,7 +90,7 @@ def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
     """A copy of the pipeline's graph in its workspace, named '… (copy)', owned by `owner`."""
     document = to_document(pipeline)
     document = document.model_copy(update={"name": f"{document.name} (copy)"[:200]})
-    return create_pipeline(owner, document, pipeline.workspace)
+    return create_pipeline(owner, document, pipeline.workspace, f"copied from '{pipeline.name}'")
 
 
 @transaction.atomic

@@ -7,14 +7,16 @@ answers.
 A pipeline is stored as rows (one per node and per edge, with database constraints) so that
 the admin can show and search them; its notes and groups, which only arrange the canvas, are
 JSON on the pipeline's row; `editor.documents` is the single mapping between these
-rows and the runtime's pipeline document. A run keeps an immutable snapshot of the document
-that ran, so history stays true after the pipeline is edited.
+rows and the runtime's pipeline document; history keeps its earlier documents as revisions.
+A run keeps an immutable snapshot of the document that ran, so history stays true after the
+pipeline is edited.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from sqlalchemy.engine import make_url
 
 from editor import encryption
@@ -169,6 +171,42 @@ class Edge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source}.{self.source_port} → {self.target}.{self.target_port}"
+
+
+class PipelineRevision(models.Model):
+    """A version of a pipeline's document that history keeps (`editor.revisions` says when).
+
+    `revision` is the pipeline's save counter at the save that made it; saves that only move
+    things, and one user's saves within a minute, update the newest version instead of adding
+    one. The newest version is always the pipeline as it is now.
+    """
+
+    class Kind(models.TextChoices):
+        CREATED = "created"
+        SAVED = "saved"
+        RESTORED = "restored"
+
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SAVED)
+    document = models.JSONField(help_text="The whole pipeline document of this version.")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    saved_at = models.DateTimeField(
+        default=timezone.now, help_text="The last save this version took in."
+    )
+    summary = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["pipeline", "-revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "revision"], name="unique_revision")
+        ]
+
+    def __str__(self) -> str:
+        return f"revision {self.revision} of {self.pipeline}"
 
 
 class Connection(models.Model):

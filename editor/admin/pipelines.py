@@ -94,7 +94,9 @@ class PipelineAdmin(admin.ModelAdmin):
             formset.save(commit=False)  # lists what changed, for the history
         document = formsets[0].graph.document()
         if change:
-            actions.save_pipeline(obj := form.instance, document, form.cleaned_data["revision"])
+            actions.save_pipeline(
+                obj := form.instance, document, form.cleaned_data["revision"], request.user
+            )
         else:
             obj = form.instance
             obj.pk = actions.create_pipeline(obj.owner, document, obj.workspace).pk

@@ -13,6 +13,7 @@ from editor.api.files import router as files_router
 from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
+from editor.api.revisions import router as revisions_router
 from editor.api.runs import router as runs_router
 from editor.api.workspaces import router as workspaces_router
 
@@ -28,6 +29,7 @@ install_error_handlers(api)
 api.add_router("/operators", operators_router, tags=["operators"])
 api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
 api.add_router("/pipelines", plans_router, tags=["pipelines"])
+api.add_router("/pipelines", revisions_router, tags=["history"])
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/workspaces", workspaces_router, tags=["workspaces"])
 api.add_router("/workspaces", files_router, tags=["files"])

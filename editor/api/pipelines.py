@@ -92,10 +92,10 @@ def import_pipeline(request):
     """Create a pipeline from an exported document (the runtime CLI's format), in
     `workspace` (a slug; default the caller's personal workspace)."""
     document, body = read_document(request)
-    return Status(201, pipeline_json(_create(request, document, body)))
+    return Status(201, pipeline_json(_create(request, document, body, "imported")))
 
 
-def _create(request, document, body: dict):
+def _create(request, document, body: dict, summary: str = "created"):
     slug = body.get("workspace")
     if slug is None:
         workspace = personal_workspace(request.user)
@@ -105,7 +105,7 @@ def _create(request, document, body: dict):
         raise ActionError(
             400, "invalid_request", "workspace must be a workspace's slug", field="workspace"
         )
-    return actions.create_pipeline(request.user, document, workspace)
+    return actions.create_pipeline(request.user, document, workspace, summary)
 
 
 @router.get(
@@ -134,9 +134,16 @@ def save_pipeline(request, pipeline_id: ObjectId):
         raise ActionError(
             400, "revision_required", "send the revision you loaded, as a number", field="revision"
         )
+    return saved_answer(request, pipeline, document, revision)
+
+
+def saved_answer(
+    request, pipeline, document: PipelineSpec, revision: int, restored: int | None = None
+) -> dict:
+    """Save `document` over `revision` as the caller, and answer what the save found."""
     found = _infer(request, pipeline, {}, document)
     problems = [Problem.from_json(problem) for problem in found["problems"]]
-    saved = actions.save_pipeline(pipeline, document, revision, problems)
+    saved = actions.save_pipeline(pipeline, document, revision, request.user, problems, restored)
     return {
         **pipeline_json(saved, document),
         "problems": found["problems"],

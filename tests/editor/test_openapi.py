@@ -69,7 +69,12 @@ def targets(owner) -> dict:
     """A real pipeline, run and workspace for the generated requests to act on."""
     pipeline = actions.create_pipeline(owner, load_document(SEED))
     run = Run.objects.create(pipeline=pipeline, document=SEED, started_by=owner, status="failed")
-    return {"pipeline_id": pipeline.pk, "run_id": run.pk, "slug": pipeline.workspace.slug}
+    return {
+        "pipeline_id": pipeline.pk,
+        "run_id": run.pk,
+        "slug": pipeline.workspace.slug,
+        "revision": pipeline.revision,
+    }
 
 
 @schema.parametrize()
@@ -85,7 +90,8 @@ NODES = [node["id"] for node in SEED["nodes"]]
 
 
 def aim(case, targets: dict, owner) -> None:
-    """Point a generated request at real things: ids, the current revision, a node, a format.
+    """Point a generated request at real things: ids, a kept revision, the current one in
+    bodies, a node, a format.
 
     Only where the generated value is of the right type, so that invalid requests stay invalid.
     """
@@ -98,7 +104,8 @@ def aim(case, targets: dict, owner) -> None:
     if isinstance(path.get("fmt"), str):
         path["fmt"] = ("svg", "png", path["fmt"])[len(path["fmt"]) % 3]
     body = case.body if isinstance(case.body, dict) else {}
-    if case.method == "PUT" and isinstance(body.get("revision", 0), int):
+    restore = case.method == "POST" and isinstance(body.get("revision"), int)
+    if restore or (case.method == "PUT" and isinstance(body.get("revision", 0), int)):
         body["revision"] = Pipeline.objects.get(pk=targets["pipeline_id"]).revision
     if case.operation.path.endswith("/preview") and isinstance(body.get("node"), str):
         body["node"] = NODES[len(body["node"]) % len(NODES)]

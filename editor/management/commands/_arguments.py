@@ -103,7 +103,7 @@ def read_document(path: Path) -> PipelineSpec:
 def import_document(path: Path, owner, workspace: Workspace) -> Pipeline:
     """A new pipeline owned by `owner` in `workspace`, from the document in a file."""
     try:
-        return create_pipeline(owner, read_document(path), workspace)
+        return create_pipeline(owner, read_document(path), workspace, f"imported from {path.name}")
     except ActionError as error:
         raise refused(error) from error
 
