@@ -39,6 +39,9 @@ import Palette from "./panels/Palette.jsx";
 import { RunProgress, ViewedRunBanner } from "./panels/RunStatus.jsx";
 import SidePanel from "./panels/SidePanel.jsx";
 import TopBar from "./panels/TopBar.jsx";
+import { useVersions } from "./versions/useVersions.js";
+import VersionsMenu from "./versions/VersionsMenu.jsx";
+import VersionView from "./versions/VersionView.jsx";
 
 const PREVIEW_ROWS = 50;
 const NODE_SIZE = { width: 200, height: 56 };
@@ -245,9 +248,16 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     }
   }, [api, base, catalog, resolve, analyseStored, planSaved, toasts]);
 
+  const versions = useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts });
+  const viewedVersion = versions.viewing?.item.revision ?? null;
   const historyMenu = useMemo(
-    () => <HistoryMenu load={runs.loadRuns} onPick={runs.pickRun} onLive={runs.backToLive} viewedId={viewedId} userName={userName} />,
-    [runs.loadRuns, runs.pickRun, runs.backToLive, viewedId, userName],
+    () => (
+      <>
+        <HistoryMenu load={runs.loadRuns} onPick={runs.pickRun} onLive={runs.backToLive} viewedId={viewedId} userName={userName} />
+        <VersionsMenu load={versions.load} onPick={versions.pick} viewed={viewedVersion} userName={userName} />
+      </>
+    ),
+    [runs.loadRuns, runs.pickRun, runs.backToLive, viewedId, userName, versions.load, versions.pick, viewedVersion],
   );
   const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
   const saveNow = useCallback(() => save(), [save]);
@@ -319,6 +329,17 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   </div>
                 ) : null}
               </Canvas>
+              {versions.viewing ? (
+                <VersionView
+                  key={versions.viewing.item.revision}
+                  item={versions.viewing.item}
+                  items={versions.viewing.items}
+                  loadPair={versions.loadPair}
+                  onRestore={versions.restore}
+                  onClose={versions.close}
+                  readOnly={readOnly}
+                />
+              ) : null}
               <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} plan={plan} dirty={dirty} />
             </div>
             <SidePanel
