@@ -12,7 +12,9 @@ from django.contrib import admin, messages
 from django.db import models
 from django.db.models import Count
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.formats import date_format
+from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
 from editor import actions
 from editor.admin.pipeline_forms import GraphFormSet, GraphFormSets, NodeForm, PipelineForm
@@ -21,6 +23,8 @@ from editor.errors import ActionError
 from editor.exports import export_download, exports_zip
 from editor.models import Edge, Node, Pipeline
 from editor.workspaces import personal_workspace
+
+ADMIN_VERSIONS = 20
 
 
 class NodeInline(admin.TabularInline):
@@ -61,8 +65,9 @@ class PipelineAdmin(admin.ModelAdmin):
         (None, {"fields": ("name", "workspace", "owner", "description", "config", "revision")}),
         ("Graph", {"fields": ("graph",)}),
         ("Canvas", {"fields": ("notes", "groups"), "classes": ("collapse",)}),
+        ("History", {"fields": ("versions",), "classes": ("collapse",)}),
     )
-    readonly_fields = ("graph",)
+    readonly_fields = ("graph", "versions")
     actions = ("run", "export_json", "duplicate")
 
     def get_queryset(self, request):
@@ -127,6 +132,30 @@ class PipelineAdmin(admin.ModelAdmin):
             '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>',
             url,
             pipeline.name,
+        )
+
+    @admin.display(description="versions kept")
+    def versions(self, pipeline):
+        """The newest versions history kept (the editor's Versions menu compares and restores)."""
+        if pipeline.pk is None:
+            return None
+        rows = format_html_join(
+            "",
+            "<tr><td>#{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    version.revision,
+                    version.author or "unknown",
+                    date_format(localtime(version.saved_at), "DATETIME_FORMAT"),
+                    version.summary,
+                )
+                for version in pipeline.revisions.select_related("author")[:ADMIN_VERSIONS]
+            ),
+        )
+        return format_html(
+            '<table class="pw-versions"><tr><th>revision</th><th>by</th><th>saved</th>'
+            "<th>what changed</th></tr>{}</table>",
+            rows,
         )
 
     def _each(self, request, queryset, act) -> None:

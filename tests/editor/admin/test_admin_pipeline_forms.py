@@ -160,3 +160,17 @@ def test_a_pipeline_added_in_the_admin_is_created_through_the_actions(admin_clie
     made = Pipeline.objects.get(name="Made here")
     assert (made.revision, made.owner, made.workspace) == (1, owner, workspace)
     assert to_json_dict(to_document(made))["nodes"][0]["params"] == {"path": "a.csv"}
+
+
+def test_an_admin_save_is_kept_in_history_as_its_authors_and_listed_on_the_page(
+    admin_client, pipeline, admin_user
+):
+    url = f"/admin/editor/pipeline/{pipeline.pk}/change/"
+    data = change_form_data(admin_client.get(url))
+    data.update({"nodes-0-label": "Keep <b>adults</b>"})
+    assert admin_client.post(url, data).status_code == 302
+    newest = pipeline.revisions.first()
+    assert (newest.revision, newest.author, newest.kind) == (2, admin_user, "saved")
+    assert newest.summary == "changed adults (label)"
+    page = admin_client.get(url).content.decode()
+    assert f"<td>{escape(newest.summary)}</td>" in page and "<td>created</td>" in page
