@@ -17,7 +17,8 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, plan, dirty
   const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
   return (
     <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview and plan">
-      <div className="pw-bottom-tabs" role="tablist">
+      <div className="pw-bottom-tabs">
+        <div className="pw-bottom-tablist" role="tablist" aria-label="Panel">
         <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
           Logs{logCount ? ` (${logCount})` : ""}
         </button>
@@ -27,6 +28,7 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, plan, dirty
         <button type="button" role="tab" aria-selected={open && tab === "plan"} onClick={() => onTab("plan")} title="Where each node runs: segments and their backend, nodes not run">
           Plan
         </button>
+        </div>
         <span className="pw-topbar-spacer" />
         <button type="button" className="pw-icon-button" aria-label={open ? "Collapse the panel" : "Expand the panel"} aria-expanded={open} onClick={onToggle}>
           {open ? "▾" : "▴"}

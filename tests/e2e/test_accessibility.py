@@ -1,0 +1,82 @@
+"""Accessibility (issue 14, "Quality"): axe-core finds no serious or critical violation on
+the home page, in the editor with a pipeline open, in the editor after a run with its log
+open, and in the comparison of two versions.
+
+axe-core runs in the page through Playwright's evaluate, which the page's Content-Security-
+Policy does not govern, so the policy is tested as it is served.
+"""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.async_playwright import Axe
+from playwright.async_api import Page, expect
+
+from tests.e2e.editor_page import node, open_editor
+from tests.e2e.seed_pipeline import seed
+from tests.e2e.test_editor_runs import SEED_IDS
+
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.django_db(transaction=True),
+]
+
+BLOCKING = {"serious", "critical"}
+
+
+async def assert_no_blocking_violation(page: Page) -> None:
+    """Fails listing each serious or critical violation as "rule (impact): where, why"."""
+    results = await Axe().run(page)
+    found = [
+        f"{violation['id']} ({violation['impact']}): {target['target']} {target['failureSummary']}"
+        for violation in results.response["violations"]
+        if violation["impact"] in BLOCKING
+        for target in violation["nodes"]
+    ]
+    assert not found, "\n".join(found)
+
+
+async def test_the_home_page_has_no_serious_violation(signed_in, api, people):
+    page = signed_in
+    await api.create(seed(people))
+    await page.goto("/")
+    await expect(page.get_by_role("link", name="Adult spending by country")).to_be_visible()
+    await assert_no_blocking_violation(page)
+
+
+async def test_the_editor_with_a_pipeline_open_and_a_node_selected_has_no_serious_violation(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=len(SEED_IDS))
+    await node(page, "filter_1").click()
+    await expect(page.get_by_role("complementary", name="Node")).to_contain_text("filter_1")
+    await assert_no_blocking_violation(page)
+
+
+async def test_the_run_view_has_no_serious_violation(signed_in, api, people):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=len(SEED_IDS))
+    await page.get_by_role("button", name="Run", exact=True).click()
+    for node_id in SEED_IDS:
+        await expect(node(page, node_id)).to_have_attribute("data-status", "succeeded")
+    await page.get_by_role("tab", name="Logs").click()
+    await assert_no_blocking_violation(page)
+
+
+async def test_the_comparison_of_two_versions_has_no_serious_violation(signed_in, api, people):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    body = await api.get(pipeline_id)
+    body["nodes"] = [item for item in body["nodes"] if item["id"] != "csv_output_1"]
+    body["edges"] = [edge for edge in body["edges"] if edge["target"] != "csv_output_1"]
+    await api.call("PUT", f"/api/pipelines/{pipeline_id}", body)
+    await open_editor(page, pipeline_id, nodes=3)
+    await page.get_by_role("button", name="Versions").click()
+    await page.get_by_role("menu", name="Versions").get_by_role("menuitem").nth(1).click()
+    view = page.get_by_role("region", name="Version #1: differences")
+    await expect(view.locator('[data-mark="removed"]')).to_have_count(1)
+    await assert_no_blocking_violation(page)
