@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
         ),
         ("PIPEWRIGHT_MAX_PREVIEWS", "-1", "PIPEWRIGHT_MAX_PREVIEWS is '-1'; it must be a whole"),
         ("PIPEWRIGHT_MAX_RUNS_PER_USER", "many", "PIPEWRIGHT_MAX_RUNS_PER_USER is 'many'"),
+        ("PIPEWRIGHT_KEEP_REVISIONS", "0", "PIPEWRIGHT_KEEP_REVISIONS is '0'; it must be a whole"),
         ("PIPEWRIGHT_WORKERS", "threads", "PIPEWRIGHT_WORKERS is 'threads'; it must be 'embedded'"),
     ],
 )
