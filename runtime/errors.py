@@ -73,6 +73,17 @@ class OperatorError(PipewrightError):
     """
 
 
+class MemberError(OperatorError):
+    """A failure of one node among the several that one task runs together (a segment's
+    query): `node` is reported failed with `detail`, the task's other nodes as not finished.
+    `node` is None when the failure cannot be placed; the whole task then fails."""
+
+    def __init__(self, detail: str, node: str | None = None):
+        self.node = node
+        self.detail = detail
+        super().__init__(f"node '{node}': {detail}" if node else detail)
+
+
 class UnsafePathError(OperatorError):
     """A file path points outside the data root."""
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.context import NodeContext
-from runtime.errors import NodeCancelled
+from runtime.errors import MemberError, NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
 from runtime.node_reports import NodeReports
 from runtime.output_store import OutputStore
@@ -183,7 +183,9 @@ class _Execution:
                 if self.stopping:
                     self._final(node_id, NodeStatus.CANCELLED, self.stopping)
                 elif blocked:
-                    failed = self.failed_upstream.get(blocked[0], blocked[0])
+                    parent = self.results[blocked[0]]
+                    failed = parent.failed_member or parent.node
+                    failed = self.failed_upstream.get(blocked[0], failed)
                     self.failed_upstream[node_id] = failed
                     self._final(node_id, NodeStatus.SKIPPED, f"downstream of a failure of {failed}")
                 else:
@@ -293,6 +295,8 @@ class _Execution:
             heapq.heappush(self.backoff, (time.monotonic() + delay, id(attempt), attempt))
         else:
             result.error, result.traceback = describe(error), trace
+            if isinstance(error, MemberError) and error.node is not None:
+                result.error, result.failed_member = error.detail, error.node
             self._final(node.id, NodeStatus.FAILED)
 
     def _succeeded(self, attempt: _Attempt, outputs: dict) -> None:
@@ -338,7 +342,7 @@ class _Execution:
         self.reports.settled(node_id, result)
         self.sorter.done(node_id)
         if status in NodeStatus.FAILURES and self.plan.config.stop_on_error and not self.stopping:
-            self._stop_queued(f"stopped after the failure of {node_id}")
+            self._stop_queued(f"stopped after the failure of {result.failed_member or node_id}")
 
     def _take_inputs(self, node: PlannedNode) -> dict[str, Any]:
         """A node's input frames; an output nobody else will read is dropped from the store."""

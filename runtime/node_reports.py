@@ -86,10 +86,22 @@ class NodeReports:
         return by_member
 
     def settled(self, task: str, result: NodeResult) -> None:
-        """`task` ended as `result`: tell how each of its nodes ended."""
+        """`task` ended as `result`: tell how each of its nodes ended. When one node of a
+        segment is known to have failed it, only that node failed; the others did not finish."""
         members = self.members[task]
+        at_fault = result.failed_member if result.failed_member in members else None
         for node_id in members:
-            self._report(node_id, result, share=len(members))
+            if at_fault is not None and node_id != at_fault:
+                self._not_finished(node_id, result, len(members), f"{at_fault} failed, and {task}")
+            else:
+                self._report(node_id, result, share=len(members))
+
+    def _not_finished(self, node_id: str, outcome: NodeResult, share: int, why: str) -> None:
+        """A segment's member that another member's failure stopped: skipped, saying why."""
+        result = self.by_node[node_id]
+        _take_outcome(result, outcome, share)
+        result.status, result.error, result.traceback = NodeStatus.SKIPPED, None, None
+        self._report(node_id, result, reason=f"not finished: {why} runs them as one query")
 
     def _report(
         self, node_id: str, outcome_of: NodeResult, share: int = 1, reason: str | None = None

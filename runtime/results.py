@@ -35,6 +35,8 @@ class NodeResult:
     traceback: str | None = None
     reason: str | None = None
     """Why it ended as it did when that is not its own doing ("downstream of a failure of x")."""
+    failed_member: str | None = None
+    """For a task of several nodes that failed: the one at fault, when known (`MemberError`)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def metrics(self) -> dict[str, Any]:

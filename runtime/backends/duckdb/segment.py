@@ -29,7 +29,7 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
-from runtime.errors import NodeCancelled, NotLowerable, OperatorError
+from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.frames import to_pandas
 from runtime.lazy import pd
@@ -43,15 +43,15 @@ Exit = tuple[str, str]
 """(node id, output port)"""
 
 
-class SegmentError(OperatorError):
+class SegmentError(MemberError):
     """A segment failed on DuckDB; `node` is the node at fault when it is known (the one
-    reading the file a message names). `retryable` follows the cause (a path out of the
-    workspace stays wrong; a file being written may read on a second attempt)."""
+    reading the file a message names, or writing the output that failed). `retryable`
+    follows the cause (a path out of the workspace stays wrong; a file being written may
+    read on a second attempt)."""
 
     def __init__(self, message: str, node: str | None = None, retryable: bool = True):
-        self.node = node
         self.retryable = retryable
-        super().__init__(f"node '{node}': {message}" if node else message)
+        super().__init__(message, node)
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,28 @@ def test_a_bad_column_fails_with_the_same_message_on_both_backends(users):
     assert errors["pandas"] == errors["duckdb"] == "adults: condition: unknown column 'agee' at 1:1"
 
 
+def test_a_failed_write_in_a_segment_fails_that_node_and_leaves_the_others_unfinished(users):
+    (users / "out.csv").mkdir()  # where the seed writes: a folder, so the write fails
+    plan, sink, result = run(SEED, users, "duckdb")
+    [segment] = plan.segments
+    assert result.status == RunStatus.FAILED
+    assert (
+        result.error
+        == "write: path: 'out.csv' is a folder; give the name of a file to write inside it"
+    )
+    finals = {
+        event["node"]: event
+        for event in sink.events
+        if event["type"] == "node_status" and event["status"] in NodeStatus.FINAL
+    }
+    assert finals.pop("write")["status"] == NodeStatus.FAILED
+    reason = f"not finished: write failed, and {segment.id} runs them as one query"
+    assert {(event["status"], event["reason"]) for event in finals.values()} == {
+        (NodeStatus.SKIPPED, reason)
+    }
+    assert all("error" not in event for event in finals.values())
+
+
 def self_join(folder, rows: int, keys: int) -> dict:
     """A document counting the rows of t.csv joined with itself on a key of `keys` values
     (rows² / keys rows): a query that takes a while."""
