@@ -69,9 +69,9 @@ function Chart({ layout, summary }) {
                 {row.label}
               </span>
               <div className="pw-timeline-track">
-                {row.bars.map((bar) => (
+                {row.bars.map((bar, index) => (
                   <span
-                    key={bar.attempt}
+                    key={index}
                     className={`pw-timeline-bar pw-status-${bar.status}${bar.open ? " is-open" : ""}`}
                     data-attempt={bar.attempt}
                     data-status={bar.status}
@@ -90,7 +90,8 @@ function Chart({ layout, summary }) {
 
 /** The attempts as a table (at most TABLE_MAX_ATTEMPTS), for those who cannot see the chart. */
 function AttemptTable({ layout }) {
-  const attempts = layout.rows.flatMap((row) => row.bars.map((bar) => ({ row, bar })));
+  // Keyed by place: a run started again (its Dask worker lost) numbers its attempts anew.
+  const attempts = layout.rows.flatMap((row) => row.bars.map((bar, index) => ({ row, bar, key: `${row.id}/${index}` })));
   return (
     <div className="pw-timeline-scroll" tabIndex={0} role="region" aria-label="Attempts">
       <table className="pw-table">
@@ -105,8 +106,8 @@ function AttemptTable({ layout }) {
           </tr>
         </thead>
         <tbody>
-          {attempts.slice(0, TABLE_MAX_ATTEMPTS).map(({ row, bar }) => (
-            <tr key={`${row.id}/${bar.attempt}`}>
+          {attempts.slice(0, TABLE_MAX_ATTEMPTS).map(({ row, bar, key }) => (
+            <tr key={key}>
               <td>{row.label}</td>
               <td>{bar.attempt}</td>
               <td>{bar.status.replace("_", " ")}</td>
