@@ -15,7 +15,7 @@ pipeline is edited.
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 from sqlalchemy.engine import make_url
 
@@ -276,6 +276,16 @@ class RunQuerySet(models.QuerySet):
 
 class Run(models.Model):
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="runs")
+    number = models.PositiveIntegerField(
+        editable=False, help_text="1, 2, 3 … per pipeline, in the order its runs were made."
+    )
+    revision = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The pipeline's revision the run started from (unknown for runs made "
+        "before run numbers).",
+    )
     document = models.JSONField(help_text="The exact pipeline document that ran.")
     parameters = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default=RunStatus.QUEUED)
@@ -303,9 +313,30 @@ class Run(models.Model):
             models.Index(fields=["pipeline", "status"]),
             models.Index(fields=["status", "created_at"], name="run_queue_order"),
         ]
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "number"], name="unique_run_number")
+        ]
 
     def __str__(self) -> str:
-        return f"run {self.pk} of {self.pipeline}"
+        return f"run #{self.number} of {self.pipeline}"
+
+    def save(self, *args, **kwargs):
+        """A new run gets the next number of its pipeline (and, unless given, the pipeline's
+        revision), here so that every way of making a run numbers it."""
+        if self.number is not None:
+            return super().save(*args, **kwargs)
+        with transaction.atomic():
+            # The pipeline's row lock (PostgreSQL, MariaDB) or the write lock an IMMEDIATE
+            # transaction takes (SQLite) makes runs started at once wait for each other here.
+            pipeline = Pipeline.objects.select_for_update().values("revision")
+            revision = pipeline.get(pk=self.pipeline_id)["revision"]
+            latest = Run.objects.filter(pipeline_id=self.pipeline_id).aggregate(
+                models.Max("number")
+            )["number__max"]
+            self.number = (latest or 0) + 1
+            if self.revision is None:
+                self.revision = revision
+            return super().save(*args, **kwargs)
 
     @property
     def duration_s(self) -> float | None:
@@ -324,6 +355,12 @@ class NodeRun(models.Model):
     metrics = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     traceback = models.TextField(blank=True)
+    attempt_spans = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Each attempt's start and end: "
+        '[{"attempt", "started_at", "finished_at" (null while running), "status"}].',
+    )
 
     class Meta:
         ordering = ["run", "id"]

@@ -1,5 +1,6 @@
 """The editor's event sink: runtime events become `Run`, `NodeRun` and `RunLog` rows, in
-batches (the log lines through `editor.run_logs`).
+batches (the log lines through `editor.run_logs`, each attempt's start and end through
+`editor.attempt_spans`).
 
 The executor calls sinks under its event lock, so this sink only appends to a queue; a writer
 thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thousand progress
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import run_logs
+from editor import attempt_spans, run_logs
 from editor.models import NodeRun, Run
 from runtime.events import Event
 
@@ -103,6 +104,7 @@ class RunRecorder:
             node = event.get("node")
             if event["type"] == "node_status":
                 change = changes[node]
+                change.setdefault("statuses", []).append(event)
                 change["status"] = event["status"]
                 change["attempts"] = event.get("attempt", 0)
                 if "metrics" in event:
@@ -122,6 +124,8 @@ class RunRecorder:
         for row in rows:
             change = changes.get(row.node_id, {})
             progress = change.pop("progress", None)
+            for event in change.pop("statuses", ()):
+                row.attempt_spans = attempt_spans.with_event(row.attempt_spans, event)
             for name, value in change.items():
                 setattr(row, name, value)
             if progress and "metrics" not in change:

@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 
 import websockets
 
+from editor.attempt_spans import with_event
+
+
+def blank_node() -> dict:
+    return {"status": "pending", "metrics": {}, "spans": []}
+
 
 @dataclass
 class RunState:
@@ -35,12 +41,13 @@ class RunState:
         elif kind == "run_finished":
             self.status = event["status"]
         elif kind == "node_status":
-            node = self.nodes.setdefault(event["node"], {"status": "pending", "metrics": {}})
+            node = self.nodes.setdefault(event["node"], blank_node())
             node["status"] = event["status"]
+            node["spans"] = with_event(node["spans"], event)
             if "metrics" in event:
                 node["metrics"] = event["metrics"]
         elif kind == "node_progress":
-            node = self.nodes.setdefault(event["node"], {"status": "pending", "metrics": {}})
+            node = self.nodes.setdefault(event["node"], blank_node())
             from editor.run_recorder import SO_FAR  # here: the benchmarks run without Django
 
             so_far = {metric: event[key] for key, metric in SO_FAR.items() if key in event}
@@ -94,7 +101,7 @@ class LiveView:
         return sum(node["status"] == status for node in run.nodes.values()) if run else 0
 
     def node_states(self, run_id: int) -> dict[str, dict]:
-        """`{node: {status, metrics}}` of one run, to compare with the API's answer."""
+        """`{node: {status, metrics, spans}}` of one run, to compare with the API's answer."""
         return self.runs[run_id].nodes
 
 
@@ -141,9 +148,13 @@ def session_cookie(client) -> str:
 
 
 def api_states(run_body: dict) -> dict[str, dict]:
-    """`{node: {status, metrics}}` from `GET /api/runs/{id}`."""
+    """`{node: {status, metrics, spans}}` from `GET /api/runs/{id}`."""
     return {
-        node: {"status": state["status"], "metrics": state["metrics"]}
+        node: {
+            "status": state["status"],
+            "metrics": state["metrics"],
+            "spans": state["attempt_spans"],
+        }
         for node, state in run_body["nodes"].items()
     }
 

@@ -85,19 +85,19 @@ class RunAdmin(admin.ModelAdmin):
     class Media:
         css = {"all": (ADMIN_CSS,)}
 
-    list_display = ("id", "pipeline", "badge", "started_by", "created_at", "duration")
+    list_display = ("id", "run_number", "pipeline", "badge", "started_by", "created_at", "duration")
     list_filter = ("status", "pipeline")
     list_select_related = ("pipeline", "started_by")
     date_hierarchy = "created_at"
     fields = (
-        ("pipeline", "badge", "started_by"),
+        ("pipeline", "run_number", "revision", "badge", "started_by"),
         ("created_at", "started_at", "finished_at", "duration"),
         "parameters",
         "error",
         ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested", "logs_dropped"),
         "snapshot",
     )
-    readonly_fields = ("badge", "duration", "snapshot")
+    readonly_fields = ("run_number", "revision", "badge", "duration", "snapshot")
     inlines = (NodeRunInline, RunLogInline)
 
     def has_add_permission(self, request):
@@ -105,6 +105,10 @@ class RunAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="number", ordering="number")
+    def run_number(self, run):
+        return f"#{run.number}"
 
     @admin.display(description="status", ordering="status")
     def badge(self, run):

@@ -54,11 +54,14 @@ def pipeline_summary(pipeline: Pipeline) -> dict:
 
 
 def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
-    """A run with its timings and parameters and, unless listing, its node runs and log lines.
+    """A run with its number, timings and parameters and, unless listing, the document that ran,
+    its node runs and log lines.
     Tracebacks name the server's files and folders: only staff see them (everyone sees the
     error message)."""
     body = {
         "id": run.pk,
+        "number": run.number,
+        "revision": run.revision,
         "pipeline": run.pipeline_id,
         "status": run.status,
         "parameters": run.parameters,
@@ -78,9 +81,11 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
                 "metrics": node.metrics,
                 "error": node.error,
                 "traceback": node.traceback if is_operator(user) else "",
+                "attempt_spans": node.attempt_spans,
             }
             for node in run.node_runs.all()
         }
+        body["document"] = run.document
         body["logs"] = [log_line_json(line) for line in run.logs.all()]
         body["logs_dropped"] = run.logs_dropped
     return body

@@ -131,18 +131,33 @@ class PipelinePage(Schema):
     count: int
 
 
+class AttemptSpan(Schema):
+    """One attempt of a node: from its start to its end (None while it runs) and how it ended
+    (`retrying`: it failed and another attempt followed)."""
+
+    attempt: int
+    started_at: Timestamp
+    finished_at: Timestamp | None
+    status: str
+
+
 class NodeRun(Schema):
     status: str
     attempts: int
     metrics: dict[str, Any]
     error: str
     traceback: str
+    attempt_spans: list[AttemptSpan]
 
 
 class RunSummary(Schema):
-    """A run with its timings."""
+    """A run with its number in its pipeline, who started it and its timings."""
 
     id: int
+    number: int = Field(description="1, 2, 3 … per pipeline, in the order its runs were made.")
+    revision: int | None = Field(
+        description="The pipeline's revision the run started from (None: not known, an old run)."
+    )
     pipeline: int
     status: Literal[RUN_STATUSES]
     parameters: dict[str, Any]
@@ -166,8 +181,10 @@ class LogLine(Schema):
 
 
 class Run(RunSummary):
-    """A run with its timings, its node runs by node id and its log lines."""
+    """A run with its timings, the document that ran, its node runs by node id and its log
+    lines."""
 
+    document: dict[str, Any] = Field(description="The pipeline document as it ran.")
     nodes: dict[str, NodeRun]
     logs: list[LogLine] = Field(description="In order; see `logs_dropped` for lines not kept.")
     logs_dropped: int = Field(

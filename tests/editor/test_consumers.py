@@ -119,7 +119,10 @@ async def test_a_snapshot_request_is_answered_with_a_fresh_snapshot(
     await socket.disconnect()
     body = await run_body(client, run_id)
     assert snapshot["type"] == "snapshot" and snapshot["seq"] == body["last_seq"]
-    assert snapshot["run"] == {"id": run_id, "status": "succeeded", "nodes": api_states(body)}
+    assert snapshot["run"] == {
+        "id": run_id, "number": body["number"], "revision": body["revision"],
+        "status": "succeeded", "started_at": body["started_at"], "nodes": api_states(body),
+    }  # fmt: skip
 
 
 async def test_a_client_reconnecting_mid_run_ends_with_the_complete_state(

@@ -67,3 +67,10 @@ def test_runs_can_be_filtered_by_status_and_pipeline(admin_client, run, pipeline
     assert listed(f"pipeline__id__exact={second.pk}") == [("Adults (copy)", "succeeded")]
     today = timezone.now()
     assert len(listed(f"created_at__year={today.year}&created_at__month={today.month}")) == 2
+
+
+def test_the_run_list_shows_each_runs_number_in_its_pipeline(admin_client, run, pipeline):
+    Run.objects.create(pipeline=pipeline, document=run.document, status="succeeded")
+    response = admin_client.get("/admin/editor/run/?o=2")
+    assert [item.number for item in response.context["cl"].result_list] == [1, 2]
+    assert b'<td class="field-run_number">#2</td>' in response.content

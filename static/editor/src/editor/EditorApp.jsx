@@ -2,7 +2,8 @@
 // palette, the panels and the hooks that do the work (saving, analysis, clipboard, shortcuts,
 // runs, files, the live view). Nothing here does more than pass things between them.
 // A viewer of the pipeline's workspace gets it read-only: no palette, drags, connections,
-// deletes, saves or runs, and a banner saying why.
+// deletes, saves or runs, and a banner saying why. A past run picked from the history shows
+// its own document instead of the editor's graph, read-only too (hooks/useViewedCanvas.js).
 
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -33,6 +34,7 @@ import { usePipelineFiles } from "./hooks/usePipelineFiles.js";
 import { useRunControls } from "./hooks/useRunControls.js";
 import { useSaving } from "./hooks/useSaving.js";
 import { useShortcuts } from "./hooks/useShortcuts.js";
+import { useViewedCanvas } from "./hooks/useViewedCanvas.js";
 import BottomPanel from "./panels/BottomPanel.jsx";
 import HistoryMenu from "./panels/HistoryMenu.jsx";
 import Palette from "./panels/Palette.jsx";
@@ -45,6 +47,8 @@ import VersionView from "./versions/VersionView.jsx";
 
 const PREVIEW_ROWS = 50;
 const NODE_SIZE = { width: 200, height: 56 };
+const NO_NODES = [];
+const ignoreChanges = () => {};
 
 /** Loads what the editor needs, then shows it (or says what went wrong). */
 export default function EditorApp({ api, pipelineId, userName, workspace }) {
@@ -91,6 +95,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const connection = useLiveRun(pipelineId, overlay, catalog.statuses);
   const liveRunId = useStore(overlay, (value) => value.live.runId);
   const viewedId = useStore(overlay, (value) => value.viewed?.runId ?? null);
+  const viewedCanvas = useViewedCanvas(overlay, catalog.typeOf);
+  const locked = readOnly || viewedCanvas !== null;
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay });
   const { showProblems, analysed, analyseStored } = analysis;
@@ -124,7 +130,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     return ok;
   }, [save, toasts]);
 
-  const openLogs = useCallback(() => setBottom((old) => ({ ...old, open: true, tab: "logs" })), []);
+  // A run opens the logs, unless the user watches its timeline.
+  const openLogs = useCallback(() => setBottom((old) => ({ open: true, tab: old.open && old.tab === "timeline" ? "timeline" : "logs" })), []);
   const runs = useRunControls({ api, base, overlay, sets: catalog.statuses, stateRef, saveFirst, showProblems, toasts, setDialog, openLogs });
   const onReplaced = useCallback(
     (saved) => {
@@ -184,7 +191,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const undo = useCallback(() => dispatch({ type: "undo" }), []);
   const redo = useCallback(() => dispatch({ type: "redo" }), []);
   const selectAll = useCallback(() => dispatch({ type: "nodesChange", changes: selectAllChanges(stateRef.current.history.present.nodes) }), []);
-  useShortcuts(readOnly, { save, undo, redo, copy: clipboard.copy, paste: clipboard.paste, remove: deleteSelection, selectAll });
+  useShortcuts(locked, { save, undo, redo, copy: clipboard.copy, paste: clipboard.paste, remove: deleteSelection, selectAll });
 
   const onNodesChange = useCallback((changes) => dispatch({ type: "nodesChange", changes }), []);
   const onEdgesChange = useCallback((changes) => dispatch({ type: "edgesChange", changes }), []);
@@ -270,6 +277,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const saveTitle = saving.conflict ? "Someone else saved meanwhile: reload or overwrite" : saving.phase === "failed" ? "The last save failed" : "";
   const idKey = nodes.map((node) => node.id).join("\n");
   const nodeIds = useMemo(() => (idKey ? idKey.split("\n") : []), [idKey]);
+  const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
+  const labels = useMemo(() => Object.fromEntries(JSON.parse(labelKey)), [labelKey]);
+  const shown = viewedCanvas ?? { nodes, edges };
   const onBottomTab = useCallback((tab) => setBottom({ open: true, tab }), []);
   const onBottomToggle = useCallback(() => setBottom((old) => ({ ...old, open: !old.open })), []);
 
@@ -309,20 +319,20 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             </div>
           ) : null}
           <div className="pw-workspace">
-            {readOnly ? null : <Palette items={catalog.items} onAdd={addAtCenter} />}
+            {locked ? null : <Palette items={catalog.items} onAdd={addAtCenter} />}
             <div className="pw-center" ref={canvasBox}>
               <Canvas
-                readOnly={readOnly}
-                nodes={nodes}
-                edges={edges}
-                onNodesChange={onNodesChange}
+                readOnly={locked}
+                nodes={shown.nodes}
+                edges={shown.edges}
+                onNodesChange={viewedCanvas ? ignoreChanges : onNodesChange}
                 onNodesMoved={onNodesMoved}
-                onEdgesChange={onEdgesChange}
+                onEdgesChange={viewedCanvas ? ignoreChanges : onEdgesChange}
                 onConnect={onConnect}
                 onDropOperator={addOperator}
               >
                 <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
-                {!nodes.length ? (
+                {!shown.nodes.length ? (
                   <div className="pw-canvas-empty">
                     <h2>An empty pipeline</h2>
                     <p>{readOnly ? "Nobody has added a node yet." : "Drag an input from the palette on the left onto this canvas to begin."}</p>
@@ -340,18 +350,18 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   readOnly={readOnly}
                 />
               ) : null}
-              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} plan={plan} dirty={dirty} />
+              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} />
             </div>
             <SidePanel
-              readOnly={readOnly}
-              selected={selected}
+              readOnly={locked}
+              selected={viewedCanvas ? NO_NODES : selected}
               schemas={analysis.schemas}
               onNodeChange={onNodeChange}
               onPreview={runPreview}
               onDelete={deleteSelection}
               onFocusNode={focusNode}
               pipelineProblems={analysis.pipelineProblems}
-              nodeCount={nodes.length}
+              nodeCount={shown.nodes.length}
             />
           </div>
           {dialog?.kind === "settings" ? (

@@ -2,10 +2,14 @@
 // a past run's details. Pure: each function returns a new state, and a node whose state did
 // not change keeps the same object (so that only its own component re-renders).
 //
-// state: {runId, status, cancelling, seqs: {runId: last seq seen}, nodes: {id: NodeRun},
-//         logs: [...], order: [ids], startedAt, durationS, totals, error, parameters}
-// NodeRun: {status, attempt, metrics, rows, share, error, traceback, since}; `rows` (so far) and
-// `share` (of the work done, 0..1: a DuckDB segment's estimate) are known while it runs, if ever.
+// state: {runId, number, revision, status, cancelling, seqs: {runId: last seq seen},
+//         nodes: {id: NodeRun}, logs: [...], order: [ids], startedAt, finishedAt, durationS,
+//         totals, error, parameters, document}; `document` (the pipeline as it ran) only for a
+//         past run's details.
+// NodeRun: {status, attempt, metrics, rows, share, error, traceback, since, spans}; `rows` (so
+// far) and `share` (of the work done, 0..1: a DuckDB segment's estimate) are known while it
+// runs, if ever; `spans` are its attempts, `[{attempt, started_at, finished_at, status}]`
+// (`finished_at` null while it runs), as editor/attempt_spans.py records them.
 // Functions that sort statuses take `sets` (model/statuses.js, from the catalog).
 
 const MAX_LOGS = 2000;
@@ -13,6 +17,8 @@ const MAX_LOGS = 2000;
 /** Before any run: every node is idle. */
 export const IDLE_RUN = Object.freeze({
   runId: null,
+  number: null,
+  revision: null,
   status: "idle",
   cancelling: false,
   seqs: {},
@@ -20,11 +26,34 @@ export const IDLE_RUN = Object.freeze({
   logs: [],
   order: [],
   startedAt: null,
+  finishedAt: null,
   durationS: null,
   totals: null,
   error: "",
   parameters: null,
+  document: null,
 });
+
+const NO_SPANS = Object.freeze([]);
+/** A node's attempts after one `node_status` event: "running" opens one, the status that
+ * ends it (retrying or final) closes it (the same rule as editor/attempt_spans.py). */
+export function spansWithEvent(spans, event, sets) {
+  if (event.status === "running") {
+    return [...spans, { attempt: event.attempt ?? 0, started_at: event.time ?? null, finished_at: null, status: "running" }];
+  }
+  const last = spans[spans.length - 1];
+  if ((event.status === "retrying" || sets.final.has(event.status)) && last && last.finished_at === null) {
+    return [...spans.slice(0, -1), { ...last, finished_at: event.time ?? null, status: event.status }];
+  }
+  return spans;
+}
+
+/** A snapshot's latest attempts of a node, after the earlier ones this client saw. */
+function mergedSpans(known, latest) {
+  if (!latest?.length) return known;
+  const first = latest[0].attempt;
+  return [...known.filter((span) => span.attempt < first), ...latest];
+}
 
 /** The state a websocket snapshot describes (`{seq, run}`; `run` is null before any run). */
 export function fromSnapshot(state, { seq, run }) {
@@ -42,12 +71,17 @@ export function fromSnapshot(state, { seq, run }) {
       error: previous?.error ?? "",
       traceback: previous?.traceback ?? "",
       since: previous?.since ?? null,
+      spans: mergedSpans(previous?.spans ?? NO_SPANS, node.spans),
     };
     nodes[id] = previous && sameNodeRun(previous, next) ? previous : next;
   }
+  const base = sameRun ? state : IDLE_RUN;
   return {
-    ...(sameRun ? state : IDLE_RUN),
+    ...base,
     runId: run.id,
+    number: run.number ?? base.number,
+    revision: run.revision ?? base.revision,
+    startedAt: base.startedAt ?? run.started_at ?? null,
     status: run.status,
     seqs: { ...state.seqs, [run.id]: seq },
     nodes,
@@ -59,6 +93,7 @@ function sameNodeRun(a, b) {
     a.status === b.status &&
     a.rows === b.rows &&
     a.share === b.share &&
+    JSON.stringify(a.spans) === JSON.stringify(b.spans) &&
     JSON.stringify(a.metrics) === JSON.stringify(b.metrics)
   );
 }
@@ -68,11 +103,11 @@ export function fromStartedRun(state, run) {
   if (state.runId === run.id) return state;
   const nodes = {};
   for (const [id, node] of Object.entries(run.nodes ?? {})) nodes[id] = blankNode(node.status);
-  return { ...IDLE_RUN, runId: run.id, status: run.status, seqs: state.seqs, nodes };
+  return { ...IDLE_RUN, runId: run.id, number: run.number ?? null, revision: run.revision ?? null, status: run.status, seqs: state.seqs, nodes };
 }
 
-/** A past run as it ended (`GET /api/runs/<id>`), with the log lines the server kept for it
- * (`logs`: `[{seq, time, level, node, message}]`). */
+/** A past run as it ended (`GET /api/runs/<id>`), with the document that ran and the log
+ * lines the server kept for it (`logs`: `[{seq, time, level, node, message}]`). */
 export function fromRunDetails(run) {
   const nodes = {};
   for (const [id, node] of Object.entries(run.nodes ?? {})) {
@@ -85,13 +120,19 @@ export function fromRunDetails(run) {
       error: node.error ?? "",
       traceback: node.traceback ?? "",
       since: null,
+      spans: node.attempt_spans ?? NO_SPANS,
     };
   }
   return {
     ...IDLE_RUN,
     runId: run.id,
+    number: run.number ?? null,
+    revision: run.revision ?? null,
     status: run.status,
     nodes,
+    startedAt: run.started_at ?? null,
+    finishedAt: run.finished_at ?? null,
+    document: run.document ?? null,
     logs: (run.logs ?? []).map(storedLogLine),
     durationS: run.duration_s ?? null,
     error: run.error ?? "",
@@ -110,7 +151,7 @@ export function cancelRequested(state, runId, sets) {
 }
 
 function blankNode(status = "pending") {
-  return { status, attempt: 0, metrics: {}, rows: null, share: null, error: "", traceback: "", since: null };
+  return { status, attempt: 0, metrics: {}, rows: null, share: null, error: "", traceback: "", since: null, spans: NO_SPANS };
 }
 
 /**
@@ -140,7 +181,7 @@ export function applyFrame(state, frame, sets) {
       for (const id of event.nodes ?? []) nodes[id] = nodes[id] ?? blankNode();
       run = { ...run, status: "running", order: event.nodes ?? [], startedAt: event.time ?? null };
     } else if (event.type === "run_finished") {
-      run = { ...run, status: event.status, durationS: event.duration_s, totals: event.totals };
+      run = { ...run, status: event.status, durationS: event.duration_s, totals: event.totals, finishedAt: event.time ?? null };
       logs = [...logs, { node: null, time: event.time ?? "", level: "info", message: finishedLine(event) }];
     } else if (event.type === "node_status") {
       if (nodes === next.nodes) nodes = { ...nodes };
@@ -153,6 +194,7 @@ export function applyFrame(state, frame, sets) {
         error: event.error ?? (event.status === "running" ? "" : previous.error),
         traceback: event.traceback ?? (event.status === "running" ? "" : previous.traceback),
         since: event.status === "running" ? (event.time ?? previous.since) : previous.since,
+        spans: spansWithEvent(previous.spans ?? NO_SPANS, event, sets),
       };
       if (sets.failures.has(event.status) || event.status === "retrying") {
         const message = event.error ? `${event.status}: ${event.error}` : event.status;

@@ -74,7 +74,7 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
         overlay.set((value) => ({ ...value, viewed: fromRunDetails(details) }));
         openLogs();
       } catch (error) {
-        toasts.show(`Could not load run ${run.id}: ${error.message}`, { kind: "error" });
+        toasts.show(`Could not load run #${run.number}: ${error.message}`, { kind: "error" });
       }
     },
     [api, overlay, toasts, openLogs],

@@ -1,5 +1,5 @@
-// The bottom panel: the run's log (filterable by node), a node's data preview and the plan
-// (the plan view is on while its tab is shown); collapsible.
+// The bottom panel: the run's log (filterable by node), a node's data preview, the plan (the
+// plan view is on while its tab is shown) and the run's timeline; collapsible.
 
 import { memo, useContext, useEffect, useRef, useState } from "react";
 import { formatCell } from "../../model/format.js";
@@ -7,27 +7,32 @@ import { OverlayContext } from "../contexts.js";
 import { shownRun } from "../../model/overlay.js";
 import { useStore } from "../../model/store.js";
 import PlanPanel from "./PlanPanel.jsx";
+import Timeline from "./Timeline.jsx";
 
 const SHOWN_LINES = 500;
 
-/** `tab` is "logs", "preview" or "plan"; `preview` is `{node, loading, error, result}` or
- * null; `plan` is usePlanView's answer, `dirty` whether there are unsaved changes. */
-function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, plan, dirty }) {
+/** `tab` is "logs", "preview", "plan" or "timeline"; `preview` is `{node, loading, error,
+ * result}` or null; `plan` is usePlanView's answer, `dirty` whether there are unsaved changes;
+ * `labels` the nodes' labels by id. */
+function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, plan, dirty }) {
   const overlay = useContext(OverlayContext);
   const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
   return (
-    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview and plan">
+    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview, plan and timeline">
       <div className="pw-bottom-tabs">
         <div className="pw-bottom-tablist" role="tablist" aria-label="Panel">
-        <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
-          Logs{logCount ? ` (${logCount})` : ""}
-        </button>
-        <button type="button" role="tab" aria-selected={open && tab === "preview"} onClick={() => onTab("preview")}>
-          Preview{preview ? ` · ${preview.node}` : ""}
-        </button>
-        <button type="button" role="tab" aria-selected={open && tab === "plan"} onClick={() => onTab("plan")} title="Where each node runs: segments and their backend, nodes not run">
-          Plan
-        </button>
+          <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
+            Logs{logCount ? ` (${logCount})` : ""}
+          </button>
+          <button type="button" role="tab" aria-selected={open && tab === "preview"} onClick={() => onTab("preview")}>
+            Preview{preview ? ` · ${preview.node}` : ""}
+          </button>
+          <button type="button" role="tab" aria-selected={open && tab === "plan"} onClick={() => onTab("plan")} title="Where each node runs: segments and their backend, nodes not run">
+            Plan
+          </button>
+          <button type="button" role="tab" aria-selected={open && tab === "timeline"} onClick={() => onTab("timeline")} title="When each node ran: one bar per attempt">
+            Timeline
+          </button>
         </div>
         <span className="pw-topbar-spacer" />
         <button type="button" className="pw-icon-button" aria-label={open ? "Collapse the panel" : "Expand the panel"} aria-expanded={open} onClick={onToggle}>
@@ -36,11 +41,18 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, plan, dirty
       </div>
       {open ? (
         <div className="pw-bottom-body" role="tabpanel">
-          {tab === "logs" ? <Logs nodeIds={nodeIds} /> : tab === "plan" ? <PlanPanel view={plan} dirty={dirty} /> : <Preview preview={preview} />}
+          <Tab tab={tab} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} preview={preview} />
         </div>
       ) : null}
     </section>
   );
+}
+
+function Tab({ tab, nodeIds, labels, plan, dirty, preview }) {
+  if (tab === "logs") return <Logs nodeIds={nodeIds} />;
+  if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} />;
+  if (tab === "timeline") return <Timeline labels={labels} />;
+  return <Preview preview={preview} />;
 }
 
 function Logs({ nodeIds }) {

@@ -1,4 +1,5 @@
-// Run history: the pipeline's past runs; picking one shows the canvas as that run ended.
+// Run history: the pipeline's runs, "#12 · succeeded · alice · 3.2 s · 5 min ago"; picking
+// one shows that run's own document on the canvas, read-only, as the run ended.
 
 import { useEffect, useRef, useState } from "react";
 import { formatDuration, timeAgo } from "../../model/format.js";
@@ -49,15 +50,29 @@ export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }
                 setOpen(false);
               }}
             >
-              <span className={`pw-badge pw-status-${run.status}`}>{run.status}</span>
-              <span>#{run.id}</span>
-              <span className="pw-muted">{timeAgo(run.created_at)}</span>
-              <span className="pw-muted">{run.duration_s != null ? formatDuration(run.duration_s) : ""}</span>
-              <span className="pw-muted">{run.started_by ? `by ${run.started_by === userName ? "you" : run.started_by}` : ""}</span>
+              {runLine(run, userName)}
             </button>
           ))}
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** "#12 · succeeded · alice · 3.2 s · 5 min ago" (you: "you"; parts not known are left out). */
+function runLine(run, userName) {
+  const who = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
+  const took = run.duration_s != null ? formatDuration(run.duration_s) : null;
+  return (
+    <span className="pw-run-line">
+      <strong>#{run.number}</strong>
+      {" · "}
+      <span className={`pw-badge pw-status-${run.status}`}>{run.status.replace("_", " ")}</span>
+      {[who, took, timeAgo(run.created_at)].filter(Boolean).map((part, index) => (
+        <span key={index} className="pw-muted">
+          {` · ${part}`}
+        </span>
+      ))}
+    </span>
   );
 }

@@ -1,5 +1,6 @@
 // What the canvas says about the run it shows: a progress bar under the top bar, and, for a
-// past run picked from the history, a banner with how it ended and the parameters it used.
+// past run picked from the history, a banner with its number, the revision it ran, how it
+// ended and the parameters it used.
 
 import { useContext } from "react";
 import { formatDuration } from "../../model/format.js";
@@ -24,7 +25,8 @@ export function RunProgress() {
   );
 }
 
-/** The banner over a past run; `onLive` goes back to the live one. */
+/** The banner over a past run, whose own document the canvas shows read-only; `onLive` goes
+ * back to the editor (and its live run). */
 export function ViewedRunBanner({ onLive, liveRunId }) {
   const overlay = useContext(OverlayContext);
   const viewed = useStore(overlay, (value) => value.viewed);
@@ -33,9 +35,13 @@ export function ViewedRunBanner({ onLive, liveRunId }) {
   return (
     <div className="pw-banner" role="status">
       <span>
-        Showing run #{viewed.runId} as it ended: <strong>{viewed.status}</strong>
+        <strong>Run #{viewed.number ?? viewed.runId}</strong>
+        {viewed.revision != null ? ` · revision ${viewed.revision}` : ""}
+        {" · "}
+        {viewed.status}
         {viewed.durationS != null ? ` in ${formatDuration(viewed.durationS)}` : ""}
         {viewed.runId === liveRunId ? " (the latest run)" : ""}
+        {" · read only"}
         {parameters.length ? (
           <span className="pw-banner-parameters">
             {" · parameters: "}
@@ -44,7 +50,7 @@ export function ViewedRunBanner({ onLive, liveRunId }) {
         ) : null}
       </span>
       <button type="button" onClick={onLive}>
-        Back to live
+        Back to the editor
       </button>
     </div>
   );
