@@ -1,0 +1,60 @@
+// Dropping an operator on an edge: while an operator is dragged from the palette, or a node
+// without edges is dragged across the canvas, the edge under the pointer is the target (drawn
+// highlighted); let go there, the operator is put into it (hooks/useWiredAdds.js does that).
+
+import { useReactFlow } from "@xyflow/react";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { edgeNear } from "../../model/edgeCurves.js";
+import { isUnconnected } from "../../model/wiring.js";
+
+const REACH_PX = 14; // how near the edge the pointer must be, on the screen
+
+/**
+ * `{target, shownEdges, overAt(event), clear(), onNodeDrag, onNodeDragStop}`: `target` is the
+ * id of the edge under the pointer (or null), `shownEdges` are `edges` with it highlighted.
+ * `sized` are the operators' nodes with their handles; `onInsertNode(nodeId, edgeId)` is
+ * called when a node without edges is let go on an edge.
+ */
+export function useEdgeDrop({ sized, edges, onInsertNode }) {
+  const { screenToFlowPosition, getZoom } = useReactFlow();
+  const [target, setShownTarget] = useState(null);
+  const targetRef = useRef(null); // the same, for the drop that follows in the same event
+  const setTarget = useCallback((id) => {
+    targetRef.current = id;
+    setShownTarget(id);
+  }, []);
+
+  const find = useCallback(
+    (event, skip = null) => edgeNear(screenToFlowPosition({ x: event.clientX, y: event.clientY }), sized, edges, REACH_PX / getZoom(), skip),
+    [screenToFlowPosition, getZoom, sized, edges],
+  );
+  /** The edge under a palette drag's pointer now, also made the target. */
+  const overAt = useCallback(
+    (event) => {
+      const found = find(event);
+      setTarget(found);
+      return found;
+    },
+    [find, setTarget],
+  );
+  const clear = useCallback(() => setTarget(null), [setTarget]);
+
+  const onNodeDrag = useCallback(
+    (event, node, dragged) => {
+      const alone = dragged.length === 1 && node.type !== "canvasNote" && node.type !== "canvasGroup" && isUnconnected(edges, node.id);
+      setTarget(alone ? find(event, node.id) : null);
+    },
+    [edges, find, setTarget],
+  );
+  const onNodeDragStop = useCallback(
+    (_event, node) => {
+      const found = targetRef.current;
+      setTarget(null);
+      if (found) onInsertNode(node.id, found);
+    },
+    [onInsertNode, setTarget],
+  );
+
+  const shownEdges = useMemo(() => (target ? edges.map((edge) => (edge.id === target ? { ...edge, className: `${edge.className ?? ""} pw-edge-drop-target`.trim() } : edge)) : edges), [edges, target]);
+  return { target, shownEdges, overAt, clear, onNodeDrag, onNodeDragStop };
+}
