@@ -227,6 +227,11 @@ async def test_a_note_written_in_markdown_is_saved_and_rendered_after_a_reload(
     await expect(link).to_have_attribute("rel", "noopener noreferrer nofollow")
 
     await page.locator(".pw-note").click()
+    await page.get_by_role("button", name="Blue note").click()
+    await expect(page.get_by_role("button", name="Blue note")).to_have_attribute("aria-pressed", "true")
+    await save(page)
+    assert [n["color"] for n in (await api.get(pipeline_id))["notes"]] == ["blue"]
+    await screenshot(page, "2-blue")
     await page.keyboard.press("Delete")
     await expect(page.locator(".pw-note")).to_have_count(0)
     await page.keyboard.press("Control+z")

@@ -7,7 +7,7 @@ const SIZE = () => ({ width: 200, height: 92 });
 describe("notes", () => {
   it("get an id no note has, a rounded position and the default size", () => {
     const note = newNote([{ id: "note_1" }], { x: 10.4, y: -3.6 });
-    expect(note).toEqual({ id: "note_2", text: "", position: { x: 10, y: -4 }, width: 240, height: 140 });
+    expect(note).toEqual({ id: "note_2", text: "", position: { x: 10, y: -4 }, width: 240, height: 140, color: "yellow" });
   });
 
   it("change by patch and fill an open side with the default", () => {

@@ -10,6 +10,7 @@
 import { uniqueNodeId } from "./graph.js";
 
 export const NOTE_SIZE = { width: 240, height: 140 };
+export const NOTE_COLORS = ["yellow", "blue", "green", "pink", "grey"]; // runtime/spec.py NoteColor
 export const NOTE_MIN = { width: 120, height: 60 };
 const FRAME_PAD = 20;
 export const FRAME_HEAD = 32; // the label bar above the framed cards
@@ -18,7 +19,7 @@ const MAX_SIZE = 100_000; // runtime/spec.py MAX_SIZE
 /** A new empty note, its top left corner at `position`, with an id no note has. */
 export function newNote(notes, position) {
   const id = uniqueNodeId("note", notes.map((note) => note.id));
-  return { id, text: "", position: rounded(position), width: NOTE_SIZE.width, height: NOTE_SIZE.height };
+  return { id, text: "", position: rounded(position), width: NOTE_SIZE.width, height: NOTE_SIZE.height, color: NOTE_COLORS[0] };
 }
 
 /** `notes` with note `id` changed by `patch` (text, position, width, height). */

@@ -1,11 +1,11 @@
 // A sticky note on the canvas: its markdown rendered (safely, see markdown.js); double click
-// or "Edit" writes it in a text box (Escape or leaving the box ends, Ctrl+Enter too), and the
-// corner handle resizes it. It is no operator: it has no ports and the runtime never sees it.
+// or "Edit" writes it in a text box (Escape or leaving the box ends, Ctrl+Enter too), the
+// swatches of a selected note colour it, and the corner handle resizes it. It is no operator: it has no ports and the runtime never sees it.
 
 import { NodeResizeControl } from "@xyflow/react";
 import { memo, useContext, useMemo, useState } from "react";
 import { CanvasItemsContext } from "../editor/contexts.js";
-import { NOTE_MIN, noteSize } from "../model/canvasItems.js";
+import { NOTE_COLORS, NOTE_MIN, noteSize } from "../model/canvasItems.js";
 import { renderMarkdown } from "./markdown.js";
 
 function NoteNode({ data, selected }) {
@@ -17,7 +17,7 @@ function NoteNode({ data, selected }) {
     if (!items.readOnly) items.setEditing(note.id);
   };
   return (
-    <div className={`pw-note${selected ? " pw-selected" : ""}`} data-note-id={note.id} style={noteSize(note)} onDoubleClick={start}>
+    <div className={`pw-note pw-note-${note.color ?? NOTE_COLORS[0]}${selected ? " pw-selected" : ""}`} data-note-id={note.id} style={noteSize(note)} onDoubleClick={start}>
       {editing ? (
         <NoteEditor note={note} items={items} />
       ) : note.text.trim() ? (
@@ -26,9 +26,22 @@ function NoteNode({ data, selected }) {
         <p className="pw-note-text pw-muted">{items.readOnly ? "An empty note" : "Double-click to write (markdown)"}</p>
       )}
       {!items.readOnly && selected && !editing ? (
-        <button type="button" className="pw-note-edit nodrag" onClick={start}>
-          Edit note
-        </button>
+        <div className="pw-note-tools nodrag">
+          {NOTE_COLORS.map((color) => (
+            <button
+              key={color}
+              type="button"
+              className={`pw-note-swatch pw-note-${color}`}
+              aria-label={`${color[0].toUpperCase()}${color.slice(1)} note`}
+              aria-pressed={(note.color ?? NOTE_COLORS[0]) === color}
+              title={color}
+              onClick={() => items.editNote(note.id, { color })}
+            />
+          ))}
+          <button type="button" className="pw-note-edit" onClick={start}>
+            Edit note
+          </button>
+        </div>
       ) : null}
       {!items.readOnly ? <NodeResizeControl className="pw-note-resize" position="bottom-right" minWidth={NOTE_MIN.width} minHeight={NOTE_MIN.height} aria-label="Resize note" /> : null}
     </div>
