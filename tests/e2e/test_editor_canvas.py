@@ -57,7 +57,8 @@ def options(page: Page):
 
 
 async def offered(page: Page) -> set[str]:
-    return set(await options(page).evaluate_all("(all) => all.map((o) => o.dataset.connectOperator)"))
+    names = await options(page).evaluate_all("(all) => all.map((o) => o.dataset.connectOperator)")
+    return set(names)
 
 
 async def test_a_connection_let_go_from_an_output_offers_operators_with_inputs_and_connects_one(
@@ -121,7 +122,8 @@ async def test_a_connection_let_go_from_an_input_offers_operators_with_outputs(
 
 async def edge_middle(page: Page, source: str, target: str) -> tuple[float, float]:
     """The middle of the edge between two ports level with each other, on the screen."""
-    (x1, y1), (x2, y2) = await middle(port(page, source, "out")), await middle(port(page, target, "in"))
+    x1, y1 = await middle(port(page, source, "out"))
+    x2, y2 = await middle(port(page, target, "in"))
     return (x1 + x2) / 2, (y1 + y2) / 2
 
 
@@ -164,7 +166,8 @@ async def test_an_operator_the_edge_cannot_take_is_dropped_beside_it_with_the_re
     x, y = await edge_middle(page, "csv_input_1", "csv_output_1")
     await drop_operator(page, "csv_input", x - box["x"], y - box["y"])
     await expect(node(page, "csv_input_2")).to_be_visible()
-    await expect(page.get_by_text("not put into the edge: csv_input_2 has no input")).to_be_visible()
+    reason = page.get_by_text("not put into the edge: csv_input_2 has no input")
+    await expect(reason).to_be_visible()
     await expect(edges(page)).to_have_count(1)
 
 
@@ -227,8 +230,9 @@ async def test_a_note_written_in_markdown_is_saved_and_rendered_after_a_reload(
     await expect(link).to_have_attribute("rel", "noopener noreferrer nofollow")
 
     await page.locator(".pw-note").click()
-    await page.get_by_role("button", name="Blue note").click()
-    await expect(page.get_by_role("button", name="Blue note")).to_have_attribute("aria-pressed", "true")
+    blue = page.get_by_role("button", name="Blue note")
+    await blue.click()
+    await expect(blue).to_have_attribute("aria-pressed", "true")
     await save(page)
     assert [n["color"] for n in (await api.get(pipeline_id))["notes"]] == ["blue"]
     await screenshot(page, "2-blue")
@@ -277,7 +281,8 @@ async def test_grouped_nodes_move_with_their_frame_and_the_group_survives_a_relo
     await expect(frame).to_contain_text("Group 1")
     await screenshot(page, "1-grouped")
 
-    before = {n: await node(page, n).bounding_box() for n in ("csv_input_1", "filter_1", "aggregate_1")}
+    ids = ("csv_input_1", "filter_1", "aggregate_1")
+    before = {n: await node(page, n).bounding_box() for n in ids}
     head = await frame.locator(".pw-group-head").bounding_box()
     await page.mouse.move(head["x"] + 40, head["y"] + head["height"] / 2)
     await page.mouse.down()
