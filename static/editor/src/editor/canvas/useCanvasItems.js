@@ -3,6 +3,7 @@
 // themselves live in the document's `meta` (model/canvasItems.js says how).
 
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { freePosition } from "../../model/graph.js";
 import { deleteItems, groupNodes, itemKey, itemOf, newNote, renameGroup, updateNote, withoutNodes, NOTE_SIZE } from "../../model/canvasItems.js";
 
 const NONE = new Set();
@@ -36,10 +37,12 @@ export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnl
 
   const editMeta = useCallback((update, key) => commit((now) => ({ ...now, meta: update(now.meta) }), key), [commit]);
 
+  /** A new note in the middle of the view (right of the nodes there), open for writing. */
   const addNote = useCallback(() => {
     const middle = center();
-    const notes = stateRef.current.history.present.meta.notes ?? [];
-    const note = newNote(notes, { x: middle.x - NOTE_SIZE.width / 2, y: middle.y - NOTE_SIZE.height / 2 });
+    const present = stateRef.current.history.present;
+    const spot = freePosition(present.nodes, { x: middle.x - NOTE_SIZE.width / 2, y: middle.y - NOTE_SIZE.height / 2 }, NOTE_SIZE);
+    const note = newNote(present.meta.notes ?? [], spot);
     editMeta((meta) => ({ ...meta, notes: [...(meta.notes ?? []), note] }));
     setSelected(new Set([itemKey("note", note.id)]));
     setEditing(note.id);
