@@ -52,7 +52,8 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
   const catalog = useContext(CatalogContext);
   const stray = useMemo(() => strayPorts(nodes, edges, catalog.portsOf, (node) => catalog.byName.has(node.data.operator)), [nodes, edges, catalog]);
   const sized = useSizedNodes(drag.nodes, catalog.portsOf, useFlaggedNodes(), stray);
-  const edgeDrop = useEdgeDrop({ sized, edges: useMemo(() => markStrayEdges(edges, stray), [edges, stray]), onInsertNode });
+  const markedEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
+  const edgeDrop = useEdgeDrop({ sized, edges: markedEdges, onInsertNode });
   const shownEdges = edgeDrop.shownEdges;
   const itemNodes = useItemNodes({ items, notes, groups, shown: sized });
   const { groupNodes, noteNodes, route } = itemNodes;
@@ -89,6 +90,13 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
     [readOnly, screenToFlowPosition],
   );
   const reachable = useMemo(() => (reach ? operatorsFor(catalog.items, reach.from.type) : []), [reach, catalog]);
+  const pickReached = useCallback(
+    (name) => {
+      setReach(null);
+      onAddConnected(name, reach.from, reach.position);
+    },
+    [reach, onAddConnected],
+  );
   const refused = useRefusedEnds(nodes, edges, catalog.portsOf);
   const plainEdges = useStore(isZoomedOut) && edges.length > PLAIN_EDGES_ABOVE;
   // Until the view is fitted it is not known which edges to draw: React Flow would draw its
@@ -98,63 +106,60 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
   return (
     <RefusedEndsContext.Provider value={refused}>
       <CanvasItemsContext.Provider value={items}>
-      <div
-        className="pw-canvas"
-        ref={box}
-        onDragOver={(event) => {
-          if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+        <div
+          className="pw-canvas"
+          ref={box}
+          onDragOver={(event) => {
+            if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+              event.preventDefault();
+              event.dataTransfer.dropEffect = "copy";
+              edgeDrop.overAt(event);
+            }
+          }}
+          onDragLeave={(event) => {
+            if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
+          }}
+          onDrop={(event) => {
+            const name = event.dataTransfer.getData(OPERATOR_MIME);
+            if (!name || readOnly) return;
             event.preventDefault();
-            event.dataTransfer.dropEffect = "copy";
-            edgeDrop.overAt(event);
-          }
-        }}
-        onDragLeave={(event) => {
-          if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
-        }}
-        onDrop={(event) => {
-          const name = event.dataTransfer.getData(OPERATOR_MIME);
-          if (!name || readOnly) return;
-          event.preventDefault();
-          const edgeId = edgeDrop.overAt(event);
-          edgeDrop.clear();
-          onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }), edgeId);
-        }}
-      >
-        <ReactFlow
-          nodes={flowNodes}
-          edges={flowEdges}
-          nodeTypes={nodeTypes}
-          onNodesChange={onFlowNodesChange}
-          onEdgesChange={onEdgesChange}
-          onConnect={onConnect}
-          onConnectEnd={onConnectEnd}
-          onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
-          onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
-          nodesDraggable={!readOnly}
-          nodesConnectable={!readOnly}
-          onlyRenderVisibleElements
-          deleteKeyCode={null}
-          multiSelectionKeyCode={MULTI_SELECT_KEYS}
-          minZoom={MIN_ZOOM}
-          maxZoom={2}
-          defaultEdgeOptions={EDGE_OPTIONS}
+            const edgeId = edgeDrop.overAt(event);
+            edgeDrop.clear();
+            onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }), edgeId);
+          }}
         >
-          <Background gap={20} size={1} color="#d5dbe5" />
-          <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
-          {nodes.length <= MINIMAP_MAX_NODES && (
-            <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
-          )}
-          {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
-          {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
-          <FitOnOpen />
-          <KeepGraphInView />
-          {children}
-        </ReactFlow>
-        {reach ? <ConnectPalette items={reachable} at={reach.at} side={reach.from.type} onClose={closeReach} onPick={(name) => {
-          setReach(null);
-          onAddConnected(name, reach.from, reach.position);
-        }} /> : null}
-      </div>
+          <ReactFlow
+            nodes={flowNodes}
+            edges={flowEdges}
+            nodeTypes={nodeTypes}
+            onNodesChange={onFlowNodesChange}
+            onEdgesChange={onEdgesChange}
+            onConnect={onConnect}
+            onConnectEnd={onConnectEnd}
+            onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
+            onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
+            nodesDraggable={!readOnly}
+            nodesConnectable={!readOnly}
+            onlyRenderVisibleElements
+            deleteKeyCode={null}
+            multiSelectionKeyCode={MULTI_SELECT_KEYS}
+            minZoom={MIN_ZOOM}
+            maxZoom={2}
+            defaultEdgeOptions={EDGE_OPTIONS}
+          >
+            <Background gap={20} size={1} color="#d5dbe5" />
+            <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
+            {nodes.length <= MINIMAP_MAX_NODES && (
+              <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
+            )}
+            {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
+            {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
+            <FitOnOpen />
+            <KeepGraphInView />
+            {children}
+          </ReactFlow>
+          {reach ? <ConnectPalette items={reachable} at={reach.at} side={reach.from.type} onClose={closeReach} onPick={pickReached} /> : null}
+        </div>
       </CanvasItemsContext.Provider>
     </RefusedEndsContext.Provider>
   );

@@ -24,9 +24,13 @@ export function useEdgeDrop({ sized, edges, onInsertNode }) {
     setShownTarget(id);
   }, []);
 
+  // The callbacks read the latest nodes and edges: React Flow keeps one `onNodeDrag` through
+  // a drag, whose every frame gives new nodes.
+  const latest = useRef(null);
+  latest.current = { sized, edges };
   const find = useCallback(
-    (event, skip = null) => edgeNear(screenToFlowPosition({ x: event.clientX, y: event.clientY }), sized, edges, REACH_PX / getZoom(), skip),
-    [screenToFlowPosition, getZoom, sized, edges],
+    (event, skip = null) => edgeNear(screenToFlowPosition({ x: event.clientX, y: event.clientY }), latest.current.sized, latest.current.edges, REACH_PX / getZoom(), skip),
+    [screenToFlowPosition, getZoom],
   );
   /** The edge under a palette drag's pointer now, also made the target. */
   const overAt = useCallback(
@@ -41,10 +45,10 @@ export function useEdgeDrop({ sized, edges, onInsertNode }) {
 
   const onNodeDrag = useCallback(
     (event, node, dragged) => {
-      const alone = dragged.length === 1 && node.type !== "canvasNote" && node.type !== "canvasGroup" && isUnconnected(edges, node.id);
+      const alone = dragged.length === 1 && node.type !== "canvasNote" && node.type !== "canvasGroup" && isUnconnected(latest.current.edges, node.id);
       setTarget(alone ? find(event, node.id) : null);
     },
-    [edges, find, setTarget],
+    [find, setTarget],
   );
   const onNodeDragStop = useCallback(
     (_event, node) => {

@@ -9,6 +9,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import { groupFrame, itemKey, itemOf, noteSize, shifted } from "../../model/canvasItems.js";
 
 const NO_ITEMS = [];
+const NO_FRAMES = new Map();
 const GROUP_STYLE = { pointerEvents: "none" }; // the frame's inside lets clicks through to the canvas
 const measuredSize = (node) => node.measured;
 
@@ -20,10 +21,13 @@ const measuredSize = (node) => node.measured;
 export function useItemNodes({ items, notes = NO_ITEMS, groups = NO_ITEMS, shown }) {
   const [live, setLive] = useState(null); // {noteId: {position?, width?, height?}} while moved or resized
   const groupDrag = useRef(null); // {id, from: {x, y}, start: {nodeId: {x, y}}} while a frame is dragged
-  const byId = useMemo(() => new Map(shown.map((node) => [node.id, node])), [shown]);
   const readOnly = items.readOnly;
 
-  const frames = useMemo(() => new Map(groups.map((group) => [group.id, groupFrame(group, byId, measuredSize)])), [groups, byId]);
+  const frames = useMemo(() => {
+    if (!groups.length) return NO_FRAMES;
+    const byId = new Map(shown.map((node) => [node.id, node]));
+    return new Map(groups.map((group) => [group.id, groupFrame(group, byId, measuredSize)]));
+  }, [groups, shown]);
   const groupNodes = useGroupNodes(groups, frames, items.selected, readOnly);
 
   const noteNodes = useMemo(
@@ -47,21 +51,24 @@ export function useItemNodes({ items, notes = NO_ITEMS, groups = NO_ITEMS, shown
     [notes, live, items.selected, readOnly],
   );
 
-  const route = useCallback(
-    (changes) => {
-      const nodeChanges = [];
-      const selects = changes.filter((change) => change.type === "select");
-      if (selects.length) items.onSelect(selects);
-      for (const change of changes) {
-        const item = itemOf(change.id);
-        if (!item || readOnly) continue;
-        if (item.kind === "note") routeNote(item.id, change, notes, setLive, items.editNote);
-        else if (change.type === "position" && change.position) nodeChanges.push(...routeGroup(item.id, change, groups, frames, byId, groupDrag, items.editGroupBox));
-      }
-      return nodeChanges;
-    },
-    [items, readOnly, notes, groups, frames, byId],
-  );
+  // `route` reads the latest of these, so that React Flow keeps one `onNodesChange` through a
+  // drag (a new one each frame would be handed to its store each frame).
+  const latest = useRef(null);
+  latest.current = { items, notes, groups, frames, shown };
+  const route = useCallback((changes) => {
+    const { items: now, notes: noteList, groups: groupList, frames: frameOf, shown: shownNodes } = latest.current;
+    const nodeChanges = [];
+    const selects = changes.filter((change) => change.type === "select");
+    if (selects.length) now.onSelect(selects);
+    if (now.readOnly) return nodeChanges;
+    for (const change of changes) {
+      const item = itemOf(change.id);
+      if (!item) continue;
+      if (item.kind === "note") routeNote(item.id, change, noteList, setLive, now.editNote);
+      else if (change.type === "position" && change.position) nodeChanges.push(...routeGroup(item.id, change, groupList, frameOf, shownNodes, groupDrag, now.editGroupBox));
+    }
+    return nodeChanges;
+  }, []);
 
   return { groupNodes, noteNodes, route };
 }
@@ -93,10 +100,11 @@ function routeNote(id, change, notes, setLive, editNote) {
  * The position changes of a group's nodes for a drag (or an arrow key) of its frame; a group
  * with none of its nodes on the canvas moves its own box (`editGroupBox`).
  */
-function routeGroup(id, change, groups, frames, byId, groupDrag, editGroupBox) {
+function routeGroup(id, change, groups, frames, shown, groupDrag, editGroupBox) {
   const group = groups.find((candidate) => candidate.id === id);
   const frame = frames.get(id);
   if (!group || !frame) return [];
+  const byId = new Map(shown.map((node) => [node.id, node]));
   const members = group.nodes.filter((nodeId) => byId.has(nodeId));
   if (!members.length) {
     if (!change.dragging) editGroupBox(id, { x: Math.round(change.position.x), y: Math.round(change.position.y) });
