@@ -8,9 +8,17 @@ import { edgeEnd } from "../nodes/geometry.js";
 
 /** The SVG path of an edge between `byId`'s nodes (with `handles`), or null without an end. */
 export function edgePath(edge, byId) {
+  const ends = edgeEnds(edge, byId);
+  return ends && pathBetween(ends);
+}
+
+function edgeEnds(edge, byId) {
   const from = end(byId.get(edge.source), "source", edge.sourceHandle);
   const to = end(byId.get(edge.target), "target", edge.targetHandle);
-  if (!from || !to) return null;
+  return from && to ? { from, to } : null;
+}
+
+function pathBetween({ from, to }) {
   const [path] = getBezierPath({ sourceX: from.x, sourceY: from.y, sourcePosition: from.side, targetX: to.x, targetY: to.y, targetPosition: to.side });
   return path;
 }
@@ -18,7 +26,10 @@ export function edgePath(edge, byId) {
 /** `{x, y, side}` where an edge meets the handle `id` of type `type` of `node`, if it has it. */
 function end(node, type, id) {
   const handle = node?.handles?.find((candidate) => candidate.type === type && candidate.id === id);
-  return handle ? { ...edgeEnd(node.position, handle), side: handle.position } : null;
+  if (!handle) return null;
+  const at = edgeEnd(node.position, handle);
+  at.side = handle.position;
+  return at;
 }
 
 const STEPS = 24;
@@ -34,15 +45,26 @@ export function edgeNear(point, nodes, edges, reach, skip = null) {
   let bestDistance = reach;
   for (const edge of edges) {
     if (edge.source === skip || edge.target === skip) continue;
-    const path = edgePath(edge, byId);
-    if (!path) continue;
-    const distance = distanceToCubic(point, cubicOf(path));
+    const ends = edgeEnds(edge, byId);
+    if (!ends || !mayReach(point, ends, bestDistance)) continue;
+    const distance = distanceToCubic(point, cubicOf(pathBetween(ends)));
     if (distance <= bestDistance) {
       best = edge.id;
       bestDistance = distance;
     }
   }
   return best;
+}
+
+/**
+ * Whether the curve between `ends` may pass within `reach` of `point`: its control points are
+ * level with its ends, so it stays between their heights, and it reaches sideways at most as
+ * far beyond them as they are apart (plus a little for ends nearly above one another).
+ */
+function mayReach(point, { from, to }, reach) {
+  if (point.y < Math.min(from.y, to.y) - reach || point.y > Math.max(from.y, to.y) + reach) return false;
+  const beyond = Math.abs(to.x - from.x) + 60 + reach;
+  return point.x >= Math.min(from.x, to.x) - beyond && point.x <= Math.max(from.x, to.x) + beyond;
 }
 
 /** The four points of a `M x,y C x,y x,y x,y` path. */

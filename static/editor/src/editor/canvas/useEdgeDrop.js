@@ -28,8 +28,17 @@ export function useEdgeDrop({ sized, edges, onInsertNode }) {
   // a drag, whose every frame gives new nodes.
   const latest = useRef(null);
   latest.current = { sized, edges };
+  // A palette drag repeats its `dragover` while the pointer rests: the answer is kept for it.
+  const lastFind = useRef(null);
   const find = useCallback(
-    (event, skip = null) => edgeNear(screenToFlowPosition({ x: event.clientX, y: event.clientY }), latest.current.sized, latest.current.edges, REACH_PX / getZoom(), skip),
+    (event, skip = null) => {
+      const { sized: nodes, edges: shown } = latest.current;
+      const key = `${event.clientX},${event.clientY},${getZoom()},${skip}`;
+      if (lastFind.current?.key === key && lastFind.current.nodes === nodes && lastFind.current.edges === shown) return lastFind.current.found;
+      const found = edgeNear(screenToFlowPosition({ x: event.clientX, y: event.clientY }), nodes, shown, REACH_PX / getZoom(), skip);
+      lastFind.current = { key, nodes, edges: shown, found };
+      return found;
+    },
     [screenToFlowPosition, getZoom],
   );
   /** The edge under a palette drag's pointer now, also made the target. */
