@@ -1,10 +1,13 @@
 """The browser editor with a 1,000-node pipeline: opening, dragging, and a run streaming live.
 
-    python bench/editor.py [--chains 10] [--length 100] [--loads 3] [--trace DIR]
+    python bench/editor.py [--chains 10] [--length 100] [--notes 10] [--grouped 50]
+                           [--loads 3] [--trace DIR]
 
 A daphne process (tests/servers.py) over a fresh SQLite database serves a pipeline of one CSV
 input feeding `chains` chains of `length` `filter` nodes, laid out in a grid that the canvas
-fits whole, so that every node is rendered (the worst case for the page). Headless Chromium
+fits whole, so that every node is rendered (the worst case for the page), with `notes` sticky
+notes of markdown above the grid and a group of `grouped` nodes that holds the dragged one
+(its frame follows the drag). Headless Chromium
 (the browser tests' launcher) opens the editor with a script injected before the page's own,
 which records on the page's clock: websocket messages as they arrive, long tasks, pointer
 downs and clicks on "Run", and requestAnimationFrame deltas when asked.
@@ -62,8 +65,9 @@ GRID_COLUMNS = 40
 CELL = (240, 130)  # px from one node to the next in the grid (room for the run's metrics)
 
 
-def grid_pipeline(chains: int, length: int) -> dict:
-    """A CSV input feeding `chains` chains of `length` filters, in rows of GRID_COLUMNS."""
+def grid_pipeline(chains: int, length: int, notes: int = 0, grouped: int = 0) -> dict:
+    """A CSV input feeding `chains` chains of `length` filters, in rows of GRID_COLUMNS, with
+    `notes` notes above them and a group of `grouped` filters from the dragged node's row."""
     nodes = [{"id": "read", "operator": "csv_input", "params": {"path": INPUT_CSV},
               "position": {"x": -CELL[0], "y": 0}}]  # fmt: skip
     edges = []
@@ -76,8 +80,24 @@ def grid_pipeline(chains: int, length: int) -> dict:
         })  # fmt: skip
         chain, step = divmod(index, length)
         edges.append({"source": f"c{chain}_{step - 1}" if step else "read", "target": node_id})
-    return {"format": "pipewright.pipeline", "version": 1, "name": "1,000 filters",
-            "nodes": nodes, "edges": edges}  # fmt: skip
+    first = dragged_row(chains * length) * GRID_COLUMNS
+    group = [node["id"] for node in nodes[1 + first : 1 + first + grouped]]
+    return {"format": "pipewright.pipeline", "version": 2, "name": "1,000 filters",
+            "nodes": nodes, "edges": edges,
+            "notes": [{"id": f"note_{index}", "text": NOTE, "width": 2 * CELL[0],
+                       "position": {"x": index * 3 * CELL[0], "y": -2 * CELL[1]}}
+                      for index in range(notes)],
+            "groups": [{"id": "group_1", "label": "Grouped filters", "nodes": group}]
+            if group else []}  # fmt: skip
+
+
+NOTE = "## Why\nKeeps rows with **id > 0**; see [the docs](https://example.com/filters)."
+
+
+def dragged_row(filters: int) -> int:
+    """The grid row of the node that is dragged: the middle one, so that the drag stays on
+    screen."""
+    return ((filters - 1) // GRID_COLUMNS) // 2
 
 
 def grid_node(length: int, row: int, column: int) -> str:
@@ -89,8 +109,7 @@ def grid_node(length: int, row: int, column: int) -> str:
 async def measure(server: DaphneServer, pipeline_id: int, cookie: str, args) -> dict:
     """Open the editor `loads` times, then drag a node and run the pipeline in the last one."""
     total = 1 + args.chains * args.length
-    rows = (total - 1) // GRID_COLUMNS
-    dragged = grid_node(args.length, rows // 2, GRID_COLUMNS // 4)  # the drag stays on screen
+    dragged = grid_node(args.length, dragged_row(total - 1), GRID_COLUMNS // 4)
     async with async_playwright() as playwright:
         browser = await launch_chromium(playwright)
         try:
@@ -170,7 +189,8 @@ def report(result: dict, args) -> None:
     ]  # fmt: skip
     print(
         f"{result['total']} nodes (csv_input + {args.chains} chains of {args.length} filters), "
-        f"{result['rendered']} rendered; headless Chromium {VIEWPORT['width']}x"
+        f"{args.notes} notes, a group of {args.grouped}; {result['rendered']} rendered; "
+        f"headless Chromium {VIEWPORT['width']}x"
         f"{VIEWPORT['height']}; open: median of {args.loads} loads"
         + ("; TRACED (slower)" if args.trace else "")
     )
@@ -183,6 +203,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chains", type=int, default=10)
     parser.add_argument("--length", type=int, default=100)
+    parser.add_argument("--notes", type=int, default=10)
+    parser.add_argument("--grouped", type=int, default=50)
     parser.add_argument("--loads", type=int, default=3)
     parser.add_argument("--trace", type=Path, help="write Chrome traces of each phase here")
     args = parser.parse_args()
@@ -198,7 +220,7 @@ def main() -> None:
         )  # fmt: skip
         start_servers([server])
         try:
-            document = grid_pipeline(args.chains, args.length)
+            document = grid_pipeline(args.chains, args.length, args.notes, args.grouped)
             status, body = server.request("POST", "/api/pipelines", document, token)
             assert status == 201, body
             result = asyncio.run(measure(server, body["id"], cookie, args))

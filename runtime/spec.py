@@ -43,7 +43,7 @@ MAX_SIZE = 100_000
 
 def _from_version_1(data: dict) -> dict:
     """Version 2 only added fields with defaults (`config.backend`, `config.cache`, `notes`,
-    `groups`), so a version-1 document reads as a version-2 one as it is."""
+    `groups`, a note's `color`), so a version-1 document reads as a version-2 one as it is."""
     return dict(data)
 
 
@@ -52,6 +52,7 @@ MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _from_version_1}
 
 JsonValue = Any
 LogLevel = Literal["debug", "info", "warning", "error"]
+NoteColor = Literal["yellow", "blue", "green", "pink", "grey"]
 
 
 Source = tuple[str, str]
@@ -134,6 +135,7 @@ class Note(_Strict):
     position: Position = Field(default_factory=Position, title="Position")
     width: Size | None = Field(None, title="Width")
     height: Size | None = Field(None, title="Height")
+    color: NoteColor = Field("yellow", title="Colour")
 
 
 class Group(_Strict):

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.django_db
 
 NOTES = [
     {"id": "how", "text": "# Adults\nKeeps *everyone* of `min_age` or more.",
-     "position": {"x": -40.0, "y": 120.0}, "width": 240.0, "height": 90.0},
-    {"id": "todo", "text": "", "position": {"x": 0.0, "y": 0.0}, "width": None, "height": None},
+     "position": {"x": -40.0, "y": 120.0}, "width": 240.0, "height": 90.0, "color": "blue"},
+    {"id": "todo", "text": "", "position": {"x": 0.0, "y": 0.0}, "width": None, "height": None,
+     "color": "yellow"},
 ]  # fmt: skip
 GROUPS = [
     {"id": "inputs", "label": "Inputs", "position": {"x": -20.0, "y": -20.0},

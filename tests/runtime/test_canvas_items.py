@@ -32,9 +32,10 @@ def test_notes_and_groups_are_exported_sorted_by_id_with_their_defaults():
     )
     exported = json.loads(dump_document(load_document(data)))
     assert exported["notes"] == [
-        {"id": "n1", "text": "", "position": {"x": 0.0, "y": 0.0}, "width": 120.0, "height": None},
+        {"id": "n1", "text": "", "position": {"x": 0.0, "y": 0.0}, "width": 120.0, "height": None,
+         "color": "yellow"},
         {"id": "n2", "text": "**why** we filter", "position": {"x": 0.0, "y": 0.0},
-         "width": None, "height": None},
+         "width": None, "height": None, "color": "yellow"},
     ]  # fmt: skip
     assert exported["groups"] == [
         {"id": "g1", "label": "Inputs", "position": {"x": 0.0, "y": 0.0}, "width": 400.0,
@@ -114,6 +115,11 @@ LIMITS = {
         {"groups": [{"id": "g", "width": 0}]},
         "groups.0.width",
         "Groups, item 1, Width: must be greater than 0",
+    ),
+    "note colour": (
+        {"notes": [{"id": "n", "color": "red"}]},
+        "notes.0.color",
+        "Notes, item 1, Colour: must be one of 'yellow', 'blue', 'green', 'pink' or 'grey'",
     ),
     "note count": (
         {"notes": [{"id": f"n{index}"} for index in range(spec.MAX_NOTES + 1)]},

@@ -165,6 +165,9 @@ def test_the_json_schema_describes_version_2():
     assert config["backend"]["enum"] == ["auto", "duckdb", "pandas"]
     assert config["cache"]["default"] is True
     assert {"Note", "Group"} <= set(schema["$defs"])
+    color = schema["$defs"]["Note"]["properties"]["color"]
+    assert color["enum"] == ["yellow", "blue", "green", "pink", "grey"]
+    assert color["default"] == "yellow"
 
 
 def test_the_published_json_schema_is_what_the_cli_prints(capsys):

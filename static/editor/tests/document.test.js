@@ -84,4 +84,20 @@ describe("document and canvas", () => {
     expect(document.nodes[0]).toEqual({ id: "a", operator: "filter", label: "", params: {}, position: { x: 0, y: 0 }, retries: null, timeout_s: null });
     expect(document.edges[0]).toEqual({ source: "a", source_port: "out", target: "a", target_port: "in" });
   });
+
+  it("saves each group's box as its frame around its nodes when card sizes are known", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const moved = nodes.map((node) => (node.id === "users" ? { ...node, position: { x: -100, y: 50 } } : node));
+    const document = canvasToDocument(meta, moved, edges, () => ({ width: 200, height: 92 }));
+    expect(document.groups).toEqual([{ ...SERVER_ANSWER.groups[0], position: { x: -120, y: -52 }, width: 600, height: 214 }]);
+  });
+
+  it("brings notes edited on the canvas back as the document has them", () => {
+    const { meta, nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
+    const note = { id: "note_1", text: "# Hi\n[x](javascript:alert(1))", position: { x: 10, y: 20 }, width: 300, height: 120 };
+    const document = canvasToDocument({ ...meta, notes: [...meta.notes, note] }, nodes, edges);
+    const again = documentToCanvas({ ...document, id: 7, revision: 4 }, typeOf);
+    expect(again.meta.notes).toEqual([...SERVER_ANSWER.notes, note]);
+    expect(canvasToDocument(again.meta, again.nodes, again.edges)).toEqual(document);
+  });
 });

@@ -30,6 +30,15 @@ describe("the editor's state", () => {
     expect(state.history.present.nodes[0].position).toEqual({ x: 0, y: 0 });
   });
 
+  it("makes what a drop does besides moving (an edge it is put into) part of the move's undo step", () => {
+    let state = initialEditorState(canvas);
+    state = editorReducer(state, { type: "move", positions: { a: { x: 5, y: 5 } } });
+    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, edges: [{ id: "e" }] }), amend: true });
+    expect(isDirty(state)).toBe(true);
+    state = editorReducer(state, { type: "undo" });
+    expect(state.history.present).toBe(canvas);
+  });
+
   it("reloads the server's version as saved, and undo brings the local edits back", () => {
     let state = initialEditorState(canvas);
     state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "mine" } }) });

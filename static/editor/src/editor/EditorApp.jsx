@@ -22,6 +22,8 @@ import Toasts from "../ui/Toasts.jsx";
 import { useToasts } from "../ui/useToasts.js";
 import { mayEdit } from "../workspaces/roles.js";
 import Canvas from "./canvas/Canvas.jsx";
+import { useCanvasItems } from "./canvas/useCanvasItems.js";
+import { useWiredAdds } from "./canvas/useWiredAdds.js";
 import { CatalogContext, OverlayContext } from "./contexts.js";
 import ConflictDialog from "./dialogs/ConflictDialog.jsx";
 import RunDialog from "./dialogs/RunDialog.jsx";
@@ -117,9 +119,17 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     },
     [toasts, showProblems],
   );
-  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed, readOnly });
+  const cardSize = useCallback((node) => cardGeometry(catalog.portsOf(node), false), [catalog]);
+  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed: onSaveFailed, readOnly, sizeOf: cardSize });
   const { save, resolve } = saving;
   const commit = useCallback((update, key) => dispatch({ type: "commit", update, key }), []);
+  const amend = useCallback((update) => dispatch({ type: "commit", update, amend: true }), []);
+  const wired = useWiredAdds({ catalog, stateRef, commit, amend, toasts });
+  const viewCenter = useCallback(() => {
+    const box = canvasBox.current?.getBoundingClientRect();
+    return box ? reactFlow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 }) : { x: 0, y: 0 };
+  }, [reactFlow]);
+  const items = useCanvasItems({ meta, stateRef, commit, center: viewCenter, toasts, readOnly: locked });
   const clipboard = useClipboard({ stateRef, commit, toasts });
 
   /** Saves first when there are unsaved changes; false when that did not work. */
@@ -152,10 +162,12 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     [catalog, commit],
   );
 
+  const dropOperator = useCallback((name, point, edgeId) => (edgeId ? wired.dropOnEdge(name, edgeId, point) : addOperator(name, point)), [wired, addOperator]);
+
   const addAtCenter = useCallback(
     (name) => {
       const box = canvasBox.current?.getBoundingClientRect();
-      const center = box ? reactFlow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 }) : { x: 0, y: 0 };
+      const center = viewCenter();
       const corner = { x: center.x - NODE_SIZE.width / 2, y: center.y - NODE_SIZE.height / 2 };
       const spot = freePosition(stateRef.current.history.present.nodes, corner, NODE_SIZE);
       const middle = { x: spot.x + NODE_SIZE.width / 2, y: spot.y + NODE_SIZE.height / 2 };
@@ -165,7 +177,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
         reactFlow.setCenter(middle.x, middle.y, { zoom: reactFlow.getZoom(), duration: 200 });
       }
     },
-    [addOperator, reactFlow],
+    [addOperator, reactFlow, viewCenter],
   );
 
   const onConnect = useCallback(
@@ -181,12 +193,16 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     [catalog, commit, toasts],
   );
 
+  const { withoutSelected } = items;
   const deleteSelection = useCallback(() => {
     commit((now) => {
       const result = deleteSelected(now.nodes, now.edges);
-      return result.changed ? { ...now, nodes: result.nodes, edges: result.edges } : now;
+      const deleted = result.changed ? now.nodes.filter((node) => node.selected).map((node) => node.id) : [];
+      const meta = withoutSelected(now.meta, deleted);
+      if (!result.changed && meta === now.meta) return now;
+      return { ...now, meta, nodes: result.nodes, edges: result.edges };
     });
-  }, [commit]);
+  }, [commit, withoutSelected]);
 
   const undo = useCallback(() => dispatch({ type: "undo" }), []);
   const redo = useCallback(() => dispatch({ type: "redo" }), []);
@@ -325,11 +341,16 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 readOnly={locked}
                 nodes={shown.nodes}
                 edges={shown.edges}
+                notes={(viewedCanvas?.meta ?? meta).notes}
+                groups={(viewedCanvas?.meta ?? meta).groups}
+                items={items}
                 onNodesChange={viewedCanvas ? ignoreChanges : onNodesChange}
                 onNodesMoved={onNodesMoved}
                 onEdgesChange={viewedCanvas ? ignoreChanges : onEdgesChange}
                 onConnect={onConnect}
-                onDropOperator={addOperator}
+                onDropOperator={dropOperator}
+                onAddConnected={wired.addConnected}
+                onInsertNode={wired.insertNode}
               >
                 <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
                 {!shown.nodes.length ? (

@@ -9,3 +9,6 @@ export const OverlayContext = createContext(null);
 /** While a connection is dragged, the handles it may not end at (see `refusedEnds` in
  * model/graph.js and hooks/useRefusedEnds.js); an empty Map otherwise. */
 export const RefusedEndsContext = createContext(new Map());
+/** What notes and groups on the canvas may do (see canvas/useCanvasItems.js): edit a note,
+ * rename or ungroup a group; null in a viewer's editor. */
+export const CanvasItemsContext = createContext(null);

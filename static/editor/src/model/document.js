@@ -3,6 +3,7 @@
 // nodes and edges (settings, notes, groups, fields of later versions) stays in `meta` as the
 // server sent it, so a save writes back what the canvas does not draw.
 
+import { framedGroups } from "./canvasItems.js";
 import { makeEdge } from "./graph.js";
 
 const READ_ONLY = new Set(["id", "revision", "owner", "created_at", "updated_at", "last_run"]);
@@ -36,8 +37,11 @@ export function documentToCanvas(document, typeOf) {
   return { meta, nodes, edges };
 }
 
-/** The document the canvas shows, nodes sorted by id and edges by their four ends. */
-export function canvasToDocument(meta, nodes, edges) {
+/**
+ * The document the canvas shows, nodes sorted by id and edges by their four ends. With
+ * `sizeOf(node)` (a card's `{width, height}`), each group's box is its frame around its nodes.
+ */
+export function canvasToDocument(meta, nodes, edges, sizeOf = null) {
   const documentNodes = nodes
     .map((node) => ({
       id: node.id,
@@ -64,7 +68,10 @@ export function canvasToDocument(meta, nodes, edges) {
         compare(a.target_port, b.target_port),
     );
   const document = { ...meta, nodes: documentNodes, edges: documentEdges };
-  if (Array.isArray(meta.groups)) document.groups = framing(meta.groups, documentNodes);
+  if (Array.isArray(meta.groups)) {
+    const groups = framing(meta.groups, documentNodes);
+    document.groups = sizeOf ? framedGroups(groups, nodes, sizeOf) : groups;
+  }
   return document;
 }
 

@@ -3,7 +3,7 @@
 
 import { applyEdgeChanges, applyNodeChanges } from "@xyflow/react";
 import { applyPositions } from "./graph.js";
-import { createHistory, record, redo, replace, undo } from "./history.js";
+import { amend, createHistory, record, redo, replace, undo } from "./history.js";
 
 /** The state for a canvas just loaded from the server (saved, nothing to undo). */
 export function initialEditorState(canvas) {
@@ -15,7 +15,8 @@ export const isDirty = (state) => state.version !== state.savedVersion;
 
 /**
  * Actions: `nodesChange` / `edgesChange` (React Flow's changes: selection, sizes; no undo
- * step), `commit` (`update(present)` as one undo step, merged while `key` repeats), `move`
+ * step), `commit` (`update(present)` as one undo step, merged while `key` repeats, or with
+ * `amend` part of the last step), `move`
  * (nodes to `positions` ({id: {x, y}}) as a commit, none when nothing moves), `undo`,
  * `redo`, `saved` (`version` is on the server), `reload` (the server's canvas, as an undo
  * step, saved).
@@ -30,7 +31,8 @@ export function editorReducer(state, action) {
     case "commit": {
       const next = action.update(present);
       if (!next || next === present) return state;
-      return withHistory(state, record(state.history, next, action.key ?? null), true);
+      const history = action.amend ? amend(state.history, next) : record(state.history, next, action.key ?? null);
+      return withHistory(state, history, true);
     }
     case "move": {
       const nodes = applyPositions(present.nodes, action.positions);

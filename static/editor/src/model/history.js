@@ -22,6 +22,11 @@ export function record(history, next, key = null) {
   };
 }
 
+/** Make `next` the present as part of the last undo step (what a drag's drop did besides moving). */
+export function amend(history, next) {
+  return next === history.present ? history : { ...history, present: next, future: [] };
+}
+
 /** Change the present without an undo step (selection, sizes). */
 export function replace(history, next) {
   return next === history.present ? history : { ...history, present: next };

@@ -1,20 +1,29 @@
 // The canvas: React Flow with the node-type registry, minimap, zoom controls and a grid.
-// Operators dropped from the palette arrive through `onDropOperator(name, position)`.
+// Operators dropped from the palette arrive through `onDropOperator(name, position, edgeId)`
+// (`edgeId` when dropped on an edge: useEdgeDrop.js); a connection let go on empty canvas
+// opens a palette of the operators it can reach (ConnectPalette.jsx). Sticky notes and groups
+// are drawn as nodes of their own types (useItemNodes.js), never sent on as operators.
 // `readOnly` (a viewer's editor): nodes are selected and the view moves, nothing else.
 // While a connection is dragged, the handles it may not end at are greyed (useRefusedEnds.js).
 
 import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
-import { useContext, useEffect, useLayoutEffect, useMemo, useRef } from "react";
+import { useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { itemOf } from "../../model/canvasItems.js";
 import { isStrayEdge, strayPorts } from "../../model/graph.js";
+import { operatorsFor } from "../../model/wiring.js";
 import { useNodeDrag } from "../hooks/useNodeDrag.js";
 import { useRefusedEnds } from "../hooks/useRefusedEnds.js";
 import { useSizedNodes } from "../hooks/useSizedNodes.js";
-import { CatalogContext, OverlayContext, RefusedEndsContext } from "../contexts.js";
+import { CanvasItemsContext, CatalogContext, OverlayContext, RefusedEndsContext } from "../contexts.js";
 import { nodeTypes } from "../../nodes/registry.js";
 import { useStore as useOverlayStore } from "../../model/store.js";
 import { isInView, isZoomedOut } from "../../model/viewport.js";
 import { OPERATOR_MIME } from "../panels/Palette.jsx";
+import CanvasTools from "./CanvasTools.jsx";
+import ConnectPalette from "./ConnectPalette.jsx";
 import PlainEdges from "./PlainEdges.jsx";
+import { useEdgeDrop } from "./useEdgeDrop.js";
+import { useItemNodes } from "./useItemNodes.js";
 
 const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];
 const MIN_ZOOM = 0.05;
@@ -28,18 +37,66 @@ const MINIMAP_MAX_NODES = 300;
 // Zoomed out on a big graph, edges are plain curves instead of React Flow's (PlainEdges.jsx).
 const PLAIN_EDGES_ABOVE = 300;
 const NO_EDGES = [];
+const PALETTE_BOX = { width: 270, height: 330 }; // ConnectPalette.jsx's, with a margin
 
 /**
  * The graph view. Edits go out through the callbacks: `onNodesMoved(positions, key)` when a
- * drag ends or the arrow keys move nodes, `onNodesChange` for selection.
+ * drag ends or the arrow keys move nodes, `onNodesChange` for selection, `onAddConnected(name,
+ * from, position)` for an operator picked where a connection from the handle `from` was let
+ * go, `onInsertNode(nodeId, edgeId)` when a node without edges is let go on an edge. `items`
+ * (canvas/useCanvasItems.js) does the notes' and groups' edits.
  */
-export default function Canvas({ readOnly = false, nodes, edges, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, children }) {
+export default function Canvas({ readOnly = false, nodes, edges, notes, groups, items, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, onAddConnected, onInsertNode, children }) {
   const { screenToFlowPosition, viewportInitialized } = useReactFlow();
   const drag = useNodeDrag(nodes, onNodesChange, onNodesMoved);
   const catalog = useContext(CatalogContext);
   const stray = useMemo(() => strayPorts(nodes, edges, catalog.portsOf, (node) => catalog.byName.has(node.data.operator)), [nodes, edges, catalog]);
   const sized = useSizedNodes(drag.nodes, catalog.portsOf, useFlaggedNodes(), stray);
-  const shownEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
+  const markedEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
+  const edgeDrop = useEdgeDrop({ sized, edges: markedEdges, onInsertNode });
+  const shownEdges = edgeDrop.shownEdges;
+  const itemNodes = useItemNodes({ items, notes, groups, shown: sized });
+  const { groupNodes, noteNodes, route } = itemNodes;
+  const flowNodes = useMemo(() => (groupNodes.length || noteNodes.length ? [...groupNodes, ...noteNodes, ...sized] : sized), [groupNodes, noteNodes, sized]);
+  const dragChange = drag.onNodesChange;
+  const onFlowNodesChange = useCallback(
+    (changes) => {
+      const theirs = changes.filter((change) => itemOf(change.id));
+      if (!theirs.length) {
+        dragChange(changes);
+        return;
+      }
+      const moved = route(theirs);
+      const movedIds = new Set(moved.map((change) => change.id));
+      const own = changes.filter((change) => !itemOf(change.id) && !(change.type === "position" && movedIds.has(change.id)));
+      if (own.length || moved.length) dragChange([...own, ...moved]);
+    },
+    [dragChange, route],
+  );
+  const box = useRef(null);
+  const [reach, setReach] = useState(null); // {from, at, position} while the palette at a let-go connection is open
+  const closeReach = useCallback(() => setReach(null), []);
+  const onConnectEnd = useCallback(
+    (event, state) => {
+      if (readOnly || state.isValid || state.toHandle || !state.fromHandle) return;
+      if (!(event.target instanceof Element) || !event.target.closest(".react-flow__pane")) return;
+      const { clientX, clientY } = "changedTouches" in event ? event.changedTouches[0] : event;
+      const rect = box.current.getBoundingClientRect();
+      const { nodeId, id, type } = state.fromHandle;
+      // The palette opens at the pointer, kept inside the canvas.
+      const at = { x: Math.min(clientX - rect.left, rect.width - PALETTE_BOX.width), y: Math.min(clientY - rect.top, rect.height - PALETTE_BOX.height) };
+      setReach({ from: { nodeId, id, type }, at: { x: Math.max(0, at.x), y: Math.max(0, at.y) }, position: screenToFlowPosition({ x: clientX, y: clientY }) });
+    },
+    [readOnly, screenToFlowPosition],
+  );
+  const reachable = useMemo(() => (reach ? operatorsFor(catalog.items, reach.from.type) : []), [reach, catalog]);
+  const pickReached = useCallback(
+    (name) => {
+      setReach(null);
+      onAddConnected(name, reach.from, reach.position);
+    },
+    [reach, onAddConnected],
+  );
   const refused = useRefusedEnds(nodes, edges, catalog.portsOf);
   const plainEdges = useStore(isZoomedOut) && edges.length > PLAIN_EDGES_ABOVE;
   // Until the view is fitted it is not known which edges to draw: React Flow would draw its
@@ -48,51 +105,67 @@ export default function Canvas({ readOnly = false, nodes, edges, onNodesChange, 
   useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
     <RefusedEndsContext.Provider value={refused}>
-      <div
-        className="pw-canvas"
-        onDragOver={(event) => {
-          if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+      <CanvasItemsContext.Provider value={items}>
+        <div
+          className="pw-canvas"
+          ref={box}
+          onDragOver={(event) => {
+            if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+              event.preventDefault();
+              event.dataTransfer.dropEffect = "copy";
+              edgeDrop.overAt(event);
+            }
+          }}
+          onDragLeave={(event) => {
+            if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
+          }}
+          onDrop={(event) => {
+            const name = event.dataTransfer.getData(OPERATOR_MIME);
+            if (!name || readOnly) return;
             event.preventDefault();
-            event.dataTransfer.dropEffect = "copy";
-          }
-        }}
-        onDrop={(event) => {
-          const name = event.dataTransfer.getData(OPERATOR_MIME);
-          if (!name || readOnly) return;
-          event.preventDefault();
-          onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }));
-        }}
-      >
-        <ReactFlow
-          nodes={sized}
-          edges={flowEdges}
-          nodeTypes={nodeTypes}
-          onNodesChange={drag.onNodesChange}
-          onEdgesChange={onEdgesChange}
-          onConnect={onConnect}
-          nodesDraggable={!readOnly}
-          nodesConnectable={!readOnly}
-          onlyRenderVisibleElements
-          deleteKeyCode={null}
-          multiSelectionKeyCode={MULTI_SELECT_KEYS}
-          minZoom={MIN_ZOOM}
-          maxZoom={2}
-          defaultEdgeOptions={EDGE_OPTIONS}
+            const edgeId = edgeDrop.overAt(event);
+            edgeDrop.clear();
+            onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }), edgeId);
+          }}
         >
-          <Background gap={20} size={1} color="#d5dbe5" />
-          <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
-          {nodes.length <= MINIMAP_MAX_NODES && (
-            <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
-          )}
-          {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
-          <FitOnOpen />
-          <KeepGraphInView />
-          {children}
-        </ReactFlow>
-      </div>
+          <ReactFlow
+            nodes={flowNodes}
+            edges={flowEdges}
+            nodeTypes={nodeTypes}
+            onNodesChange={onFlowNodesChange}
+            onEdgesChange={onEdgesChange}
+            onConnect={onConnect}
+            onConnectEnd={onConnectEnd}
+            onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
+            onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
+            nodesDraggable={!readOnly}
+            nodesConnectable={!readOnly}
+            onlyRenderVisibleElements
+            deleteKeyCode={null}
+            multiSelectionKeyCode={MULTI_SELECT_KEYS}
+            minZoom={MIN_ZOOM}
+            maxZoom={2}
+            defaultEdgeOptions={EDGE_OPTIONS}
+          >
+            <Background gap={20} size={1} color="#d5dbe5" />
+            <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
+            {nodes.length <= MINIMAP_MAX_NODES && (
+              <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
+            )}
+            {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
+            {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
+            <FitOnOpen />
+            <KeepGraphInView />
+            {children}
+          </ReactFlow>
+          {reach ? <ConnectPalette items={reachable} at={reach.at} side={reach.from.type} onClose={closeReach} onPick={pickReached} /> : null}
+        </div>
+      </CanvasItemsContext.Provider>
     </RefusedEndsContext.Provider>
   );
 }
+
+const selectedCount = (nodes) => nodes.reduce((count, node) => count + (node.selected ? 1 : 0), 0);
 
 /** The edges with those ending at a stray port drawn in red (the others the same objects). */
 function markStrayEdges(edges, stray) {

@@ -4,9 +4,9 @@
 // too thin to point at. These cannot be selected (Canvas.jsx unselects them): zoomed in,
 // React Flow's edges are back.
 
-import { ViewportPortal, getBezierPath } from "@xyflow/react";
+import { ViewportPortal } from "@xyflow/react";
 import { memo, useMemo } from "react";
-import { edgeEnd } from "../../nodes/geometry.js";
+import { edgePath } from "../../model/edgeCurves.js";
 
 /** `nodes` as React Flow gets them (with `handles`, see editor/hooks/useSizedNodes.js). */
 function PlainEdges({ nodes, edges }) {
@@ -24,18 +24,3 @@ function PlainEdges({ nodes, edges }) {
 }
 
 export default memo(PlainEdges);
-
-/** The SVG path of an edge, or null when one of its ends is missing. */
-function edgePath(edge, byId) {
-  const from = end(byId.get(edge.source), "source", edge.sourceHandle);
-  const to = end(byId.get(edge.target), "target", edge.targetHandle);
-  if (!from || !to) return null;
-  const [path] = getBezierPath({ sourceX: from.x, sourceY: from.y, sourcePosition: from.side, targetX: to.x, targetY: to.y, targetPosition: to.side });
-  return path;
-}
-
-/** `{x, y, side}` where an edge meets the handle `id` of type `type` of `node`, if it has it. */
-function end(node, type, id) {
-  const handle = node?.handles.find((candidate) => candidate.type === type && candidate.id === id);
-  return handle ? { ...edgeEnd(node.position, handle), side: handle.position } : null;
-}

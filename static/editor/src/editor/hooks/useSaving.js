@@ -11,9 +11,10 @@ const AUTOSAVE_MS = 1500;
 /**
  * `{save, phase, conflict, resolve, adopt, revision}`: `save()` resolves to true once the
  * server has the current graph; `phase` is "idle", "saving" or "failed"; `conflict` is
- * `{revision}` (the server's, after a 409) until the user reloads or overwrites.
+ * `{revision}` (the server's, after a 409) until the user reloads or overwrites. `sizeOf(node)`
+ * (a card's size) makes each group's saved box its frame (model/document.js).
  */
-export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision, onSaved, onFailed, readOnly = false }) {
+export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision, onSaved, onFailed, readOnly = false, sizeOf = null }) {
   const revision = useRef(initialRevision);
   const inFlight = useRef(null);
   const conflictRef = useRef(null);
@@ -30,7 +31,7 @@ export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialR
       if (conflictRef.current && !force) return false;
       const version = current.version;
       const { meta, nodes, edges } = current.history.present;
-      const body = { ...canvasToDocument(meta, nodes, edges), revision: revision.current };
+      const body = { ...canvasToDocument(meta, nodes, edges, sizeOf), revision: revision.current };
       setPhase("saving");
       const attempt = api.put(url, body).then(
         (saved) => {
@@ -58,7 +59,7 @@ export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialR
         inFlight.current = null;
       }
     },
-    [api, url, stateRef, dispatch, onSaved, onFailed, readOnly],
+    [api, url, stateRef, dispatch, onSaved, onFailed, readOnly, sizeOf],
   );
 
   const dirty = isDirty(state);
