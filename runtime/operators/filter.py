@@ -15,12 +15,12 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.expressions.to_sql import to_sql_condition
-from runtime.fields import Expression
+from runtime.operators.column_params import InputExpression
 from runtime.plan import relational
 
 
 class FilterParams(OperatorParams):
-    condition: Expression = Field(
+    condition: InputExpression = Field(
         title="Condition",
         description="Rows where this is true are kept, e.g. age > 18 and country in ('FR', 'DE').",
     )
@@ -28,6 +28,7 @@ class FilterParams(OperatorParams):
 
 class Filter(Operator):
     name = "filter"
+    summary = "{condition}"
     kind = "process"
     title = "Filter rows"
     description = "Keep the rows where a condition is true; a comparison with null is false."
