@@ -166,6 +166,7 @@ def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: Nod
             field=f"params.{error.field}",
             code="schema",
             field_title=title or None,
+            position=error.position,
         )
     except OperatorError as error:
         return Problem(str(error), node=node_id, code="schema")

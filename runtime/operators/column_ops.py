@@ -146,7 +146,7 @@ def _live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tup
 
 
 def _expression_error(index: int, error: ExpressionError) -> ParamsError:
-    return ParamsError(f"mappings[{index}].expression", str(error))
+    return ParamsError(f"mappings[{index}].expression", str(error), error.position)
 
 
 def _mapped_column(index: int, mapping: Mapping, schema: Schema) -> Column:

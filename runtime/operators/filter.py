@@ -43,7 +43,7 @@ class Filter(Operator):
         try:
             result_type, _ = infer_type(ctx.params.condition, schema)
         except ExpressionError as error:
-            raise ParamsError("condition", str(error)) from error
+            raise ParamsError("condition", str(error), error.position) from error
         if result_type != "boolean":
             raise ParamsError("condition", f"must be true or false, but it gives a {result_type}")
         return {"out": schema}
@@ -53,7 +53,7 @@ class Filter(Operator):
         try:
             keep = condition_array(ctx.params.condition, frame)
         except ExpressionError as error:
-            raise ParamsError("condition", str(error)) from error
+            raise ParamsError("condition", str(error), error.position) from error
         if keep.all():
             return {"out": frame}  # nothing to drop: the same frame, no copy
         return {"out": frame.take(np.flatnonzero(keep))}  # cheaper than boolean indexing
