@@ -12,6 +12,12 @@ from tests.editor.conftest import SEED, client_for, post_json, put_json
 pytestmark = pytest.mark.django_db
 
 
+def with_condition(condition: str) -> dict:
+    """The seed with another filter condition."""
+    adults = {**SEED["nodes"][1], "params": {"condition": condition}}
+    return {**SEED, "nodes": [SEED["nodes"][0], adults, SEED["nodes"][2]]}
+
+
 def check(client, pipeline_id: int, body):
     return post_json(client, f"/api/pipelines/{pipeline_id}/check", body)
 
@@ -60,8 +66,7 @@ def test_the_revision_in_the_body_is_ignored_even_when_stale(client, pipeline_id
 
 
 def test_an_expression_problem_carries_its_line_and_columns(client, pipeline_id, data_root):
-    typo = {**SEED, "nodes": [SEED["nodes"][0], {**SEED["nodes"][1],
-            "params": {"condition": "age >= 18 and\n  upper(agee) = 'X'"}}, SEED["nodes"][2]]}  # fmt: skip
+    typo = with_condition("age >= 18 and\n  upper(agee) = 'X'")
     problems = check(client, pipeline_id, typo).json()["problems"]
     assert problems == [
         {"code": "schema", "node": "adults", "field": "params.condition",
@@ -72,8 +77,7 @@ def test_an_expression_problem_carries_its_line_and_columns(client, pipeline_id,
 
 
 def test_a_syntax_error_carries_the_position_of_its_token(client, pipeline_id, data_root):
-    broken = {**SEED, "nodes": [SEED["nodes"][0], {**SEED["nodes"][1],
-              "params": {"condition": "age >= )"}}, SEED["nodes"][2]]}  # fmt: skip
+    broken = with_condition("age >= )")
     (problem,) = check(client, pipeline_id, broken).json()["problems"]
     assert (problem["field"], problem["line"], problem["column"], problem["end_column"]) == (
         "params.condition",

@@ -89,7 +89,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const liveRunId = useStore(overlay, (value) => value.live.runId);
   const viewedId = useStore(overlay, (value) => value.viewed?.runId ?? null);
   const selected = useSelectedNodes(nodes);
-  const analysis = useAnalysis({ api, base, overlay });
+  const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
   const { showProblems, analysed, analyseStored } = analysis;
   const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
   const planSaved = plan.saved;
