@@ -38,9 +38,11 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
       const step = event.key === "ArrowDown" ? 1 : -1;
       setActive((old) => (shown.length ? (old + step + shown.length) % shown.length : 0));
     } else if (event.key === "Enter") {
+      // Picks and closes the list (a click keeps it open, to pick more); ArrowDown reopens it.
       event.preventDefault();
       if (open && shown[active]) pick(shown[active].name);
       else if (multiple && query.trim()) pick(query.trim());
+      setOpen(false);
     } else if (event.key === "Escape") {
       setOpen(false);
     } else if (event.key === "Backspace" && multiple && query === "" && chosen.length) {
@@ -70,7 +72,7 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
         aria-label={ariaLabel}
         autoComplete="off"
         aria-expanded={open && shown.length > 0}
-        aria-controls={listId}
+        aria-controls={open && shown.length ? listId : undefined}
         aria-autocomplete="list"
         aria-activedescendant={open && shown[active] ? `${listId}-${active}` : undefined}
         aria-invalid={invalid || unknownTyped || undefined}
