@@ -106,6 +106,10 @@ async def test_the_expression_editor_completes_columns_and_functions(
     await expect(editor).to_have_text("age >= 18 and country = upper(name)")
     link = side_panel(page).get_by_role("link", name="Expression language")
     await expect(link).to_have_attribute("href", "/docs/expressions/")
+    await page.goto("/docs/expressions/")
+    await expect(page.get_by_role("heading", name="Expressions", level=1)).to_be_visible()
+    await expect(page.get_by_role("cell", name="substr(text, start, length?)")).to_be_visible()
+    await screenshot(page, "language-page")
 
 
 async def test_a_bad_expression_is_underlined_with_the_servers_message(
