@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
+from editor.docs_pages import PAGES, rendered
 from editor.permissions import pipeline_for, role_in, workspace_for
 
 
@@ -52,6 +53,13 @@ def _workspace_page(request, slug: str, page: str, title: str):
         "title": title,
     }
     return render(request, "editor/workspace.html", context)
+
+
+@login_required
+def docs_page(request, name: str):
+    """A page of the user documentation (docs/<name>.md); the editor links to the expressions'."""
+    body = rendered(name)
+    return render(request, "editor/docs.html", {"title": PAGES[name], "body": body})
 
 
 def favicon(request):

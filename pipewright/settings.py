@@ -31,6 +31,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -210,12 +211,14 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
 
 # Content-Security-Policy (django-csp) on every page: scripts, styles, images and sockets from
 # this server only; nothing may frame our pages or change their base URL. `'self'` covers ws:
-# and wss: to the same host and port in current browsers (CSP level 3).
+# and wss: to the same host and port in current browsers (CSP level 3). A page that reads
+# `request.csp_nonce` (the editor's: CodeMirror adds <style> elements, marked with it) also
+# allows the style elements carrying that page's nonce; style attributes stay refused.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
-        "style-src": ["'self'"],
+        "style-src": ["'self'", NONCE],
         "img-src": ["'self'", "data:"],
         "connect-src": ["'self'"],
         "object-src": ["'none'"],

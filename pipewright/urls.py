@@ -12,6 +12,7 @@ urlpatterns = [
     path("pipelines/<int:pipeline_id>/", views.pipeline_editor, name="pipeline-editor"),
     path("workspaces/<slug:slug>/", views.workspace_settings, name="workspace-settings"),
     path("workspaces/<slug:slug>/files/", views.workspace_files, name="workspace-files"),
+    path("docs/<slug:name>/", views.docs_page, name="docs-page"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

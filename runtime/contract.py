@@ -69,6 +69,11 @@ class Operator:
     kind: ClassVar[Kind]
     title: ClassVar[str]
     description: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    """What a node of this operator does, in one line its card shows: a template of its params
+    (`"{path}"`, `"by {group_by}"`) that the editor fills as the user types. `{name}` is a param
+    (a list joins its items with commas, a mapping reads `key → value`), `{name.part}` a part of
+    each item; a `[...]` section is left out while a param in it is empty."""
     inputs: ClassVar[tuple[Port, ...]] = (Port("in"),)
     outputs: ClassVar[tuple[Port, ...]] = (Port("out"),)
     Params: ClassVar[type[OperatorParams]] = OperatorParams
@@ -143,6 +148,7 @@ class Operator:
             "kind": self.kind,
             "title": self.title,
             "description": self.description,
+            "summary": self.summary,
             "inputs": [port.to_json() for port in self.inputs],
             "outputs": [port.to_json() for port in self.outputs],
             "params_schema": self.Params.model_json_schema(),

@@ -10,6 +10,19 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
+class TextPosition:
+    """Where in a param's text a problem is (an expression's token): 1-based line and column,
+    and the column just after its end when known, for the editor to underline it."""
+
+    line: int
+    column: int
+    end_column: int | None = None
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "column": self.column, "end_column": self.end_column}
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with a pipeline: where (node, field) and how to fix it.
 
@@ -23,6 +36,8 @@ class Problem:
     field: str | None = None
     code: str = "invalid"
     field_title: str | None = None
+    position: TextPosition | None = None
+    """Where in the field's text, for a problem found in an expression."""
 
     def location(self) -> str:
         """`node.field`, `node`, `field` or `pipeline`, for one-line messages."""
@@ -35,18 +50,23 @@ class Problem:
         return f"{self.location()}: {self.message}"
 
     def to_json(self) -> dict:
-        return {
+        """Its JSON form; `line`, `column` and `end_column` only when it has a position."""
+        found = {
             "code": self.code,
             "node": self.node,
             "field": self.field,
             "field_title": self.field_title,
             "message": self.message,
         }
+        return found if self.position is None else {**found, **self.position.to_json()}
 
     @classmethod
     def from_json(cls, fields: dict) -> Problem:
         """The problem `to_json` gave (sent from a job's process, say)."""
-        return cls(**fields)
+        fields = dict(fields)
+        place = {key: fields.pop(key) for key in ("line", "column", "end_column") if key in fields}
+        position = TextPosition(**place) if place.get("line") is not None else None
+        return cls(**fields, position=position)
 
 
 class PipewrightError(Exception):
@@ -98,14 +118,15 @@ class ParamsError(OperatorError):
     """A node's params do not fit its input (a missing column, a type that does not fit).
 
     `field` is the params field at fault (`group_by`, `mappings[1].expression`), so that the
-    editor can show the message at that field.
+    editor can show the message at that field; `position`, where in its text (an expression).
     """
 
     retryable = False
 
-    def __init__(self, field: str, message: str):
+    def __init__(self, field: str, message: str, position: TextPosition | None = None):
         self.field = field
         self.message = message
+        self.position = position
         super().__init__(f"{field}: {message}")
 
 

@@ -83,11 +83,13 @@ def infer_schemas(
     problems = list(analysis.problems)
     for node_id in graphlib.TopologicalSorter(analysis.predecessors).static_order():
         schemas = nodes[node_id]
-        if schemas.problems or analysis.params.get(node_id) is None:
-            continue
+        if node_id not in analysis.operators:
+            continue  # an unknown operator: no ports to speak of
+        # A node's inputs are known even while its own params are wrong: its form offers
+        # their columns to put them right.
         schemas.inputs, complete = _input_schemas(analysis, node_id, nodes)
-        if not complete:
-            continue  # something upstream has no schema: nothing to say about this node
+        if schemas.problems or analysis.params.get(node_id) is None or not complete:
+            continue  # its outputs cannot be worked out (yet)
         ctx = NodeContext(
             node_id,
             analysis.params[node_id],
@@ -166,6 +168,7 @@ def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: Nod
             field=f"params.{error.field}",
             code="schema",
             field_title=title or None,
+            position=error.position,
         )
     except OperatorError as error:
         return Problem(str(error), node=node_id, code="schema")

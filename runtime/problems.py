@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from runtime.errors import Problem
+from runtime.errors import Problem, TextPosition
 
 _KINDS = {
     "string": "text",
@@ -83,12 +83,14 @@ def validation_problems(
     each field path (`params`); `words` overrides the phrase for some error types.
     """
     schema = _schema(model) if model is not None else {}
-    found: dict[str, tuple[str, list[str]]] = {}
+    found: dict[str, tuple[str, list[str], list[TextPosition]]] = {}
     for item in errors:
         path, title = _locate(schema, list(item["loc"]))
         field = ".".join([prefix, *path] if prefix else path)
         phrase = (words or {}).get(item.get("type")) or _phrase(item)
-        found.setdefault(field, (title, []))[1].append(phrase)
+        title, phrases, positions = found.setdefault(field, (title, [], []))
+        phrases.append(phrase)
+        positions.extend(_positions(item))
     return [
         Problem(
             f"{title}: {_joined(phrases)}" if title else _joined(phrases),
@@ -96,9 +98,16 @@ def validation_problems(
             field=field or None,
             code=code,
             field_title=title or None,
+            position=positions[0] if positions else None,
         )
-        for field, (title, phrases) in found.items()
+        for field, (title, phrases, positions) in found.items()
     ]
+
+
+def _positions(item: dict) -> list[TextPosition]:
+    """Where in the field's text the error is, when its validator said (an expression's)."""
+    position = getattr((item.get("ctx") or {}).get("error"), "position", None)
+    return [position] if isinstance(position, TextPosition) else []
 
 
 def field_title(model: type[BaseModel], field: str) -> str:

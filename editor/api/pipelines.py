@@ -11,6 +11,7 @@ from editor import actions, preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.api.schemas import (
+    CheckedDocument,
     InferredSchemas,
     Layout,
     Limit,
@@ -141,14 +142,24 @@ def saved_answer(
     request, pipeline, document: PipelineSpec, revision: int, restored: int | None = None
 ) -> dict:
     """Save `document` over `revision` as the caller, and answer what the save found."""
-    found = _infer(request, pipeline, {}, document)
-    problems = [Problem.from_json(problem) for problem in found["problems"]]
+    checked = _checked(request, pipeline, document)
+    problems = [Problem.from_json(problem) for problem in checked["problems"]]
     saved = actions.save_pipeline(pipeline, document, revision, request.user, problems, restored)
-    return {
-        **pipeline_json(saved, document),
-        "problems": found["problems"],
-        "schemas": found["nodes"],
-    }
+    return {**pipeline_json(saved, document), **checked}
+
+
+@router.post(
+    "/{int:pipeline_id}/check",
+    response=answers({200: CheckedDocument}, 400, 404, 413, 429),
+    openapi_extra=DOCUMENT_BODY,
+    summary="Check an unsaved document",
+)
+def check_pipeline(request, pipeline_id: ObjectId):
+    """The problems and columns of the document in the body, as a save of it would answer
+    them, with nothing saved: the editor's feedback while the user types. Viewers may ask."""
+    pipeline = pipeline_for(request.user, pipeline_id)
+    document, _ = read_document(request)
+    return _checked(request, pipeline, document)
 
 
 @router.delete(
@@ -288,6 +299,13 @@ def _parameters(body: dict) -> dict:
             400, "invalid_request", "parameters must be an object", field="parameters"
         )
     return parameters
+
+
+def _checked(request, pipeline, document: PipelineSpec) -> dict:
+    """What a save answers of `document` besides the pipeline: its problems and each node's
+    columns (`schemas`)."""
+    found = _infer(request, pipeline, {}, document)
+    return {"problems": found["problems"], "schemas": found["nodes"]}
 
 
 def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:

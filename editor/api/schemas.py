@@ -45,6 +45,13 @@ class Problem(Schema):
         None, description='The field as the form titles it ("Group by, item 1"), if any.'
     )
     message: str
+    line: int | None = Field(
+        None, description="In an expression's text: the 1-based line of the problem."
+    )
+    column: int | None = Field(None, description="Its 1-based column on that line.")
+    end_column: int | None = Field(
+        None, description="The column just after the token at fault, when known."
+    )
 
 
 class Error(Schema):
@@ -211,6 +218,9 @@ class Operator(Schema):
     kind: str
     title: str
     description: str
+    summary: str = Field(
+        description='What a node does, for its card: a template of its params ("by {group_by}").'
+    )
     inputs: list[Port]
     outputs: list[Port]
     params_schema: dict[str, Any] = Field(description="The JSON Schema of the node's params.")
@@ -232,6 +242,33 @@ class OperatorCatalog(Schema):
     statuses: Statuses
 
 
+class ExpressionFunction(Schema):
+    name: str
+    usage: str = Field(description="Its signature: `substr(text, start, length?)`.")
+    returns: str = Field(description="The type of its result (number: as its argument's).")
+    help: str = Field(description="What it does, in one line.")
+
+
+class ExpressionOperator(Schema):
+    name: str
+    usage: str
+    help: str
+
+
+class ExpressionConstant(Schema):
+    name: str
+    help: str
+
+
+class ExpressionLanguage(Schema):
+    """What an expression may use, from the runtime's registry, and its documentation page."""
+
+    functions: list[ExpressionFunction]
+    operators: list[ExpressionOperator]
+    constants: list[ExpressionConstant]
+    docs_url: str
+
+
 class Column(Schema):
     name: str
     type: str
@@ -249,6 +286,13 @@ class NodeSchemas(Schema):
 class InferredSchemas(Schema):
     nodes: dict[str, NodeSchemas]
     problems: list[Problem]
+
+
+class CheckedDocument(Schema):
+    """What one analysis of an unsaved document found, as a save of it would answer."""
+
+    problems: list[Problem] = Field(description="Every problem, as `validate` answers them.")
+    schemas: dict[str, NodeSchemas] = Field(description="Each node's columns, as `schemas`.")
 
 
 class SavedPipeline(PipelineOut):

@@ -3,7 +3,9 @@
 `FUNCTIONS` is the only way a name in an expression reaches code: a name that is not a key
 here is an error. Each entry's `usage` string is both the documentation shown in errors and
 the source of its argument count (`name?` is optional, `...` repeats the last argument).
-Arguments that configure a function (a search string, a position) must be constants.
+Arguments that configure a function (a search string, a position) must be constants. Its
+`returns` and one-line `help` are what the editor's completion, `GET /api/expressions` and
+the function table of docs/expressions.md say of it (`runtime.expressions.language`).
 """
 
 from __future__ import annotations
@@ -47,10 +49,13 @@ _EXACT_FLOATS = 2.0**52  # every float at least this large is a whole number
 
 @dataclass(frozen=True)
 class Function:
-    """A callable name: its usage, e.g. `substr(text, start, length?)`, and its builder."""
+    """A callable name: its usage, e.g. `substr(text, start, length?)`, its builder, the type
+    of its result and what it does, in one line."""
 
     usage: str
     build: Callable[..., Compiled]
+    returns: str
+    help: str
 
     @property
     def name(self) -> str:
@@ -288,35 +293,131 @@ def _fillable(value: object, type: str, index: pd.Index) -> pd.Series:
 FUNCTIONS: dict[str, Function] = {
     function.name: function
     for function in (
-        Function("upper(text)", _text_map(lambda s: s.str.upper())),
-        Function("lower(text)", _text_map(lambda s: s.str.lower())),
-        Function("strip(text)", _text_map(lambda s: s.str.strip())),
-        Function("len(text)", _text_map(lambda s: s.str.len(), "integer")),
+        Function(
+            "upper(text)",
+            _text_map(lambda s: s.str.upper()),
+            "string",
+            "The text in upper case: `upper('Ab')` is `'AB'`.",
+        ),
+        Function(
+            "lower(text)",
+            _text_map(lambda s: s.str.lower()),
+            "string",
+            "The text in lower case: `lower('Ab')` is `'ab'`.",
+        ),
+        Function(
+            "strip(text)",
+            _text_map(lambda s: s.str.strip()),
+            "string",
+            "The text without leading and trailing whitespace: `strip('  a ')` is `'a'`.",
+        ),
+        Function(
+            "len(text)",
+            _text_map(lambda s: s.str.len(), "integer"),
+            "integer",
+            "The number of characters: `len('abc')` is `3`.",
+        ),
         Function(
             "contains(text, part)",
             _text_test(lambda s, part: s.str.contains(part, regex=False), "part"),
+            "boolean",
+            "Whether `part` (constant, plain text, not a pattern) occurs in the text.",
         ),
         Function(
             "startswith(text, prefix)",
             _text_test(lambda s, prefix: s.str.startswith(prefix), "prefix"),
+            "boolean",
+            "Whether the text starts with `prefix` (constant).",
         ),
         Function(
             "endswith(text, suffix)",
             _text_test(lambda s, suffix: s.str.endswith(suffix), "suffix"),
+            "boolean",
+            "Whether the text ends with `suffix` (constant).",
         ),
-        Function("replace(text, old, new)", _replace),
-        Function("concat(text, ...)", _concat),
-        Function("substr(text, start, length?)", _substr),
-        Function("abs(number)", _numeric_map(abs)),
-        Function("round(number, digits?)", _round),
-        Function("floor(number)", _numeric_map(np.floor, keeps_integers=True)),
-        Function("ceil(number)", _numeric_map(np.ceil, keeps_integers=True)),
-        Function("date(value)", _date),
-        Function("year(value)", _date_part("year")),
-        Function("month(value)", _date_part("month")),
-        Function("day(value)", _date_part("day")),
-        Function("coalesce(value, ...)", _coalesce),
-        Function("if(condition, then, else)", _if),
+        Function(
+            "replace(text, old, new)",
+            _replace,
+            "string",
+            "Every `old` replaced by `new` (both constant, plain text): "
+            "`replace('a-b-c', '-', '/')` is `'a/b/c'`.",
+        ),
+        Function(
+            "concat(text, ...)",
+            _concat,
+            "string",
+            "The texts joined; a null counts as `''`, so the result is never null: "
+            "`concat(first, ' ', last)`.",
+        ),
+        Function(
+            "substr(text, start, length?)",
+            _substr,
+            "string",
+            "Up to `length` characters from position `start` (counted from 1; both constant), "
+            "or the rest of the text: `substr('abcdef', 2, 3)` is `'bcd'`.",
+        ),
+        Function(
+            "abs(number)",
+            _numeric_map(abs),
+            "number",
+            "The absolute value, of the same type.",
+        ),
+        Function(
+            "round(number, digits?)",
+            _round,
+            "number",
+            "Rounded to `digits` (constant, -15 to 15, default 0) decimal places, halves to "
+            "even: `round(2.5)` is `2.0`, `round(1234, -2)` is `1200`. Keeps the type.",
+        ),
+        Function(
+            "floor(number)",
+            _numeric_map(np.floor, keeps_integers=True),
+            "number",
+            "Rounded down to a whole number, of the same type: `floor(2.7)` is `2.0`.",
+        ),
+        Function(
+            "ceil(number)",
+            _numeric_map(np.ceil, keeps_integers=True),
+            "number",
+            "Rounded up to a whole number, of the same type: `ceil(2.1)` is `3.0`.",
+        ),
+        Function(
+            "date(value)",
+            _date,
+            "date",
+            "A date from `YYYY-MM-DD` text (other text gives null), or a datetime's date.",
+        ),
+        Function(
+            "year(value)",
+            _date_part("year"),
+            "integer",
+            "The year of a date or datetime.",
+        ),
+        Function(
+            "month(value)",
+            _date_part("month"),
+            "integer",
+            "The month (1 to 12) of a date or datetime.",
+        ),
+        Function(
+            "day(value)",
+            _date_part("day"),
+            "integer",
+            "The day of the month of a date or datetime.",
+        ),
+        Function(
+            "coalesce(value, ...)",
+            _coalesce,
+            "any",
+            "The first argument that is not null; the arguments share a type.",
+        ),
+        Function(
+            "if(condition, then, else)",
+            _if,
+            "any",
+            "`then` where the condition is true, `else` where it is false or null; "
+            "both of one type.",
+        ),
     )
 }
 """Every function an expression may call, by lower-case name."""

@@ -85,7 +85,7 @@ def _token(match: re.Match, text: str) -> Token:
     elif kind in ("string", "column"):
         value = _ESCAPE.sub(lambda escape: _unescape(escape, start, text), raw[1:-1])
         if kind == "column" and not value:
-            raise error_at(text, start, "empty column name")
+            raise error_at(text, start, "empty column name", end=match.end())
     elif kind == "name" and raw.lower() in KEYWORDS:
         kind, value = "keyword", raw.lower()
     else:
@@ -101,7 +101,7 @@ def _number(raw: str, start: int, text: str) -> int | float:
         in_range = len(raw.lstrip("0")) <= len(str(MAX_INTEGER)) and int(raw) <= MAX_INTEGER
         value = int(raw) if in_range else 0
     if not in_range:
-        raise error_at(text, start, f"number {shorten(raw)} is out of range")
+        raise error_at(text, start, f"number {shorten(raw)} is out of range", end=start + len(raw))
     return value
 
 
@@ -113,6 +113,7 @@ def _unescape(escape: re.Match, start: int, text: str) -> str:
             start + 1 + escape.start(),
             f"invalid escape '\\{printable(char)}'",
             "use '\\\\' for a backslash",
+            end=start + 1 + escape.end(),
         )
     return _UNESCAPES[char]
 
@@ -123,7 +124,7 @@ def _bad_character(text: str, offset: int) -> ExpressionError:
         return error_at(text, offset, "unterminated string")
     if char == "`":
         return error_at(text, offset, "unterminated column name")
-    return error_at(text, offset, f"unexpected character '{printable(char)}'")
+    return error_at(text, offset, f"unexpected character '{printable(char)}'", end=offset + 1)
 
 
 def printable(text: str) -> str:

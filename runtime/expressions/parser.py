@@ -206,7 +206,7 @@ class _Parser:
         return token
 
     def unexpected(self, token: Token, hint: str) -> ExpressionError:
-        return error_at(self.text, token.start, f"unexpected {token.shown()}", hint)
+        return error_at(self.text, token.start, f"unexpected {token.shown()}", hint, token.end)
 
     def too_deep(self, offset: int) -> ExpressionError:
         return error_at(

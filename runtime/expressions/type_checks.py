@@ -25,8 +25,8 @@ class Checker:
         self.text = text
 
     def error(self, node: Node, message: str, hint: str | None = None) -> ExpressionError:
-        """An ExpressionError located at the start of `node`."""
-        return error_at(self.text, node.span[0], message, hint)
+        """An ExpressionError located at `node`'s text."""
+        return error_at(self.text, node.span[0], message, hint, node.span[1])
 
     def bound(self, node: Node, what: str, sizes: np.ndarray) -> None:
         """Refuse to build a text result of `sizes` bytes per row when it is too large."""

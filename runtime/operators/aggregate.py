@@ -23,6 +23,7 @@ from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,
     ColumnNames,
+    InputColumn,
     column_of,
     first_repeated,
     frame_schema,
@@ -56,7 +57,7 @@ _NEVER_NULL = ("count", "size", "nunique", "sum")
 class Aggregation(OperatorParams):
     """One summary column."""
 
-    column: ColumnName | None = Field(
+    column: InputColumn | None = Field(
         None, title="Column", description="The column to summarise (optional for size)."
     )
     function: Function = Field(
@@ -100,6 +101,7 @@ class AggregateParams(OperatorParams):
 
 class Aggregate(Operator):
     name = "aggregate"
+    summary = "[by {group_by}: ]{aggregations.function}"
     kind = "process"
     title = "Aggregate"
     description = (

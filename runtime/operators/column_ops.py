@@ -16,11 +16,12 @@ from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql
-from runtime.fields import Expression
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     ColumnName,
     ColumnNames,
+    InputColumn,
+    InputExpression,
     Scalar,
     cast_value,
     chosen_columns,
@@ -40,7 +41,7 @@ class Mapping(OperatorParams):
     target: ColumnName = Field(
         title="Column", description="The column to write: a new one, or one to replace."
     )
-    expression: Expression = Field(
+    expression: InputExpression = Field(
         title="Expression",
         description="Its value on each row, e.g. quantity * unit_price or upper(name).",
     )
@@ -67,6 +68,7 @@ class TransformParams(OperatorParams):
 
 class Transform(Operator):
     name = "transform"
+    summary = "{mappings.target}"
     kind = "process"
     title = "Compute columns"
     description = (
@@ -144,7 +146,7 @@ def _live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tup
 
 
 def _expression_error(index: int, error: ExpressionError) -> ParamsError:
-    return ParamsError(f"mappings[{index}].expression", str(error))
+    return ParamsError(f"mappings[{index}].expression", str(error), error.position)
 
 
 def _mapped_column(index: int, mapping: Mapping, schema: Schema) -> Column:
@@ -189,7 +191,7 @@ class SelectParams(OperatorParams):
         title="Columns",
         description="The columns to keep, in this order; all of them (in input order) when empty.",
     )
-    rename: dict[ColumnName, ColumnName] = Field(
+    rename: dict[InputColumn, ColumnName] = Field(
         {},
         title="Rename",
         description="New names for some of the kept columns: old name → new name.",
@@ -198,6 +200,7 @@ class SelectParams(OperatorParams):
 
 class Select(Operator):
     name = "select"
+    summary = "[{columns}][ · rename {rename}]"
     kind = "process"
     title = "Select columns"
     description = "Choose, order and rename columns."
@@ -249,7 +252,7 @@ def _selected_names(params: SelectParams, schema: Schema) -> list[str]:
 
 
 class CastParams(OperatorParams):
-    types: dict[ColumnName, TypeName] = Field(
+    types: dict[InputColumn, TypeName] = Field(
         title="Types",
         description="The type to convert each column to: string, integer, float, boolean, "
         "date or datetime. Values that do not convert become null.",
@@ -259,6 +262,7 @@ class CastParams(OperatorParams):
 
 class Cast(Operator):
     name = "cast"
+    summary = "{types}"
     kind = "process"
     title = "Convert types"
     description = "Convert columns to other types; values that do not convert become null."
@@ -300,7 +304,7 @@ def _cast_column(column: Column, type_name: TypeName | None) -> Column:
 
 
 class FillNullsParams(OperatorParams):
-    values: dict[ColumnName, Scalar] = Field(
+    values: dict[InputColumn, Scalar] = Field(
         title="Values",
         description="The value to put in each column's empty cells; it is converted to the "
         "column's type.",
@@ -310,6 +314,7 @@ class FillNullsParams(OperatorParams):
 
 class FillNulls(Operator):
     name = "fill_nulls"
+    summary = "{values}"
     kind = "process"
     title = "Fill empty cells"
     description = "Replace nulls in some columns with a fixed value."

@@ -1,7 +1,8 @@
 """The params vocabulary of the processing operators: column names, their types, values.
 
 Shared by the processing families (column_ops, rows, combine, aggregate, validate): the
-param types that hold column names and values (`ColumnNames`, `Scalar` ...), the type a named
+param types that hold column names and values (`ColumnNames`, `Scalar` ...), each declaring in
+its JSON Schema which input port's columns it names (`ColumnOf`), the type a named
 column must have, a value written in params converted to a column's type, and result dtypes in
 the engine's convention (runtime/frames.py). Whether a named column exists at all is
 `runtime/column_names.py`'s job. Each operator writes its checks once, against a `Schema`:
@@ -22,6 +23,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from runtime.casting import cast_series
 from runtime.column_names import require_columns
 from runtime.errors import ParamsError
+from runtime.fields import Expression
 from runtime.frames import column_dtypes
 from runtime.lazy import pd
 from runtime.schema import Column, Schema, TypeName, type_name_of
@@ -29,6 +31,43 @@ from runtime.schema import Column, Schema, TypeName, type_name_of
 NUMBERS: tuple[str, ...] = ("integer", "float")
 
 ColumnName = Annotated[str, Field(min_length=1)]
+"""A column's name: one the node makes (an output name) or, marked with `ColumnOf`, one it reads."""
+
+
+class ColumnOf:
+    """Marks a param as naming columns of the input port `port`, for the editor's column picker.
+
+    Its JSON Schema (a list's `items`) gets `"format": "column"` and `"x-port": port`; the
+    picker offers that port's columns. Plugins mark their own params the same way
+    (docs/operators.md).
+    """
+
+    format = "column"
+
+    def __init__(self, port: str = "in"):
+        self.port = port
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.port!r})"
+
+    def __get_pydantic_json_schema__(self, core_schema, handler):
+        schema = handler(core_schema)
+        marked = schema["items"] if schema.get("type") == "array" else schema
+        marked.update({"format": self.format, "x-port": self.port})
+        return schema
+
+
+class ExpressionOver(ColumnOf):
+    """Marks an expression param as reading the columns of input port `port` (its completion)."""
+
+    format = "expression"
+
+
+InputColumn = Annotated[ColumnName, ColumnOf("in")]
+"""The name of a column of the `in` port."""
+
+InputExpression = Annotated[Expression, ExpressionOver("in")]
+"""An expression over the columns of the `in` port."""
 
 
 def first_repeated(names: Iterable[str]) -> str | None:
@@ -43,16 +82,23 @@ def _no_repeats(names: list[str]) -> list[str]:
     return names
 
 
-ColumnNames = Annotated[list[ColumnName], AfterValidator(_no_repeats)]
-"""A list of column names, each listed once."""
+def column_names(port: str = "in"):
+    """The type of a list of names of columns of `port`, each listed once."""
+    return Annotated[list[ColumnName], AfterValidator(_no_repeats), ColumnOf(port)]
+
+
+ColumnNames = column_names("in")
+"""A list of names of columns of the `in` port, each listed once."""
 
 
 def _listed(value: object) -> object:
     return [value] if isinstance(value, str) else value
 
 
-OneOrMoreColumns = Annotated[ColumnNames, BeforeValidator(_listed), Field(min_length=1)]
-"""One column name or a non-empty list of them (`"id"` reads as `["id"]`)."""
+def one_or_more_columns(port: str = "in"):
+    """The type of one name of a column of `port` or a non-empty list of them (`"id"` reads as
+    `["id"]`)."""
+    return Annotated[column_names(port), BeforeValidator(_listed), Field(min_length=1)]
 
 
 def written(value: object) -> str:

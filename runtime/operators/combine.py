@@ -17,10 +17,10 @@ from runtime.errors import OperatorError, ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
-    OneOrMoreColumns,
     column_of,
     first_repeated,
     frame_schema,
+    one_or_more_columns,
 )
 from runtime.plan import relational
 from runtime.schema import Column, Schema
@@ -35,10 +35,10 @@ class JoinParams(OperatorParams):
         description="inner: matching rows only; left / right: every row of that side; "
         "outer: every row of both sides.",
     )
-    left_on: OneOrMoreColumns = Field(
+    left_on: one_or_more_columns("left") = Field(
         title="Left keys", description="The key column(s) of the left table."
     )
-    right_on: OneOrMoreColumns = Field(
+    right_on: one_or_more_columns("right") = Field(
         title="Right keys",
         description="The key column(s) of the right table, matched in order with the left keys.",
     )
@@ -62,6 +62,7 @@ class JoinParams(OperatorParams):
 
 class Join(Operator):
     name = "join"
+    summary = "{how}: {left_on} = {right_on}"
     kind = "process"
     title = "Join"
     description = (
@@ -185,6 +186,7 @@ def _suffixed(column: Column, suffix: str, overlap: set[str], nullable: bool) ->
 
 class Union(Operator):
     name = "union"
+    summary = "stacked by column name"
     kind = "process"
     title = "Union"
     description = (

@@ -67,6 +67,7 @@ class ExcelInputParams(OperatorParams):
 
 class ExcelInput(FileInput):
     name = "excel_input"
+    summary = "{path}[ · sheet {sheet}]"
     title = "Excel sheet"
     description = (
         "Read one sheet of an Excel workbook (.xlsx), or of each workbook of a folder or "
@@ -148,6 +149,7 @@ class ExcelOutputParams(FileOutputParams):
 
 class ExcelOutput(FileOutput):
     name = "excel_output"
+    summary = "{path}[ · sheet {sheet}]"
     title = "Write Excel"
     description = (
         "Write rows to a sheet of an Excel workbook (.xlsx) under the data root, "

@@ -290,6 +290,7 @@ class FileInput(Operator):
     """Base of the file readers: `read_file` reads one file; the node reads each file its
     `path` names, and its schema comes from a sample of the first."""
 
+    summary = "{path}"
     kind = "input"
     inputs = ()
     outputs = (Port("out"),)
@@ -328,6 +329,7 @@ class FileOutputParams(OperatorParams):
 class FileOutput(Operator):
     """Base of the file writers: `write` fills a temporary file that replaces the target."""
 
+    summary = "{path}"
     kind = "output"
     inputs = (Port("in"),)
     outputs = ()

@@ -15,12 +15,12 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.expressions.to_sql import to_sql_condition
-from runtime.fields import Expression
+from runtime.operators.column_params import InputExpression
 from runtime.plan import relational
 
 
 class FilterParams(OperatorParams):
-    condition: Expression = Field(
+    condition: InputExpression = Field(
         title="Condition",
         description="Rows where this is true are kept, e.g. age > 18 and country in ('FR', 'DE').",
     )
@@ -28,6 +28,7 @@ class FilterParams(OperatorParams):
 
 class Filter(Operator):
     name = "filter"
+    summary = "{condition}"
     kind = "process"
     title = "Filter rows"
     description = "Keep the rows where a condition is true; a comparison with null is false."
@@ -42,7 +43,7 @@ class Filter(Operator):
         try:
             result_type, _ = infer_type(ctx.params.condition, schema)
         except ExpressionError as error:
-            raise ParamsError("condition", str(error)) from error
+            raise ParamsError("condition", str(error), error.position) from error
         if result_type != "boolean":
             raise ParamsError("condition", f"must be true or false, but it gives a {result_type}")
         return {"out": schema}
@@ -52,7 +53,7 @@ class Filter(Operator):
         try:
             keep = condition_array(ctx.params.condition, frame)
         except ExpressionError as error:
-            raise ParamsError("condition", str(error)) from error
+            raise ParamsError("condition", str(error), error.position) from error
         if keep.all():
             return {"out": frame}  # nothing to drop: the same frame, no copy
         return {"out": frame.take(np.flatnonzero(keep))}  # cheaper than boolean indexing

@@ -14,8 +14,8 @@ from pydantic import Field, model_validator
 from runtime.column_names import needed_with
 from runtime.contract import Operator, OperatorParams
 from runtime.operators.column_params import (
-    ColumnName,
     ColumnNames,
+    InputColumn,
     chosen_columns,
     column_of,
     exactly_one,
@@ -29,7 +29,7 @@ from runtime.schema import Schema
 class SortKey(OperatorParams):
     """One column to sort by."""
 
-    column: ColumnName = Field(title="Column", description="The column to sort by.")
+    column: InputColumn = Field(title="Column", description="The column to sort by.")
     descending: bool = Field(
         False, title="Descending", description="Largest, latest or last alphabetically first."
     )
@@ -50,6 +50,7 @@ class SortParams(OperatorParams):
 
 class Sort(Operator):
     name = "sort"
+    summary = "by {by.column}"
     kind = "process"
     title = "Sort rows"
     description = "Order rows by one or more columns; rows that tie keep their input order."
@@ -98,6 +99,7 @@ class DeduplicateParams(OperatorParams):
 
 class Deduplicate(Operator):
     name = "deduplicate"
+    summary = "[on {columns} · ]keep {keep}"
     kind = "process"
     title = "Remove duplicates"
     description = (
@@ -126,6 +128,7 @@ class LimitParams(OperatorParams):
 
 class Limit(Operator):
     name = "limit"
+    summary = "first {n} rows"
     kind = "process"
     title = "First rows"
     description = "Keep the first n rows."
@@ -167,6 +170,7 @@ class SampleParams(OperatorParams):
 
 class Sample(Operator):
     name = "sample"
+    summary = "[{n} rows][{fraction} of the rows]"
     kind = "process"
     title = "Random rows"
     description = "Keep a random sample of the rows, in their input order."
@@ -197,6 +201,7 @@ class DropNullsParams(OperatorParams):
 
 class DropNulls(Operator):
     name = "drop_nulls"
+    summary = "[in {columns}]"
     kind = "process"
     title = "Drop empty rows"
     description = "Drop the rows that have a null in some columns."

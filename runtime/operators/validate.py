@@ -18,8 +18,8 @@ from runtime.errors import ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
-    ColumnName,
     ColumnNames,
+    InputColumn,
     Scalar,
     cast_value,
     column_of,
@@ -63,7 +63,7 @@ class NotNullRule(_Rule):
     model_config = ConfigDict(title="Not null")
 
     rule: Literal["not_null"] = Field(title="Rule", description="not_null: a value is required.")
-    column: ColumnName = Field(title="Column", description="The column that must have a value.")
+    column: InputColumn = Field(title="Column", description="The column that must have a value.")
 
     def check(self, field: str, schema: Schema) -> None:
         column_of(f"{field}.column", self.column, schema)
@@ -81,7 +81,7 @@ class RangeRule(_Rule):
     model_config = ConfigDict(title="Range")
 
     rule: Literal["range"] = Field(title="Rule", description="range: between min and max.")
-    column: ColumnName = Field(
+    column: InputColumn = Field(
         title="Column", description="A column of numbers, dates or datetimes."
     )
     min: int | float | str | None = Field(
@@ -142,7 +142,7 @@ class RegexRule(_Rule):
     model_config = ConfigDict(title="Pattern")
 
     rule: Literal["regex"] = Field(title="Rule", description="regex: text matching a pattern.")
-    column: ColumnName = Field(title="Column", description="A column of text.")
+    column: InputColumn = Field(title="Column", description="A column of text.")
     pattern: str = Field(
         title="Pattern",
         description="A regular expression the whole value must match, e.g. [A-Z]{2}[0-9]{4} "
@@ -177,7 +177,7 @@ class AllowedValuesRule(_Rule):
     rule: Literal["allowed_values"] = Field(
         title="Rule", description="allowed_values: one of a list."
     )
-    column: ColumnName = Field(title="Column", description="The column to check.")
+    column: InputColumn = Field(title="Column", description="The column to check.")
     values: list[Scalar] = Field(
         title="Values",
         description="The allowed values, converted to the column's type.",
@@ -214,7 +214,7 @@ class UniqueRule(_Rule):
     model_config = ConfigDict(title="Unique")
 
     rule: Literal["unique"] = Field(title="Rule", description="unique: no repeated values.")
-    column: ColumnName | None = Field(
+    column: InputColumn | None = Field(
         None, title="Column", description="The column whose values must be unique."
     )
     columns: ColumnNames | None = Field(
@@ -268,6 +268,7 @@ class ValidateParams(OperatorParams):
 
 class Validate(Operator):
     name = "validate"
+    summary = "{rules.rule}"
     kind = "process"
     title = "Validate rows"
     description = (

@@ -209,7 +209,8 @@ def test_validate_reports_schema_problems_at_node_and_field(client, data_root):
     assert body["problems"] == [
         {"code": "schema", "node": "adults", "field": "params.condition",
          "field_title": "Condition",
-         "message": "Condition: unknown column 'agee' at 1:1; did you mean 'age'?"}
+         "message": "Condition: unknown column 'agee' at 1:1; did you mean 'age'?",
+         "line": 1, "column": 1, "end_column": 5}
     ]  # fmt: skip
 
 
@@ -301,4 +302,7 @@ def test_validate_gives_each_problem_its_field_title(client, pipeline_id):
         "field": "params.condition",
         "field_title": "Condition",
         "message": "Condition: unexpected end of expression at 1:1; expected an expression",
+        "line": 1,
+        "column": 1,
+        "end_column": None,
     } in problems

@@ -69,7 +69,8 @@ def test_a_save_answers_the_saved_document_with_its_problems_and_schemas(client,
     assert body["revision"] == 2 and body["nodes"][0]["params"] == {"condition": "agee > 1"}
     assert body["problems"] == [
         {"code": "schema", "node": "f0", "field": "params.condition", "field_title": "Condition",
-         "message": "Condition: unknown column 'agee' at 1:1; did you mean 'age'?"}
+         "message": "Condition: unknown column 'agee' at 1:1; did you mean 'age'?",
+         "line": 1, "column": 1, "end_column": 5}
     ]  # fmt: skip
     assert [column["name"] for column in body["schemas"]["read"]["outputs"]["out"]] == [
         "id",

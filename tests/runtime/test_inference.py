@@ -141,3 +141,34 @@ def test_a_schema_problem_without_a_parameter_does_not_stop_a_run(tmp_path):
         "params.condition"
     ]
     assert run_problems(doc, data_root=tmp_path) == []
+
+
+def test_a_node_whose_params_are_not_filled_in_yet_still_knows_its_input_columns(tmp_path):
+    """Its form offers those columns to fill the params in with; its outputs stay unknown."""
+    doc = pipeline(
+        [people(tmp_path), {"id": "totals", "operator": "aggregate", "params": {}}],
+        [{"source": "read", "target": "totals"}],
+    )
+    inferred = infer_schemas(doc, data_root=tmp_path)
+    assert [problem.field for problem in inferred.problems] == ["params.aggregations"]
+    assert inferred.nodes["totals"].inputs["in"] == inferred.nodes["read"].outputs["out"]
+    assert inferred.nodes["totals"].outputs == {}
+
+
+def test_an_expression_problem_found_with_the_columns_knows_its_place(tmp_path):
+    doc = pipeline(
+        [people(tmp_path), {"id": "keep", "operator": "filter",
+                            "params": {"condition": "age > 1 and\n upper(age) = 'X'"}}],
+        [{"source": "read", "target": "keep"}],
+    )  # fmt: skip
+    (problem,) = infer_schemas(doc, data_root=tmp_path).problems
+    assert problem.to_json() == {
+        "code": "schema",
+        "node": "keep",
+        "field": "params.condition",
+        "field_title": "Condition",
+        "message": "Condition: upper() expects a string but 'age' is integer at 2:8",
+        "line": 2,
+        "column": 8,
+        "end_column": 11,
+    }

@@ -91,3 +91,21 @@ def test_a_document_field_is_named_as_the_settings_dialog_shows_it():
         ("config.max_concurrency", "Settings, Concurrency: must be at least 1"),
         ("config.retry_delay_s", "Settings, Retry delay (s): must be a number"),
     ]
+
+
+def test_a_problem_in_an_expression_keeps_its_place_through_json():
+    from runtime.errors import Problem, TextPosition
+
+    placed = Problem("Condition: unknown column", "keep", "params.condition", "schema",
+                     "Condition", TextPosition(2, 9, 13))  # fmt: skip
+    assert placed.to_json()["line"] == 2 and placed.to_json()["end_column"] == 13
+    assert Problem.from_json(placed.to_json()) == placed
+    plain = Problem("required", "keep", "params.condition")
+    assert "line" not in plain.to_json()
+    assert Problem.from_json(plain.to_json()) == plain
+
+
+def test_a_params_error_in_an_expression_carries_its_place():
+    [problem] = params_problems("filter", {"condition": "age >> 3"})
+    assert problem.to_json()["line"] == 1
+    assert (problem.position.column, problem.position.end_column) == (6, 7)

@@ -89,6 +89,7 @@ def placeholders(query: str) -> list[str]:
 
 class SqlInput(Operator):
     name = "sql_input"
+    summary = "{connection}: {query}"
     kind = "input"
     title = "SQL query"
     description = "Run a SQL query on a named database connection and read its rows."

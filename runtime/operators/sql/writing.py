@@ -11,7 +11,7 @@ atomic `RENAME TABLE` at commit time; a failure drops the staging table.
 from __future__ import annotations
 
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 import sqlalchemy as sa
 from pydantic import Field, ValidationInfo, field_validator
@@ -23,6 +23,7 @@ from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
 from runtime.lazy import pd
+from runtime.operators.column_params import ColumnOf
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     SWAP_DIALECTS,
@@ -49,7 +50,7 @@ class SqlOutputParams(OperatorParams):
             "rows whose keys exist and adds the others."
         ),
     )
-    keys: list[str] = Field(
+    keys: list[Annotated[str, ColumnOf("in")]] = Field(
         [],
         title="Key columns",
         description=(
@@ -78,6 +79,7 @@ class SqlOutputParams(OperatorParams):
 
 class SqlOutput(Operator):
     name = "sql_output"
+    summary = "{connection} · {table} ({mode})"
     kind = "output"
     title = "Write to a database table"
     description = (

@@ -100,7 +100,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const viewedCanvas = useViewedCanvas(overlay, catalog.typeOf);
   const locked = readOnly || viewedCanvas !== null;
   const selected = useSelectedNodes(nodes);
-  const analysis = useAnalysis({ api, base, overlay });
+  const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
   const { showProblems, analysed, analyseStored } = analysis;
   const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
   const planSaved = plan.saved;

@@ -22,11 +22,14 @@ export function groupProblems(problems) {
   return { byNode, pipeline };
 }
 
+/** The problems at exactly one of the params paths `keys`. */
+export function problemsAt(problems, keys) {
+  return (problems ?? []).filter((problem) => keys.includes(paramsPath(problem.field)));
+}
+
 /** The messages of the problems at exactly one of the params paths `keys`. */
 export function messagesAt(problems, keys) {
-  return (problems ?? [])
-    .filter((problem) => keys.includes(paramsPath(problem.field)))
-    .map((problem) => problem.message);
+  return problemsAt(problems, keys).map((problem) => problem.message);
 }
 
 /** The node's own fields outside its params, which the side panel shows with their input. */

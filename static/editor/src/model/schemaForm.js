@@ -93,9 +93,10 @@ export function unionVariants(schema, root) {
 }
 
 /**
- * The widget a field gets: text, expression, sql, path, integer, number, boolean, enum,
- * scalar (a value of several scalar types), stringList, scalarList, objectList, unionList,
- * dict, object or json (anything else, edited as JSON).
+ * The widget a field gets: text, column (a name of an input's column), expression, sql, path,
+ * integer, number, boolean, enum, scalar (a value of several scalar types), stringList,
+ * columnList, scalarList, objectList, unionList, dict, object or json (anything else, edited
+ * as JSON).
  */
 export function fieldKind(schema, root) {
   const { schema: field } = splitNullable(schema, root);
@@ -105,6 +106,7 @@ export function fieldKind(schema, root) {
   if (field.type === "number") return "number";
   if (field.type === "string") {
     if (field.format === "expression") return "expression";
+    if (field.format === "column") return "column";
     if (field.format === "sql") return "sql";
     if (field.format === "path") return "path";
     return "text";
@@ -113,6 +115,7 @@ export function fieldKind(schema, root) {
     const item = splitNullable(field.items ?? {}, root).schema;
     if (unionVariants(item, root)) return "unionList";
     if (item.type === "object" || item.properties) return "objectList";
+    if (item.type === "string" && item.format === "column") return "columnList";
     if (item.type === "string" && !enumOptions(item, root)) return "stringList";
     return "scalarList";
   }

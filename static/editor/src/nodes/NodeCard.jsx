@@ -1,4 +1,6 @@
-// The body every operator node shares: title, status badge, run metrics, problems, its mark
+// The body every operator node shares: title, a one-line summary of what it does (while no
+// run is shown; the operator's template filled with the params, model/summary.js), status
+// badge, run metrics, problems, its mark
 // in the plan view (a tag with its backend, or why it is not run), and one handle per port (React Flow handle id = port name, `data-port` = port name). Zoomed out,
 // where its text could not be read, a card is drawn compact: its box, colours and handles.
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
@@ -13,6 +15,7 @@ import { portProblem } from "../model/problems.js";
 import { shownRun } from "../model/overlay.js";
 import { percentDone, statusOf } from "../model/runState.js";
 import { useStore } from "../model/store.js";
+import { summaryText } from "../model/summary.js";
 import { isZoomedOut } from "../model/viewport.js";
 import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
 
@@ -83,8 +86,9 @@ function PortHandle({ nodeId, handle, problem }) {
   );
 }
 
-/** What a card says: its title, its run, its first problem and its ports' names. */
+/** What a card says: its title, its summary or its run, its first problem and its ports' names. */
 function CardText({ id, data, kind, icon, operator, status, run, problems, ports, working }) {
+  const summary = status === "idle" ? summaryText(operator?.summary, data.params) : "";
   return (
     <>
       <div className="pw-node-head">
@@ -99,9 +103,14 @@ function CardText({ id, data, kind, icon, operator, status, run, problems, ports
           </div>
         </div>
       </div>
-      {/* Always there (hidden while idle) and of fixed height: the card's height is declared
-          to React Flow (geometry.js), and a run must not change it. */}
+      {/* Always there and of fixed height: the card's height is declared to React Flow
+          (geometry.js), and a run must not change it. While idle it holds the summary. */}
       <div className={`pw-node-run${status === "idle" ? " is-idle" : ""}`}>
+        {summary ? (
+          <span className="pw-node-summary" title={summary}>
+            {summary}
+          </span>
+        ) : null}
         {status !== "idle" ? <StatusBadge status={status} working={working} /> : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
       </div>

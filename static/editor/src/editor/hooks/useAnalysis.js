@@ -1,25 +1,35 @@
 // What the server found in the pipeline: its problems (on nodes, at fields, for the whole
 // pipeline) and the columns at each node. A save answers both (`{revision, problems,
 // schemas}`); the stored pipeline's come from one `GET …/schemas` (`{nodes, problems}`) when
-// the editor opens and after a reload.
+// the editor opens and after a reload; and 250 ms after each edit, `POST …/check` answers them
+// for the unsaved document, so that feedback (and the column pickers) follow typing.
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import { canvasToDocument } from "../../model/document.js";
 import { groupProblems } from "../../model/problems.js";
+
+const CHECK_DELAY_MS = 250;
 
 /**
  * `{pipelineProblems, schemas, showProblems, analysed, analyseStored}`: `analysed(answer)`
  * takes a save's answer; `analyseStored()` asks for the stored pipeline's; `schemas` is
- * `{node id: {inputs, outputs}}` once known.
+ * `{node id: {inputs, outputs}}` once known. `present` is the canvas' current graph
+ * (`{meta, nodes, edges}`), checked after each change unless `readOnly`.
  */
-export function useAnalysis({ api, base, overlay }) {
+export function useAnalysis({ api, base, overlay, present, readOnly = false }) {
   const [pipelineProblems, setPipelineProblems] = useState([]);
   const [schemas, setSchemas] = useState(null);
-  // Counts the problems shown: a stored analysis answered after a save's is older, and dropped.
-  const shown = useRef(0);
+  // Numbers the analyses asked for (stored or checked): only the latest one's answer is shown,
+  // so an answer that arrives after a newer question's is dropped.
+  const asked = useRef(0);
+  // What the last check was about (the document without positions), so that moves, selections
+  // and edits undone before the delay ask nothing.
+  const checked = useRef(null);
+  const latest = useRef(present);
+  latest.current = present;
 
   const showProblems = useCallback(
     (problems) => {
-      shown.current += 1;
       const grouped = groupProblems(problems);
       overlay.set((value) => ({ ...value, problems: grouped.byNode }));
       setPipelineProblems(grouped.pipeline);
@@ -27,7 +37,7 @@ export function useAnalysis({ api, base, overlay }) {
     [overlay],
   );
 
-  const analysed = useCallback(
+  const show = useCallback(
     (answer) => {
       showProblems(answer.problems);
       setSchemas(answer.schemas);
@@ -35,15 +45,68 @@ export function useAnalysis({ api, base, overlay }) {
     [showProblems],
   );
 
+  const check = useCallback(
+    (document) => {
+      checked.current = analysisKey(document);
+      const ticket = ++asked.current;
+      api.post(`${base}/check`, document).then(
+        (answer) => ticket === asked.current && show(answer),
+        () => {}, // a refused document: the next save says why
+      );
+    },
+    [api, base, show],
+  );
+
+  /** A save's answer; the graph may have changed since it was sent, and is checked again then. */
+  const analysed = useCallback(
+    (answer) => {
+      show(answer);
+      const { meta, nodes, edges } = latest.current;
+      const current = canvasToDocument(meta, nodes, edges);
+      if (!readOnly && analysisKey(answer) !== analysisKey(current)) check(current);
+    },
+    [show, check, readOnly],
+  );
+
   const analyseStored = useCallback(() => {
-    const asked = shown.current;
+    const ticket = ++asked.current;
     api.get(`${base}/schemas`).then(
-      (answer) => asked === shown.current && analysed({ problems: answer.problems, schemas: answer.nodes }),
+      (answer) => ticket === asked.current && show({ problems: answer.problems, schemas: answer.nodes }),
       () => {},
     );
-  }, [api, base, analysed]);
+  }, [api, base, show]);
 
   useEffect(analyseStored, [analyseStored]);
 
+  useEffect(() => {
+    if (readOnly) return undefined;
+    const timer = setTimeout(() => {
+      const document = canvasToDocument(present.meta, present.nodes, present.edges);
+      const key = analysisKey(document);
+      if (checked.current === null) checked.current = key; // as opened: the stored analysis says
+      if (key !== checked.current) check(document);
+    }, CHECK_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [present, readOnly, check]);
+
   return { pipelineProblems, schemas, showProblems, analysed, analyseStored };
+}
+
+/** What an analysis of `document` depends on, as text: its nodes and edges but their places,
+ * and its settings, with object keys sorted (a saved document comes back in the server's order). */
+function analysisKey(document) {
+  const nodes = (document.nodes ?? []).map(({ id, operator, params }) => [id, operator, params ?? {}]);
+  const edges = (document.edges ?? []).map((edge) => [edge.source, edge.source_port ?? "out", edge.target, edge.target_port ?? "in"]);
+  return stableText([nodes, edges, document.config ?? {}]);
+}
+
+function stableText(value) {
+  if (Array.isArray(value)) return `[${value.map(stableText).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableText(value[key])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
 }

@@ -2,7 +2,7 @@
 // run details and the Preview button), or the pipeline's overview when nothing is selected.
 // Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
 
-import { memo, useContext } from "react";
+import { memo, useContext, useEffect, useRef } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../model/format.js";
 import { describeProblem, generalProblems, messagesAtField } from "../../model/problems.js";
 import { FieldMessages } from "../../ui/form/Field.jsx";
@@ -16,15 +16,21 @@ const NO_PROBLEMS = [];
 
 /** The panel for `selected` (the selected nodes). */
 function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
+  const panel = useRef(null);
+  const shownId = selected.length === 1 ? selected[0].id : null;
+  useEffect(() => {
+    // Each node's settings start at the top, wherever the last node's were scrolled to.
+    if (panel.current) panel.current.scrollTop = 0;
+  }, [shownId]);
   if (selected.length === 1) {
     return (
-      <aside className="pw-side" aria-label="Node">
+      <aside className="pw-side" aria-label="Node" ref={panel}>
         <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
       </aside>
     );
   }
   return (
-    <aside className="pw-side" aria-label="Pipeline">
+    <aside className="pw-side" aria-label="Pipeline" ref={panel}>
       {selected.length > 1 ? (
         <section className="pw-section">
           <h2>{selected.length} nodes selected</h2>
@@ -117,9 +123,6 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
   const operator = catalog.byName.get(node.data.operator);
   const idPrefix = `pw-${node.id}`;
   const general = generalProblems(problems, operator?.params_schema);
-  const inputColumns = Object.values(schemas?.inputs ?? {})
-    .flatMap((value) => (Array.isArray(value?.[0]) ? value.flat() : (value ?? [])))
-    .map((column) => column.name);
   return (
     <>
       <section className="pw-section">
@@ -157,7 +160,8 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
             schema={operator?.params_schema}
             value={node.data.params}
             problems={problems}
-            columns={[...new Set(inputColumns)]}
+            schemas={schemas}
+            readOnly={readOnly}
             idPrefix={idPrefix}
             onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
           />
@@ -259,7 +263,7 @@ function RunDetails({ run, kind, sets }) {
 }
 
 function Columns({ schemas }) {
-  if (!schemas) return <p className="pw-muted pw-small">Columns appear once the pipeline is saved and its inputs can be read.</p>;
+  if (!schemas) return <p className="pw-muted pw-small">Columns appear once the node's inputs are connected and can be read.</p>;
   const inputs = Object.entries(schemas.inputs ?? {});
   const outputs = Object.entries(schemas.outputs ?? {});
   return (

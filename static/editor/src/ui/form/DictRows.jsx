@@ -2,8 +2,10 @@
 // until they make a dict.
 
 import { useEffect, useState } from "react";
+import { keyReference, portColumns } from "../../model/columnFields.js";
 import { defaultValue, dictFromRows, dictValueSchema, enumOptions, fieldKind, parseScalar, rowsFromDict, scalarText } from "../../model/schemaForm.js";
-import { AddButton, OptionSelect, RemoveButton } from "./controls.jsx";
+import ColumnPicker from "./ColumnPicker.jsx";
+import { AddButton, OptionSelect, RemoveButton, useFocusAdded } from "./controls.jsx";
 
 /** Name → value rows for a dict; rows without a name are not saved. */
 export default function DictRows({ id, context, path, field, value, onChange, required }) {
@@ -16,6 +18,8 @@ export default function DictRows({ id, context, path, field, value, onChange, re
   const valueSchema = dictValueSchema(field) ?? {};
   const valueOptions = enumOptions(valueSchema, context.root);
   const valueKind = fieldKind(valueSchema, context.root);
+  const keyPort = keyReference(field, context.root)?.port;
+  const focus = useFocusAdded();
   const update = (next) => {
     setRows(next);
     const dict = dictFromRows(next);
@@ -23,17 +27,23 @@ export default function DictRows({ id, context, path, field, value, onChange, re
   };
   const setRow = (index, patch) => update(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
   return (
-    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`}>
+    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`} ref={focus.box}>
       {rows.map((row, index) => (
-        <div className="pw-row pw-row-pair" key={index}>
-          <input
-            type="text"
-            aria-label={`Name ${index + 1}`}
-            placeholder="name"
-            value={row.key}
-            list={context.columns?.length ? `${context.idPrefix}-columns` : undefined}
-            onChange={(event) => setRow(index, { key: event.target.value })}
-          />
+        <div className="pw-row pw-row-pair" key={index} data-item="">
+          {keyPort ? (
+            <ColumnPicker
+              id={`${id}-name-${index}`}
+              label={`Name ${index + 1}`}
+              ariaLabel={`Name ${index + 1}`}
+              port={keyPort}
+              columns={portColumns(context.schemas, keyPort)}
+              value={row.key}
+              placeholder="column"
+              onChange={(name) => setRow(index, { key: name ?? "" })}
+            />
+          ) : (
+            <input type="text" aria-label={`Name ${index + 1}`} placeholder="name" value={row.key} onChange={(event) => setRow(index, { key: event.target.value })} />
+          )}
           {valueOptions ? (
             <OptionSelect aria-label={`Value ${index + 1}`} options={valueOptions} value={row.value} onChange={(option) => setRow(index, { value: option })} />
           ) : (
@@ -51,7 +61,12 @@ export default function DictRows({ id, context, path, field, value, onChange, re
           <RemoveButton onClick={() => update(rows.filter((_, at) => at !== index))} />
         </div>
       ))}
-      <AddButton onClick={() => setRows([...rows, { key: "", value: valueOptions ? valueOptions[0] : (defaultValue(valueSchema, context.root) ?? "") }])} />
+      <AddButton
+        onClick={() => {
+          focus.added();
+          setRows([...rows, { key: "", value: valueOptions ? valueOptions[0] : (defaultValue(valueSchema, context.root) ?? "") }]);
+        }}
+      />
       {path.length === 1 && rows.some((row) => row.key === "") ? <p className="pw-hint">Rows without a name are not saved.</p> : null}
     </div>
   );

@@ -1,7 +1,7 @@
 // One field of the params form: its label, its input (Widget.jsx), its hint, and the server's
 // problems at its path.
 
-import { messagesAt } from "../../model/problems.js";
+import { problemsAt } from "../../model/problems.js";
 import { fieldKind, pathKey, splitNullable } from "../../model/schemaForm.js";
 import Widget from "./Widget.jsx";
 
@@ -13,7 +13,8 @@ export default function Field({ context, path, schema, value, required, onChange
   const kind = fieldKind(schema, context.root);
   const id = `${context.idPrefix}-${path.join("-")}`;
   const title = label ?? field.title ?? String(path[path.length - 1]);
-  const messages = messagesAt(context.problems, [pathKey(path), ...aliases]);
+  const atField = problemsAt(context.problems, [pathKey(path), ...aliases]);
+  const messages = atField.map((problem) => problem.message);
   const widget = (
     <Widget
       kind={kind}
@@ -26,6 +27,8 @@ export default function Field({ context, path, schema, value, required, onChange
       value={value}
       onChange={onChange}
       invalid={messages.length > 0}
+      problems={atField}
+      title={title}
     />
   );
   if (kind === "boolean") {
@@ -49,7 +52,7 @@ export default function Field({ context, path, schema, value, required, onChange
           {required ? <RequiredMark /> : null}
         </div>
       ) : (
-        <label className="pw-label" htmlFor={id}>
+        <label className="pw-label" htmlFor={id} id={`${id}-label`}>
           {title}
           {required ? <RequiredMark /> : null}
         </label>

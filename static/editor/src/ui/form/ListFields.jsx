@@ -2,21 +2,20 @@
 // union's variants), and objects, each with its own fields.
 
 import { defaultValue, enumOptions, parseScalar, pathKey, scalarText, setIn, splitNullable, unionVariants } from "../../model/schemaForm.js";
-import { AddButton, OptionSelect, RemoveButton } from "./controls.jsx";
+import { AddButton, OptionSelect, RemoveButton, useFocusAdded } from "./controls.jsx";
 import Field from "./Field.jsx";
-import { isColumnField } from "./Widget.jsx";
 
 /** A list of strings or scalars, one input (or select) per item. */
-export function ValueList({ id, context, field, value, required, onChange, scalar, path }) {
+export function ValueList({ id, context, field, value, required, onChange, scalar }) {
   const items = Array.isArray(value) ? value : Array.isArray(field.default) ? field.default : [];
   const item = splitNullable(field.items ?? {}, context.root).schema;
   const itemOptions = enumOptions(item, context.root);
   const update = (next) => onChange(next.length || required ? next : undefined);
-  const withColumns = isColumnField(path) && context.columns?.length;
+  const focus = useFocusAdded();
   return (
-    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`}>
+    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`} ref={focus.box}>
       {items.map((entry, index) => (
-        <div className="pw-row" key={index}>
+        <div className="pw-row" key={index} data-item="">
           {itemOptions ? (
             <OptionSelect
               aria-label={`${field.title ?? "value"} ${index + 1}`}
@@ -29,7 +28,6 @@ export function ValueList({ id, context, field, value, required, onChange, scala
               type="text"
               aria-label={`${field.title ?? "value"} ${index + 1}`}
               value={scalarText(entry)}
-              list={withColumns ? `${context.idPrefix}-columns` : undefined}
               onChange={(event) => {
                 const text = event.target.value;
                 const next = scalar ? (parseScalar(text) ?? "") : text;
@@ -40,7 +38,12 @@ export function ValueList({ id, context, field, value, required, onChange, scala
           <RemoveButton onClick={() => update(items.filter((_, at) => at !== index))} />
         </div>
       ))}
-      <AddButton onClick={() => onChange([...items, itemOptions ? itemOptions[0] : ""])} />
+      <AddButton
+        onClick={() => {
+          focus.added();
+          onChange([...items, itemOptions ? itemOptions[0] : ""]);
+        }}
+      />
     </div>
   );
 }
@@ -51,10 +54,11 @@ export function ObjectList({ id, context, path, field, value, required, onChange
   const itemSchema = field.items ?? {};
   const update = (next) => onChange(next.length || required ? next : undefined);
   const variants = union ? unionVariants(itemSchema, context.root) : null;
+  const focus = useFocusAdded();
   return (
-    <div className="pw-cards" role="group" aria-labelledby={`${id}-label`}>
+    <div className="pw-cards" role="group" aria-labelledby={`${id}-label`} ref={focus.box}>
       {items.map((entry, index) => (
-        <div className="pw-card" key={index}>
+        <div className="pw-card" key={index} data-item="">
           <div className="pw-card-head">
             <span className="pw-card-number">{index + 1}</span>
             <RemoveButton label={`Remove ${index + 1}`} onClick={() => update(items.filter((_, at) => at !== index))} />
@@ -72,7 +76,12 @@ export function ObjectList({ id, context, path, field, value, required, onChange
           )}
         </div>
       ))}
-      <AddButton onClick={() => onChange([...items, defaultValue(itemSchema, context.root)])} />
+      <AddButton
+        onClick={() => {
+          focus.added();
+          onChange([...items, defaultValue(itemSchema, context.root)]);
+        }}
+      />
     </div>
   );
 }

@@ -2,25 +2,59 @@
 // numbers, a checkbox, a select, or the list, object and dict editors of the other modules.
 
 import { useState } from "react";
+import { itemReference, portColumns, portReference } from "../../model/columnFields.js";
 import { enumOptions, parseNumber, parseScalar, scalarText } from "../../model/schemaForm.js";
+import ColumnPicker from "./ColumnPicker.jsx";
 import { OptionSelect } from "./controls.jsx";
 import DictRows from "./DictRows.jsx";
+import ExpressionEditor from "./ExpressionEditor.jsx";
 import { ObjectFields, ObjectList, ValueList } from "./ListFields.jsx";
 
-/** The input for `kind`; `invalid` marks it when the server found a problem there. */
-export default function Widget({ kind, id, context, path, field, nullable, required, value, onChange, invalid }) {
+/** The input for `kind`; `invalid` marks it when the server found a problem there, and
+ * `problems` are those problems (an expression editor underlines them in its text). */
+export default function Widget({ kind, id, context, path, field, nullable, required, value, onChange, invalid, problems, title }) {
   const optional = !required;
   const empty = (text) => (text === "" && (optional || nullable) ? undefined : text);
   const placeholder = field.default !== undefined && field.default !== null ? String(field.default) : "";
   const common = { id, "aria-invalid": invalid || undefined, "aria-required": required || undefined };
   switch (kind) {
-    case "expression":
+    case "expression": {
+      const port = portReference(field, context.root)?.port;
+      return (
+        <ExpressionEditor
+          id={id}
+          value={typeof value === "string" ? value : scalarText(value)}
+          placeholder={placeholder}
+          columns={port ? portColumns(context.schemas, port) : null}
+          problems={problems}
+          readOnly={context.readOnly}
+          onChange={(text) => onChange(empty(text ?? ""))}
+        />
+      );
+    }
+    case "column":
+    case "columnList": {
+      const port = (kind === "column" ? portReference(field, context.root) : itemReference(field, context.root)).port;
+      return (
+        <ColumnPicker
+          id={id}
+          label={title}
+          port={port}
+          columns={portColumns(context.schemas, port)}
+          value={kind === "column" ? value : (value ?? field.default)}
+          multiple={kind === "columnList"}
+          invalid={invalid}
+          required={required}
+          onChange={(next) => onChange(kind === "columnList" && !next.length && !required ? undefined : next)}
+        />
+      );
+    }
     case "sql":
       return (
         <textarea
           {...common}
           className="pw-code"
-          rows={kind === "sql" ? 6 : 2}
+          rows={6}
           spellCheck={false}
           value={scalarText(value)}
           placeholder={placeholder}
@@ -35,7 +69,6 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
           type="text"
           value={scalarText(value)}
           placeholder={placeholder || (kind === "path" ? "relative to the data root" : "")}
-          list={isColumnField(path) && context.columns?.length ? `${context.idPrefix}-columns` : undefined}
           onChange={(event) => onChange(empty(event.target.value))}
         />
       );
@@ -109,12 +142,6 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
     default:
       return <JsonText id={id} value={value} onChange={onChange} invalid={invalid} />;
   }
-}
-
-/** Whether a field's values are column names (offered from the node's input columns). */
-export function isColumnField(path) {
-  const name = String(path[path.length - 1]);
-  return /column|^target$|^by$|_on$|group_by|keys/.test(name);
 }
 
 function EnumSelect({ common, field, context, value, onChange, nullable, required }) {
