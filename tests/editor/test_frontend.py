@@ -10,6 +10,7 @@ from __future__ import annotations
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -84,3 +85,15 @@ def test_the_unit_tests_statuses_are_the_catalogs():
     assert json.loads(fixture.read_text()) == status_catalog(), (
         "static/editor/tests/statuses.json is not runtime.statuses.status_catalog(): write it again"
     )
+
+
+def test_every_stylesheet_closes_each_rule_it_opens():
+    """A rule left open swallows every rule after it, silently (the bundler keeps it as
+    nested CSS): count the braces of each source stylesheet, comments left out."""
+    for sheet in (ROOT / "static" / "editor" / "src").rglob("*.css"):
+        text = re.sub(r"/\*.*?\*/", "", sheet.read_text(encoding="utf-8"), flags=re.S)
+        depth = 0
+        for number, line in enumerate(text.splitlines(), 1):
+            depth += line.count("{") - line.count("}")
+            assert depth >= 0, f"{sheet.name}:{number} closes a rule it never opened"
+        assert depth == 0, f"{sheet.name} leaves {depth} rule(s) open"
