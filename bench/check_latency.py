@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,21 +29,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=50)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from bench.live import setup_database
-    from bench.run_processes import fernet_key, linked
-    from bench.seed_etl import PIPELINE, generate
+    from bench.live import seed_server
+    from bench.seed_etl import PIPELINE
     from bench.table import print_table
-    from tests.servers import DaphneServer
 
-    folder = Path(tempfile.mkdtemp(prefix="pw-check-"))
-    data = folder / "data"
-    linked(generate(args.rows), "users.csv", "countries.csv", folder=data / "bench")
-    os.environ.update(PIPEWRIGHT_DATA_ROOT=str(data))
-    for name in ("PIPEWRIGHT_SECRET_KEY", "PIPEWRIGHT_ENCRYPTION_KEY"):
-        os.environ.setdefault(name, fernet_key())
-    database, token, _ = setup_database(folder)
-    server = DaphneServer(database=database, data_root=data, log_path=folder / "daphne.log")
-    server.start().wait_until_ready()
+    server, token = seed_server(args.rows, "pw-check-")
     try:
         status, made = server.request("POST", "/api/pipelines", PIPELINE, token)
         assert status == 201, made

@@ -213,3 +213,22 @@ def _forget_redis_keys(prefix: str) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def seed_server(rows: int, prefix: str, **environment: str):
+    """A started daphne server over a fresh SQLite database whose user `bench` holds the seed
+    ETL's data (`rows` rows, bench/seed_etl.py) in its workspace: `(server, bearer token)`.
+    `environment`: settings for the server, e.g. PIPEWRIGHT_MAX_RUNS="2"."""
+    from bench.run_processes import fernet_key, linked
+    from bench.seed_etl import generate
+
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    data = folder / "data"
+    linked(generate(rows), "users.csv", "countries.csv", folder=data / "bench")
+    os.environ.update(PIPEWRIGHT_DATA_ROOT=str(data), **environment)
+    for name in ("PIPEWRIGHT_SECRET_KEY", "PIPEWRIGHT_ENCRYPTION_KEY"):
+        os.environ.setdefault(name, fernet_key())
+    database, token, _ = setup_database(folder)
+    server = DaphneServer(database=database, data_root=data, log_path=folder / "daphne.log")
+    server.start().wait_until_ready()
+    return server, token

@@ -13,10 +13,8 @@ The seed's data is generated once under bench/.data (bench/seed_etl.py).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -34,21 +32,11 @@ def main() -> None:
     parser.add_argument("--backend", default="pandas", help="the runs' backend (pandas: heavier)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from bench.live import setup_database
-    from bench.run_processes import fernet_key, linked
-    from bench.seed_etl import PIPELINE, generate
+    from bench.live import seed_server
+    from bench.seed_etl import PIPELINE
     from bench.table import print_table
-    from tests.servers import DaphneServer
 
-    folder = Path(tempfile.mkdtemp(prefix="pw-signin-"))
-    data = folder / "data"
-    linked(generate(args.rows), "users.csv", "countries.csv", folder=data / "bench")
-    os.environ.update(PIPEWRIGHT_DATA_ROOT=str(data), PIPEWRIGHT_MAX_RUNS="2")
-    for name in ("PIPEWRIGHT_SECRET_KEY", "PIPEWRIGHT_ENCRYPTION_KEY"):
-        os.environ.setdefault(name, fernet_key())
-    database, token, _ = setup_database(folder)
-    server = DaphneServer(database=database, data_root=data, log_path=folder / "daphne.log")
-    server.start().wait_until_ready()
+    server, token = seed_server(args.rows, "pw-signin-", PIPEWRIGHT_MAX_RUNS="2")
     try:
         document = {**PIPELINE, "config": {"backend": args.backend}}
         pipelines = []

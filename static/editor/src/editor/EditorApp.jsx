@@ -273,14 +273,31 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
 
   const versions = useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts });
   const viewedVersion = versions.viewing?.item.revision ?? null;
+  // A past run and an earlier version are never shown at once: opening one closes the other.
+  const { pickRun, backToLive } = runs;
+  const { pick: pickVersion, close: closeVersion } = versions;
+  const showRun = useCallback(
+    (run) => {
+      closeVersion();
+      pickRun(run);
+    },
+    [closeVersion, pickRun],
+  );
+  const showVersion = useCallback(
+    (item, items) => {
+      backToLive();
+      pickVersion(item, items);
+    },
+    [backToLive, pickVersion],
+  );
   const historyMenu = useMemo(
     () => (
       <>
-        <HistoryMenu load={runs.loadRuns} onPick={runs.pickRun} onLive={runs.backToLive} viewedId={viewedId} userName={userName} />
-        <VersionsMenu load={versions.load} onPick={versions.pick} viewed={viewedVersion} userName={userName} />
+        <HistoryMenu load={runs.loadRuns} onPick={showRun} onLive={backToLive} viewedId={viewedId} userName={userName} />
+        <VersionsMenu load={versions.load} onPick={showVersion} viewed={viewedVersion} userName={userName} />
       </>
     ),
-    [runs.loadRuns, runs.pickRun, runs.backToLive, viewedId, userName, versions.load, versions.pick, viewedVersion],
+    [runs.loadRuns, showRun, backToLive, viewedId, userName, versions.load, showVersion, viewedVersion],
   );
   const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
   const saveNow = useCallback(() => save(), [save]);

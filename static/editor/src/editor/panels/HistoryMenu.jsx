@@ -1,31 +1,13 @@
 // Run history: the pipeline's runs, "#12 · succeeded · alice · 3.2 s · 5 min ago"; picking
 // one shows that run's own document on the canvas, read-only, as the run ended.
 
-import { useEffect, useRef, useState } from "react";
 import { formatDuration, timeAgo } from "../../model/format.js";
+import { useLoadedMenu } from "../../ui/useLoadedMenu.js";
 
 /** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back. */
 export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }) {
-  const [open, setOpen] = useState(false);
-  const [runs, setRuns] = useState(null);
-  const [error, setError] = useState("");
-  const box = useRef(null);
-  useEffect(() => {
-    if (!open) return undefined;
-    let stale = false;
-    load().then(
-      (answer) => !stale && setRuns(answer.items),
-      (failure) => !stale && setError(failure.message),
-    );
-    const outside = (event) => {
-      if (!box.current?.contains(event.target)) setOpen(false);
-    };
-    document.addEventListener("mousedown", outside);
-    return () => {
-      stale = true;
-      document.removeEventListener("mousedown", outside);
-    };
-  }, [open, load]);
+  const { open, setOpen, answer, error, box } = useLoadedMenu(load);
+  const runs = answer?.items ?? null;
   return (
     <div className="pw-menu" ref={box}>
       <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>

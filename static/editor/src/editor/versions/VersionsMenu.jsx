@@ -1,32 +1,12 @@
 // The pipeline's history of versions (who saved what, when): picking one opens it beside the
 // pipeline as it is now, to compare and restore (VersionView).
 
-import { useEffect, useRef, useState } from "react";
 import { timeAgo } from "../../model/format.js";
+import { useLoadedMenu } from "../../ui/useLoadedMenu.js";
 
 /** A menu button; `load()` fetches `{items, current}`, `onPick(item, items)` opens one. */
 export default function VersionsMenu({ load, onPick, viewed, userName }) {
-  const [open, setOpen] = useState(false);
-  const [answer, setAnswer] = useState(null);
-  const [error, setError] = useState("");
-  const box = useRef(null);
-  useEffect(() => {
-    if (!open) return undefined;
-    let stale = false;
-    setError("");
-    load().then(
-      (loaded) => !stale && setAnswer(loaded),
-      (failure) => !stale && setError(failure.message),
-    );
-    const outside = (event) => {
-      if (!box.current?.contains(event.target)) setOpen(false);
-    };
-    document.addEventListener("mousedown", outside);
-    return () => {
-      stale = true;
-      document.removeEventListener("mousedown", outside);
-    };
-  }, [open, load]);
+  const { open, setOpen, answer, error, box } = useLoadedMenu(load);
   const items = answer?.items;
   return (
     <div className="pw-menu" ref={box}>
