@@ -57,7 +57,10 @@ async def watch_run(server, pipeline_id, cookie, start) -> tuple[LiveView, int]:
 @sync_to_async
 def database_states(run_id: int) -> dict[str, dict]:
     rows = NodeRun.objects.filter(run_id=run_id)
-    return {row.node_id: {"status": row.status, "metrics": row.metrics} for row in rows}
+    return {
+        row.node_id: {"status": row.status, "metrics": row.metrics, "spans": row.attempt_spans}
+        for row in rows
+    }
 
 
 async def test_a_run_started_over_http_streams_every_event_to_a_websocket(
