@@ -23,7 +23,7 @@ from editor.api.revision_schemas import (
     RevisionPage,
 )
 from editor.api.schemas import Limit, ObjectId, Offset, SavedPipeline, answers, request_body
-from editor.errors import problems_error
+from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, PipelineRevision
 from editor.permissions import Action, pipeline_for
 from runtime.document_diff import diff_documents, summarise
@@ -66,12 +66,16 @@ def get_revision(request, pipeline_id: ObjectId, revision: ObjectId):
 def diff_revisions(
     request,
     pipeline_id: ObjectId,
-    from_: Annotated[ObjectId, Query(alias="from", description="The older version, say.")],
-    to: Annotated[ObjectId, Query(description="The version compared with it.")],
+    from_: Annotated[ObjectId | None, Query(alias="from", description="One version.")] = None,
+    to: Annotated[ObjectId | None, Query(description="The version compared with it.")] = None,
 ):
     """The nodes, edges, notes, groups and settings that differ from version `from` to `to`
-    (either order; moves are listed apart, as `moved`)."""
+    (either order; moves are listed apart, as `moved`). Both are required; a missing one is
+    reported after the permission check, so that it tells nothing of a pipeline one may not see."""
     pipeline = pipeline_for(request.user, pipeline_id)
+    for name, value in (("from", from_), ("to", to)):
+        if value is None:
+            raise ActionError(422, "invalid_request", f"give `{name}`, a revision", field=name)
     diff = diff_documents(_version(pipeline, from_).document, _version(pipeline, to).document)
     return {"from": from_, "to": to, "summary": summarise(diff), **diff}
 

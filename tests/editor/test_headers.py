@@ -46,12 +46,29 @@ def pages(db) -> list[tuple[Client, str]]:
 
 
 def test_every_page_carries_the_content_security_policy(pages, client, pipeline_id):
-    pages = [*pages, (client, f"/pipelines/{pipeline_id}/")]
     for page_client, url in pages:
         response = page_client.get(url)
         assert response.status_code == 200, url
         for name, value in POLICY.items():
             assert directives(response).get(name) == value, (url, name)
+
+
+def test_the_editor_allows_only_the_style_elements_of_its_own_nonce(client, pipeline_id):
+    """CodeMirror adds <style> elements: the editor's policy allows those carrying the nonce
+    of that response (given to the page), never style attributes or other pages' nonces."""
+    url = f"/pipelines/{pipeline_id}/"
+    first, second = client.get(url), client.get(url)
+    nonces = []
+    for response in (first, second):
+        policy = directives(response)
+        assert {name: policy.get(name) for name in POLICY if name != "style-src"} == {
+            name: value for name, value in POLICY.items() if name != "style-src"
+        }
+        match = re.fullmatch(r"'self' 'nonce-([A-Za-z0-9+/=_-]{16,})'", policy["style-src"])
+        assert match, policy["style-src"]
+        assert f'data-csp-nonce="{match[1]}"' in response.content.decode()
+        nonces.append(match[1])
+    assert nonces[0] != nonces[1]
 
 
 def test_no_template_of_ours_has_inline_script_style_or_handlers(settings):
