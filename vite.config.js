@@ -1,5 +1,6 @@
-// Builds the browser editor into one ES module and one CSS file with fixed names, committed
-// under static/editor/dist so that running Pipewright needs no Node.js.
+// Builds the browser editor into an ES module (plus the chunks it loads on demand) and one CSS
+// file, all with fixed names, committed under static/editor/dist so that running Pipewright
+// needs no Node.js.
 // `vite build --outDir <folder>` builds elsewhere (tests/editor/test_frontend.py compares).
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
@@ -21,7 +22,8 @@ export default defineConfig({
       cssFileName: "editor",
     },
     minify: true,
-    rollupOptions: { output: { codeSplitting: false, minify: true } },
+    // Chunks loaded on demand (the expression editor's CodeMirror) get fixed names too.
+    rollupOptions: { output: { chunkFileNames: "[name].js", minify: true } },
   },
   test: {
     include: ["static/editor/tests/**/*.test.js"],

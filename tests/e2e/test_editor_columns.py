@@ -168,3 +168,18 @@ async def test_add_focuses_the_new_field_and_each_node_starts_at_the_top(signed_
     assert await panel.evaluate("panel => panel.scrollTop") > 0
     await select(page, "filter_1")
     assert await side_panel(page).evaluate("panel => panel.scrollTop") == 0
+
+
+async def test_the_expression_editor_loads_only_once_an_expression_field_is_shown(
+    signed_in, api, people
+):
+    page = signed_in
+    loaded = []
+    page.on("request", lambda request: loaded.append(request.url.rsplit("/", 1)[-1]))
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await select(page, "aggregate_1")
+    assert "ExpressionEditor.js" not in loaded
+    await select(page, "filter_1")
+    await expect(expression_editor(page)).to_have_text("age >= 18")
+    assert loaded.count("ExpressionEditor.js") == 1

@@ -1,14 +1,17 @@
 // The input of a params field for its kind (model/schemaForm.js `fieldKind`): text, code,
 // numbers, a checkbox, a select, or the list, object and dict editors of the other modules.
 
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { itemReference, portColumns, portReference } from "../../model/columnFields.js";
 import { enumOptions, parseNumber, parseScalar, scalarText } from "../../model/schemaForm.js";
 import ColumnPicker from "./ColumnPicker.jsx";
 import { OptionSelect } from "./controls.jsx";
 import DictRows from "./DictRows.jsx";
-import ExpressionEditor from "./ExpressionEditor.jsx";
 import { ObjectFields, ObjectList, ValueList } from "./ListFields.jsx";
+
+// CodeMirror is a third of the bundle and only an expression field needs it: it loads the
+// first time one is shown (a chunk of its own), while a plain box holds the text.
+const ExpressionEditor = lazy(() => import("./ExpressionEditor.jsx"));
 
 /** The input for `kind`; `invalid` marks it when the server found a problem there, and
  * `problems` are those problems (an expression editor underlines them in its text). */
@@ -20,16 +23,19 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
   switch (kind) {
     case "expression": {
       const port = portReference(field, context.root)?.port;
+      const text = typeof value === "string" ? value : scalarText(value);
       return (
-        <ExpressionEditor
-          id={id}
-          value={typeof value === "string" ? value : scalarText(value)}
-          placeholder={placeholder}
-          columns={port ? portColumns(context.schemas, port) : null}
-          problems={problems}
-          readOnly={context.readOnly}
-          onChange={(text) => onChange(empty(text ?? ""))}
-        />
+        <Suspense fallback={<input className="pw-code" id={id} value={text} placeholder={placeholder} readOnly aria-busy="true" />}>
+          <ExpressionEditor
+            id={id}
+            value={text}
+            placeholder={placeholder}
+            columns={port ? portColumns(context.schemas, port) : null}
+            problems={problems}
+            readOnly={context.readOnly}
+            onChange={(typed) => onChange(empty(typed ?? ""))}
+          />
+        </Suspense>
       );
     }
     case "column":
