@@ -198,6 +198,9 @@ class PipelineRevision(models.Model):
         default=timezone.now, help_text="The last save this version took in."
     )
     summary = models.CharField(max_length=300, blank=True)
+    size = models.PositiveIntegerField(
+        default=0, help_text="The document's size as JSON, in bytes."
+    )
 
     class Meta:
         ordering = ["pipeline", "-revision"]

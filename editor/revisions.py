@@ -4,14 +4,17 @@ Every version is a `PipelineRevision`; the newest is the pipeline as it is now, 
 versions can be compared and any one restored. A save that only moves things updates the
 newest version in place; so does a save by the author of the newest version within
 `COMPACT_WITHIN` of its first save (typing in a form saves every few seconds, and nobody wants
-a revision per keystroke). At most `PIPEWRIGHT_KEEP_REVISIONS` versions are kept: the oldest
-go first. Pipelines saved before history existed get their first version at their next save
-(`start_history`).
-The callers (`editor.actions`) hold the pipeline's row lock, so two saves never interleave.
+a revision per keystroke). At most `PIPEWRIGHT_KEEP_REVISIONS` versions, and at most
+`PIPEWRIGHT_KEEP_REVISIONS_MB` of documents, are kept for a pipeline: the oldest go first, but
+the newest `ALWAYS_KEPT` stay whatever their size (the last change can always be undone).
+Pipelines saved before history existed get their first version at their next save
+(`start_history`). The callers (`editor.actions`) hold the pipeline's row lock, so two saves
+never interleave.
 """
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from django.conf import settings
@@ -24,6 +27,7 @@ from runtime.document_diff import changes_content, diff_documents, summarise
 from runtime.spec import to_json_dict
 
 COMPACT_WITHIN = timedelta(minutes=1)
+ALWAYS_KEPT = 2
 SUMMARY_LENGTH = PipelineRevision._meta.get_field("summary").max_length
 Kind = PipelineRevision.Kind
 
@@ -35,6 +39,7 @@ def record_creation(pipeline: Pipeline, document: dict, author, summary: str = "
         revision=pipeline.revision,
         kind=Kind.CREATED,
         document=document,
+        size=_size(document),
         author=author,
         summary=summary[:SUMMARY_LENGTH],
     )
@@ -47,11 +52,13 @@ def start_history(pipeline: Pipeline) -> None:
         return
     try:
         with transaction.atomic():
+            document = to_json_dict(to_document(pipeline))
             PipelineRevision.objects.create(
                 pipeline=pipeline,
                 revision=pipeline.revision,
                 kind=Kind.CREATED,
-                document=to_json_dict(to_document(pipeline)),
+                document=document,
+                size=_size(document),
                 summary="as it was before history was kept",
             )
     except IntegrityError:
@@ -79,6 +86,7 @@ def record_save(pipeline: Pipeline, after: dict, author, restored: int | None = 
             revision=pipeline.revision,
             kind=Kind.RESTORED if restored is not None else Kind.SAVED,
             document=after,
+            size=_size(after),
             author=author,
             created_at=now,
             saved_at=now,
@@ -98,9 +106,9 @@ def _absorbs(newest: PipelineRevision, author, now) -> bool:
 
 
 def _replace(version: PipelineRevision, document: dict, now, summary: str | None = None) -> None:
-    version.document = document
+    version.document, version.size = document, _size(document)
     version.saved_at = now
-    fields = ["document", "saved_at"]
+    fields = ["document", "size", "saved_at"]
     if summary is not None:
         version.summary = summary[:SUMMARY_LENGTH]
         fields.append("summary")
@@ -108,9 +116,21 @@ def _replace(version: PipelineRevision, document: dict, now, summary: str | None
 
 
 def _forget_oldest(pipeline: Pipeline) -> None:
-    keep = settings.PIPEWRIGHT_KEEP_REVISIONS
-    stale = pipeline.revisions.values_list("pk", flat=True)[keep:]
-    PipelineRevision.objects.filter(pk__in=list(stale)).delete()
+    """Drop the oldest versions past the count or the bytes history may keep."""
+    budget = settings.PIPEWRIGHT_KEEP_REVISIONS_MB * 2**20
+    kept, total = 0, 0
+    newest_first = list(pipeline.revisions.values_list("pk", "size"))
+    for _, size in newest_first:
+        total += size
+        if kept >= settings.PIPEWRIGHT_KEEP_REVISIONS or (kept >= ALWAYS_KEPT and total > budget):
+            break
+        kept += 1
+    stale = [pk for pk, _ in newest_first[kept:]]
+    PipelineRevision.objects.filter(pk__in=stale).delete()
+
+
+def _size(document: dict) -> int:
+    return len(json.dumps(document, separators=(",", ":")))
 
 
 def version(pipeline: Pipeline, revision: int) -> PipelineRevision | None:

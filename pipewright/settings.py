@@ -9,9 +9,10 @@
   `PIPEWRIGHT_ALLOWED_HOSTS`: comma list (loopback).
 - `PIPEWRIGHT_PRODUCTION=1`: the hardened settings that `manage.py check --deploy` accepts.
 - `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_KEEP_REVISIONS` (versions of a pipeline that
-  history keeps, default 200), `PIPEWRIGHT_MAX_RUNS` (runs executing at once, each in
-  a process of its own, default 2), `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by
-  `runtime.backends.budget`), `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
+  history keeps, default 200) and `PIPEWRIGHT_KEEP_REVISIONS_MB` (their documents' size, 50),
+  `PIPEWRIGHT_MAX_RUNS` (runs executing at once, each in a process of its own, default 2),
+  `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by `runtime.backends.budget`),
+  `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
@@ -251,6 +252,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_KEEP_REVISIONS = _count("PIPEWRIGHT_KEEP_REVISIONS", 200)
+PIPEWRIGHT_KEEP_REVISIONS_MB = _count("PIPEWRIGHT_KEEP_REVISIONS_MB", 50)
 PIPEWRIGHT_MAX_RUNS = _count("PIPEWRIGHT_MAX_RUNS", 2)
 PIPEWRIGHT_WORKERS = os.environ.get("PIPEWRIGHT_WORKERS", "embedded")
 if PIPEWRIGHT_WORKERS not in ("embedded", "service"):

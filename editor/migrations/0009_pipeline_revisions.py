@@ -49,6 +49,12 @@ class Migration(migrations.Migration):
                 ),
                 ("summary", models.CharField(blank=True, max_length=300)),
                 (
+                    "size",
+                    models.PositiveIntegerField(
+                        default=0, help_text="The document's size as JSON, in bytes."
+                    ),
+                ),
+                (
                     "author",
                     models.ForeignKey(
                         blank=True,

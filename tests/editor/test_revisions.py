@@ -252,3 +252,26 @@ def test_another_users_history_is_not_found(client, pipeline_id, other):
 def test_a_malformed_diff_query_is_a_client_error(client, pipeline_id, query):
     response = client.get(f"/api/pipelines/{pipeline_id}/diff?{query}")
     assert 400 <= response.status_code < 500
+
+
+def test_history_keeps_no_more_bytes_than_its_limit_but_always_the_last_change(
+    client, pipeline_id, settings
+):
+    """A user saving a large document again and again cannot fill the database: past
+    PIPEWRIGHT_KEEP_REVISIONS_MB the oldest versions go, yet the newest two always stay."""
+    settings.PIPEWRIGHT_KEEP_REVISIONS_MB = 1
+    large = "x" * 400_000  # each version about 0.4 MB
+    for index in range(4):
+        a_minute_passes(pipeline_id)
+
+        def describe(body, index=index):
+            body["description"] = f"{index}{large}"
+
+        save(client, pipeline_id, describe)
+    kept = PipelineRevision.objects.filter(pipeline=pipeline_id)
+    assert [version.revision for version in kept] == [5, 4]
+    assert all(version.size > 400_000 for version in kept)
+    settings.PIPEWRIGHT_KEEP_REVISIONS_MB = 0  # whatever the limit, the last change stays
+    a_minute_passes(pipeline_id)
+    save(client, pipeline_id, set_condition("age >= 99"))
+    assert [item["revision"] for item in history(client, pipeline_id)] == [6, 5]
