@@ -46,8 +46,9 @@ class Recorder:
         for member in members:
             node = self.plan.nodes[member]
             if member in self.cache.reading:
-                ports = [(member, port.name) for port in node.operator.outputs]
-                extra[member] = {"results": {name: self.cache.found[(member, name)] for _, name in ports}}
+                found = self.cache.found
+                ports = [port.name for port in node.operator.outputs]
+                extra[member] = {"results": {port: found[(member, port)] for port in ports}}
             elif node.operator.kind == "output":
                 record_target(store, keys.nodes[member], node, self.files)
                 extra[member] = {"results": self._read_by(node)}
