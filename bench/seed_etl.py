@@ -8,6 +8,7 @@ a fresh process; every one writes the same small CSV (one row per country), whic
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -129,6 +130,14 @@ def _users_chunk(rng: np.random.Generator, start: int, rows: int) -> pa.Table:
     )
 
 
+@functools.cache
+def has_result_store() -> bool:
+    """Whether this tree's `run` reuses stored results (and so takes `--no-cache`)."""
+    python = [sys.executable, "-m", "runtime"]
+    shown = subprocess.run([*python, "run", "--help"], cwd=ROOT, capture_output=True, text=True)
+    return "--no-cache" in shown.stdout
+
+
 def backend_support() -> str | None:
     """How this tree's runtime is told its backend: "option" (`run --backend`), "config" (the
     document's `config.backend`), or None when it has no backends (it is pandas only)."""
@@ -166,6 +175,8 @@ def pipewright(folder: Path, backend: str, support: str | None) -> Contestant:
     path = folder / f"pipeline-{backend}.json"
     path.write_text(json.dumps(document))
     command = [sys.executable, "-m", "runtime", "run", str(path), "--data-root", str(folder)]
+    if has_result_store():
+        command.append("--no-cache")  # each timed run does the whole work
     if support == "option":
         command += ["--backend", backend]
     return Contestant(label, command, output)

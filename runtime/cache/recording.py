@@ -43,6 +43,10 @@ class Recorder:
                     logger.warning(f"{node_id}.{port} was not stored: {error}")
                     continue
             extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
+        for node_id, port in self.plan.stored:  # stored from inside a segment, by DuckDB
+            key = keys.ports.get((node_id, port))
+            if node_id in members and key is not None and store.has(key):
+                extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
         for member in members:
             node = self.plan.nodes[member]
             if member in self.cache.reading:

@@ -72,15 +72,24 @@ class ResultStore:
     def put_with(self, key: str, write: Callable[[Path], object]) -> Path:
         """Store under `key` the Parquet file that `write` writes to the path it is given (a
         temporary file, renamed into place once `write` returns)."""
-        entry = self._entry(key)
-        temporary = self._temporary(key)
+        temporary = self.temporary(key)
         try:
             write(temporary)
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(temporary, entry)
-            self._write_record(key, {"stored": time.time()})
+            return self.adopt(key, temporary)
         finally:
             temporary.unlink(missing_ok=True)
+
+    def temporary(self, key: str) -> Path:
+        """A fresh path in the store's folder of temporary files for a writer of `key`'s file
+        (for a writer that runs apart, such as a DuckDB segment); `adopt` it once written."""
+        return self._temporary(key)
+
+    def adopt(self, key: str, temporary: Path) -> Path:
+        """Make the finished file at `temporary` (from `temporary`) the entry of `key`."""
+        entry = self._entry(key)
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(temporary, entry)
+        self._write_record(key, {"stored": time.time()})
         self.evict(keep=key)
         return entry
 

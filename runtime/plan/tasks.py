@@ -36,8 +36,10 @@ class SegmentOperator(Operator):
     kind = "process"
     title = "Segment"
 
-    def __init__(self, segment: Segment, nodes: list[PlannedNode], sources, exits, budget):
+    def __init__(self, segment: Segment, nodes: list[PlannedNode], sources, exits, budget, copies):
         self.budget = budget
+        self.copies: Copies = copies
+        """Members' ports stored in the result store from inside the segment."""
         """The run's share of the machine (None: as the settings give it)."""
         self.segment = segment
         self.nodes = nodes
@@ -52,15 +54,19 @@ class SegmentOperator(Operator):
 
         frames = {source: inputs[str(index)] for index, source in enumerate(self.sources)}
         spill = ctx.files.scratch_folder / ctx.run_id / self.segment.id.replace(":", "-")
+        staged = self.copies.staged()
         try:
             done = run_segment(
                 self.segment.relations, self.exits, frames, files=ctx.files, spill_dir=spill,
                 budget=self.budget or Budget.from_environment(), on_stop=ctx.on_stop,
                 on_progress=self._reporter(ctx), run_id=ctx.run_id, commit=ctx.commit,
+                copies=staged,
             )  # fmt: skip
         except NotLowerable as why:
             ctx.logger.info(f"{self.segment.id} runs on pandas instead: {why}")
             return self._on_pandas(ctx, frames)
+        finally:
+            self.copies.adopt(staged)
         figures = self._figures(frames, done.rows)
         for node in self.nodes:
             if node.id in done.written:
@@ -125,6 +131,44 @@ class SegmentOperator(Operator):
                 figures[node.id]["metrics"] = member.metrics
         ctx.metrics["members"] = figures
         return {source: outputs[source] for source in self.exits}
+
+
+@dataclass(frozen=True)
+class Copies:
+    """Ports of a segment's members that go to the result store straight from DuckDB (read by
+    no other task): each with its key."""
+
+    store: object
+    keys: dict[Source, str]
+
+    def staged(self) -> dict[Source, object]:
+        """A temporary file of the store for each port not stored yet."""
+        if self.store is None:
+            return {}
+        return {
+            port: self.store.temporary(key)
+            for port, key in self.keys.items()
+            if not self.store.has(key)
+        }
+
+    def adopt(self, staged: dict) -> None:
+        """Store the files the segment wrote (a file left by a failure is removed)."""
+        for port, temporary in staged.items():
+            if temporary.exists():
+                if self.store is not None and _complete(temporary):
+                    self.store.adopt(self.keys[port], temporary)
+                temporary.unlink(missing_ok=True)
+
+
+def _complete(path) -> bool:
+    """Whether a Parquet file was written to its end (its footer is there)."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 class PartitionedOperator(Operator):
@@ -196,17 +240,23 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         (member, port.name)
         for member in segment.nodes
         for port in plan.nodes[member].operator.outputs
-        if (member, port.name) in read_outside
-        or member in retain
-        or (member, port.name) in plan.stored
+        if (member, port.name) in read_outside or member in retain
     ]
+    copies = {}
+    if plan.cache is not None:
+        copies = {
+            port: plan.cache.keys.ports[port]
+            for port in sorted(plan.stored)
+            if port[0] in inside and port not in exits
+        }
     timeouts = [plan.nodes[member].timeout_s for member in segment.nodes]
     members = [plan.nodes[member] for member in segment.nodes]
     if segment.backend == "dask":
         columns = needed_columns(plan, keep_all=retain)[segment.nodes[0]]
         operator = PartitionedOperator(segment, members, exits, columns)
     else:
-        operator = SegmentOperator(segment, members, sources, exits, budget)
+        store = plan.cache.store if plan.cache is not None else None
+        operator = SegmentOperator(segment, members, sources, exits, budget, Copies(store, copies))
     return PlannedNode(
         id=segment.id,
         label=f"{segment.backend}: {', '.join(segment.nodes)}",

@@ -68,6 +68,14 @@ class Query:
             for name in cte[:1]
         ]
 
+    def read_from(self, rendered: Rendered, body: str, params: tuple) -> None:
+        """From now on `rendered` is read by `body` (a file it was written to)."""
+        self.ctes = [
+            (name, body, params) if name == rendered.name else cte
+            for cte in self.ctes
+            for name in cte[:1]
+        ]
+
     def _with(self, text: str) -> tuple[str, list]:
         ctes = ",\n".join(f"{quoted(name)} AS ({body})" for name, body, _ in self.ctes)
         params = [value for _, _, values in self.ctes for value in values]

@@ -99,6 +99,7 @@ def run_segment(
     on_progress: Callable[[float], None] | None = None,
     run_id: str | int = "segment",
     commit: Callable[[Callable[[], None]], object] | None = None,
+    copies: dict[Exit, Path] | None = None,
 ) -> SegmentResult:
     """Run the segment's exits and write its output files in one locked DuckDB session,
     spilling into `spill_dir` (created here and removed afterwards). `on_stop`, if given,
@@ -106,7 +107,10 @@ def run_segment(
     `NodeCancelled`. `on_progress`, if given, is called from another thread with the share of
     the segment done so far (0 to 1, as DuckDB estimates it) a few times a second while it
     runs. Output files are staged under `run_id` and published, once every query is done,
-    through `commit` (the node's, so that a stopped run publishes nothing; None: at once)."""
+    through `commit` (the node's, so that a stopped run publishes nothing; None: at once).
+    `copies` are ports of members written as Parquet files (the result store's temporary
+    files, which the caller adopts), computed in the same session as the exits."""
+    copies = copies or {}
     files = FileArea.of(files)
     relations = {
         (node, port): relation
@@ -119,6 +123,7 @@ def run_segment(
     renderer = Renderer(files, lambda source: frame_table(frames[source]))
     try:
         computed = [step.relation for step in schedule]
+        computed += [relations[port] for port in copies if relations[port] not in computed]
         rendered = dict(zip(computed, renderer.render(computed), strict=True))
     except OperatorError as error:  # a file that is missing, out of the area or unreadable
         retryable = getattr(error, "retryable", True)
@@ -149,10 +154,12 @@ def run_segment(
         stopper.check()
         reads = [Path(path) for path in read]
         budget = budget or Budget.from_environment()
-        connection = open_session(reads, spill_dir, budget, writes=written_by_duckdb)
+        allowed = [*written_by_duckdb, *copies.values()]
+        connection = open_session(reads, spill_dir, budget, writes=allowed)
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
+        _copied(copies, relations, rendered, connection, query, tally, stopper)
         done = _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs)
         stopper.check()
         written = outputs.publish(commit or (lambda publish: publish()))
@@ -207,6 +214,24 @@ def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, out
         for table in step.done_with:
             connection.execute(f"DROP TABLE {quoted(table)}")
     return done
+
+
+def _copied(copies, relations, rendered, connection, query, tally, stopper) -> None:
+    """Write each port in `copies` (parents first) to its Parquet file with DuckDB's COPY,
+    then let every later query read the port from that file: the segment then streams from
+    the stored result and does not compute the port again (unless hidden order columns ride
+    along with it, which the file does not hold)."""
+    for port, path in copies.items():
+        stopper.check()
+        relation = relations[port]
+        part = rendered[relation]
+        sql, params = query.exit_sql(part)
+        copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
+        [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
+        tally.query_ran(relation, connection.get_profiling_information())
+        tally.counted(relation, rows)
+        if not part.order:
+            query.read_from(part, "SELECT * FROM read_parquet(?)", (str(path),))
 
 
 @contextmanager
