@@ -32,7 +32,7 @@ from fnmatch import translate
 from pathlib import Path, PurePosixPath
 
 from runtime.errors import OperatorError, UnsafePathError
-from runtime.paths import SHARED, FileArea
+from runtime.paths import SHARED, SYSTEM, FileArea
 
 MAX_FILES = 10_000
 """Files one input path may name; a pattern matching more is refused, not cut short."""
@@ -202,10 +202,17 @@ def _checked(area: FileArea, written: str, prefix: tuple, base: Path, found) -> 
     reached through no symbolic link is where its parts say, inside `base`; one reached
     through a link is resolved in the area, and refused, naming it, if the link leads out."""
     files = []
+    system = Path(area.root).resolve() / SYSTEM
     for relative, linked in found:
         name = _joined((*prefix, *relative))
         if not linked:
-            files.append(InputFile(name, base.joinpath(*relative)))
+            location = base.joinpath(*relative)
+            if system in location.parents:
+                raise UnsafePathError(
+                    f"'{name}' (named by '{written}') is in the folder {SYSTEM}, which "
+                    "Pipewright keeps for itself; narrow the pattern"
+                )
+            files.append(InputFile(name, location))
             continue
         try:
             files.append(InputFile(name, area.resolve(name)))
