@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import secrets
+import time
 from dataclasses import dataclass, field
 
 from runtime.errors import PipewrightError
@@ -27,6 +29,9 @@ from runtime.paths import FileArea
 from runtime.plan.model import Plan
 from runtime.plan.passes.projection import needed_columns
 from runtime.spec import Source
+
+FRESHNESS = "cache_for_s"
+"""A param saying how long an input's result stays good (sql_input): not part of the key."""
 
 
 @dataclass(frozen=True)
@@ -50,10 +55,16 @@ class Keys:
     volatile: dict[str, str] = field(default_factory=dict)
     """Nodes whose results are never reused, with why."""
     reuse_for_s: dict[str, float] = field(default_factory=dict)
+    generations: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """For a node whose result stays good for a while (a query with `cache_for_s`): the
+    lookup key under which its current generation is noted, and that generation. A new
+    generation (its stored rows too old) gives it, and everything below it, new keys."""
+    stale: dict[str, str] = field(default_factory=dict)
+    """Nodes read again because their stored rows are too old, with why."""
     """How long each reusable node's stored result stays good (inf: as long as it is kept)."""
 
 
-def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False) -> Keys:
+def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False, store=None) -> Keys:
     """The key of every node of `plan` (optimised, not yet fused) and of each output port;
     `wide`: as if every column of every node were read (the keys of a run that stopped at a
     node, whose results hold all their columns and so serve any narrower reader too)."""
@@ -76,7 +87,7 @@ def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False) -
         columns = needed.get(node_id)
         parts = Parts(
             operator=_digest([operator.name, operator.version]),
-            params=_digest([node.params.model_dump(mode="json"), node.row_limit]),
+            params=_digest([_params(node.params), node.row_limit]),
             identity=_digest(identity),
             inputs=inputs,
             columns=_digest(None if columns is None else sorted(columns)),
@@ -90,6 +101,8 @@ def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False) -
             None,
         )
         salt = secrets.token_hex(16) if volatile else ""
+        if not volatile and reuse_for_s != math.inf and store is not None:
+            salt = _generation(keys, node_id, _digest(_fields(parts)), reuse_for_s, store)
         key = _digest([*_fields(parts), salt])
         keys.nodes[node_id] = key
         keys.parts[node_id] = parts
@@ -100,6 +113,26 @@ def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False) -
         for port in operator.outputs:
             keys.ports[(node_id, port.name)] = port_key(key, port.name)
     return keys
+
+
+def _generation(keys: Keys, node_id: str, lookup: str, reuse_for_s: float, store) -> str:
+    """The generation of a node's rows that is still good, or a new one."""
+    noted = store.record(lookup)
+    if noted.get("generation") and noted.get("since", 0) + reuse_for_s >= time.time():
+        generation = noted["generation"]
+    else:
+        generation = secrets.token_hex(16)
+        if noted.get("generation"):
+            keys.stale[node_id] = f"its stored rows are older than {reuse_for_s:g} s"
+    keys.generations[node_id] = (lookup, generation)
+    return generation
+
+
+def _params(params) -> dict:
+    """The params that decide what a node computes: not how long its result stays good."""
+    dump = params.model_dump(mode="json")
+    dump.pop(FRESHNESS, None)
+    return dump
 
 
 def _fields(parts: Parts) -> list:

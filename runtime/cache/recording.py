@@ -8,6 +8,8 @@ left out: the run itself does not fail for it.
 
 from __future__ import annotations
 
+import time
+
 from runtime.cache.reuse import record_target, remember
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
@@ -43,6 +45,10 @@ class Recorder:
                     logger.warning(f"{node_id}.{port} was not stored: {error}")
                     continue
             extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
+            if node_id in keys.generations:  # its rows are good from now on, for a while
+                lookup, generation = keys.generations[node_id]
+                if store.record(lookup).get("generation") != generation:
+                    store.note(lookup, generation=generation, since=time.time())
         for node_id, port in self.plan.stored:  # stored from inside a segment, by DuckDB
             key = keys.ports.get((node_id, port))
             if node_id in members and key is not None and store.has(key):

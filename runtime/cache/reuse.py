@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import time
 from dataclasses import dataclass, field
 
 from runtime.cache.keys import Keys, Parts, plan_keys
@@ -65,8 +64,8 @@ def plan_reuse(
     connections=None,
 ) -> Plan:
     """`plan` with reused nodes read from `store` or left out, and what to store marked."""
-    keys = plan_keys(plan, files, connections)
-    wide = plan_keys(plan, files, connections, wide=True)
+    keys = plan_keys(plan, files, connections, store=store)
+    wide = plan_keys(plan, files, connections, wide=True, store=store)
     below = _below(plan, options.from_node)
     cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
     hits = {}
@@ -130,6 +129,8 @@ def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bo
         return False, f"the run starts from {options.from_node}"
     if node_id in keys.volatile:
         return False, f"never reused: {keys.volatile[node_id]}"
+    if node_id in keys.stale:
+        return False, keys.stale[node_id]
     if options.fresh:
         return False, "a fresh run ignores stored results"
     if node.operator.kind == "output":
@@ -143,8 +144,6 @@ def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bo
             break
     else:
         return False, _changed(plan, node_id, cache)
-    if min(stored) + keys.reuse_for_s[node_id] < time.time():
-        return False, f"its stored rows are older than {keys.reuse_for_s[node_id]:g} s"
     return True, REUSED
 
 

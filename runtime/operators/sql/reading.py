@@ -106,9 +106,7 @@ class SqlInput(Operator):
     # The database is outside the run: rows may change between two reads, and a query may
     # call random(), now() or a sequence. Two identical queries are both run.
     deterministic = False
-    never_reused_because = (
-        "a query reads its database again on every run (unless it sets cache_for_s)"
-    )
+    never_reused_because = "a query reads its database on every run (unless cache_for_s is set)"
 
     def reuse_for_s(self, params):
         return params.cache_for_s
