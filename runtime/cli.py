@@ -335,6 +335,7 @@ def print_summary(plan, result, *, debug: bool) -> None:
     """Print a table of every node's status, rows and seconds, then the errors on stderr."""
     rows = [("node", "status", "rows in", "rows out", "seconds")]
     order = [node_id for node_id in _document_order(plan) if node_id in result.nodes]
+    order += [node_id for node_id in result.nodes if node_id not in order]  # left out
     for node_id in order:
         node = result.nodes[node_id]
         rows_in = sum(node.rows_in.values()) if node.rows_in else None
