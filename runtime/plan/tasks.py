@@ -140,20 +140,22 @@ class Copies:
 
     store: object
     keys: dict[Source, str]
+    columns: dict[Source, set[str] | None]
+    """The columns of each port that anything reads (None: all): the only ones stored."""
 
-    def staged(self) -> dict[Source, object]:
-        """A temporary file of the store for each port not stored yet."""
+    def staged(self) -> dict[Source, tuple]:
+        """A temporary file of the store for each port not stored yet, and its columns."""
         if self.store is None:
             return {}
         return {
-            port: self.store.temporary(key)
+            port: (self.store.temporary(key), self.columns[port])
             for port, key in self.keys.items()
             if not self.store.has(key)
         }
 
     def adopt(self, staged: dict) -> None:
         """Store the files the segment wrote (a file left by a failure is removed)."""
-        for port, temporary in staged.items():
+        for port, (temporary, _) in staged.items():
             if temporary.exists():
                 if self.store is not None and _complete(temporary):
                     self.store.adopt(self.keys[port], temporary)
@@ -242,13 +244,14 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         for port in plan.nodes[member].operator.outputs
         if (member, port.name) in read_outside or member in retain
     ]
-    copies = {}
+    copies, columns = {}, {}
     if plan.cache is not None:
-        copies = {
-            port: plan.cache.keys.ports[port]
-            for port in sorted(plan.stored)
-            if port[0] in inside and port not in exits
-        }
+        needed = needed_columns(plan, keep_all=retain)
+        for member in segment.nodes:  # parents first: each copy reads its parents' files
+            for port in sorted(port for port in plan.stored if port[0] == member):
+                if port not in exits:
+                    copies[port] = plan.cache.keys.ports[port]
+                    columns[port] = needed[member] if port[1] == "out" else None
     timeouts = [plan.nodes[member].timeout_s for member in segment.nodes]
     members = [plan.nodes[member] for member in segment.nodes]
     if segment.backend == "dask":
@@ -256,7 +259,8 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         operator = PartitionedOperator(segment, members, exits, columns)
     else:
         store = plan.cache.store if plan.cache is not None else None
-        operator = SegmentOperator(segment, members, sources, exits, budget, Copies(store, copies))
+        copied = Copies(store, copies, columns)
+        operator = SegmentOperator(segment, members, sources, exits, budget, copied)
     return PlannedNode(
         id=segment.id,
         label=f"{segment.backend}: {', '.join(segment.nodes)}",

@@ -30,6 +30,7 @@ from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
+from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.frames import to_pandas
 from runtime.lazy import pd
@@ -109,7 +110,8 @@ def run_segment(
     runs. Output files are staged under `run_id` and published, once every query is done,
     through `commit` (the node's, so that a stopped run publishes nothing; None: at once).
     `copies` are ports of members written as Parquet files (the result store's temporary
-    files, which the caller adopts), computed in the same session as the exits."""
+    files, which the caller adopts), each with the columns to write (None: all), computed
+    in the same session as the exits."""
     copies = copies or {}
     files = FileArea.of(files)
     relations = {
@@ -154,7 +156,7 @@ def run_segment(
         stopper.check()
         reads = [Path(path) for path in read]
         budget = budget or Budget.from_environment()
-        allowed = [*written_by_duckdb, *copies.values()]
+        allowed = [*written_by_duckdb, *(path for path, _ in copies.values())]
         connection = open_session(reads, spill_dir, budget, writes=allowed)
         stopper.attach(connection)
         for name, table in query.tables.items():
@@ -217,21 +219,36 @@ def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, out
 
 
 def _copied(copies, relations, rendered, connection, query, tally, stopper) -> None:
-    """Write each port in `copies` (parents first) to its Parquet file with DuckDB's COPY,
-    then let every later query read the port from that file: the segment then streams from
-    the stored result and does not compute the port again (unless hidden order columns ride
-    along with it, which the file does not hold)."""
-    for port, path in copies.items():
+    """Write each port in `copies` (parents first) to its Parquet file with DuckDB's COPY:
+    the columns anything downstream reads (the rest are never stored), then let every later
+    query read the port from that file, the columns it lacks as nulls, which nothing reads.
+    The segment then streams from the stored result and does not compute the port again
+    (unless hidden order columns ride along with it, which the file does not hold)."""
+    for port, (path, columns) in copies.items():
         stopper.check()
         relation = relations[port]
         part = rendered[relation]
-        sql, params = query.exit_sql(part)
+        names = part.schema.names if columns is None else [
+            name for name in part.schema.names if name in columns
+        ]  # fmt: skip
+        sql, params = query.exit_sql(part, [quoted(name) for name in names])
         copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
         [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
         tally.query_ran(relation, connection.get_profiling_information())
         tally.counted(relation, rows)
         if not part.order:
-            query.read_from(part, "SELECT * FROM read_parquet(?)", (str(path),))
+            selected = [
+                quoted(column.name)
+                if column.name in names
+                else f"CAST(NULL AS {_sql_type(column.type)}) AS {quoted(column.name)}"
+                for column in part.schema.columns
+            ]
+            body = f"SELECT {', '.join(selected) or '*'} FROM read_parquet(?)"
+            query.read_from(part, body, (str(path),))
+
+
+def _sql_type(type_name: str) -> str:
+    return SQL_TYPES.get(type_name, "TIMESTAMP" if type_name == "datetime" else "VARCHAR")
 
 
 @contextmanager
