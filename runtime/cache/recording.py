@@ -42,7 +42,8 @@ class Recorder:
                 try:
                     store.put(key, frame)
                 except UNSTORABLE as error:
-                    logger.warning(f"{node_id}.{port} was not stored: {error}")
+                    why = getattr(error, "strerror", None) or type(error).__name__
+                    logger.warning(f"{node_id}.{port} was not stored in the result store: {why}")
                     continue
             extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
             if node_id in keys.generations:  # its rows are good from now on, for a while

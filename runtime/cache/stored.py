@@ -11,6 +11,8 @@ from pathlib import Path
 
 from runtime.contract import Operator
 
+GONE = "its stored result was removed meanwhile (the store keeps a bounded size); run again"
+
 
 class StoredResult(Operator):
     """Reads the stored results of one node: one Parquet file per output port."""
@@ -72,8 +74,6 @@ def read_stored(location: Path):
 
     try:
         table = pq.read_table(location)
-    except FileNotFoundError:
-        raise OperatorError(
-            "its stored result was removed while the run started (the store is full); run again"
-        ) from None
+    except OSError:
+        raise OperatorError(GONE) from None
     return table.to_pandas() if table.schema.pandas_metadata else to_pandas(table)

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import csv as pa_csv
 
+from runtime.cache.stored import GONE
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.file_patterns import InputFile, input_files
@@ -60,7 +61,10 @@ def scan_sql(scan: Scan, area: FileArea) -> ScanSql:
 def stored_sql(stored: Stored) -> ScanSql:
     """A stored result's Parquet file as a scan; the file area does not apply (the plan, not
     a document, chose the file)."""
-    return _parquet(stored, (InputFile(stored.path, Path(stored.location)),))
+    try:
+        return _parquet(stored, (InputFile(stored.path, Path(stored.location)),))
+    except OperatorError:  # pyarrow's message names the server's path: say it in ours
+        raise OperatorError(GONE) from None
 
 
 def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:

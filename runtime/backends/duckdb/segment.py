@@ -153,6 +153,7 @@ def run_segment(
     try:
         written_by_duckdb = staging.enter_context(outputs.staged(files, run_id))
         known.update(outputs.names())
+        known.update({str(path): "the result store" for path, _ in copies.values()})
         stopper.check()
         reads = [Path(path) for path in read]
         budget = budget or Budget.from_environment()

@@ -228,3 +228,30 @@ def test_a_run_option_naming_no_node_is_refused(root):
 
     with pytest.raises(UnknownNode, match="--up-to: the pipeline has no node 'nope'"):
         run(seed_document(), root, options=RunOptions(up_to="nope"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_result_evicted_after_planning_fails_its_node_saying_to_run_again(root, backend):
+    import json
+
+    from runtime.events import ListSink
+    from runtime.executor import execute
+    from runtime.paths import FileArea
+    from runtime.plan import build_plan
+    from runtime.plan.prepare import prepare
+    from runtime.spec import load_document
+
+    document = seed_document()
+    run(document, root, backend=backend)
+    node_params(document, "by_country")["aggregations"][2]["function"] = "max"
+    area = FileArea(root, cache=root / CACHE)
+    plan = build_plan(load_document(json.dumps(document)), data_root=area)
+    plan = prepare(plan, backend=backend, data_root=area, options=RunOptions())
+    for entry in (root / CACHE).rglob("*.parquet"):
+        entry.unlink()
+    result = execute(plan, data_root=area, sinks=[ListSink()])
+    assert result.status == "failed"
+    assert result.error.endswith(
+        "its stored result was removed meanwhile (the store keeps a bounded size); run again"
+    )
+    assert str(root) not in result.error
