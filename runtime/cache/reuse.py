@@ -101,7 +101,7 @@ def plan_reuse(
             result.nodes[node_id] = _reading(node, locations)
             cache.reading.add(node_id)
         else:
-            result.stored |= _to_store(plan, node, states, options)
+            result.stored |= _to_store(node, states)
     result.cache = cache
     used = [node_id for node_id in plan.order if states[node_id] != "run"]
     if used:
@@ -152,7 +152,9 @@ def _output_decision(node: PlannedNode, key: str, store: ResultStore, files):
     (why None: it never wrote with this key)."""
     mode = getattr(node.params, "mode", None)
     path = getattr(node.params, "path", None)
-    if mode != "overwrite" or not isinstance(path, str):
+    if not isinstance(path, str):
+        return False, "it writes to a database: it always runs"
+    if mode != "overwrite":
         return False, f"it writes in mode {mode}: it always runs"
     wrote = store.record(key).get("target")
     if wrote is None:
@@ -226,7 +228,7 @@ def _jsonable(parts: Parts) -> dict:
     return {**dataclasses.asdict(parts), "inputs": list(parts.inputs)}
 
 
-def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], options) -> set:
+def _to_store(node: PlannedNode, states: dict[str, str]) -> set:
     """The inputs of a node that runs that the run must store: an output's or a breaker's."""
     if node.operator.kind != "output" and not node.operator.breaks_pipeline:
         return set()
