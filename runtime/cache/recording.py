@@ -15,9 +15,9 @@ from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
 
-UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError)
+UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError)
 """What writing a frame to Parquet raises for data or disks it cannot handle (pyarrow's
-errors derive from these)."""
+errors derive from these: a column of mixed objects, a type Parquet lacks, a full disk)."""
 
 
 class Recorder:

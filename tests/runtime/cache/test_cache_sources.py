@@ -115,3 +115,23 @@ def test_the_store_stays_within_its_size_while_runs_go_on(tmp_path, monkeypatch)
         "named",
         "write",
     }
+
+
+def test_a_plugin_input_that_cannot_say_what_it_reads_is_never_reused(tmp_path):
+    from tests.runtime.engine_operators import document, engine_registry
+
+    area = FileArea(tmp_path, cache=tmp_path / CACHE)
+    pipeline = document({"source": "test_source", "step": "test_step"}, ["source->step"])
+
+    def once():
+        plan = build_plan(pipeline, registry=engine_registry(), data_root=area)
+        plan = prepare(plan, data_root=area, options=RunOptions())
+        result = execute(plan, data_root=area, sinks=[ListSink()])
+        assert result.ok, result.error
+        return result, plan
+
+    once()
+    result, plan = once()
+    assert ran(result) == {"source", "step"}
+    assert "results" in result.nodes["step"].extra  # stored to be looked at, never reused
+    assert reuse_reasons(plan)["step"] == "never reused: it reads source, which is never reused"
