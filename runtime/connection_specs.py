@@ -28,6 +28,9 @@ class ConnectionSpec:
     """Enforced by the database itself."""
     prefix: str | None = None
     """Writes limited to this schema (`sales.`) or table prefix (`stg_`)."""
+    changed: str = ""
+    """When the connection was last changed (ISO 8601; "" if unknown): part of the key of a
+    query's stored result, so that a connection pointed elsewhere never reuses it."""
 
     def __repr__(self) -> str:
         try:

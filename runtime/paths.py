@@ -15,11 +15,13 @@ from pathlib import Path, PurePosixPath
 from runtime.errors import UnsafePathError
 
 SHARED = "shared"
+"""The first part of a path that names the shared folder (when the area has one)."""
 SYSTEM = ".pipewright"
 """The data root's folder for the system (caches, spill files): a name no workspace can take."""
 SCRATCH = Path(SYSTEM, "tmp")
 """Temporary files of runs, under the data root."""
-"""The first part of a path that names the shared folder (when the area has one)."""
+CACHE = Path(SYSTEM, "cache")
+"""The CLI's result store, under the data root (the web app keeps one per workspace)."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,9 @@ class FileArea:
     scratch: Path | None = None
     """Where a run keeps temporary files (DuckDB's spill files), outside every workspace;
     None: `.pipewright/tmp` under `root`."""
+    cache: Path | None = None
+    """The folder of the run's result store (`runtime.cache.store`); None: no store. Never
+    reachable by a path a document writes: it is under `.pipewright`, which `resolve` refuses."""
 
     @property
     def scratch_folder(self) -> Path:
@@ -56,7 +61,9 @@ class FileArea:
                 )
             inner = Path(*parts[1:]) if parts[1:] else Path(".")
             return _inside(Path(self.shared), inner, path, "shared folder")
-        return _inside(Path(self.root), Path(path).expanduser(), path, self.called)
+        resolved = _inside(Path(self.root), Path(path).expanduser(), path, self.called)
+        _refuse_system(Path(self.root).resolve(), resolved, path)
+        return resolved
 
     def display(self, location: Path) -> str:
         """`location` as a document would name it: relative to the area (or `shared/...`)."""
@@ -69,6 +76,15 @@ class FileArea:
                 relative = location.relative_to(base).as_posix()
                 return f"{prefix}{relative}" if relative != "." else (prefix or ".")
         return location.name
+
+
+def _refuse_system(root: Path, resolved: Path, written: str) -> None:
+    """Refuse the data root's system folder (result store, spill files): no pipeline may read
+    or plant what runs keep there."""
+    if resolved != root and resolved.relative_to(root).parts[0] == SYSTEM:
+        raise UnsafePathError(
+            f"path '{written}' is in the folder {SYSTEM}, which Pipewright keeps for itself"
+        )
 
 
 def _inside(root: Path, candidate: Path, written: str, called: str) -> Path:

@@ -33,6 +33,7 @@ from runtime.connection_specs import ConnectionSpec, as_spec
 from runtime.graph import Analysis
 from runtime.paths import FileArea
 from runtime.plan import Plan
+from runtime.run_options import RunOptions
 
 
 class MessageLink(Protocol):
@@ -109,6 +110,8 @@ class RunOrder(Order):
     run_id: int | str
     cluster: str = ""
     """The address of the Dask scheduler its partitioned segments run on (none: no cluster)."""
+    run_options: RunOptions = field(default_factory=RunOptions)
+    """Fresh, up to a node, from a node (`runtime.run_options`); the store is `area.cache`."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,8 +143,8 @@ def _order_of(cls, fields: Mapping[str, Any]):
 
 def _area_of(fields: Mapping[str, Any]) -> FileArea:
     area = dict(fields)
-    for name in ("root", "shared", "scratch"):
-        area[name] = None if area[name] is None else Path(area[name])
+    for name in ("root", "shared", "scratch", "cache"):
+        area[name] = None if area.get(name) is None else Path(area[name])
     return FileArea(**area)
 
 
@@ -149,6 +152,7 @@ _DECODE = {
     "area": _area_of,
     "connections": lambda specs: {name: ConnectionSpec(**spec) for name, spec in specs.items()},
     "budget": lambda budget: Budget(**budget),
+    "run_options": lambda options: RunOptions(**options),
     "sys_path": list,
 }
 """How the fields of an order that JSON cannot hold as they are come back from a message."""
