@@ -19,28 +19,28 @@ const ARROWS = { ascending: "▲", descending: "▼", none: "" };
 /** `selectedId`: the node selected on the canvas (shown when it is in the run); `operators`:
  * each node's operator name by id. */
 export default function DataPanel({ api, selectedId, operators }) {
-  const catalog = useContext(CatalogContext);
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, shownRun);
-  const order = run.order.length ? run.order : Object.keys(run.nodes);
   const [picked, setPicked] = useState(null);
-  const [view, setView] = useState(FIRST_VIEW);
-  const [draft, setDraft] = useState("");
   const [withStats, setWithStats] = useState(false);
   useEffect(() => {
     if (selectedId) setPicked(selectedId);
   }, [selectedId]);
+  if (!run.runId) return <p className="pw-muted pw-pad">Run the pipeline to see every node's data here.</p>;
+  const order = run.order.length ? run.order : Object.keys(run.nodes);
   const node = picked && run.nodes[picked] ? picked : order[0] ?? null;
-  useEffect(() => {
-    setView((old) => ({ ...FIRST_VIEW, limit: old.limit }));
-    setDraft("");
-  }, [node, run.runId]);
+  // Keyed by run and node: another node starts from the first page, unsorted and unfiltered.
+  return <NodeData key={`${run.runId}:${node}`} api={api} run={run} order={order} node={node} operator={operators[node]} onPick={setPicked} withStats={withStats} onStats={setWithStats} />;
+}
+
+function NodeData({ api, run, order, node, operator, onPick, withStats, onStats }) {
+  const catalog = useContext(CatalogContext);
+  const [view, setView] = useState(FIRST_VIEW);
+  const [draft, setDraft] = useState("");
   const nodeRun = node ? run.nodes[node] : undefined;
   const finished = nodeRun?.status === "succeeded";
   const { page, stats } = useResultData(api, finished ? run.runId : null, node, view, withStats);
-  if (!run.runId) return <p className="pw-muted pw-pad">Run the pipeline to see every node's data here.</p>;
-  const operator = catalog.byName.get(operators[node]);
-  const ports = resultPorts(nodeRun, operator);
+  const ports = resultPorts(nodeRun, catalog.byName.get(operator));
   const change = (patch) => setView((old) => ({ ...old, offset: 0, ...patch }));
   return (
     <div className="pw-data">
@@ -52,7 +52,7 @@ export default function DataPanel({ api, selectedId, operators }) {
         }}
       >
         <label htmlFor="pw-data-node">Node</label>
-        <select id="pw-data-node" value={node ?? ""} onChange={(event) => setPicked(event.target.value)}>
+        <select id="pw-data-node" value={node ?? ""} onChange={(event) => onPick(event.target.value)}>
           {order.map((id) => (
             <option key={id} value={id}>
               {id}
@@ -86,7 +86,7 @@ export default function DataPanel({ api, selectedId, operators }) {
           </button>
         ) : null}
         <span className="pw-topbar-spacer" />
-        <button type="button" aria-pressed={withStats} onClick={() => setWithStats((old) => !old)}>
+        <button type="button" aria-pressed={withStats} onClick={() => onStats((old) => !old)}>
           Column statistics
         </button>
       </form>
@@ -124,8 +124,9 @@ function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, 
       <div className="pw-data-body">
         {shown ? <DataTable node={node} page={shown} sort={view.sort} sortable={shown.source === "stored"} onSort={onSort} /> : <div />}
         {withStats ? (
-          <aside className="pw-data-side" aria-label="Statistics">
+          <aside className="pw-data-side" aria-label="Statistics" tabIndex={0}>
             <h3>Column statistics{view.filter ? " (filtered)" : ""}</h3>
+            {shown?.source === "recomputed" ? <p className="pw-muted pw-small">Statistics need the whole result, which this run did not keep.</p> : null}
             {stats.loading ? <p className="pw-muted pw-small">Computing…</p> : null}
             {stats.error ? (
               <p className="pw-error pw-small" role="alert">

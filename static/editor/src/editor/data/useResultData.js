@@ -23,10 +23,12 @@ function useAnswer(api, url) {
 }
 
 /** The page of `view` (`{port, offset, limit, sort, filter}`) of `node` in run `runId`, and
- * its statistics while `withStats`. */
+ * its statistics while `withStats` once the page says the result is stored (a recomputed one
+ * has none). */
 export function useResultData(api, runId, node, view, withStats) {
   const ready = runId !== null && runId !== undefined && node;
   const page = useAnswer(api, ready ? resultUrl(runId, node, "data", view) : null);
-  const stats = useAnswer(api, ready && withStats ? resultUrl(runId, node, "stats", view) : null);
+  const stored = page.value?.source === "stored";
+  const stats = useAnswer(api, ready && withStats && stored ? resultUrl(runId, node, "stats", view) : null);
   return { page, stats };
 }
