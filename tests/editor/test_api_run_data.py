@@ -157,3 +157,18 @@ def test_an_output_node_shows_what_it_wrote_under_its_input_port(client, run):
     body = data(client, run, node="write").json()
     assert body["port"] == "in" and body["source"] == "recomputed"
     assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
+
+
+def test_reads_past_the_web_processs_limit_wait_then_answer_busy(client, run, monkeypatch):
+    from editor.api import run_data
+
+    monkeypatch.setattr(run_data, "READER_WAIT_S", 0.05)
+    for _ in range(run_data.READERS):
+        run_data._readers.acquire()
+    try:
+        answer = data(client, run)
+    finally:
+        for _ in range(run_data.READERS):
+            run_data._readers.release()
+    assert answer.status_code == 429 and answer.json()["code"] == "results_busy"
+    assert data(client, run).status_code == 200
