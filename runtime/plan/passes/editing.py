@@ -29,6 +29,9 @@ def copied(plan: Plan) -> Plan:
         merged=dict(plan.merged),
         segments=list(plan.segments),
         notes=list(plan.notes),
+        reused=dict(plan.reused),
+        stored=set(plan.stored),
+        whole=set(plan.whole),
     )
 
 
