@@ -19,7 +19,9 @@ from editor.errors import ActionError
 from editor.models import NodeRun, Run
 from editor.workspaces import cache_folder, file_area
 from runtime.cache.store import ResultStore
-from runtime.errors import OperatorError
+from runtime.errors import OperatorError, PipelineValidationError
+from runtime.file_patterns import input_files
+from runtime.plan import build_plan
 from runtime.registry import default_registry
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import load_document
@@ -71,24 +73,25 @@ def port_result(run: Run, node: str, port: str | None) -> PortResult:
 
 
 def changed_inputs(result: PortResult, user) -> list[str]:
-    """The input files of the run (as its document names them) that changed, or went, since
-    the run started: a recomputed result may then differ from what the run saw."""
-    started = result.run.started_at or result.run.created_at
+    """The input files of the run (as its document names them, parameters substituted) that
+    changed, or went, since the run started: a recomputed result may then differ from what
+    the run saw."""
+    started = (result.run.started_at or result.run.created_at).timestamp()
     area = file_area(result.run.pipeline.workspace, user)
-    registry = default_registry()
+    try:
+        plan = build_plan(result.document, result.run.parameters)
+    except PipelineValidationError:  # the recomputing preview says what is wrong
+        return []
     changed = []
-    for spec in result.document.nodes:
-        operator = registry.get(spec.operator)
-        path = spec.params.get("path")
-        if operator is None or operator.kind != "input" or not isinstance(path, str):
+    for node in plan.nodes.values():
+        path = getattr(node.params, "path", None)
+        if node.operator.kind != "input" or not isinstance(path, str):
             continue
-        try:
-            location = area.resolve(path)
-            modified = location.stat().st_mtime
-        except (OperatorError, OSError):
-            changed.append(path)
-            continue
-        if modified > started.timestamp():
+        try:  # a folder or a pattern: each of the files it names now
+            files = input_files(area, path, ("",))
+            if any(file.location.stat().st_mtime > started for file in files):
+                changed.append(path)
+        except (OperatorError, OSError):  # gone
             changed.append(path)
     return changed
 

@@ -203,28 +203,34 @@ def stats(
 
 
 def _bins(connection, result, column: Column, where: str, params, low, high) -> list[dict]:
-    """Counts in `BINS` equal-width bins from `low` to `high` (one bin when they are equal)."""
+    """Counts in at most `BINS` equal-width bins from `low` to `high`; integers in bins of
+    whole numbers, each from its `low` to its `high` included."""
     if low is None:
         return []
-    if low == high:
-        query = f"SELECT count({identifier(column.name)}) FROM {result.source}{where}"
-        count = _one(connection, query, params)[0]
-        return [{"low": json_value(low), "high": json_value(high), "count": count}]
-    width = (float(high) - float(low)) / BINS
-    value = f"CAST({identifier(column.name)} AS DOUBLE)"
-    bin_of = f"least(CAST(floor(({value} - ?) / ?) AS BIGINT), {BINS - 1})"
+    name = identifier(column.name)
+    if column.type == "integer":
+        width = max(1, -(-(high - low + 1) // BINS))  # ceiling division, exact on any int
+        count = -(-(high - low + 1) // width)
+        bin_of = f"CAST((CAST({name} AS HUGEINT) - ?) // ? AS BIGINT)"
+        keep, bounds = f"{name} IS NOT NULL", (low, width)
+        edges = [(low + i * width, min(high, low + (i + 1) * width - 1)) for i in range(count)]
+    else:
+        width = (high - low) / BINS
+        count = BINS if width else 1
+        bin_of = f"least(CAST(floor(({name} - ?) / ?) AS BIGINT), {count - 1})"
+        keep, bounds = f"isfinite({name})", (low, width or 1.0)
+        edges = [
+            (low + i * width, high if i == count - 1 else low + (i + 1) * width)
+            for i in range(count)
+        ]
     query = (
         f"SELECT {bin_of} AS bin, count(*) FROM {result.source}{where}"
-        f"{' AND' if where else ' WHERE'} isfinite({value}) GROUP BY bin"
+        f"{' AND' if where else ' WHERE'} {keep} GROUP BY bin"
     )
-    counts = dict(connection.execute(query, (float(low), width, *params)).fetchall())
+    counts = dict(connection.execute(query, (*bounds, *params)).fetchall())
     return [
-        {
-            "low": json_value(low + index * width if index else low),
-            "high": json_value(high if index == BINS - 1 else low + (index + 1) * width),
-            "count": counts.get(index, 0),
-        }
-        for index in range(BINS)
+        {"low": json_value(first), "high": json_value(last), "count": counts.get(index, 0)}
+        for index, (first, last) in enumerate(edges)
     ]
 
 

@@ -193,3 +193,20 @@ def test_distinct_values_of_a_big_result_are_estimated(tmp_path, monkeypatch):
     pq.write_table(pa.table({"s": ["a", "b", "c", "a"]}), path)
     found = stats(path)[0]
     assert found.distinct_estimated and found.distinct == 3
+
+
+def test_integers_fall_in_bins_of_whole_numbers(tmp_path):
+    path = tmp_path / "ages.parquet"
+    pq.write_table(pa.table({"age": [*range(10, 100), None]}), path)
+    bins = stats(path)[0].histogram
+    assert [(item["low"], item["high"]) for item in bins] == [
+        (10 + 9 * index, 18 + 9 * index) for index in range(10)
+    ]
+    assert [item["count"] for item in bins] == [9] * 10
+
+
+def test_integer_bins_over_a_range_past_64_bits_count_every_value(result):
+    bins = {item.name: item for item in stats(result)}["big"].histogram
+    assert sum(item["count"] for item in bins) == 5
+    assert bins[0]["low"] == 1 and bins[-1]["high"] == str(2**60)
+    assert bins[0]["count"] == 4 and bins[-1]["count"] == 1
