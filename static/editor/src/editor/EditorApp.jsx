@@ -313,6 +313,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
   const labels = useMemo(() => Object.fromEntries(JSON.parse(labelKey)), [labelKey]);
   const shown = viewedCanvas ?? { nodes, edges };
+  const operatorKey = JSON.stringify(shown.nodes.map((node) => [node.id, node.data.operator]));
+  const selectedId = !viewedCanvas && selected.length === 1 ? selected[0].id : null;
+  const data = useMemo(() => ({ api, selectedId, operators: Object.fromEntries(JSON.parse(operatorKey)) }), [api, selectedId, operatorKey]);
   const onBottomTab = useCallback((tab) => setBottom({ open: true, tab }), []);
   const onBottomToggle = useCallback(() => setBottom((old) => ({ ...old, open: !old.open })), []);
 
@@ -388,7 +391,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   readOnly={readOnly}
                 />
               ) : null}
-              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} />
+              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} data={data} />
             </div>
             <SidePanel
               readOnly={locked}
