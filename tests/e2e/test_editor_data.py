@@ -1,9 +1,8 @@
 """The Data tab after a run: a node's stored result paged, sorted and filtered on the server,
-with column statistics; a node whose result was not stored is recomputed and says so.
+with column statistics; a node whose result is no longer kept is recomputed and says so.
 
-The run stores `filter_1`'s result as the result store records it (its key in the node's
-metrics, the Parquet file in the workspace's store), written here with 250 rows so that the
-result has several pages.
+`filter_1`'s stored result is replaced here (its key in the node's metrics, the Parquet file in
+the workspace's store) by one of 250 rows, so that the result has several pages.
 """
 
 from __future__ import annotations
@@ -48,6 +47,15 @@ def store_result(asgi_server, user, node_id: str) -> None:
     ResultStore(folder).put_arrow(key, table)
     node_run = NodeRun.objects.get(run=run, node_id=node_id)
     node_run.metrics = {**node_run.metrics, "results": {"out": key}}
+    node_run.save()
+
+
+def forget_result(node_id: str) -> None:
+    """Make the latest run's `node_id` a node whose result was not kept (evicted, say)."""
+    node_run = NodeRun.objects.get(run=Run.objects.latest("id"), node_id=node_id)
+    node_run.metrics = {
+        name: value for name, value in node_run.metrics.items() if name != "results"
+    }
     node_run.save()
 
 
@@ -116,6 +124,7 @@ async def test_the_data_tab_pages_sorts_filters_and_summarises_a_stored_result(
         "unknown column 'nope'"
     )
 
+    await asyncio.to_thread(forget_result, "csv_input_1")
     await page.locator("#pw-data-node").select_option("csv_input_1")
     await expect(status).to_contain_text("recomputed from the run's pipeline, first 10,000 rows")
     await expect(
