@@ -7,9 +7,9 @@ and a carried copy of the runtime's function where the semantics are intricate (
 nulls in comparisons, `_divide` for division by zero). Column names and texts only ever reach the
 code through `repr()`; nothing of the expression's text is pasted into it.
 
-A `${parameter}` in the expression becomes the script's option (`params.name`) wherever the
-runtime would pass its value as is; a part of an expression that the runtime computes once from
-a parameter (`${a} * 2`) is refused, as is a parameter without a default.
+A `${parameter}` in the expression becomes the script's option (`params["name"]`); a part that
+the runtime computes once from parameters (`1 + ${vat}`) is computed once by the script too
+(`folded_value`). A parameter without a default is refused: its type would be unknown.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from runtime.expressions.nodes import (
     Logical,
     Node,
     Unary,
+    children,
     walk,
 )
 from runtime.expressions.parser import parse
@@ -120,6 +121,7 @@ class _Writer:
         self.checker: Checker = recorder.checker
         self.parameter_spans = parameter_spans
         self.helpers: set = {values.conform}
+        self.constant_arguments: list[bool] = [False]
 
     # -- what the runtime passes for a node ------------------------------------------------
 
@@ -127,7 +129,7 @@ class _Writer:
         if isinstance(node, Literal):
             name = self.parameter_spans.get(node.span)
             if name is not None:
-                return f"params.{name}"
+                return f"params[{name!r}]"
         return None
 
     def uses_parameter(self, node: Node) -> bool:
@@ -138,18 +140,18 @@ class _Writer:
         named = self.parameter(node)
         if named:
             return named
-        if self.uses_parameter(node):
-            where = self.checker.describe(node)
-            raise CompileRefused(
-                f"{where} is computed from a parameter before the rows are read; "
-                "compiling supports a parameter used as a value on its own"
-            )
+        if self.uses_parameter(node):  # folded by the runtime from the parameter's value
+            self.helpers.add(runtime_compiler.folded_value)
+            return f"folded_value(lambda view: {self.structural(node, self.seen[id(node)])})"
         return python_value(self.seen[id(node)].constant)
 
     def argument(self, node: Node, type: str) -> str:
-        """What `values()` hands an implementation: a scalar for a non-null constant, else
-        the node's Series (a null resolved to `type`)."""
+        """What `values()` hands an implementation: a scalar for a non-null constant (unless
+        every argument is constant, as while folding), else the node's Series (a null resolved
+        to `type`)."""
         compiled = self.seen[id(node)]
+        if self.constant_arguments[-1]:
+            return self.series(node, type)
         if compiled.is_constant and compiled.constant is not None:
             return self.scalar(node)
         return self.series(node, type)
@@ -169,10 +171,17 @@ class _Writer:
     # -- one construct at a time -----------------------------------------------------------
 
     def structural(self, node: Node, compiled: Compiled) -> str:
-        children = [child for child in _children(node)]
+        children = _children(node)
         for child in children:  # a node that returns its argument unchanged (round(integer))
             if self.seen.get(id(child)) is compiled:
                 return self.series(child, compiled.type)
+        self.constant_arguments.append(all(self.seen[id(c)].is_constant for c in children))
+        try:
+            return self.construct(node, compiled)
+        finally:
+            self.constant_arguments.pop()
+
+    def construct(self, node: Node, compiled: Compiled) -> str:
         kind = compiled.type
         if isinstance(node, Unary):
             if node.op == "not":
@@ -300,8 +309,6 @@ class _Writer:
 
 
 def _children(node: Node) -> list[Node]:
-    from runtime.expressions.nodes import children
-
     return list(children(node))
 
 

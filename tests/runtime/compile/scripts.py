@@ -1,0 +1,24 @@
+"""Compiling a document and running the script as its own process, for the compile tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from runtime.compile import compile_script
+from runtime.spec import load_document
+
+
+def compiled(document: dict, data_root: Path, folder: Path) -> Path:
+    """The script of `document` (files read under `data_root`), written in `folder`."""
+    script = folder / "script.py"
+    script.write_text(compile_script(load_document(document), data_root=data_root))
+    return script
+
+
+def run_script(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run the script with this interpreter and no Pipewright on its path."""
+    return subprocess.run(
+        [sys.executable, "-I", str(script), *args], capture_output=True, text=True, cwd=cwd
+    )
