@@ -60,7 +60,7 @@ def compile_script(
     if backend not in BACKENDS:
         raise CompileRefused(f"backend must be one of {', '.join(BACKENDS)}, not '{backend}'")
     registry = registry or default_registry()
-    _refuse_plugins(pipeline, registry)
+    _refuse_uncompiled(pipeline, registry)
     area = FileArea.of(data_root)
     plan = eliminate_dead_nodes(build_plan(pipeline, registry=registry, data_root=area))
     inferred = infer_schemas(pipeline, registry=registry, data_root=area)
@@ -76,10 +76,6 @@ def compile_script(
             continue
         node = _node_code(planned, raw[node_id], defaults, names, inferred.nodes[node_id], area)
         emitter = emitter_for(planned.operator.name)
-        if emitter is None:
-            raise CompileRefused(
-                f"operator '{planned.operator.name}' has no compiled form yet", node_id
-            )
         try:
             emitter(node)
             node.finish()
@@ -91,7 +87,8 @@ def compile_script(
     return _script(pipeline, defaults, blocks, helpers, imports)
 
 
-def _refuse_plugins(pipeline: Pipeline, registry: Registry) -> None:
+def _refuse_uncompiled(pipeline: Pipeline, registry: Registry) -> None:
+    """Refuse, before reading any file, a node whose operator has no compiled form."""
     for node in pipeline.nodes:
         if node.operator not in BUILTIN_OPERATORS and node.operator in registry:
             raise CompileRefused(
@@ -99,6 +96,8 @@ def _refuse_plugins(pipeline: Pipeline, registry: Registry) -> None:
                 "built-in operators",
                 node.id,
             )
+        if node.operator in BUILTIN_OPERATORS and emitter_for(node.operator) is None:
+            raise CompileRefused(f"operator '{node.operator}' has no compiled form yet", node.id)
 
 
 def _variable_names(node_ids: list[str]) -> dict[str, str]:
