@@ -46,8 +46,8 @@ def test_a_viewer_of_the_workspace_downloads_the_script(owner, other, data_root)
 
 
 def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, data_root):
-    document = {**SEED, "nodes": [*SEED["nodes"][:2],
-                {"id": "write", "operator": "json_output", "params": {"path": "o.json"}}]}  # fmt: skip
+    writer = {"id": "write", "operator": "json_output", "params": {"path": "o.json"}}
+    document = {**SEED, "nodes": [*SEED["nodes"][:2], writer]}
     created = post_json(client, "/api/pipelines", document)
     assert created.status_code == 201, created.content
     response = client.get(f"/api/pipelines/{created.json()['id']}/script")

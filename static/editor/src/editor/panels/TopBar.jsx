@@ -23,6 +23,7 @@ function TopBar({
   onLayout,
   onSettings,
   onExport,
+  onExportPython,
   onImport,
   imageUrl,
   history,
@@ -83,6 +84,9 @@ function TopBar({
         )}
         <button type="button" onClick={onExport} title="Download the pipeline as JSON">
           Export
+        </button>
+        <button type="button" onClick={onExportPython} title="Download a Python script that runs the pipeline with pandas">
+          Export as Python
         </button>
         {readOnly ? null : (
           <>
