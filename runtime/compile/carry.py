@@ -61,9 +61,14 @@ def _carry(module, name: str, result: Carried, visiting: set) -> None:
         result.imports.add(_import_line(module, statement, name))
         return
     visiting.add(key)
+    statements = _module_statements(module.__name__)
     for used in _names_used(statement):
-        if used != name and used in _module_statements(module.__name__):
-            target = _defining_module(module, used)
+        if used == name or used not in statements:
+            continue
+        target = _defining_module(module, used)
+        if target is module and isinstance(statements[used], ast.Import | ast.ImportFrom):
+            result.imports.add(_import_line(module, statements[used], used))
+        else:
             _carry(target, _original_name(module, used), result, visiting)
     visiting.discard(key)
     taken = {other: source for (mod, other), source in result.definitions.items()}

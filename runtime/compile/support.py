@@ -21,6 +21,17 @@ class PipelineError(Exception):
     """A problem a run would report as a node's error (a missing column, a file that exists)."""
 
 
+class Unobserved:
+    """Stands for a run's node context in carried runtime code that reports its progress or
+    asks whether to stop: nobody watches a script, and only Ctrl+C stops it."""
+
+    def progress(self, rows: int) -> None:
+        """Rows read so far: not reported."""
+
+    def check_cancelled(self) -> None:
+        """A script is never asked to stop."""
+
+
 def data_path(root: Path, relative: str) -> Path:
     """Where `relative` is under the data root; a path leading outside it is refused."""
     base = Path(root).resolve()

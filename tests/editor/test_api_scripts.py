@@ -46,12 +46,12 @@ def test_a_viewer_of_the_workspace_downloads_the_script(owner, other, data_root)
 
 
 def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, data_root):
-    writer = {"id": "write", "operator": "json_output", "params": {"path": "o.json"}}
-    document = {**SEED, "nodes": [*SEED["nodes"][:2], writer]}
+    reader = {"id": "read", "operator": "csv_input", "params": {"path": "*.csv"}}
+    document = {**SEED, "nodes": [reader, *SEED["nodes"][1:]]}
     created = post_json(client, "/api/pipelines", document)
     assert created.status_code == 201, created.content
     response = client.get(f"/api/pipelines/{created.json()['id']}/script")
     assert response.status_code == 422
     body = response.json()
-    assert body["code"] == "not_compilable" and body["node"] == "write"
-    assert "json_output" in body["message"] and str(data_root) not in body["message"]
+    assert body["code"] == "not_compilable" and body["node"] == "read"
+    assert "a pattern of files" in body["message"] and str(data_root) not in body["message"]

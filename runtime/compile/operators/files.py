@@ -3,12 +3,13 @@ Arrow, into the engine's dtypes), write one as the runtime writes it, whole or n
 
 from __future__ import annotations
 
+from runtime.compile import support
 from runtime.compile.errors import CompileRefused
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.file_patterns import is_pattern
 from runtime.frames import to_pandas
-from runtime.operators import csv_files, file_common, parquet_files
+from runtime.operators import csv_files, excel_files, file_common, json_files, parquet_files
 
 
 def _one_file(node: NodeCode) -> str:
@@ -123,5 +124,52 @@ def parquet_output(node: NodeCode) -> None:
             "if appending:",
             f"    table = appended(pq.read_table(temporary), table, {node.value('path')})",
             f"pq.write_table(table, temporary, compression={compression!r})",
+        ],
+    )
+
+
+@emits("json_input")
+def json_input(node: NodeCode) -> None:
+    path = _one_file(node)
+    node.imports.add("import pyarrow as pa")
+    node.carry(to_pandas, json_files.read_json_file, support.Unobserved)
+    node.line(
+        f"table = read_json_file(Unobserved(), data_path(root, {path}), {path}, "
+        f"{node.fixed('lines')!r}, None)"
+    )
+    _file_name_column(node, "table")
+    node.line(f"{node.outputs['out']} = to_pandas(table)")
+
+
+@emits("json_output")
+def json_output(node: NodeCode) -> None:
+    node.carry(json_files.write_json_file)
+    _written(
+        node,
+        [
+            f"write_json_file({node.inputs['in']}, temporary, appending, {node.value('path')}, "
+            f"{node.fixed('lines')!r})"
+        ],
+    )
+
+
+@emits("excel_input")
+def excel_input(node: NodeCode) -> None:
+    path = _one_file(node)
+    node.imports.add("import pyarrow as pa")
+    node.carry(to_pandas, excel_files.read_sheet)
+    node.line(f"table = read_sheet(data_path(root, {path}), {path}, {node.value('sheet')}, None)")
+    _file_name_column(node, "table")
+    node.line(f"{node.outputs['out']} = to_pandas(table)")
+
+
+@emits("excel_output")
+def excel_output(node: NodeCode) -> None:
+    node.carry(excel_files.write_sheet)
+    _written(
+        node,
+        [
+            f"write_sheet({node.inputs['in']}, temporary, appending, {node.value('path')}, "
+            f"{node.value('sheet')})"
         ],
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -28,7 +29,13 @@ from tests.strategies import bounded
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "tests" / "golden"
-COMPILED_GOLDEN = ["branches_and_append", "filter_with_parameter", "processing_sales"]
+COMPILED_GOLDEN = [
+    "branches_and_append",
+    "file_formats_convert",
+    "file_formats_read_binary",
+    "filter_with_parameter",
+    "processing_sales",
+]
 
 
 def options_of(args_file: Path) -> list[str]:
@@ -36,7 +43,7 @@ def options_of(args_file: Path) -> list[str]:
     if not args_file.exists():
         return []
     words, options = shlex.split(args_file.read_text()), []
-    for flag, value in zip(words, words[1:], strict=False):
+    for flag, value in pairwise(words):
         if flag == "--param":
             name, _, text = value.partition("=")
             options += [f"--{name}", text]
