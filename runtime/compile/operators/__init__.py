@@ -29,6 +29,13 @@ def emits(*names: str) -> Callable[[Emitter], Emitter]:
 
 def emitter_for(name: str) -> Emitter | None:
     """The emitter of the operator `name`, if it has one (all families loaded on first use)."""
-    from runtime.compile.operators import aggregate, columns, combine, files, rows  # noqa: F401
+    from runtime.compile.operators import (  # noqa: F401
+        aggregate,
+        columns,
+        combine,
+        files,
+        rows,
+        validate,
+    )
 
     return EMITTERS.get(name)

@@ -34,6 +34,7 @@ COMPILED_GOLDEN = [
     "file_formats_convert",
     "file_formats_read_binary",
     "filter_with_parameter",
+    "processing_quality",
     "processing_sales",
 ]
 
@@ -228,3 +229,95 @@ def test_a_script_imports_only_pandas_numpy_pyarrow_and_the_standard_library(tmp
     assert imported <= {"__future__", "argparse", "json", "numpy", "operator", "os", "pandas",
                         "pyarrow", "pathlib", "shutil", "uuid", "contextlib", "functools",
                         "datetime", "re"}  # fmt: skip
+
+
+def run_both_ways(document: dict, files: dict[str, str], tmp_path: Path) -> tuple[Path, Path]:
+    """Run `document` over `files` as a run and as its script; both folders afterwards."""
+    folders = {way: tmp_path / way for way in ("run", "script")}
+    for folder in folders.values():
+        folder.mkdir()
+        for name, text in files.items():
+            (folder / name).write_text(text)
+    pipeline = load_document(document)
+    result = execute(build_plan(pipeline, data_root=folders["run"]), data_root=folders["run"])
+    assert result.ok, result.error
+    script = compiled(document, folders["script"], tmp_path)
+    ran = run_script(script, cwd=folders["script"])
+    assert ran.returncode == 0, ran.stderr
+    return folders["run"], folders["script"]
+
+
+def assert_same_outputs(document: dict, run: Path, script: Path) -> None:
+    for node in document["nodes"]:
+        if node["operator"].endswith("_output"):
+            path = node["params"]["path"]
+            assert (script / path).read_bytes() == (run / path).read_bytes(), path
+
+
+PEOPLE = (
+    "id,name,email,born,score,team\n"
+    "1,Ada,ada@example.com,1815-12-10,9.5,a\n"
+    "2,Linus,not-an-email,1969-12-28,,b\n"
+    "2,Grace,grace@example.com,1906-12-09,11.0,z\n"
+    "4,,x@y.z,2030-01-01,-1,a\n"
+)
+
+
+def test_every_kind_of_validate_rule_sorts_rows_and_words_reasons_like_a_run(tmp_path):
+    rules = [
+        {"rule": "not_null", "column": "name"},
+        {"rule": "range", "column": "score", "min": 0, "max": 10},
+        {"rule": "range", "column": "born", "min": "1900-01-01"},
+        {"rule": "regex", "column": "email", "pattern": "[^@]+@[^@]+\\.[a-z]+"},
+        {"rule": "allowed_values", "column": "team", "values": ["a", "b"]},
+        {"rule": "unique", "columns": ["id"]},
+    ]
+    document = {
+        "name": "checks",
+        "nodes": [
+            {"id": "read", "operator": "csv_input",
+             "params": {"path": "people.csv", "dtypes": {"born": "date"}}},
+            {"id": "check", "operator": "validate", "params": {"rules": rules}},
+            {"id": "good", "operator": "csv_output", "params": {"path": "valid.csv"}},
+            {"id": "bad", "operator": "json_output", "params": {"path": "invalid.jsonl"}},
+        ],
+        "edges": [
+            {"source": "read", "target": "check"},
+            {"source": "check", "source_port": "valid", "target": "good"},
+            {"source": "check", "source_port": "invalid", "target": "bad"},
+        ],
+    }  # fmt: skip
+    run, script = run_both_ways(document, {"people.csv": PEOPLE}, tmp_path)
+    assert_same_outputs(document, run, script)
+    assert "is below the minimum 1900-01-01" in (script / "invalid.jsonl").read_text()
+
+
+def test_row_and_column_operators_with_their_options_match_a_run(tmp_path):
+    document = {
+        "name": "options",
+        "nodes": [
+            {"id": "read", "operator": "csv_input",
+             "params": {"path": "people.csv", "dtypes": {"born": "date", "id": "string"}}},
+            {"id": "fill", "operator": "fill_nulls",
+             "params": {"values": {"score": 0.5, "name": "?", "born": "2000-01-01"}}},
+            {"id": "cast", "operator": "cast", "params": {"types": {"score": "integer"}}},
+            {"id": "pick", "operator": "sample", "params": {"fraction": 0.75, "seed": 3}},
+            {"id": "order", "operator": "sort",
+             "params": {"by": [{"column": "team", "descending": True}], "nulls_last": False}},
+            {"id": "once", "operator": "deduplicate", "params": {"columns": ["team"], "keep": "last"}},
+            {"id": "sum", "operator": "aggregate", "params": {"aggregations": [
+                {"column": "score", "function": "sum"}, {"column": "name", "function": "first"},
+                {"function": "size"}, {"column": "born", "function": "max"}]}},
+            {"id": "w1", "operator": "csv_output", "params": {"path": "rows.csv"}},
+            {"id": "w2", "operator": "parquet_output",
+             "params": {"path": "sum.parquet", "compression": "none"}},
+        ],
+        "edges": [
+            {"source": "read", "target": "fill"}, {"source": "fill", "target": "cast"},
+            {"source": "cast", "target": "pick"}, {"source": "pick", "target": "order"},
+            {"source": "order", "target": "once"}, {"source": "once", "target": "w1"},
+            {"source": "cast", "target": "sum"}, {"source": "sum", "target": "w2"},
+        ],
+    }  # fmt: skip
+    run, script = run_both_ways(document, {"people.csv": PEOPLE}, tmp_path)
+    assert_same_outputs(document, run, script)
