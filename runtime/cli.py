@@ -126,6 +126,9 @@ def _parser() -> argparse.ArgumentParser:
         "--data-root", type=Path, help="folder holding the input files (to read their columns)"
     )
     compile_.add_argument(
+        "--connections", type=Path, help="JSON file of connections (to read queries' columns)"
+    )
+    compile_.add_argument(
         "--backend",
         choices=("pandas", "duckdb", "auto"),
         default="pandas",
@@ -265,7 +268,12 @@ def compile_command(args) -> int:
     data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
-    script = compile_script(_load(args.file), data_root=data_root, backend=args.backend)
+    script = compile_script(
+        _load(args.file),
+        data_root=data_root,
+        backend=args.backend,
+        connections=_connections(args.connections),
+    )
     if args.output is None:
         sys.stdout.write(script)
         return EXIT_OK

@@ -161,8 +161,10 @@ def _module_statements(module_name: str) -> dict[str, ast.stmt]:
         elif isinstance(statement, ast.Assign | ast.AnnAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                if isinstance(target, ast.Name):
-                    bound[target.id] = statement
+                names = target.elts if isinstance(target, ast.Tuple) else [target]
+                for item in names:
+                    if isinstance(item, ast.Name):
+                        bound[item.id] = statement
         elif isinstance(statement, ast.Import | ast.ImportFrom):
             for alias in statement.names:
                 if alias.name != "annotations":

@@ -57,10 +57,13 @@ class NodeCode:
     def value(self, name: str) -> str:
         """Code giving a top-level param's value, from the script's options where it holds a
         placeholder (`${n}` is the option itself, `out/${day}.csv` a text built from it)."""
-        raw = self.raw.get(name)
+        return self.value_at(name, self.raw.get(name), getattr(self.params, name))
+
+    def value_at(self, path: str, raw: Any, validated: Any) -> str:
+        """`value` for the param at `path` (`params.min_age`), given its raw text."""
         if not isinstance(raw, str) or "${" not in raw:
-            return literal(getattr(self.params, name))
-        self.handled.add(name)
+            return literal(validated)
+        self.handled.add(path)
         whole = PLACEHOLDER.fullmatch(raw)
         if whole:
             return f"params[{whole[1]!r}]"

@@ -54,16 +54,20 @@ def compile_script(
     data_root: FileArea | str | Path = ".",
     registry: Registry | None = None,
     backend: str = "pandas",
+    connections: dict | None = None,
 ) -> str:
     """The text of a script giving the same outputs as a run of `pipeline` (CompileRefused
-    when some node cannot be written so that it runs exactly alike)."""
+    when some node cannot be written so that it runs exactly alike). `data_root` and
+    `connections` are where the inputs' columns are read while compiling."""
     if backend not in BACKENDS:
         raise CompileRefused(f"backend must be one of {', '.join(BACKENDS)}, not '{backend}'")
     registry = registry or default_registry()
     _refuse_uncompiled(pipeline, registry)
     area = FileArea.of(data_root)
     plan = eliminate_dead_nodes(build_plan(pipeline, registry=registry, data_root=area))
-    inferred = infer_schemas(pipeline, registry=registry, data_root=area)
+    inferred = infer_schemas(
+        pipeline, registry=registry, data_root=area, connections=connections or {}
+    )
     if inferred.problems:
         raise PipelineValidationError(inferred.problems)
     defaults = dict(pipeline.config.parameters)
@@ -236,7 +240,7 @@ def _definitions(*carries) -> list[str]:
     for source in classes:
         lines += [source, "", ""]
     lines += _exception_classes()
-    for source in others:
+    for source in dict.fromkeys(others):  # one statement may define several names
         lines += [source, "", ""]
     return lines
 

@@ -9,27 +9,63 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
+
+import sqlalchemy as sa
+from sqlalchemy.pool import NullPool
+
+from runtime.sql_connections import _make_sqlite_transactional
 
 
 class PipelineError(Exception):
     """A problem a run would report as a node's error (a missing column, a file that exists)."""
 
 
-class Unobserved:
-    """Stands for a run's node context in carried runtime code that reports its progress or
-    asks whether to stop: nobody watches a script, and only Ctrl+C stops it."""
+class ScriptContext:
+    """Stands for a run's node context in carried runtime code: it reports progress and asks
+    whether to stop (nobody watches a script, only Ctrl+C stops it), commits at once, and
+    holds the few params that code reads."""
+
+    def __init__(self, **params: object) -> None:
+        self.params = SimpleNamespace(**params)
+        self.logger = logging.getLogger("pipeline")
 
     def progress(self, rows: int) -> None:
         """Rows read so far: not reported."""
 
     def check_cancelled(self) -> None:
         """A script is never asked to stop."""
+
+    def commit(self, action: Callable[[], object]) -> object:
+        """Make a side effect visible: at once."""
+        return action()
+
+
+@contextmanager
+def database(name: str, variable: str, root: Path) -> Iterator[sa.Connection]:
+    """A connection to the database whose URL the environment variable `variable` holds; an
+    SQLite file's relative path is under the data root, as in a run."""
+    text = os.environ.get(variable)
+    if not text:
+        raise PipelineError(
+            f"set the environment variable {variable} to the URL of the database connection "
+            f"'{name}', such as postgresql://user:password@host/database or sqlite:///shop.db"
+        )
+    url = sa.make_url(text)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_absolute():
+        url = url.set(database=str(data_path(root, url.database or "")))
+    engine = sa.create_engine(url, poolclass=NullPool)
+    if engine.dialect.name == "sqlite":
+        _make_sqlite_transactional(engine)
+    with engine.connect() as connection:
+        yield connection
 
 
 def data_path(root: Path, relative: str) -> Path:

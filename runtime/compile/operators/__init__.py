@@ -35,6 +35,7 @@ def emitter_for(name: str) -> Emitter | None:
         combine,
         files,
         rows,
+        sql,
         validate,
     )
 

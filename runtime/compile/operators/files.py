@@ -132,9 +132,9 @@ def parquet_output(node: NodeCode) -> None:
 def json_input(node: NodeCode) -> None:
     path = _one_file(node)
     node.imports.add("import pyarrow as pa")
-    node.carry(to_pandas, json_files.read_json_file, support.Unobserved)
+    node.carry(to_pandas, json_files.read_json_file, support.ScriptContext)
     node.line(
-        f"table = read_json_file(Unobserved(), data_path(root, {path}), {path}, "
+        f"table = read_json_file(ScriptContext(), data_path(root, {path}), {path}, "
         f"{node.fixed('lines')!r}, None)"
     )
     _file_name_column(node, "table")

@@ -36,6 +36,7 @@ COMPILED_GOLDEN = [
     "filter_with_parameter",
     "processing_quality",
     "processing_sales",
+    "sql_roundtrip",
 ]
 
 
@@ -55,8 +56,12 @@ def options_of(args_file: Path) -> list[str]:
 def test_a_golden_pipelines_script_writes_its_expected_files(name, tmp_path):
     case, data = GOLDEN / name, tmp_path / "data"
     shutil.copytree(case / "input", data)
-    script = compiled(json.loads((case / "pipeline.json").read_text()), data, tmp_path)
-    result = run_script(script, *options_of(case / "args"), cwd=data)
+    connections_file = case / "connections.json"
+    connections = json.loads(connections_file.read_text()) if connections_file.exists() else {}
+    document = json.loads((case / "pipeline.json").read_text())
+    script = compiled(document, data, tmp_path, connections)
+    env = {f"PIPEWRIGHT_CONN_{name.upper()}": url for name, url in connections.items()}
+    result = run_script(script, *options_of(case / "args"), cwd=data, env=env)
     assert result.returncode == 0, result.stderr
     for expected in sorted((case / "expected").rglob("*")):
         if expected.is_file():
@@ -321,3 +326,10 @@ def test_row_and_column_operators_with_their_options_match_a_run(tmp_path):
     }  # fmt: skip
     run, script = run_both_ways(document, {"people.csv": PEOPLE}, tmp_path)
     assert_same_outputs(document, run, script)
+
+
+def test_every_built_in_operator_has_an_emitter():
+    from runtime.compile.operators import emitter_for
+    from runtime.operators import BUILTIN_OPERATORS
+
+    assert [name for name in BUILTIN_OPERATORS if emitter_for(name) is None] == []
