@@ -309,7 +309,8 @@ def test_row_and_column_operators_with_their_options_match_a_run(tmp_path):
             {"id": "pick", "operator": "sample", "params": {"fraction": 0.75, "seed": 3}},
             {"id": "order", "operator": "sort",
              "params": {"by": [{"column": "team", "descending": True}], "nulls_last": False}},
-            {"id": "once", "operator": "deduplicate", "params": {"columns": ["team"], "keep": "last"}},
+            {"id": "once", "operator": "deduplicate",
+             "params": {"columns": ["team"], "keep": "last"}},
             {"id": "sum", "operator": "aggregate", "params": {"aggregations": [
                 {"column": "score", "function": "sum"}, {"column": "name", "function": "first"},
                 {"function": "size"}, {"column": "born", "function": "max"}]}},
