@@ -19,11 +19,21 @@ from runtime.compile import CompileRefused, compile_script
 
 router = Router()
 
+SCRIPT_FILE = {
+    "responses": {
+        200: {
+            "description": "The script, as a file to save",
+            "content": {"text/x-python": {"schema": {"type": "string"}}},
+        }
+    }
+}
+
 
 @router.get(
     "/{int:pipeline_id}/script",
     response=answers({200: None}, 404, 422),
     summary="Export as a Python script",
+    openapi_extra=SCRIPT_FILE,
 )
 def pipeline_script(request, pipeline_id: ObjectId):
     """A Python file that runs the pipeline with pandas, with the same outputs as a run."""
