@@ -88,7 +88,12 @@ def compile_script(
         blocks.append(_block(node, planned.operator.name, planned.label))
         helpers |= node.helpers
         imports |= node.imports
-    return _script(pipeline, defaults, blocks, helpers, imports)
+    script = _script(pipeline, defaults, blocks, helpers, imports)
+    try:
+        compile(script, "<script>", "exec")  # never hand out a script Python cannot read
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        raise CompileRefused(f"the script would not be valid Python ({error})") from error
+    return script
 
 
 def _refuse_uncompiled(pipeline: Pipeline, registry: Registry) -> None:

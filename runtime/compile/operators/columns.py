@@ -34,10 +34,11 @@ def transform(node: NodeCode) -> None:
         raw = node.raw["mappings"][index]["expression"]
         code = node.expression(f"mappings[{index}].expression", raw, schema)
         node.line(f"view = _positional({out})")
-        values = f"{code.code}.set_axis({out}.index).rename(None)"
+        node.line(f"values = {code.code}.set_axis({out}.index).rename(None)")
+        values = "values"
         if mapping.type is not None:
             node.carry(cast_series)
-            values = f"cast_series({values}, {mapping.type!r})"
+            values = f"cast_series(values, {mapping.type!r})"
         node.line(f"{out} = {out}.assign(**{{{mapping.target!r}: conventional({values})}})")
         schema = column_ops._with_column(schema, column_ops._mapped_column(index, mapping, schema))
     if not node.params.keep_other_columns:

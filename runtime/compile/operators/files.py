@@ -83,11 +83,11 @@ def parquet_input(node: NodeCode) -> None:
 
 def _written(node: NodeCode, lines: list[str]) -> None:
     """`lines` writing the frame to `temporary` (appending to its copy when `appending`)."""
-    node.line(
-        f"with staged(root, {node.value('path')}, {node.value('mode')}) as (temporary, appending):"
-    )
+    path = node.value("path")
+    node.line(f"with staged(root, {path}, {node.value('mode')}) as (temporary, appending):")
     for text in lines:
         node.line(f"    {text}")
+    node.line(f'print("wrote", len({node.inputs["in"]}), "rows to", {path})')
 
 
 @emits("csv_output")
@@ -102,7 +102,7 @@ def csv_output(node: NodeCode) -> None:
             "    temporary,",
             '    mode="a" if appending else "w",',
             f"    sep={params.delimiter!r},",
-            f"    header={params.header!r} and not appending,",
+            "    header=not appending," if params.header else "    header=False,",
             "    index=False,",
             f'    lineterminator="\\r\\n" if _holds_carriage_return({frame}) else "\\n",',
             ")",

@@ -48,3 +48,4 @@ def sql_output(node: NodeCode) -> None:
     )
     node.line(_connected(node))
     node.line(f"    _write({context}, connection, {node.inputs['in']})")
+    node.line(f'print("wrote", len({node.inputs["in"]}), "rows to table", {params.table!r})')
