@@ -32,11 +32,9 @@ def test_error_if_exists_refuses_an_existing_file_and_a_folder_is_never_a_file(t
     (tmp_path / "out.csv").write_text("x")
     (tmp_path / "folder").mkdir()
     with pytest.raises(PipelineError, match="already exists"):
-        with staged(tmp_path, "out.csv", "error_if_exists"):
-            pass
+        staged(tmp_path, "out.csv", "error_if_exists").__enter__()
     with pytest.raises(PipelineError, match="is a folder"):
-        with staged(tmp_path, "folder", "overwrite"):
-            pass
+        staged(tmp_path, "folder", "overwrite").__enter__()
 
 
 @pytest.mark.parametrize("path", ["../x.csv", "/etc/passwd", "a/../../x.csv", "~/x.csv"])
