@@ -85,8 +85,14 @@ function TopBar({
         <button type="button" onClick={onExport} title="Download the pipeline as JSON">
           Export
         </button>
-        <button type="button" onClick={onExportPython} title="Download a Python script that runs the pipeline with pandas">
-          Export as Python
+        {/* "Python" beside Export: the full label would push Run onto a second line at 1440 px */}
+        <button
+          type="button"
+          onClick={onExportPython}
+          aria-label="Export as Python"
+          title="Export as Python: a script that runs the pipeline with pandas"
+        >
+          Python
         </button>
         {readOnly ? null : (
           <>
