@@ -14,13 +14,11 @@ the runtime computes once from parameters (`1 + ${vat}`) is computed once by the
 
 from __future__ import annotations
 
-import datetime
-import math
 from dataclasses import dataclass, field
 
 from runtime.expressions import compiler as runtime_compiler
 from runtime.expressions import functions, symbols, values
-from runtime.expressions.lexer import literal
+from runtime.expressions.lexer import literal as expression_literal
 from runtime.expressions.nodes import (
     Between,
     Binary,
@@ -42,6 +40,7 @@ from runtime.parameters import PLACEHOLDER
 from runtime.schema import Schema
 
 from .errors import CompileRefused
+from .literals import literal
 
 _STRING_MAPS = {"upper": "upper()", "lower": "lower()", "strip": "strip()", "len": "len()"}
 _TEXT_TESTS = {
@@ -91,7 +90,7 @@ def _substituted(text: str, parameters: dict[str, object]) -> tuple[str, dict]:
             )
         parts.append(text[end : match.start()])
         position += match.start() - end
-        spelled = literal(parameters[name])
+        spelled = expression_literal(parameters[name])
         spans[(position, position + len(spelled))] = name
         parts.append(spelled)
         position += len(spelled)
@@ -143,7 +142,7 @@ class _Writer:
         if self.uses_parameter(node):  # folded by the runtime from the parameter's value
             self.helpers.add(runtime_compiler.folded_value)
             return f"folded_value(lambda view: {self.structural(node, self.seen[id(node)])})"
-        return python_value(self.seen[id(node)].constant)
+        return literal(self.seen[id(node)].constant)
 
     def argument(self, node: Node, type: str) -> str:
         """What `values()` hands an implementation: a scalar for a non-null constant (unless
@@ -310,16 +309,3 @@ class _Writer:
 
 def _children(node: Node) -> list[Node]:
     return list(children(node))
-
-
-def python_value(value: object) -> str:
-    """Python source that evaluates to `value` (a constant the runtime computed)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"float({str(value)!r})"
-    if isinstance(value, datetime.datetime):
-        return f"pd.Timestamp({value.isoformat()!r})"
-    if isinstance(value, datetime.date):
-        return f"datetime.date({value.year}, {value.month}, {value.day})"
-    if value is None or isinstance(value, bool | int | float | str):
-        return repr(value)
-    raise CompileRefused(f"cannot write the constant {value!r} in a script")

@@ -19,7 +19,8 @@ from runtime.parameters import PLACEHOLDER
 from runtime.schema import Schema
 
 from .errors import CompileRefused
-from .expressions import ExpressionCode, expression_code, python_value
+from .expressions import ExpressionCode, expression_code
+from .literals import literal
 
 
 @dataclass
@@ -97,25 +98,6 @@ class NodeCode:
                     "expressions and in single-valued fields such as a path or a count",
                     self.id,
                 )
-
-
-def literal(value: Any) -> str:
-    """Python source for a params value: `repr()` of texts, numbers, lists and mappings."""
-    if isinstance(value, BaseModel):
-        raise CompileRefused(f"cannot write {type(value).__name__} as a value")
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(literal(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
-    if hasattr(value, "item") and not isinstance(value, str) and not _is_timestamp(value):
-        value = value.item()  # numpy scalars
-    if _is_timestamp(value):
-        return f"pd.Timestamp({value.isoformat()!r})"
-    return python_value(value)
-
-
-def _is_timestamp(value: Any) -> bool:
-    return type(value).__name__ == "Timestamp"
 
 
 def placeholder_paths(raw: Any, prefix: str = "") -> list[str]:

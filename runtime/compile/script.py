@@ -20,7 +20,8 @@ from typing import Any
 from runtime.compile import support
 from runtime.compile.carry import EXCEPTIONS, carried
 from runtime.compile.errors import CompileRefused
-from runtime.compile.nodes import NodeCode, literal
+from runtime.compile.literals import literal
+from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emitter_for
 from runtime.errors import PipelineValidationError
 from runtime.inference import infer_schemas

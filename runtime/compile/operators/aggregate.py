@@ -3,7 +3,8 @@ through the operator's own reducers, then the engine's dtypes for each summary."
 
 from __future__ import annotations
 
-from runtime.compile.nodes import NodeCode, literal
+from runtime.compile.literals import literal
+from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.operators import aggregate as operator
 

@@ -5,7 +5,8 @@ runtime evaluates them."""
 from __future__ import annotations
 
 from runtime.casting import cast_series
-from runtime.compile.nodes import NodeCode, literal
+from runtime.compile.literals import literal
+from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.expressions.compiler import _positional
 from runtime.expressions.values import is_true

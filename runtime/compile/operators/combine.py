@@ -3,7 +3,8 @@ input schemas (`_join_plan`, `_union_columns`) worked out once, while compiling.
 
 from __future__ import annotations
 
-from runtime.compile.nodes import NodeCode, literal
+from runtime.compile.literals import literal
+from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.operators import combine
 

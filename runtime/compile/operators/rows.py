@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from runtime.compile.nodes import NodeCode, literal
+from runtime.compile.literals import literal
+from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.operators import rows
 from runtime.operators.column_params import chosen_columns

@@ -3,7 +3,8 @@ allowed values converted to the column's type while compiling, as the rule conve
 
 from __future__ import annotations
 
-from runtime.compile.nodes import NodeCode, literal
+from runtime.compile.literals import literal
+from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.operators import validate as operator
 from runtime.patterns import whole_matches
