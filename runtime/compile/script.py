@@ -86,7 +86,10 @@ def compile_script(
             node.finish()
         except CompileRefused as error:
             raise error.at(node_id) from error
-        blocks.append(_block(node, planned.operator.name, planned.label))
+        block = _block(node, planned.operator.name, planned.label)
+        if not pipeline.config.stop_on_error:
+            block = _guarded(block, node_id, plan.predecessors[node_id])
+        blocks.append(block)
         helpers |= node.helpers
         imports |= node.imports
     script = _script(pipeline, defaults, blocks, helpers, imports)
@@ -162,6 +165,23 @@ def _block(node: NodeCode, operator: str, label: str) -> list[str]:
     return [title, *node.lines]
 
 
+def _guarded(block: list[str], node_id: str, parents: set[str]) -> list[str]:
+    """`block` as a run without stop on error runs a node: skipped when a parent failed, its
+    own failure reported and recorded, the other branches going on."""
+    title, *lines = block
+    return [
+        title,
+        f"if failed.isdisjoint({sorted(parents)!r}):",
+        "    try:",
+        *(f"        {line}" if line else "" for line in lines),
+        "    except Exception as error:",
+        f"        failed.add({node_id!r})",
+        f"        print({f'node {node_id!r} failed:'!r}, error, file=sys.stderr)",
+        "else:",
+        f"    failed.add({node_id!r})  # skipped: a node it reads from failed",
+    ]
+
+
 def _script(pipeline, defaults, blocks, helpers, imports) -> str:
     found = carried([*helpers, support.data_path, support.staged, support.PipelineError])
     imports |= found.imports
@@ -170,6 +190,9 @@ def _script(pipeline, defaults, blocks, helpers, imports) -> str:
     imports |= options.imports
     description = f"Run the pipeline {pipeline.name!r}."
     body = [line for block in blocks for line in (*block, "")]
+    if not pipeline.config.stop_on_error:  # each node's failure is recorded, the run goes on
+        imports.add("import sys")
+        body = ["failed: set[str] = set()", "", *body, "if failed:", "    raise SystemExit(1)"]
     if any("datetime." in line for line in body):
         imports.add("import datetime")
     out: list[str] = [

@@ -353,3 +353,27 @@ def test_every_built_in_operator_has_an_emitter():
     from runtime.operators import BUILTIN_OPERATORS
 
     assert [name for name in BUILTIN_OPERATORS if emitter_for(name) is None] == []
+
+
+def test_without_stop_on_error_a_failed_branch_is_skipped_and_the_others_written(tmp_path):
+    """As in such a run: the failing node's descendants are skipped, the other branch still
+    writes its file, and the script ends with an error."""
+    document = {
+        "name": "keep going",
+        "config": {"stop_on_error": False},
+        "nodes": [
+            {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+            {"id": "once", "operator": "csv_output",
+             "params": {"path": "taken.csv", "mode": "error_if_exists"}},
+            {"id": "copy", "operator": "csv_output", "params": {"path": "copy.csv"}},
+        ],
+        "edges": [{"source": "read", "target": "once"}, {"source": "read", "target": "copy"}],
+    }  # fmt: skip
+    write_people(tmp_path)
+    (tmp_path / "taken.csv").write_text("already here\n")
+    script = compiled(document, tmp_path, tmp_path)
+    ran = run_script(script, cwd=tmp_path)
+    assert ran.returncode == 1
+    assert "node 'once' failed: 'taken.csv' already exists" in ran.stderr
+    assert (tmp_path / "copy.csv").read_text() == (tmp_path / "people.csv").read_text()
+    assert (tmp_path / "taken.csv").read_text() == "already here\n"
