@@ -99,3 +99,19 @@ def test_a_value_the_runtime_computes_once_from_a_parameter_is_computed_once_by_
 def test_a_parameter_without_a_default_is_refused():
     with pytest.raises(CompileRefused, match="parameter 'n' has no default"):
         expression_code("i > ${n}", SCHEMA, {"n": None})
+
+
+@pytest.mark.parametrize(
+    "shape", ["abs({})", "if(b, {}, 0)", "coalesce({}, 1)", "({} + 1)", "round({}, 1)"]
+)
+def test_the_deepest_expression_the_language_accepts_compiles_to_code_python_reads(shape):
+    frame = pd.DataFrame({"x": pd.array([1, None], dtype="Int64"), "b": [True, False]})
+    text = "x"
+    while True:
+        deeper = shape.format(text)
+        try:
+            evaluate(deeper, frame)
+        except ExpressionError:
+            break
+        text = deeper
+    pd.testing.assert_series_equal(generated(text, frame), evaluate(text, frame))
