@@ -37,10 +37,14 @@ BACKENDS = ("pandas", "auto")
 a script that reads files as the run does needs nothing more to give the same outputs."""
 
 _RESERVED = {
-    "main", "options", "params", "root", "view", "keep", "table", "schema", "batches",
-    "parquet", "temporary", "appending", "size", "positions", "argv", "pd", "np", "pa", "pq",
-    "pa_csv", "pc", "json", "os", "re", "datetime", "argparse", "Path", "shutil", "uuid",
+    "main", "options", "params", "root", "view", "keep", "values", "table", "schema",
+    "batches", "parquet", "temporary", "appending", "size", "positions", "failed", "invalid",
+    "rows", "text", "hit", "connection", "error", "argv", "datetime", "sys", "boolean_option",
+    "json_option", *EXCEPTIONS,
 }  # fmt: skip
+"""Names the script's own statements use (temporaries, `main`, the options)."""
+_SUPPORT = (support.data_path, support.staged, support.PipelineError)
+"""What every script holds."""
 _BASE_IMPORTS = {
     "import argparse",
     "import numpy as np",
@@ -71,27 +75,16 @@ def compile_script(
     )
     if inferred.problems:
         raise PipelineValidationError(inferred.problems)
+    live = [plan.nodes[node_id] for node_id in plan.order if node_id in plan.nodes]
+    taken: set[str] = set()
+    while True:  # again if a frame's name turned out to be a helper's or an import's
+        names = _variable_names(live, _RESERVED | taken)
+        blocks, helpers, imports = _blocks(pipeline, plan, live, names, inferred, area)
+        used = _script_names(helpers, imports)
+        if not used & {name for outputs in names.values() for name in outputs.values()}:
+            break
+        taken |= used
     defaults = dict(pipeline.config.parameters)
-    raw = {node.id: node.params for node in pipeline.nodes}
-    names = _variable_names([node_id for node_id in plan.order if node_id in plan.nodes])
-    blocks, helpers, imports = [], set(), set(_BASE_IMPORTS)
-    for node_id in plan.order:
-        planned = plan.nodes.get(node_id)
-        if planned is None:
-            continue
-        node = _node_code(planned, raw[node_id], defaults, names, inferred.nodes[node_id], area)
-        emitter = emitter_for(planned.operator.name)
-        try:
-            emitter(node)
-            node.finish()
-        except CompileRefused as error:
-            raise error.at(node_id) from error
-        block = _block(node, planned.operator.name, planned.label)
-        if not pipeline.config.stop_on_error:
-            block = _guarded(block, node_id, plan.predecessors[node_id])
-        blocks.append(block)
-        helpers |= node.helpers
-        imports |= node.imports
     script = _script(pipeline, defaults, blocks, helpers, imports)
     try:
         compile(script, "<script>", "exec")  # never hand out a script Python cannot read
@@ -113,34 +106,64 @@ def _refuse_uncompiled(pipeline: Pipeline, registry: Registry) -> None:
             raise CompileRefused(f"operator '{node.operator}' has no compiled form yet", node.id)
 
 
-def _variable_names(node_ids: list[str]) -> dict[str, str]:
-    """A Python name for each node's frame, from its id (`read sales` → `read_sales`)."""
-    names: dict[str, str] = {}
-    taken = set(_RESERVED)
-    for node_id in node_ids:
-        base = re.sub(r"\W+", "_", node_id.lower(), flags=re.ASCII).strip("_") or "node"
-        if base[0].isdigit() or keyword.iskeyword(base) or base.startswith("_"):
-            base = f"node_{base}"
-        name, number = base, 2
-        while name in taken:
-            name, number = f"{base}_{number}", number + 1
-        taken.add(name)
-        names[node_id] = name
+def _blocks(pipeline, plan, live, names, inferred, area) -> tuple[list, set, set]:
+    """Each live node's block of statements, the helpers they call and their imports."""
+    defaults = dict(pipeline.config.parameters)
+    raw = {node.id: node.params for node in pipeline.nodes}
+    blocks, helpers, imports = [], set(), set(_BASE_IMPORTS)
+    for planned in live:
+        node = _node_code(planned, raw[planned.id], defaults, names, inferred.nodes[planned.id])
+        node.data_root = Path(area.root)
+        try:
+            emitter_for(planned.operator.name)(node)
+            node.finish()
+        except CompileRefused as error:
+            raise error.at(planned.id) from error
+        block = _block(node, planned.operator.name, planned.label)
+        if not pipeline.config.stop_on_error:
+            block = _guarded(block, planned.id, plan.predecessors[planned.id])
+        blocks.append(block)
+        helpers |= node.helpers
+        imports |= node.imports
+    return blocks, helpers, imports
+
+
+def _script_names(helpers: set, imports: set[str]) -> set[str]:
+    """The names the script defines besides the frames: carried helpers and imports."""
+    names = carried([*helpers, *_SUPPORT]).names()
+    for line in imports:
+        names.add(line.split(" as ")[-1].split()[-1].split(".")[0])
     return names
 
 
-def _node_code(planned, raw, defaults, names, schemas, area) -> NodeCode:
+def _variable_names(nodes: list, taken: set[str]) -> dict[str, dict[str, str]]:
+    """A Python name for each output port's frame, from the node's id (`read sales` →
+    `read_sales`; `check_valid` and `check_invalid` for a node of two outputs)."""
+    names: dict[str, dict[str, str]] = {}
+    taken = set(taken)
+    for planned in nodes:
+        ports = [port.name for port in planned.operator.outputs]
+        base = re.sub(r"\W+", "_", planned.id.lower(), flags=re.ASCII).strip("_") or "node"
+        if base[0].isdigit() or keyword.iskeyword(base) or base.startswith("_"):
+            base = f"node_{base}"
+        number, stem = 2, base
+        while True:
+            wanted = {p: stem if len(ports) == 1 else f"{stem}_{p}" for p in ports}
+            if not (set(wanted.values()) | {stem}) & taken:
+                break
+            stem, number = f"{base}_{number}", number + 1
+        taken |= {stem, *wanted.values()}
+        names[planned.id] = wanted
+    return names
+
+
+def _node_code(planned, raw, defaults, names, schemas) -> NodeCode:
     operator = planned.operator
     inputs: dict[str, Any] = {}
     for port in operator.inputs:
         sources = planned.inputs.get(port.name, [])
-        frames = [_port_variable(names, source, port_name) for source, port_name in sources]
+        frames = [names[source][port_name] for source, port_name in sources]
         inputs[port.name] = frames if port.many else (frames[0] if frames else None)
-    outputs = {
-        port.name: names[planned.id] if len(operator.outputs) == 1 else
-        f"{names[planned.id]}_{port.name}"
-        for port in operator.outputs
-    }  # fmt: skip
     return NodeCode(
         id=planned.id,
         operator=operator.name,
@@ -149,13 +172,8 @@ def _node_code(planned, raw, defaults, names, schemas, area) -> NodeCode:
         parameters=defaults,
         inputs=inputs,
         schemas=schemas.inputs,
-        outputs=outputs,
-        data_root=Path(area.root),
+        outputs=names[planned.id],
     )
-
-
-def _port_variable(names: dict[str, str], node_id: str, port: str) -> str:
-    return names[node_id] if port == "out" else f"{names[node_id]}_{port}"
 
 
 def _block(node: NodeCode, operator: str, label: str) -> list[str]:
@@ -183,7 +201,7 @@ def _guarded(block: list[str], node_id: str, parents: set[str]) -> list[str]:
 
 
 def _script(pipeline, defaults, blocks, helpers, imports) -> str:
-    found = carried([*helpers, support.data_path, support.staged, support.PipelineError])
+    found = carried([*helpers, *_SUPPORT])
     imports |= found.imports
     kinds = {_option_kind(value) for value in defaults.values()}
     options = carried([getattr(support, kind) for kind in kinds if kind.endswith("_option")])

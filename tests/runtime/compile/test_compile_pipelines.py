@@ -377,3 +377,24 @@ def test_without_stop_on_error_a_failed_branch_is_skipped_and_the_others_written
     assert "node 'once' failed: 'taken.csv' already exists" in ran.stderr
     assert (tmp_path / "copy.csv").read_text() == (tmp_path / "people.csv").read_text()
     assert (tmp_path / "taken.csv").read_text() == "already here\n"
+
+
+def test_node_ids_that_are_names_the_script_uses_get_frames_of_other_names(tmp_path):
+    ids = ["pd", "compare", "conform", "to_pandas", "staged", "values", "check_valid", "check"]
+    nodes = [{"id": "pd", "operator": "csv_input", "params": {"path": "people.csv"}}]
+    nodes += [
+        {"id": node_id, "operator": "filter", "params": {"condition": "country != 'UK'"}}
+        for node_id in ids[1:-1]
+    ]
+    nodes += [
+        {"id": "check", "operator": "validate",
+         "params": {"rules": [{"rule": "not_null", "column": "name"}]}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+    ]  # fmt: skip
+    edges = [{"source": a, "target": b} for a, b in pairwise(ids)]
+    edges += [{"source": "check", "source_port": "valid", "target": "write"}]
+    document = {"name": "names", "nodes": nodes, "edges": edges}
+    run, script = run_both_ways(
+        document, {"people.csv": "name,country\nada,FR\nalan,UK\n"}, tmp_path
+    )
+    assert_same_outputs(document, run, script)
