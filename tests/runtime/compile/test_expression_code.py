@@ -42,7 +42,7 @@ def generated(text: str, frame: pd.DataFrame, parameters: dict | None = None, **
     return result.set_axis(frame.index).rename(None)
 
 
-@bounded(300, tolerate=[HealthCheck.too_slow])
+@bounded(200, tolerate=[HealthCheck.too_slow])
 @given(WELL_TYPED)
 def test_a_random_expression_compiles_to_code_with_the_runtimes_values_and_dtype(tree):
     text = render(tree)
