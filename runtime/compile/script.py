@@ -65,7 +65,10 @@ def compile_script(
     when some node cannot be written so that it runs exactly alike). `data_root` and
     `connections` are where the inputs' columns are read while compiling."""
     if backend not in BACKENDS:
-        raise CompileRefused(f"backend must be one of {', '.join(BACKENDS)}, not '{backend}'")
+        raise CompileRefused(
+            f"scripts run on pandas (backend pandas or auto), not '{backend}': writing DuckDB "
+            "segments is not supported yet, and pandas gives the same outputs"
+        )
     registry = registry or default_registry()
     _refuse_uncompiled(pipeline, registry)
     area = FileArea.of(data_root)
