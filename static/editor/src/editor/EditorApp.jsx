@@ -338,6 +338,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             onLayout={autoLayout}
             onSettings={openSettings}
             onExport={files.exportJson}
+            onExportPython={files.exportPython}
             onImport={files.importJson}
             imageUrl={`${base}/graph`}
             history={historyMenu}

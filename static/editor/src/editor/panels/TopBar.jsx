@@ -24,6 +24,7 @@ function TopBar({
   onLayout,
   onSettings,
   onExport,
+  onExportPython,
   onImport,
   imageUrl,
   history,
@@ -84,6 +85,15 @@ function TopBar({
         )}
         <button type="button" onClick={onExport} title="Download the pipeline as JSON">
           Export
+        </button>
+        {/* "Python" beside Export: the full label would push Run onto a second line at 1440 px */}
+        <button
+          type="button"
+          onClick={onExportPython}
+          aria-label="Export as Python"
+          title="Export as Python: a script that runs the pipeline with pandas"
+        >
+          Python
         </button>
         {readOnly ? null : (
           <>
