@@ -46,6 +46,7 @@ async def test_a_second_run_shows_unchanged_nodes_cached_and_run_fresh_reruns_th
     await expect(node(page, "filter_1")).to_contain_text("6 → 4")  # the figures it stored
     await screenshot(page, "1-cached")
 
+    await page.get_by_label("More ways to run").click()
     await page.get_by_role("button", name="Run fresh", exact=True).click()
     await expect(page.locator(".pw-cached")).to_have_count(0)
     await ran(page, dict.fromkeys(SEED_IDS, "succeeded"))

@@ -132,9 +132,7 @@ function TopBar({
             <button type="button" className="pw-primary" onClick={() => onRun()} disabled={runActive} title="Run, reusing the stored results of nodes that did not change">
               Run
             </button>
-            <button type="button" onClick={() => onRun(FRESH)} disabled={runActive} title="Run every node again, reusing no stored result">
-              Run fresh
-            </button>
+            <RunMenu disabled={runActive} onRun={onRun} />
             <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>
               Cancel
             </button>
@@ -142,6 +140,31 @@ function TopBar({
         )}
       </div>
     </div>
+  );
+}
+
+/** The other ways to start a run, beside Run: fresh, reusing no stored result. */
+function RunMenu({ disabled, onRun }) {
+  const menu = useRef(null);
+  return (
+    <details className="pw-menu pw-run-menu" ref={menu}>
+      <summary aria-label="More ways to run" title="More ways to run" aria-disabled={disabled || undefined}>
+        ▾
+      </summary>
+      <div className="pw-menu-items">
+        <button
+          type="button"
+          disabled={disabled}
+          title="Run every node again, reusing no stored result"
+          onClick={() => {
+            menu.current.open = false;
+            onRun(FRESH);
+          }}
+        >
+          Run fresh
+        </button>
+      </div>
+    </details>
   );
 }
 
