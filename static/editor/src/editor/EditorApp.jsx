@@ -396,6 +396,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               schemas={analysis.schemas}
               onNodeChange={onNodeChange}
               onPreview={runPreview}
+              onRun={locked ? null : runs.onRun}
+              runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
               onDelete={deleteSelection}
               onFocusNode={focusNode}
               pipelineProblems={analysis.pipelineProblems}
@@ -413,7 +415,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               }}
             />
           ) : null}
-          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} onStart={runs.startRun} onClose={closeDialog} /> : null}
+          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} options={dialog.options} onStart={runs.startRun} onClose={closeDialog} /> : null}
           {saving.conflict ? <ConflictDialog onReload={reload} onOverwrite={overwrite} /> : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>

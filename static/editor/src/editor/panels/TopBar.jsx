@@ -4,6 +4,7 @@
 
 import { memo, useRef } from "react";
 import { fileName } from "../../model/format.js";
+import { FRESH } from "../../model/runOptions.js";
 import JsonFileInput from "../../ui/JsonFileInput.jsx";
 import { filesUrl } from "../../workspaces/roles.js";
 
@@ -118,8 +119,11 @@ function TopBar({
         ) : null}
         {readOnly ? null : (
           <>
-            <button type="button" className="pw-primary" onClick={onRun} disabled={runActive}>
+            <button type="button" className="pw-primary" onClick={() => onRun()} disabled={runActive} title="Run, reusing the stored results of nodes that did not change">
               Run
+            </button>
+            <button type="button" onClick={() => onRun(FRESH)} disabled={runActive} title="Run every node again, reusing no stored result">
+              Run fresh
             </button>
             <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>
               Cancel
