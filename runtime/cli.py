@@ -101,6 +101,21 @@ def _parser() -> argparse.ArgumentParser:
             help="where nodes run (overrides the document's config.backend)",
         )
         sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help="neither reuse nor store results (the store is DATA_ROOT/.pipewright/cache)",
+        )
+        sub.add_argument(
+            "--fresh", action="store_true", help="ignore stored results (still store new ones)"
+        )
+        sub.add_argument("--up-to", metavar="NODE", help="run only NODE and its ancestors")
+        sub.add_argument(
+            "--from",
+            dest="from_node",
+            metavar="NODE",
+            help="run NODE and everything below it, reusing stored results above it",
+        )
+        sub.add_argument(
             "--dask",
             metavar="ADDRESS",
             help="a Dask scheduler (tcp://host:8786): chains over inputs that name several "
@@ -194,21 +209,25 @@ def explain_command(args) -> int:
 
 
 def _prepared(args):
-    """The optimised plan of `args.file`, its data root and its connections."""
-    from runtime.paths import FileArea
+    """The optimised plan of `args.file`, its file area (with the result store unless
+    `--no-cache`) and its connections."""
+    from runtime.paths import CACHE, FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
+    from runtime.run_options import RunOptions
 
     data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
     plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
-    area = FileArea.of(data_root)
+    area = FileArea(data_root, cache=None if args.no_cache else data_root / CACHE)
+    options = RunOptions(fresh=args.fresh, up_to=args.up_to, from_node=args.from_node)
     plan = prepare(
-        plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask
-    )
-    return plan, data_root, connections
+        plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
+        options=options,
+    )  # fmt: skip
+    return plan, area, connections
 
 
 def _collect_garbage_from_here() -> None:
@@ -315,13 +334,14 @@ def cancel_on_interrupt(cancel: Callable[[], object]) -> Iterator[None]:
 def print_summary(plan, result, *, debug: bool) -> None:
     """Print a table of every node's status, rows and seconds, then the errors on stderr."""
     rows = [("node", "status", "rows in", "rows out", "seconds")]
-    for node_id in plan.order:
+    order = [node_id for node_id in _document_order(plan) if node_id in result.nodes]
+    for node_id in order:
         node = result.nodes[node_id]
         rows_in = sum(node.rows_in.values()) if node.rows_in else None
         rows.append(
             (
                 node_id,
-                node.status,
+                "reused" if node.extra.get("cached") else node.status,
                 "" if rows_in is None else f"{rows_in:,}",
                 "" if node.rows_out is None else f"{node.rows_out:,}",
                 "" if node.duration_s is None else f"{node.duration_s:.3f}",
@@ -335,9 +355,14 @@ def print_summary(plan, result, *, debug: bool) -> None:
         if index == 0:
             print("  ".join("-" * width for width in widths))
     print(f"\nrun {result.status} in {result.duration_s:.3f} s")
-    for node_id in plan.order:
+    for node_id in order:
         node = result.nodes[node_id]
         if node.error:
             print(f"{node_id}: {node.status}: {node.error}", file=sys.stderr)
             if debug and node.traceback:
                 print(node.traceback, file=sys.stderr)
+
+
+def _document_order(plan) -> list[str]:
+    """The plan's nodes parents first, with those the result store stood for."""
+    return plan.cache.order if plan.cache is not None else plan.order

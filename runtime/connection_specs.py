@@ -51,6 +51,16 @@ def as_spec(value: ConnectionSpec | str) -> ConnectionSpec:
     return ConnectionSpec(value, read_only=False)
 
 
+def fingerprint(spec: ConnectionSpec) -> str:
+    """What tells a connection apart in a stored result's key: its URL without secrets and
+    when it last changed (not its name, which may be given to another database)."""
+    try:
+        shown = hidden(sa.make_url(spec.url))
+    except ArgumentError:
+        shown = "<malformed URL>"
+    return f"{shown} changed {spec.changed}"
+
+
 def hidden(url: URL) -> str:
     """The URL as it may be shown: its password, and query values that may be secrets, masked."""
     shown = url.set(query={}).render_as_string(hide_password=True)

@@ -10,6 +10,7 @@ says how one is published.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
@@ -21,6 +22,7 @@ from runtime.lazy import pd
 
 if TYPE_CHECKING:
     from runtime.context import NodeContext
+    from runtime.paths import FileArea
     from runtime.plan.relational import Relation
     from runtime.schema import Schema
 
@@ -89,6 +91,27 @@ class Operator:
     deterministic: ClassVar[bool] = True
     """False when two runs over the same inputs may give different rows (random draws, a
     query on a database that changes): such nodes are never merged with identical ones."""
+    breaks_pipeline: ClassVar[bool] = False
+    """True when the operator must see all its input before its first output row (aggregate,
+    join, sort, deduplicate): with the result store on, its input is stored, so that editing
+    it re-runs it from there and not from the pipeline's inputs."""
+    version: ClassVar[int] = 1
+    """Raise it when a change to `run` or `lower` changes what a node computes: results the
+    older version stored are then not reused (it is part of every result's key)."""
+    never_reused_because: ClassVar[str] = "its rows may differ from one run to the next"
+    """What `explain` says of a node whose `reuse_for_s` is None."""
+
+    def reuse_for_s(self, params: OperatorParams) -> float | None:
+        """How long a stored result of a node stays good, in seconds: `math.inf` (the default
+        of deterministic operators), a freshness the node sets, or None: never reused."""
+        return math.inf if self.deterministic else None
+
+    def cache_identity(self, params: OperatorParams, files: FileArea, connections) -> object:
+        """What the node reads from outside the pipeline, as JSON data for its result's key
+        (files' sizes and times, a query and its database); None when it cannot say, and then
+        its result is never reused. The default: nothing for nodes that read only their
+        inputs, None for inputs."""
+        return None if self.kind == "input" else ()
 
     def output_schema(self, ctx: NodeContext, inputs: InputSchemas) -> dict[str, Schema]:
         """The schema of each output port, given the input schemas (no data is read)."""

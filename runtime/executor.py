@@ -26,6 +26,7 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from runtime.cache.recording import Recorder
 from runtime.context import NodeContext
 from runtime.errors import MemberError, NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
@@ -59,7 +60,7 @@ CANCELLED_REASON = "the run was cancelled"
 class _Attempt:
     """One try at running a node, with its own context (and so its own stop flag)."""
 
-    __slots__ = ("ctx", "inputs", "node", "number", "started")
+    __slots__ = ("ctx", "inputs", "node", "number", "recorded", "started")
 
     def __init__(self, node: PlannedNode, number: int, ctx: NodeContext, inputs: dict):
         self.node = node
@@ -67,6 +68,8 @@ class _Attempt:
         self.ctx = ctx
         self.inputs = inputs
         self.started: float | None = None
+        self.recorded: dict[str, dict] = {}
+        """Metrics the result store adds, by node (`results`)."""
 
 
 def execute(
@@ -116,6 +119,7 @@ class _Execution:
         self.results = {task: NodeResult(task) for task in self.tasks.order}
         """Each task's result: a node's own, or a segment's, which its members copy."""
         self.reports = NodeReports(plan, self.tasks, self.results, emitter.emit)
+        self.recorder = Recorder(plan, data_root) if plan.cache is not None else None
         self.store = OutputStore(plan.consumers, retain)
         self.failed_upstream: dict[str, str] = {}
         """For a skipped node, the failed node it is downstream of."""
@@ -138,6 +142,8 @@ class _Execution:
         self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.reports.reported()))
         for node_id, reason in self.plan.eliminated.items():
             self.reports.left_out(node_id, reason)
+        for node_id, results in self.plan.reused.items():
+            self.reports.reused(node_id, results)
         with self.lock:
             self.sorter.prepare()
             self._take_ready()
@@ -276,6 +282,9 @@ class _Execution:
             check_outputs(attempt.node.operator, outputs)
         except BaseException as error:
             return None, error, traceback.format_exc()
+        if self.recorder is not None:
+            members = self.tasks.members[node_id]
+            attempt.recorded = self.recorder.kept(attempt.node, outputs, members, ctx.logger)
         return outputs, None, None
 
     # -- outcomes ---------------------------------------------------------------------------
@@ -312,6 +321,7 @@ class _Execution:
             result.bytes_out = sum(frame_bytes(frame) for frame in outputs.values())
         if node.operator.kind == "output":  # only a node that succeeded says it wrote rows
             result.extra["rows_written"] = rows_written(result)
+        result.extra.update(attempt.recorded.get(node.id, {}))
         self.store.put(node.id, outputs)
         self._final(node.id, NodeStatus.SUCCEEDED)
 
@@ -324,6 +334,8 @@ class _Execution:
             task.id, backend, outputs, figures
         ).items():
             self.store.put(member, ports)
+        for member, recorded in attempt.recorded.items():
+            self.reports.by_node[member].extra.update(recorded)
         self._final(task.id, NodeStatus.SUCCEEDED)
 
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:
@@ -392,6 +404,8 @@ class _Execution:
     def _finish(self, duration: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
         reported = self.reports.reported()
+        if self.recorder is not None:
+            self.recorder.remember(reported)
         ended = outcome(reported.values(), kinds, cancelled=self.cancelled)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(

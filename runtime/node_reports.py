@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from runtime.cache.reuse import REUSED
 from runtime.events import now_iso
 from runtime.plan import Plan
 from runtime.plan.model import is_copy, original_of
@@ -32,8 +33,11 @@ class NodeReports:
             for node_id in nodes:
                 alone = nodes == (task,)
                 self.by_node[node_id] = results[task] if alone else NodeResult(node_id)
-        for node_id in [*plan.eliminated, *plan.merged]:
+        for node_id in [*plan.eliminated, *plan.merged, *plan.reused]:
             self.by_node[node_id] = NodeResult(node_id)
+        self.cache = plan.cache
+        self.cached = set(plan.cache.reading) if plan.cache is not None else set()
+        """Nodes that run as reads of their stored results: reported as reused."""
         self.aliases: dict[str, list[str]] = {}
         for alias, kept in plan.merged.items():
             self.aliases.setdefault(kept, []).append(alias)
@@ -68,6 +72,15 @@ class NodeReports:
         result = self.by_node[node_id]
         result.status, result.reason, result.finished = NodeStatus.SKIPPED, reason, now_iso()
         self._report(node_id, result)
+
+    def reused(self, node_id: str, results: dict[str, str]) -> None:
+        """A node the plan does not run because stored results stand for it: succeeded."""
+        result = self.by_node[node_id]
+        result.status, result.finished = NodeStatus.SUCCEEDED, now_iso()
+        result.extra = {"cached": True, **({"results": dict(results)} if results else {})}
+        if "out" in results:
+            result.rows_out = self.cache.store.rows(results["out"])
+        self._report(node_id, result, reason=REUSED)
 
     def segment_outputs(self, task: str, backend: str, outputs: dict, figures: dict) -> dict:
         """A succeeded segment's exits by member, after giving each member its own figures."""
@@ -110,6 +123,9 @@ class NodeReports:
         if result is not outcome_of:
             _take_outcome(result, outcome_of, share)
         result.reason = reason or result.reason
+        if node_id in self.cached and result.status == NodeStatus.SUCCEEDED:
+            result.reason = REUSED
+            result.extra["cached"] = True
         original = original_of(node_id)
         if original in self.copies:
             if original in self.told or not self._gathered(original):

@@ -103,6 +103,15 @@ class ResultStore:
             return None
         return self.record(key).get("stored")
 
+    def rows(self, key: str) -> int | None:
+        """How many rows `key`'s result holds (from its file's footer), or None."""
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.ParquetFile(self._entry(key)).metadata.num_rows
+        except (OSError, ValueError):
+            return None
+
     def size(self) -> int:
         """The bytes the entries take."""
         return sum(size for _, size, _ in self._entries())

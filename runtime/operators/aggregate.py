@@ -103,6 +103,7 @@ class Aggregate(Operator):
     name = "aggregate"
     summary = "[by {group_by}: ]{aggregations.function}"
     kind = "process"
+    breaks_pipeline = True
     title = "Aggregate"
     description = (
         "Summarise groups of rows (count, sum, mean ...): one row per group, sorted by the "

@@ -64,6 +64,7 @@ class Join(Operator):
     name = "join"
     summary = "{how}: {left_on} = {right_on}"
     kind = "process"
+    breaks_pipeline = True
     title = "Join"
     description = (
         "Match the rows of two tables on key columns (as pandas' merge does: null keys match "

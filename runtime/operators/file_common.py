@@ -34,6 +34,7 @@ from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.fields import DataPath
 from runtime.file_checks import named_files
+from runtime.file_identity import files_identity
 from runtime.file_patterns import InputFile
 from runtime.frames import public_type, to_pandas
 from runtime.lazy import pd
@@ -304,6 +305,9 @@ class FileInput(Operator):
     def run(self, ctx, inputs):
         table = read_files(ctx, readable_files(ctx), self._reader(ctx), ctx.row_limit)
         return {"out": self.frame(ctx, table)}
+
+    def cache_identity(self, params, files, connections):
+        return files_identity(params, files)
 
     def read_file(self, ctx: NodeContext, file: InputFile, row_limit: int | None) -> pa.Table:
         """The file's rows (at most `row_limit`) as Arrow, each column of a public type."""

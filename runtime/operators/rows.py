@@ -6,6 +6,7 @@ row-wise map: the others need the whole input to decide which rows come first or
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 import numpy as np
@@ -52,6 +53,7 @@ class Sort(Operator):
     name = "sort"
     summary = "by {by.column}"
     kind = "process"
+    breaks_pipeline = True
     title = "Sort rows"
     description = "Order rows by one or more columns; rows that tie keep their input order."
     Params = SortParams
@@ -101,6 +103,7 @@ class Deduplicate(Operator):
     name = "deduplicate"
     summary = "[on {columns} · ]keep {keep}"
     kind = "process"
+    breaks_pipeline = True
     title = "Remove duplicates"
     description = (
         "Keep one row of each group of rows that agree on some columns (nulls count as equal); "
@@ -176,6 +179,10 @@ class Sample(Operator):
     description = "Keep a random sample of the rows, in their input order."
     Params = SampleParams
     deterministic = False  # without a seed every run draws other rows
+    never_reused_because = "it draws other rows on every run (give it a seed to reuse them)"
+
+    def reuse_for_s(self, params):
+        return math.inf if params.seed is not None else None
 
     def output_schema(self, ctx, inputs):
         return {"out": inputs["in"]}

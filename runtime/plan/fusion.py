@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from runtime.cache.stored import StoredResult
 from runtime.contract import InputRelations, InputSchemas
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
@@ -43,7 +44,7 @@ def fuse(
     them (the passes keep every node's columns; pruning only drops columns nobody reads)."""
     if backend == "pandas":
         return _noted(plan, "backend pandas: every node runs on pandas")
-    read = sum(input_bytes(node.operator, node.params, data_root) for node in plan.nodes.values())
+    read = sum(_bytes_read(node, data_root) for node in plan.nodes.values())
     if backend == "auto" and read < AUTO_MIN_BYTES:
         return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
     written = plan.nodes
@@ -87,6 +88,13 @@ def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:
             )
         nodes[node_id] = dataclasses.replace(node, params=params)
     return dataclasses.replace(plan, nodes=nodes, notes=[*plan.notes, *notes])
+
+
+def _bytes_read(node: PlannedNode, area: FileArea) -> int:
+    """What a node reads from files: its input files, or its stored results when reused."""
+    if isinstance(node.operator, StoredResult):
+        return node.operator.stored_bytes
+    return input_bytes(node.operator, node.params, area)
 
 
 def _noted(plan: Plan, note: str) -> Plan:

@@ -70,6 +70,16 @@ class Plan:
     """Chains that run on one backend in one go (empty: every node runs on its own)."""
     notes: list[str] = field(default_factory=list)
     """What the passes did, in words, for `explain`."""
+    reused: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Nodes left out because stored results stand for them (runtime/cache/reuse.py): each
+    with its stored results, `{port: key}` (empty for a node whose result was never stored
+    but whose descendants' results were)."""
+    stored: set[Source] = field(default_factory=set)
+    """Output ports the run must store, even inside a segment: an output's input, a pipeline
+    breaker's input, the node a run goes up to."""
+    cache: Any = None
+    """The run's `runtime.cache.reuse.CacheRun` (store, keys, why each node runs): None
+    when the run uses no store."""
 
     def labels(self) -> dict[str, str]:
         return {node_id: node.label for node_id, node in self.nodes.items()}

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from runtime.cache.reuse import plan_reuse, up_to
+from runtime.cache.store import ResultStore
+from runtime.errors import PipewrightError
 from runtime.paths import FileArea
 from runtime.plan.fusion import fuse
 from runtime.plan.model import Plan
 from runtime.plan.partitioning import partition
 from runtime.plan.passes import optimize
 from runtime.plan.schemas import output_schemas
+from runtime.run_options import RunOptions
 
 
 def prepare(
@@ -20,19 +24,50 @@ def prepare(
     connections=None,
     keep: Iterable[str] = (),
     cluster: str | None = None,
+    options: RunOptions | None = None,
 ) -> Plan:
     """`plan` optimised for a run; `backend` overrides the document's `config.backend`,
     `keep` names nodes whose whole output the caller reads (a preview's node), and `cluster`
-    is the address of the Dask scheduler the run may send partitions to."""
+    is the address of the Dask scheduler the run may send partitions to. `options` make it a
+    run's plan (runtime/run_options.py): it then reuses and stores results in
+    `data_root.cache` when there is one and `config.cache` is on."""
     backend = backend or plan.config.backend
     keep = set(keep)
+    if options is not None and options.up_to is not None:
+        plan = up_to(plan, named_node(plan, options.up_to, "--up-to"))
+    if options is not None and options.from_node is not None:
+        named_node(plan, options.from_node, "--from")
     schemas = output_schemas(plan, data_root, connections)
     wiring = {node_id: node.inputs for node_id, node in plan.nodes.items()}
     plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
-    if any(node.inputs != wiring.get(node_id) for node_id, node in plan.nodes.items()):
+    store = _store(plan, data_root, options)
+    if store is not None:
+        plan = plan_reuse(plan, store, options, files=data_root, connections=connections)
+    if any(node.inputs != wiring.get(node_id) for node_id, node in plan.nodes.items()) or (
+        plan.reused or (plan.cache is not None and plan.cache.reading)
+    ):
         schemas = None  # a node reads another (a filter moved): fusion finds the columns anew
     if cluster:
         plan = partition(plan, cluster, data_root, keep)
     return fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas
     )
+
+
+class UnknownNode(PipewrightError):
+    """A run option names a node the pipeline does not have."""
+
+    retryable = False
+
+
+def named_node(plan: Plan, node_id: str, option: str) -> str:
+    """`node_id` when the plan has it; else a clear error naming the option."""
+    if node_id not in plan.nodes:
+        raise UnknownNode(f"{option}: the pipeline has no node '{node_id}'")
+    return node_id
+
+
+def _store(plan: Plan, area: FileArea, options: RunOptions | None) -> ResultStore | None:
+    if options is None or area.cache is None or not plan.config.cache:
+        return None
+    return ResultStore(area.cache)

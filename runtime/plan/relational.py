@@ -83,6 +83,14 @@ class Scan(_Options, Relation):
 
 
 @dataclass(frozen=True)
+class Stored(Scan):
+    """A node's result read back from the result store: a Parquet scan of `location`, a file
+    the plan chose in the store (never a path a document wrote); `path` names it in messages."""
+
+    location: str = ""
+
+
+@dataclass(frozen=True)
 class Filter(Relation):
     """The rows where `condition` (expression text) is true; null counts as false."""
 

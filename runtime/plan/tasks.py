@@ -196,7 +196,9 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         (member, port.name)
         for member in segment.nodes
         for port in plan.nodes[member].operator.outputs
-        if (member, port.name) in read_outside or member in retain
+        if (member, port.name) in read_outside
+        or member in retain
+        or (member, port.name) in plan.stored
     ]
     timeouts = [plan.nodes[member].timeout_s for member in segment.nodes]
     members = [plan.nodes[member] for member in segment.nodes]

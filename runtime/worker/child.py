@@ -76,8 +76,9 @@ def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
     try:
         plan = build_plan(load_document(order.document), order.parameters)
         plan = prepare(
-            plan, data_root=order.area, connections=order.connections, cluster=order.cluster
-        )
+            plan, data_root=order.area, connections=order.connections, cluster=order.cluster,
+            options=order.run_options,
+        )  # fmt: skip
         with host.executing(plan):
             result = execute(
                 plan, sinks=[events], run_id=order.run_id, cancel_event=supervisor.cancel_event,

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
-from runtime.backends.duckdb.scans import scan_sql
+from runtime.backends.duckdb.scans import scan_sql, stored_sql
 from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
@@ -133,6 +133,11 @@ class Renderer:
 
     def _scan(self, relation: rel.Scan) -> Rendered:
         scan = scan_sql(relation, self.files)
+        self.query.scans[relation.path] = scan.files
+        return self._cte(scan.sql, scan.params, scan.schema, natural=True)
+
+    def _stored(self, relation: rel.Stored) -> Rendered:
+        scan = stored_sql(relation)
         self.query.scans[relation.path] = scan.files
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 

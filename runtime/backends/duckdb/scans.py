@@ -19,6 +19,7 @@ column comes from DuckDB's `file_index`, the position of each row's file in that
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -30,7 +31,7 @@ from runtime.file_patterns import InputFile, input_files
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.paths import FileArea
-from runtime.plan.relational import Scan
+from runtime.plan.relational import Scan, Stored
 from runtime.schema import Column, Schema
 
 NULL_MARKERS = pa_csv.ConvertOptions().null_values
@@ -54,6 +55,12 @@ class ScanSql:
 def scan_sql(scan: Scan, area: FileArea) -> ScanSql:
     files = readable_files(scan, area)
     return _csv(scan, files) if scan.format == "csv" else _parquet(scan, files)
+
+
+def stored_sql(stored: Stored) -> ScanSql:
+    """A stored result's Parquet file as a scan; the file area does not apply (the plan, not
+    a document, chose the file)."""
+    return _parquet(stored, (InputFile(stored.path, Path(stored.location)),))
 
 
 def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:

@@ -18,6 +18,7 @@ from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from sqlalchemy.engine import CursorResult
 
 from runtime.casting import cast_series
+from runtime.connection_specs import as_spec, fingerprint
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
@@ -65,6 +66,12 @@ class SqlInputParams(OperatorParams):
         ),
         validate_default=True,
     )
+    cache_for_s: Annotated[float, Field(gt=0)] | None = Field(
+        None,
+        title="Reuse for (s)",
+        description="Reuse the rows a run read for this many seconds instead of querying again; "
+        "empty: query the database on every run.",
+    )
 
     @field_validator("params")
     @classmethod
@@ -99,6 +106,18 @@ class SqlInput(Operator):
     # The database is outside the run: rows may change between two reads, and a query may
     # call random(), now() or a sequence. Two identical queries are both run.
     deterministic = False
+    never_reused_because = (
+        "a query reads its database again on every run (unless it sets cache_for_s)"
+    )
+
+    def reuse_for_s(self, params):
+        return params.cache_for_s
+
+    def cache_identity(self, params, files, connections):
+        spec = connections.get(params.connection)
+        if spec is None:
+            return None
+        return [fingerprint(as_spec(spec)), params.query, params.params]
 
     def output_schema(self, ctx, inputs):
         sample = read_query(ctx, SCHEMA_SAMPLE_ROWS)

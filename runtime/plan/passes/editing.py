@@ -29,6 +29,8 @@ def copied(plan: Plan) -> Plan:
         merged=dict(plan.merged),
         segments=list(plan.segments),
         notes=list(plan.notes),
+        reused=dict(plan.reused),
+        stored=set(plan.stored),
     )
 
 

@@ -103,7 +103,14 @@ def test_the_cli_run_table_shows_the_rows_of_the_nodes_inside_a_duckdb_segment(t
     table = {}
     for backend in ("pandas", "duckdb"):
         result = runtime_cli(
-            "run", str(path), "--data-root", str(tmp_path), "--backend", backend, cwd=tmp_path
+            "run",
+            str(path),
+            "--data-root",
+            str(tmp_path),
+            "--backend",
+            backend,
+            "--no-cache",
+            cwd=tmp_path,
         )
         assert result.returncode == 0, result.stderr
         header, _, *lines = result.stdout.splitlines()

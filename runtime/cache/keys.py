@@ -1,0 +1,122 @@
+"""Result keys: a hash of everything a node's output depends on.
+
+A node's key covers its operator and the operator's `version`, its params as validated
+(pipeline parameters substituted), a limit pushed down to it, the columns of its output that
+anything reads (projection pruning may compute only those), what it reads from outside the
+pipeline (`Operator.cache_identity`: files' size, modification time and, for small files,
+content; a query's connection fingerprint, text and bound values) and its inputs' keys. The
+backend is not in it: pandas and DuckDB give the same result by contract. A port's key is
+its node's key with the port's name.
+
+A node whose result may differ between two runs over the same inputs (`Operator.reuse_for_s`
+says None: a sample without a seed, a query that opted out of freshness, a plugin input that
+cannot say what it reads) gets a key no other run shares, and so do its descendants: their
+results are stored for viewing but never reused. Keys hold no secrets: they are hashes, and
+what is hashed holds URLs without passwords.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass, field
+
+from runtime.errors import PipewrightError
+from runtime.paths import FileArea
+from runtime.plan.model import Plan
+from runtime.plan.passes.projection import needed_columns
+from runtime.spec import Source
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What a node's key is made of, each part hashed: to say which one changed."""
+
+    operator: str
+    params: str
+    identity: str
+    inputs: tuple[str, ...]
+    columns: str
+
+
+@dataclass
+class Keys:
+    """The keys of a plan's nodes and ports."""
+
+    nodes: dict[str, str] = field(default_factory=dict)
+    ports: dict[Source, str] = field(default_factory=dict)
+    parts: dict[str, Parts] = field(default_factory=dict)
+    volatile: dict[str, str] = field(default_factory=dict)
+    """Nodes whose results are never reused, with why."""
+    reuse_for_s: dict[str, float] = field(default_factory=dict)
+    """How long each reusable node's stored result stays good (inf: as long as it is kept)."""
+
+
+def plan_keys(plan: Plan, files: FileArea, connections, keep=()) -> Keys:
+    """The key of every node of `plan` (optimised, not yet fused) and of each output port."""
+    keys = Keys()
+    needed = needed_columns(plan, keep_all=keep)
+    connections = connections or {}
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        operator = node.operator
+        inputs = tuple(
+            f"{port}={keys.ports[source]}"
+            for port, sources in sorted(node.inputs.items())
+            for source in sources
+        )
+        try:
+            identity = operator.cache_identity(node.params, files, connections)
+        except (PipewrightError, OSError):  # the node reports it when it runs
+            identity = None
+        reuse_for_s = operator.reuse_for_s(node.params) if identity is not None else None
+        columns = needed.get(node_id)
+        parts = Parts(
+            operator=_digest([operator.name, operator.version]),
+            params=_digest([node.params.model_dump(mode="json"), node.row_limit]),
+            identity=_digest(identity),
+            inputs=inputs,
+            columns=_digest(None if columns is None else sorted(columns)),
+        )
+        volatile = _volatile_reason(operator, identity, reuse_for_s) or next(
+            (
+                f"it reads {parent}, which is never reused"
+                for parent in sorted(plan.predecessors[node_id])
+                if parent in keys.volatile
+            ),
+            None,
+        )
+        salt = secrets.token_hex(16) if volatile else ""
+        key = _digest([*_fields(parts), salt])
+        keys.nodes[node_id] = key
+        keys.parts[node_id] = parts
+        if volatile:
+            keys.volatile[node_id] = volatile
+        else:
+            keys.reuse_for_s[node_id] = reuse_for_s
+        for port in operator.outputs:
+            keys.ports[(node_id, port.name)] = port_key(key, port.name)
+    return keys
+
+
+def _fields(parts: Parts) -> list:
+    return [parts.operator, parts.params, parts.identity, parts.inputs, parts.columns]
+
+
+def port_key(node_key: str, port: str) -> str:
+    """The key of one output port of a node whose key is `node_key`."""
+    return _digest([node_key, port])
+
+
+def _volatile_reason(operator, identity, reuse_for_s) -> str | None:
+    if identity is None:
+        return "what it reads cannot be told apart from one run to the next"
+    if reuse_for_s is None:
+        return operator.never_reused_because
+    return None
+
+
+def _digest(value) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()

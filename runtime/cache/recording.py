@@ -1,0 +1,69 @@
+"""What the executor does with the result store: store each task's results as it finishes,
+and say what every node's metrics record (`results`: `{port: key}`, `cached`).
+
+Storing runs on the worker thread that ran the task, outside the executor's lock. A result
+that cannot be stored (a column pandas holds as mixed objects, a full disk) is logged and
+left out: the run itself does not fail for it.
+"""
+
+from __future__ import annotations
+
+from runtime.cache.reuse import record_target, remember
+from runtime.paths import FileArea
+from runtime.plan import Plan, PlannedNode
+from runtime.plan.model import is_copy
+
+UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError)
+"""What writing a frame to Parquet raises for data or disks it cannot handle (pyarrow's
+errors derive from these)."""
+
+
+class Recorder:
+    """Stores a run's results in the plan's store."""
+
+    def __init__(self, plan: Plan, files: FileArea):
+        self.plan = plan
+        self.cache = plan.cache
+        self.files = files
+
+    def kept(self, task: PlannedNode, outputs: dict, members: tuple[str, ...], logger) -> dict:
+        """Store what a finished task produced; each member's metrics to add, by node."""
+        keys, store = self.cache.keys, self.cache.store
+        if members == (task.id,):
+            outputs = {(task.id, port): frame for port, frame in outputs.items()}
+        extra: dict[str, dict] = {}
+        for (node_id, port), frame in outputs.items():
+            key = keys.ports.get((node_id, port))
+            if key is None or is_copy(node_id) or node_id in self.cache.reading:
+                continue
+            if not store.has(key):
+                try:
+                    store.put(key, frame)
+                except UNSTORABLE as error:
+                    logger.warning(f"{node_id}.{port} was not stored: {error}")
+                    continue
+            extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
+        for member in members:
+            node = self.plan.nodes[member]
+            if member in self.cache.reading:
+                ports = [port.name for port in node.operator.outputs]
+                extra[member] = {"results": {port: keys.ports[(member, port)] for port in ports}}
+            elif node.operator.kind == "output":
+                record_target(store, keys.nodes[member], node, self.files)
+                extra[member] = {"results": self._read_by(node)}
+        return extra
+
+    def remember(self, results: dict) -> None:
+        """At the end of the run: the parts of the keys of the nodes that succeeded, for the
+        next run's reasons (`explain`)."""
+        succeeded = {node_id for node_id, result in results.items() if result.status == "succeeded"}
+        remember(self.cache.store, self.plan.name, self.cache.keys, succeeded)
+
+    def _read_by(self, node: PlannedNode) -> dict[str, str]:
+        """The stored results an output node wrote, by its input port."""
+        found = {}
+        for port, sources in node.inputs.items():
+            key = self.cache.keys.ports.get(sources[0]) if len(sources) == 1 else None
+            if key is not None and self.cache.store.has(key):
+                found[port] = key
+        return found

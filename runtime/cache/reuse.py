@@ -1,0 +1,261 @@
+"""The reuse pass: before fusion, nodes whose results are stored stop running.
+
+Each node gets its key (`keys.plan_keys`) and a decision with its reason, for `explain`: it
+is *reused* when every output port's result is stored (an `overwrite` output: when its target
+still holds exactly what it wrote), else it *runs*. Then, from the plan's last nodes upwards,
+a node that runs needs its parents: a reused parent becomes a read of its stored results
+(`stored.StoredResult`; in a DuckDB segment a Parquet scan), a parent that is not stored runs
+too. Reused nodes nobody reads, and everything above them, leave the plan (`plan.reused`);
+the run reports them succeeded, from the cache.
+
+The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): the
+input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe), so
+that editing one of those re-runs it from its input and not from the pipeline's files; and
+the node a run goes up to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+
+from runtime.cache.keys import Keys, Parts, plan_keys
+from runtime.cache.store import ResultStore
+from runtime.cache.stored import StoredResult
+from runtime.contract import OperatorParams
+from runtime.errors import OperatorError, PipewrightError
+from runtime.file_identity import file_hash
+from runtime.paths import FileArea
+from runtime.plan.model import Plan, PlannedNode
+from runtime.plan.passes.editing import copied, rederived
+from runtime.run_options import RunOptions
+
+REUSED = "reused from the cache"
+
+
+@dataclass
+class CacheRun:
+    """What the executor needs to store a run's results and report reused nodes."""
+
+    store: ResultStore
+    keys: Keys
+    why: dict[str, str] = field(default_factory=dict)
+    """For each node of the document: why it runs, or why not."""
+    reading: set[str] = field(default_factory=set)
+    """Nodes replaced by reads of their stored results."""
+    order: list[str] = field(default_factory=list)
+    """The plan's nodes before the pass, parents first (reports list them all)."""
+
+
+def plan_reuse(
+    plan: Plan,
+    store: ResultStore,
+    options: RunOptions,
+    *,
+    files: FileArea,
+    connections=None,
+) -> Plan:
+    """`plan` with reused nodes read from `store` or left out, and what to store marked."""
+    keys = plan_keys(plan, files, connections)
+    below = _below(plan, options.from_node)
+    cache = CacheRun(store, keys, order=list(plan.order))
+    hits = {}
+    for node_id in plan.order:
+        hits[node_id], cache.why[node_id] = _decision(plan, node_id, cache, options, below, files)
+    read = {parent for parents in plan.predecessors.values() for parent in parents}
+    demand = {node_id: "whole" for node_id in plan.order if node_id not in read}
+    states: dict[str, str] = {}
+    for node_id in reversed(plan.order):
+        wanted = demand.get(node_id)
+        if wanted is None or (hits[node_id] and wanted == "whole"):
+            states[node_id] = "covered"
+        elif hits[node_id]:
+            states[node_id] = "read"
+        else:
+            states[node_id] = "run"
+            for parent in plan.predecessors[node_id]:
+                demand[parent] = "read"
+    result = copied(plan)
+    for node_id, state in states.items():
+        node = plan.nodes[node_id]
+        ports = {port.name: keys.ports[(node_id, port.name)] for port in node.operator.outputs}
+        if state == "covered":
+            del result.nodes[node_id]
+            result.reused[node_id] = {port: key for port, key in ports.items() if store.has(key)}
+            if not hits[node_id]:
+                cache.why[node_id] = f"{REUSED}: the results below it are stored"
+        elif state == "read":
+            locations = {port: store.path_of(key) for port, key in ports.items()}
+            result.nodes[node_id] = _reading(node, locations)
+            cache.reading.add(node_id)
+        else:
+            result.stored |= _to_store(plan, node, states, options)
+    result.cache = cache
+    used = [node_id for node_id in plan.order if states[node_id] != "run"]
+    if used:
+        result.notes.append(f"{REUSED}: {', '.join(used)}")
+    return rederived(result)
+
+
+def up_to(plan: Plan, node_id: str) -> Plan:
+    """`plan` cut down to `node_id` and its ancestors; the rest skipped, saying why."""
+    keep = _ancestors(plan, node_id) | {node_id}
+    result = copied(plan)
+    for other in plan.order:
+        if other not in keep:
+            del result.nodes[other]
+            result.eliminated[other] = f"left out: the run goes up to {node_id}"
+    result.stored |= {(node_id, port.name) for port in plan.nodes[node_id].operator.outputs}
+    return rederived(result)
+
+
+def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bool, str]:
+    node = plan.nodes[node_id]
+    keys = cache.keys
+    if node_id in below:
+        return False, f"the run starts from {options.from_node}"
+    if node_id in keys.volatile:
+        return False, f"never reused: {keys.volatile[node_id]}"
+    if options.fresh:
+        return False, "a fresh run ignores stored results"
+    if node.operator.kind == "output":
+        return _output_decision(node, keys.nodes[node_id], cache.store, files)
+    ports = [keys.ports[(node_id, port.name)] for port in node.operator.outputs]
+    stored = [cache.store.stored_at(key) for key in ports]
+    if not ports or None in stored:
+        return False, _changed(plan, node_id, cache)
+    if min(stored) + keys.reuse_for_s[node_id] < time.time():
+        return False, f"its stored rows are older than {keys.reuse_for_s[node_id]:g} s"
+    return True, REUSED
+
+
+def _output_decision(node: PlannedNode, key: str, store: ResultStore, files) -> tuple[bool, str]:
+    """An output is skipped only in mode overwrite, when its target holds what it wrote."""
+    mode = getattr(node.params, "mode", None)
+    path = getattr(node.params, "path", None)
+    if mode != "overwrite" or not isinstance(path, str):
+        return False, f"it writes in mode {mode}: it always runs"
+    wrote = store.record(key).get("target")
+    if wrote is None:
+        return False, "it has not written these rows with these settings yet"
+    try:
+        target = files.resolve(path, write=True)
+        size = target.stat().st_size
+    except (OSError, OperatorError):
+        return False, "its target was removed"
+    if size != wrote.get("size") or file_hash(target) != wrote.get("sha256"):
+        return False, "its target changed since it was written"
+    return True, f"{REUSED}: its target still holds what it wrote"
+
+
+def record_target(store: ResultStore, key: str, node: PlannedNode, files: FileArea) -> None:
+    """After an `overwrite` output node wrote its file: what the file holds, so that the next
+    run can tell whether it still does."""
+    if getattr(node.params, "mode", None) != "overwrite":
+        return
+    try:
+        target = files.resolve(node.params.path, write=True)
+        wrote = {"size": target.stat().st_size, "sha256": file_hash(target)}
+    except (OSError, PipewrightError):
+        return
+    store.note(key, target=wrote)
+
+
+def _changed(plan: Plan, node_id: str, cache: CacheRun) -> str:
+    """Why a node's result is not stored, as far as the previous run of the plan tells."""
+    last = last_parts(cache.store, plan.name).get(node_id)
+    if last is None:
+        return "no stored result: it has not run with the store yet"
+    parts = cache.keys.parts[node_id]
+    if last["key"] == cache.keys.nodes[node_id]:
+        return "its stored result was removed (the store keeps a bounded size)"
+    if last["operator"] != parts.operator:
+        return "its operator changed version"
+    if last["params"] != parts.params:
+        return "its settings changed"
+    if last["identity"] != parts.identity:
+        return "what it reads changed (a file or the query's database)"
+    if last["columns"] != parts.columns:
+        return "the columns read from it changed"
+    if last["inputs"] != list(parts.inputs):
+        changed = sorted(
+            parent
+            for parent in plan.predecessors[node_id]
+            if not cache.why.get(parent, "").startswith(REUSED)
+        )
+        return f"an input changed ({', '.join(changed)})" if changed else "an input changed"
+    return "no stored result"
+
+
+def remember(store: ResultStore, plan_name: str, keys: Keys, succeeded: set[str]) -> None:
+    """Keep the parts of each succeeded node's key, for the next run's reasons."""
+    parts = last_parts(store, plan_name)
+    for node_id in succeeded & set(keys.parts):
+        parts[node_id] = {"key": keys.nodes[node_id], **_jsonable(keys.parts[node_id])}
+    store.note(_plan_key(plan_name), nodes=parts)
+
+
+def last_parts(store: ResultStore, plan_name: str) -> dict:
+    return store.record(_plan_key(plan_name)).get("nodes", {})
+
+
+def _plan_key(plan_name: str) -> str:
+    return hashlib.sha256(json.dumps(["plan", plan_name]).encode()).hexdigest()
+
+
+def _jsonable(parts: Parts) -> dict:
+    return {**dataclasses.asdict(parts), "inputs": list(parts.inputs)}
+
+
+def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], options) -> set:
+    """The inputs of a node that runs that the run must store: an output's or a breaker's."""
+    if node.operator.kind != "output" and not node.operator.breaks_pipeline:
+        return set()
+    return {
+        source
+        for sources in node.inputs.values()
+        for source in sources
+        if states.get(source[0]) == "run"
+    }
+
+
+def _reading(node: PlannedNode, locations) -> PlannedNode:
+    return PlannedNode(
+        id=node.id,
+        label=node.label,
+        operator=StoredResult(node.operator, node.id, locations),
+        params=OperatorParams(),
+        inputs={},
+        retries=0,
+        timeout_s=None,
+    )
+
+
+def _below(plan: Plan, node_id: str | None) -> set[str]:
+    if node_id is None:
+        return set()
+    node_id = plan.merged.get(node_id, node_id)
+    found, stack = {node_id}, [node_id]
+    children: dict[str, set[str]] = {}
+    for child, parents in plan.predecessors.items():
+        for parent in parents:
+            children.setdefault(parent, set()).add(child)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _ancestors(plan: Plan, node_id: str) -> set[str]:
+    found, stack = set(), [node_id]
+    while stack:
+        for parent in plan.predecessors[stack.pop()]:
+            if parent not in found:
+                found.add(parent)
+                stack.append(parent)
+    return found
