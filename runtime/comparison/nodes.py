@@ -8,14 +8,15 @@ run and the columns added, removed and changed in type; and, for output nodes wh
 named, the rows added, removed and changed (runtime/comparison/rows.py).
 
 What a run stored is found through its record: `metrics["results"] = {port: key}`, each key
-looked up by the side's `locate` (the result store's `path_of`). A key whose file is gone
-(evicted, or the cache was off) is "not kept": the answer says so and never guesses.
+looked up in the side's `stored` files (the caller asks the result store for them). A key
+with no file (evicted, or the cache was off) is "not kept": the answer says so and never
+guesses.
 """
 
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +40,22 @@ class RunRecord:
     """The document that ran, in its JSON form."""
     nodes: Mapping[str, Mapping]
     """Node id → `{"status", "metrics", "error"}` for the nodes the run recorded."""
-    locate: Callable[[str], Path | None]
-    """A stored result's Parquet file by key; None when it is not kept."""
+    stored: Mapping[str, Path]
+    """The Parquet file of each of its results' keys that is still kept."""
+
+    def to_json(self) -> dict:
+        """The record as JSON (for a job's process)."""
+        stored = {key: str(path) for key, path in self.stored.items()}
+        return {"name": self.name, "document": self.document, "nodes": self.nodes, "stored": stored}
+
+    @classmethod
+    def from_json(cls, fields: Mapping) -> RunRecord:
+        stored = {key: Path(path) for key, path in fields["stored"].items()}
+        return cls(fields["name"], fields["document"], fields["nodes"], stored)
+
+    def result_keys(self) -> set[str]:
+        """The keys of every result its nodes recorded."""
+        return {key for node_id in self.nodes for key in _stored(self, node_id).values()}
 
 
 def compare_runs(
@@ -158,7 +173,7 @@ def _results(a: RunRecord, b: RunRecord, node_id: str) -> tuple[list[dict], dict
             key = keys[side].get(port)
             if key is None:
                 continue
-            path = run.locate(key)
+            path = run.stored.get(key)
             columns[side] = _columns_at(path)
             entry[side] = {"kept": columns[side] is not None, "columns": None}
             if columns[side] is not None:
