@@ -15,6 +15,7 @@ from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
 from editor.api.revisions import router as revisions_router
+from editor.api.run_compare import router as run_compare_router
 from editor.api.runs import router as runs_router
 from editor.api.workspaces import router as workspaces_router
 
@@ -32,6 +33,7 @@ api.add_router("/expressions", expressions_router, tags=["expressions"])
 api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
 api.add_router("/pipelines", plans_router, tags=["pipelines"])
 api.add_router("/pipelines", revisions_router, tags=["history"])
+api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/workspaces", workspaces_router, tags=["workspaces"])
 api.add_router("/workspaces", files_router, tags=["files"])

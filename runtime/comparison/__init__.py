@@ -1,7 +1,3 @@
-"""Comparing two runs: node by node (nodes.py), their stored results' columns (columns.py)
-and an output's rows matched by keys (rows.py). Pure runtime: the editor gives it the runs'
-records and a way to find their stored results."""
-
-from runtime.comparison.nodes import RunRecord, compare_runs
-
-__all__ = ["RunRecord", "compare_runs"]
+"""Comparing two runs: a run's record (records.py), node by node (nodes.py), their stored
+results' columns (columns.py) and an output's rows matched by keys (rows.py, on DuckDB).
+Pure runtime: the editor gives it the runs' records with their kept result files."""

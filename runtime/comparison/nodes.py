@@ -16,46 +16,18 @@ guesses.
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from runtime.backends.budget import Budget
 from runtime.comparison.columns import column_changes, stored_columns
+from runtime.comparison.records import RunRecord
 from runtime.comparison.rows import Side, compare_rows
 from runtime.document_diff import diff_documents
 from runtime.errors import ComparisonError
 from runtime.registry import Registry, default_registry
 
 NOT_KEPT = "data not kept"
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """One side of a comparison, as its run's record holds it."""
-
-    name: str
-    """How messages name it: "run #3"."""
-    document: dict
-    """The document that ran, in its JSON form."""
-    nodes: Mapping[str, Mapping]
-    """Node id → `{"status", "metrics", "error"}` for the nodes the run recorded."""
-    stored: Mapping[str, Path]
-    """The Parquet file of each of its results' keys that is still kept."""
-
-    def to_json(self) -> dict:
-        """The record as JSON (for a job's process)."""
-        stored = {key: str(path) for key, path in self.stored.items()}
-        return {"name": self.name, "document": self.document, "nodes": self.nodes, "stored": stored}
-
-    @classmethod
-    def from_json(cls, fields: Mapping) -> RunRecord:
-        stored = {key: Path(path) for key, path in fields["stored"].items()}
-        return cls(fields["name"], fields["document"], fields["nodes"], stored)
-
-    def result_keys(self) -> set[str]:
-        """The keys of every result its nodes recorded."""
-        return {key for node_id in self.nodes for key in _stored(self, node_id).values()}
 
 
 def compare_runs(
@@ -156,15 +128,10 @@ def _figures(run: RunRecord, node_id: str) -> dict:
     }
 
 
-def _stored(run: RunRecord, node_id: str) -> dict[str, str]:
-    results = ((run.nodes.get(node_id) or {}).get("metrics") or {}).get("results") or {}
-    return {port: key for port, key in results.items() if isinstance(key, str)}
-
-
 def _results(a: RunRecord, b: RunRecord, node_id: str) -> tuple[list[dict], dict]:
     """Each port either run stored a result of: kept or not in each, its columns, and how they
     changed when both are kept; and the kept files by port and side (never in an answer)."""
-    keys = {"a": _stored(a, node_id), "b": _stored(b, node_id)}
+    keys = {"a": a.results_of(node_id), "b": b.results_of(node_id)}
     entries, files = [], {}
     for port in dict.fromkeys([*keys["a"], *keys["b"]]):
         entry = {"port": port, "a": None, "b": None, "column_changes": None, "note": ""}

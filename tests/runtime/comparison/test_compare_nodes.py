@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from runtime.cache.store import ResultStore
-from runtime.comparison import RunRecord, compare_runs
+from runtime.comparison.nodes import compare_runs
+from runtime.comparison.records import RunRecord
 from runtime.errors import ComparisonError
 
 
