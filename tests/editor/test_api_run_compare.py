@@ -169,3 +169,16 @@ def test_signed_out_callers_are_refused(two_runs):
     from django.test import Client
 
     assert Client().get(f"/api/runs/compare?a={two_runs[0]}&b={two_runs[1]}").status_code == 401
+
+
+def test_hostile_key_names_are_refused_as_columns_not_run_as_sql(client, two_runs):
+    hostile = "id\") FROM read_parquet('/etc/passwd'); --"
+    keys = f"{hostile},é\"'"
+    response = client.get("/api/runs/compare", {"a": two_runs[0], "b": two_runs[1], "keys": keys})
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(f"key '{hostile}' is not a column of run #1's")
+
+
+def test_no_answer_names_a_server_folder(client, data_root, two_runs):
+    body = compare(client, *two_runs, keys="id").content.decode()
+    assert str(data_root.parent) not in body and ".pipewright" not in body
