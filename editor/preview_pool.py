@@ -297,7 +297,9 @@ def _outcome(report: dict, job: _Job, process: RunProcess, budget: Budget):
     if kind == "node_failed":
         raise NodeExecutionError(report["node"], report["message"])
     if kind == "refused":
-        raise ActionError(422, "cannot_compare", report["message"], field=report["field"])
+        raise ActionError(
+            422, "cannot_compare", report["message"], field=report["field"], node=report["node"]
+        )
     if kind == "crashed":
         log.error("%s crashed:\n%s", job.words, report["traceback"])
         message = f"{job.words} failed: internal error; see the server log"

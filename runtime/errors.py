@@ -141,10 +141,11 @@ class NodeExecutionError(PipewrightError):
 
 class ComparisonError(PipewrightError):
     """Two runs' results cannot be compared as asked; `field` is the request's field at fault
-    ("keys", "node") when there is one."""
+    ("keys", "node") and `node` the node whose rows were compared, when there are."""
 
-    def __init__(self, message: str, field: str | None = None):
+    def __init__(self, message: str, field: str | None = None, node: str | None = None):
         self.field = field
+        self.node = node
         super().__init__(message)
 
 

@@ -54,14 +54,12 @@ def compare_runs(
     }
     if node is not None:
         _check_rows_node(node, a, b, nodes_a, nodes_b, kinds)
-    if node is None and not keys:
-        compared = set()
-    elif node is not None:
+        if not keys:
+            raise ComparisonError("name the key columns to compare rows by", field="keys")
         compared = {node}
     else:
-        compared = {n for n in nodes_a if n in nodes_b and kinds[n] == "output"}
-    if compared and not keys:
-        raise ComparisonError("name the key columns to compare rows by", field="keys")
+        both = [node_id for node_id in nodes_a if node_id in nodes_b]
+        compared = {node_id for node_id in both if keys and kinds[node_id] == "output"}
     entries = []
     for node_id in _ordered(a.document, b.document):
         document_node = nodes_b.get(node_id) or nodes_a[node_id]
@@ -78,7 +76,12 @@ def compare_runs(
         }  # fmt: skip
         entry["results"], files = _results(a, b, node_id)
         if node_id in compared:
-            entry["rows"] = _rows(entry["results"], files, a, b, keys, spill_dir, budget)
+            try:
+                entry["rows"] = _rows(
+                    node_id, entry["results"], files, a, b, keys, spill_dir, budget
+                )
+            except ComparisonError as error:
+                raise ComparisonError(str(error), field=error.field, node=node_id) from error
         entries.append(entry)
     return entries
 
@@ -181,7 +184,7 @@ def _check_rows_node(node, a, b, nodes_a, nodes_b, kinds) -> None:
         )
 
 
-def _rows(results: list[dict], files: dict, a, b, keys, spill_dir, budget) -> dict:
+def _rows(node_id: str, results: list[dict], files: dict, a, b, keys, spill_dir, budget) -> dict:
     """The rows added, removed and changed at an output node, or why they cannot be told."""
     entry = results[0] if results else None
     for side, run in (("a", a), ("b", b)):
@@ -193,6 +196,8 @@ def _rows(results: list[dict], files: dict, a, b, keys, spill_dir, budget) -> di
         if not entry[side]["kept"]:
             return {"status": "not_kept", "message": f"{NOT_KEPT} for {run.name}"}
     paths = files[entry["port"]]
-    return compare_rows(
-        Side(a.name, paths["a"]), Side(b.name, paths["b"]), keys, spill_dir=spill_dir, budget=budget
-    )
+    sides = [
+        Side(f"the result of '{node_id}' in {run.name}", paths[side])
+        for side, run in (("a", a), ("b", b))
+    ]
+    return compare_rows(*sides, keys, spill_dir=spill_dir, budget=budget)

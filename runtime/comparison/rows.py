@@ -58,7 +58,7 @@ NUMERIC = frozenset({"integer", "float"})
 
 @dataclass(frozen=True)
 class Side:
-    """One stored result: `name` says whose it is in messages ("run #3")."""
+    """One stored result: `name` is how messages name it ("the result of 'write' in run #3")."""
 
     name: str
     path: Path
@@ -86,8 +86,7 @@ def compare_rows(
         for key in keys:
             if key not in names:
                 raise ComparisonError(
-                    f"key '{key}' is not a column of {side.name}'s result "
-                    f"(its columns: {_listing(names)})",
+                    f"key '{key}' is not a column of {side.name} (its columns: {_listing(names)})",
                     field="keys",
                 )
     query = _Query(keys, columns_a, columns_b)
@@ -95,7 +94,7 @@ def compare_rows(
     budget = replace(budget, memory_bytes=min(budget.memory_bytes, MEMORY_CAP))
     folder = Path(spill_dir) / f"compare-{secrets.token_hex(8)}"
     folder.mkdir(parents=True)
-    known = {str(a.path): f"{a.name}'s result", str(b.path): f"{b.name}'s result"}
+    known = {str(a.path): a.name, str(b.path): b.name}
     try:
         connection = open_session([a.path, b.path], folder, budget)
         try:
@@ -316,11 +315,11 @@ def _columns(side: Side) -> list[StoredColumn]:
     try:
         columns = stored_columns(side.path)
     except OSError:
-        raise ComparisonError(f"{side.name}'s result cannot be read") from None
+        raise ComparisonError(f"{side.name} cannot be read") from None
     names = [column.name for column in columns]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
-        raise ComparisonError(f"{side.name}'s result has two columns named '{repeated[0]}'")
+        raise ComparisonError(f"{side.name} has two columns named '{repeated[0]}'")
     return columns
 
 

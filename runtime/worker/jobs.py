@@ -104,7 +104,7 @@ def serve(link: Link, message: dict) -> int:
     except NodeExecutionError as error:
         link.send("node_failed", node=error.node_id, message=error.message)
     except ComparisonError as error:
-        link.send("refused", message=str(error), field=error.field)
+        link.send("refused", message=str(error), field=error.field, node=error.node)
     except Exception:
         link.send("crashed", traceback=traceback.format_exc())
         return EXIT_CRASHED

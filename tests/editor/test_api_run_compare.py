@@ -114,8 +114,10 @@ def test_a_key_that_is_not_a_column_is_refused_naming_the_key_and_the_run(client
     response = compare(client, *two_runs, keys="id,nope")
     assert response.status_code == 422
     body = response.json()
-    assert body["code"] == "cannot_compare" and body["field"] == "keys"
-    assert body["message"].startswith("key 'nope' is not a column of run #1's result")
+    assert (body["code"], body["field"], body["node"]) == ("cannot_compare", "keys", "write")
+    assert body["message"].startswith(
+        "key 'nope' is not a column of the result of 'write' in run #1"
+    )
     assert "/" not in body["message"]  # no server path
 
 
@@ -176,7 +178,7 @@ def test_hostile_key_names_are_refused_as_columns_not_run_as_sql(client, two_run
     keys = f"{hostile},é\"'"
     response = client.get("/api/runs/compare", {"a": two_runs[0], "b": two_runs[1], "keys": keys})
     assert response.status_code == 422
-    assert response.json()["message"].startswith(f"key '{hostile}' is not a column of run #1's")
+    assert response.json()["message"].startswith(f"key '{hostile}' is not a column of the result")
 
 
 def test_no_answer_names_a_server_folder(client, data_root, two_runs):

@@ -177,7 +177,12 @@ def test_rows_are_compared_at_the_named_output_node_only(tmp_path):
         ("nope", ["id"], "node", "node 'nope' is not in run #1"),
         ("adults", ["id"], "node", "node 'adults' is not an output node"),
         ("write", [], "keys", "name the key columns to compare rows by"),
-        ("write", ["nope"], "keys", "key 'nope' is not a column of run #1's result"),
+        (
+            "write",
+            ["nope"],
+            "keys",
+            "key 'nope' is not a column of the result of 'write' in run #1",
+        ),
     ],
     ids=["unknown-node", "not-an-output", "no-keys", "unknown-key"],
 )

@@ -19,7 +19,7 @@ from runtime.errors import ComparisonError
 def stored(folder: Path, name: str, columns: dict) -> Side:
     path = folder / f"{name}.parquet"
     pq.write_table(pa.table(columns), path)
-    return Side(f"run #{name}", path)
+    return Side(f"run #{name}'s result", path)
 
 
 def compare(tmp_path, a: dict, b: dict, keys, **options) -> dict:
@@ -183,7 +183,7 @@ def test_repeated_keys_give_no_counts_but_say_which_values_repeat(tmp_path):
     assert found["duplicates"]["b"] == {"values": 0, "rows": 0, "examples": []}
     assert "added" not in found
     assert found["message"] == (
-        "the keys (id) do not identify one row: run #1 has 2 key value(s) on 5 rows that "
+        "the keys (id) do not identify one row: run #1's result has 2 key value(s) on 5 rows that "
         "repeat; pick keys that are unique"
     )
 
