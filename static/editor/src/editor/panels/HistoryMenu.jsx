@@ -22,7 +22,7 @@ export default function HistoryMenu({ load, onPick, onLive, onCompare, viewedId,
           </button>
           {runs?.length ? (
             <button type="button" role="menuitem" onClick={() => { onCompare(runs); setOpen(false); }}>
-              {viewedId === null ? "Compare with…" : `Compare #${runs.find((run) => run.id === viewedId)?.number ?? ""} with…`}
+              {compareLabel(runs, viewedId)}
             </button>
           ) : null}
           {error ? <p className="pw-error pw-pad">{error}</p> : null}
@@ -46,6 +46,12 @@ export default function HistoryMenu({ load, onPick, onLive, onCompare, viewedId,
       ) : null}
     </div>
   );
+}
+
+/** "Compare #12 with…" for the run viewed, else "Compare with…" (the latest run). */
+function compareLabel(runs, viewedId) {
+  const viewed = runs.find((run) => run.id === viewedId);
+  return viewed ? `Compare #${viewed.number} with…` : "Compare with…";
 }
 
 /** "#12 · succeeded · alice · 3.2 s · 5 min ago" (you: "you"; parts not known are left out). */
