@@ -119,6 +119,12 @@ def system_folder() -> Path:
     return folder
 
 
+def cache_folder(workspace: Workspace) -> Path:
+    """`<data root>/.pipewright/cache/<slug>/`: the workspace's result store (docs/cache.md),
+    never shared with another workspace nor reachable by a file operator."""
+    return data_root() / CACHE / workspace.slug
+
+
 def file_area(workspace: Workspace, user) -> FileArea:
     """Where runs and previews of `user` in `workspace` may read and write files."""
     return FileArea(
@@ -127,7 +133,7 @@ def file_area(workspace: Workspace, user) -> FileArea:
         shared_writable=is_operator(user),
         called="workspace folder",
         scratch=data_root() / SCRATCH,
-        cache=data_root() / CACHE / workspace.slug,
+        cache=cache_folder(workspace),
     )
 
 

@@ -53,10 +53,12 @@ class Keys:
     """How long each reusable node's stored result stays good (inf: as long as it is kept)."""
 
 
-def plan_keys(plan: Plan, files: FileArea, connections, keep=()) -> Keys:
-    """The key of every node of `plan` (optimised, not yet fused) and of each output port."""
+def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False) -> Keys:
+    """The key of every node of `plan` (optimised, not yet fused) and of each output port;
+    `wide`: as if every column of every node were read (the keys of a run that stopped at a
+    node, whose results hold all their columns and so serve any narrower reader too)."""
     keys = Keys()
-    needed = needed_columns(plan, keep_all=keep)
+    needed = needed_columns(plan, keep_all=plan.order if wide else ())
     connections = connections or {}
     for node_id in plan.order:
         node = plan.nodes[node_id]

@@ -46,8 +46,9 @@ class Recorder:
         for member in members:
             node = self.plan.nodes[member]
             if member in self.cache.reading:
+                found = self.cache.found
                 ports = [port.name for port in node.operator.outputs]
-                extra[member] = {"results": {port: keys.ports[(member, port)] for port in ports}}
+                extra[member] = {"results": {port: found[(member, port)] for port in ports}}
             elif node.operator.kind == "output":
                 record_target(store, keys.nodes[member], node, self.files)
                 extra[member] = {"results": self._read_by(node)}
@@ -63,7 +64,8 @@ class Recorder:
         """The stored results an output node wrote, by its input port."""
         found = {}
         for port, sources in node.inputs.items():
-            key = self.cache.keys.ports.get(sources[0]) if len(sources) == 1 else None
+            source = sources[0] if len(sources) == 1 else None
+            key = self.cache.found.get(source) or self.cache.keys.ports.get(source)
             if key is not None and self.cache.store.has(key):
                 found[port] = key
         return found

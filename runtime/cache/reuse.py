@@ -48,6 +48,12 @@ class CacheRun:
     """Nodes replaced by reads of their stored results."""
     order: list[str] = field(default_factory=list)
     """The plan's nodes before the pass, parents first (reports list them all)."""
+    wide: Keys | None = None
+    """The keys the nodes would have if every column were read: a result stored so (a run
+    up to a node) serves a reader of fewer columns too."""
+    found: dict = field(default_factory=dict)
+    """For each port of a reused node: the key whose result stands for it (its own or its
+    wide key)."""
 
 
 def plan_reuse(
@@ -60,8 +66,9 @@ def plan_reuse(
 ) -> Plan:
     """`plan` with reused nodes read from `store` or left out, and what to store marked."""
     keys = plan_keys(plan, files, connections)
+    wide = plan_keys(plan, files, connections, wide=True)
     below = _below(plan, options.from_node)
-    cache = CacheRun(store, keys, order=list(plan.order))
+    cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
     hits = {}
     for node_id in plan.order:
         hits[node_id], cache.why[node_id] = _decision(plan, node_id, cache, options, below, files)
@@ -81,7 +88,10 @@ def plan_reuse(
     result = copied(plan)
     for node_id, state in states.items():
         node = plan.nodes[node_id]
-        ports = {port.name: keys.ports[(node_id, port.name)] for port in node.operator.outputs}
+        ports = {
+            port.name: cache.found.get((node_id, port.name), keys.ports[(node_id, port.name)])
+            for port in node.operator.outputs
+        }
         if state == "covered":
             del result.nodes[node_id]
             result.reused[node_id] = {port: key for port, key in ports.items() if store.has(key)}
@@ -109,6 +119,7 @@ def up_to(plan: Plan, node_id: str) -> Plan:
             del result.nodes[other]
             result.eliminated[other] = f"left out: the run goes up to {node_id}"
     result.stored |= {(node_id, port.name) for port in plan.nodes[node_id].operator.outputs}
+    result.whole.add(node_id)
     return rederived(result)
 
 
@@ -122,25 +133,31 @@ def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bo
     if options.fresh:
         return False, "a fresh run ignores stored results"
     if node.operator.kind == "output":
-        return _output_decision(node, keys.nodes[node_id], cache.store, files)
-    ports = [keys.ports[(node_id, port.name)] for port in node.operator.outputs]
-    stored = [cache.store.stored_at(key) for key in ports]
-    if not ports or None in stored:
+        hit, why = _output_decision(node, keys.nodes[node_id], cache.store, files)
+        return hit, why or _changed(plan, node_id, cache)
+    ports = [(node_id, port.name) for port in node.operator.outputs]
+    for found in (keys, cache.wide):
+        stored = [cache.store.stored_at(found.ports[port]) for port in ports]
+        if ports and None not in stored:
+            cache.found.update({port: found.ports[port] for port in ports})
+            break
+    else:
         return False, _changed(plan, node_id, cache)
     if min(stored) + keys.reuse_for_s[node_id] < time.time():
         return False, f"its stored rows are older than {keys.reuse_for_s[node_id]:g} s"
     return True, REUSED
 
 
-def _output_decision(node: PlannedNode, key: str, store: ResultStore, files) -> tuple[bool, str]:
-    """An output is skipped only in mode overwrite, when its target holds what it wrote."""
+def _output_decision(node: PlannedNode, key: str, store: ResultStore, files):
+    """An output is skipped only in mode overwrite, when its target holds what it wrote
+    (why None: it never wrote with this key)."""
     mode = getattr(node.params, "mode", None)
     path = getattr(node.params, "path", None)
     if mode != "overwrite" or not isinstance(path, str):
         return False, f"it writes in mode {mode}: it always runs"
     wrote = store.record(key).get("target")
     if wrote is None:
-        return False, "it has not written these rows with these settings yet"
+        return False, None
     try:
         target = files.resolve(path, write=True)
         size = target.stat().st_size

@@ -33,7 +33,17 @@ def explain(plan: Plan) -> str:
     for alias, kept in plan.merged.items():
         lines.append(f"computed once: {alias} is {kept}")
     lines += [f"- {note}" for note in plan.notes]
+    if plan.cache is not None:
+        lines.append("result store:")
+        lines += [f"  {node_id}: {why}" for node_id, why in reuse_reasons(plan).items()]
     return "\n".join(lines)
+
+
+def reuse_reasons(plan: Plan) -> dict[str, str]:
+    """Why each node runs or is reused, by node, parents first (empty without a store)."""
+    if plan.cache is None:
+        return {}
+    return {node_id: plan.cache.why[node_id] for node_id in plan.cache.order}
 
 
 def describe(relation: Relation, names: dict[int, str]) -> str:
@@ -75,5 +85,6 @@ def explain_json(plan: Plan) -> dict:
         "eliminated": dict(plan.eliminated),
         "merged": dict(plan.merged),
         "notes": list(plan.notes),
+        "reuse": reuse_reasons(plan),
         "text": explain(plan),
     }

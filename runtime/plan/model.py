@@ -77,6 +77,9 @@ class Plan:
     stored: set[Source] = field(default_factory=set)
     """Output ports the run must store, even inside a segment: an output's input, a pipeline
     breaker's input, the node a run goes up to."""
+    whole: set[str] = field(default_factory=set)
+    """Nodes whose every column is computed though nothing reads them (the node a run goes
+    up to: its stored result serves any later reader)."""
     cache: Any = None
     """The run's `runtime.cache.reuse.CacheRun` (store, keys, why each node runs): None
     when the run uses no store."""

@@ -28,7 +28,7 @@ def merge(first: Columns, second: Columns) -> Columns:
 def needed_columns(plan: Plan, keep_all: Iterable[str] = ()) -> dict[str, Columns]:
     """For every node, the columns of its `out` port that anything downstream reads (None:
     all); `keep_all` nodes keep their whole output (a preview shows every column)."""
-    keep_all = set(keep_all)
+    keep_all = set(keep_all) | plan.whole
     wanted: dict[tuple[str, str], Columns] = {}
     needed: dict[str, Columns] = {}
     for node_id in reversed(plan.order):
