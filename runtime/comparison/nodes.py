@@ -16,7 +16,7 @@ guesses.
 from __future__ import annotations
 
 import graphlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from runtime.backends.budget import Budget
@@ -119,16 +119,25 @@ def _ordered(*documents: dict) -> list[str]:
 def _figures(run: RunRecord, node_id: str) -> dict:
     """What one node did in one run (all None when the run recorded nothing for it)."""
     record = run.nodes.get(node_id) or {}
-    metrics = record.get("metrics") or {}
-    rows_in = metrics.get("rows_in") or {}
+    metrics = _mapping(record.get("metrics"))
+    rows_in = [value for value in _mapping(metrics.get("rows_in")).values() if _number(value)]
     return {
         "status": record.get("status"),
-        "rows_in": sum(value or 0 for value in rows_in.values()) if rows_in else None,
-        "rows_out": metrics.get("rows_out"),
-        "duration_s": metrics.get("duration_s"),
+        "rows_in": sum(rows_in) if rows_in else None,
+        "rows_out": metrics.get("rows_out") if _number(metrics.get("rows_out")) else None,
+        "duration_s": metrics.get("duration_s") if _number(metrics.get("duration_s")) else None,
         "cached": bool(metrics.get("cached")),
         "error": record.get("error") or "",
     }
+
+
+def _mapping(value) -> Mapping:
+    """`value` if it is a mapping, else an empty one (a record edited by hand, say)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _results(a: RunRecord, b: RunRecord, node_id: str) -> tuple[list[dict], dict]:

@@ -41,6 +41,8 @@ class RunRecord:
 
     def results_of(self, node_id: str) -> dict[str, str]:
         """`{port: key}` of the results the node recorded (`metrics["results"]`)."""
-        metrics = (self.nodes.get(node_id) or {}).get("metrics") or {}
-        results = metrics.get("results") or {}
+        metrics = (self.nodes.get(node_id) or {}).get("metrics")
+        results = metrics.get("results") if isinstance(metrics, Mapping) else None
+        if not isinstance(results, Mapping):  # a record edited by hand, say
+            return {}
         return {port: key for port, key in results.items() if isinstance(key, str)}

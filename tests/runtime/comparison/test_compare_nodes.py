@@ -227,3 +227,24 @@ def test_edges_that_make_a_cycle_across_the_two_documents_still_list_every_node(
     a, b = run(store, "run #1", first, PEOPLE), run(store, "run #2", second, PEOPLE)
     entries = compare_runs(a, b, spill_dir=tmp_path / "spill")
     assert sorted(entry["id"] for entry in entries) == ["adults", "read", "write"]
+
+
+def test_metrics_of_the_wrong_shape_read_as_unknown_never_fail(tmp_path):
+    store = ResultStore(tmp_path / "cache")
+    a = run(store, "run #1", document(), PEOPLE)
+    broken = {
+        "read": {"status": "succeeded", "metrics": ["not", "a", "mapping"]},
+        "adults": {"status": "failed", "metrics": {"rows_in": 3, "rows_out": "many",
+                                                     "results": ["x"], "duration_s": True}},
+        "write": {"status": "succeeded", "metrics": {"rows_in": {"in": None, "x": "2"},
+                                                    "results": {"in": 7}}},
+    }  # fmt: skip
+    b = RunRecord("run #2", document(), broken, {})
+    entries = by_id(compare_runs(a, b, keys=["id"], spill_dir=tmp_path / "spill"))
+    assert entries["adults"]["b"] == {
+        "status": "failed", "rows_in": None, "rows_out": None, "duration_s": None,
+        "cached": False, "error": "",
+    }  # fmt: skip
+    assert entries["read"]["b"]["rows_out"] is None
+    assert entries["write"]["b"]["rows_in"] is None
+    assert entries["write"]["rows"]["status"] == "not_kept"
