@@ -38,7 +38,7 @@ export default function RowChanges({ api, pair, entry, candidates, runs, onClose
           <fieldset>
             <legend>Key columns: they identify a row in both runs</legend>
             {candidates.map((column) => (
-              <label key={column} className="pw-compare-key">
+              <label key={column} className="pw-compare-key" title={column.includes(",") ? "A column whose name holds a comma cannot be a key" : undefined}>
                 <input type="checkbox" checked={keys.includes(column)} onChange={() => toggle(column)} disabled={column.includes(",")} />
                 {column}
               </label>
