@@ -51,8 +51,3 @@ def column_changes(before: list[StoredColumn], after: list[StoredColumn]) -> dic
             if c.name in old and old[c.name] != c.type
         ],
     }
-
-
-def has_changes(changes: dict) -> bool:
-    """Whether `column_changes` found any difference."""
-    return any(changes[part] for part in ("added", "removed", "changed"))
