@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from editor.workspaces import personal_workspace
+from editor.workspaces import create_workspace, personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json, put_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -184,3 +184,18 @@ def test_hostile_key_names_are_refused_as_columns_not_run_as_sql(client, two_run
 def test_no_answer_names_a_server_folder(client, data_root, two_runs):
     body = compare(client, *two_runs, keys="id").content.decode()
     assert str(data_root.parent) not in body and ".pipewright" not in body
+
+
+def test_runs_of_two_workspaces_each_bring_their_own_stored_results(
+    client, owner, data_root, two_runs
+):
+    team = create_workspace("Team", admin=owner)
+    (data_root.parent / team.slug / "people.csv").write_text(PEOPLE)
+    created = post_json(client, "/api/pipelines", {**SEED, "workspace": team.slug})
+    assert created.status_code == 201, created.content
+    theirs = run_once(client, created.json()["id"])
+    response = compare(client, two_runs[0], theirs, keys="id")
+    assert response.status_code == 200, response.json()
+    (written,) = by_id(response.json())["write"]["results"]
+    assert written["a"]["kept"] and written["b"]["kept"]
+    assert by_id(response.json())["write"]["rows"]["unchanged"] == 3
