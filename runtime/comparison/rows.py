@@ -4,8 +4,9 @@ DuckDB reads the two Parquet files in a locked-down session (runtime/backends/du
 it may read those two files and spill into a folder of its own, nothing else), joins them with
 a FULL OUTER JOIN on the keys and counts, in one pass, the rows only the second has (added),
 only the first has (removed), and those both have whose other columns differ (changed), with
-the first `SAMPLE` rows of each kind in key order. Memory is bounded by the session's limit
-(joins spill past it) and time by `timeout_s`, after which the query is interrupted.
+the first `SAMPLE` rows of each kind in key order. Memory is bounded by a run's budget (the
+session's limit: joins spill past it; the web app runs a comparison in a job's process, which
+is stopped if it grows past that) and time by `timeout_s`, after which the query is stopped.
 
 Every column is named in the SQL by a quoted identifier or a position (`a0`, `b3`), and the
 file paths travel as bound parameters: no text from a document or a request is pasted in.
@@ -29,7 +30,7 @@ import shutil
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal
 from pathlib import Path
@@ -50,9 +51,6 @@ FLOAT_TOLERANCE = 1e-9
 MAX_KEYS = 16
 TIMEOUT_S = 120.0
 RE_INTERRUPT_S = 0.05
-MEMORY_CAP = 512 * 2**20
-"""At most this much memory (or the run budget's, if smaller): a comparison runs in the web
-process, which must stay small; past it the join spills to disk."""
 NUMERIC = frozenset({"integer", "float"})
 
 
@@ -91,7 +89,6 @@ def compare_rows(
                 )
     query = _Query(keys, columns_a, columns_b)
     budget = budget or Budget.from_environment()
-    budget = replace(budget, memory_bytes=min(budget.memory_bytes, MEMORY_CAP))
     folder = Path(spill_dir) / f"compare-{secrets.token_hex(8)}"
     folder.mkdir(parents=True)
     known = {str(a.path): a.name, str(b.path): b.name}
