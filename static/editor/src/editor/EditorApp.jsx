@@ -15,6 +15,7 @@ import { canRedo, canUndo } from "../model/history.js";
 import { spreadLayout } from "../model/layout.js";
 import { createOverlay } from "../model/overlay.js";
 import { refusalDetails } from "../model/problems.js";
+import { defaultPair } from "../model/runComparison.js";
 import { useStore } from "../model/store.js";
 import { cardGeometry } from "../nodes/geometry.js";
 import { nodeTypeOf } from "../nodes/registry.js";
@@ -38,6 +39,7 @@ import { useSaving } from "./hooks/useSaving.js";
 import { useShortcuts } from "./hooks/useShortcuts.js";
 import { useViewedCanvas } from "./hooks/useViewedCanvas.js";
 import BottomPanel from "./panels/BottomPanel.jsx";
+import RunCompareView from "./comparison/RunCompareView.jsx";
 import HistoryMenu from "./panels/HistoryMenu.jsx";
 import Palette from "./panels/Palette.jsx";
 import { RunProgress, ViewedRunBanner } from "./panels/RunStatus.jsx";
@@ -273,12 +275,15 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
 
   const versions = useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts });
   const viewedVersion = versions.viewing?.item.revision ?? null;
-  // A past run and an earlier version are never shown at once: opening one closes the other.
+  // A past run, an earlier version and a comparison of runs are never shown at once: opening
+  // one closes the others (a comparison keeps the run viewed under it).
   const { pickRun, backToLive } = runs;
   const { pick: pickVersion, close: closeVersion } = versions;
+  const [comparing, setComparing] = useState(null);
   const showRun = useCallback(
     (run) => {
       closeVersion();
+      setComparing(null);
       pickRun(run);
     },
     [closeVersion, pickRun],
@@ -286,18 +291,28 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const showVersion = useCallback(
     (item, items) => {
       backToLive();
+      setComparing(null);
       pickVersion(item, items);
     },
     [backToLive, pickVersion],
   );
+  const compareRuns = useCallback(
+    (listed) => {
+      closeVersion();
+      setComparing({ runs: listed, pair: defaultPair(listed, viewedId) });
+    },
+    [closeVersion, viewedId],
+  );
+  const comparePair = useCallback((pair) => setComparing((old) => ({ ...old, pair })), []);
+  const closeComparison = useCallback(() => setComparing(null), []);
   const historyMenu = useMemo(
     () => (
       <>
-        <HistoryMenu load={runs.loadRuns} onPick={showRun} onLive={backToLive} viewedId={viewedId} userName={userName} />
+        <HistoryMenu load={runs.loadRuns} onPick={showRun} onLive={backToLive} onCompare={compareRuns} viewedId={viewedId} userName={userName} />
         <VersionsMenu load={versions.load} onPick={showVersion} viewed={viewedVersion} userName={userName} />
       </>
     ),
-    [runs.loadRuns, showRun, backToLive, viewedId, userName, versions.load, showVersion, viewedVersion],
+    [runs.loadRuns, showRun, backToLive, compareRuns, viewedId, userName, versions.load, showVersion, viewedVersion],
   );
   const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
   const saveNow = useCallback(() => save(), [save]);
@@ -392,6 +407,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   readOnly={readOnly}
                 />
               ) : null}
+              {comparing ? <RunCompareView api={api} runs={comparing.runs} pair={comparing.pair} onPair={comparePair} onClose={closeComparison} userName={userName} /> : null}
               <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} data={data} />
             </div>
             <SidePanel
