@@ -6,6 +6,8 @@ work with `transaction.on_commit`, so nothing starts for a change that did not c
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.conf import settings
 from django.db import transaction
 
@@ -94,7 +96,31 @@ def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
 
 
 @transaction.atomic
-def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
+@dataclass(frozen=True)
+class Reuse:
+    """Which stored results a run may reuse, and which part of the pipeline it runs."""
+
+    fresh: bool = False
+    """Reuse nothing (results are stored anew)."""
+    up_to: str | None = None
+    """Run only this node and its ancestors."""
+    from_node: str | None = None
+    """Run this node and everything below it; what is above it is reused where stored."""
+
+    def refusals(self, document) -> list[Problem]:
+        """A problem for each node named here that the document does not have."""
+        known = {node.id for node in document.nodes}
+        named = {"up_to": self.up_to, "from_node": self.from_node}
+        return [
+            Problem(f"there is no node '{node}' in this pipeline", field=field)
+            for field, node in named.items()
+            if node is not None and node not in known
+        ]
+
+
+def start_run(
+    pipeline: Pipeline, user, parameters: dict | None = None, reuse: Reuse = Reuse()
+) -> Run:
     """Snapshot the pipeline and queue a run of it (one active run per pipeline)."""
     Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     refuse_too_many_runs(user)
@@ -107,6 +133,8 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
             run_id=active.pk,
         )
     document = to_document(pipeline)
+    if refused := reuse.refusals(document):
+        raise problems_error(400, "invalid_request", "the request is not valid", refused)
     access = engine_access(pipeline.workspace, user)
     problems = preview_pool.run_problems(document, parameters or {}, **access)
     if problems:
@@ -117,6 +145,9 @@ def start_run(pipeline: Pipeline, user, parameters: dict | None = None) -> Run:
         parameters=parameters or {},
         started_by=user,
         status=RunStatus.QUEUED,
+        fresh=reuse.fresh,
+        up_to=reuse.up_to or "",
+        from_node=reuse.from_node or "",
         **launcher.holder(),
     )
     NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)

@@ -22,6 +22,11 @@ def export_name(pipeline: Pipeline) -> str:
     return f"{slugify(pipeline.name) or 'pipeline'}.json"
 
 
+def script_name(pipeline: Pipeline) -> str:
+    """The file name of a pipeline compiled to a Python script."""
+    return f"{slugify(pipeline.name).replace('-', '_') or 'pipeline'}.py"
+
+
 def download(content: str | bytes, filename: str, content_type="application/json"):
     """A response the browser saves as `filename`."""
     response = HttpResponse(content, content_type=content_type)

@@ -43,6 +43,7 @@ from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.plan import Plan, build_plan
 from runtime.results import RunResult
+from runtime.run_options import RunOptions
 from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
 from runtime.worker.wire import RunOrder, named_connections
@@ -261,6 +262,9 @@ def _order(run: Run, plan: Plan) -> RunOrder:
         budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
         sys_path=list(sys.path),
         cluster=settings.PIPEWRIGHT_DASK_SCHEDULER or "",
+        run_options=RunOptions(
+            fresh=run.fresh, up_to=run.up_to or None, from_node=run.from_node or None
+        ),
     )
 
 

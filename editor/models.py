@@ -291,6 +291,19 @@ class Run(models.Model):
     )
     document = models.JSONField(help_text="The exact pipeline document that ran.")
     parameters = models.JSONField(default=dict, blank=True)
+    fresh = models.BooleanField(
+        default=False, help_text="Ran without reusing stored results (they were stored anew)."
+    )
+    up_to = models.CharField(
+        max_length=NODE_ID_MAX_LENGTH,
+        blank=True,
+        help_text="Ran only this node and its ancestors (blank: the whole pipeline).",
+    )
+    from_node = models.CharField(
+        max_length=NODE_ID_MAX_LENGTH,
+        blank=True,
+        help_text="Ran this node and everything below it, reusing what is stored above it.",
+    )
     status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default=RunStatus.QUEUED)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

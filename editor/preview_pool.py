@@ -1,6 +1,6 @@
-"""Previews, schema inference, the check before a run and the plan view's plan, each in a
-process of its own: at most `PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each
-stopped past `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
+"""Previews, schema inference, the check before a run, the plan view's plan and the comparison
+of two runs, each in a process of its own: at most `PIPEWRIGHT_MAX_PREVIEWS` at once in this
+web process, each stopped past `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
 
 They read data (an input's sample, a preview's rows, a database's columns), which would hold
 the web server's memory and time if it read it itself. So each is a job
@@ -9,8 +9,8 @@ the web server's memory and time if it read it itself. So each is a job
 the connections the document names, nothing through its environment, and answers once, in
 JSON; one spare process, forked and warmed up after each job, serves the next (`_Spare`).
 The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
-`prepare` and `explain_json`) do and raise the same errors, so that the API's answers stay the
-same; a job that could not answer raises an `ActionError`:
+`prepare`, `explain_json` and `compare_runs`) do and raise the same errors, so that the API's
+answers stay the same; a job that could not answer raises an `ActionError`:
 
 - every process busy for `SLOT_WAIT_S`: 429 `previews_busy`. A job waits that long for a
   slot first, because inference takes milliseconds and a save must not fail for a moment's
@@ -38,6 +38,7 @@ from django.conf import settings
 from editor import run_process
 from editor.errors import ActionError
 from runtime.backends.budget import Budget
+from runtime.comparison.records import RunRecord
 from runtime.connection_specs import ConnectionSpec
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.graph import analyse
@@ -53,6 +54,7 @@ _STOPPED = ("timeout", "out_of_memory")
 """The reports of a process stopped here; one that answered is not waited for (it exits at
 once, and its end costs a few milliseconds that a save would wait for)."""
 SLOW_INPUTS = "an input may be too large or too slow to read (a big file, a busy database)"
+COMPARE_ADVICE = "compare an output with fewer rows, or by keys with fewer columns"
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +129,22 @@ def explained_plan(
     options = {"backend": backend, "cluster": settings.PIPEWRIGHT_DASK_SCHEDULER}
     found = _answer(job, document, parameters, data_root, connections, options)
     return [Problem.from_json(problem) for problem in found["problems"]], found["plan"]
+
+
+def compared_runs(
+    a: RunRecord,
+    b: RunRecord,
+    *,
+    keys: list[str],
+    node: str | None,
+    data_root: FileArea,
+) -> list[dict]:
+    """What `runtime.comparison.compare_runs` answers, computed in a job's process; a
+    `ComparisonError` is a 422 `cannot_compare` naming its field."""
+    job = _Job("compare", f"comparing {a.name} with {b.name}", COMPARE_ADVICE, node)
+    options = {"a": a.to_json(), "b": b.to_json(), "keys": keys, "node": node}
+    order = _order(job, {}, None, data_root, {}, options)
+    return _run(job, order)
 
 
 class _Slots:
@@ -211,16 +229,24 @@ def _answer(
     # Validation reads no data: it says which connections the document names, even when
     # it is half-built and builds no plan.
     named = named_connections(analyse(document, parameters), connections)
-    order = JobOrder(
+    return _run(job, _order(job, to_json_dict(document), parameters, data_root, named, options))
+
+
+def _order(job, document: dict, parameters, data_root, connections, options) -> JobOrder:
+    return JobOrder(
         job=job.name,
-        document=to_json_dict(document),
+        document=document,
         parameters=parameters or {},
         area=data_root,
-        connections=named,
+        connections=connections,
         budget=Budget.from_environment(default_runs=settings.PIPEWRIGHT_MAX_RUNS),
         sys_path=list(sys.path),
         options=options or {},
     )
+
+
+def _run(job: _Job, order: JobOrder):
+    """The answer of `order` in a process of the pool, or its error raised."""
     with _slots.taken(job):
         try:
             process = _spare.take()
@@ -270,6 +296,10 @@ def _outcome(report: dict, job: _Job, process: RunProcess, budget: Budget):
         raise PipelineValidationError([Problem.from_json(item) for item in report["problems"]])
     if kind == "node_failed":
         raise NodeExecutionError(report["node"], report["message"])
+    if kind == "refused":
+        raise ActionError(
+            422, "cannot_compare", report["message"], field=report["field"], node=report["node"]
+        )
     if kind == "crashed":
         log.error("%s crashed:\n%s", job.words, report["traceback"])
         message = f"{job.words} failed: internal error; see the server log"

@@ -19,7 +19,7 @@ from editor.connections import runtime_connections
 from editor.errors import ActionError
 from editor.models import Membership, Role, Workspace
 from editor.permissions import is_operator
-from runtime.paths import SCRATCH, SHARED, SYSTEM, FileArea
+from runtime.paths import CACHE, SCRATCH, SHARED, SYSTEM, FileArea
 
 RESERVED_SLUGS = frozenset({SHARED})
 SLUG_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$")
@@ -119,6 +119,12 @@ def system_folder() -> Path:
     return folder
 
 
+def cache_folder(workspace: Workspace) -> Path:
+    """`<data root>/.pipewright/cache/<slug>/`: the workspace's result store (docs/cache.md),
+    never shared with another workspace nor reachable by a file operator."""
+    return data_root() / CACHE / workspace.slug
+
+
 def file_area(workspace: Workspace, user) -> FileArea:
     """Where runs and previews of `user` in `workspace` may read and write files."""
     return FileArea(
@@ -127,6 +133,7 @@ def file_area(workspace: Workspace, user) -> FileArea:
         shared_writable=is_operator(user),
         called="workspace folder",
         scratch=data_root() / SCRATCH,
+        cache=cache_folder(workspace),
     )
 
 

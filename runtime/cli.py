@@ -131,7 +131,26 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help="print the pipeline document's JSON Schema")
     schema.set_defaults(command=schema_command)
-    for sub in (validate, run, explain, operators, schema):
+
+    compile_ = commands.add_parser(
+        "compile", help="write a standalone Python script that runs the pipeline"
+    )
+    compile_.add_argument("file", type=Path)
+    compile_.add_argument("-o", "--output", type=Path, help="the script to write (default: stdout)")
+    compile_.add_argument(
+        "--data-root", type=Path, help="folder holding the input files (to read their columns)"
+    )
+    compile_.add_argument(
+        "--connections", type=Path, help="JSON file of connections (to read queries' columns)"
+    )
+    compile_.add_argument(
+        "--backend",
+        choices=("pandas", "duckdb", "auto"),
+        default="pandas",
+        help="what the script runs on: pandas (auto chooses pandas; duckdb is not written yet)",
+    )
+    compile_.set_defaults(command=compile_command)
+    for sub in (validate, run, explain, operators, schema, compile_):
         sub.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
@@ -258,6 +277,30 @@ def schema_command(args) -> int:
     from runtime.spec import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False))
+    return EXIT_OK
+
+
+def compile_command(args) -> int:
+    """Write the script (to `-o` or stdout); exit 2 when the pipeline cannot be compiled."""
+    from runtime.compile import compile_script
+
+    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    if not data_root.is_dir():
+        raise UsageError(f"data root '{data_root}' is not a folder")
+    script = compile_script(
+        _load(args.file),
+        data_root=data_root,
+        backend=args.backend,
+        connections=_connections(args.connections),
+    )
+    if args.output is None:
+        sys.stdout.write(script)
+        return EXIT_OK
+    try:
+        args.output.write_text(script, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write '{args.output}': {error.strerror}") from error
+    print(f"wrote {args.output}", file=sys.stderr)
     return EXIT_OK
 
 

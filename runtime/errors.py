@@ -139,6 +139,16 @@ class NodeExecutionError(PipewrightError):
         super().__init__(f"node '{node_id}' failed: {message}")
 
 
+class ComparisonError(PipewrightError):
+    """Two runs' results cannot be compared as asked; `field` is the request's field at fault
+    ("keys", "node") and `node` the node whose rows were compared, when there are."""
+
+    def __init__(self, message: str, field: str | None = None, node: str | None = None):
+        self.field = field
+        self.node = node
+        super().__init__(message)
+
+
 class NotLowerable(Exception):
     """A node or expression that would give different results on a columnar backend than on
     pandas, so it stays on pandas; the message says why, in the user's words, for `explain`."""

@@ -8,7 +8,6 @@ read in full, because a filter or an aggregate over a head would give wrong rows
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
+from runtime.json_rows import json_rows
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.registry import Registry, default_registry
@@ -115,8 +115,7 @@ def preview(
             raise NodeExecutionError(planned, failed.error or failed.status)
     frame = result.outputs[(source, port)]
     head = frame.head(limit)
-    rows = json.loads(head.to_json(orient="values", date_format="iso", date_unit="s"))
-    return Preview(node_id, port, schema_of(head), rows, None if pushed else len(frame))
+    return Preview(node_id, port, schema_of(head), json_rows(head), None if pushed else len(frame))
 
 
 def _ancestors(pipeline: Pipeline, node_id: str) -> set[str]:

@@ -15,7 +15,10 @@ from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
 from editor.api.revisions import router as revisions_router
+from editor.api.run_compare import router as run_compare_router
+from editor.api.run_data import router as run_data_router
 from editor.api.runs import router as runs_router
+from editor.api.scripts import router as scripts_router
 from editor.api.workspaces import router as workspaces_router
 
 api = NinjaAPI(
@@ -32,6 +35,9 @@ api.add_router("/expressions", expressions_router, tags=["expressions"])
 api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
 api.add_router("/pipelines", plans_router, tags=["pipelines"])
 api.add_router("/pipelines", revisions_router, tags=["history"])
+api.add_router("/pipelines", scripts_router, tags=["pipelines"])
+api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
+api.add_router("/runs", run_data_router, tags=["run data"])
 api.add_router("/workspaces", workspaces_router, tags=["workspaces"])
 api.add_router("/workspaces", files_router, tags=["files"])

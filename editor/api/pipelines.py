@@ -25,6 +25,7 @@ from editor.api.schemas import (
     Run,
     RunIn,
     RunPage,
+    RunStartIn,
     SavedPipeline,
     Validation,
     answers,
@@ -44,6 +45,7 @@ router = Router()
 
 DOCUMENT_BODY = request_body(PipelineIn.model_json_schema())
 PARAMETERS_BODY = request_body(RunIn.model_json_schema(), required=False)
+RUN_BODY = request_body(RunStartIn.model_json_schema(), required=False)
 PREVIEW_BODY = request_body(PreviewIn.model_json_schema())
 GRAPH_PICTURE = {
     "responses": {
@@ -273,14 +275,17 @@ def layout_pipeline(request, pipeline_id: ObjectId):
 @router.post(
     "/{int:pipeline_id}/runs",
     response=answers({202: Run}, 400, 403, 404, 409, 413, 429),
-    openapi_extra=PARAMETERS_BODY,
+    openapi_extra=RUN_BODY,
     summary="Start a run",
 )
 def start_run(request, pipeline_id: ObjectId):
-    """Queue a run; 409 `run_in_progress` while one is active, 422 `invalid_pipeline`."""
-    parameters = _parameters(json_object(request))
+    """Queue a run (body: optional `{parameters, fresh, up_to, from_node}`); 409 `run_in_progress`
+    while one is active, 422 `invalid_pipeline`, or `invalid_request` naming an unknown node."""
+    body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
-    run = actions.start_run(pipeline, request.user, parameters)
+    start = parse_body(RunStartIn, body)
+    reuse = actions.Reuse(fresh=start.fresh, up_to=start.up_to, from_node=start.from_node)
+    run = actions.start_run(pipeline, request.user, start.parameters, reuse)
     return Status(202, run_json(run, user=request.user))
 
 

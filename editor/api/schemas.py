@@ -168,6 +168,11 @@ class RunSummary(Schema):
     pipeline: int
     status: Literal[RUN_STATUSES]
     parameters: dict[str, Any]
+    fresh: bool = Field(description="Whether the run ignored stored results.")
+    up_to: str | None = Field(description="The node the run stopped at (None: the whole pipeline).")
+    from_node: str | None = Field(
+        description="The node the run started from, reusing what is stored above it."
+    )
     started_by: str | None
     created_at: Timestamp
     started_at: Timestamp | None
@@ -350,6 +355,18 @@ class RunIn(Schema):
     """Optional body of validate and start run: values for the pipeline's `${parameters}`."""
 
     parameters: dict[str, Any] = {}
+
+
+class RunStartIn(RunIn):
+    """Optional body of start run: parameter values, and which results the run may reuse."""
+
+    fresh: bool = Field(
+        False, description="Ignore stored results: every node runs (and stores anew)."
+    )
+    up_to: str | None = Field(None, description="Run only this node and its ancestors.")
+    from_node: str | None = Field(
+        None, description="Run this node and everything below it, reusing what is stored above it."
+    )
 
 
 class PreviewIn(Schema):

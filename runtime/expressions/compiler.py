@@ -179,10 +179,13 @@ class _Compiler:
 
     def folded(self, compiled: Compiled) -> Compiled:
         """`compiled` replaced by its value, computed once (it reads no column)."""
-        with np.errstate(all="ignore"):
-            value = compiled.run(pd.DataFrame(index=pd.RangeIndex(1))).iloc[0]
-        if pd.isna(value):
-            value = None
-        elif isinstance(value, np.generic):
-            value = value.item()
-        return constant(compiled.node, value, compiled.type)
+        return constant(compiled.node, folded_value(compiled.run), compiled.type)
+
+
+def folded_value(compute: Callable[[pd.DataFrame], pd.Series]) -> object:
+    """The value `compute` gives on a frame of one row and no column (None for null)."""
+    with np.errstate(all="ignore"):
+        value = compute(pd.DataFrame(index=pd.RangeIndex(1))).iloc[0]
+    if pd.isna(value):
+        return None
+    return value.item() if isinstance(value, np.generic) else value

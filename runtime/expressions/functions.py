@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import reduce
+from functools import partial, reduce
 
 import numpy as np
 
@@ -209,12 +209,14 @@ def _round(
     if number.type == "integer" and places >= 0:
         return number
 
-    def rounded(series: pd.Series) -> pd.Series:
-        result = series.round(places)
-        # numpy scales by 10**places first, which overflows for huge (already whole) floats
-        return result.where(series.abs() < _EXACT_FLOATS, series) if places > 0 else result
+    return derive(node, number.type, number.nullable, partial(rounded, places), number)
 
-    return derive(node, number.type, number.nullable, rounded, number)
+
+def rounded(places: int, series: pd.Series) -> pd.Series:
+    """`series` rounded to `places` decimal places, halves to even."""
+    result = series.round(places)
+    # numpy scales by 10**places first, which overflows for huge (already whole) floats
+    return result.where(series.abs() < _EXACT_FLOATS, series) if places > 0 else result
 
 
 def _date(checker: Checker, node: Call, value: Compiled) -> Compiled:
@@ -256,15 +258,8 @@ def _coalesce(checker: Checker, node: Call, *args: Compiled) -> Compiled:
         return constant(node, None, NULL)
     args = tuple(resolve(arg, type) for arg in args)
 
-    def coalesce(*items: object) -> pd.Series:
-        index = index_of(*items)
-        result = _fillable(items[0], type, index)
-        for item in items[1:]:
-            result = result.where(result.notna(), _fillable(item, type, index))
-        return result
-
     nullable = all(arg.nullable for arg in args)
-    return derive(node, type, nullable, coalesce, *args)
+    return derive(node, type, nullable, partial(first_not_null, type), *args)
 
 
 def _if(
@@ -276,13 +271,24 @@ def _if(
         return constant(node, None, NULL)
     then, otherwise = resolve(then, type), resolve(otherwise, type)
 
-    def choose(test: object, yes: object, no: object) -> pd.Series:
-        index = index_of(test, yes, no)
-        chosen = is_true(as_series(test, "boolean", index))
-        return _fillable(yes, type, index).where(chosen, _fillable(no, type, index))
-
     nullable = then.nullable or otherwise.nullable
-    return derive(node, type, nullable, choose, condition, then, otherwise)
+    return derive(node, type, nullable, partial(choose, type), condition, then, otherwise)
+
+
+def first_not_null(type: str, *items: object) -> pd.Series:
+    """On each row, the first of `items` that is not null (null if all are)."""
+    index = index_of(*items)
+    result = _fillable(items[0], type, index)
+    for item in items[1:]:
+        result = result.where(result.notna(), _fillable(item, type, index))
+    return result
+
+
+def choose(type: str, test: object, yes: object, no: object) -> pd.Series:
+    """`yes` where `test` is true, else `no` (a null test counts as false)."""
+    index = index_of(test, yes, no)
+    chosen = is_true(as_series(test, "boolean", index))
+    return _fillable(yes, type, index).where(chosen, _fillable(no, type, index))
 
 
 def _fillable(value: object, type: str, index: pd.Index) -> pd.Series:

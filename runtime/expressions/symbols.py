@@ -16,7 +16,7 @@ import numpy as np
 from runtime.lazy import pd
 from runtime.schema import type_name_of
 
-from .nodes import Between, Binary, In, IsNull, Logical, Node, Unary
+from .nodes import Between, Binary, In, IsNull, Logical, Unary
 from .sizes import joined_sizes
 from .type_checks import Checker
 from .values import (
@@ -183,18 +183,22 @@ def membership(checker: Checker, node: In, operand: Compiled, *items: Compiled) 
     choices = [item.constant for item in items if item.is_constant and item.constant is not None]
     has_null = any(item.is_constant and item.constant is None for item in items)
     columns = [item for item in items if not item.is_constant]
-
-    def impl(value: object, *others: object) -> pd.Series:
-        value = as_series(value, operand.type, index_of(value, *others))
-        found = with_nulls(value.isin(choices), null_mask(value))
-        for other in others:
-            found = found | compare("=", value, other)
-        if has_null:
-            found = found | broadcast(None, "boolean", value.index)
-        return _negated(found, node)
-
+    impl = partial(is_in, operand.type, choices, has_null, node.negated)
     nullable = operand.nullable or any(item.nullable for item in items)
     return derive(node, "boolean", nullable, impl, operand, *columns)
+
+
+def is_in(
+    type: str, choices: list, has_null: bool, negated: bool, value: object, *others: object
+) -> pd.Series:
+    """`value in (choices..., others...)` (a null among them when `has_null`), or `not in`."""
+    value = as_series(value, type, index_of(value, *others))
+    found = with_nulls(value.isin(choices), null_mask(value))
+    for other in others:
+        found = found | compare("=", value, other)
+    if has_null:
+        found = found | broadcast(None, "boolean", value.index)
+    return ~found if negated else found
 
 
 def between(
@@ -202,18 +206,18 @@ def between(
 ) -> Compiled:
     """`x between low and high`: `x >= low and x <= high`."""
     operand, low, high = _resolved(checker, [operand, low, high])
-
-    def impl(value: object, minimum: object, maximum: object) -> pd.Series:
-        value = as_series(value, operand.type, index_of(value, minimum, maximum))
-        inside = compare(">=", value, minimum) & compare("<=", value, maximum)
-        return _negated(inside, node)
-
+    impl = partial(is_between, operand.type, node.negated)
     nullable = operand.nullable or low.nullable or high.nullable
     return derive(node, "boolean", nullable, impl, operand, low, high)
 
 
-def _negated(result: pd.Series, node: Node) -> pd.Series:
-    return ~result if node.negated else result
+def is_between(
+    type: str, negated: bool, value: object, minimum: object, maximum: object
+) -> pd.Series:
+    """`minimum <= value <= maximum` (or not, when `negated`), null where a side is null."""
+    value = as_series(value, type, index_of(value, minimum, maximum))
+    inside = compare(">=", value, minimum) & compare("<=", value, maximum)
+    return ~inside if negated else inside
 
 
 RULES = {

@@ -29,6 +29,7 @@ from .sql_parts import (
     cast,
     common_type,
     finite,
+    finite_column,
     huge,
     identifier,
     joined,
@@ -96,7 +97,7 @@ class _Lowering:
             return param(node.value, _LITERAL_TYPES[type(node.value)])
         if isinstance(node, Column):
             column = Sql(identifier(node.name), (), self.schema.get(node.name).type)
-            return finite(column) if column.type == "float" else column
+            return finite_column(column) if column.type == "float" else column
         if isinstance(node, IsNull):  # the one place a datetime may go: it is only tested
             test = " IS NOT NULL)" if node.negated else " IS NULL)"
             return sql("(", cast(self.lower(node.operand), "string"), test, type="boolean")

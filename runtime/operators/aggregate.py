@@ -164,7 +164,12 @@ def _whole_table(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
 def _reduced(frame: pd.DataFrame, aggregation: Aggregation) -> object:
     """One aggregation over the whole table (None for null, which fits every dtype)."""
     source = frame if aggregation.column is None else frame[aggregation.column]
-    value = _REDUCERS[aggregation.function](source)
+    return reduced(source, aggregation.function)
+
+
+def reduced(source: pd.DataFrame | pd.Series, function: str) -> object:
+    """`function` over all of `source` (a column, or the table for size); None for null."""
+    value = _REDUCERS[function](source)
     return None if pd.isna(value) else value
 
 

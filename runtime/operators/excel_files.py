@@ -76,13 +76,18 @@ class ExcelInput(FileInput):
     Params = ExcelInputParams
 
     def read_file(self, ctx, file, row_limit):
-        params: ExcelInputParams = ctx.params
-        with _open(file.location, file.name) as workbook:
-            sheet = _sheet_name(workbook.sheet_names, params.sheet, file.name)
-            frame = pd.read_excel(workbook, sheet_name=sheet, dtype=object, nrows=row_limit)
-            dates = _date_columns(workbook.book[sheet])
-        ctx.progress(len(frame))
-        return _as_dates(conform_table(arrow_table(frame)), dates)
+        table = read_sheet(file.location, file.name, ctx.params.sheet, row_limit)
+        ctx.progress(table.num_rows)
+        return table
+
+
+def read_sheet(location: Path, source: str, sheet: int | str, row_limit: int | None) -> pa.Table:
+    """The rows of a workbook's sheet (by name or position), at most `row_limit`."""
+    with _open(location, source) as workbook:
+        name = _sheet_name(workbook.sheet_names, sheet, source)
+        frame = pd.read_excel(workbook, sheet_name=name, dtype=object, nrows=row_limit)
+        dates = _date_columns(workbook.book[name])
+    return _as_dates(conform_table(arrow_table(frame)), dates)
 
 
 def _open(path: Path, source: str) -> pd.ExcelFile:
@@ -158,22 +163,26 @@ class ExcelOutput(FileOutput):
     Params = ExcelOutputParams
 
     def write(self, ctx, frame, temporary, appending):
-        params: ExcelOutputParams = ctx.params
-        frame = _local_times(frame)
-        options = {"mode": "a", "if_sheet_exists": "overlay"} if appending else {}
-        try:
-            with pd.ExcelWriter(temporary, engine="openpyxl", **options) as writer:
-                start = _next_row(writer, params.sheet, frame, params.path)
-                _refuse_too_many_rows(start + len(frame) + (start == 0), params.path)
-                frame.to_excel(
-                    writer, sheet_name=params.sheet, startrow=start, header=start == 0, index=False
-                )
-                _keep_text_as_text(writer.sheets[params.sheet], frame, start + 1 + (start == 0))
-        except IllegalCharacterError as error:
-            raise OperatorError(
-                f"cannot write '{params.path}': a text value holds a control character "
-                "that Excel does not allow"
-            ) from error
+        write_sheet(frame, temporary, appending, ctx.params.path, ctx.params.sheet)
+
+
+def write_sheet(
+    frame: pd.DataFrame, temporary: Path, appending: bool, source: str, sheet: str
+) -> None:
+    """Write `frame` to `sheet` of the workbook `temporary` (below its rows when `appending`)."""
+    frame = _local_times(frame)
+    options = {"mode": "a", "if_sheet_exists": "overlay"} if appending else {}
+    try:
+        with pd.ExcelWriter(temporary, engine="openpyxl", **options) as writer:
+            start = _next_row(writer, sheet, frame, source)
+            _refuse_too_many_rows(start + len(frame) + (start == 0), source)
+            frame.to_excel(writer, sheet_name=sheet, startrow=start, header=start == 0, index=False)
+            _keep_text_as_text(writer.sheets[sheet], frame, start + 1 + (start == 0))
+    except IllegalCharacterError as error:
+        raise OperatorError(
+            f"cannot write '{source}': a text value holds a control character "
+            "that Excel does not allow"
+        ) from error
 
 
 def _next_row(writer: pd.ExcelWriter, sheet: str, frame: pd.DataFrame, source: str) -> int:

@@ -80,15 +80,20 @@ class JsonInput(FileInput):
     Params = JsonInputParams
 
     def read_file(self, ctx, file, row_limit):
-        params: JsonInputParams = ctx.params
-        path = file.location
-        if path.stat().st_size == 0:
-            return empty_table(pa.schema([]))
-        if params.lines:
-            table = _read_lines(ctx, path, file.name, row_limit)
-        else:
-            table = _read_array(ctx, path, file.name, row_limit)
-        return _parse_iso_text(conform_table(table))
+        return read_json_file(ctx, file.location, file.name, ctx.params.lines, row_limit)
+
+
+def read_json_file(
+    ctx: NodeContext, path: Path, source: str, lines: bool, row_limit: int | None
+) -> pa.Table:
+    """The objects of a JSON file (an array, or one per line when `lines`) as a table."""
+    if path.stat().st_size == 0:
+        return empty_table(pa.schema([]))
+    if lines:
+        table = _read_lines(ctx, path, source, row_limit)
+    else:
+        table = _read_array(ctx, path, source, row_limit)
+    return _parse_iso_text(conform_table(table))
 
 
 def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None) -> pa.Table:
@@ -249,12 +254,18 @@ class JsonOutput(FileOutput):
     Params = JsonOutputParams
 
     def write(self, ctx, frame, temporary, appending):
-        params: JsonOutputParams = ctx.params
-        table = conform_table(arrow_table(frame))
-        if params.lines:
-            _write_lines(table, temporary, appending)
-        else:
-            _write_array(table, temporary, appending, params.path)
+        write_json_file(frame, temporary, appending, ctx.params.path, ctx.params.lines)
+
+
+def write_json_file(
+    frame: pd.DataFrame, temporary: Path, appending: bool, source: str, lines: bool
+) -> None:
+    """Write `frame` as JSON Lines (`lines`) or one array, after the old rows if `appending`."""
+    table = conform_table(arrow_table(frame))
+    if lines:
+        _write_lines(table, temporary, appending)
+    else:
+        _write_array(table, temporary, appending, source)
 
 
 def _write_lines(table: pa.Table, temporary: Path, appending: bool) -> None:

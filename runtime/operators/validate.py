@@ -108,7 +108,7 @@ class RangeRule(_Rule):
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
         _, above = self._outside(rows, schema, field)
-        values = f"{self.column}: " + _text(rows[self.column])
+        values = f"{self.column}: " + _value_texts(rows[self.column])
         above_max = values + f" is above the maximum {_shown(self.max)}"
         return above_max.where(above, values + f" is below the minimum {_shown(self.min)}")
 
@@ -166,7 +166,9 @@ class RegexRule(_Rule):
             raise ParamsError(f"{field}.pattern", str(error)) from error
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
-        return f"{self.column}: " + _text(rows[self.column]) + f" does not match {self.pattern}"
+        return (
+            f"{self.column}: " + _value_texts(rows[self.column]) + f" does not match {self.pattern}"
+        )
 
 
 class AllowedValuesRule(_Rule):
@@ -197,7 +199,7 @@ class AllowedValuesRule(_Rule):
         more = ", …" if len(self.values) > LISTED_VALUES else ""
         return (
             f"{self.column}: "
-            + _text(rows[self.column])
+            + _value_texts(rows[self.column])
             + f" is not one of {', '.join(shown)}{more}"
         )
 
@@ -245,9 +247,9 @@ class UniqueRule(_Rule):
         return repeated & complete
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
-        values = _text(rows[self.names[0]])
+        values = _value_texts(rows[self.names[0]])
         for name in self.names[1:]:
-            values = values + ", " + _text(rows[name])
+            values = values + ", " + _value_texts(rows[name])
         return f"{', '.join(self.names)}: " + values + " appears more than once"
 
 
@@ -323,7 +325,7 @@ def _where_true(mask: pd.Series) -> np.ndarray:
     return mask.to_numpy(dtype=bool, na_value=False)
 
 
-def _text(values: pd.Series) -> pd.Series:
+def _value_texts(values: pd.Series) -> pd.Series:
     return values.astype("str")
 
 

@@ -1,11 +1,12 @@
-"""A job in a process of its own: a preview, schema inference, the check before a run, a plan.
+"""A job in a process of its own: a preview, schema inference, the check before a run, a plan,
+the comparison of two runs.
 
 These read data (an input's sample, a preview's rows, a database's columns), so the web server
 has them done in a process forked like a run's, never in its own. Given its `JobOrder` (the
 first message on its socket), the process does the job and answers once, in JSON: `answer`
-with the job's JSON form, or the error the job raised (`invalid`, `node_failed`: the two a
-caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory limits and
-ends it once answered. A spare (`standby`) warms up first, then waits for its one job.
+with the job's JSON form, or the error the job raised (`invalid`, `node_failed`, `refused`:
+those a caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory
+limits and ends it once answered. A spare (`standby`) warms up first, then waits for its one job.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime.errors import NodeExecutionError, PipelineValidationError
+from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
@@ -67,11 +68,26 @@ def _plan(order: JobOrder) -> dict:
     return {"problems": [], "plan": explain_json(prepared)}
 
 
+def _compare(order: JobOrder) -> list[dict]:
+    """Two runs node by node (`runtime.comparison`): the records in the options, spilling into
+    the area's scratch folder."""
+    from runtime.comparison.nodes import compare_runs  # DuckDB loads for this job only
+    from runtime.comparison.records import RunRecord
+
+    options = order.options
+    return compare_runs(
+        RunRecord.from_json(options["a"]), RunRecord.from_json(options["b"]),
+        keys=options["keys"], node=options["node"], spill_dir=order.area.scratch_folder,
+        budget=order.budget,
+    )  # fmt: skip
+
+
 JOBS: dict[str, Callable[[JobOrder], object]] = {
     "preview": _preview,
     "schemas": _schemas,
     "run_problems": _run_problems,
     "plan": _plan,
+    "compare": _compare,
 }
 """Each job by its name in a `JobOrder`, returning its answer's JSON form."""
 
@@ -87,6 +103,8 @@ def serve(link: Link, message: dict) -> int:
         link.send("invalid", problems=[problem.to_json() for problem in error.problems])
     except NodeExecutionError as error:
         link.send("node_failed", node=error.node_id, message=error.message)
+    except ComparisonError as error:
+        link.send("refused", message=str(error), field=error.field, node=error.node)
     except Exception:
         link.send("crashed", traceback=traceback.format_exc())
         return EXIT_CRASHED

@@ -119,9 +119,11 @@ class JobOrder(Order):
     """What a job's process is given: one job on the document."""
 
     job: str
-    """What to do: `preview`, `schemas`, `run_problems` or `plan` (`runtime.worker.jobs`)."""
+    """What to do: `preview`, `schemas`, `run_problems`, `plan` or `compare`
+    (`runtime.worker.jobs`)."""
     options: dict = field(default_factory=dict)
-    """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`."""
+    """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`,
+    a comparison's two run records, `keys` and `node`."""
 
 
 def _message_of(order: Order) -> dict:

@@ -1,6 +1,6 @@
 """Accessibility (issue 14, "Quality"): axe-core finds no serious or critical violation on
 the home page, in the editor with a pipeline open, in the editor after a run with its log
-open, and in the comparison of two versions.
+open, in the comparison of two versions and in that of two runs.
 
 axe-core runs in the page through Playwright's evaluate, which the page's Content-Security-
 Policy does not govern, so the policy is tested as it is served.
@@ -14,6 +14,7 @@ from playwright.async_api import Page, expect
 
 from tests.e2e.editor_page import node, open_editor
 from tests.e2e.seed_pipeline import seed
+from tests.e2e.test_editor_run_compare import two_runs_compared
 from tests.e2e.test_editor_runs import SEED_IDS
 
 pytestmark = [
@@ -79,4 +80,17 @@ async def test_the_comparison_of_two_versions_has_no_serious_violation(signed_in
     await page.get_by_role("menu", name="Versions").get_by_role("menuitem").nth(1).click()
     view = page.get_by_role("region", name="Version #1: differences")
     await expect(view.locator('[data-mark="removed"]')).to_have_count(1)
+    await assert_no_blocking_violation(page)
+
+
+async def test_the_comparison_of_two_runs_with_rows_compared_has_no_serious_violation(
+    signed_in, api, people
+):
+    page = signed_in
+    await two_runs_compared(page, api, people)
+    view = page.get_by_role("region", name="Compare runs")
+    await view.get_by_role("button", name="Compare rows of csv_output_1").click()
+    rows = view.get_by_role("region", name="Rows of csv_output_1")
+    await rows.get_by_role("button", name="Compare rows").click()
+    await expect(rows.get_by_role("table", name="Changed")).to_be_visible()
     await assert_no_blocking_violation(page)

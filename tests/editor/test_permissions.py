@@ -82,6 +82,8 @@ def url_for(route: str, objects: dict) -> str:
     url = re.sub(
         r"<(?:\w+:)?(\w+)>", lambda m: "svg" if m[1] == "fmt" else objects.get(m[1], "1"), url
     )
+    if url.endswith("runs/compare"):
+        return f"/{url}?a={objects['run_id']}&b={objects['run_id']}"
     return "/" + url + ("?path=secret.csv" if "/files" in url else "")
 
 

@@ -15,7 +15,7 @@ from typing import Annotated
 import pyarrow as pa
 import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
-from sqlalchemy.engine import CursorResult
+from sqlalchemy.engine import Connection, CursorResult
 
 from runtime.casting import cast_series
 from runtime.connection_specs import as_spec, fingerprint
@@ -135,15 +135,22 @@ def read_query(ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
         connect(ctx, params.connection) as connection,
         database_errors(f"query on '{params.connection}' failed", connection.engine.url),
     ):
-        probed = probe_declared_types(connection, params.query, list(params.params))
-        streaming = connection.execution_options(yield_per=READ_CHUNK_ROWS)
-        with (
-            select_limit(connection, row_limit),
-            streaming.execute(sa.text(params.query), params.params) as result,
-        ):
-            names = _column_names(result)
-            types = column_types(connection, result, probed)
-            tables = list(_fetch(ctx, result, names, types, row_limit))
+        return query_frame(ctx, connection, params.query, params.params, row_limit)
+
+
+def query_frame(
+    ctx: NodeContext, connection: Connection, query: str, values: dict, row_limit: int | None
+) -> pd.DataFrame:
+    """The rows of `query` (its `:name`s bound to `values`) on `connection`, typed."""
+    probed = probe_declared_types(connection, query, list(values))
+    streaming = connection.execution_options(yield_per=READ_CHUNK_ROWS)
+    with (
+        select_limit(connection, row_limit),
+        streaming.execute(sa.text(query), values) as result,
+    ):
+        names = _column_names(result)
+        types = column_types(connection, result, probed)
+        tables = list(_fetch(ctx, result, names, types, row_limit))
     schema = pa.schema([(name, kind or STRING) for name, kind in zip(names, types, strict=True)])
     table = pa.concat_tables([t.cast(schema) for t in tables]) if tables else schema.empty_table()
     return to_pandas(table)

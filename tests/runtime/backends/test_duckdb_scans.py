@@ -118,3 +118,25 @@ def test_parquet_written_by_pandas_round_trips_through_both(root):
         ),
     ]
     assert_same(steps, {}, root, ordered=["a"])
+
+
+def test_nan_in_a_parquet_file_is_null_to_filters_and_computed_columns_on_both(root):
+    """DuckDB judges `NULLIF(column, NaN)` over a Parquet scan from the file's statistics."""
+    (root / "data").mkdir()
+    table = pa.table({"id": [1, 2, 3, 4], "amount": [10.0, float("nan"), None, 1.0]})
+    pq.write_table(table, root / "data" / "in.parquet")
+    read = Step("read", "parquet_input", {"path": "data/in.parquet"})
+    steps = [
+        read,
+        Step("big", "filter", {"condition": "amount > 5"}, {"in": "read"}),
+        Step("missing", "filter", {"condition": "amount is null"}, {"in": "read"}),
+        Step(
+            "doubled",
+            "transform",
+            {"mappings": [{"target": "twice", "expression": "amount * 2"}]},
+            {"in": "read"},
+        ),
+    ]
+    outputs = assert_same(steps, {}, root, exits=["big", "missing", "doubled"])
+    assert outputs["big"]["id"].tolist() == [1]
+    assert sorted(outputs["missing"]["id"].tolist()) == [2, 3]

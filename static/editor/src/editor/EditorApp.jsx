@@ -15,6 +15,7 @@ import { canRedo, canUndo } from "../model/history.js";
 import { spreadLayout } from "../model/layout.js";
 import { createOverlay } from "../model/overlay.js";
 import { refusalDetails } from "../model/problems.js";
+import { defaultPair } from "../model/runComparison.js";
 import { useStore } from "../model/store.js";
 import { cardGeometry } from "../nodes/geometry.js";
 import { nodeTypeOf } from "../nodes/registry.js";
@@ -38,6 +39,7 @@ import { useSaving } from "./hooks/useSaving.js";
 import { useShortcuts } from "./hooks/useShortcuts.js";
 import { useViewedCanvas } from "./hooks/useViewedCanvas.js";
 import BottomPanel from "./panels/BottomPanel.jsx";
+import RunCompareView from "./comparison/RunCompareView.jsx";
 import HistoryMenu from "./panels/HistoryMenu.jsx";
 import Palette from "./panels/Palette.jsx";
 import { RunProgress, ViewedRunBanner } from "./panels/RunStatus.jsx";
@@ -273,12 +275,15 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
 
   const versions = useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts });
   const viewedVersion = versions.viewing?.item.revision ?? null;
-  // A past run and an earlier version are never shown at once: opening one closes the other.
+  // A past run, an earlier version and a comparison of runs are never shown at once: opening
+  // one closes the others (a comparison keeps the run viewed under it).
   const { pickRun, backToLive } = runs;
   const { pick: pickVersion, close: closeVersion } = versions;
+  const [comparing, setComparing] = useState(null);
   const showRun = useCallback(
     (run) => {
       closeVersion();
+      setComparing(null);
       pickRun(run);
     },
     [closeVersion, pickRun],
@@ -286,18 +291,28 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const showVersion = useCallback(
     (item, items) => {
       backToLive();
+      setComparing(null);
       pickVersion(item, items);
     },
     [backToLive, pickVersion],
   );
+  const compareRuns = useCallback(
+    (listed) => {
+      closeVersion();
+      setComparing({ runs: listed, pair: defaultPair(listed, viewedId) });
+    },
+    [closeVersion, viewedId],
+  );
+  const comparePair = useCallback((pair) => setComparing((old) => ({ ...old, pair })), []);
+  const closeComparison = useCallback(() => setComparing(null), []);
   const historyMenu = useMemo(
     () => (
       <>
-        <HistoryMenu load={runs.loadRuns} onPick={showRun} onLive={backToLive} viewedId={viewedId} userName={userName} />
+        <HistoryMenu load={runs.loadRuns} onPick={showRun} onLive={backToLive} onCompare={compareRuns} viewedId={viewedId} userName={userName} />
         <VersionsMenu load={versions.load} onPick={showVersion} viewed={viewedVersion} userName={userName} />
       </>
     ),
-    [runs.loadRuns, showRun, backToLive, viewedId, userName, versions.load, showVersion, viewedVersion],
+    [runs.loadRuns, showRun, backToLive, compareRuns, viewedId, userName, versions.load, showVersion, viewedVersion],
   );
   const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
   const saveNow = useCallback(() => save(), [save]);
@@ -313,6 +328,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
   const labels = useMemo(() => Object.fromEntries(JSON.parse(labelKey)), [labelKey]);
   const shown = viewedCanvas ?? { nodes, edges };
+  const operatorKey = JSON.stringify(shown.nodes.map((node) => [node.id, node.data.operator]));
+  const selectedId = !viewedCanvas && selected.length === 1 ? selected[0].id : null;
+  const data = useMemo(() => ({ api, selectedId, operators: Object.fromEntries(JSON.parse(operatorKey)) }), [api, selectedId, operatorKey]);
   const onBottomTab = useCallback((tab) => setBottom({ open: true, tab }), []);
   const onBottomToggle = useCallback(() => setBottom((old) => ({ ...old, open: !old.open })), []);
 
@@ -335,6 +353,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             onLayout={autoLayout}
             onSettings={openSettings}
             onExport={files.exportJson}
+            onExportPython={files.exportPython}
             onImport={files.importJson}
             imageUrl={`${base}/graph`}
             history={historyMenu}
@@ -388,7 +407,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   readOnly={readOnly}
                 />
               ) : null}
-              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} />
+              {comparing ? <RunCompareView api={api} runs={comparing.runs} pair={comparing.pair} onPair={comparePair} onClose={closeComparison} userName={userName} /> : null}
+              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} data={data} />
             </div>
             <SidePanel
               readOnly={locked}
@@ -396,6 +416,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               schemas={analysis.schemas}
               onNodeChange={onNodeChange}
               onPreview={runPreview}
+              onRun={locked ? null : runs.onRun}
+              runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
               onDelete={deleteSelection}
               onFocusNode={focusNode}
               pipelineProblems={analysis.pipelineProblems}
@@ -413,7 +435,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               }}
             />
           ) : null}
-          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} onStart={runs.startRun} onClose={closeDialog} /> : null}
+          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} options={dialog.options} onStart={runs.startRun} onClose={closeDialog} /> : null}
           {saving.conflict ? <ConflictDialog onReload={reload} onOverwrite={overwrite} /> : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>

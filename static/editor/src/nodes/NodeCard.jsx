@@ -111,7 +111,7 @@ function CardText({ id, data, kind, icon, operator, status, run, problems, ports
             {summary}
           </span>
         ) : null}
-        {status !== "idle" ? <StatusBadge status={status} working={working} /> : null}
+        {status !== "idle" ? <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} /> : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
       </div>
       {problems.length ? (
@@ -139,8 +139,16 @@ function PortNames({ ports: { inputs, outputs } }) {
   );
 }
 
-/** A pill with the status, and a spinner while the node works (`working`: a status set). */
-export function StatusBadge({ status, working }) {
+/** A pill with the status, and a spinner while the node works (`working`: a status set); a
+ * node whose result was reused from the cache says "cached". */
+export function StatusBadge({ status, working, cached = false }) {
+  if (cached && status === "succeeded") {
+    return (
+      <span className="pw-badge pw-status-succeeded pw-cached" title="Reused from the cache: nothing it depends on changed since it ran">
+        cached
+      </span>
+    );
+  }
   return (
     <span className={`pw-badge pw-status-${status}`}>
       {working.has(status) ? <span className="pw-spinner" aria-hidden="true" /> : null}

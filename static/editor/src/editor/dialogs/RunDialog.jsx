@@ -1,18 +1,20 @@
 // Asks for the values of the pipeline's parameters before a run (defaults filled in).
 
 import { useState } from "react";
+import { runOptionTitle } from "../../model/runOptions.js";
 import { jsonishText, parseJsonish } from "../../model/schemaForm.js";
 import Dialog from "../../ui/Dialog.jsx";
 
-/** `onStart(parameters)` starts the run with the values typed (read as JSON when they parse). */
-export default function RunDialog({ parameters, onStart, onClose }) {
+/** `onStart(parameters, options)` starts the run with the values typed (read as JSON when they
+ * parse) and the run's `options` as given (runOptions.js). */
+export default function RunDialog({ parameters, options, onStart, onClose }) {
   const [values, setValues] = useState(() => Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, jsonishText(value)])));
   return (
-    <Dialog title="Run with parameters" onClose={onClose}>
+    <Dialog title={`${runOptionTitle(options)} with parameters`} onClose={onClose}>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          onStart(Object.fromEntries(Object.entries(values).map(([name, text]) => [name, parseJsonish(text)])));
+          onStart(Object.fromEntries(Object.entries(values).map(([name, text]) => [name, parseJsonish(text)])), options);
         }}
       >
         {Object.keys(values).map((name) => (

@@ -1,5 +1,6 @@
 // Pipeline settings: description, concurrency, stop on error, retries, retry delay, timeout,
-// log level, backend and parameters (name → default value). The server's problems at a setting
+// log level, backend, reuse of results and parameters (name → default value). The server's
+// problems at a setting
 // (`config.<field>`, `config.parameters.<name>`) show at its input, the others above them.
 
 import { Fragment, useState } from "react";
@@ -16,7 +17,7 @@ const BACKENDS = [
   ["pandas", "pandas"],
 ];
 // The settings with an input of their own; a parameter's row shows those at its name.
-const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "timeout_s", "log_level", "backend"];
+const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "timeout_s", "log_level", "backend", "cache"];
 
 /** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. `problems`: the pipeline's
  * problems that no node has, from the server. */
@@ -30,6 +31,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
   const [timeout, setTimeoutValue] = useState(scalarText(config.timeout_s));
   const [logLevel, setLogLevel] = useState(config.log_level ?? "info");
   const [backend, setBackend] = useState(config.backend ?? "auto");
+  const [cache, setCache] = useState(config.cache ?? true);
   const [parameters, setParameters] = useState(() =>
     rowsFromDict(config.parameters).map((row) => ({ key: row.key, text: jsonishText(row.value) })),
   );
@@ -53,6 +55,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
         timeout_s: numberOrNull(timeout),
         log_level: logLevel,
         backend,
+        cache,
         parameters: dictFromRows(parameters.map((row) => ({ key: row.key, value: parseJsonish(row.text) }))),
       },
     });
@@ -105,6 +108,14 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
             </label>
             <p className="pw-hint">Off: nodes that do not depend on a failed one still run.</p>
             <FieldMessages messages={messagesAt("stop_on_error")} />
+          </div>
+          <div className="pw-field pw-field-check">
+            <label htmlFor="pw-cache">
+              <input id="pw-cache" type="checkbox" checked={cache} onChange={(event) => setCache(event.target.checked)} />
+              <span>Reuse results</span>
+            </label>
+            <p className="pw-hint">A run reuses the stored result of every node that did not change since it ran, and runs only what changed. Off: every run runs everything and stores nothing.</p>
+            <FieldMessages messages={messagesAt("cache")} />
           </div>
           <div className="pw-field">
             <label className="pw-label" htmlFor="pw-log-level">

@@ -1,11 +1,13 @@
-// The pipeline as a file: Export downloads the saved document, Import replaces the graph with
-// a JSON file's (one undo step brings the previous graph back).
+// The pipeline as a file: Export downloads the saved document, Export as Python the script it
+// compiles to (or says which node cannot be compiled), Import replaces the graph with a JSON
+// file's (one undo step brings the previous graph back).
 
 import { useCallback } from "react";
 import { documentToCanvas } from "../../model/document.js";
 import { refusalDetails } from "../../model/problems.js";
 
-/** `{exportJson, importJson(file)}`; both save first, or work on what the server has. */
+/** `{exportJson, exportPython, importJson(file)}`; each saves first, or works on what the
+ * server has. */
 export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts }) {
   const { adopt, revision } = saving;
 
@@ -18,6 +20,25 @@ export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, savin
     link.click();
     link.remove();
   }, [base, saveFirst]);
+
+  const exportPython = useCallback(async () => {
+    if (!(await saveFirst())) return;
+    const response = await fetch(`${base}/script`, { credentials: "same-origin" });
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({}));
+      const where = body.node ? `node ${body.node}: ` : "";
+      toasts.show(`Cannot export as Python: ${where}${body.message || response.statusText}`, { kind: "error" });
+      return;
+    }
+    const disposition = response.headers.get("Content-Disposition") || "";
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(await response.blob());
+    link.download = /filename="([^"]+)"/.exec(disposition)?.[1] || "pipeline.py";
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+  }, [base, saveFirst, toasts]);
 
   const importJson = useCallback(
     async (file) => {
@@ -49,5 +70,5 @@ export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, savin
     [api, base, catalog, stateRef, dispatch, adopt, revision, onReplaced, toasts],
   );
 
-  return { exportJson, importJson };
+  return { exportJson, exportPython, importJson };
 }

@@ -30,11 +30,11 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
   }, [phase, sets, overlay, toasts]);
 
   const startRun = useCallback(
-    async (parameters) => {
+    async (parameters, options = {}) => {
       setDialog(null);
       if (!(await saveFirst())) return;
       try {
-        const run = await api.post(`${base}/runs`, { parameters });
+        const run = await api.post(`${base}/runs`, { parameters, ...options });
         overlay.set((value) => ({ ...value, viewed: null, live: fromStartedRun(value.live, run) }));
         toasts.clear();
         openLogs();
@@ -46,11 +46,16 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
     [api, base, overlay, saveFirst, showProblems, toasts, setDialog, openLogs],
   );
 
-  const onRun = useCallback(() => {
-    const parameters = stateRef.current.history.present.meta.config?.parameters ?? {};
-    if (Object.keys(parameters).length) setDialog({ kind: "run", parameters });
-    else startRun({});
-  }, [stateRef, startRun, setDialog]);
+  // `options`: `{fresh}` to ignore stored results, `{up_to: node}` or `{from_node: node}` to
+  // run part of the pipeline (runOptions.js names them for the user).
+  const onRun = useCallback(
+    (options = {}) => {
+      const parameters = stateRef.current.history.present.meta.config?.parameters ?? {};
+      if (Object.keys(parameters).length) setDialog({ kind: "run", parameters, options });
+      else startRun({}, options);
+    },
+    [stateRef, startRun, setDialog],
+  );
 
   const onCancel = useCallback(async () => {
     const runId = overlay.get().live.runId;

@@ -1,24 +1,27 @@
-// The bottom panel: the run's log (filterable by node), a node's data preview, the plan (the
-// plan view is on while its tab is shown) and the run's timeline; collapsible.
+// The bottom panel: the run's log (filterable by node), a node's data preview, every node's
+// data after a run, the plan (the plan view is on while its tab is shown) and the run's
+// timeline; collapsible.
 
 import { memo, useContext, useEffect, useRef, useState } from "react";
 import { formatCell } from "../../model/format.js";
 import { OverlayContext } from "../contexts.js";
 import { shownRun } from "../../model/overlay.js";
 import { useStore } from "../../model/store.js";
+import DataPanel from "../data/DataPanel.jsx";
 import PlanPanel from "./PlanPanel.jsx";
 import Timeline from "./Timeline.jsx";
 
 const SHOWN_LINES = 500;
 
-/** `tab` is "logs", "preview", "plan" or "timeline"; `preview` is `{node, loading, error,
- * result}` or null; `plan` is usePlanView's answer, `dirty` whether there are unsaved changes;
- * `labels` the nodes' labels by id. */
-function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, plan, dirty }) {
+/** `tab` is "logs", "preview", "data", "plan" or "timeline"; `preview` is `{node, loading,
+ * error, result}` or null; `plan` is usePlanView's answer, `dirty` whether there are unsaved
+ * changes; `labels` the nodes' labels by id; `data` the Data tab's `{api, selectedId,
+ * operators}`. */
+function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, plan, dirty, data }) {
   const overlay = useContext(OverlayContext);
   const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
   return (
-    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview, plan and timeline">
+    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview, data, plan and timeline">
       <div className="pw-bottom-tabs">
         <div className="pw-bottom-tablist" role="tablist" aria-label="Panel">
           <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
@@ -26,6 +29,9 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, pla
           </button>
           <button type="button" role="tab" aria-selected={open && tab === "preview"} onClick={() => onTab("preview")}>
             Preview{preview ? ` · ${preview.node}` : ""}
+          </button>
+          <button type="button" role="tab" aria-selected={open && tab === "data"} onClick={() => onTab("data")} title="Every node's data in the run shown: paged, sorted, filtered, with statistics">
+            Data
           </button>
           <button type="button" role="tab" aria-selected={open && tab === "plan"} onClick={() => onTab("plan")} title="Where each node runs: segments and their backend, nodes not run">
             Plan
@@ -41,15 +47,16 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, pla
       </div>
       {open ? (
         <div className="pw-bottom-body" role="tabpanel">
-          <Tab tab={tab} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} preview={preview} />
+          <Tab tab={tab} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} preview={preview} data={data} />
         </div>
       ) : null}
     </section>
   );
 }
 
-function Tab({ tab, nodeIds, labels, plan, dirty, preview }) {
+function Tab({ tab, nodeIds, labels, plan, dirty, preview, data }) {
   if (tab === "logs") return <Logs nodeIds={nodeIds} />;
+  if (tab === "data") return <DataPanel {...data} />;
   if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} />;
   if (tab === "timeline") return <Timeline labels={labels} />;
   return <Preview preview={preview} />;

@@ -1,11 +1,13 @@
 // Run history: the pipeline's runs, "#12 · succeeded · alice · 3.2 s · 5 min ago"; picking
-// one shows that run's own document on the canvas, read-only, as the run ended.
+// one shows that run's own document on the canvas, read-only, as the run ended. "Compare
+// with…" opens two runs side by side (comparison/RunCompareView.jsx).
 
 import { formatDuration, timeAgo } from "../../model/format.js";
 import { useLoadedMenu } from "../../ui/useLoadedMenu.js";
 
-/** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back. */
-export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }) {
+/** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back,
+ * `onCompare(runs)` compares the one viewed (else the latest) with another. */
+export default function HistoryMenu({ load, onPick, onLive, onCompare, viewedId, userName }) {
   const { open, setOpen, answer, error, box } = useLoadedMenu(load);
   const runs = answer?.items ?? null;
   return (
@@ -18,6 +20,11 @@ export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }
           <button type="button" role="menuitem" className={viewedId === null ? "is-current" : ""} onClick={() => { onLive(); setOpen(false); }}>
             Latest (live)
           </button>
+          {runs?.length ? (
+            <button type="button" role="menuitem" onClick={() => { onCompare(runs); setOpen(false); }}>
+              {compareLabel(runs, viewedId)}
+            </button>
+          ) : null}
           {error ? <p className="pw-error pw-pad">{error}</p> : null}
           {runs === null && !error ? <p className="pw-muted pw-pad">Loading…</p> : null}
           {runs?.length === 0 ? <p className="pw-muted pw-pad">No runs yet.</p> : null}
@@ -39,6 +46,12 @@ export default function HistoryMenu({ load, onPick, onLive, viewedId, userName }
       ) : null}
     </div>
   );
+}
+
+/** "Compare #12 with…" for the run viewed, else "Compare with…" (the latest run). */
+function compareLabel(runs, viewedId) {
+  const viewed = runs.find((run) => run.id === viewedId);
+  return viewed ? `Compare #${viewed.number} with…` : "Compare with…";
 }
 
 /** "#12 · succeeded · alice · 3.2 s · 5 min ago" (you: "you"; parts not known are left out). */

@@ -1,10 +1,11 @@
 // The right-hand panel: the selected node (label, id, params form, problems, columns,
-// run details and the Preview button), or the pipeline's overview when nothing is selected.
+// run details, the Preview button and the node's Run menu), or the pipeline's overview when nothing is selected.
 // Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
 
 import { memo, useContext, useEffect, useRef } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../model/format.js";
 import { describeProblem, generalProblems, messagesAtField } from "../../model/problems.js";
+import { fromNode, upTo } from "../../model/runOptions.js";
 import { FieldMessages } from "../../ui/form/Field.jsx";
 import { CatalogContext, OverlayContext } from "../contexts.js";
 import { StatusBadge } from "../../nodes/NodeCard.jsx";
@@ -15,7 +16,7 @@ import SchemaForm from "../../ui/form/SchemaForm.jsx";
 const NO_PROBLEMS = [];
 
 /** The panel for `selected` (the selected nodes). */
-function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
+function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onRun, runActive, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
   const panel = useRef(null);
   const shownId = selected.length === 1 ? selected[0].id : null;
   useEffect(() => {
@@ -25,7 +26,7 @@ function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPrevie
   if (selected.length === 1) {
     return (
       <aside className="pw-side" aria-label="Node" ref={panel}>
-        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} />
+        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} onRun={onRun} runActive={runActive} />
       </aside>
     );
   }
@@ -115,7 +116,7 @@ function Overview({ nodeCount, problems, onFocusNode }) {
   );
 }
 
-function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
+function NodePanel({ readOnly, node, schemas, onChange, onPreview, onRun, runActive }) {
   const catalog = useContext(CatalogContext);
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, (state) => shownRun(state).nodes[node.id]);
@@ -175,13 +176,41 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview }) {
       <section className="pw-section">
         <div className="pw-section-head">
           <h3>Columns</h3>
-          <button type="button" onClick={() => onPreview(node.id)}>
-            Preview
-          </button>
+          <span className="pw-section-actions">
+            <button type="button" onClick={() => onPreview(node.id)}>
+              Preview
+            </button>
+            {onRun ? <NodeRunMenu node={node.id} onRun={onRun} disabled={runActive} /> : null}
+          </span>
         </div>
         <Columns schemas={schemas} />
       </section>
     </>
+  );
+}
+
+/** Run part of the pipeline from this node: up to it (it and its ancestors), or from it (it and
+ * what is below it, reusing the stored results above it). */
+function NodeRunMenu({ node, onRun, disabled }) {
+  const menu = useRef(null);
+  const run = (options) => {
+    menu.current.open = false;
+    onRun(options);
+  };
+  return (
+    <details className="pw-menu pw-node-run-menu" ref={menu}>
+      <summary aria-disabled={disabled || undefined} title="Run part of the pipeline">
+        Run ▾
+      </summary>
+      <div className="pw-menu-items">
+        <button type="button" disabled={disabled} onClick={() => run(upTo(node))} title="Run this node and the nodes it reads from">
+          Run up to here
+        </button>
+        <button type="button" disabled={disabled} onClick={() => run(fromNode(node))} title="Run this node and everything below it, reusing the stored results above it">
+          Run from here
+        </button>
+      </div>
+    </details>
   );
 }
 
@@ -220,7 +249,7 @@ function RunDetails({ run, kind, sets }) {
     <section className={`pw-section pw-run-details${failed ? " is-failed" : ""}`}>
       <div className="pw-section-head">
         <h3>Last run</h3>
-        <StatusBadge status={run.status} working={sets.working} />
+        <StatusBadge status={run.status} working={sets.working} cached={metrics.cached === true} />
       </div>
       <dl className="pw-metrics">
         <dt>Rows in</dt>

@@ -4,6 +4,7 @@
 
 import { memo, useRef } from "react";
 import { fileName } from "../../model/format.js";
+import { FRESH } from "../../model/runOptions.js";
 import JsonFileInput from "../../ui/JsonFileInput.jsx";
 import { filesUrl } from "../../workspaces/roles.js";
 
@@ -23,6 +24,7 @@ function TopBar({
   onLayout,
   onSettings,
   onExport,
+  onExportPython,
   onImport,
   imageUrl,
   history,
@@ -84,6 +86,15 @@ function TopBar({
         <button type="button" onClick={onExport} title="Download the pipeline as JSON">
           Export
         </button>
+        {/* "Python" beside Export: the full label would push Run onto a second line at 1440 px */}
+        <button
+          type="button"
+          onClick={onExportPython}
+          aria-label="Export as Python"
+          title="Export as Python: a script that runs the pipeline with pandas"
+        >
+          Python
+        </button>
         {readOnly ? null : (
           <>
             <button type="button" onClick={() => file.current?.click()} title="Replace this pipeline's graph with a JSON file">
@@ -118,9 +129,10 @@ function TopBar({
         ) : null}
         {readOnly ? null : (
           <>
-            <button type="button" className="pw-primary" onClick={onRun} disabled={runActive}>
+            <button type="button" className="pw-primary" onClick={() => onRun()} disabled={runActive} title="Run, reusing the stored results of nodes that did not change">
               Run
             </button>
+            <RunMenu disabled={runActive} onRun={onRun} />
             <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>
               Cancel
             </button>
@@ -128,6 +140,31 @@ function TopBar({
         )}
       </div>
     </div>
+  );
+}
+
+/** The other ways to start a run, beside Run: fresh, reusing no stored result. */
+function RunMenu({ disabled, onRun }) {
+  const menu = useRef(null);
+  return (
+    <details className="pw-menu pw-run-menu" ref={menu}>
+      <summary aria-label="More ways to run" title="More ways to run" aria-disabled={disabled || undefined}>
+        ▾
+      </summary>
+      <div className="pw-menu-items">
+        <button
+          type="button"
+          disabled={disabled}
+          title="Run every node again, reusing no stored result"
+          onClick={() => {
+            menu.current.open = false;
+            onRun(FRESH);
+          }}
+        >
+          Run fresh
+        </button>
+      </div>
+    </details>
   );
 }
 

@@ -1,0 +1,167 @@
+"""A run's node results: a page of rows and per-column statistics, for the editor's Data tab.
+
+A stored port is read from its Parquet file by `runtime.result_pages` (DuckDB in a session
+that reads only that file, with a memory and a time limit); at most `READERS` such reads run
+at once in this web process, and a request that waits `READER_WAIT_S` for one answers 429. A
+port the run did not store, or whose result the store evicted, is recomputed by a preview of
+the run's own document and parameters, in a job's process (`editor.preview_pool`, with its
+limits): only its first `RECOMPUTED_ROWS` rows, paged here, and neither sorted, filtered nor
+summarised (that needs the whole result). Every answer says its `source`.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Annotated
+
+from ninja import Router
+from pydantic import Field
+
+from editor import preview_pool
+from editor.api.run_data_schemas import DataPage, DataStats
+from editor.api.schemas import ObjectId, Offset, answers
+from editor.errors import ActionError
+from editor.permissions import run_for
+from editor.run_results import PortResult, changed_inputs, port_result
+from editor.workspaces import data_root, engine_access
+from runtime import result_pages
+from runtime.paths import SCRATCH
+from runtime.preview import MAX_LIMIT as RECOMPUTED_ROWS
+from runtime.result_pages import ResultQueryError, ResultTimeout
+
+router = Router()
+PageRows = Annotated[
+    int, Field(ge=1, le=result_pages.MAX_LIMIT, description="Rows per page, 1 to 1,000.")
+]
+
+READERS = 2
+"""Stored results read at once in this web process (each with `result_pages.BUDGET`)."""
+READER_WAIT_S = 5.0
+_readers = threading.BoundedSemaphore(READERS)
+
+
+@router.get(
+    "/{int:run_id}/nodes/{node}/data",
+    response=answers({200: DataPage}, 400, 404, 429),
+    summary="A page of a node's result",
+)
+def node_data(
+    request,
+    run_id: ObjectId,
+    node: str,
+    port: str | None = None,
+    offset: Offset = 0,
+    limit: PageRows = 100,
+    sort: str | None = None,
+    filter: str | None = None,
+):
+    """Rows `offset` … `offset + limit` (at most 1,000) of the node's result at `port`, sorted
+    by `sort` (a column; `-column` descending) and kept where `filter` (an expression) holds."""
+    result = port_result(run_for(request.user, run_id), node, port)
+    if result.path is not None:
+        with _reader(result):
+            found = _read(result, lambda: result_pages.page(
+                result.path, offset, limit, sort, filter, spill_root=_spill_root()
+            ))  # fmt: skip
+        return {**_about(result, "stored"), **found.to_json()}
+    _refuse_on_recomputed(result, sort=sort, filter=filter)
+    rows, columns = [], []
+    if offset < RECOMPUTED_ROWS:
+        preview = preview_pool.preview(
+            result.document, node, min(offset + limit, RECOMPUTED_ROWS),
+            port=result.port, parameters=result.run.parameters,
+            **engine_access(result.run.pipeline.workspace, request.user),
+        )  # fmt: skip
+        rows, columns = preview["rows"][offset : offset + limit], preview["columns"]
+        total = preview["total_rows"]
+    else:
+        total = None
+    return {
+        **_about(result, "recomputed"),
+        "columns": [{"name": item["name"], "type": item["type"]} for item in columns],
+        "rows": rows,
+        "total_rows": total,
+        "offset": offset,
+        "limit": limit,
+        "recomputed_rows": RECOMPUTED_ROWS,
+        "changed_inputs": changed_inputs(result, request.user),
+    }
+
+
+@router.get(
+    "/{int:run_id}/nodes/{node}/stats",
+    response=answers({200: DataStats}, 400, 404, 429),
+    summary="Per-column statistics of a node's result",
+)
+def node_stats(request, run_id: ObjectId, node: str, port: str | None = None,
+               filter: str | None = None):  # fmt: skip
+    """Each column's count, nulls, distinct values, min, max and a small histogram, over the
+    rows of the stored result where `filter` holds."""
+    result = port_result(run_for(request.user, run_id), node, port)
+    if result.path is None:
+        _refuse_on_recomputed(result, stats=True)
+    with _reader(result):
+        found = _read(
+            result, lambda: result_pages.stats(result.path, filter, spill_root=_spill_root())
+        )
+    return {**_about(result, "stored"), "columns": [item.to_json() for item in found]}
+
+
+def _about(result: PortResult, source: str) -> dict:
+    return {
+        "run": result.run.pk,
+        "node": result.node,
+        "port": result.port,
+        "source": source,
+        "cached": result.cached,
+    }
+
+
+def _refuse_on_recomputed(result: PortResult, *, sort=None, filter=None, stats=False) -> None:
+    """Sorting, filtering and statistics need the whole result: a recomputed one has only its
+    first rows."""
+    why = "was evicted from the result store" if result.recorded else "was not stored by the run"
+    for field, asked in (("sort", sort), ("filter", filter), ("stats", stats)):
+        if asked:
+            raise ActionError(
+                422, "result_not_stored",
+                f"the result of node '{result.node}' at port '{result.port}' {why}; only its "
+                f"first {RECOMPUTED_ROWS:,} rows can be recomputed, unsorted and unfiltered, "
+                "and without statistics; run the pipeline again to keep it",
+                node=result.node, field=field,
+            )  # fmt: skip
+
+
+def _read(result: PortResult, read):
+    """`read()`'s answer; its refusals as 400 (422 past the time limit) naming the field."""
+    try:
+        return read()
+    except ResultTimeout as error:
+        raise ActionError(422, "result_timeout", str(error), node=result.node) from error
+    except ResultQueryError as error:
+        raise ActionError(400, "invalid_request", str(error), node=result.node,
+                          field=error.field) from error  # fmt: skip
+
+
+@contextmanager
+def _reader(result: PortResult):
+    """One of the `READERS` slots for the block, or 429 after `READER_WAIT_S`."""
+    if not _readers.acquire(timeout=READER_WAIT_S):
+        raise ActionError(
+            429, "results_busy",
+            f"reading the result of node '{result.node}' waited {READER_WAIT_S:g} s: "
+            f"{READERS} results are being read already; try again in a moment",
+            node=result.node,
+        )  # fmt: skip
+    try:
+        yield
+    finally:
+        _readers.release()
+
+
+def _spill_root():
+    """Where a large sort spills: the runs' scratch folder, outside every workspace."""
+    folder = data_root() / SCRATCH
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

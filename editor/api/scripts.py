@@ -1,0 +1,46 @@
+"""`GET /api/pipelines/{id}/script`: the pipeline compiled to a standalone Python script.
+
+Whoever may view a pipeline may download its script; the script is compiled against the
+files of the pipeline's workspace (to read its inputs' columns). A pipeline that cannot be
+compiled exactly (a plugin operator, a folder of input files ...) answers 422 naming the node.
+"""
+
+from __future__ import annotations
+
+from ninja import Router
+
+from editor.api.schemas import ObjectId, answers
+from editor.documents import to_document
+from editor.errors import ActionError
+from editor.exports import download, script_name
+from editor.permissions import pipeline_for
+from editor.workspaces import file_area
+from runtime.compile import CompileRefused, compile_script
+
+router = Router()
+
+SCRIPT_FILE = {
+    "responses": {
+        200: {
+            "description": "The script, as a file to save",
+            "content": {"text/x-python": {"schema": {"type": "string"}}},
+        }
+    }
+}
+
+
+@router.get(
+    "/{int:pipeline_id}/script",
+    response=answers({200: None}, 404, 422),
+    summary="Export as a Python script",
+    openapi_extra=SCRIPT_FILE,
+)
+def pipeline_script(request, pipeline_id: ObjectId):
+    """A Python file that runs the pipeline with pandas, with the same outputs as a run."""
+    pipeline = pipeline_for(request.user, pipeline_id)
+    area = file_area(pipeline.workspace, request.user)
+    try:
+        script = compile_script(to_document(pipeline), data_root=area)
+    except CompileRefused as error:
+        raise ActionError(422, "not_compilable", error.message, node=error.node) from error
+    return download(script, script_name(pipeline), "text/x-python")

@@ -1,0 +1,311 @@
+"""Expressions as pandas code: the syntax tree of a filter condition or a mapping, written out.
+
+The runtime parses and type-checks the expression (`runtime.expressions`); this module records
+what its compiler decided for every node (type, constant value) and writes, node by node, the
+pandas code that computes the same values: the same calls where they are one line (`s.str.upper()`),
+and a carried copy of the runtime's function where the semantics are intricate (`compare` for
+nulls in comparisons, `_divide` for division by zero). Column names and texts only ever reach the
+code through `repr()`; nothing of the expression's text is pasted into it.
+
+A `${parameter}` in the expression becomes the script's option (`params["name"]`); a part that
+the runtime computes once from parameters (`1 + ${vat}`) is computed once by the script too
+(`folded_value`). A parameter without a default is refused: its type would be unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from runtime.expressions import compiler as runtime_compiler
+from runtime.expressions import functions, symbols, values
+from runtime.expressions.lexer import literal as expression_literal
+from runtime.expressions.nodes import (
+    Between,
+    Binary,
+    Call,
+    Column,
+    In,
+    IsNull,
+    Literal,
+    Logical,
+    Node,
+    Unary,
+    children,
+    walk,
+)
+from runtime.expressions.parser import parse
+from runtime.expressions.type_checks import Checker
+from runtime.expressions.values import NULL, Compiled
+from runtime.parameters import PLACEHOLDER
+from runtime.schema import Schema
+
+from .errors import CompileRefused
+from .literals import literal
+
+_STRING_MAPS = {"upper": "upper()", "lower": "lower()", "strip": "strip()", "len": "len()"}
+_TEXT_TESTS = {
+    "contains": "contains({}, regex=False)",
+    "startswith": "startswith({})",
+    "endswith": "endswith({})",
+}
+_ARITHMETIC = {"+": "{} + {}", "-": "{} - {}", "*": "{} * {}"}
+_HELPERS = {
+    "/": symbols._divide,
+    "**": symbols._power,
+}
+
+
+@dataclass
+class ExpressionCode:
+    """One expression as code over the frame `view` (positional, see `positional`)."""
+
+    code: str
+    type: str
+    helpers: set = field(default_factory=set)
+    """The runtime functions the code calls (the script carries them)."""
+
+
+def expression_code(text: str, schema: Schema, parameters: dict[str, object]) -> ExpressionCode:
+    """The pandas code computing `text` (with `${name}` placeholders) over columns `schema`."""
+    substituted, parameter_spans = _substituted(text, parameters)
+    root = parse(substituted)
+    recorder = _Recorder(substituted, schema)
+    recorder.compile_node(root)
+    writer = _Writer(recorder, parameter_spans)
+    top = recorder.seen[id(root)]
+    code = writer.series(root, "boolean" if top.type == NULL else top.type)
+    return ExpressionCode(code, top.type if top.type != NULL else "boolean", writer.helpers)
+
+
+def _substituted(text: str, parameters: dict[str, object]) -> tuple[str, dict]:
+    """`text` with each placeholder replaced by its default's literal; the literals' spans."""
+    parts, spans, position, end = [], {}, 0, 0
+    for match in PLACEHOLDER.finditer(text):
+        name = match[1]
+        if name not in parameters:
+            raise CompileRefused(f"unknown parameter '${{{name}}}'")
+        if parameters[name] is None:
+            raise CompileRefused(
+                f"parameter '{name}' has no default; give it one to compile an expression using it"
+            )
+        parts.append(text[end : match.start()])
+        position += match.start() - end
+        spelled = expression_literal(parameters[name])
+        spans[(position, position + len(spelled))] = name
+        parts.append(spelled)
+        position += len(spelled)
+        end = match.end()
+    parts.append(text[end:])
+    return "".join(parts), spans
+
+
+class _Recorder(runtime_compiler._Compiler):
+    """The runtime's compiler, keeping what it decided for each node of the tree."""
+
+    def __init__(self, text: str, schema: Schema) -> None:
+        super().__init__(text, schema)
+        self.seen: dict[int, Compiled] = {}
+
+    def compile_node(self, node: Node) -> Compiled:
+        compiled = super().compile_node(node)
+        self.seen[id(node)] = compiled
+        return compiled
+
+
+class _Writer:
+    INDEX = "view.index"
+
+    def __init__(self, recorder: _Recorder, parameter_spans: dict) -> None:
+        self.seen = recorder.seen
+        self.checker: Checker = recorder.checker
+        self.parameter_spans = parameter_spans
+        self.helpers: set = {values.conform}
+        self.constant_arguments: list[bool] = [False]
+
+    # -- what the runtime passes for a node ------------------------------------------------
+
+    def parameter(self, node: Node) -> str | None:
+        if isinstance(node, Literal):
+            name = self.parameter_spans.get(node.span)
+            if name is not None:
+                return f"params[{name!r}]"
+        return None
+
+    def uses_parameter(self, node: Node) -> bool:
+        return any(self.parameter(sub) for sub in walk(node))
+
+    def scalar(self, node: Node) -> str:
+        """A non-null constant, as the runtime passes it (a plain value)."""
+        named = self.parameter(node)
+        if named:
+            return named
+        if self.uses_parameter(node):  # folded by the runtime from the parameter's value
+            self.helpers.add(runtime_compiler.folded_value)
+            return f"folded_value(lambda view: {self.structural(node, self.seen[id(node)])})"
+        return literal(self.seen[id(node)].constant)
+
+    def argument(self, node: Node, type: str) -> str:
+        """What `values()` hands an implementation: a scalar for a non-null constant (unless
+        every argument is constant, as while folding), else the node's Series (a null resolved
+        to `type`)."""
+        compiled = self.seen[id(node)]
+        if self.constant_arguments[-1]:
+            return self.series(node, type)
+        if compiled.is_constant and compiled.constant is not None:
+            return self.scalar(node)
+        return self.series(node, type)
+
+    def series(self, node: Node, type: str) -> str:
+        """The node's values as a Series, as its `run(frame)` computes them."""
+        compiled = self.seen[id(node)]
+        if compiled.is_constant:
+            self.helpers.add(values.broadcast)
+            value = self.scalar(node) if compiled.constant is not None else "None"
+            kind = type if compiled.type == NULL else compiled.type
+            return f"broadcast({value}, {kind!r}, {self.INDEX})"
+        if isinstance(node, Column):
+            return f"conform(view[{node.name!r}], {compiled.type!r})"
+        return self.structural(node, compiled)
+
+    # -- one construct at a time -----------------------------------------------------------
+
+    def structural(self, node: Node, compiled: Compiled) -> str:
+        children = _children(node)
+        for child in children:  # a node that returns its argument unchanged (round(integer))
+            if self.seen.get(id(child)) is compiled:
+                return self.series(child, compiled.type)
+        self.constant_arguments.append(all(self.seen[id(c)].is_constant for c in children))
+        try:
+            return self.construct(node, compiled)
+        finally:
+            self.constant_arguments.pop()
+
+    def construct(self, node: Node, compiled: Compiled) -> str:
+        kind = compiled.type
+        if isinstance(node, Unary):
+            if node.op == "not":
+                return f"~{self.argument(node.operand, 'boolean')}"
+            return self.conformed(f"-{self.argument(node.operand, kind)}", kind)
+        if isinstance(node, Binary):
+            return self.binary(node, kind)
+        if isinstance(node, Logical):
+            joiner = " & " if node.op == "and" else " | "
+            return "(" + joiner.join(self.argument(o, "boolean") for o in node.operands) + ")"
+        if isinstance(node, IsNull):
+            test = "notna" if node.negated else "isna"
+            return f"{self.argument(node.operand, 'string')}.{test}()"
+        if isinstance(node, In):
+            return self.membership(node)
+        if isinstance(node, Between):
+            shared = self.common([node.operand, node.low, node.high], "string")
+            self.helpers.add(symbols.is_between)
+            parts = [self.argument(n, shared) for n in (node.operand, node.low, node.high)]
+            return f"is_between({shared!r}, {node.negated}, {', '.join(parts)})"
+        if isinstance(node, Call):
+            return self.call(node, kind)
+        raise CompileRefused(f"cannot compile {self.checker.describe(node)}")
+
+    def conformed(self, code: str, kind: str) -> str:
+        return f"conform({code}, {kind!r})"
+
+    def common(self, nodes: list[Node], when_null: str) -> str:
+        shared = self.checker.common_type([self.seen[id(n)] for n in nodes], "")
+        return when_null if shared == NULL else shared
+
+    def binary(self, node: Binary, kind: str) -> str:
+        if node.op in symbols._COMPARISONS:
+            shared = self.common([node.left, node.right], "string")
+            left, right = self.argument(node.left, shared), self.argument(node.right, shared)
+            self.helpers.add(symbols.compare)
+            return f"compare({node.op!r}, {left}, {right})"
+        shared = self.common([node.left, node.right], kind)
+        left, right = self.argument(node.left, shared), self.argument(node.right, shared)
+        if node.op in _ARITHMETIC:
+            return self.conformed(_ARITHMETIC[node.op].format(left, right), kind)
+        if node.op == "%":
+            self.helpers.add(symbols._modulo)
+            return self.conformed(f"_modulo({shared!r}, {left}, {right})", kind)
+        helper = _HELPERS[node.op]
+        self.helpers.add(helper)
+        return self.conformed(f"{helper.__name__}({left}, {right})", kind)
+
+    def membership(self, node: In) -> str:
+        shared = self.common([node.operand, *node.items], "string")
+        constants = [item for item in node.items if self.seen[id(item)].is_constant]
+        choices = [self.scalar(i) for i in constants if self.seen[id(i)].constant is not None]
+        has_null = any(self.seen[id(item)].constant is None for item in constants)
+        others = [self.argument(i, shared) for i in node.items if i not in constants]
+        self.helpers.add(symbols.is_in)
+        parts = [self.argument(node.operand, shared), *others]
+        listed = "[" + ", ".join(choices) + "]"
+        return f"is_in({shared!r}, {listed}, {has_null}, {node.negated}, {', '.join(parts)})"
+
+    def setting(self, node: Node) -> str:
+        """A function's constant argument (a search text, a count)."""
+        return self.scalar(node)
+
+    def call(self, node: Call, kind: str) -> str:
+        name, args = node.name, node.args
+        if name in _STRING_MAPS:
+            return self.conformed(
+                f"{self.argument(args[0], 'string')}.str.{_STRING_MAPS[name]}", kind
+            )
+        if name in _TEXT_TESTS:
+            text = self.argument(args[0], "string")
+            test = _TEXT_TESTS[name].format(self.setting(args[1]))
+            self.helpers |= {values.with_nulls, values.null_mask}
+            return self.conformed(f"with_nulls({text}.str.{test}, null_mask({text}))", kind)
+        if name == "replace":
+            text = self.argument(args[0], "string")
+            old, new = self.setting(args[1]), self.setting(args[2])
+            return self.conformed(f"{text}.str.replace({old}, {new}, regex=False)", kind)
+        if name == "concat":
+            parts = []
+            for arg in args:
+                code = self.argument(arg, "string")
+                is_series = not (
+                    self.seen[id(arg)].is_constant and self.seen[id(arg)].constant is not None
+                )
+                parts.append(f'{code}.fillna("")' if is_series else code)
+            return self.conformed(" + ".join(parts), kind)
+        if name == "substr":
+            if any(self.uses_parameter(arg) for arg in args[1:]):
+                raise CompileRefused("substr() with a parameter as its start or length")
+            first = self.seen[id(args[1])].constant
+            count = None if len(args) < 3 else self.seen[id(args[2])].constant
+            stop = None if count is None else min(first - 1 + count, functions.MAX_INTEGER)
+            text = self.argument(args[0], "string")
+            return self.conformed(f"{text}.str.slice({first - 1}, {stop})", kind)
+        if name == "abs":
+            return self.conformed(f"abs({self.argument(args[0], kind)})", kind)
+        if name in ("floor", "ceil"):
+            return self.conformed(f"np.{name}({self.argument(args[0], kind)})", kind)
+        if name == "round":
+            if len(args) > 1 and self.uses_parameter(args[1]):
+                raise CompileRefused("round() with a parameter as its digits")
+            places = 0 if len(args) < 2 else self.seen[id(args[1])].constant
+            self.helpers.add(functions.rounded)
+            return self.conformed(f"rounded({places}, {self.argument(args[0], kind)})", kind)
+        if name == "date":
+            source = self.seen[id(args[0])].type
+            helper = functions.text_to_date if source in ("string", NULL) else values.to_date
+            self.helpers.add(helper)
+            argument = self.argument(args[0], "string" if source == NULL else source)
+            return self.conformed(f"{helper.__name__}({argument})", kind)
+        if name in ("year", "month", "day"):
+            source = self.seen[id(args[0])].type
+            return self.conformed(f"{self.argument(args[0], source)}.dt.{name}", kind)
+        if name == "coalesce":
+            self.helpers.add(functions.first_not_null)
+            parts = ", ".join(self.argument(arg, kind) for arg in args)
+            return self.conformed(f"first_not_null({kind!r}, {parts})", kind)
+        if name == "if":
+            self.helpers.add(functions.choose)
+            test = self.argument(args[0], "boolean")
+            yes, no = self.argument(args[1], kind), self.argument(args[2], kind)
+            return self.conformed(f"choose({kind!r}, {test}, {yes}, {no})", kind)
+        raise CompileRefused(f"cannot compile a call of {name}()")
+
+
+def _children(node: Node) -> list[Node]:
+    return list(children(node))

@@ -1,0 +1,119 @@
+"""The script's own functions: finding files under its data root and writing outputs whole.
+
+These are not copies of runtime functions (the runtime's take a run's context): they are the
+script's, written here as real code so that they are tested, and carried into every script by
+`carry.py` like the runtime helpers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+
+import sqlalchemy as sa
+from sqlalchemy.pool import NullPool
+
+from runtime.sql_connections import _make_sqlite_transactional
+
+
+class PipelineError(Exception):
+    """A problem a run would report as a node's error (a missing column, a file that exists)."""
+
+
+class ScriptContext:
+    """Stands for a run's node context in carried runtime code: it reports progress and asks
+    whether to stop (nobody watches a script, only Ctrl+C stops it), commits at once, and
+    holds the few params that code reads."""
+
+    def __init__(self, **params: object) -> None:
+        self.params = SimpleNamespace(**params)
+        self.logger = logging.getLogger("pipeline")
+
+    def progress(self, rows: int) -> None:
+        """Rows read so far: not reported."""
+
+    def check_cancelled(self) -> None:
+        """A script is never asked to stop."""
+
+    def commit(self, action: Callable[[], object]) -> object:
+        """Make a side effect visible: at once."""
+        return action()
+
+
+@contextmanager
+def database(name: str, variable: str, root: Path) -> Iterator[sa.Connection]:
+    """A connection to the database whose URL the environment variable `variable` holds; an
+    SQLite file's relative path is under the data root, as in a run."""
+    text = os.environ.get(variable)
+    if not text:
+        raise PipelineError(
+            f"set the environment variable {variable} to the URL of the database connection "
+            f"'{name}', such as postgresql://user:password@host/database or sqlite:///shop.db"
+        )
+    url = sa.make_url(text)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_absolute():
+        url = url.set(database=str(data_path(root, url.database or "")))
+    engine = sa.create_engine(url, poolclass=NullPool)
+    if engine.dialect.name == "sqlite":
+        _make_sqlite_transactional(engine)
+    with engine.connect() as connection:
+        yield connection
+
+
+def data_path(root: Path, relative: str) -> Path:
+    """Where `relative` is under the data root; a path leading outside it is refused."""
+    base = Path(root).resolve()
+    resolved = (base / Path(relative.replace("\\", "/")).expanduser()).resolve()
+    if resolved != base and base not in resolved.parents:
+        raise PipelineError(f"path '{relative}' is outside the data root")
+    return resolved
+
+
+@contextmanager
+def staged(root: Path, relative: str, mode: str) -> Iterator[tuple[Path, bool]]:
+    """A temporary file beside the output `relative` and whether it starts as a copy of the
+    existing file (mode append); it replaces the output in one step once written, so a
+    failure never leaves half a file."""
+    path = data_path(root, relative)
+    if path.is_dir():
+        raise PipelineError(f"'{relative}' is a folder; give the name of a file to write inside it")
+    if mode == "error_if_exists" and path.exists():
+        raise PipelineError(f"'{relative}' already exists and mode is error_if_exists")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.script.{uuid.uuid4().hex[:12]}.tmp")
+    appending = mode == "append" and path.exists()
+    try:
+        if appending:
+            shutil.copyfile(path, temporary)
+        yield temporary, appending
+        if mode == "error_if_exists" and path.exists():
+            raise PipelineError(f"'{relative}' already exists and mode is error_if_exists")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def boolean_option(text: str) -> bool:
+    """A true/false command-line value."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got '{text}'")
+
+
+def json_option(text: str) -> object:
+    """A command-line value read as JSON (numbers, lists, null), else kept as text."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text

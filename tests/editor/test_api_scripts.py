@@ -1,0 +1,57 @@
+"""`GET /api/pipelines/{id}/script`: the compiled script as a download, for whoever may view
+the pipeline; a 404 for other users; a 422 naming the node that cannot be compiled."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from editor.models import Role
+from editor.workspaces import create_workspace, set_member
+from tests.editor.conftest import SEED, client_for, post_json
+
+
+def test_the_script_downloads_as_a_python_file_that_runs(client, pipeline_id, data_root):
+    response = client.get(f"/api/pipelines/{pipeline_id}/script")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/x-python"
+    assert response["Content-Disposition"] == 'attachment; filename="adults.py"'
+    script = data_root / "adults.py"
+    script.write_bytes(response.content)
+    ran = subprocess.run(
+        [sys.executable, "-I", str(script), "--min_age", "40"],
+        capture_output=True, text=True, cwd=data_root,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert (data_root / "out" / "adults.csv").read_text() == "id,name,age\n3,Grace,85\n"
+
+
+def test_another_user_gets_404_for_the_script(pipeline_id, other, data_root):
+    assert client_for(other).get(f"/api/pipelines/{pipeline_id}/script").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_viewer_of_the_workspace_downloads_the_script(owner, other, data_root):
+    team = create_workspace("Team", admin=owner)
+    set_member(team, other, Role.VIEWER)
+    folder = data_root.parent / team.slug
+    folder.mkdir(exist_ok=True)
+    (folder / "people.csv").write_text((data_root / "people.csv").read_text())
+    created = post_json(client_for(owner), "/api/pipelines", {**SEED, "workspace": team.slug})
+    assert created.status_code == 201, created.content
+    response = client_for(other).get(f"/api/pipelines/{created.json()['id']}/script")
+    assert response.status_code == 200, response.content
+
+
+def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, data_root):
+    reader = {"id": "read", "operator": "csv_input", "params": {"path": "*.csv"}}
+    document = {**SEED, "nodes": [reader, *SEED["nodes"][1:]]}
+    created = post_json(client, "/api/pipelines", document)
+    assert created.status_code == 201, created.content
+    response = client.get(f"/api/pipelines/{created.json()['id']}/script")
+    assert response.status_code == 422
+    body = response.json()
+    assert body["code"] == "not_compilable" and body["node"] == "read"
+    assert "a pattern of files" in body["message"] and str(data_root) not in body["message"]
