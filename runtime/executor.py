@@ -284,8 +284,24 @@ class _Execution:
             return None, error, traceback.format_exc()
         if self.recorder is not None:
             members = self.tasks.members[node_id]
-            attempt.recorded = self.recorder.kept(attempt.node, outputs, members, ctx.logger)
+            attempt.recorded = self.recorder.kept(
+                attempt.node, outputs, members, ctx.logger, self._figures_of(ctx, outputs)
+            )
         return outputs, None, None
+
+    def _figures_of(self, ctx: NodeContext, outputs: dict) -> Callable[[str], dict]:
+        """A finished task's rows in and out of each of its nodes: a segment's operator
+        counts its members' (in `ctx.metrics`), the executor a node's own."""
+        members = ctx.metrics.get("members")
+        if members is None:
+            rows_out = sum(len(frame) for frame in outputs.values())
+            return lambda node_id: {
+                "rows_in": dict(self.results[node_id].rows_in), "rows_out": rows_out
+            }  # fmt: skip
+        return lambda node_id: {
+            "rows_in": dict(members.get(node_id, {}).get("rows_in", {})),
+            "rows_out": members.get(node_id, {}).get("rows_out"),
+        }
 
     # -- outcomes ---------------------------------------------------------------------------
 

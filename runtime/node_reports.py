@@ -78,9 +78,16 @@ class NodeReports:
         result = self.by_node[node_id]
         result.status, result.finished = NodeStatus.SUCCEEDED, now_iso()
         result.extra = {"cached": True, **({"results": dict(results)} if results else {})}
+        result.rows_in, result.rows_out = self._stored_figures(node_id)
         if "out" in results:
             result.rows_out = self.cache.store.rows(results["out"])
         self._report(node_id, result, reason=REUSED)
+
+    def _stored_figures(self, node_id: str) -> tuple[dict[str, int], int | None]:
+        """A reused node's rows in and out, as the run that stored its results counted them."""
+        key = self.cache.keys.nodes.get(node_id)
+        record = self.cache.store.record(key) if key else {}
+        return dict(record.get("rows_in", {})), record.get("rows_out")
 
     def segment_outputs(self, task: str, backend: str, outputs: dict, figures: dict) -> dict:
         """A succeeded segment's exits by member, after giving each member its own figures."""
@@ -126,6 +133,7 @@ class NodeReports:
         if node_id in self.cached and result.status == NodeStatus.SUCCEEDED:
             result.reason = REUSED
             result.extra["cached"] = True
+            result.rows_in = self._stored_figures(node_id)[0]
         original = original_of(node_id)
         if original in self.copies:
             if original in self.told or not self._gathered(original):

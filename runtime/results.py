@@ -83,7 +83,8 @@ class Outcome:
 
 def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelled: bool) -> Outcome:
     """The outcome of a run whose nodes ended as `results`; `kinds` gives the kind of each
-    node that ran (a merged twin's rows were read or written once, by the node that ran)."""
+    node that ran (a merged twin's rows were read or written once, by the node that ran).
+    Nodes reused from the result store read and wrote nothing: the totals list them apart."""
     results = list(results)
     failures = [result for result in results if result.status in NodeStatus.FAILURES]
     if cancelled:
@@ -94,13 +95,16 @@ def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelle
         status = RunStatus.SUCCEEDED
     first = min(failures, key=lambda result: result.finished or "", default=None)
     statuses = Counter(str(result.status) for result in results)
+    reused = sorted(result.node for result in results if result.extra.get("cached"))
+    ran = [result for result in results if result.node not in reused]
     totals = {
         "nodes": dict(sorted(statuses.items())),
-        "rows_read": sum(r.rows_out or 0 for r in results if kinds.get(r.node) == "input"),
+        "rows_read": sum(r.rows_out or 0 for r in ran if kinds.get(r.node) == "input"),
         "rows_written": sum(
-            rows_written(r) for r in results
+            rows_written(r) for r in ran
             if kinds.get(r.node) == "output" and r.status == NodeStatus.SUCCEEDED
         ),
+        "reused": reused,
     }  # fmt: skip
     return Outcome(status, "" if first is None else f"{first.node}: {first.error}", totals)
 

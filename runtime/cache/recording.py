@@ -28,8 +28,12 @@ class Recorder:
         self.cache = plan.cache
         self.files = files
 
-    def kept(self, task: PlannedNode, outputs: dict, members: tuple[str, ...], logger) -> dict:
-        """Store what a finished task produced; each member's metrics to add, by node."""
+    def kept(
+        self, task: PlannedNode, outputs: dict, members: tuple[str, ...], logger, figures
+    ) -> dict:
+        """Store what a finished task produced; each member's metrics to add, by node.
+        `figures(member)` gives a member's `rows_in` (by port) and `rows_out`, recorded with its
+        key so that a run reusing it shows the same figures."""
         keys, store = self.cache.keys, self.cache.store
         if members == (task.id,):
             outputs = {(task.id, port): frame for port, frame in outputs.items()}
@@ -56,6 +60,8 @@ class Recorder:
                 extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
         for member in members:
             node = self.plan.nodes[member]
+            if member not in self.cache.reading and member in keys.nodes:
+                store.note(keys.nodes[member], **figures(member))
             if member in self.cache.reading:
                 found = self.cache.found
                 ports = [port.name for port in node.operator.outputs]

@@ -59,6 +59,20 @@ def test_an_unchanged_pipeline_runs_nothing_the_second_time(root, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reused_node_shows_the_figures_of_the_run_that_stored_it(root, backend):
+    document = seed_document()
+    first = run(document, root, backend=backend)
+    again = run(document, root, backend=backend)
+    for node_id, node in again.nodes.items():
+        assert node.rows_in == first.nodes[node_id].rows_in, node_id
+        if node_id != "write":  # an output passes no rows on
+            assert node.rows_out == first.nodes[node_id].rows_out, node_id
+    assert again.totals["reused"] == sorted(ALL)
+    assert (again.totals["rows_read"], again.totals["rows_written"]) == (0, 0)
+    assert first.totals["rows_written"] > 0 and first.totals["reused"] == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_editing_the_aggregate_runs_only_it_and_what_follows(root, backend):
     document = seed_document()
     run(document, root, backend=backend)
