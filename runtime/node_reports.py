@@ -80,6 +80,9 @@ class NodeReports:
         result.extra = {"cached": True, **({"results": dict(results)} if results else {})}
         if "out" in results:
             result.rows_out = self.cache.store.rows(results["out"])
+            record = self.cache.store.record(results["out"])
+            if "position" in record:  # an incremental input's, as the run that stored it read
+                result.extra["position"] = record["position"]
         self._report(node_id, result, reason=REUSED)
 
     def segment_outputs(self, task: str, backend: str, outputs: dict, figures: dict) -> dict:
