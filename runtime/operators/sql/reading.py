@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from datetime import date, datetime
 from operator import itemgetter
 from typing import Annotated
 
@@ -171,10 +172,16 @@ def read_query(ctx: NodeContext, row_limit: int | None, *, after=None) -> pd.Dat
         node_connection(ctx, params.connection) as connection,
         database_errors(f"query on '{params.connection}' failed", connection.engine.url),
     ):
-        if after is not None:
-            query = watermarked(connection, query, incremental_of(params).column)
-            values[WATERMARK_PARAM] = after
-        return query_frame(ctx, connection, query, values, row_limit)
+        if after is None:
+            return query_frame(ctx, connection, query, values, row_limit)
+        query = watermarked(connection, query, incremental_of(params).column)
+        values[WATERMARK_PARAM] = after
+        # typed, so that a database keeping times as text (SQLite) compares them as written
+        bound = {WATERMARK_PARAM: _BOUND_TYPES.get(type(after), sa.types.NullType)()}
+        return query_frame(ctx, connection, query, values, row_limit, bound)
+
+
+_BOUND_TYPES = {datetime: sa.DateTime, date: sa.Date}
 
 
 def watermarked(connection: Connection, query: str, column: str) -> str:
@@ -185,14 +192,23 @@ def watermarked(connection: Connection, query: str, column: str) -> str:
 
 
 def query_frame(
-    ctx: NodeContext, connection: Connection, query: str, values: dict, row_limit: int | None
+    ctx: NodeContext,
+    connection: Connection,
+    query: str,
+    values: dict,
+    row_limit: int | None,
+    bound: dict[str, sa.types.TypeEngine] | None = None,
 ) -> pd.DataFrame:
-    """The rows of `query` (its `:name`s bound to `values`) on `connection`, typed."""
+    """The rows of `query` (its `:name`s bound to `values`, of the SQL types `bound` gives)
+    on `connection`, typed."""
     probed = probe_declared_types(connection, query, list(values))
     streaming = connection.execution_options(yield_per=READ_CHUNK_ROWS)
+    statement = sa.text(query).bindparams(
+        *(sa.bindparam(name, type_=kind) for name, kind in (bound or {}).items())
+    )
     with (
         select_limit(connection, row_limit),
-        streaming.execute(sa.text(query), values) as result,
+        streaming.execute(statement, values) as result,
     ):
         names = _column_names(result)
         types = column_types(connection, result, probed)
