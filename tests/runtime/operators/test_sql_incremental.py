@@ -65,7 +65,7 @@ def test_a_hostile_column_name_is_quoted_never_pasted(db):
     start = {"column": 'id" > 0 OR "1', "type": "integer", "value": 2}
     # PostgreSQL and MariaDB find no such column; SQLite reads an unknown quoted name as text,
     # and the watermark then finds no such column in the rows
-    with pytest.raises(OperatorError, match="query on 'db' failed|there is no column"):
+    with pytest.raises(OperatorError, match=r"query on 'db' failed|there is no column"):
         incremental_read(db, column='id" > 0 OR "1', position=start)
 
 
