@@ -48,7 +48,6 @@ class Incremental(BaseModel):
         None,
         title="Watermark column",
         description="A unique, increasing column (an id, a time of insertion).",
-        json_schema_extra={"format": "column"},
     )
 
     @model_validator(mode="after")
