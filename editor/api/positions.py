@@ -17,7 +17,7 @@ from editor.permissions import Action, pipeline_for
 router = Router()
 
 
-class Position(Schema):
+class StoredPosition(Schema):
     node_id: str
     position: dict
     """As the runtime reported it: `{"column", "type", "value"}` or `{"files": {...}}`."""
@@ -28,7 +28,7 @@ class Position(Schema):
 
 @router.get(
     "/{int:pipeline_id}/nodes/{node_id}/position",
-    response=answers({200: Position}, 404),
+    response=answers({200: StoredPosition}, 404),
     summary="An incremental input's stored position",
 )
 def get_position(request, pipeline_id: ObjectId, node_id: str):
@@ -36,7 +36,7 @@ def get_position(request, pipeline_id: ObjectId, node_id: str):
     kept = stored_position(pipeline_for(request.user, pipeline_id), node_id)
     if kept is None:
         raise ActionError(404, "no_position", f"node '{node_id}' has no stored position")
-    return Position(
+    return StoredPosition(
         node_id=kept.node_id, position=kept.position, updated_at=kept.updated_at.isoformat(),
         run_id=kept.run_id, run_number=kept.run_number,
     )  # fmt: skip
