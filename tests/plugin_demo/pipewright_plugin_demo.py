@@ -61,6 +61,7 @@ class Journal(Operator):
     appending) once per node, every attempt uses it, `close` releases it once."""
 
     name = "journal"
+    summary = "{journal}"
     kind = "process"
     title = "Journal"
     description = "Pass the rows on, noting open, each attempt and close in a journal file."
