@@ -166,7 +166,8 @@ def file_identities(files: list[InputFile]) -> dict[str, list[int]]:
 def new_files(files: list[InputFile], position: Any) -> tuple[list[InputFile], dict]:
     """Of `files`, those the position has not seen as they are now, and the position after
     reading them (every file the path names now)."""
-    seen = position.get("files", {}) if isinstance(position, dict) else {}
+    seen = position.get("files") if isinstance(position, dict) else None
+    seen = seen if isinstance(seen, dict) else {}  # a position of another shape: read all
     now = file_identities(files)
     unread = [file for file in files if seen.get(file.name) != now[file.name]]
     return unread, {"files": now}

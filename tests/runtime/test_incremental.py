@@ -119,6 +119,29 @@ def test_the_same_position_over_the_same_files_is_reused_with_the_position_it_re
     assert again.nodes["read"].extra["position"] == first.nodes["read"].extra["position"]
 
 
+@pytest.mark.parametrize(
+    "position",
+    [{"files": "in/a.csv"}, {"files": None}, [1, 2], "everything", {"column": "id"}],
+    ids=["files-not-a-mapping", "files-none", "a-list", "a-text", "a-watermark"],
+)
+def test_a_position_of_another_shape_reads_every_file(tmp_path, position):
+    csv_file(tmp_path, "a.csv", [1, 2])
+    run(tmp_path, pipeline(NEW_FILES), {"read": position}, cache=False)
+    assert written(tmp_path) == [1, 2]
+
+
+def test_a_stored_watermark_of_another_type_says_to_reset_it(tmp_path):
+    csv_file(tmp_path, "a.csv", [1, 2])
+    area = FileArea(tmp_path)
+    plan = build_plan(load_document(json.dumps(pipeline(WATERMARK))), data_root=area)
+    start = {"column": "id", "type": "string", "value": "2"}
+    plan = prepare(plan, data_root=area, positions={"read": start})
+    result = execute(plan, data_root=area)
+    assert result.nodes["read"].status == "failed"
+    assert "cannot be compared with the stored position" in result.nodes["read"].error
+    assert result.nodes["read"].error.endswith("reset it")
+
+
 def test_a_watermark_on_a_missing_column_names_the_node_field(tmp_path):
     csv_file(tmp_path, "a.csv", [1])
     document = pipeline({"mode": "watermark", "column": "nope"})
