@@ -95,7 +95,6 @@ def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
     return create_pipeline(owner, document, pipeline.workspace, f"copied from '{pipeline.name}'")
 
 
-@transaction.atomic
 @dataclass(frozen=True)
 class Reuse:
     """Which stored results a run may reuse, and which part of the pipeline it runs."""
@@ -118,6 +117,7 @@ class Reuse:
         ]
 
 
+@transaction.atomic
 def start_run(
     pipeline: Pipeline, user, parameters: dict | None = None, reuse: Reuse = Reuse()
 ) -> Run:

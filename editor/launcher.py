@@ -34,6 +34,7 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from editor import live, run_process, run_queue, run_watch
+from editor.input_positions import positions_of
 from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
 from editor.worker_pool import WorkerPool
@@ -265,6 +266,7 @@ def _order(run: Run, plan: Plan) -> RunOrder:
         run_options=RunOptions(
             fresh=run.fresh, up_to=run.up_to or None, from_node=run.from_node or None
         ),
+        positions=positions_of(run.pipeline_id),
     )
 
 

@@ -426,3 +426,31 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+
+class InputPosition(models.Model):
+    """Where an incremental input of a pipeline stopped reading (runtime/incremental.py):
+    written with the end of a run that succeeded as a whole, read by the next run."""
+
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="positions")
+    node_id = models.CharField("node id", max_length=NODE_ID_MAX_LENGTH)
+    position = models.JSONField(help_text="The runtime's position, as the node reported it.")
+    updated_at = models.DateTimeField(auto_now=True)
+    run = models.ForeignKey(
+        Run,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The run that reached it (empty once that run was deleted).",
+    )
+    run_number = models.PositiveIntegerField(help_text="That run's number, kept past its pruning.")
+
+    class Meta:
+        ordering = ["pipeline", "node_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["pipeline", "node_id"], name="unique_input_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pipeline} · {self.node_id}: run #{self.run_number}"

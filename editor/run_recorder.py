@@ -21,9 +21,10 @@ from collections.abc import Callable
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import attempt_spans, run_logs
+from editor import attempt_spans, input_positions, run_logs
 from editor.models import NodeRun, Run
 from runtime.events import Event
+from runtime.statuses import RunStatus
 
 FLUSH_INTERVAL_S = 0.02
 """Short, so that live views lag by little; still one write per node per interval."""
@@ -137,4 +138,6 @@ class RunRecorder:
             run.update(
                 status=outcome["status"], finished_at=timezone.now(), error=outcome.get("error", "")
             )
+            if outcome["status"] == RunStatus.SUCCEEDED:  # a failed run re-reads the same rows
+                input_positions.advance(self.run_id)
         self._log_lines = run_logs.append(self.run_id, events, self._log_lines)

@@ -122,6 +122,13 @@ def _parser() -> argparse.ArgumentParser:
             "files run there, a partition per file",
         )
     run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
+    for sub in (run, explain):
+        sub.add_argument(
+            "--positions",
+            type=Path,
+            help="JSON file of the incremental inputs' positions, updated when the run "
+            "succeeds (default: DATA_ROOT/.pipewright/positions/<file name>.json)",
+        )
     run.set_defaults(command=run_command)
     explain.set_defaults(command=explain_command)
 
@@ -202,6 +209,7 @@ def run_command(args) -> int:
     if args.fresh_process:
         _collect_garbage_from_here()
     plan, data_root, connections = _prepared(args)
+    positions_file = _positions_file(args)
     cancel = threading.Event()
     with ExitStack() as stack:
         sinks = [TerminalProgress()]
@@ -213,6 +221,7 @@ def run_command(args) -> int:
             budget=Budget.from_environment(default_runs=1),  # the one run of this process
         )  # fmt: skip
     print_summary(plan, result, debug=args.debug)
+    _keep_positions(positions_file, result)
     if result.status == "cancelled":
         return EXIT_CANCELLED
     return EXIT_OK if result.ok else EXIT_FAILED
@@ -233,6 +242,7 @@ def _prepared(args):
     from runtime.paths import CACHE, FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
+    from runtime.position_files import read_positions
     from runtime.run_options import RunOptions
 
     data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
@@ -244,9 +254,26 @@ def _prepared(args):
     options = RunOptions(fresh=args.fresh, up_to=args.up_to, from_node=args.from_node)
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
-        options=options,
+        options=options, positions=read_positions(_positions_file(args)),
     )  # fmt: skip
     return plan, area, connections
+
+
+def _positions_file(args) -> Path:
+    from runtime.position_files import default_positions_file
+
+    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    return args.positions or default_positions_file(data_root, args.file)
+
+
+def _keep_positions(path: Path, result) -> None:
+    """After a run that succeeded as a whole: its incremental inputs' new positions."""
+    from runtime.incremental import reached_positions
+    from runtime.position_files import read_positions, write_positions
+
+    reached = reached_positions({node_id: node.extra for node_id, node in result.nodes.items()})
+    if result.ok and reached:
+        write_positions(path, {**read_positions(path), **reached})
 
 
 def _collect_garbage_from_here() -> None:

@@ -81,6 +81,8 @@ class NodeContext:
         columns: set[str] | None = None,
         run_id: str | int | None = None,
         may_commit: Callable[[], bool] | None = None,
+        resources: dict[str, Any] | None = None,
+        position: Any = None,
     ):
         self.node_id = node_id
         self.run_id = str(run_id) if run_id is not None else uuid.uuid4().hex
@@ -95,6 +97,11 @@ class NodeContext:
         """Of the node's output, the columns anything downstream reads (None: all of them);
         an input operator may read only these (column pruning)."""
         self.metrics: dict[str, Any] = {}
+        self.resources: dict[str, Any] = {} if resources is None else resources
+        """What the node's `open` acquired for all its attempts (the same dict for each)."""
+        self.position = position
+        """For an incremental input: where the last successful run stopped reading (JSON
+        data; None: read everything). The new position goes to `metrics["position"]`."""
         self._cancel = threading.Event()
         self._on_stop: list[Callable[[], Any]] = []
         self._commit_lock = threading.RLock()

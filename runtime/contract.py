@@ -113,6 +113,15 @@ class Operator:
         inputs, None for inputs."""
         return None if self.kind == "input" else ()
 
+    def open(self, ctx: NodeContext) -> None:
+        """Before a node's first attempt: acquire what every attempt shares (a connection, a
+        client) and keep it in `ctx.resources`, never on the operator. Optional."""
+
+    def close(self, ctx: NodeContext) -> None:
+        """After a node's last attempt, whatever its end (success, failure, timeout, cancel),
+        once that attempt's work has really ended, in the process that opened: release what
+        `open` put in `ctx.resources`. Optional."""
+
     def output_schema(self, ctx: NodeContext, inputs: InputSchemas) -> dict[str, Schema]:
         """The schema of each output port, given the input schemas (no data is read)."""
         raise NotImplementedError

@@ -10,7 +10,9 @@ soon as its last consumer has taken it. Every state change goes out as an event.
 
 Threads cannot be killed: a node that times out or is cancelled is told to stop, its result
 is discarded when it returns, and `NodeContext.commit` keeps it from committing side effects
-after the decision. Such a thread no longer counts against `max_concurrency`.
+after the decision. Such a thread no longer counts against `max_concurrency`. An operator's
+`open` and `close` (runtime/lifecycle.py) wrap a node's attempts: a stopped attempt's node
+closes when its thread returns, and the run's end waits for that, at most `CLOSE_WAIT_S`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from runtime.cache.recording import Recorder
 from runtime.context import NodeContext
 from runtime.errors import MemberError, NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
+from runtime.lifecycle import Lifecycles
 from runtime.node_reports import NodeReports
 from runtime.output_store import OutputStore
 from runtime.paths import FileArea
@@ -134,6 +137,7 @@ class _Execution:
         self.cancelled = False
         self.crash: BaseException | None = None
         self.sorter: TopologicalSorter = TopologicalSorter(self.tasks.predecessors)
+        self.lifecycles = Lifecycles(self._warn)
 
     # -- the watcher: the calling thread handles the clock and the cancel signal ----------
 
@@ -156,8 +160,11 @@ class _Execution:
                 self._promote_due_retries()
                 self._take_ready()
                 self._dispatch()
+        still_open = self.lifecycles.wait()
         if self.crash is not None:
             raise self.crash
+        for node_id in still_open:
+            self._warn(node_id, "not closed yet: its stopped attempt has not returned")
         return self._finish(time.perf_counter() - started)
 
     def _wait_s(self) -> float:
@@ -223,6 +230,7 @@ class _Execution:
             emit=self.emitter.emit, log_level=self.plan.config.log_level,
             row_limit=min(limits, default=None), columns=self.needed.get(node.id),
             run_id=self.emitter.run_id, may_commit=self.may_commit,
+            resources=self.lifecycles.resources(node.id), position=node.position,
         )  # fmt: skip
         return _Attempt(node, number, ctx, inputs)
 
@@ -237,17 +245,27 @@ class _Execution:
             with self.lock:
                 attempt = self._claim_next()
             while attempt is not None:
+                node_id = attempt.node.id
                 ended = self._run_attempt(attempt)
                 with self.lock:
-                    if self.running.get(attempt.node.id) is not attempt:
-                        return  # timed out or cancelled meanwhile: detached, result discarded
-                    del self.running[attempt.node.id]
+                    detached = self.running.get(node_id) is not attempt
+                if detached:  # timed out or cancelled meanwhile: result discarded
+                    self.lifecycles.close(node_id)  # its work has ended only now
+                    return
+                with self.lock:
+                    del self.running[node_id]
                     self._on_finished(attempt, *ended)
                     self._take_ready()
                     self._dispatch()
+                    last = self.results[node_id].status in NodeStatus.FINAL
                     if not self.sorter.is_active() or self.backoff:
                         self.lock.notify_all()
-                    attempt = self._claim_next()
+                    closing = last and self.lifecycles.is_open(node_id)
+                    attempt = None if closing else self._claim_next()
+                if closing:
+                    self.lifecycles.close(node_id)
+                    with self.lock:
+                        attempt = self._claim_next()
         except BaseException as error:  # a bug in the engine: end the run loudly
             with self.lock:
                 self.crash = error
@@ -278,6 +296,7 @@ class _Execution:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
         try:
+            self.lifecycles.open(attempt.node.operator, ctx)
             outputs = attempt.node.operator.run(ctx, attempt.inputs)
             check_outputs(attempt.node.operator, outputs)
         except BaseException as error:
@@ -287,6 +306,8 @@ class _Execution:
             attempt.recorded = self.recorder.kept(
                 attempt.node, outputs, members, ctx.logger, self._figures_of(ctx, outputs)
             )
+            if "position" in ctx.metrics:
+                self.recorder.note_position(attempt.node, ctx.metrics["position"])
         return outputs, None, None
 
     def _figures_of(self, ctx: NodeContext, outputs: dict) -> Callable[[str], dict]:
@@ -416,6 +437,10 @@ class _Execution:
         self.backoff.clear()
         for node_id in waiting:
             self._final(node_id, NodeStatus.CANCELLED, reason)
+            self.lifecycles.close_soon(node_id)  # opened, waiting to retry: no thread runs it
+
+    def _warn(self, node_id: str, message: str) -> None:
+        self.emitter.emit("node_log", node=node_id, level="warning", message=message)
 
     def _finish(self, duration: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}

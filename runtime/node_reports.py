@@ -81,6 +81,9 @@ class NodeReports:
         result.rows_in, result.rows_out = self._stored_figures(node_id)
         if "out" in results:
             result.rows_out = self.cache.store.rows(results["out"])
+            record = self.cache.store.record(results["out"])
+            if "position" in record:  # an incremental input's, as the run that stored it read
+                result.extra["position"] = record["position"]
         self._report(node_id, result, reason=REUSED)
 
     def _stored_figures(self, node_id: str) -> tuple[dict[str, int], int | None]:

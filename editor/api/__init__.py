@@ -14,6 +14,7 @@ from editor.api.files import router as files_router
 from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
+from editor.api.positions import router as positions_router
 from editor.api.revisions import router as revisions_router
 from editor.api.run_compare import router as run_compare_router
 from editor.api.run_data import router as run_data_router
@@ -36,6 +37,7 @@ api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
 api.add_router("/pipelines", plans_router, tags=["pipelines"])
 api.add_router("/pipelines", revisions_router, tags=["history"])
 api.add_router("/pipelines", scripts_router, tags=["pipelines"])
+api.add_router("/pipelines", positions_router, tags=["incremental inputs"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/runs", run_data_router, tags=["run data"])

@@ -1,7 +1,8 @@
 """Result keys: a hash of everything a node's output depends on.
 
 A node's key covers its operator and the operator's `version`, its params as validated
-(pipeline parameters substituted), a limit pushed down to it, the columns of its output that
+(pipeline parameters substituted), a limit pushed down to it, an incremental input's starting
+position, the columns of its output that
 anything reads (projection pruning may compute only those), what it reads from outside the
 pipeline (`Operator.cache_identity`: files' size, modification time and, for small files,
 content; a query's connection fingerprint, text and bound values) and its inputs' keys. The
@@ -25,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 from runtime.errors import PipewrightError
+from runtime.incremental import is_incremental
 from runtime.paths import FileArea
 from runtime.plan.model import Plan
 from runtime.plan.passes.projection import needed_columns
@@ -87,7 +89,7 @@ def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False, s
         columns = needed.get(node_id)
         parts = Parts(
             operator=_digest([operator.name, operator.version]),
-            params=_digest([_params(node.params), node.row_limit]),
+            params=_digest(_params_part(node)),
             identity=_digest(identity),
             inputs=inputs,
             columns=_digest(None if columns is None else sorted(columns)),
@@ -133,6 +135,12 @@ def _params(params) -> dict:
     dump = params.model_dump(mode="json")
     dump.pop(FRESHNESS, None)
     return dump
+
+
+def _params_part(node) -> list:
+    """Params and pushed limit; for an incremental input, the position it starts from too."""
+    part = [_params(node.params), node.row_limit]
+    return [*part, node.position] if is_incremental(node.params) else part
 
 
 def _fields(parts: Parts) -> list:

@@ -71,6 +71,14 @@ class Recorder:
                 extra[member] = {"results": self._read_by(node)}
         return extra
 
+    def note_position(self, node: PlannedNode, position) -> None:
+        """Keep an incremental input's new position beside its stored rows: a later run that
+        reuses them reports it as its own."""
+        for port in node.operator.outputs:
+            key = self.cache.keys.ports.get((node.id, port.name))
+            if key is not None and self.cache.store.has(key):
+                self.cache.store.note(key, position=position)
+
     def remember(self, results: dict) -> None:
         """At the end of the run: the parts of the keys of the nodes that succeeded, for the
         next run's reasons (`explain`)."""

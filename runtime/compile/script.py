@@ -107,6 +107,12 @@ def _refuse_uncompiled(pipeline: Pipeline, registry: Registry) -> None:
             )
         if node.operator in BUILTIN_OPERATORS and emitter_for(node.operator) is None:
             raise CompileRefused(f"operator '{node.operator}' has no compiled form yet", node.id)
+        if isinstance(node.params, dict) and node.params.get("incremental"):
+            raise CompileRefused(
+                "an incremental input keeps its position between runs, which a script does not; "
+                "remove 'incremental' to compile it",
+                node.id,
+            )
 
 
 def _blocks(pipeline, plan, live, names, inferred, area) -> tuple[list, set, set]:

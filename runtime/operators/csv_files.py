@@ -23,6 +23,7 @@ from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath, FileEndings
 from runtime.file_patterns import InputFile
 from runtime.frames import table_schema, to_pandas
+from runtime.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
@@ -71,6 +72,7 @@ class CsvInputParams(OperatorParams):
         0, title="Skip rows", description="Lines to skip before the header (or the data)."
     )
     file_name_column: FileNameColumn = None
+    incremental: IncrementalField = None
 
 
 class CsvInput(FileInput):

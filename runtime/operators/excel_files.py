@@ -24,6 +24,7 @@ from pydantic import AfterValidator, Field
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, ParamsError
 from runtime.fields import DataPath, FileEndings
+from runtime.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
@@ -63,6 +64,7 @@ class ExcelInputParams(OperatorParams):
         description="The sheet's name, or its position counting from 0 (the first sheet).",
     )
     file_name_column: FileNameColumn = None
+    incremental: IncrementalField = None
 
 
 class ExcelInput(FileInput):

@@ -37,6 +37,13 @@ from runtime.file_checks import named_files
 from runtime.file_identity import files_identity
 from runtime.file_patterns import InputFile
 from runtime.frames import public_type, to_pandas
+from runtime.incremental import (
+    after_watermark,
+    incremental_of,
+    new_files,
+    start_value,
+    watermark_position,
+)
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.plan import relational
@@ -303,8 +310,30 @@ class FileInput(Operator):
         return {"out": sampled_schema(self.frame(ctx, sample), SCHEMA_SAMPLE_ROWS, whole)}
 
     def run(self, ctx, inputs):
+        incremental = incremental_of(ctx.params)
+        if incremental is None:
+            table = read_files(ctx, readable_files(ctx), self._reader(ctx), ctx.row_limit)
+            return {"out": self.frame(ctx, table)}
+        if incremental.mode == "new_files":
+            return {"out": self._new_files(ctx)}
+        column = incremental.column
+        if ctx.columns is not None:
+            ctx.columns = ctx.columns | {column}  # pruning must keep what the watermark reads
         table = read_files(ctx, readable_files(ctx), self._reader(ctx), ctx.row_limit)
-        return {"out": self.frame(ctx, table)}
+        frame = after_watermark(self.frame(ctx, table), column, start_value(ctx.position, column))
+        ctx.metrics["position"] = watermark_position(frame, column, ctx.position)
+        ctx.logger.info(f"read {len(frame)} rows with {column} above the stored position")
+        return {"out": frame}
+
+    def _new_files(self, ctx: NodeContext) -> pd.DataFrame:
+        """The rows of the files not read before (none: no rows, in the first file's columns)."""
+        files = readable_files(ctx)
+        unread, ctx.metrics["position"] = new_files(files, ctx.position)
+        ctx.logger.info(f"{len(unread)} of {len(files)} files are new")
+        if unread:
+            return self.frame(ctx, read_files(ctx, unread, self._reader(ctx), ctx.row_limit))
+        empty = read_files(ctx, files[:1], self._reader(ctx), 0).slice(0, 0)
+        return self.frame(ctx, empty)
 
     def cache_identity(self, params, files, connections):
         return files_identity(params, files)

@@ -26,6 +26,7 @@ from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath, FileEndings
+from runtime.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
@@ -68,6 +69,7 @@ class JsonInputParams(OperatorParams):
         description="The file holds one object per line (JSON Lines), not one array of objects.",
     )
     file_name_column: FileNameColumn = None
+    incremental: IncrementalField = None
 
 
 class JsonInput(FileInput):

@@ -23,6 +23,7 @@ from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath, FileEndings
 from runtime.file_patterns import InputFile
+from runtime.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,
@@ -57,6 +58,7 @@ class ParquetInputParams(OperatorParams):
         None, title="Columns", description="Read only these columns (all when empty)."
     )
     file_name_column: FileNameColumn = None
+    incremental: IncrementalField = None
 
 
 class ParquetInput(FileInput):

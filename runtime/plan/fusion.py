@@ -17,6 +17,8 @@ from runtime.contract import InputRelations, InputSchemas
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
 from runtime.file_checks import input_bytes
+from runtime.incremental import is_incremental
+from runtime.lifecycle import has_lifecycle
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
@@ -112,6 +114,10 @@ def _size(count: int) -> str:
 def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | None):
     if schemas is None:
         raise NotLowerable("its input columns are not known before the run")
+    if is_incremental(node.params):
+        raise NotLowerable("an incremental input filters and keeps its position on pandas")
+    if has_lifecycle(node.operator):
+        raise NotLowerable("an operator with open/close runs alone, not fused")
     try:
         return node.operator.lower(node.params, inputs, schemas)
     except NotLowerable:

@@ -33,6 +33,8 @@ class PlannedNode:
     timeout_s: float | None
     row_limit: int | None = None
     """For an input: read no more rows than this (a limit downstream was pushed down to it)."""
+    position: Any = None
+    """For an incremental input: the position this run starts from (`runtime.incremental`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from runtime.backends.dask.decompose import undecomposable
 from runtime.errors import OperatorError
 from runtime.file_checks import named_files
+from runtime.incremental import is_incremental
+from runtime.lifecycle import has_lifecycle
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, Segment
 from runtime.plan.passes.projection import needed_columns
@@ -36,6 +38,8 @@ def partition(plan: Plan, cluster: str, data_root: FileArea, keep: Iterable[str]
     for node_id in plan.order:
         node = plan.nodes[node_id]
         if node.operator.name not in PARTITIONED_INPUTS or node.row_limit is not None:
+            continue
+        if is_incremental(node.params):  # its position is the whole read's
             continue
         files = file_names(node, data_root)
         if len(files) < 2:
@@ -88,6 +92,8 @@ def _chain(plan: Plan, start: str, readers: dict, keep: set[str]) -> tuple[str, 
         if node.operator.name == "aggregate":
             why = undecomposable(node.params)
             return why or (*chain, node.id)
+        if has_lifecycle(node.operator):
+            return f"{node.id} ({node.operator.title}) opens and closes in the run's process"
         if not node.operator.partitionable or len(node.inputs) != 1:
             return f"{node.id} ({node.operator.title}) does not work row by row"
         chain.append(node.id)

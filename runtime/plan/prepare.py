@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from runtime.cache.reuse import plan_reuse, up_to
 from runtime.cache.store import ResultStore
 from runtime.errors import PipewrightError
+from runtime.incremental import is_incremental
 from runtime.paths import FileArea
 from runtime.plan.fusion import fuse
 from runtime.plan.model import Plan
@@ -25,13 +28,16 @@ def prepare(
     keep: Iterable[str] = (),
     cluster: str | None = None,
     options: RunOptions | None = None,
+    positions: Mapping[str, Any] | None = None,
 ) -> Plan:
     """`plan` optimised for a run; `backend` overrides the document's `config.backend`,
     `keep` names nodes whose whole output the caller reads (a preview's node), and `cluster`
     is the address of the Dask scheduler the run may send partitions to. `options` make it a
     run's plan (runtime/run_options.py): it then reuses and stores results in
-    `data_root.cache` when there is one and `config.cache` is on."""
+    `data_root.cache` when there is one and `config.cache` is on. `positions` are where the
+    incremental inputs start, by node id (runtime/incremental.py)."""
     backend = backend or plan.config.backend
+    plan = with_positions(plan, positions or {})
     keep = set(keep)
     if options is not None and options.up_to is not None:
         plan = up_to(plan, named_node(plan, options.up_to, "--up-to"))
@@ -52,6 +58,17 @@ def prepare(
     return fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas
     )
+
+
+def with_positions(plan: Plan, positions: Mapping[str, Any]) -> Plan:
+    """`plan` with each incremental input starting from its position (others ignore theirs)."""
+    nodes = {
+        node_id: dataclasses.replace(node, position=positions[node_id])
+        if node_id in positions and is_incremental(node.params)
+        else node
+        for node_id, node in plan.nodes.items()
+    }
+    return dataclasses.replace(plan, nodes=nodes)
 
 
 class UnknownNode(PipewrightError):

@@ -77,7 +77,7 @@ def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
         plan = build_plan(load_document(order.document), order.parameters)
         plan = prepare(
             plan, data_root=order.area, connections=order.connections, cluster=order.cluster,
-            options=order.run_options,
+            options=order.run_options, positions=order.positions,
         )  # fmt: skip
         with host.executing(plan):
             result = execute(

@@ -112,6 +112,8 @@ class RunOrder(Order):
     """The address of the Dask scheduler its partitioned segments run on (none: no cluster)."""
     run_options: RunOptions = field(default_factory=RunOptions)
     """Fresh, up to a node, from a node (`runtime.run_options`); the store is `area.cache`."""
+    positions: dict = field(default_factory=dict)
+    """Where each incremental input starts, by node id (`runtime.incremental`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

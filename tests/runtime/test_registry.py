@@ -45,6 +45,31 @@ def test_an_installed_plugin_operator_appears_in_the_catalog_and_runs(plugin_sit
     assert (tmp_path / "out.csv").read_text() == "n\n3\n2\n1\n"
 
 
+def test_the_installed_plugins_lifecycle_operator_opens_once_and_closes_after_retries(
+    plugin_site, tmp_path
+):
+    (tmp_path / "in.csv").write_text("n\n1\n")
+    journal = {"id": "note", "operator": "journal", "params": {"fail_times": 1}, "retries": 1}
+    pipeline = {
+        "name": "lifecycle",
+        "config": {"retry_delay_s": 0},
+        "nodes": [{"id": "read", "operator": "csv_input", "params": {"path": "in.csv"}}, journal],
+        "edges": [{"source": "read", "target": "note"}],
+    }
+    (tmp_path / "p.json").write_text(json.dumps(pipeline))
+    ran = runtime_cli("run", "p.json", "--data-root", ".", site=plugin_site, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    lines = (tmp_path / "journal.txt").read_text().splitlines()
+    assert lines == [
+        "note open",
+        "note run 1",
+        "note ran 1",
+        "note run 2",
+        "note ran 2",
+        "note close",
+    ]
+
+
 def test_without_the_plugin_installed_its_operator_is_unknown():
     assert "reverse_rows" not in default_registry()
 

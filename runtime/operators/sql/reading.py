@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from datetime import date, datetime
 from operator import itemgetter
 from typing import Annotated
 
@@ -24,6 +25,12 @@ from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
 from runtime.fields import VerbatimText
 from runtime.frames import to_pandas
+from runtime.incremental import (
+    IncrementalField,
+    incremental_of,
+    start_value,
+    watermark_position,
+)
 from runtime.lazy import pd
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
@@ -35,8 +42,13 @@ from runtime.operators.sql.dialects import (
     probe_declared_types,
     select_limit,
 )
+from runtime.operators.sql.node_connection import (
+    close_connection,
+    node_connection,
+    open_connection,
+)
 from runtime.schema import Column, Schema, TypeName, schema_of, type_name_of
-from runtime.sql_connections import connect, database_errors
+from runtime.sql_connections import database_errors
 
 READ_CHUNK_ROWS = 50_000
 """Rows fetched at a time; progress and cancellation are checked between chunks."""
@@ -44,6 +56,8 @@ SCHEMA_SAMPLE_ROWS = 100
 """Rows read to work out a query's columns for the schema view."""
 
 ParamName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+WATERMARK_PARAM = "pw_watermark"
+"""The name the stored watermark is bound as; a query's own parameters may not take it."""
 ParamValue = str | int | float | bool | None
 
 
@@ -72,6 +86,7 @@ class SqlInputParams(OperatorParams):
         description="Reuse the rows a run read for this many seconds instead of querying again; "
         "empty: query the database on every run.",
     )
+    incremental: IncrementalField = None
 
     @field_validator("params")
     @classmethod
@@ -83,6 +98,8 @@ class SqlInputParams(OperatorParams):
         missing = [name for name in used if name not in params]
         if missing:
             raise ValueError(f"the query uses :{missing[0]}; give {missing[0]} a value here")
+        if WATERMARK_PARAM in params:
+            raise ValueError(f"{WATERMARK_PARAM} is reserved for the incremental watermark")
         unused = [name for name in params if name not in used]
         if unused:
             raise ValueError(f"{unused[0]} is not used by the query (it has no :{unused[0]})")
@@ -109,7 +126,8 @@ class SqlInput(Operator):
     never_reused_because = "a query reads its database on every run (unless cache_for_s is set)"
 
     def reuse_for_s(self, params):
-        return params.cache_for_s
+        # An incremental query reads what is new in its database: it is never reused.
+        return None if incremental_of(params) is not None else params.cache_for_s
 
     def cache_identity(self, params, files, connections):
         spec = connections.get(params.connection)
@@ -122,31 +140,73 @@ class SqlInput(Operator):
         columns = schema_of(sample).columns
         return {"out": Schema(tuple(Column(c.name, c.type, nullable=True) for c in columns))}
 
+    def open(self, ctx):
+        open_connection(ctx, ctx.params.connection)
+
+    def close(self, ctx):
+        close_connection(ctx)
+
     def run(self, ctx, inputs):
+        incremental = incremental_of(ctx.params)
+        if incremental is not None:
+            if incremental.mode != "watermark":
+                raise ParamsError("incremental", "a query reads by a watermark column only")
+            column = incremental.column
+            frame = read_query(ctx, ctx.row_limit, after=start_value(ctx.position, column))
+            ctx.metrics["position"] = watermark_position(frame, column, ctx.position)
+            ctx.logger.info(f"read {len(frame)} new rows from '{ctx.params.connection}'")
+            return {"out": frame}
         frame = read_query(ctx, ctx.row_limit)
         ctx.logger.info(f"read {len(frame)} rows from '{ctx.params.connection}'")
         return {"out": frame}
 
 
-def read_query(ctx: NodeContext, row_limit: int | None) -> pd.DataFrame:
-    """The rows of the node's query (at most `row_limit`), typed by the engine's convention."""
+def read_query(ctx: NodeContext, row_limit: int | None, *, after=None) -> pd.DataFrame:
+    """The rows of the node's query (at most `row_limit`), typed by the engine's convention;
+    with `after`, only those whose watermark column is greater (bound, never pasted)."""
     params: SqlInputParams = ctx.params
+    query, values = params.query, dict(params.params)
     with (
-        connect(ctx, params.connection) as connection,
+        node_connection(ctx, params.connection) as connection,
         database_errors(f"query on '{params.connection}' failed", connection.engine.url),
     ):
-        return query_frame(ctx, connection, params.query, params.params, row_limit)
+        if after is None:
+            return query_frame(ctx, connection, query, values, row_limit)
+        query = watermarked(connection, query, incremental_of(params).column)
+        values[WATERMARK_PARAM] = after
+        # typed, so that a database keeping times as text (SQLite) compares them as written
+        bound = {WATERMARK_PARAM: _BOUND_TYPES.get(type(after), sa.types.NullType)()}
+        return query_frame(ctx, connection, query, values, row_limit, bound)
+
+
+_BOUND_TYPES = {datetime: sa.DateTime, date: sa.Date}
+
+
+def watermarked(connection: Connection, query: str, column: str) -> str:
+    """`query` as a subquery keeping rows whose `column` (quoted) is above `:pw_watermark`."""
+    quoted = connection.dialect.identifier_preparer.quote_identifier(column)
+    inner = query.rstrip().rstrip(";").rstrip()
+    return f"SELECT * FROM ({inner}) AS pw_incremental WHERE {quoted} > :{WATERMARK_PARAM}"
 
 
 def query_frame(
-    ctx: NodeContext, connection: Connection, query: str, values: dict, row_limit: int | None
+    ctx: NodeContext,
+    connection: Connection,
+    query: str,
+    values: dict,
+    row_limit: int | None,
+    bound: dict[str, sa.types.TypeEngine] | None = None,
 ) -> pd.DataFrame:
-    """The rows of `query` (its `:name`s bound to `values`) on `connection`, typed."""
+    """The rows of `query` (its `:name`s bound to `values`, of the SQL types `bound` gives)
+    on `connection`, typed."""
     probed = probe_declared_types(connection, query, list(values))
     streaming = connection.execution_options(yield_per=READ_CHUNK_ROWS)
+    statement = sa.text(query).bindparams(
+        *(sa.bindparam(name, type_=kind) for name, kind in (bound or {}).items())
+    )
     with (
         select_limit(connection, row_limit),
-        streaming.execute(sa.text(query), values) as result,
+        streaming.execute(statement, values) as result,
     ):
         names = _column_names(result)
         types = column_types(connection, result, probed)

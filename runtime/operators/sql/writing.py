@@ -31,8 +31,9 @@ from runtime.operators.sql.dialects import (
     sql_type,
     upsert_statement,
 )
+from runtime.operators.sql.node_connection import close_connection, node_connection, open_connection
 from runtime.schema import type_name_of
-from runtime.sql_connections import connect, database_errors, driver_message, writable
+from runtime.sql_connections import database_errors, driver_message, writable
 
 
 class SqlOutputParams(OperatorParams):
@@ -95,12 +96,18 @@ class SqlOutput(Operator):
         require_columns("keys", ctx.params.keys, inputs["in"].names)
         return {}
 
+    def open(self, ctx):
+        open_connection(ctx, ctx.params.connection, write_to=ctx.params.table)
+
+    def close(self, ctx):
+        close_connection(ctx)
+
     def run(self, ctx, inputs):
         params: SqlOutputParams = ctx.params
         frame: pd.DataFrame = inputs["in"]
         require_columns("keys", params.keys, frame.columns)
         with (
-            connect(ctx, params.connection, write_to=params.table) as connection,
+            node_connection(ctx, params.connection, write_to=params.table) as connection,
             database_errors(
                 f"writing to table '{params.table}' on '{params.connection}' failed",
                 connection.engine.url,

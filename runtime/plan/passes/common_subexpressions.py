@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from runtime.incremental import is_incremental
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import Wiring, copied, rederived
 
@@ -41,7 +42,9 @@ def merge_common_subexpressions(plan: Plan, keep: Iterable[str] = ()) -> Plan:
 
 
 def _mergeable(node: PlannedNode) -> bool:
-    return node.operator.kind != "output" and node.operator.deterministic
+    # An incremental input reports its own position: two of them are never one.
+    operator = node.operator
+    return operator.kind != "output" and operator.deterministic and not is_incremental(node.params)
 
 
 def _identity(node: PlannedNode) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from runtime.incremental import is_incremental
 from runtime.plan.model import Plan
 from runtime.plan.passes.editing import Wiring, copied, only_input, rederived
 
@@ -53,6 +54,7 @@ def _limit_input(wiring: Wiring, limit_id: str, keep: set[str]) -> None:
     (source_id, _) = only_input(plan.nodes[limit_id])[1]
     source = plan.nodes[source_id]
     exact = source.operator.kind == "input" and source.operator.row_limit_safe
+    exact = exact and not is_incremental(source.params)  # its position needs every new row
     if not exact or source_id in keep or wiring.sole_output(source_id) is None:
         return
     rows = plan.nodes[limit_id].params.n

@@ -14,7 +14,7 @@ from pytest_django.asserts import assertInHTML
 
 from editor.admin.runs import ADMIN_CSS
 from editor.graph_image import STATUS_COLOURS
-from editor.models import Run
+from editor.models import InputPosition, Run
 from tests.editor.admin.conftest import SECRET
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +38,9 @@ PAGES = [
     "/admin/editor/apitoken/",
     "/admin/editor/apitoken/add/",
     "/admin/editor/apitoken/{token}/change/",
+    "/admin/editor/inputposition/",
+    "/admin/editor/inputposition/{position}/change/",
+    "/admin/editor/inputposition/{position}/delete/",
 ]
 
 
@@ -45,7 +48,14 @@ PAGES = [
 def test_every_admin_page_renders_for_a_superuser(
     admin_client, page, pipeline, run, connection, token
 ):
-    url = page.format(pipeline=pipeline.pk, run=run.pk, connection=connection.pk, token=token.pk)
+    position = InputPosition.objects.create(
+        pipeline=pipeline, node_id="read", position={"column": "id", "value": 3}, run=run,
+        run_number=run.number,
+    )  # fmt: skip
+    url = page.format(
+        pipeline=pipeline.pk, run=run.pk, connection=connection.pk, token=token.pk,
+        position=position.pk,
+    )  # fmt: skip
     response = admin_client.get(url)
     assert response.status_code == 200, url
     assert SECRET.encode() not in response.content
@@ -62,6 +72,7 @@ def test_a_run_is_read_only_and_shows_its_node_runs_and_snapshot(admin_client, r
     assertInHTML('<td class="field-rows_in"><p>3</p></td>', page)
     assert admin_client.post(url, {"status": "succeeded"}).status_code == 403
     assert admin_client.get("/admin/editor/run/add/").status_code == 403
+    assert admin_client.get("/admin/editor/inputposition/add/").status_code == 403
     assert Run.objects.get(pk=run.pk).status == "failed"
 
 

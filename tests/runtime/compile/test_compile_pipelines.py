@@ -226,6 +226,24 @@ def test_a_plugin_operator_makes_compile_refuse_naming_the_node(pause_operator, 
         compile_script(document, data_root=tmp_path)
 
 
+def test_an_incremental_input_makes_compile_refuse_naming_the_node(tmp_path):
+    write_people(tmp_path)
+    incremental = {"mode": "watermark", "column": "id"}
+    read = {"path": "people.csv", "incremental": incremental}
+    document = load_document(
+        {
+            "name": "p",
+            "nodes": [
+                {"id": "read", "operator": "csv_input", "params": read},
+                {"id": "write", "operator": "csv_output", "params": {"path": "o.csv"}},
+            ],
+            "edges": [{"source": "read", "target": "write"}],
+        }
+    )
+    with pytest.raises(CompileRefused, match="node 'read': an incremental input keeps its"):
+        compile_script(document, data_root=tmp_path)
+
+
 def test_the_cli_writes_the_script_or_says_why_not(tmp_path, capsys):
     write_people(tmp_path)
     source = tmp_path / "pipeline.json"

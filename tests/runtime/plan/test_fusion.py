@@ -71,7 +71,16 @@ class Both(Lowers):
         return {"out": Step(inputs["left"], f"both:{inputs['right']}")}
 
 
-REGISTRY = Registry([Root, Lowers, Stays, Both])
+class Opens(Lowers):
+    """A step that lowers but has a lifecycle (a client it opens per node)."""
+
+    name = "opens"
+
+    def open(self, ctx):
+        ctx.resources["client"] = object()
+
+
+REGISTRY = Registry([Root, Lowers, Stays, Both, Opens])
 
 
 def fused(nodes: dict, edges: list[str], backend: str = "duckdb", **options):
@@ -94,6 +103,12 @@ def test_a_node_that_cannot_lower_splits_the_chain_and_says_why():
     assert "b runs on pandas: it needs Python" in plan.notes
     # c reads b's frame from outside its segment
     assert plan.segments[1].relations["c"]["out"].input == Input(("b", "out"))
+
+
+def test_an_operator_with_open_and_close_runs_alone_and_says_why():
+    plan = fused({"a": "root", "b": "opens", "c": "lowers"}, ["a->b", "b->c"])
+    assert [segment.nodes for segment in plan.segments] == [("a",), ("c",)]
+    assert "b runs on pandas: an operator with open/close runs alone, not fused" in plan.notes
 
 
 def test_a_segment_never_waits_for_a_pandas_node_that_waits_for_it():

@@ -411,6 +411,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               <BottomPanel open={bottom.open} tab={bottom.tab} onTab={onBottomTab} onToggle={onBottomToggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} data={data} />
             </div>
             <SidePanel
+              api={api}
+              base={base}
               readOnly={locked}
               selected={viewedCanvas ? NO_NODES : selected}
               schemas={analysis.schemas}

@@ -2,9 +2,10 @@
 // run details, the Preview button and the node's Run menu), or the pipeline's overview when nothing is selected.
 // Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
 
-import { memo, useContext, useEffect, useRef } from "react";
+import { memo, useContext, useEffect, useRef, useState } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../model/format.js";
 import { describeProblem, generalProblems, messagesAtField } from "../../model/problems.js";
+import { describeStoredPosition, isIncremental } from "../../model/positions.js";
 import { fromNode, upTo } from "../../model/runOptions.js";
 import { FieldMessages } from "../../ui/form/Field.jsx";
 import { CatalogContext, OverlayContext } from "../contexts.js";
@@ -16,7 +17,7 @@ import SchemaForm from "../../ui/form/SchemaForm.jsx";
 const NO_PROBLEMS = [];
 
 /** The panel for `selected` (the selected nodes). */
-function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPreview, onRun, runActive, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
+function SidePanel({ api, base, readOnly = false, selected, schemas, onNodeChange, onPreview, onRun, runActive, onDelete, onFocusNode, pipelineProblems, nodeCount }) {
   const panel = useRef(null);
   const shownId = selected.length === 1 ? selected[0].id : null;
   useEffect(() => {
@@ -26,7 +27,7 @@ function SidePanel({ readOnly = false, selected, schemas, onNodeChange, onPrevie
   if (selected.length === 1) {
     return (
       <aside className="pw-side" aria-label="Node" ref={panel}>
-        <NodePanel key={selected[0].id} readOnly={readOnly} node={selected[0]} schemas={schemas?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} onRun={onRun} runActive={runActive} />
+        <NodePanel key={selected[0].id} api={api} base={base} readOnly={readOnly} node={selected[0]} schemas={schemas?.[selected[0].id]} onChange={onNodeChange} onPreview={onPreview} onRun={onRun} runActive={runActive} />
       </aside>
     );
   }
@@ -116,7 +117,7 @@ function Overview({ nodeCount, problems, onFocusNode }) {
   );
 }
 
-function NodePanel({ readOnly, node, schemas, onChange, onPreview, onRun, runActive }) {
+function NodePanel({ api, base, readOnly, node, schemas, onChange, onPreview, onRun, runActive }) {
   const catalog = useContext(CatalogContext);
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, (state) => shownRun(state).nodes[node.id]);
@@ -154,6 +155,7 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview, onRun, runAct
         ) : null}
       </section>
       {run && run.status !== "idle" ? <RunDetails run={run} kind={operator?.kind} sets={catalog.statuses} /> : null}
+      {api && isIncremental(node.data.params) ? <StoredPosition api={api} url={`${base}/nodes/${encodeURIComponent(node.id)}/position`} readOnly={readOnly} runStatus={run?.status} /> : null}
       <section className="pw-section">
         <h3>Settings</h3>
         <fieldset className="pw-fieldset" disabled={readOnly}>
@@ -186,6 +188,58 @@ function NodePanel({ readOnly, node, schemas, onChange, onPreview, onRun, runAct
         <Columns schemas={schemas} />
       </section>
     </>
+  );
+}
+
+/** An incremental input's stored position (where its last successful run stopped reading),
+ * fetched again when a run of the node ends, with Reset for editors. */
+function StoredPosition({ api, url, readOnly, runStatus }) {
+  const [stored, setStored] = useState(undefined); // undefined: loading; null: none stored
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    let current = true;
+    api.get(url).then(
+      (found) => current && setStored(found),
+      (failure) => {
+        if (!current) return;
+        if (failure.code === "no_position") setStored(null);
+        else setError(failure.message);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, url, runStatus]);
+  const reset = async () => {
+    try {
+      await api.del(url);
+      setStored(null);
+    } catch (failure) {
+      setError(failure.message);
+    }
+  };
+  return (
+    <section className="pw-section pw-position" aria-label="Incremental position">
+      <div className="pw-section-head">
+        <h3>Incremental</h3>
+        {stored && !readOnly ? (
+          <button type="button" onClick={reset} title="Forget the position: the next run reads everything">
+            Reset
+          </button>
+        ) : null}
+      </div>
+      {error ? (
+        <p className="pw-run-error" role="alert">
+          {error}
+        </p>
+      ) : stored === undefined ? (
+        <p className="pw-muted pw-small">Loading…</p>
+      ) : stored ? (
+        <p className="pw-position-text">{describeStoredPosition(stored)}</p>
+      ) : (
+        <p className="pw-muted pw-small">No position stored: the next run reads everything.</p>
+      )}
+    </section>
   );
 }
 
