@@ -103,7 +103,9 @@ def test_expressions_are_kept_with_single_spaces_and_nicknames_are_read():
     ]
 
 
-@pytest.mark.parametrize("name", ["Mars/Olympus", "../../etc/passwd", "", "x" * 100, "europe/paris"])
+@pytest.mark.parametrize(
+    "name", ["Mars/Olympus", "../../etc/passwd", "", "x" * 100, "europe/paris"]
+)
 def test_a_time_zone_that_is_not_iana_is_refused(name):
     with pytest.raises(CronError, match="IANA time zone") as refused:
         check_zone(name)
