@@ -162,6 +162,22 @@ def tell_admins(workspace: Workspace, message: str) -> None:
     log.warning("workspace %s: %s", workspace.slug, message)
 
 
+def paused_schedules(workspace: Workspace) -> list[dict]:
+    """What the workspace page shows its admins: the schedules the server paused, and why."""
+    paused = Schedule.objects.filter(pipeline__workspace=workspace, enabled=False)
+    paused = paused.exclude(paused_reason="").select_related("pipeline").order_by("pk")
+    return [
+        {
+            "id": schedule.pk,
+            "pipeline": schedule.pipeline_id,
+            "pipeline_name": schedule.pipeline.name,
+            "cron": schedule.cron,
+            "reason": schedule.paused_reason,
+        }
+        for schedule in paused
+    ]
+
+
 def changed(schedule: Schedule, change: str, by) -> None:
     """A schedule was created, updated, deleted or paused (`by` None: by the server)."""
     who = by.get_username() if by is not None else "the server"
