@@ -1,15 +1,21 @@
 """Settings → Schedules: a schedule is added in the editor, its next five times showing as
-the expression is typed, a bad field is named, and the saved schedule is listed."""
+the expression is typed, a bad field is named, and the saved schedule is listed; the
+workspace page tells its admins of a schedule paused because its owner left."""
 
 from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 from playwright.async_api import expect
 
-from editor.models import Schedule
+from editor import actions
+from editor.models import Role, Schedule
+from editor.workspaces import create_workspace, remove_member, set_member
+from runtime.spec import load_document
 from tests.e2e.editor_page import open_editor
 from tests.e2e.seed_pipeline import seed
+from tests.editor.conftest import SEED as SEED_DOCUMENT
 
 pytestmark = [
     pytest.mark.server,
@@ -46,3 +52,25 @@ async def test_a_schedule_is_added_in_settings_with_its_next_five_times_shown(
     await screenshot(page, "saved")
     saved = await sync_to_async(Schedule.objects.get)(pipeline_id=pipeline_id)
     assert (saved.cron, saved.timezone, saved.overlap) == ("30 2 * * *", "Europe/Paris", "queue")
+
+
+async def test_the_workspace_page_tells_its_admins_of_a_schedule_paused_when_its_owner_left(
+    signed_in, user, asgi_server, screenshot
+):
+    page = signed_in
+
+    def paused_in_a_team() -> str:
+        bob = get_user_model().objects.create_user("bob")
+        workspace = create_workspace("Night shift", admin=user)
+        set_member(workspace, bob, Role.EDITOR)
+        pipeline = actions.create_pipeline(bob, load_document(SEED_DOCUMENT), workspace)
+        Schedule.objects.create(pipeline=pipeline, owner=bob, cron="0 2 * * *")
+        remove_member(workspace, bob)
+        return workspace.slug
+
+    slug = await sync_to_async(paused_in_a_team)()
+    await page.goto(f"{asgi_server.url}/workspaces/{slug}/")
+    section = page.get_by_role("region", name="Paused schedules")
+    await expect(section).to_contain_text("0 2 * * *")
+    await expect(section).to_contain_text("its owner bob may no longer run pipelines")
+    await screenshot(page, "paused")
