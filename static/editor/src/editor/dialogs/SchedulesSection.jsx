@@ -49,7 +49,13 @@ export default function SchedulesSection({ api, pipelineId, readOnly }) {
   return (
     <section className="pw-field pw-schedules" aria-label="Schedules">
       <div className="pw-label">Schedules</div>
-      <p className="pw-hint">Run this pipeline at the times of a cron expression in a time zone, with your rights. Saved at once; see the schedules documentation for daylight saving.</p>
+      <p className="pw-hint">
+        Run this pipeline at the times of a cron expression in a time zone, with your rights. Saved at once.{" "}
+        <a href="/docs/schedules/" target="_blank" rel="noreferrer">
+          How schedules work
+        </a>{" "}
+        (daylight saving, missed times, overlap).
+      </p>
       {error && !editing ? <FieldMessages messages={[error.message]} /> : null}
       {items === null ? <p className="pw-muted">Loading…</p> : null}
       {items?.length === 0 ? <p className="pw-muted">No schedules.</p> : null}
