@@ -58,3 +58,24 @@ def test_two_scheduler_processes_start_exactly_one_run_per_fire_time(new_server,
     assert set(runs.values_list("trigger", "status")) == {("schedule", "queued")}
     started = [log.count("started run #1") for log in logs]
     print(f"{connection.vendor}: runs started by each process: {started}")
+
+
+@pytest.mark.server
+@pytest.mark.django_db(transaction=True)
+def test_the_web_process_fires_schedules_and_executes_their_runs_on_the_embedded_default(
+    start_server, owner
+):
+    minute = timezone.now().replace(second=0, microsecond=0)
+    pipeline = actions.create_pipeline(owner, load_document(pause_pipeline("nightly", 1, 0)))
+    schedule = Schedule.objects.create(
+        pipeline=pipeline, owner=owner, cron=f"{minute.minute} {minute.hour} * * *",
+        next_fire_at=minute,
+    )  # fmt: skip
+    [web] = start_server(1)
+
+    deadline = time.monotonic() + 60
+    while not Run.objects.filter(schedule=schedule, status="succeeded").exists():
+        assert time.monotonic() < deadline, web.errors()
+        time.sleep(0.2)
+    run = Run.objects.get(schedule=schedule)
+    assert (run.trigger, run.scheduled_for, run.started_by_id) == ("schedule", minute, owner.pk)
