@@ -7,6 +7,7 @@ work with `transaction.on_commit`, so nothing starts for a change that did not c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -14,7 +15,7 @@ from django.db import transaction
 from editor import launcher, preview_pool, revisions
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
-from editor.models import NodeRun, Pipeline, Run, Workspace
+from editor.models import NodeRun, Pipeline, Run, Schedule, Workspace
 from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import engine_access, personal_workspace
 from runtime.errors import Problem
@@ -119,18 +120,29 @@ class Reuse:
 
 @transaction.atomic
 def start_run(
-    pipeline: Pipeline, user, parameters: dict | None = None, reuse: Reuse = Reuse()
+    pipeline: Pipeline,
+    user,
+    parameters: dict | None = None,
+    reuse: Reuse = Reuse(),
+    *,
+    schedule: Schedule | None = None,
+    scheduled_for: datetime | None = None,
+    queue: bool = False,
 ) -> Run:
-    """Snapshot the pipeline and queue a run of it (one active run per pipeline)."""
+    """Snapshot the pipeline and queue a run of it (one active run per pipeline), started by
+    `user` or, with its owner as `user`, by `schedule` for its fire time `scheduled_for`;
+    `queue` (a schedule's overlap policy): while a run is active, this one waits behind it
+    instead (one run waits at most)."""
     Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     refuse_too_many_runs(user)
-    active = pipeline.runs.filter(status__in=RunStatus.ACTIVE).first()
-    if active is not None:
+    active = list(pipeline.runs.filter(status__in=RunStatus.ACTIVE)[:2])
+    if active and (not queue or len(active) > 1):
         raise ActionError(
             409,
             "run_in_progress",
-            f"run {active.pk} of this pipeline is still {active.status}; wait for it or cancel it",
-            run_id=active.pk,
+            f"run {active[0].pk} of this pipeline is still {active[0].status}; wait for it or "
+            "cancel it",
+            run_id=active[0].pk,
         )
     document = to_document(pipeline)
     if refused := reuse.refusals(document):
@@ -148,6 +160,10 @@ def start_run(
         fresh=reuse.fresh,
         up_to=reuse.up_to or "",
         from_node=reuse.from_node or "",
+        trigger="schedule" if schedule is not None else "manual",
+        schedule=schedule,
+        scheduled_for=scheduled_for,
+        queued_behind=active[0] if active else None,
         **launcher.holder(),
     )
     NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)

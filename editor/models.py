@@ -320,6 +320,34 @@ class Run(models.Model):
     logs_dropped = models.PositiveIntegerField(
         default=0, help_text="Log lines not kept, past PIPEWRIGHT_LOG_LINES (see editor.run_logs)."
     )
+    trigger = models.CharField(
+        max_length=10,
+        choices=[("manual", "manual"), ("schedule", "scheduled")],
+        default="manual",
+        help_text="Who started it: a person (manual) or one of the pipeline's schedules.",
+    )
+    schedule = models.ForeignKey(
+        "Schedule",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="runs",
+        help_text="The schedule that started it (scheduled runs).",
+    )
+    scheduled_for = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The schedule's fire time it was started for: one run per fire time.",
+    )
+    queued_behind = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="A run a schedule queued waits for this run to end before any worker "
+        "claims it (a schedule's `queue` overlap policy).",
+    )
 
     objects = RunQuerySet.as_manager()
 
@@ -330,7 +358,10 @@ class Run(models.Model):
             models.Index(fields=["status", "created_at"], name="run_queue_order"),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["pipeline", "number"], name="unique_run_number")
+            models.UniqueConstraint(fields=["pipeline", "number"], name="unique_run_number"),
+            models.UniqueConstraint(
+                fields=["schedule", "scheduled_for"], name="one_run_per_fire_time"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -402,6 +433,57 @@ class RunLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.time} {self.level.upper()} {self.node or 'run'}: {self.message}"
+
+
+class Schedule(models.Model):
+    """Runs a pipeline at the times of a cron expression in a time zone, with the rights of
+    its owner; `editor.schedules` validates and changes it, `editor.scheduler` fires it."""
+
+    class Missed(models.TextChoices):
+        SKIP = "skip", "skip: times missed while no scheduler ran start nothing"
+        RUN_ONCE = "run_once", "run once: times missed start one run"
+
+    class Overlap(models.TextChoices):
+        SKIP = "skip", "skip: a time is skipped while a run of the pipeline is going"
+        QUEUE = "queue", "queue: the run waits behind the one going"
+
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="schedules")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="schedules",
+        help_text="Its runs use this user's rights; it pauses if they may no longer run the "
+        "pipeline.",
+    )
+    name = models.CharField(max_length=200, blank=True)
+    cron = models.CharField(
+        max_length=200, help_text="Five fields: minute hour day-of-month month day-of-week."
+    )
+    timezone = models.CharField(max_length=64, default="UTC", help_text="An IANA time zone.")
+    parameters = models.JSONField(default=dict, blank=True)
+    enabled = models.BooleanField(default=True)
+    paused_reason = models.CharField(
+        max_length=300, blank=True, help_text="Why the server paused it (its owner left, say)."
+    )
+    missed = models.CharField(max_length=10, choices=Missed.choices, default=Missed.SKIP)
+    overlap = models.CharField(max_length=10, choices=Overlap.choices, default=Overlap.SKIP)
+    next_fire_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    last_fire_at = models.DateTimeField(null=True, blank=True)
+    last_run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_outcome = models.CharField(
+        max_length=500, blank=True, help_text="What its last fire did (started, skipped, …)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pipeline", "id"]
+        indexes = [models.Index(fields=["enabled", "next_fire_at"], name="schedule_due")]
+
+    def __str__(self) -> str:
+        return f"{self.name or self.cron} ({self.timezone}) of {self.pipeline}"
 
 
 def latest_statuses(pipeline: Pipeline) -> dict[str, str]:

@@ -9,9 +9,10 @@ way two workers never claim one run, and a worker never waits on another's claim
 Users are taken in turn: the next run is the oldest queued run of the user with the fewest
 runs going, the one whose last run started longest ago among equals, so that one user who
 queues many runs delays another user's single run by one run at most. A user who has
-`PIPEWRIGHT_MAX_RUNS_PER_USER` runs going waits for one of them to end. Queued runs that a
-process holds (`pid` set: `manage.py runpipeline` runs its own in the foreground) are never
-claimed.
+`PIPEWRIGHT_MAX_RUNS_PER_USER` runs going waits for one of them to end. A run a schedule
+queued behind its pipeline's active run (`queued_behind`) waits for that run to end. Queued
+runs that a process holds (`pid` set: `manage.py runpipeline` runs its own in the foreground)
+are never claimed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from editor.models import Run
@@ -37,8 +38,12 @@ CANDIDATES = 1000
 
 
 def unclaimed() -> Run.objects:
-    """Queued runs waiting for any worker (no process holds them)."""
-    return Run.objects.filter(status=RunStatus.QUEUED, cancel_requested=False, pid__isnull=True)
+    """Queued runs waiting for any worker (no process holds them), but not one a schedule
+    queued behind a run that is still active."""
+    ahead = Run.objects.filter(pk=OuterRef("queued_behind_id"), status__in=RunStatus.ACTIVE)
+    return Run.objects.filter(
+        ~Exists(ahead), status=RunStatus.QUEUED, cancel_requested=False, pid__isnull=True
+    )
 
 
 def claim_next() -> int | None:

@@ -17,6 +17,7 @@ from editor.launcher import serve_embedded  # noqa: E402
 from editor.routing import websocket_urlpatterns  # noqa: E402
 from editor.run_process import fork_server  # noqa: E402
 from editor.run_watch import start_reaping  # noqa: E402
+from editor.scheduler import serve_embedded as fire_schedules  # noqa: E402
 from editor.stale_outputs import start_removing  # noqa: E402
 from runtime.registry import default_registry  # noqa: E402
 
@@ -32,6 +33,7 @@ start_reaping()
 start_removing()
 fork_server.start()  # runs then start in milliseconds, the engine loaded beforehand
 serve_embedded()
+fire_schedules()
 
 # Every operator now rather than on the first request: the first editor opened would otherwise
 # wait 0.2 to 0.35 s for the catalog, and their modules get frozen with the rest just below.

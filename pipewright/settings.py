@@ -17,6 +17,8 @@
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
   `manage.py runworkers` does, see docs/deploy.md),
+  `PIPEWRIGHT_SCHEDULER` (`embedded`, the default: this process fires schedules; `service`:
+  `manage.py runscheduler` does, see docs/schedules.md),
   `PIPEWRIGHT_MAX_PREVIEWS` (previews and schema inferences executing at once, each in a
   process of its own, default 2), `PIPEWRIGHT_PREVIEW_TIMEOUT` (seconds one may last, 30),
   `PIPEWRIGHT_CHANNEL_PREFIX` (Redis key prefix, to keep deployments or test runs apart).
@@ -261,6 +263,12 @@ if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
         "executes runs) or 'service' (`manage.py runworkers` does)"
     )
 PIPEWRIGHT_MAX_RUNS_PER_USER = _count("PIPEWRIGHT_MAX_RUNS_PER_USER", 5)
+PIPEWRIGHT_SCHEDULER = os.environ.get("PIPEWRIGHT_SCHEDULER", "embedded")
+if PIPEWRIGHT_SCHEDULER not in ("embedded", "service"):
+    raise ImproperlyConfigured(
+        f"PIPEWRIGHT_SCHEDULER is '{PIPEWRIGHT_SCHEDULER}'; it must be 'embedded' (this process "
+        "fires schedules) or 'service' (`manage.py runscheduler` does)"
+    )
 PIPEWRIGHT_RUN_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_RUN_TIMEOUT", 6 * 3600))
 PIPEWRIGHT_MAX_PREVIEWS = _count("PIPEWRIGHT_MAX_PREVIEWS", 2)
 PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT", "30"))

@@ -180,6 +180,24 @@ class WorkerService(ServerProcess):
         return self
 
 
+class SchedulerService(ServerProcess):
+    """`manage.py runscheduler`, looking for due schedules every 50 ms."""
+
+    READY = "runscheduler: looking"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "manage.py", "runscheduler", "--tick", "0.05"]
+
+    def wait_until_ready(self, timeout: float = START_TIMEOUT_S) -> SchedulerService:
+        """Block until it says it looks for schedules; fail with its log if it never did."""
+        deadline = time.monotonic() + timeout
+        while self.READY not in self.log():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"runscheduler did not start:\n{self.log()}")
+            time.sleep(0.05)
+        return self
+
+
 class DaphneServer(ServerProcess):
     """One daphne process serving Pipewright."""
 

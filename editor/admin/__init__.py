@@ -1,6 +1,6 @@
 """The admin: workspaces with their members, pipelines with their graph, runs with their node
-runs, connections, API tokens, incremental inputs' positions."""
+runs, connections, schedules, API tokens, incremental inputs' positions."""
 
-from editor.admin import connections, pipelines, positions, runs, tokens, workspaces
+from editor.admin import connections, pipelines, positions, runs, schedules, tokens, workspaces
 
-__all__ = ["connections", "pipelines", "positions", "runs", "tokens", "workspaces"]
+__all__ = ["connections", "pipelines", "positions", "runs", "schedules", "tokens", "workspaces"]

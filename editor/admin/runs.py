@@ -86,11 +86,12 @@ class RunAdmin(admin.ModelAdmin):
         css = {"all": (ADMIN_CSS,)}
 
     list_display = ("id", "run_number", "pipeline", "badge", "started_by", "created_at", "duration")
-    list_filter = ("status", "fresh", "pipeline")
+    list_filter = ("status", "trigger", "fresh", "pipeline")
     list_select_related = ("pipeline", "started_by")
     date_hierarchy = "created_at"
     fields = (
         ("pipeline", "run_number", "revision", "badge", "started_by"),
+        ("trigger", "schedule"),
         ("created_at", "started_at", "finished_at", "duration"),
         "parameters",
         ("fresh", "up_to", "from_node"),

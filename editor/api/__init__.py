@@ -19,6 +19,8 @@ from editor.api.revisions import router as revisions_router
 from editor.api.run_compare import router as run_compare_router
 from editor.api.run_data import router as run_data_router
 from editor.api.runs import router as runs_router
+from editor.api.schedules import previews as schedule_previews_router
+from editor.api.schedules import router as schedules_router
 from editor.api.scripts import router as scripts_router
 from editor.api.workspaces import router as workspaces_router
 
@@ -38,6 +40,8 @@ api.add_router("/pipelines", plans_router, tags=["pipelines"])
 api.add_router("/pipelines", revisions_router, tags=["history"])
 api.add_router("/pipelines", scripts_router, tags=["pipelines"])
 api.add_router("/pipelines", positions_router, tags=["incremental inputs"])
+api.add_router("/pipelines", schedules_router, tags=["schedules"])
+api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/runs", run_data_router, tags=["run data"])

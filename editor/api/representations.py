@@ -69,6 +69,8 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
         "up_to": run.up_to or None,
         "from_node": run.from_node or None,
         "started_by": run.started_by.get_username() if run.started_by else None,
+        "trigger": run.trigger,
+        "schedule": run.schedule_id,
         "created_at": run.created_at.isoformat(),
         "started_at": run.started_at.isoformat() if run.started_at else None,
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,

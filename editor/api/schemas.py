@@ -174,6 +174,10 @@ class RunSummary(Schema):
         description="The node the run started from, reusing what is stored above it."
     )
     started_by: str | None
+    trigger: Literal["manual", "schedule"] = Field(
+        description="Started by a person (manual) or by one of the pipeline's schedules."
+    )
+    schedule: int | None = Field(description="The schedule that started it, if it still exists.")
     created_at: Timestamp
     started_at: Timestamp | None
     finished_at: Timestamp | None

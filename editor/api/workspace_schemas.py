@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ninja import Schema
+from ninja import Field, Schema
 
 from editor.api.schemas import Timestamp
 from editor.models import Role
@@ -29,8 +29,20 @@ class Member(Schema):
     role: RoleName
 
 
+class PausedSchedule(Schema):
+    id: int
+    pipeline: int
+    pipeline_name: str
+    cron: str
+    reason: str
+
+
 class WorkspaceDetail(WorkspaceOut):
     members: list[Member]
+    paused_schedules: list[PausedSchedule] | None = Field(
+        None,
+        description="For admins: schedules the server paused (their owner left, say), with why.",
+    )
 
 
 class WorkspaceIn(Schema):

@@ -21,7 +21,15 @@ from editor.api.workspace_schemas import (
 from editor.connections import connection_json, save_connection
 from editor.errors import ActionError
 from editor.models import Workspace
-from editor.permissions import Action, is_operator, role_in, visible_workspaces, workspace_for
+from editor.permissions import (
+    Action,
+    is_operator,
+    may,
+    role_in,
+    visible_workspaces,
+    workspace_for,
+)
+from editor.schedules import paused_schedules
 from editor.workspaces import create_workspace, remove_member, set_member, slug_problem
 
 router = Router()
@@ -75,10 +83,13 @@ def create_shared_workspace(request):
 def get_workspace(request, slug: str):
     workspace = workspace_for(request.user, slug)
     members = workspace.memberships.select_related("user").order_by("user__username")
-    return {
+    body = {
         **workspace_json(workspace, request.user),
         "members": [{"user": m.user.get_username(), "role": m.role} for m in members],
     }
+    if may(request.user, Action.MANAGE, workspace):
+        body["paused_schedules"] = paused_schedules(workspace)
+    return body
 
 
 @router.put(

@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 
 from editor import actions
 from editor.api import api
-from editor.models import Pipeline, Run
+from editor.models import Pipeline, Run, Schedule
 from editor.tokens import create_token
 from runtime.spec import load_document
 from tests.editor.conftest import SEED
@@ -66,10 +66,12 @@ def bearer(owner) -> dict:
 
 @pytest.fixture
 def targets(owner) -> dict:
-    """A real pipeline, run and workspace for the generated requests to act on."""
+    """A real pipeline, run, schedule and workspace for the generated requests to act on."""
     pipeline = actions.create_pipeline(owner, load_document(SEED))
     run = Run.objects.create(pipeline=pipeline, document=SEED, started_by=owner, status="failed")
+    schedule = Schedule.objects.create(pipeline=pipeline, owner=owner, cron="0 6 * * *")
     return {
+        "schedule_id": schedule.pk,
         "pipeline_id": pipeline.pk,
         "run_id": run.pk,
         "slug": pipeline.workspace.slug,

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from editor.models import Connection, Run
+from editor.models import Connection, Run, Schedule
 from editor.workspaces import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
@@ -30,6 +30,7 @@ LISTS = {
     "api/workspaces",
     "api/expressions",  # the expression language: the same for everyone
     "docs/<slug:name>/",  # the documentation pages
+    "api/schedules/preview",  # the times a cron expression fires: the same for everyone
 }
 
 
@@ -61,12 +62,14 @@ def objects(owner, data_root):
         "id"
     ]
     run = Run.objects.create(pipeline_id=pipeline_id, document=SEED, status="succeeded")
+    schedule = Schedule.objects.create(pipeline_id=pipeline_id, owner=owner, cron="0 6 * * *")
     connection = Connection(workspace=personal_workspace(owner), name="db", url="sqlite:///x.db")
     connection.save()
     (data_root / "secret.csv").write_text("Owner's secret\n")
     return {
         "pipeline_id": pipeline_id,
         "run_id": run.pk,
+        "schedule_id": schedule.pk,
         "slug": "owner",
         "username": "owner",
         "name": "db",

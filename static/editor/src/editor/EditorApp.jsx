@@ -428,6 +428,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
           </div>
           {dialog?.kind === "settings" ? (
             <SettingsDialog
+              api={api}
+              pipelineId={pipelineId}
+              readOnly={readOnly}
               meta={meta}
               problems={analysis.pipelineProblems}
               onClose={closeDialog}

@@ -1,4 +1,5 @@
-// A workspace's settings page: its members with their roles and its database connections.
+// A workspace's settings page: its members with their roles and its database connections
+// (and, for admins, the schedules the server paused because their owner left).
 // Every member sees them; admins add, change and remove members and connections. Connection
 // passwords are write-only: the form never shows one, and an empty field keeps the stored one.
 
@@ -17,6 +18,7 @@ export default function WorkspaceApp({ api, workspace, userName }) {
   const base = workspaceApi(workspace.slug);
   const admin = mayManage(workspace.role);
   const [members, setMembers] = useState(null);
+  const [pausedSchedules, setPausedSchedules] = useState([]);
   const [connections, setConnections] = useState(null);
   const [loadError, setLoadError] = useState("");
   const [memberProblem, setMemberProblem] = useState("");
@@ -30,6 +32,7 @@ export default function WorkspaceApp({ api, workspace, userName }) {
       Promise.all([api.get(base), api.get(`${base}/connections`)]).then(
         ([details, listed]) => {
           setMembers(details.members);
+          setPausedSchedules(details.paused_schedules ?? []);
           setConnections(listed.items);
           setLoadError("");
         },
@@ -96,6 +99,19 @@ export default function WorkspaceApp({ api, workspace, userName }) {
         <p className="pw-alert" role="alert">
           The workspace could not be loaded: {loadError}
         </p>
+      ) : null}
+      {pausedSchedules.length ? (
+        <section className="pw-workspace-section" aria-labelledby="pw-paused-schedules">
+          <h2 id="pw-paused-schedules">Paused schedules</h2>
+          <p className="pw-muted pw-small">The server paused these schedules. An editor who saves one again (pipeline Settings → Schedules) becomes its owner and can resume it.</p>
+          <ul role="alert">
+            {pausedSchedules.map((schedule) => (
+              <li key={schedule.id}>
+                <a href={`/pipelines/${schedule.pipeline}/`}>{schedule.pipeline_name}</a> <code>{schedule.cron}</code>: {schedule.reason}
+              </li>
+            ))}
+          </ul>
+        </section>
       ) : null}
       <section className="pw-workspace-section" aria-labelledby="pw-members">
         <div className="pw-workspace-head">

@@ -1,5 +1,6 @@
 // Pipeline settings: description, concurrency, stop on error, retries, retry delay, timeout,
-// log level, backend, reuse of results and parameters (name → default value). The server's
+// log level, backend, reuse of results and parameters (name → default value), and the
+// pipeline's schedules (saved apart, at once). The server's
 // problems at a setting
 // (`config.<field>`, `config.parameters.<name>`) show at its input, the others above them.
 
@@ -8,6 +9,7 @@ import { describeProblem, messagesAtSetting, otherSettingProblems } from "../../
 import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } from "../../model/schemaForm.js";
 import Dialog from "../../ui/Dialog.jsx";
 import { FieldMessages } from "../../ui/form/Field.jsx";
+import SchedulesSection from "./SchedulesSection.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
@@ -21,7 +23,7 @@ const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "
 
 /** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. `problems`: the pipeline's
  * problems that no node has, from the server. */
-export default function SettingsDialog({ meta, problems, onApply, onClose }) {
+export default function SettingsDialog({ meta, problems, onApply, onClose, api, pipelineId, readOnly }) {
   const config = meta.config ?? {};
   const [description, setDescription] = useState(meta.description ?? "");
   const [concurrency, setConcurrency] = useState(scalarText(config.max_concurrency));
@@ -169,6 +171,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
             </p>
           ) : null}
         </div>
+        <SchedulesSection api={api} pipelineId={pipelineId} readOnly={readOnly} />
         <div className="pw-dialog-actions">
           <button type="button" onClick={onClose}>
             Close

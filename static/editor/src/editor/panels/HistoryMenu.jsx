@@ -54,9 +54,11 @@ function compareLabel(runs, viewedId) {
   return viewed ? `Compare #${viewed.number} with…` : "Compare with…";
 }
 
-/** "#12 · succeeded · alice · 3.2 s · 5 min ago" (you: "you"; parts not known are left out). */
+/** "#12 · succeeded · alice · 3.2 s · 5 min ago" (you: "you"; a schedule's run: "scheduled
+ * (alice)"; parts not known are left out). */
 function runLine(run, userName) {
-  const who = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
+  const by = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
+  const who = run.trigger === "schedule" ? `scheduled${by ? ` (${by})` : ""}` : by;
   const took = run.duration_s != null ? formatDuration(run.duration_s) : null;
   return (
     <span className="pw-run-line">
