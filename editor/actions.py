@@ -53,7 +53,9 @@ def create_pipeline(
     pipeline = Pipeline.objects.create(owner=owner, workspace=workspace, name=document.name)
     replace_graph(pipeline, document)
     revisions.record_creation(pipeline, to_json_dict(document), owner, summary)
-    audit.record(f"pipeline.{how}", pipeline, revision=pipeline.revision, details=details)
+    audit.record(
+        f"pipeline.{how}", pipeline, revision=pipeline.revision, details=details, user=owner
+    )
     return pipeline
 
 

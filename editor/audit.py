@@ -91,9 +91,10 @@ def record(
     user=None,
 ) -> AuditEntry:
     """Add an entry: `action` (`pipeline.saved`, …) done to `target` (a pipeline, run,
-    connection, membership or notification) by `user` (default: the current actor)."""
+    connection, membership or notification) by the current actor (the signed-in user of the
+    request, say), else by `user`."""
     actor = _actor.get() or _Actor(AuditSource.CLI)
-    who = user if user is not None else actor.who()
+    who = actor.who() or user
     kind, object_id, name, workspace = _described(target)
     return AuditEntry.objects.create(
         user_id=who.pk if who is not None else None,

@@ -37,8 +37,10 @@ def connection_saved(sender, instance: Connection, created: bool, raw: bool = Fa
         audit.record("connection.key_rotated", instance)
         return
     details = _connection_details(instance)
-    if not created and before.get("encrypted_password") != instance.encrypted_password:
-        details["credentials_changed"] = True
+    if not created:
+        details["credentials_changed"] = (
+            before.get("encrypted_password") != instance.encrypted_password
+        )
     audit.record(
         "connection.created" if created else "connection.updated", instance, details=details
     )

@@ -135,15 +135,15 @@ def list_notifications(request, pipeline_id: ObjectId):
     openapi_extra=BODY,
     summary="Add a notification",
 )
-@transaction.atomic
 def create_notification(request, pipeline_id: ObjectId):
     """A webhook's answer carries its signing secret, this once."""
     pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     body = parse_body(NotificationIn, json_object(request))
     notification = Notification(pipeline=pipeline)
-    secret = _apply(request, notification, body)
-    notification.save()
-    audit.record("notification.created", notification, details=_audit_details(notification))
+    with transaction.atomic():
+        secret = _apply(request, notification, body)
+        notification.save()
+        audit.record("notification.created", notification, details=_audit_details(notification))
     return Status(201, notification_json(notification, secret))
 
 
@@ -153,14 +153,14 @@ def create_notification(request, pipeline_id: ObjectId):
     openapi_extra=BODY,
     summary="Change a notification",
 )
-@transaction.atomic
 def update_notification(request, pipeline_id: ObjectId, notification_id: ObjectId):
     notification = _notification_of(request, pipeline_id, notification_id)
     body = parse_body(NotificationIn, json_object(request))
-    secret = _apply(request, notification, body)
-    notification.save()
-    details = _audit_details(notification) | ({"signing_renewed": True} if secret else {})
-    audit.record("notification.updated", notification, details=details)
+    with transaction.atomic():
+        secret = _apply(request, notification, body)
+        notification.save()
+        details = _audit_details(notification) | ({"signing_renewed": True} if secret else {})
+        audit.record("notification.updated", notification, details=details)
     return notification_json(notification, secret)
 
 
@@ -169,11 +169,11 @@ def update_notification(request, pipeline_id: ObjectId, notification_id: ObjectI
     response=answers({204: None}, 403, 404),
     summary="Delete a notification",
 )
-@transaction.atomic
 def delete_notification(request, pipeline_id: ObjectId, notification_id: ObjectId):
     notification = _notification_of(request, pipeline_id, notification_id)
-    audit.record("notification.deleted", notification, details=_audit_details(notification))
-    notification.delete()
+    with transaction.atomic():
+        audit.record("notification.deleted", notification, details=_audit_details(notification))
+        notification.delete()
     return Status(204, None)
 
 

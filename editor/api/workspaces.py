@@ -168,6 +168,11 @@ def workspace_audit(request, slug: str, limit: Limit = 50, offset: Offset = 0):
 @router.get(
     "/{slug}/audit.csv",
     response=answers({200: None}, 403, 404),
+    openapi_extra={
+        "responses": {
+            200: {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}}
+        }
+    },
     summary="The workspace's audit log as CSV",
 )
 def workspace_audit_csv(request, slug: str):
