@@ -10,8 +10,6 @@ import hmac
 import json
 import os
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.core import mail
@@ -22,42 +20,9 @@ from editor.workspaces import create_workspace, set_member
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
 from tests.editor.runs import wait_until
+from tests.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Receiver:
-    """A local HTTP server that records each request and answers the statuses it is given."""
-
-    def __init__(self):
-        self.requests: list[dict] = []
-        self.answers: list[int] = []
-        self.location = ""
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length", 0))
-                receiver.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": dict(self.headers),
-                        "body": self.rfile.read(length),
-                    }
-                )
-                status = receiver.answers.pop(0) if receiver.answers else 200
-                self.send_response(status)
-                if receiver.location:
-                    self.send_header("Location", receiver.location)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/T0KEN"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 @pytest.fixture
@@ -65,7 +30,7 @@ def receiver(settings):
     settings.PIPEWRIGHT_WEBHOOK_ALLOW = ["127.0.0.1"]
     server = Receiver()
     yield server
-    server.server.shutdown()
+    server.stop()
 
 
 @pytest.fixture

@@ -426,6 +426,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
           </div>
           {dialog?.kind === "settings" ? (
             <SettingsDialog
+              api={api}
+              pipelineId={pipelineId}
               meta={meta}
               problems={analysis.pipelineProblems}
               onClose={closeDialog}

@@ -8,6 +8,7 @@ import { describeProblem, messagesAtSetting, otherSettingProblems } from "../../
 import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } from "../../model/schemaForm.js";
 import Dialog from "../../ui/Dialog.jsx";
 import { FieldMessages } from "../../ui/form/Field.jsx";
+import NotificationSettings from "./NotificationSettings.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
@@ -21,7 +22,7 @@ const SHOWN = ["max_concurrency", "stop_on_error", "retries", "retry_delay_s", "
 
 /** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. `problems`: the pipeline's
  * problems that no node has, from the server. */
-export default function SettingsDialog({ meta, problems, onApply, onClose }) {
+export default function SettingsDialog({ meta, problems, onApply, onClose, api, pipelineId }) {
   const config = meta.config ?? {};
   const [description, setDescription] = useState(meta.description ?? "");
   const [concurrency, setConcurrency] = useState(scalarText(config.max_concurrency));
@@ -178,6 +179,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose }) {
           </button>
         </div>
       </form>
+      {api ? <NotificationSettings api={api} pipelineId={pipelineId} /> : null}
     </Dialog>
   );
 }
