@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import os
 import socket
@@ -310,3 +311,20 @@ def test_a_long_run_notifies_whatever_its_outcome(owner):
     assert notifications.reasons(notification, run) == ["long"]
     run.started_at = now - timedelta(seconds=59)
     assert notifications.reasons(notification, run) == []
+
+
+def test_rotatekeys_re_encrypts_signing_secrets(client, pipeline_id, settings):
+    from cryptography.fernet import Fernet
+    from django.core.management import call_command
+
+    from editor import encryption
+
+    made = add_webhook(client, pipeline_id, "https://hooks.example.com/x")
+    old, new = settings.PIPEWRIGHT_ENCRYPTION_KEYS[0], Fernet.generate_key().decode()
+    settings.PIPEWRIGHT_ENCRYPTION_KEYS = [new, old]
+    call_command("rotatekeys", stdout=io.StringIO())
+    settings.PIPEWRIGHT_ENCRYPTION_KEYS = [new]
+    assert Notification.objects.get(pk=made["id"]).secret() == made["secret"]
+    settings.PIPEWRIGHT_ENCRYPTION_KEYS = [old]
+    with pytest.raises(encryption.UnreadableSecret):
+        Notification.objects.get(pk=made["id"]).secret()
