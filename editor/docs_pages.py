@@ -10,7 +10,7 @@ from django.conf import settings
 from django.http import Http404
 from markdown_it import MarkdownIt
 
-PAGES = {"expressions": "Expressions"}
+PAGES = {"expressions": "Expressions", "notifications": "Notifications and the audit log"}
 """The pages served, by name (docs/<name>.md), with their titles."""
 
 
