@@ -7,11 +7,13 @@ import { useCallback, useEffect, useState } from "react";
 
 const BLANK = { kind: "webhook", url: "", recipients: "", on_failure: true, on_success: false, long_after_s: "", enabled: true };
 
+/** The form's fields for a stored notification. */
 function formOf(notification) {
   return { ...notification, recipients: notification.recipients.join(", "), long_after_s: notification.long_after_s ?? "" };
 }
 
-function bodyOf(form) {
+/** The API body of the form: addresses split at commas, spaces or semicolons. */
+export function bodyOf(form) {
   const recipients = form.recipients.split(/[\s,;]+/).filter(Boolean);
   const longAfter = String(form.long_after_s).trim();
   return {
@@ -25,7 +27,8 @@ function bodyOf(form) {
   };
 }
 
-function whenText(notification) {
+/** "when a run fails, succeeds" — what a notification fires on, in words. */
+export function whenText(notification) {
   const when = [];
   if (notification.on_failure) when.push("fails");
   if (notification.on_success) when.push("succeeds");
