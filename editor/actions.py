@@ -12,7 +12,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 
-from editor import launcher, preview_pool, revisions
+from editor import audit, launcher, preview_pool, revisions
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import NodeRun, Pipeline, Run, Schedule, Workspace
@@ -39,15 +39,24 @@ def _check_structure(document: PipelineSpec, found: list[Problem] | None = None)
 
 @transaction.atomic
 def create_pipeline(
-    owner, document: PipelineSpec, workspace: Workspace | None = None, summary: str = "created"
+    owner,
+    document: PipelineSpec,
+    workspace: Workspace | None = None,
+    summary: str = "created",
+    how: str = "created",
+    details: dict | None = None,
 ) -> Pipeline:
     """A new pipeline from a document in `workspace` (default: the owner's personal one); a
-    half-built graph is fine, a cyclic one is not. `summary` starts its history."""
+    half-built graph is fine, a cyclic one is not. `summary` starts its history; `how` it
+    came to be (`created`, `imported`, `duplicated`) names it in the audit log."""
     _check_structure(document)
     workspace = workspace or personal_workspace(owner)
     pipeline = Pipeline.objects.create(owner=owner, workspace=workspace, name=document.name)
     replace_graph(pipeline, document)
     revisions.record_creation(pipeline, to_json_dict(document), owner, summary)
+    audit.record(
+        f"pipeline.{how}", pipeline, revision=pipeline.revision, details=details, user=owner
+    )
     return pipeline
 
 
@@ -76,15 +85,31 @@ def save_pipeline(
     _check_structure(document, found)
     revisions.start_history(current)
     current.revision += 1
+    before = current.name
     replace_graph(current, document)
     revisions.record_save(current, to_json_dict(document), author, restored)
+    _record_save(current, before, author, restored)
     return current
 
 
+def _record_save(pipeline: Pipeline, before: str, author, restored: int | None) -> None:
+    details = {"restored": restored} if restored is not None else {}
+    if pipeline.name != before:
+        details.update(renamed_from=before)
+    action = (
+        "restored" if restored is not None else "renamed" if pipeline.name != before else "saved"
+    )
+    audit.record(
+        f"pipeline.{action}", pipeline, revision=pipeline.revision, details=details, user=author
+    )
+
+
+@transaction.atomic
 def delete_pipeline(pipeline: Pipeline) -> None:
     """Delete the pipeline with its runs (cancelling an active one first)."""
     for run in pipeline.runs.filter(status__in=RunStatus.ACTIVE):
         launcher.cancel(run.pk)
+    audit.record("pipeline.deleted", pipeline, revision=pipeline.revision)
     pipeline.delete()
 
 
@@ -93,7 +118,14 @@ def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
     """A copy of the pipeline's graph in its workspace, named '… (copy)', owned by `owner`."""
     document = to_document(pipeline)
     document = document.model_copy(update={"name": f"{document.name} (copy)"[:200]})
-    return create_pipeline(owner, document, pipeline.workspace, f"copied from '{pipeline.name}'")
+    return create_pipeline(
+        owner,
+        document,
+        pipeline.workspace,
+        f"copied from '{pipeline.name}'",
+        how="duplicated",
+        details={"copied_from": pipeline.pk},
+    )
 
 
 @dataclass(frozen=True)
@@ -167,6 +199,7 @@ def start_run(
         **launcher.holder(),
     )
     NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)
+    audit.record("run.started", run, revision=run.revision, details=_run_details(run), user=user)
     _prune_runs(pipeline)
     transaction.on_commit(lambda: launcher.submit(run.pk))
     return run
@@ -176,8 +209,18 @@ def cancel_run(run: Run) -> Run:
     """Stop a queued or running run; a finished run is left as it is."""
     if run.status in RunStatus.ACTIVE:
         launcher.cancel(run.pk)
+        audit.record("run.cancelled", run, revision=run.revision, details=_run_details(run))
         run.refresh_from_db()
     return run
+
+
+def _run_details(run: Run) -> dict:
+    """What the audit log says of a run (its parameters' names only: values may be secret)."""
+    details = {"pipeline_id": run.pipeline_id, "number": run.number}
+    if run.parameters:
+        details["parameter_names"] = sorted(run.parameters)
+    reuse = {"fresh": run.fresh, "up_to": run.up_to, "from_node": run.from_node}
+    return details | {name: value for name, value in reuse.items() if value}
 
 
 def _prune_runs(pipeline: Pipeline) -> None:

@@ -10,7 +10,11 @@ from django.conf import settings
 from django.http import Http404
 from markdown_it import MarkdownIt
 
-PAGES = {"expressions": "Expressions", "schedules": "Schedules"}
+PAGES = {
+    "expressions": "Expressions",
+    "schedules": "Schedules",
+    "notifications": "Notifications and the audit log",
+}
 """The pages served, by name (docs/<name>.md), with their titles."""
 
 

@@ -536,3 +536,108 @@ class InputPosition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pipeline} · {self.node_id}: run #{self.run_number}"
+
+
+class AuditSource(models.TextChoices):
+    """Where a recorded change came from."""
+
+    EDITOR = "editor"
+    API = "api"
+    ADMIN = "admin"
+    IMPORT = "import"
+    CLI = "cli"
+    SCHEDULE = "schedule"
+
+
+class AppendOnly(Exception):
+    """An attempt to change or delete an audit entry."""
+
+
+class AuditQuerySet(models.QuerySet):
+    """Audit entries can be added and read, never changed or deleted through the ORM."""
+
+    def update(self, **kwargs):
+        raise AppendOnly("the audit log is append-only")
+
+    def delete(self):
+        raise AppendOnly("the audit log is append-only")
+
+
+class AuditEntry(models.Model):
+    """One change someone made, kept for good (`editor.audit` records them).
+
+    Who, what and where are copied as ids and names rather than foreign keys, so that an entry
+    outlives the user, the pipeline, the run and the workspace it names. `details` never
+    holds a secret.
+    """
+
+    time = models.DateTimeField(default=timezone.now, db_index=True)
+    user_id = models.BigIntegerField(null=True, blank=True)
+    username = models.CharField(max_length=150, blank=True)
+    source = models.CharField(max_length=10, choices=AuditSource.choices)
+    action = models.CharField(max_length=60, db_index=True)
+    object_type = models.CharField(max_length=30)
+    object_id = models.BigIntegerField(null=True, blank=True)
+    object_name = models.CharField(max_length=200, blank=True)
+    workspace_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    workspace_slug = models.CharField(max_length=50, blank=True)
+    revision = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The pipeline's revision this change made or used."
+    )
+    details = models.JSONField(default=dict, blank=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-time", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.time:%Y-%m-%d %H:%M:%S} {self.username or '-'} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnly("the audit log is append-only")
+        return super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnly("the audit log is append-only")
+
+
+class Notification(models.Model):
+    """Who is told when a pipeline's run ends in a way they asked about (`editor.notifications`).
+
+    A webhook's signing secret is encrypted at rest like connection passwords and shown once,
+    when the notification is made. E-mail goes to `recipients` that are members of the
+    workspace, or that a workspace admin added (`admin_added`).
+    """
+
+    class Kind(models.TextChoices):
+        WEBHOOK = "webhook"
+        EMAIL = "email"
+
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="notifications")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    url = models.URLField("webhook URL", max_length=500, blank=True)
+    recipients = models.JSONField(default=list, blank=True)
+    admin_added = models.JSONField(
+        default=list, blank=True, help_text="Recipients a workspace admin added."
+    )
+    encrypted_secret = models.TextField(blank=True, editable=False)
+    on_failure = models.BooleanField(default=True, help_text="Failed or interrupted runs.")
+    on_success = models.BooleanField(default=False)
+    long_after_s = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Runs lasting longer than this many seconds."
+    )
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pipeline", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} notification of {self.pipeline}"
+
+    def secret(self) -> str:
+        """The webhook's signing secret, decrypted for signing only."""
+        return encryption.decrypt(self.encrypted_secret) if self.encrypted_secret else ""

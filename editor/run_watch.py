@@ -21,6 +21,7 @@ from datetime import timedelta
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
+from editor import notifications
 from editor.models import NodeRun, Run
 from runtime.statuses import NodeStatus, RunStatus
 
@@ -135,7 +136,7 @@ def _process_alive(pid: int) -> bool:
 
 @transaction.atomic
 def _interrupt(run_id: int) -> None:
-    Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
+    interrupted = Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
         status=RunStatus.INTERRUPTED,
         finished_at=timezone.now(),
         error="the server process running it stopped before it finished",
@@ -143,3 +144,5 @@ def _interrupt(run_id: int) -> None:
     NodeRun.objects.filter(run_id=run_id).exclude(status__in=NodeStatus.FINAL).update(
         status=NodeStatus.INTERRUPTED
     )
+    if interrupted:
+        transaction.on_commit(lambda: notifications.run_ended(run_id))

@@ -23,9 +23,9 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import actions, cron_times, schedules
+from editor import actions, audit, cron_times, schedules
 from editor.errors import ActionError
-from editor.models import Run, Schedule
+from editor.models import AuditSource, Run, Schedule
 from editor.permissions import Action, may
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def _start(schedule: Schedule, fire_at: datetime) -> tuple[Run | None, str]:
         schedules.pause(schedule, schedules.owner_left_reason(owner, pipeline.workspace))
         return None, schedule.paused_reason
     try:
-        with transaction.atomic():
+        with transaction.atomic(), audit.acting(AuditSource.SCHEDULE, owner):
             run = actions.start_run(
                 pipeline,
                 owner,

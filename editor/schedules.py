@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from editor import cron_times, preview_pool
+from editor import audit, cron_times, preview_pool
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
@@ -182,3 +182,7 @@ def changed(schedule: Schedule, change: str, by) -> None:
     """A schedule was created, updated, deleted or paused (`by` None: by the server)."""
     who = by.get_username() if by is not None else "the server"
     log.info("schedule %s of pipeline %s %s by %s", schedule.pk, schedule.pipeline_id, change, who)
+    details = {"cron": schedule.cron, "timezone": schedule.timezone, "enabled": schedule.enabled}
+    if change == "paused":
+        details["reason"] = schedule.paused_reason
+    audit.record(f"schedule.{change}", schedule, details=details, user=by)

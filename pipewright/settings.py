@@ -25,6 +25,11 @@
 - `PIPEWRIGHT_DASK_SCHEDULER` (`tcp://host:port` or `tls://host:port`): runs execute on that
   Dask cluster instead of in local processes; `PIPEWRIGHT_DASK_WAIT` (seconds a run waits for
   a worker while the cluster has none, default 300). TLS is Dask's own configuration's.
+- `PIPEWRIGHT_BASE_URL` (e.g. `https://pipewright.example.com`): where notifications link runs
+  to. `PIPEWRIGHT_WEBHOOK_ALLOW`: comma list of hosts and networks (CIDR) that webhooks may
+  call although they are private or loopback (e.g. `127.0.0.1,10.0.0.0/8`). E-mail: the
+  variables `EMAIL_HOST`, `EMAIL_PORT`, `EMAIL_HOST_USER`, `EMAIL_HOST_PASSWORD`,
+  `EMAIL_USE_TLS` and `DEFAULT_FROM_EMAIL` set Django's settings of the same names.
 """
 
 import base64
@@ -127,6 +132,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "editor.headers.NoStoreAPIMiddleware",
+    "editor.audit.AuditContextMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 ROOT_URLCONF = "pipewright.urls"
@@ -275,6 +281,19 @@ PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT"
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
 PIPEWRIGHT_DASK_SCHEDULER = _dask_scheduler()
+PIPEWRIGHT_BASE_URL = os.environ.get("PIPEWRIGHT_BASE_URL", "").rstrip("/")
+PIPEWRIGHT_WEBHOOK_ALLOW = [
+    item.strip()
+    for item in os.environ.get("PIPEWRIGHT_WEBHOOK_ALLOW", "").split(",")
+    if item.strip()
+]
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _env_flag("EMAIL_USE_TLS")
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "pipewright@localhost")
 PIPEWRIGHT_DASK_WAIT_S = float(os.environ.get("PIPEWRIGHT_DASK_WAIT", "300"))
 
 LOGGING = {

@@ -1,6 +1,24 @@
 """The admin: workspaces with their members, pipelines with their graph, runs with their node
-runs, connections, schedules, API tokens, incremental inputs' positions."""
+runs, connections, schedules, API tokens, incremental inputs' positions, the audit log."""
 
-from editor.admin import connections, pipelines, positions, runs, schedules, tokens, workspaces
+from editor.admin import (
+    audit,
+    connections,
+    pipelines,
+    positions,
+    runs,
+    schedules,
+    tokens,
+    workspaces,
+)
 
-__all__ = ["connections", "pipelines", "positions", "runs", "schedules", "tokens", "workspaces"]
+__all__ = [
+    "audit",
+    "connections",
+    "pipelines",
+    "positions",
+    "runs",
+    "schedules",
+    "tokens",
+    "workspaces",
+]

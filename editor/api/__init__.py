@@ -11,6 +11,7 @@ from editor.api.auth import BearerTokenAuth, SessionAuth, signed_in_or_token
 from editor.api.errors import install_error_handlers
 from editor.api.expressions import router as expressions_router
 from editor.api.files import router as files_router
+from editor.api.notifications import router as notifications_router
 from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
@@ -42,6 +43,7 @@ api.add_router("/pipelines", scripts_router, tags=["pipelines"])
 api.add_router("/pipelines", positions_router, tags=["incremental inputs"])
 api.add_router("/pipelines", schedules_router, tags=["schedules"])
 api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
+api.add_router("/pipelines", notifications_router, tags=["notifications"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/runs", run_data_router, tags=["run data"])

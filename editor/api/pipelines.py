@@ -95,10 +95,10 @@ def import_pipeline(request):
     """Create a pipeline from an exported document (the runtime CLI's format), in
     `workspace` (a slug; default the caller's personal workspace)."""
     document, body = read_document(request)
-    return Status(201, pipeline_json(_create(request, document, body, "imported")))
+    return Status(201, pipeline_json(_create(request, document, body, "imported", "imported")))
 
 
-def _create(request, document, body: dict, summary: str = "created"):
+def _create(request, document, body: dict, summary: str = "created", how: str = "created"):
     slug = body.get("workspace")
     if slug is None:
         workspace = personal_workspace(request.user)
@@ -108,7 +108,7 @@ def _create(request, document, body: dict, summary: str = "created"):
         raise ActionError(
             400, "invalid_request", "workspace must be a workspace's slug", field="workspace"
         )
-    return actions.create_pipeline(request.user, document, workspace, summary)
+    return actions.create_pipeline(request.user, document, workspace, summary, how)
 
 
 @router.get(

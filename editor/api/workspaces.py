@@ -1,4 +1,5 @@
-"""Workspaces: the caller's list, shared ones made by staff, members and connections."""
+"""Workspaces: the caller's list, shared ones made by staff, members, connections and the
+audit log."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from django.contrib.auth import get_user_model
 from ninja import Router, Status
 
 from editor.api.bodies import json_object, parse_body
-from editor.api.schemas import answers, request_body
+from editor.api.notification_schemas import AuditPage
+from editor.api.representations import page
+from editor.api.schemas import Limit, Offset, answers, request_body
 from editor.api.workspace_schemas import (
     ConnectionIn,
     ConnectionList,
@@ -18,9 +21,10 @@ from editor.api.workspace_schemas import (
     WorkspaceList,
     WorkspaceOut,
 )
+from editor.audit_csv import csv_download
 from editor.connections import connection_json, save_connection
 from editor.errors import ActionError
-from editor.models import Workspace
+from editor.models import AuditEntry, Workspace
 from editor.permissions import (
     Action,
     is_operator,
@@ -158,3 +162,43 @@ def delete_connection(request, slug: str, name: str):
     if not deleted:
         raise ActionError(404, "not_found", f"no connection named '{name}' in this workspace")
     return Status(204, None)
+
+
+@router.get(
+    "/{slug}/audit",
+    response=answers({200: AuditPage}, 403, 404),
+    summary="The workspace's audit log",
+)
+def workspace_audit(request, slug: str, limit: Limit = 50, offset: Offset = 0):
+    """Who changed what in the workspace, newest first (its admins only)."""
+    workspace = workspace_for(request.user, slug, Action.MANAGE)
+    entries = AuditEntry.objects.filter(workspace_id=workspace.pk)
+    return page(entries, limit, offset, audit_entry_json)
+
+
+@router.get(
+    "/{slug}/audit.csv",
+    response=answers({200: None}, 403, 404),
+    openapi_extra={
+        "responses": {
+            200: {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}}
+        }
+    },
+    summary="The workspace's audit log as CSV",
+)
+def workspace_audit_csv(request, slug: str):
+    """Every entry, oldest first; cells a spreadsheet would run as formulas are quoted."""
+    workspace = workspace_for(request.user, slug, Action.MANAGE)
+    entries = AuditEntry.objects.filter(workspace_id=workspace.pk).order_by("time", "id")
+    return csv_download(entries.iterator(), f"audit-{workspace.slug}.csv")
+
+
+def audit_entry_json(entry: AuditEntry) -> dict:
+    fields = ("id", "username", "user_id", "source", "action", "object_type", "object_id")
+    return {
+        **{name: getattr(entry, name) for name in fields},
+        "time": entry.time.isoformat(),
+        "object_name": entry.object_name,
+        "revision": entry.revision,
+        "details": entry.details,
+    }

@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 
 from editor import actions
 from editor.api import api
-from editor.models import Pipeline, Run, Schedule
+from editor.models import Notification, Pipeline, Run, Schedule
 from editor.tokens import create_token
 from runtime.spec import load_document
 from tests.editor.conftest import SEED
@@ -70,8 +70,10 @@ def targets(owner) -> dict:
     pipeline = actions.create_pipeline(owner, load_document(SEED))
     run = Run.objects.create(pipeline=pipeline, document=SEED, started_by=owner, status="failed")
     schedule = Schedule.objects.create(pipeline=pipeline, owner=owner, cron="0 6 * * *")
+    hook = Notification.objects.create(pipeline=pipeline, kind="webhook", url="http://192.0.2.1/")
     return {
         "schedule_id": schedule.pk,
+        "notification_id": hook.pk,
         "pipeline_id": pipeline.pk,
         "run_id": run.pk,
         "slug": pipeline.workspace.slug,

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from editor.models import Connection, Run, Schedule
+from editor.models import Connection, Notification, Run, Schedule
 from editor.workspaces import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
@@ -65,11 +65,13 @@ def objects(owner, data_root):
     schedule = Schedule.objects.create(pipeline_id=pipeline_id, owner=owner, cron="0 6 * * *")
     connection = Connection(workspace=personal_workspace(owner), name="db", url="sqlite:///x.db")
     connection.save()
+    hook = Notification.objects.create(pipeline_id=pipeline_id, kind="email", recipients=[])
     (data_root / "secret.csv").write_text("Owner's secret\n")
     return {
         "pipeline_id": pipeline_id,
         "run_id": run.pk,
         "schedule_id": schedule.pk,
+        "notification_id": hook.pk,
         "slug": "owner",
         "username": "owner",
         "name": "db",

@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import run_queue, scheduler
-from editor.models import Pipeline, Run
+from editor import run_queue, scheduler, schedules
+from editor.models import AuditEntry, Pipeline, Run
 from editor.scheduler import Scheduler
 from runtime.statuses import RunStatus
 from tests.editor.conftest import SEED, post_json
@@ -220,3 +220,21 @@ def test_concurrent_ticks_fire_each_due_time_exactly_once(client, data_root, own
 
     assert not errors
     assert [fire_times(schedule) for schedule in made] == [["05-01 09:00"]] * 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_schedule_changes_and_the_runs_they_start_are_in_the_audit_log(pipeline, owner):
+    start = datetime(2026, 5, 1, 8, tzinfo=UTC)
+    schedule = make_schedule(pipeline, owner, start, cron="0 9 * * *")
+    [run_id] = scheduler.tick(datetime(2026, 5, 1, 9, tzinfo=UTC))
+    schedules.delete_schedule(schedule, owner)
+    entries = AuditEntry.objects.order_by("id")
+    created = entries.get(action="schedule.created")
+    assert (created.object_type, created.username, created.details["cron"]) == (
+        "schedule",
+        "owner",
+        "0 9 * * *",
+    )
+    started = entries.get(action="run.started", object_id=run_id)
+    assert (started.source, started.username) == ("schedule", "owner")
+    assert entries.filter(action="schedule.deleted").count() == 1

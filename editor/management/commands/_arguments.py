@@ -13,9 +13,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 
+from editor import audit
 from editor.actions import create_pipeline
 from editor.errors import ActionError
-from editor.models import Pipeline, Workspace
+from editor.models import AuditSource, Pipeline, Workspace
 from editor.permissions import Action, require
 from editor.workspaces import personal_workspace
 from runtime.cli import EXIT_INVALID
@@ -103,7 +104,9 @@ def read_document(path: Path) -> PipelineSpec:
 def import_document(path: Path, owner, workspace: Workspace) -> Pipeline:
     """A new pipeline owned by `owner` in `workspace`, from the document in a file."""
     try:
-        return create_pipeline(owner, read_document(path), workspace, f"imported from {path.name}")
+        with audit.acting(AuditSource.IMPORT, owner):
+            summary = f"imported from {path.name}"
+            return create_pipeline(owner, read_document(path), workspace, summary, how="imported")
     except ActionError as error:
         raise refused(error) from error
 

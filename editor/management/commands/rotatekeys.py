@@ -1,4 +1,5 @@
-"""`manage.py rotatekeys`: re-encrypt every stored password with the newest key.
+"""`manage.py rotatekeys`: re-encrypt every stored password (and webhook signing secret) with
+the newest key.
 
 Put the new key first in `PIPEWRIGHT_ENCRYPTION_KEY` (keeping the old ones after it), run
 this, then drop the old keys.
@@ -10,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from editor import encryption
-from editor.models import Connection
+from editor.models import Connection, Notification
 
 
 class Command(BaseCommand):
@@ -26,6 +27,11 @@ class Command(BaseCommand):
                     connection.encrypted_password = encryption.rotate(connection.encrypted_password)
                     connection.save(update_fields=["encrypted_password"])
                     rotated += 1
+                hooks = Notification.objects.select_for_update().exclude(encrypted_secret="")
+                for hook in hooks:
+                    hook.encrypted_secret = encryption.rotate(hook.encrypted_secret)
+                    hook.save(update_fields=["encrypted_secret"])
+                    rotated += 1
         except encryption.UnreadableSecret as error:
             raise CommandError(f"{error}; nothing was changed") from None
-        self.stdout.write(f"re-encrypted {rotated} password(s) with the newest key")
+        self.stdout.write(f"re-encrypted {rotated} password(s) and secret(s) with the newest key")

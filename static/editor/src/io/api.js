@@ -1,5 +1,6 @@
-// Calls to Pipewright's JSON API with the session's CSRF token. A refused call throws an
-// `ApiError` carrying the server's `{code, message, node, field, …}` body.
+// Calls to Pipewright's JSON API with the session's CSRF token, marked as the editor's
+// (`X-Pipewright-Client: editor`, which the audit log records as the source). A refused call
+// throws an `ApiError` carrying the server's `{code, message, node, field, …}` body.
 
 /** An API call that did not succeed; `body` is the server's error object. */
 export class ApiError extends Error {
@@ -15,7 +16,7 @@ export class ApiError extends Error {
  * `del` return the parsed JSON answer. */
 export function createApi(csrfToken) {
   async function call(method, url, body) {
-    const headers = { Accept: "application/json", "X-CSRFToken": csrfToken };
+    const headers = { Accept: "application/json", "X-CSRFToken": csrfToken, "X-Pipewright-Client": "editor" };
     const init = { method, headers, credentials: "same-origin" };
     if (body instanceof FormData) {
       init.body = body; // the browser sets the multipart Content-Type with its boundary

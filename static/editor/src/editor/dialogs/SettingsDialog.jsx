@@ -10,6 +10,7 @@ import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } fro
 import Dialog from "../../ui/Dialog.jsx";
 import { FieldMessages } from "../../ui/form/Field.jsx";
 import SchedulesSection from "./SchedulesSection.jsx";
+import NotificationSettings from "./NotificationSettings.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LEVELS = ["debug", "info", "warning", "error"];
@@ -181,6 +182,7 @@ export default function SettingsDialog({ meta, problems, onApply, onClose, api, 
           </button>
         </div>
       </form>
+      {api ? <NotificationSettings api={api} pipelineId={pipelineId} /> : null}
     </Dialog>
   );
 }
