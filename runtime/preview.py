@@ -92,7 +92,7 @@ def preview(
             port or (operator.outputs[0].name if operator and operator.outputs else "out"),
         )
     plan = build_plan(subgraph, parameters, registry)
-    if port not in {p.name for p in plan.nodes[source].operator.outputs}:
+    if port not in {p.name for p in plan.nodes[source].ports.outputs}:
         raise PipelineValidationError(
             [Problem(f"node '{source}' has no output port '{port}'", node=source, field="port")]
         )

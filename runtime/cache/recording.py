@@ -47,7 +47,7 @@ class Recorder:
             node = self.plan.nodes[member]
             if member in self.cache.reading:
                 found = self.cache.found
-                ports = [port.name for port in node.operator.outputs]
+                ports = [port.name for port in node.ports.outputs]
                 extra[member] = {"results": {port: found[(member, port)] for port in ports}}
             elif node.operator.kind == "output":
                 record_target(store, keys.nodes[member], node, self.files)
