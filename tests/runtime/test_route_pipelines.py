@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from runtime.errors import PipelineValidationError
 from runtime.graph import validate
 from runtime.paths import CACHE, FileArea
 from runtime.plan import build_plan
@@ -152,3 +153,17 @@ def test_editing_one_condition_runs_the_route_again_and_keys_differ_per_port(use
     rich = frame[(frame["amount"] > 90) & ~(frame["age"] < 18) & (frame["country"] != "FR")]
     assert written(users, ["rich"])["rich"] == sorted(rich["id"])
     assert (users / CACHE).is_dir()
+
+
+def test_a_preview_of_a_route_shows_its_first_condition_or_the_port_asked(users):
+    from runtime.preview import preview
+
+    document = load_document(routed())
+    first = preview(document, "split", data_root=users)
+    assert first.port == "minors"
+    age = first.schema.names.index("age")
+    assert first.rows and all(row[age] < 18 for row in first.rows)
+    other = preview(document, "split", port="otherwise", data_root=users)
+    assert other.port == "otherwise"
+    with pytest.raises(PipelineValidationError, match="node 'split' has no output port 'out'"):
+        preview(document, "split", port="out", data_root=users)
