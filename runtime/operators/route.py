@@ -78,7 +78,7 @@ class RouteParams(OperatorParams):
 
 class Route(Operator):
     name = "route"
-    summary = "{conditions.name} · {mode}"
+    summary = "{conditions.name}[ · {mode}]"
     kind = "process"
     title = "Route rows"
     description = (
