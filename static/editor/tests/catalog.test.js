@@ -43,3 +43,16 @@ describe("catalog.portsOf", () => {
     expect(names(catalog.portsOf({ data: { operator: "nope" } }))).toEqual(["out"]);
   });
 });
+
+describe("a route card's stray ports", () => {
+  it("sit on rows of their own below its ports, not on its last port", async () => {
+    const { cardGeometry } = await import("../src/nodes/geometry.js");
+    const ports = nodePorts(ROUTE, { conditions: [{ name: "a" }, { name: "fr" }] });
+    const plain = cardGeometry(ports, false);
+    const withStray = cardGeometry(ports, false, { inputs: [], outputs: ["french"] });
+    const y = (geometry, id) => geometry.handles.find((handle) => handle.id === id).y;
+    expect(withStray.height).toBeGreaterThan(plain.height);
+    expect(y(withStray, "french")).toBeGreaterThan(y(withStray, "otherwise"));
+    expect(y(withStray, "otherwise")).toBe(y(plain, "otherwise"));
+  });
+});
