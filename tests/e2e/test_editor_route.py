@@ -74,7 +74,8 @@ async def test_route_handles_follow_the_conditions_and_a_run_writes_each_port(
         await conditions.get_by_role("button", name="+ Add").last.click()
         await conditions.get_by_role("textbox", name="Port").nth(index).fill(name)
         await expect(port(page, "route_1", name)).to_be_visible()  # before any save
-        await conditions.get_by_role("textbox", name="Condition", exact=True).nth(index).fill(condition)
+        field = conditions.get_by_role("textbox", name="Condition", exact=True)
+        await field.nth(index).fill(condition)
     await expect(node(page, "route_1").locator("[data-port]")).to_have_count(4)
     await expect(port(page, "route_1", "otherwise")).to_be_visible()
 
@@ -95,7 +96,8 @@ async def test_route_handles_follow_the_conditions_and_a_run_writes_each_port(
     assert await asyncio.to_thread(names_in, out / "rest.csv") == ["Linus", "Tim"]
 
     await select(page, "route_1")
-    await conditions.get_by_role("textbox", name="Port").nth(1).fill("fr")  # renamed: its edge strays
+    # Renamed: the edge from its old port strays (red) until it is moved or removed.
+    await conditions.get_by_role("textbox", name="Port").nth(1).fill("fr")
     await expect(port(page, "route_1", "fr")).to_be_visible()
     await expect(page.locator(".react-flow__edge.pw-edge-stray")).to_have_count(1)
     await screenshot(page, "3-renamed")
