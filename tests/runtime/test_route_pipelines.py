@@ -167,3 +167,18 @@ def test_a_preview_of_a_route_shows_its_first_condition_or_the_port_asked(users)
     assert other.port == "otherwise"
     with pytest.raises(PipelineValidationError, match="node 'split' has no output port 'out'"):
         preview(document, "split", port="out", data_root=users)
+
+
+@pytest.mark.parametrize("mode", ["first", "all"])
+def test_a_compiled_script_routes_the_rows_the_run_does(users, tmp_path_factory, mode):
+    from tests.runtime.compile.scripts import compiled, run_script
+
+    ports = ["minors", "french", "rich", "otherwise"]
+    run(routed(mode), users, backend="pandas", store=False)
+    expected = written(users, ports)
+    for port_name in ports:
+        (users / f"{port_name}.csv").unlink()
+    script = compiled(routed(mode), users, tmp_path_factory.mktemp("script"))
+    result = run_script(script, cwd=users)
+    assert result.returncode == 0, result.stderr
+    assert written(users, ports) == expected
