@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from editor.errors import ActionError
 from editor.models import NodeRun, Run
 from editor.workspaces import cache_folder, file_area
@@ -56,7 +58,7 @@ def port_result(run: Run, node: str, port: str | None) -> PortResult:
     node_run = NodeRun.objects.filter(run=run, node_id=node).first()
     metrics = node_run.metrics if node_run is not None else {}
     results = metrics.get("results") or {}
-    ports = list(results) + [name for name in _ports(spec.operator) if name not in results]
+    ports = list(results) + [name for name in _ports(spec) if name not in results]
     if not ports:
         raise ActionError(400, "invalid_request", f"node '{node}' has no output",
                           node=node, field="port")  # fmt: skip
@@ -96,11 +98,16 @@ def changed_inputs(result: PortResult, user) -> list[str]:
     return changed
 
 
-def _ports(operator_name: str) -> list[str]:
-    """The ports a node of this operator can have a result at: its outputs, or for an output
+def _ports(spec) -> list[str]:
+    """The ports a node can have a result at: its outputs (from its params, as saved; the
+    declared ones if they only become valid with the run's parameters), or for an output
     node, what it wrote (its input port)."""
-    operator = default_registry().get(operator_name)
+    operator = default_registry().get(spec.operator)
     if operator is None:
         return []
-    ports = operator.inputs if operator.kind == "output" else operator.outputs
-    return [port.name for port in ports]
+    try:
+        params = operator.Params.model_validate(spec.params)
+    except ValidationError:
+        params = None
+    ports = operator.ports(params)
+    return [port.name for port in (ports.inputs if operator.kind == "output" else ports.outputs)]

@@ -294,6 +294,9 @@ def operators_command(args) -> int:
     for entry in catalog:
         inputs = ",".join(port["name"] + ("*" if port["many"] else "") for port in entry["inputs"])
         outputs = ",".join(port["name"] for port in entry["outputs"])
+        if entry["outputs_from"]:  # route: one port per condition, then otherwise
+            each = entry["outputs_from"]
+            outputs = ",".join([f"{each['param']}[].{each['key']}", *each["after"]])
         ports = f"{inputs or '-':>12} → {outputs or '-':<14}"
         print(f"{entry['name']:<16} {entry['kind']:<8} {ports} {entry['title']}")
     return EXIT_OK

@@ -53,6 +53,38 @@ class Port:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Ports:
+    """A node's input and output ports, as `Operator.ports` works them out from its params."""
+
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...]
+
+    def input(self, name: str) -> Port | None:
+        return next((port for port in self.inputs if port.name == name), None)
+
+    def output(self, name: str) -> Port | None:
+        return next((port for port in self.outputs if port.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class OutputsFrom:
+    """Output ports named by a list param: one per item (its `key` field), then `after`.
+
+    Declared rather than computed so that the editor, which has no Python, draws the same
+    handles as the user edits the list, before anything is saved (route's conditions)."""
+
+    param: str
+    key: str = "name"
+    after: tuple[str, ...] = ()
+
+    def names(self, params: OperatorParams) -> list[str]:
+        return [getattr(item, self.key) for item in getattr(params, self.param)] + [*self.after]
+
+    def to_json(self) -> dict:
+        return {"param": self.param, "key": self.key, "after": list(self.after)}
+
+
 class OperatorParams(BaseModel):
     """Base for `Params` models: unknown fields are mistakes, not silently ignored."""
 
@@ -78,6 +110,10 @@ class Operator:
     each item; a `[...]` section is left out while a param in it is empty."""
     inputs: ClassVar[tuple[Port, ...]] = (Port("in"),)
     outputs: ClassVar[tuple[Port, ...]] = (Port("out"),)
+    """The declared ports; a node's real ones are `ports(params)`, which every reader asks."""
+    outputs_from: ClassVar[OutputsFrom | None] = None
+    """Set when the output ports follow the params (route: one per condition): `outputs` are
+    then the ports a node has whatever its params (route's `otherwise`)."""
     Params: ClassVar[type[OperatorParams]] = OperatorParams
     row_limit_safe: ClassVar[bool] = False
     """True when the first n output rows depend only on the first n input rows (row-wise
@@ -100,6 +136,16 @@ class Operator:
     older version stored are then not reused (it is part of every result's key)."""
     never_reused_because: ClassVar[str] = "its rows may differ from one run to the next"
     """What `explain` says of a node whose `reuse_for_s` is None."""
+
+    def ports(self, params: OperatorParams | None) -> Ports:
+        """A node's ports given its validated params: the declared `inputs` and `outputs`, or
+        with `outputs_from` one output per item of that list param (None: params not valid
+        yet, the declared ports). Override it for ports the editor need not draw before a
+        save (it draws the declared ones and any an edge names)."""
+        if self.outputs_from is None or params is None:
+            return Ports(self.inputs, self.outputs)
+        names = self.outputs_from.names(params)
+        return Ports(self.inputs, tuple(Port(name) for name in names))
 
     def reuse_for_s(self, params: OperatorParams) -> float | None:
         """How long a stored result of a node stays good, in seconds: `math.inf` (the default
@@ -138,7 +184,7 @@ class Operator:
         Column pruning asks this, from the outputs back to the inputs, so that inputs never
         read a column that cannot reach an output. The safe default needs every column.
         """
-        return dict.fromkeys((port.name for port in self.inputs), None)
+        return dict.fromkeys((port.name for port in self.ports(params).inputs), None)
 
     def pruned(self, params: OperatorParams, wanted: set[str] | None) -> OperatorParams:
         """`params` less the work whose results nothing downstream reads (`wanted`: the
@@ -158,20 +204,16 @@ class Operator:
         """
         raise NotLowerable(f"'{self.title}' runs on pandas only")
 
-    def arranged(self, found: Mapping[str, list[T]]) -> dict[str, T | list[T] | None]:
+    def arranged(
+        self, params: OperatorParams | None, found: Mapping[str, list[T]]
+    ) -> dict[str, T | list[T] | None]:
         """Values found for each input port (frames, schemas, relations), shaped as `run`
         takes them: a list for a `many` port, else its one value, or None with no edge."""
         arranged: dict[str, T | list[T] | None] = {}
-        for port in self.inputs:
+        for port in self.ports(params).inputs:
             values = list(found.get(port.name, ()))
             arranged[port.name] = values if port.many else (values[0] if values else None)
         return arranged
-
-    def input_port(self, name: str) -> Port | None:
-        return next((port for port in self.inputs if port.name == name), None)
-
-    def output_port(self, name: str) -> Port | None:
-        return next((port for port in self.outputs if port.name == name), None)
 
     def describe(self) -> dict:
         """The catalog entry: what the palette and the node form are built from."""
@@ -183,5 +225,6 @@ class Operator:
             "summary": self.summary,
             "inputs": [port.to_json() for port in self.inputs],
             "outputs": [port.to_json() for port in self.outputs],
+            "outputs_from": self.outputs_from and self.outputs_from.to_json(),
             "params_schema": self.Params.model_json_schema(),
         }

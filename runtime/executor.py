@@ -298,7 +298,7 @@ class _Execution:
         try:
             self.lifecycles.open(attempt.node.operator, ctx)
             outputs = attempt.node.operator.run(ctx, attempt.inputs)
-            check_outputs(attempt.node.operator, outputs)
+            check_outputs(attempt.node, outputs)
         except BaseException as error:
             return None, error, traceback.format_exc()
         if self.recorder is not None:
@@ -397,13 +397,13 @@ class _Execution:
         """A node's input frames; an output nobody else will read is dropped from the store."""
         found = {
             port.name: [self.store.take(source) for source in node.inputs.get(port.name, [])]
-            for port in node.operator.inputs
+            for port in node.ports.inputs
         }
         rows_in = self.results[node.id].rows_in
         rows_in.update(
             {port: sum(len(frame) for frame in frames) for port, frames in found.items()}
         )
-        return node.operator.arranged(found)
+        return node.operator.arranged(node.params, found)
 
     # -- stopping ---------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from runtime.contract import Operator
+from runtime.contract import Operator, Port
 from runtime.errors import PipelineValidationError, Problem
 from runtime.file_checks import path_problems
 from runtime.parameters import resolve_values, substitute
@@ -114,8 +114,9 @@ def analyse(
                 problems += path_problems(node_id, operators[node_id], node_params, area)
     ids = {node.id for node in pipeline.nodes}
     problems += _dangling_edges(pipeline, ids)
-    problems += _unknown_ports(pipeline, operators)
-    inputs = _wire_inputs(pipeline, operators, problems)
+    ports = _node_ports(operators, params)
+    problems += _unknown_ports(pipeline, ports)
+    inputs = _wire_inputs(pipeline, ports, problems)
     predecessors = _predecessors(pipeline, ids)
     order, cycles = _ordered(predecessors)
     problems += cycles
@@ -219,24 +220,48 @@ def _dangling_edges(pipeline: Pipeline, ids: set[str]) -> list[Problem]:
     return problems
 
 
-def _unknown_ports(pipeline: Pipeline, operators: dict[str, Operator]) -> list[Problem]:
-    """An edge may only name ports its operators declare (unknown operators are skipped)."""
-    return [problem for edge in pipeline.edges for problem in _port_problems(edge, operators)]
+def _node_ports(operators: dict[str, Operator], params: dict) -> dict[str, NodePorts]:
+    """Each node's ports from its params; the outputs of a node whose ports follow params that
+    are not valid yet are not known (None), so its edges wait for the params' fix."""
+    found = {}
+    for node_id, operator in operators.items():
+        node_params = params.get(node_id)
+        ports = operator.ports(node_params)
+        unknown = node_params is None and operator.outputs_from is not None
+        found[node_id] = NodePorts(ports.inputs, None if unknown else ports.outputs)
+    return found
 
 
-def _port_problems(edge: Edge, operators: dict[str, Operator]) -> list[Problem]:
-    """The ports `edge` names that its source's or target's operator does not declare."""
+@dataclass(frozen=True, slots=True)
+class NodePorts:
+    """A node's ports as validation knows them: its outputs are None while they are unknown."""
+
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...] | None
+
+
+def _unknown_ports(pipeline: Pipeline, ports: dict[str, NodePorts]) -> list[Problem]:
+    """An edge may only name ports its node has (nodes of unknown operators are skipped)."""
+    return [problem for edge in pipeline.edges for problem in _port_problems(edge, ports)]
+
+
+def _port_problems(edge: Edge, ports: dict[str, NodePorts]) -> list[Problem]:
+    """The ports `edge` names that its source or target does not have."""
     problems = []
-    source_op, target_op = operators.get(edge.source), operators.get(edge.target)
-    if source_op and not source_op.output_port(edge.source_port):
-        problems.append(_port_problem(edge.source, "output", edge.source_port, source_op.outputs))
-    if target_op and not target_op.input_port(edge.target_port):
-        problems.append(_port_problem(edge.target, "input", edge.target_port, target_op.inputs))
+    source, target = ports.get(edge.source), ports.get(edge.target)
+    if source and source.outputs is not None and not _named(source.outputs, edge.source_port):
+        problems.append(_port_problem(edge.source, "output", edge.source_port, source.outputs))
+    if target and not _named(target.inputs, edge.target_port):
+        problems.append(_port_problem(edge.target, "input", edge.target_port, target.inputs))
     return problems
 
 
+def _named(ports: tuple[Port, ...], name: str) -> bool:
+    return any(port.name == name for port in ports)
+
+
 def _wire_inputs(
-    pipeline: Pipeline, operators: dict[str, Operator], problems: list[Problem]
+    pipeline: Pipeline, ports: dict[str, NodePorts], problems: list[Problem]
 ) -> dict[str, dict[str, list[Source]]]:
     """Each node's input sources per port, checking ports are connected properly.
 
@@ -244,12 +269,11 @@ def _wire_inputs(
     """
     inputs: dict[str, dict[str, list[Source]]] = defaultdict(lambda: defaultdict(list))
     for edge in pipeline.edges:
-        if _port_problems(edge, operators):
+        if _port_problems(edge, ports):
             continue
         inputs[edge.target][edge.target_port].append((edge.source, edge.source_port))
     for node in pipeline.nodes:
-        operator = operators.get(node.id)
-        for port in operator.inputs if operator else ():
+        for port in ports[node.id].inputs if node.id in ports else ():
             sources = inputs[node.id].get(port.name, [])
             if port.required and not sources:
                 problems.append(

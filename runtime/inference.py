@@ -151,7 +151,7 @@ def _input_schemas(analysis: Analysis, node_id: str, nodes: dict[str, NodeSchema
         for port, sources in analysis.inputs.get(node_id, {}).items()
     }
     complete = all(schema is not None for schemas in found.values() for schema in schemas)
-    return analysis.operators[node_id].arranged(found), complete
+    return analysis.operators[node_id].arranged(analysis.params.get(node_id), found), complete
 
 
 def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: NodeSchemas):

@@ -87,12 +87,12 @@ def preview(
     if writes:
         source, port = _single_input(pipeline, node_id)
     else:
-        source, port = (
-            node_id,
-            port or (operator.outputs[0].name if operator and operator.outputs else "out"),
-        )
+        source = node_id
     plan = build_plan(subgraph, parameters, registry)
-    if port not in {p.name for p in plan.nodes[source].operator.outputs}:
+    if port is None:
+        outputs = plan.nodes[source].ports.outputs
+        port = outputs[0].name if outputs else "out"
+    if port not in {p.name for p in plan.nodes[source].ports.outputs}:
         raise PipelineValidationError(
             [Problem(f"node '{source}' has no output port '{port}'", node=source, field="port")]
         )

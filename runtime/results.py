@@ -133,11 +133,12 @@ def frame_bytes(frame: pd.DataFrame) -> int:
         return int(frame.memory_usage(index=False, deep=False).sum())
 
 
-def check_outputs(operator, outputs) -> None:
-    """Refuse what an operator's `run` returned unless it is a DataFrame per output port."""
+def check_outputs(node, outputs) -> None:
+    """Refuse what a planned node's `run` returned unless it is a DataFrame per output port."""
+    operator = node.operator
     if not isinstance(outputs, dict):
         raise TypeError(f"operator '{operator.name}' returned {type(outputs).__name__}, not a dict")
-    for port in operator.outputs:
+    for port in node.ports.outputs:
         if not isinstance(outputs.get(port.name), pd.DataFrame):
             raise TypeError(
                 f"operator '{operator.name}' returned no DataFrame for output port '{port.name}'"

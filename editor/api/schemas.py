@@ -220,6 +220,14 @@ class Port(Schema):
     description: str
 
 
+class OutputsFrom(Schema):
+    """How a node's output ports follow its params: one per item of a list param."""
+
+    param: str = Field(description="The list param whose items name the ports (`conditions`).")
+    key: str = Field(description="The field of each item that is a port's name (`name`).")
+    after: list[str] = Field(description="Ports every node has, after the items' (`otherwise`).")
+
+
 class Operator(Schema):
     """A catalog entry: the palette and the node form are built from it."""
 
@@ -231,7 +239,12 @@ class Operator(Schema):
         description='What a node does, for its card: a template of its params ("by {group_by}").'
     )
     inputs: list[Port]
-    outputs: list[Port]
+    outputs: list[Port] = Field(
+        description="The output ports; with `outputs_from`: the ones every node has."
+    )
+    outputs_from: OutputsFrom | None = Field(
+        description="Set when a node's outputs follow its params (route); null: `outputs` are all."
+    )
     params_schema: dict[str, Any] = Field(description="The JSON Schema of the node's params.")
 
 

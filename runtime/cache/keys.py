@@ -112,7 +112,7 @@ def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False, s
             keys.volatile[node_id] = volatile
         else:
             keys.reuse_for_s[node_id] = reuse_for_s
-        for port in operator.outputs:
+        for port in node.ports.outputs:
             keys.ports[(node_id, port.name)] = port_key(key, port.name)
     return keys
 

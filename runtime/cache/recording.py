@@ -64,7 +64,7 @@ class Recorder:
                 store.note(keys.nodes[member], **figures(member))
             if member in self.cache.reading:
                 found = self.cache.found
-                ports = [port.name for port in node.operator.outputs]
+                ports = [port.name for port in node.ports.outputs]
                 extra[member] = {"results": {port: found[(member, port)] for port in ports}}
             elif node.operator.kind == "output":
                 record_target(store, keys.nodes[member], node, self.files)
@@ -74,7 +74,7 @@ class Recorder:
     def note_position(self, node: PlannedNode, position) -> None:
         """Keep an incremental input's new position beside its stored rows: a later run that
         reuses them reports it as its own."""
-        for port in node.operator.outputs:
+        for port in node.ports.outputs:
             key = self.cache.keys.ports.get((node.id, port.name))
             if key is not None and self.cache.store.has(key):
                 self.cache.store.note(key, position=position)

@@ -89,7 +89,7 @@ def plan_reuse(
         node = plan.nodes[node_id]
         ports = {
             port.name: cache.found.get((node_id, port.name), keys.ports[(node_id, port.name)])
-            for port in node.operator.outputs
+            for port in node.ports.outputs
         }
         if state == "covered":
             del result.nodes[node_id]
@@ -117,7 +117,7 @@ def up_to(plan: Plan, node_id: str) -> Plan:
         if other not in keep:
             del result.nodes[other]
             result.eliminated[other] = f"left out: the run goes up to {node_id}"
-    result.stored |= {(node_id, port.name) for port in plan.nodes[node_id].operator.outputs}
+    result.stored |= {(node_id, port.name) for port in plan.nodes[node_id].ports.outputs}
     result.whole.add(node_id)
     return rederived(result)
 
@@ -136,7 +136,7 @@ def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bo
     if node.operator.kind == "output":
         hit, why = _output_decision(node, keys.nodes[node_id], cache.store, files)
         return hit, why or _changed(plan, node_id, cache)
-    ports = [(node_id, port.name) for port in node.operator.outputs]
+    ports = [(node_id, port.name) for port in node.ports.outputs]
     for found in (keys, cache.wide):
         stored = [cache.store.stored_at(found.ports[port]) for port in ports]
         if ports and None not in stored:

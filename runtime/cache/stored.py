@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.contract import Operator
+from runtime.contract import Operator, Port
 
 GONE = "its stored result was removed meanwhile (the store keeps a bounded size); run again"
 
@@ -25,7 +25,7 @@ class StoredResult(Operator):
         self.original = original
         """The node's own operator (what reports and `explain` name)."""
         self.title = original.title
-        self.outputs = original.outputs
+        self.outputs = tuple(Port(port) for port in locations)
         self.node_id = node_id
         self.locations = locations
 

@@ -151,7 +151,7 @@ def _variable_names(nodes: list, taken: set[str]) -> dict[str, dict[str, str]]:
     names: dict[str, dict[str, str]] = {}
     taken = set(taken)
     for planned in nodes:
-        ports = [port.name for port in planned.operator.outputs]
+        ports = [port.name for port in planned.ports.outputs]
         base = re.sub(r"\W+", "_", planned.id.lower(), flags=re.ASCII).strip("_") or "node"
         if base[0].isdigit() or keyword.iskeyword(base) or base.startswith("_"):
             base = f"node_{base}"
@@ -169,7 +169,7 @@ def _variable_names(nodes: list, taken: set[str]) -> dict[str, dict[str, str]]:
 def _node_code(planned, raw, defaults, names, schemas) -> NodeCode:
     operator = planned.operator
     inputs: dict[str, Any] = {}
-    for port in operator.inputs:
+    for port in planned.ports.inputs:
         sources = planned.inputs.get(port.name, [])
         frames = [names[source][port_name] for source, port_name in sources]
         inputs[port.name] = frames if port.many else (frames[0] if frames else None)

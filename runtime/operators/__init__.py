@@ -31,4 +31,5 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "union": "runtime.operators.combine:Union",
     "aggregate": "runtime.operators.aggregate:Aggregate",
     "validate": "runtime.operators.validate:Validate",
+    "route": "runtime.operators.route:Route",
 }

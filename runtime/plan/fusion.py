@@ -129,7 +129,7 @@ def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | 
 def _leaves(node: PlannedNode) -> InputRelations:
     """The node's inputs as frames entering from outside: enough to ask whether it lowers."""
     found = {port: [Input(source) for source in sources] for port, sources in node.inputs.items()}
-    return node.operator.arranged(found)
+    return node.operator.arranged(node.params, found)
 
 
 def _refusals(plan: Plan, schemas: dict, keep: set[str], planned: set[str]) -> dict[str, str]:
@@ -229,5 +229,6 @@ def _relations(
             ]
             for port, sources in node.inputs.items()
         }
-        relations[node_id] = dict(_lowered(node, node.operator.arranged(found), schemas[node_id]))
+        arranged = node.operator.arranged(node.params, found)
+        relations[node_id] = dict(_lowered(node, arranged, schemas[node_id]))
     return relations

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from runtime.contract import Operator
+from runtime.contract import Operator, Ports
 from runtime.plan.relational import Relation
 from runtime.spec import Config, Source
 
@@ -35,6 +35,11 @@ class PlannedNode:
     """For an input: read no more rows than this (a limit downstream was pushed down to it)."""
     position: Any = None
     """For an incremental input: the position this run starts from (`runtime.incremental`)."""
+
+    @property
+    def ports(self) -> Ports:
+        """Its ports, as its operator works them out from its params."""
+        return self.operator.ports(self.params)
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,10 +92,12 @@ class Stored(Scan):
 
 @dataclass(frozen=True)
 class Filter(Relation):
-    """The rows where `condition` (expression text) is true; null counts as false."""
+    """The rows where `condition` (expression text; None: every row) is true and none of
+    `unless` is (route's ports); null counts as false."""
 
     input: Relation
-    condition: str
+    condition: str | None
+    unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -47,4 +47,4 @@ def _inputs_of(node: PlannedNode, outputs: OutputSchemas) -> InputSchemas | None
     }
     if any(schema is None for schemas in found.values() for schema in schemas):
         return None
-    return node.operator.arranged(found)
+    return node.operator.arranged(node.params, found)

@@ -120,8 +120,8 @@ class SegmentOperator(Operator):
             }
             rows_in = {port: sum(len(frame) for frame in frames) for port, frames in found.items()}
             member = ctx.for_node(node.id, node.params)
-            produced = node.operator.run(member, node.operator.arranged(found))
-            check_outputs(node.operator, produced)
+            produced = node.operator.run(member, node.operator.arranged(node.params, found))
+            check_outputs(node, produced)
             outputs.update({(node.id, port): frame for port, frame in produced.items()})
             rows_out = sum(len(frame) for frame in produced.values())
             figures[node.id] = {"rows_in": rows_in, "rows_out": rows_out}
@@ -241,7 +241,7 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
     exits = [
         (member, port.name)
         for member in segment.nodes
-        for port in plan.nodes[member].operator.outputs
+        for port in plan.nodes[member].ports.outputs
         if (member, port.name) in read_outside or member in retain
     ]
     copies, columns = {}, {}

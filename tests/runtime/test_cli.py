@@ -187,6 +187,7 @@ def test_schema_and_operators_print_json():
     assert {"csv_input", "filter", "csv_output"} <= {entry["name"] for entry in catalog}
     table = runtime_cli("operators", cwd=ROOT).stdout
     assert "csv_input" in table and "input" in table
+    assert "in → conditions[].name,otherwise Route rows" in table  # ports that follow params
 
 
 def test_ctrl_c_cancels_the_run_and_exits_130(tmp_path, monkeypatch, capsys):

@@ -151,9 +151,13 @@ class Renderer:
 
     def _filter(self, relation: rel.Filter) -> Rendered:
         source = self._render(relation.input)
-        condition = to_sql_condition(relation.condition, source.schema)
-        body = f"SELECT * FROM {quoted(source.name)} WHERE {condition.sql}"
-        return self._same_order(source, body, condition.params, source.schema)
+        met = [relation.condition] if relation.condition is not None else []
+        kept = [to_sql_condition(text, source.schema) for text in met]
+        unless = [to_sql_condition(text, source.schema) for text in relation.unless]
+        where = [part.sql for part in kept] + [f"NOT ({part.sql})" for part in unless]
+        params = tuple(param for part in [*kept, *unless] for param in part.params)
+        body = f"SELECT * FROM {quoted(source.name)} WHERE {' AND '.join(where) or 'TRUE'}"
+        return self._same_order(source, body, params, source.schema)
 
     def _derive(self, relation: rel.Derive) -> Rendered:
         current = self._render(relation.input)

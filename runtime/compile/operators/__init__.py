@@ -34,6 +34,7 @@ def emitter_for(name: str) -> Emitter | None:
         columns,
         combine,
         files,
+        route,
         rows,
         sql,
         validate,

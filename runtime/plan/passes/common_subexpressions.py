@@ -32,7 +32,7 @@ def merge_common_subexpressions(plan: Plan, keep: Iterable[str] = ()) -> Plan:
         kept = seen.setdefault(_identity(node), node_id)
         if kept == node_id:
             continue
-        for port in node.operator.outputs:
+        for port in node.ports.outputs:
             wiring.redirect((node_id, port.name), (kept, port.name))
         wiring.forget(node_id)
         del result.nodes[node_id]

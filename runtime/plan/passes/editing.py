@@ -68,7 +68,7 @@ class Wiring:
 
     def sole_output(self, node_id: str) -> Source | None:
         """The one output port of `node_id` when it has one and exactly one input reads it."""
-        outputs = self.plan.nodes[node_id].operator.outputs
+        outputs = self.plan.nodes[node_id].ports.outputs
         if len(outputs) != 1:
             return None
         source = (node_id, outputs[0].name)

@@ -35,7 +35,7 @@ def needed_columns(plan: Plan, keep_all: Iterable[str] = ()) -> dict[str, Column
         node = plan.nodes[node_id]
         outputs = {
             port.name: None if node_id in keep_all else wanted.get((node_id, port.name), set())
-            for port in node.operator.outputs
+            for port in node.ports.outputs
         }
         needed[node_id] = outputs.get("out")
         needs = node.operator.input_columns(node.params, outputs)

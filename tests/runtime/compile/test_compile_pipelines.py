@@ -38,6 +38,7 @@ COMPILED_GOLDEN = [
     "file_formats_convert",
     "file_formats_read_binary",
     "filter_with_parameter",
+    "route_by_condition",
     "processing_quality",
     "processing_sales",
     "sql_roundtrip",

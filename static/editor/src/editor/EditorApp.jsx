@@ -328,7 +328,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
   const labels = useMemo(() => Object.fromEntries(JSON.parse(labelKey)), [labelKey]);
   const shown = viewedCanvas ?? { nodes, edges };
-  const operatorKey = JSON.stringify(shown.nodes.map((node) => [node.id, node.data.operator]));
+  const operatorKey = JSON.stringify(shown.nodes.map((node) => [node.id, { operator: node.data.operator, params: node.data.params }]));
   const selectedId = !viewedCanvas && selected.length === 1 ? selected[0].id : null;
   const data = useMemo(() => ({ api, selectedId, operators: Object.fromEntries(JSON.parse(operatorKey)) }), [api, selectedId, operatorKey]);
   const onBottomTab = useCallback((tab) => setBottom({ open: true, tab }), []);

@@ -29,11 +29,12 @@ export function sortState(sort, column) {
   return "none";
 }
 
-/** The ports a node's result can be read at: those the run stored, then the operator's
- * outputs (an output node: what it wrote, its input port). */
-export function resultPorts(nodeRun, operator) {
+/** The ports a node's result can be read at: those the run stored, then the node's outputs
+ * (`ports`: its operator's as catalog.portsOf gives them for the node; an output node: what
+ * it wrote, its input port). */
+export function resultPorts(nodeRun, ports) {
   const stored = Object.keys(nodeRun?.metrics?.results ?? {});
-  const declared = (operator?.kind === "output" ? operator.inputs : operator?.outputs ?? []).map((port) => port.name);
+  const declared = (ports?.kind === "output" ? ports.inputs : ports?.outputs ?? []).map((port) => port.name);
   return [...new Set([...stored, ...declared])];
 }
 

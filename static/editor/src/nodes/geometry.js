@@ -22,11 +22,13 @@ const NO_STRAY_PORTS = Object.freeze({ inputs: [], outputs: [] });
  * without its problem note. `handles` are React Flow's: `{id, type, position, x, y, width,
  * height}`, x and y from the card's top left corner, ids the port names. `stray` ports
  * (`{inputs, outputs}` of names, which stored edges name but the operator lacks) get handles
- * at the card's bottom corners, for their edges to be drawn and deleted.
+ * for their edges to be drawn and deleted: on rows of their own below a card's labelled ports
+ * (a route's removed condition), else at the card's bottom corners.
  */
 export function cardGeometry(ports, withProblem, stray = NO_STRAY_PORTS) {
   const { inputs, outputs } = ports;
-  const portRows = isLabelled(ports) ? Math.max(inputs.length, outputs.length) : 0;
+  const labelled = isLabelled(ports);
+  const portRows = labelled ? Math.max(inputs.length + stray.inputs.length, outputs.length + stray.outputs.length) : 0;
   const portsTop = BORDER + HEAD + RUN + (withProblem ? PROBLEM : 0);
   const portsHeight = portRows ? 2 * PORT_LIST_EDGE + portRows * PORT_ROW : 0;
   // One port a side sits level with the middle of the head and the run line; labelled ports
@@ -40,8 +42,8 @@ export function cardGeometry(ports, withProblem, stray = NO_STRAY_PORTS) {
     handles: [
       ...inputs.map((port, index) => handle(port.name, "target", Position.Left, STRIPE, middleOf(index))),
       ...outputs.map((port, index) => handle(port.name, "source", Position.Right, WIDTH - BORDER, middleOf(index))),
-      ...stray.inputs.map((name) => ({ ...handle(name, "target", Position.Left, STRIPE, strayY), stray: true })),
-      ...stray.outputs.map((name) => ({ ...handle(name, "source", Position.Right, WIDTH - BORDER, strayY), stray: true })),
+      ...stray.inputs.map((name, index) => ({ ...handle(name, "target", Position.Left, STRIPE, labelled ? middleOf(inputs.length + index) : strayY), stray: true })),
+      ...stray.outputs.map((name, index) => ({ ...handle(name, "source", Position.Right, WIDTH - BORDER, labelled ? middleOf(outputs.length + index) : strayY), stray: true })),
     ],
   };
 }

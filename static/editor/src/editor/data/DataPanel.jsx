@@ -17,7 +17,7 @@ const FIRST_VIEW = { port: null, offset: 0, limit: 50, sort: null, filter: "" };
 const ARROWS = { ascending: "▲", descending: "▼", none: "" };
 
 /** `selectedId`: the node selected on the canvas (shown when it is in the run); `operators`:
- * each node's operator name by id. */
+ * each node's operator name and params by id (`{operator, params}`: its ports follow them). */
 export default function DataPanel({ api, selectedId, operators }) {
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, shownRun);
@@ -40,7 +40,7 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
   const nodeRun = node ? run.nodes[node] : undefined;
   const finished = nodeRun?.status === "succeeded";
   const { page, stats } = useResultData(api, finished ? run.runId : null, node, view, withStats);
-  const ports = resultPorts(nodeRun, catalog.byName.get(operator));
+  const ports = resultPorts(nodeRun, operator && catalog.portsOf({ data: operator }));
   const change = (patch) => setView((old) => ({ ...old, offset: 0, ...patch }));
   return (
     <div className="pw-data">
