@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from runtime.cache.reuse import record_target, remember
+from runtime.cache.reuse import record_target, remember, written_by
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
@@ -68,7 +68,7 @@ class Recorder:
                 extra[member] = {"results": {port: found[(member, port)] for port in ports}}
             elif node.operator.kind == "output":
                 record_target(store, keys.nodes[member], node, self.files)
-                extra[member] = {"results": self._read_by(node)}
+                extra[member] = {"results": written_by(node, self.cache)}
         return extra
 
     def note_position(self, node: PlannedNode, position) -> None:
@@ -84,13 +84,3 @@ class Recorder:
         next run's reasons (`explain`)."""
         succeeded = {node_id for node_id, result in results.items() if result.status == "succeeded"}
         remember(self.cache.store, self.plan.name, self.cache.keys, succeeded)
-
-    def _read_by(self, node: PlannedNode) -> dict[str, str]:
-        """The stored results an output node wrote, by its input port."""
-        found = {}
-        for port, sources in node.inputs.items():
-            source = sources[0] if len(sources) == 1 else None
-            key = self.cache.found.get(source) or self.cache.keys.ports.get(source)
-            if key is not None and self.cache.store.has(key):
-                found[port] = key
-        return found

@@ -94,6 +94,8 @@ def plan_reuse(
         if state == "covered":
             del result.nodes[node_id]
             result.reused[node_id] = {port: key for port, key in ports.items() if store.has(key)}
+            if node.operator.kind == "output":
+                result.reused[node_id] = written_by(node, cache)
             if not hits[node_id]:
                 cache.why[node_id] = f"{REUSED}: the results below it are stored"
         elif state == "read":
@@ -167,6 +169,17 @@ def _output_decision(node: PlannedNode, key: str, store: ResultStore, files):
     if size != wrote.get("size") or file_hash(target) != wrote.get("sha256"):
         return False, "its target changed since it was written"
     return True, f"{REUSED}: its target still holds what it wrote"
+
+
+def written_by(node: PlannedNode, cache: CacheRun) -> dict[str, str]:
+    """The stored results an output node writes, by its input port (the Data tab shows them)."""
+    found = {}
+    for port, sources in node.inputs.items():
+        source = sources[0] if len(sources) == 1 else None
+        key = cache.found.get(source) or cache.keys.ports.get(source)
+        if key is not None and cache.store.has(key):
+            found[port] = key
+    return found
 
 
 def record_target(store: ResultStore, key: str, node: PlannedNode, files: FileArea) -> None:

@@ -186,3 +186,13 @@ def test_reads_past_the_web_processs_limit_wait_then_answer_busy(client, run, mo
             run_data._readers.release()
     assert answer.status_code == 429 and answer.json()["code"] == "results_busy"
     assert data(client, run).status_code == 200
+
+
+def test_an_output_reused_from_the_cache_still_shows_what_it_wrote(client, data_root, pipeline_id):
+    for _ in range(2):
+        started = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+        run = wait_for_run(started.json()["id"])
+    assert NodeRun.objects.get(run=run, node_id="write").metrics["cached"] is True
+    body = data(client, run, node="write").json()
+    assert (body["port"], body["source"]) == ("in", "stored")
+    assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
