@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from editor.models import Connection, Notification, Run, Schedule
+from editor.models import Connection, InputPosition, Notification, Run, Schedule
 from editor.workspaces import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
@@ -66,6 +66,9 @@ def objects(owner, data_root):
     connection = Connection(workspace=personal_workspace(owner), name="db", url="sqlite:///x.db")
     connection.save()
     hook = Notification.objects.create(pipeline_id=pipeline_id, kind="email", recipients=[])
+    InputPosition.objects.create(
+        pipeline_id=pipeline_id, node_id="read", position={"value": 3}, run=run, run_number=1
+    )
     (data_root / "secret.csv").write_text("Owner's secret\n")
     return {
         "pipeline_id": pipeline_id,
@@ -76,6 +79,7 @@ def objects(owner, data_root):
         "username": "owner",
         "name": "db",
         "path": "secret.csv",
+        "node_id": "read",
     }
 
 
