@@ -146,3 +146,48 @@ def test_a_pipewright_folder_is_not_among_a_wildcards_matches(tmp_path):
     assert result.ok and ran.returncode == 0, ran.stderr
     out = (folders["script"] / "out.csv").read_text()
     assert out == (folders["run"] / "out.csv").read_text() and "kept" not in out
+
+
+def test_one_script_reads_folders_of_every_file_format_as_a_run_does(tmp_path):
+    def write(folder: Path) -> None:
+        write_sales(folder)
+        (folder / "xlsx").mkdir()
+        for month, records in ROWS.items():
+            pa.Table.from_pylist(records).to_pandas().to_excel(
+                folder / "xlsx" / f"{month}.xlsx", index=False
+            )
+
+    kinds = ("csv", "parquet", "json", "xlsx")
+    operators = {"xlsx": "excel_input"}
+    document = {
+        "name": "every format",
+        "nodes": [
+            *({"id": f"read_{kind}", "operator": operators.get(kind, f"{kind}_input"),
+               "params": {"path": kind, "file_name_column": "source"}} for kind in kinds),
+            *({"id": f"write_{kind}", "operator": "csv_output",
+               "params": {"path": f"out_{kind}.csv"}} for kind in kinds),
+        ],
+        "edges": [{"source": f"read_{kind}", "target": f"write_{kind}"} for kind in kinds],
+    }  # fmt: skip
+    result, ran, folders = run_and_script(document, tmp_path, write)
+    assert result.ok, result.error
+    assert ran.returncode == 0, ran.stderr
+    for kind in kinds:
+        written = (folders["script"] / f"out_{kind}.csv").read_text()
+        assert written == (folders["run"] / f"out_{kind}.csv").read_text(), kind
+
+
+def test_a_file_name_column_the_files_have_fails_the_script_with_the_runs_message(tmp_path):
+    document = reading("csv_input", "csv/*.csv")
+    write_sales(tmp_path / "compiled")
+    script = compiled(document, tmp_path / "compiled", tmp_path)
+    clashing = {month: [{**r, "source": "x"} for r in rows] for month, rows in ROWS.items()}
+    write_sales(tmp_path / "later", clashing)  # the files change after compiling
+    result = execute(
+        build_plan(load_document(document), data_root=tmp_path / "later"),
+        data_root=tmp_path / "later",
+    )
+    ran = run_script(script, "--data-root", "later", cwd=tmp_path)
+    message = "file_name_column: 'csv/2026-01.csv' already has a column 'source'"
+    assert not result.ok and message in str(result.error)
+    assert ran.returncode != 0 and message in ran.stderr, ran.stderr
