@@ -94,7 +94,7 @@ def _matches(area: FileArea, pattern: str) -> list[InputFile]:
     while parts and not is_pattern(parts[0]):
         literal.append(parts.pop(0))
     try:
-        base = area.resolve(_joined(literal) or ".")
+        base = area.resolve(_joined_path(literal) or ".")
     except UnsafePathError:
         raise UnsafePathError(
             f"pattern '{pattern}' is outside the {area.called}; "
@@ -204,7 +204,7 @@ def _checked(area: FileArea, written: str, prefix: tuple, base: Path, found) -> 
     files = []
     system = Path(area.root).resolve() / SYSTEM
     for relative, linked in found:
-        name = _joined((*prefix, *relative))
+        name = _joined_path((*prefix, *relative))
         if not linked:
             location = base.joinpath(*relative)
             if system in location.parents:
@@ -244,5 +244,5 @@ def _parts(path: str) -> tuple[str, ...]:
     return PurePosixPath(path.replace("\\", "/")).parts
 
 
-def _joined(parts) -> str:
+def _joined_path(parts) -> str:
     return str(PurePosixPath(*parts)) if parts else ""

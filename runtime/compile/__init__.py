@@ -2,8 +2,8 @@
 
 The script runs the pipeline with pandas (and pyarrow for files) and nothing of Pipewright:
 same outputs as a run, parameters as command-line options, paths relative to `--data-root`.
-What cannot be written so that it runs exactly alike (a plugin operator, a folder of input
-files, ...) is refused with `CompileRefused`, naming the node. docs/compile.md says more.
+What cannot be written so that it runs exactly alike (a plugin operator, an incremental
+input, ...) is refused with `CompileRefused`, naming the node. docs/compile.md says more.
 """
 
 from runtime.compile.errors import CompileRefused

@@ -25,7 +25,7 @@ STAND_INS = {
 }
 """Names whose import in the script differs from the runtime module's."""
 
-EXCEPTIONS = ("ExpressionError", "OperatorError", "ParamsError")
+EXCEPTIONS = ("ExpressionError", "OperatorError", "ParamsError", "UnsafePathError")
 """The runtime's error classes carry positions and codes a script has no use for: the script
 defines each as a plain exception (`script.py`), with the same message."""
 

@@ -9,7 +9,6 @@ through `literal` (`repr()` and friends), never pasted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -37,8 +36,6 @@ class NodeCode:
     schemas: dict[str, Any]
     """Each input port's schema (a list for a `many` port), as inference predicts it."""
     outputs: dict[str, str]
-    data_root: Path | None = None
-    """Where the pipeline's files are while compiling (to tell a file from a folder)."""
     lines: list[str] = field(default_factory=list)
     helpers: set = field(default_factory=set)
     imports: set[str] = field(default_factory=set)

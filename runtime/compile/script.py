@@ -40,7 +40,7 @@ _RESERVED = {
     "main", "options", "params", "root", "view", "keep", "values", "table", "schema",
     "batches", "parquet", "temporary", "appending", "size", "positions", "failed", "invalid",
     "rows", "text", "hit", "connection", "error", "argv", "datetime", "sys", "boolean_option",
-    "json_option", *EXCEPTIONS,
+    "json_option", "read_one", "context", "files", *EXCEPTIONS,
 }  # fmt: skip
 """Names the script's own statements use (temporaries, `main`, the options)."""
 _SUPPORT = (support.data_path, support.staged, support.PipelineError)
@@ -122,7 +122,6 @@ def _blocks(pipeline, plan, live, names, inferred, area) -> tuple[list, set, set
     blocks, helpers, imports = [], set(), set(_BASE_IMPORTS)
     for planned in live:
         node = _node_code(planned, raw[planned.id], defaults, names, inferred.nodes[planned.id])
-        node.data_root = Path(area.root)
         try:
             emitter_for(planned.operator.name)(node)
             node.finish()
@@ -278,10 +277,20 @@ def _option_kind(value: Any) -> str:
     )
 
 
+_EXCEPTION_BODIES = {
+    "ParamsError": [
+        "    def __init__(self, field, message, position=None):",
+        '        super().__init__(f"{field}: {message}")  # worded as the runtime words it',
+    ],
+}
+"""Exception classes taking the runtime's arguments (the others take a message)."""
+
+
 def _exception_classes() -> list[str]:
     lines = []
     for name in EXCEPTIONS:
-        lines += [f"class {name}(PipelineError):", "    pass", "", ""]
+        body = _EXCEPTION_BODIES.get(name, ["    pass"])
+        lines += [f"class {name}(PipelineError):", *body, "", ""]
     return lines
 
 

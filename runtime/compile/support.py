@@ -43,6 +43,11 @@ class ScriptContext:
     def check_cancelled(self) -> None:
         """A script is never asked to stop."""
 
+    @contextmanager
+    def counting_after(self, rows: int) -> Iterator[None]:
+        """Progress counting on from `rows`: not reported either."""
+        yield
+
     def commit(self, action: Callable[[], object]) -> object:
         """Make a side effect visible: at once."""
         return action()

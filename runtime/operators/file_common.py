@@ -151,8 +151,8 @@ def _require_columns_of_first(table: pa.Table, names: list[str], source: str, fi
     missing = [name for name in names if name not in table.column_names]
     extra = [name for name in table.column_names if name not in names]
     if missing or extra:
-        lacks = f"it lacks {_quoted(missing)}" if missing else ""
-        has = f"it has {_quoted(extra)} too" if extra else ""
+        lacks = f"it lacks {_names_quoted(missing)}" if missing else ""
+        has = f"it has {_names_quoted(extra)} too" if extra else ""
         raise ParamsError(
             "path",
             f"'{source}' does not have the columns of the first file, '{first}': "
@@ -168,7 +168,7 @@ def _kind(kind: pa.DataType) -> str:
     return f"{named} ({zone})" if zone else named
 
 
-def _quoted(names: list[str]) -> str:
+def _names_quoted(names: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in names)
 
 

@@ -46,7 +46,8 @@ def test_a_viewer_of_the_workspace_downloads_the_script(owner, other, data_root)
 
 
 def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, data_root):
-    reader = {"id": "read", "operator": "csv_input", "params": {"path": "*.csv"}}
+    params = {"path": "*.csv", "incremental": {"mode": "new_files"}}
+    reader = {"id": "read", "operator": "csv_input", "params": params}
     document = {**SEED, "nodes": [reader, *SEED["nodes"][1:]]}
     created = post_json(client, "/api/pipelines", document)
     assert created.status_code == 201, created.content
@@ -54,4 +55,5 @@ def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, 
     assert response.status_code == 422
     body = response.json()
     assert body["code"] == "not_compilable" and body["node"] == "read"
-    assert "a pattern of files" in body["message"] and str(data_root) not in body["message"]
+    assert "an incremental input keeps" in body["message"]
+    assert str(data_root) not in body["message"]

@@ -1,83 +1,77 @@
-"""Emitters of the file operators: read a CSV or Parquet file as the runtime reads it (through
-Arrow, into the engine's dtypes), write one as the runtime writes it, whole or not at all."""
+"""Emitters of the file operators: read an input's files (one, a folder's or a pattern's) as
+the runtime reads them (through Arrow, into the engine's dtypes, joined by the runtime's own
+rules), write an output as the runtime writes it, whole or not at all."""
 
 from __future__ import annotations
 
+from runtime import file_patterns, paths
 from runtime.compile import support
-from runtime.compile.errors import CompileRefused
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
-from runtime.file_patterns import is_pattern
 from runtime.frames import to_pandas
 from runtime.operators import csv_files, excel_files, file_common, json_files, parquet_files
 
 
-def _one_file(node: NodeCode) -> str:
-    """The code of the input's path, refusing what names several files."""
-    path = node.fixed("path")
-    if is_pattern(path) or (node.data_root is not None and (node.data_root / path).is_dir()):
-        raise CompileRefused(
-            "reading a folder or a pattern of files is not compiled; name one file", node.id
-        )
-    return node.value("path")
-
-
-def _file_name_column(node: NodeCode, table: str) -> None:
-    name = node.fixed("file_name_column")
-    if name is None:
-        return
-    node.line(f"if {name!r} in {table}.column_names:")
-    node.line(f"    raise ParamsError({f'the file already has a column {name!r}'!r})")
-    node.line(
-        f"{table} = {table}.append_column(pa.field({name!r}, pa.string(), False), "
-        f"pa.repeat(pa.scalar({node.value('path')}, pa.string()), {table}.num_rows))"
-    )
+def _read(node: NodeCode, endings: tuple[str, ...], reader: list[str]) -> None:
+    """Lines setting `table` to the rows of the files the input's path names, as a run reads
+    them: `reader` is the body of `read_one(file, row_limit)`, reading one into an Arrow table;
+    `input_files` lists them (one file, a folder's or a pattern's, checked to stay inside the
+    data root) and `read_files` joins them, both carried from the runtime."""
+    node.carry(file_patterns.input_files, paths.FileArea, file_common.read_files)
+    node.carry(support.ScriptContext)
+    node.line("def read_one(file, row_limit):")
+    for text in reader:
+        node.line(f"    {text}")
+    node.line(f"context = ScriptContext(file_name_column={node.fixed('file_name_column')!r})")
+    node.line(f"files = input_files(FileArea(root), {node.value('path')}, {endings!r})")
+    node.line("table = read_files(context, files, read_one, None)")
 
 
 @emits("csv_input")
 def csv_input(node: NodeCode) -> None:
     params = node.params
-    path = _one_file(node)
     node.imports |= {"import pyarrow as pa", "from pyarrow import csv as pa_csv"}
     node.carry(to_pandas, csv_files._apply_dtypes)
     columns = list(params.columns) if params.columns else None
-    node.line("table = pa_csv.read_csv(")
-    node.line(f"    data_path(root, {path}),")
-    node.line(
+    reader = [
+        "table = pa_csv.read_csv(",
+        "    file.location,",
         f"    pa_csv.ReadOptions(skip_rows={params.skip_rows!r}, "
         f"autogenerate_column_names={not params.header!r}, encoding={params.encoding!r}, "
-        f"block_size={csv_files.BLOCK_BYTES}),"
-    )
-    node.line(f"    pa_csv.ParseOptions(delimiter={params.delimiter!r}),")
-    node.line(f"    pa_csv.ConvertOptions(include_columns={columns!r}, strings_can_be_null=True),")
-    node.line(")")
+        f"block_size={csv_files.BLOCK_BYTES}),",
+        f"    pa_csv.ParseOptions(delimiter={params.delimiter!r}),",
+        f"    pa_csv.ConvertOptions(include_columns={columns!r}, strings_can_be_null=True),",
+        ")",
+    ]
     if not params.header:
-        node.line(
+        reader.append(
             'table = table.rename_columns([f"column_{i + 1}" for i in range(table.num_columns)])'
         )
-    _file_name_column(node, "table")
+    _read(node, csv_files.CSV_ENDINGS, [*reader, "return table"])
     dtypes = dict(params.dtypes)
+    path = node.value("path")
     node.line(f"{node.outputs['out']} = _apply_dtypes(to_pandas(table), {dtypes!r}, {path})")
 
 
 @emits("parquet_input")
 def parquet_input(node: NodeCode) -> None:
-    path = _one_file(node)
     node.imports |= {"import pyarrow as pa", "import pyarrow.parquet as pq"}
     node.carry(to_pandas, file_common.conform_table)
     columns = list(node.fixed("columns") or [])
-    node.line(f"with pq.ParquetFile(data_path(root, {path})) as parquet:")
-    node.line("    schema = pa.Table.from_batches([], schema=parquet.schema_arrow).schema")
+    reader = [
+        "with pq.ParquetFile(file.location) as parquet:",
+        "    schema = pa.Table.from_batches([], schema=parquet.schema_arrow).schema",
+    ]
     if columns:
-        node.line(
+        reader.append(
             f"    schema = pa.Table.from_batches([], schema=schema).select({columns!r}).schema"
         )
-    node.line(
+    reader += [
         f"    batches = parquet.iter_batches(batch_size={parquet_files.BATCH_ROWS}, "
-        "columns=schema.names)"
-    )
-    node.line("    table = conform_table(pa.Table.from_batches(list(batches), schema=schema))")
-    _file_name_column(node, "table")
+        "columns=schema.names)",
+        "    return conform_table(pa.Table.from_batches(list(batches), schema=schema))",
+    ]
+    _read(node, parquet_files.PARQUET_ENDINGS, reader)
     node.line(f"{node.outputs['out']} = to_pandas(table)")
 
 
@@ -130,14 +124,11 @@ def parquet_output(node: NodeCode) -> None:
 
 @emits("json_input")
 def json_input(node: NodeCode) -> None:
-    path = _one_file(node)
     node.imports.add("import pyarrow as pa")
-    node.carry(to_pandas, json_files.read_json_file, support.ScriptContext)
-    node.line(
-        f"table = read_json_file(ScriptContext(), data_path(root, {path}), {path}, "
-        f"{node.fixed('lines')!r}, None)"
-    )
-    _file_name_column(node, "table")
+    node.carry(to_pandas, json_files.read_json_file)
+    lines = node.fixed("lines")
+    reader = [f"return read_json_file(context, file.location, file.name, {lines!r}, None)"]
+    _read(node, json_files.JSON_ENDINGS, reader)
     node.line(f"{node.outputs['out']} = to_pandas(table)")
 
 
@@ -155,11 +146,10 @@ def json_output(node: NodeCode) -> None:
 
 @emits("excel_input")
 def excel_input(node: NodeCode) -> None:
-    path = _one_file(node)
     node.imports.add("import pyarrow as pa")
     node.carry(to_pandas, excel_files.read_sheet)
-    node.line(f"table = read_sheet(data_path(root, {path}), {path}, {node.value('sheet')}, None)")
-    _file_name_column(node, "table")
+    reader = [f"return read_sheet(file.location, file.name, {node.value('sheet')}, None)"]
+    _read(node, excel_files.EXCEL_ENDINGS, reader)
     node.line(f"{node.outputs['out']} = to_pandas(table)")
 
 

@@ -255,10 +255,10 @@ def test_the_cli_writes_the_script_or_says_why_not(tmp_path, capsys):
     assert code == cli.EXIT_OK
     assert (tmp_path / "s.py").read_text().startswith("#!/usr/bin/env python3")
     document = parameter_pipeline()
-    document["nodes"][0]["params"] = {"path": "*.csv"}
+    document["nodes"][0]["params"] = {"path": "*.csv", "incremental": {"mode": "new_files"}}
     source.write_text(json.dumps(document))
     assert cli.main(["compile", str(source), "--data-root", str(tmp_path)]) == cli.EXIT_INVALID
-    assert "node 'read': reading a folder or a pattern" in capsys.readouterr().err
+    assert "node 'read': an incremental input keeps" in capsys.readouterr().err
 
 
 def test_a_script_imports_only_pandas_numpy_pyarrow_and_the_standard_library(tmp_path):
@@ -271,7 +271,8 @@ def test_a_script_imports_only_pandas_numpy_pyarrow_and_the_standard_library(tmp
     }
     assert imported <= {"__future__", "argparse", "json", "numpy", "operator", "os", "pandas",
                         "pyarrow", "pathlib", "shutil", "uuid", "contextlib", "functools",
-                        "datetime", "re"}  # fmt: skip
+                        "datetime", "re", "dataclasses", "fnmatch", "logging",
+                        "types"}  # fmt: skip
 
 
 def run_both_ways(document: dict, files: dict[str, str], tmp_path: Path) -> tuple[Path, Path]:
