@@ -42,6 +42,8 @@ class Recorder:
             key = keys.ports.get((node_id, port))
             if key is None or is_copy(node_id) or node_id in self.cache.reading:
                 continue
+            if node_id in keys.volatile and (node_id, port) not in self.plan.stored:
+                continue  # never reused: kept only where an output or a breaker reads it
             if not store.has(key):
                 try:
                     store.put(key, frame)

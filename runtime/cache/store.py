@@ -41,6 +41,10 @@ class ResultStore:
     def __init__(self, folder: Path, max_bytes: int | None = None):
         self.folder = Path(folder)
         self.max_bytes = max_bytes_from_environment() if max_bytes is None else max_bytes
+        self._seen_bytes: int | None = None
+        """The store's size at this object's last look, plus what it stored since: a put
+        looks again (a scan of every entry) only when that may pass `max_bytes`, so that a
+        run storing thousands of results does not scan the store thousands of times."""
 
     def path_of(self, key: str) -> Path | None:
         """The stored Parquet file of `key`, marked as just used; None when there is none."""
@@ -90,7 +94,10 @@ class ResultStore:
         entry.parent.mkdir(parents=True, exist_ok=True)
         os.replace(temporary, entry)
         self._write_record(key, {"stored": time.time()})
-        self.evict(keep=key)
+        if self._seen_bytes is not None:
+            self._seen_bytes += entry.stat().st_size
+        if self._seen_bytes is None or self._seen_bytes > self.max_bytes:
+            self.evict(keep=key)
         return entry
 
     def record(self, key: str) -> dict[str, Any]:
@@ -142,6 +149,7 @@ class ResultStore:
             self._record(key).unlink(missing_ok=True)
             total -= size
             removed.append(key)
+        self._seen_bytes = total
         return removed
 
     def _entries(self):

@@ -76,12 +76,14 @@ class SegmentOperator(Operator):
 
     @staticmethod
     def _wrote(ctx, node: PlannedNode, written) -> dict:
-        """An output member's figures and log line, as its operator's `run` gives them."""
+        """An output member's figures and log line, as its operator's `run` gives them: it
+        read every row it wrote."""
         ctx.for_node(node.id, node.params).logger.info(
             f"wrote {written.rows} rows to {written.path}"
         )
         metrics = {"path": written.path, "rows_written": written.rows}
-        return {"bytes_out": written.bytes, "metrics": metrics}
+        rows_in = {port: written.rows for port in node.inputs}
+        return {"bytes_out": written.bytes, "metrics": metrics, "rows_in": rows_in}
 
     def _reporter(self, ctx):
         """The segment's progress as every member's own: one query runs them all."""
@@ -97,11 +99,17 @@ class SegmentOperator(Operator):
         """Rows in and out of each member, where they are known (frames that entered the
         segment, outputs that left it); never a guess."""
         figures = {}
+        ports = {node.id: len(node.ports.outputs) for node in self.nodes}
         for node in self.nodes:
             rows_in = {}
             for port, sources in node.inputs.items():
                 counts = [
-                    len(frames[source]) if source in frames else rows_out.get(source[0])
+                    len(frames[source])
+                    if source in frames
+                    # a node's rows out are one port's only when it has one (not a route's)
+                    else rows_out.get(source[0])
+                    if ports.get(source[0]) == 1
+                    else None
                     for source in sources
                 ]
                 if None not in counts:

@@ -3,7 +3,7 @@ operator (tests/plugin_demo), which notes each call in a file of the data root."
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 import threading
 import time
 from pathlib import Path
@@ -17,8 +17,18 @@ from runtime.plan import build_plan
 from runtime.spec import load_document
 from tests.runtime.engine_operators import Source, engine_registry
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugin_demo"))
-import pipewright_plugin_demo
+
+def _demo_plugin():
+    """The demo plugin's module, loaded from its file: on `sys.path`, its folder's metadata
+    would add its operators to every registry this process builds later."""
+    path = Path(__file__).resolve().parent.parent / "plugin_demo" / "pipewright_plugin_demo.py"
+    spec = importlib.util.spec_from_file_location("pipewright_plugin_demo", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pipewright_plugin_demo = _demo_plugin()
 
 
 def registry():

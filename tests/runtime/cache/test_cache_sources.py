@@ -133,5 +133,5 @@ def test_a_plugin_input_that_cannot_say_what_it_reads_is_never_reused(tmp_path):
     once()
     result, plan = once()
     assert ran(result) == {"source", "step"}
-    assert "results" in result.nodes["step"].extra  # stored to be looked at, never reused
+    assert "results" not in result.nodes["step"].extra  # never reused, so never stored
     assert reuse_reasons(plan)["step"] == "never reused: it reads source, which is never reused"

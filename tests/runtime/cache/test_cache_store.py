@@ -162,3 +162,17 @@ def test_notes_add_to_the_record_of_a_key(tmp_path):
     record = store.record(key("a"))
     assert record["target"] == {"path": "out.csv", "size": 3}
     assert store.stored_at(key("a")) == pytest.approx(time.time(), abs=60)
+
+
+def test_puts_look_over_the_store_only_when_it_may_be_full(tmp_path, monkeypatch):
+    """A run storing thousands of results must not scan every entry after each one."""
+    store = ResultStore(tmp_path, max_bytes=10**9)
+    scans = []
+    entries = store._entries
+    monkeypatch.setattr(store, "_entries", lambda: scans.append(1) or entries())
+    for index in range(50):
+        store.put(key(str(index)), frame())
+    assert len(scans) == 1  # the first put's look: then it counts what it adds
+    store.max_bytes = 1
+    store.put(key("last"), frame())
+    assert len(scans) == 2 and store.path_of(key("0")) is None
