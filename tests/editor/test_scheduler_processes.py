@@ -55,7 +55,8 @@ def test_two_scheduler_processes_start_exactly_one_run_per_fire_time(new_server,
     runs = Run.objects.filter(schedule__in=made)
     assert sorted(runs.values_list("schedule_id", flat=True)) == [s.pk for s in made]
     assert set(runs.values_list("scheduled_for", flat=True)) == {minute}
-    assert set(runs.values_list("trigger", "status")) == {("schedule", "queued")}
+    # not their status: another process's embedded pool of this session may run them
+    assert set(runs.values_list("trigger", flat=True)) == {"schedule"}
     started = [log.count("started run #1") for log in logs]
     print(f"{connection.vendor}: runs started by each process: {started}")
 
