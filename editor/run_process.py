@@ -207,6 +207,9 @@ class Supervision:
         for event in events:
             if self._numbered_after:
                 event = {**event, "seq": event["seq"] + self._numbered_after}
+            if event["type"] == "run_finished" and event["status"] != RunStatus.SUCCEEDED:
+                # Before anyone is told the run ended, so nobody sees its leftovers after.
+                self._remove_leftovers()
             self.trail.saw(event)
             for sink in self.sinks:
                 sink(event)
@@ -231,13 +234,12 @@ class Supervision:
         # The run ended itself, whatever the process did next.
         result = self._result(report["result"]) if report["kind"] == "done" else None
         if finished["status"] != RunStatus.SUCCEEDED:
-            self._remove_leftovers()
+            self._remove_leftovers()  # again: a thread detached at the end may have left one
         return Ending(finished["status"], finished.get("error", ""), result)
 
     def end(self, status: RunStatus, error: str) -> Ending:
-        """End the run here (it could not end itself): its last events, and no leftovers."""
+        """End the run here (it could not end itself): no leftovers, then its last events."""
         self._relay(self.trail.ending(status, error))
-        self._remove_leftovers()
         return Ending(status, error)
 
     def _why(self, report: dict, process: RunHandle) -> tuple[RunStatus, str]:
