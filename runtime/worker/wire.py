@@ -129,12 +129,19 @@ class JobOrder(Order):
 
 
 def _message_of(order: Order) -> dict:
-    fields = asdict(order)
-    fields["area"] = {
-        name: str(value) if isinstance(value, Path) else value
-        for name, value in fields["area"].items()
+    """The order's fields, those JSON cannot hold as they are encoded; the rest (the
+    document above all: 0.16 s of `asdict` copying at 1,000 nodes) passed as they are."""
+    return {
+        each.name: _ENCODE.get(each.name, lambda value: value)(getattr(order, each.name))
+        for each in dataclasses.fields(order)
     }
-    return fields
+
+
+def _area_message(area: FileArea) -> dict:
+    return {
+        name: str(value) if isinstance(value, Path) else value
+        for name, value in asdict(area).items()
+    }
 
 
 def _order_of(cls, fields: Mapping[str, Any]):
@@ -151,6 +158,14 @@ def _area_of(fields: Mapping[str, Any]) -> FileArea:
         area[name] = None if area.get(name) is None else Path(area[name])
     return FileArea(**area)
 
+
+_ENCODE = {
+    "area": _area_message,
+    "connections": lambda specs: {name: asdict(spec) for name, spec in specs.items()},
+    "budget": asdict,
+    "run_options": asdict,
+}
+"""How the fields of an order that JSON cannot hold as they are go into a message."""
 
 _DECODE = {
     "area": _area_of,

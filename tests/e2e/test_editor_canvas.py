@@ -315,3 +315,33 @@ async def test_grouped_nodes_move_with_their_frame_and_the_group_survives_a_relo
     await page.get_by_role("button", name="Ungroup Reading").click()
     await expect(page.locator("[data-group-id]")).to_have_count(0)
     await expect(node(page, "csv_input_1")).to_be_visible()
+
+
+async def test_zoomed_out_cards_show_their_handles_when_pointed_at_and_still_connect(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(only(seed(people), "csv_input_1", "filter_1"))
+    await open_editor(page, pipeline_id, nodes=2)
+    zoom_out = page.get_by_role("button", name="Zoom Out")
+    while not await page.locator(".pw-node.is-compact").count():
+        await zoom_out.click()
+    source, target = port(page, "csv_input_1", "out"), port(page, "filter_1", "in")
+    await expect(source).to_be_hidden()  # drawn only where the pointer is
+    await expect(target).to_be_hidden()
+
+    await node(page, "filter_1").hover()
+    await expect(target).to_be_visible()
+    at = await middle(target)
+    await node(page, "csv_input_1").hover()
+    await expect(source).to_be_visible()
+    await expect(target).to_be_hidden()
+    await screenshot(page, "1-pointed-at")
+    await source.hover()
+    await page.mouse.down()
+    await page.mouse.move(*at, steps=8)
+    await page.mouse.up()
+    await expect(edges(page)).to_have_count(1)
+    await save(page)
+    saved = await api.get(pipeline_id)
+    assert [(e["source"], e["target"]) for e in saved["edges"]] == [("csv_input_1", "filter_1")]

@@ -5,9 +5,9 @@
 // where its text could not be read, a card is drawn compact: its box, colours and handles.
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
-import { Handle, useStore as useFlowStore } from "@xyflow/react";
+import { Handle } from "@xyflow/react";
 import { useContext } from "react";
-import { CatalogContext, OverlayContext, RefusedEndsContext } from "../editor/contexts.js";
+import { CatalogContext, CompactCardsContext, OverlayContext, RefusedEndsContext } from "../editor/contexts.js";
 import { handleKey } from "../model/graph.js";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../model/format.js";
 import { planClasses } from "../model/plan.js";
@@ -16,7 +16,6 @@ import { shownRun } from "../model/overlay.js";
 import { percentDone, statusOf } from "../model/runState.js";
 import { useStore } from "../model/store.js";
 import { summaryText } from "../model/summary.js";
-import { isZoomedOut } from "../model/viewport.js";
 import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
 
 const NO_PROBLEMS = [];
@@ -38,8 +37,8 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const status = statusOf(run);
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
   const mark = useStore(overlay, (state) => state.plan?.[id]);
-  // A boolean: only crossing the threshold re-renders the card, not every zoom step.
-  const compact = useFlowStore(isZoomedOut);
+  // Only crossing the threshold re-renders the card, not every zoom step.
+  const compact = useContext(CompactCardsContext);
   const ports = catalog.portsOf({ data });
   const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
   return (

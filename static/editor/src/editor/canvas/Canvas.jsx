@@ -14,7 +14,7 @@ import { operatorsFor } from "../../model/wiring.js";
 import { useNodeDrag } from "../hooks/useNodeDrag.js";
 import { useRefusedEnds } from "../hooks/useRefusedEnds.js";
 import { useSizedNodes } from "../hooks/useSizedNodes.js";
-import { CanvasItemsContext, CatalogContext, OverlayContext, RefusedEndsContext } from "../contexts.js";
+import { CanvasItemsContext, CatalogContext, CompactCardsContext, OverlayContext, RefusedEndsContext } from "../contexts.js";
 import { nodeTypes } from "../../nodes/registry.js";
 import { useStore as useOverlayStore } from "../../model/store.js";
 import { isInView, isZoomedOut } from "../../model/viewport.js";
@@ -98,69 +98,72 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
     [reach, onAddConnected],
   );
   const refused = useRefusedEnds(nodes, edges, catalog.portsOf);
-  const plainEdges = useStore(isZoomedOut) && edges.length > PLAIN_EDGES_ABOVE;
+  const zoomedOut = useStore(isZoomedOut);
+  const plainEdges = zoomedOut && edges.length > PLAIN_EDGES_ABOVE;
   // Until the view is fitted it is not known which edges to draw: React Flow would draw its
   // own and then drop them for plain ones.
   const flowEdges = viewportInitialized && !plainEdges ? shownEdges : NO_EDGES;
   useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
     <RefusedEndsContext.Provider value={refused}>
-      <CanvasItemsContext.Provider value={items}>
-        <div
-          className="pw-canvas"
-          ref={box}
-          onDragOver={(event) => {
-            if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+      <CompactCardsContext.Provider value={zoomedOut}>
+        <CanvasItemsContext.Provider value={items}>
+          <div
+            className="pw-canvas"
+            ref={box}
+            onDragOver={(event) => {
+              if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+                event.preventDefault();
+                event.dataTransfer.dropEffect = "copy";
+                edgeDrop.overAt(event);
+              }
+            }}
+            onDragLeave={(event) => {
+              if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
+            }}
+            onDrop={(event) => {
+              const name = event.dataTransfer.getData(OPERATOR_MIME);
+              if (!name || readOnly) return;
               event.preventDefault();
-              event.dataTransfer.dropEffect = "copy";
-              edgeDrop.overAt(event);
-            }
-          }}
-          onDragLeave={(event) => {
-            if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
-          }}
-          onDrop={(event) => {
-            const name = event.dataTransfer.getData(OPERATOR_MIME);
-            if (!name || readOnly) return;
-            event.preventDefault();
-            const edgeId = edgeDrop.overAt(event);
-            edgeDrop.clear();
-            onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }), edgeId);
-          }}
-        >
-          <ReactFlow
-            nodes={flowNodes}
-            edges={flowEdges}
-            nodeTypes={nodeTypes}
-            onNodesChange={onFlowNodesChange}
-            onEdgesChange={onEdgesChange}
-            onConnect={onConnect}
-            onConnectEnd={onConnectEnd}
-            onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
-            onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
-            nodesDraggable={!readOnly}
-            nodesConnectable={!readOnly}
-            onlyRenderVisibleElements
-            deleteKeyCode={null}
-            multiSelectionKeyCode={MULTI_SELECT_KEYS}
-            minZoom={MIN_ZOOM}
-            maxZoom={2}
-            defaultEdgeOptions={EDGE_OPTIONS}
+              const edgeId = edgeDrop.overAt(event);
+              edgeDrop.clear();
+              onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }), edgeId);
+            }}
           >
-            <Background gap={20} size={1} color="#d5dbe5" />
-            <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
-            {nodes.length <= MINIMAP_MAX_NODES && (
-              <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
-            )}
-            {plainEdges ? <PlainEdges nodes={sized} edges={edges} /> : null}
-            {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
-            <FitOnOpen />
-            <KeepGraphInView />
-            {children}
-          </ReactFlow>
-          {reach ? <ConnectPalette items={reachable} at={reach.at} side={reach.from.type} onClose={closeReach} onPick={pickReached} /> : null}
-        </div>
-      </CanvasItemsContext.Provider>
+            <ReactFlow
+              nodes={flowNodes}
+              edges={flowEdges}
+              nodeTypes={nodeTypes}
+              onNodesChange={onFlowNodesChange}
+              onEdgesChange={onEdgesChange}
+              onConnect={onConnect}
+              onConnectEnd={onConnectEnd}
+              onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
+              onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
+              nodesDraggable={!readOnly}
+              nodesConnectable={!readOnly}
+              onlyRenderVisibleElements
+              deleteKeyCode={null}
+              multiSelectionKeyCode={MULTI_SELECT_KEYS}
+              minZoom={MIN_ZOOM}
+              maxZoom={2}
+              defaultEdgeOptions={EDGE_OPTIONS}
+            >
+              <Background gap={20} size={1} color="#d5dbe5" />
+              <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
+              {nodes.length <= MINIMAP_MAX_NODES && (
+                <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
+              )}
+              {plainEdges ? <PlainEdges nodes={sized} edges={edges} moving={drag.moving} /> : null}
+              {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
+              <FitOnOpen />
+              <KeepGraphInView />
+              {children}
+            </ReactFlow>
+            {reach ? <ConnectPalette items={reachable} at={reach.at} side={reach.from.type} onClose={closeReach} onPick={pickReached} /> : null}
+          </div>
+        </CanvasItemsContext.Provider>
+      </CompactCardsContext.Provider>
     </RefusedEndsContext.Provider>
   );
 }

@@ -7,7 +7,8 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import { applyPositions, splitPositionChanges } from "../../model/graph.js";
 
 /**
- * `{nodes, onNodesChange}` for React Flow: `nodes` with a drag in progress laid over them.
+ * `{nodes, onNodesChange, moving}` for React Flow: `nodes` with a drag in progress laid over
+ * them, and `moving` the ids of the nodes it moves (a Set, the same through the drag).
  * `onNodesMoved(positions, key)` gets the positions where a drag left its nodes (`key` null:
  * one undo step each) or where the arrow keys moved them (one `key` per selection: a run of
  * presses is one undo step); every other change goes to `onNodesChange`.
@@ -37,5 +38,7 @@ export function useNodeDrag(nodes, onNodesChange, onNodesMoved) {
   );
 
   const shownNodes = useMemo(() => (shownDrag ? applyPositions(nodes, shownDrag) : nodes), [nodes, shownDrag]);
-  return { nodes: shownNodes, onNodesChange: handleNodesChange };
+  const movingKey = shownDrag ? Object.keys(shownDrag).join("\n") : "";
+  const moving = useMemo(() => new Set(movingKey ? movingKey.split("\n") : []), [movingKey]);
+  return { nodes: shownNodes, onNodesChange: handleNodesChange, moving };
 }
