@@ -7,6 +7,7 @@ in the document and come back on reload.
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 from playwright.async_api import Page, expect
@@ -345,3 +346,47 @@ async def test_zoomed_out_cards_show_their_handles_when_pointed_at_and_still_con
     await save(page)
     saved = await api.get(pipeline_id)
     assert [(e["source"], e["target"]) for e in saved["edges"]] == [("csv_input_1", "filter_1")]
+
+
+def long_chain(people, filters: int) -> dict:
+    """The seed's input feeding a chain of `filters` filters, laid out in rows of 20."""
+    read = {**seed(people)["nodes"][0], "position": {"x": -240, "y": 0}}
+    nodes = [read] + [
+        {"id": f"f{index}", "operator": "filter", "params": {"condition": "age > 0"},
+         "position": {"x": index % 20 * 240, "y": index // 20 * 130}}
+        for index in range(filters)
+    ]  # fmt: skip
+    ids = [node["id"] for node in nodes]
+    edges = [{"source": source, "target": target} for source, target in itertools.pairwise(ids)]
+    return {**seed(people), "nodes": nodes, "edges": edges}
+
+
+async def plain_paths(page: Page) -> list[list[str]]:
+    """The `d` of each plain edge, per SVG that draws them."""
+    return await page.locator("svg.pw-plain-edges").evaluate_all(
+        "(svgs) => svgs.map((svg) => [...svg.querySelectorAll('path')]"
+        ".map((path) => path.getAttribute('d')))"
+    )
+
+
+async def test_a_node_dragged_far_out_takes_its_plain_edges_and_leaves_the_others_drawn(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await api.create(long_chain(people, 310))  # over 300 edges: drawn plain
+    await open_editor(page, pipeline_id, nodes=311)
+    await expect(page.locator("svg.pw-plain-edges path")).to_have_count(310)
+    [before] = await plain_paths(page)
+
+    x, y = await middle(node(page, "f150"))
+    await page.mouse.move(x, y)
+    await page.mouse.down()
+    await page.mouse.move(x + 40, y + 30, steps=6)
+    still, moved = await plain_paths(page)  # the dragged node's two edges are drawn apart
+    assert len(moved) == 2 and set(moved).isdisjoint(before)
+    assert len(still) == 308 and set(still) <= set(before)  # the others as they were
+    await page.mouse.up()
+
+    [after] = await plain_paths(page)
+    assert len(after) == 310
+    assert set(moved) <= set(after) and len(set(after) - set(before)) == 2
