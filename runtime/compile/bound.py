@@ -4,9 +4,9 @@ A run substitutes its parameters' values before it plans, so the SQL the rendere
 them as plain bound values (`CAST(? AS BIGINT)` with 18). A script must bind its option there
 instead (`params['min_age']`), never paste the value into the SQL. The values are found by
 rendering the segments again with one parameter changed at a time: the statements must read
-the same, and the bound values that changed are that parameter's (or its negation, where an
-expression reads a negative default as `-18`). A parameter whose value changes the SQL itself
-or which nodes run on DuckDB is refused, naming the node: `--backend pandas` compiles it.
+the same, and the bound values that changed to the new value are that parameter's. A
+parameter whose value changes the SQL itself, which nodes run on DuckDB, or that is computed
+into another value is refused, naming the node: `--backend pandas` compiles it.
 
 Fields whose placeholders the script computes itself are not looked at here: an input's path
 (its files are listed when the script runs) and an output's path and writing options.
@@ -42,21 +42,21 @@ def parameter_slots(
         for field, name in placeholders(raw):
             if field in CODED.get(kind, set()):
                 continue
-            if kind == "input":
-                raise _refused(f"'{field}' takes the parameter '{name}'", node_id)
+            if kind == "input":  # as the pandas emitters refuse it
+                raise CompileRefused(
+                    f"'{field}' takes the parameter '{name}': a script reads an input's "
+                    "files with the options it was compiled with, only the path may vary",
+                    node_id,
+                )
             used.setdefault(name, node_id)
     slots: dict[Slot, str] = {}
     for name, node_id in used.items():
         value = _other(name, defaults[name], node_id)
         changed = render({**defaults, name: value})
         for slot, bound in _differing(base, changed, node_id, name):
-            code = f"params[{name!r}]"
-            if _same(bound, value):
-                slots[slot] = code
-            elif _same(bound, _negated(value)):
-                slots[slot] = f"-{code}"
-            else:
+            if not _same(bound, value):
                 raise _refused(f"the parameter '{name}' is computed into a value", node_id)
+            slots[slot] = f"params[{name!r}]"
     return slots
 
 
@@ -79,7 +79,8 @@ def placeholders(raw: Any, field: str = "") -> list[tuple[str, str]]:
 
 
 def _other(name: str, value: Any, node_id: str) -> Any:
-    """A value of the parameter's type, of the same sign, that no document holds by chance."""
+    """A value of the parameter's type, of the same sign (a field may take only positive
+    numbers), that no document holds by chance."""
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
@@ -113,10 +114,6 @@ def _differing(base, changed, node_id: str, name: str):
 
 def _texts(segment: SegmentSql) -> list[tuple]:
     return [(s.kind, s.sql, len(s.params)) for s in segment.statements]
-
-
-def _negated(value: Any) -> Any:
-    return -value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _same(first: Any, second: Any) -> bool:

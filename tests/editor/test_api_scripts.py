@@ -57,3 +57,27 @@ def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, 
     assert body["code"] == "not_compilable" and body["node"] == "read"
     assert "an incremental input keeps" in body["message"]
     assert str(data_root) not in body["message"]
+
+
+def test_the_script_follows_the_backend_asked_for(client, pipeline_id, data_root):
+    duckdb = client.get(f"/api/pipelines/{pipeline_id}/script?backend=duckdb")
+    assert duckdb.status_code == 200, duckdb.content
+    assert b"import duckdb" in duckdb.content
+    script = data_root / "adults.py"
+    script.write_bytes(duckdb.content)
+    ran = subprocess.run(
+        [sys.executable, "-I", str(script), "--min_age", "40"],
+        capture_output=True, text=True, cwd=data_root,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert (data_root / "out" / "adults.csv").read_text() == "id,name,age\n3,Grace,85\n"
+    pandas = client.get(f"/api/pipelines/{pipeline_id}/script?backend=pandas")
+    assert pandas.status_code == 200 and b"duckdb" not in pandas.content
+
+
+def test_an_unknown_backend_answers_400_naming_the_field(client, pipeline_id):
+    response = client.get(f"/api/pipelines/{pipeline_id}/script?backend=polars')--")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_request" and body["field"] == "backend"
+    assert "polars" not in body["message"]

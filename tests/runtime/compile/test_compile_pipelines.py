@@ -418,9 +418,3 @@ def test_node_ids_that_are_names_the_script_uses_get_frames_of_other_names(tmp_p
         document, {"people.csv": "name,country\nada,FR\nalan,UK\n"}, tmp_path
     )
     assert_same_outputs(document, run, script)
-
-
-def test_the_duckdb_backend_is_refused_with_the_reason(tmp_path):
-    write_people(tmp_path)
-    with pytest.raises(CompileRefused, match="scripts run on pandas"):
-        compile_script(load_document(parameter_pipeline()), data_root=tmp_path, backend="duckdb")
