@@ -1,7 +1,8 @@
 """Scripts compiled for DuckDB run the plan's DuckDB segments with the runtime's own SQL and
-write what a run on DuckDB writes: golden pipelines, random catalog pipelines (hypothesis),
+write what a run on DuckDB writes: golden pipelines,
 parameters bound (hostile text stays data), `--data-root`, a pandas node between two
-segments; and they need neither Pipewright nor, when no node runs on pandas, pandas."""
+segments; and they need neither Pipewright nor, when no node runs on pandas, pandas. Random
+catalog pipelines: test_compile_pipelines.py, on both backends."""
 
 from __future__ import annotations
 
@@ -14,8 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given
-from hypothesis import strategies as st
 
 from bench.seed_etl import PIPELINE
 from runtime.compile import CompileRefused, compile_script
@@ -32,10 +31,7 @@ from tests.runtime.compile.test_compile_pipelines import (
     GOLDEN,
     options_of,
     read_back,
-    run_in_process,
 )
-from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables
-from tests.strategies import bounded
 
 BLOCKED = """
 import runpy, sys
@@ -107,34 +103,6 @@ def test_a_golden_pipelines_duckdb_script_writes_what_a_duckdb_run_writes(name, 
         else:
             assert written.read_bytes() == ran.read_bytes(), f"{name}: {relative}"
     assert not list(folders["script"].rglob("*.tmp")), "no temporary files are left behind"
-
-
-@bounded(60, tolerate=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(frames=tables(), data=st.data())
-def test_a_random_pipelines_duckdb_script_writes_what_its_duckdb_run_writes(
-    frames, data, tmp_path_factory
-):
-    folders = {way: tmp_path_factory.mktemp(way) for way in ("run", "script")}
-    for folder in folders.values():
-        write_tables(folder, frames)
-    document = data.draw(pipelines(folders["run"], outputs=("csv_output", "parquet_output")))
-    area = FileArea.of(folders["run"])
-    result = execute(
-        prepare(build_plan(document), backend="duckdb", data_root=area), data_root=area
-    )
-    script = compile_script(document, data_root=folders["script"], backend="duckdb")
-    succeeded = run_in_process(script, folders["script"])
-    assert succeeded == result.ok, result.error
-    for node in document.nodes:
-        if node.operator.endswith("_output"):
-            path = node.params["path"]
-            assert (folders["script"] / path).exists() == (folders["run"] / path).exists()
-            if (folders["run"] / path).exists():
-                assert_frames_match(
-                    read_back(folders["script"] / path),
-                    read_back(folders["run"] / path),
-                    ordered=False,
-                )
 
 
 def seed(condition: str, config: dict | None = None) -> dict:
@@ -298,3 +266,33 @@ def test_a_parameter_changing_the_querys_text_is_refused_naming_the_node(users):
     document["config"]["parameters"]["down"] = False
     with pytest.raises(CompileRefused, match="node 'order': the parameter 'down' changes"):
         compile_script(load_document(document), data_root=users, backend="duckdb")
+
+
+def test_a_failed_duckdb_write_leaves_the_target_as_it_was_and_no_temporary_file(users, tmp_path):
+    """Appending rows of other columns to a Parquet file fails as a run fails: the old file
+    stays whole, and neither the staged file nor DuckDB's spill folder is left behind."""
+    document = seed("age > 18")
+    document["nodes"][-1] = {
+        "id": "write", "operator": "parquet_output",
+        "params": {"path": "out.parquet", "mode": "append"},
+    }  # fmt: skip
+    old = pd.DataFrame({"other": [1, 2]})
+    old.to_parquet(users / "out.parquet", index=False)
+    before = (users / "out.parquet").read_bytes()
+    script = compiled(document, users, tmp_path, backend="duckdb")
+    result = run_blocked(script, cwd=users)
+    assert result.returncode != 0 and "cannot append to 'out.parquet'" in result.stderr
+    assert (users / "out.parquet").read_bytes() == before
+    assert sorted(path.name for path in users.iterdir()) == [
+        "countries.csv", "out.parquet", "script.py", "users.csv"
+    ]  # fmt: skip
+
+
+def test_two_outputs_writing_one_file_are_pandas_code_as_a_run_leaves_them_to_pandas(users):
+    document = seed("age > 18")
+    document["nodes"].append(
+        {"id": "again", "operator": "csv_output", "params": {"path": "out/out.csv"}}
+    )
+    document["edges"].append({"source": "named", "target": "again"})
+    script = compile_script(load_document(document), data_root=users, backend="duckdb")
+    assert "duckdb" not in script and script.count(".to_csv(") == 2
