@@ -69,6 +69,8 @@ class SegmentCode:
 
     def _scans(self) -> None:
         """Lines listing each scan's files under the data root and checking their columns."""
+        if not self.found.scans:
+            return
         self.helpers |= {input_files, FileArea}
         self.lines.append("read_paths, read_names = {}, {}")
         for node_id, scan in self.found.scans.items():

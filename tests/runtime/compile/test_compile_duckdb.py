@@ -296,3 +296,47 @@ def test_two_outputs_writing_one_file_are_pandas_code_as_a_run_leaves_them_to_pa
     document["edges"].append({"source": "named", "target": "again"})
     script = compile_script(load_document(document), data_root=users, backend="duckdb")
     assert "duckdb" not in script and script.count(".to_csv(") == 2
+
+
+def test_a_pattern_is_listed_when_the_script_runs_and_names_each_rows_file(tmp_path):
+    """The files of `parts/*.csv` are those under the data root when the script runs (a file
+    added since compiling is read too), in the run's order, each row naming its file; the
+    pattern itself may be a parameter."""
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "a.csv").write_text("id,amount\n1,2.5\n2,3.0\n")
+    (parts / "b.csv").write_text("id,amount\n3,1.0\n")
+    document = {
+        "name": "parts",
+        "config": {"parameters": {"glob": "parts/*.csv"}},
+        "nodes": [
+            {"id": "read", "operator": "csv_input",
+             "params": {"path": "${glob}", "file_name_column": "file"}},
+            {"id": "big", "operator": "filter", "params": {"condition": "amount > 1"}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "big.csv"}},
+        ],
+        "edges": [{"source": "read", "target": "big"}, {"source": "big", "target": "write"}],
+    }  # fmt: skip
+    script = compiled(document, tmp_path, tmp_path, backend="duckdb")
+    assert "read_names['read']" in script.read_text()
+    (parts / "c.csv").write_text("id,amount\n4,9.0\n")
+    (parts / "other.csv").write_text("id,amount\n5,7.0\n")
+    result = run_blocked(script, "--glob", "parts/[ac].csv", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = (tmp_path / "big.csv").read_text()
+    assert run_on_duckdb(document, tmp_path, ("glob", "parts/[ac].csv")).ok
+    assert written == (tmp_path / "big.csv").read_text()
+    assert written == "id,amount,file\n1,2.5,parts/a.csv\n2,3.0,parts/a.csv\n4,9.0,parts/c.csv\n"
+    outside = run_blocked(script, "--glob", "../*.csv", cwd=tmp_path)
+    assert outside.returncode != 0 and "pattern '../*.csv' goes up a folder" in outside.stderr
+
+
+def test_without_stop_on_error_a_failed_segment_fails_its_nodes_and_the_script(users, tmp_path):
+    document = seed("age > 18", {"stop_on_error": False})
+    document["nodes"][-1]["params"] = {"path": "taken.csv", "mode": "error_if_exists"}
+    (users / "taken.csv").write_text("already here\n")
+    script = compiled(document, users, tmp_path, backend="duckdb")
+    result = run_blocked(script, cwd=users)
+    assert result.returncode == 1
+    assert "'taken.csv' already exists and mode is error_if_exists" in result.stderr
+    assert (users / "taken.csv").read_text() == "already here\n"
