@@ -192,9 +192,11 @@ EVIL = "'); x = ('"
 SUFFIX = "\n\"'"
 
 
-def test_hostile_names_and_texts_stay_data(tmp_path):
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
+def test_hostile_names_and_texts_stay_data(backend, tmp_path):
     """Column names, node ids, labels and the pipeline's name that look like code are
-    written only as quoted strings and comments' reprs: the script runs them as data."""
+    written only as quoted strings and comments' reprs (and, on DuckDB, as quoted identifiers
+    and bound values of the SQL): the script runs them as data."""
     hostile = "x'); __import__('os').system('touch HACKED'); ('\n\\"
     frame = pd.DataFrame({hostile: [1, 2, 3], "s": ["a'\"", "b\n", "c\\"]})
     frame.to_parquet(tmp_path / "in.parquet", index=False)
@@ -213,7 +215,8 @@ def test_hostile_names_and_texts_stay_data(tmp_path):
         "edges": [{"source": "read", "target": "f"}, {"source": "f", "target": "t"},
                   {"source": "t", "target": "w"}],
     }  # fmt: skip
-    script = compiled(document, tmp_path, tmp_path)
+    script = compiled(document, tmp_path, tmp_path, backend=backend)
+    assert ("duckdb.connect(" in script.read_text()) == (backend == "duckdb")
     result = run_script(script, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "HACKED").exists()
