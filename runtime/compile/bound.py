@@ -20,25 +20,29 @@ from typing import Any
 
 from runtime.compile.errors import CompileRefused
 from runtime.compile.segments import SegmentSql
+from runtime.errors import PipewrightError
 from runtime.parameters import PLACEHOLDER
 
 CODED = {"input": {"path"}, "output": {"path", "mode", "delimiter", "header", "compression"}}
 """Fields whose placeholders the script's code fills, by operator kind."""
 Slot = tuple[str, int, int]
 """(segment id, statement, bound value) of a segment's statements."""
+Rendered = dict[tuple[str, ...], SegmentSql | None]
+"""Each DuckDB segment, by its nodes: rendered, or None when a run would find it runs on
+pandas."""
 
 
 def parameter_slots(
-    base: dict[str, SegmentSql],
-    members: dict[str, tuple[str, str, Any]],
+    base: Rendered,
+    members: dict[str, tuple[str, Any]],
     defaults: dict[str, Any],
-    render: Callable[[dict[str, Any]], dict[str, SegmentSql | None]],
+    render: Callable[[dict[str, Any]], Rendered],
 ) -> dict[Slot, str]:
     """The code of each bound value that is a parameter (`params['n']`). `base` holds the
-    segments rendered with the defaults; `members` each of their nodes' (operator kind,
-    operator name, raw params); `render(values)` renders the segments with other values."""
+    segments rendered with the defaults; `members` each of their nodes' (operator kind, raw
+    params); `render(values)` renders the segments with other values."""
     used: dict[str, str] = {}
-    for node_id, (kind, _, raw) in members.items():
+    for node_id, (kind, raw) in members.items():
         for field, name in placeholders(raw):
             if field in CODED.get(kind, set()):
                 continue
@@ -52,7 +56,11 @@ def parameter_slots(
     slots: dict[Slot, str] = {}
     for name, node_id in used.items():
         value = _other(name, defaults[name], node_id)
-        changed = render({**defaults, name: value})
+        try:
+            changed = render({**defaults, name: value})
+        except PipewrightError:  # another value makes no plan: the parameter is a path too
+            message = f"the parameter '{name}' is more than a value (a path too, say)"
+            raise _refused(message, node_id) from None
         for slot, bound in _differing(base, changed, node_id, name):
             if not _same(bound, value):
                 raise _refused(f"the parameter '{name}' is computed into a value", node_id)

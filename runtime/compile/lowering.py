@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.compile.bound import Slot, parameter_slots
+from runtime.compile.bound import Rendered, Slot, parameter_slots
 from runtime.compile.segments import SegmentSql, segment_sql
 from runtime.errors import NotLowerable
 from runtime.inference import InferredSchemas
@@ -53,14 +53,14 @@ def lowered_segments(
         node, port = source
         return inferred.nodes[node].outputs[port]
 
-    def render(values: dict[str, Any]) -> dict[tuple[str, ...], SegmentSql | None]:
+    def render(values: dict[str, Any]) -> Rendered:
         planned = plan
         if values != defaults:
             built = build_plan(pipeline, values, registry, data_root=area)
             planned = eliminate_dead_nodes(built)
         fused = fuse(planned, backend, data_root=area, connections=connections)
         tasks = tasks_of(fused, retain=set())
-        found: dict[tuple[str, ...], SegmentSql | None] = {}
+        found: Rendered = {}
         for segment in fused.segments:
             exits = tasks.nodes[segment.id].operator.exits
             try:
@@ -70,17 +70,12 @@ def lowered_segments(
         return found
 
     base = render(defaults)
+    raw = {node.id: node.params for node in pipeline.nodes}
     members = {
-        node_id: (node.operator.kind, node.operator.name, raw)
+        node_id: (plan.nodes[node_id].operator.kind, raw[node_id])
         for found in base.values()
         if found is not None
         for node_id in found.segment.nodes
-        for node in [plan.nodes[node_id]]
-        for raw in [_raw(pipeline, node_id)]
     }
     slots = parameter_slots(base, members, defaults, render)
     return Lowered([found for found in base.values() if found is not None], slots)
-
-
-def _raw(pipeline: Pipeline, node_id: str) -> Any:
-    return next(node.params for node in pipeline.nodes if node.id == node_id)

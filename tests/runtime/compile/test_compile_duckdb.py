@@ -340,3 +340,11 @@ def test_without_stop_on_error_a_failed_segment_fails_its_nodes_and_the_script(u
     assert result.returncode == 1
     assert "'taken.csv' already exists and mode is error_if_exists" in result.stderr
     assert (users / "taken.csv").read_text() == "already here\n"
+
+
+def test_a_parameter_both_in_a_path_and_in_a_condition_is_refused_naming_the_node(users):
+    document = seed("name != ${file}")
+    document["nodes"][0]["params"]["path"] = "${file}"
+    document["config"]["parameters"]["file"] = "users.csv"
+    with pytest.raises(CompileRefused, match="node 'adults': the parameter 'file' is more than"):
+        compile_script(load_document(document), data_root=users, backend="duckdb")
