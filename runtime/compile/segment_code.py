@@ -90,7 +90,6 @@ class SegmentCode:
                 self.helpers.add(support.parquet_as_compiled)
                 self.lines.append(f"{read} = parquet_as_compiled(files, {columns})")
             self.helpers |= node.helpers
-            node.handled.add("path")
 
     def _statement(self, index: int, statement: Statement) -> list[str]:
         if statement.kind == "drop":
@@ -120,7 +119,6 @@ class SegmentCode:
             )
         else:
             self.helpers.add(write_parquet)
-            self.imports.add("import pyarrow.parquet as pq")
             writing = (
                 f"write_parquet(connection, sql, bound, temporary, "
                 f"temporary if appending else None, {node.value('compression')}, {path})"

@@ -23,7 +23,7 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import Sink, sinks, statement, writes_of
 from runtime.compile.support import parquet_columns
-from runtime.errors import NotLowerable
+from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
@@ -173,13 +173,14 @@ def _target(files: FileArea, path: str) -> object:
     script refuses it when it runs, as a run does)."""
     try:
         return files.resolve(path)
-    except Exception:
+    except PipewrightError:
         return path
 
 
 def _readers(members: dict[str, dict[str, rel.Relation]]) -> dict[rel.Scan, str]:
-    """Each scan of the segment, with the input node it belongs to (the first, when two
-    read alike)."""
+    """Each scan of the segment, with the input node it belongs to (members come parents
+    first, so an input node finds its scan before the nodes reading it; the first of two
+    reading alike)."""
     readers: dict[rel.Scan, str] = {}
     for node, ports in members.items():
         for relation in ports.values():
@@ -188,11 +189,6 @@ def _readers(members: dict[str, dict[str, rel.Relation]]) -> dict[rel.Scan, str]
                 item = pending.pop()
                 if isinstance(item, rel.Scan) and not isinstance(item, rel.Stored):
                     readers.setdefault(item, node)
-                elif not isinstance(item, rel.Input):
-                    pending.extend(child for child in item.children() if _own(child, members))
+                else:
+                    pending.extend(item.children())
     return readers
-
-
-def _own(child: rel.Relation, members) -> bool:
-    """Whether `child` is a member's own part, not another member's output."""
-    return not any(child is relation for ports in members.values() for relation in ports.values())
