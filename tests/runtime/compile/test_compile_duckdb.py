@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -46,11 +47,13 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """Runs a script (argv[1]) in an interpreter where Pipewright cannot be imported."""
 
 
-def run_blocked(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+def run_blocked(
+    script: Path, *args: str, cwd: Path, env: dict | None = None
+) -> subprocess.CompletedProcess:
     """The script as a process of its own, Pipewright's packages impossible to import."""
     return subprocess.run(
         [sys.executable, "-I", "-c", BLOCKED, str(script), *args],
-        capture_output=True, text=True, cwd=cwd,
+        capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})},
     )  # fmt: skip
 
 
@@ -62,10 +65,11 @@ def imports_of(text: str) -> set[str]:
     }
 
 
-def run_on_duckdb(document: dict, folder: Path, *parameters):
+def run_on_duckdb(document: dict, folder: Path, *parameters, connections=None):
     area = FileArea.of(folder)
     plan = build_plan(load_document(document), dict(parameters), data_root=area)
-    return execute(prepare(plan, backend="duckdb", data_root=area), data_root=area)
+    plan = prepare(plan, backend="duckdb", data_root=area, connections=connections)
+    return execute(plan, data_root=area, connections=connections)
 
 
 @pytest.mark.parametrize("name", COMPILED_GOLDEN)
@@ -79,17 +83,17 @@ def test_a_golden_pipelines_duckdb_script_writes_what_a_duckdb_run_writes(name, 
     connections_file = case / "connections.json"
     connections = json.loads(connections_file.read_text()) if connections_file.exists() else {}
     document = json.loads((case / "pipeline.json").read_text())
-    if connections:
-        pytest.skip("its SQL nodes run on pandas; tests/runtime/compile/test_compile_sql.py")
     options = options_of(case / "args")
     values = [
         (name[2:], parse_cli_value(text)) for name, text in zip(*[iter(options)] * 2, strict=True)
     ]
-    assert run_on_duckdb(document, folders["run"], *values).ok
-    script = compiled(document, folders["script"], tmp_path, backend="duckdb")
+    ran = run_on_duckdb(document, folders["run"], *values, connections=connections)
+    assert ran.ok, ran.error
+    script = compiled(document, folders["script"], tmp_path, connections, backend="duckdb")
     text = script.read_text()
     assert "duckdb.connect(" in text and not imports_of(text) & {"runtime", "editor"}
-    result = run_blocked(script, *options, cwd=folders["script"])
+    env = {f"PIPEWRIGHT_CONN_{name.upper()}": url for name, url in connections.items()}
+    result = run_blocked(script, *options, cwd=folders["script"], env=env)
     assert result.returncode == 0, result.stderr
     for expected in sorted((case / "expected").rglob("*")):
         if not expected.is_file():
