@@ -249,14 +249,6 @@ def test_the_backend_comes_from_the_document_unless_one_is_asked_for(users):
         compile_script(pipeline, data_root=users, backend="polars")
 
 
-def test_a_parameter_in_a_csv_inputs_reading_options_is_refused_naming_the_node(users):
-    document = seed("age > 18")
-    document["nodes"][0]["params"]["delimiter"] = "${sep}"
-    document["config"]["parameters"]["sep"] = ","
-    with pytest.raises(CompileRefused, match="node 'users': 'delimiter' takes the parameter"):
-        compile_script(load_document(document), data_root=users, backend="duckdb")
-
-
 def test_a_parameter_changing_the_querys_text_is_refused_naming_the_node(users):
     """A sort's direction from a parameter would change the SQL, not a bound value."""
     document = seed("age > 18")
@@ -347,9 +339,19 @@ def test_without_stop_on_error_a_failed_segment_fails_its_nodes_and_the_script(u
     assert (users / "taken.csv").read_text() == "already here\n"
 
 
-def test_a_parameter_both_in_a_path_and_in_a_condition_is_refused_naming_the_node(users):
-    document = seed("name != ${file}")
-    document["nodes"][0]["params"]["path"] = "${file}"
-    document["config"]["parameters"]["file"] = "users.csv"
-    with pytest.raises(CompileRefused, match="node 'adults': the parameter 'file' is more than"):
+@pytest.mark.parametrize(
+    ("condition", "field", "message"),
+    [
+        ("age > 18", "delimiter", "node 'users': 'delimiter' takes the parameter 'p'"),
+        ("name != ${p}", "path", "node 'adults': the parameter 'p' is more than a value"),
+    ],
+)
+def test_a_parameter_read_as_more_than_a_bound_value_is_refused_naming_the_node(
+    condition, field, message, users
+):
+    """An input's reading option, or one value that is both a path and in a condition."""
+    document = seed(condition)
+    document["nodes"][0]["params"][field] = "${p}"
+    document["config"]["parameters"]["p"] = "users.csv" if field == "path" else ","
+    with pytest.raises(CompileRefused, match=message):
         compile_script(load_document(document), data_root=users, backend="duckdb")
