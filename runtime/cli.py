@@ -152,9 +152,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     compile_.add_argument(
         "--backend",
-        choices=("pandas", "duckdb", "auto"),
-        default="pandas",
-        help="what the script runs on: pandas (auto chooses pandas; duckdb is not written yet)",
+        choices=BACKENDS,
+        help="what the script runs on (default: the document's config.backend): DuckDB "
+        "segments where the plan puts them, or pandas only",
     )
     compile_.set_defaults(command=compile_command)
     for sub in (validate, run, explain, operators, schema, compile_):

@@ -2,7 +2,9 @@
 
 Whoever may view a pipeline may download its script; the script is compiled against the
 files of the pipeline's workspace (to read its inputs' columns). A pipeline that cannot be
-compiled exactly (a plugin operator, a folder of input files ...) answers 422 naming the node.
+compiled exactly (a plugin operator, an incremental input ...) answers 422 naming the node.
+The script runs where the pipeline's backend puts it (DuckDB segments where the plan would use
+them); `?backend=` asks for another (`pandas`: a script of pandas only).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from editor.errors import ActionError
 from editor.exports import download, script_name
 from editor.permissions import pipeline_for
 from editor.workspaces import file_area
+from runtime.backend_names import BACKENDS
 from runtime.compile import CompileRefused, compile_script
 
 router = Router()
@@ -31,16 +34,20 @@ SCRIPT_FILE = {
 
 @router.get(
     "/{int:pipeline_id}/script",
-    response=answers({200: None}, 404, 422),
+    response=answers({200: None}, 400, 404, 422),
     summary="Export as a Python script",
     openapi_extra=SCRIPT_FILE,
 )
-def pipeline_script(request, pipeline_id: ObjectId):
-    """A Python file that runs the pipeline with pandas, with the same outputs as a run."""
+def pipeline_script(request, pipeline_id: ObjectId, backend: str | None = None):
+    """A Python file that runs the pipeline with pandas, and DuckDB where the plan puts
+    segments on it, with the same outputs as a run; `backend` overrides the document's."""
+    if backend is not None and backend not in BACKENDS:
+        message = f"backend must be one of {', '.join(BACKENDS)}"
+        raise ActionError(400, "invalid_request", message, field="backend")
     pipeline = pipeline_for(request.user, pipeline_id)
     area = file_area(pipeline.workspace, request.user)
     try:
-        script = compile_script(to_document(pipeline), data_root=area)
+        script = compile_script(to_document(pipeline), data_root=area, backend=backend)
     except CompileRefused as error:
         raise ActionError(422, "not_compilable", error.message, node=error.node) from error
     return download(script, script_name(pipeline), "text/x-python")

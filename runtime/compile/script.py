@@ -2,9 +2,11 @@
 
 The document is validated and planned as for a run (with its parameters' defaults), dead
 nodes are left out as a run leaves them out, schemas are inferred from the files under the
-data root, and each remaining node, parents first, is written by its operator's emitter. The
-script then holds: its options (the parameters, `--data-root`), one block of statements per
-node, and the helpers those call, copied from the runtime (`carry.py`) and from `support.py`.
+data root, and the segments the plan puts on DuckDB are rendered (`lowering.py`). Each
+remaining node, parents first, is written by its operator's emitter, each DuckDB segment as
+its statements (`segment_code.py`). The script then holds: its options (the parameters,
+`--data-root`), one block of statements per node or segment, and the helpers those call,
+copied from the runtime (`carry.py`) and from `support.py`.
 
 Belongs here: the order of the parts and the names of variables. Does not belong here: how an
 operator becomes code (`operators/`), or an expression (`expressions.py`).
@@ -21,8 +23,11 @@ from runtime.compile import support
 from runtime.compile.carry import EXCEPTIONS, carried
 from runtime.compile.errors import CompileRefused
 from runtime.compile.literals import literal
+from runtime.compile.lowering import Lowered, lowered_segments
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emitter_for
+from runtime.compile.segment_code import LOCALS, SegmentCode
+from runtime.compile.segments import SegmentSql
 from runtime.errors import PipelineValidationError
 from runtime.inference import infer_schemas
 from runtime.operators import BUILTIN_OPERATORS
@@ -32,25 +37,22 @@ from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
 from runtime.registry import Registry, default_registry
 from runtime.spec import Pipeline
 
-BACKENDS = ("pandas", "auto")
-"""What a script may run on. `auto` gives pandas too: pandas is the reference semantics, and
-a script that reads files as the run does needs nothing more to give the same outputs."""
+BACKENDS = ("auto", "duckdb", "pandas")
+"""What a script may run on, as a run: `auto` puts segments on DuckDB when the inputs are large
+enough, `duckdb` wherever a node lowers, `pandas` nowhere (pandas only, the reference)."""
 
 _RESERVED = {
     "main", "options", "params", "root", "view", "keep", "values", "table", "schema",
     "batches", "parquet", "temporary", "appending", "size", "positions", "failed", "invalid",
     "rows", "text", "hit", "connection", "error", "argv", "datetime", "sys", "boolean_option",
-    "json_option", "read_one", "context", "files", *EXCEPTIONS,
+    "json_option", "read_one", "context", "files", *LOCALS, *EXCEPTIONS,
 }  # fmt: skip
 """Names the script's own statements use (temporaries, `main`, the options)."""
 _SUPPORT = (support.data_path, support.staged, support.PipelineError)
 """What every script holds."""
-_BASE_IMPORTS = {
-    "import argparse",
-    "import numpy as np",
-    "import pandas as pd",
-    "from pathlib import Path",
-}
+_BASE_IMPORTS = {"import argparse", "from pathlib import Path"}
+_LIBRARIES = {"pd": "import pandas as pd", "np": "import numpy as np"}
+"""Imports the emitters' code takes for granted: the script has them when its code uses them."""
 
 
 def compile_script(
@@ -58,17 +60,16 @@ def compile_script(
     *,
     data_root: FileArea | str | Path = ".",
     registry: Registry | None = None,
-    backend: str = "pandas",
+    backend: str | None = None,
     connections: dict | None = None,
 ) -> str:
-    """The text of a script giving the same outputs as a run of `pipeline` (CompileRefused
-    when some node cannot be written so that it runs exactly alike). `data_root` and
-    `connections` are where the inputs' columns are read while compiling."""
+    """The text of a script giving the same outputs as a run of `pipeline` on `backend` (by
+    default the document's `config.backend`); CompileRefused when some node cannot be
+    written so that it runs exactly alike. `data_root` and `connections` are where the
+    inputs' columns are read while compiling."""
+    backend = backend or pipeline.config.backend
     if backend not in BACKENDS:
-        raise CompileRefused(
-            f"scripts run on pandas (backend pandas or auto), not '{backend}': writing DuckDB "
-            "segments is not supported yet, and pandas gives the same outputs"
-        )
+        raise CompileRefused(f"backend: expected one of {', '.join(BACKENDS)}, not {backend!r}")
     registry = registry or default_registry()
     _refuse_uncompiled(pipeline, registry)
     area = FileArea.of(data_root)
@@ -78,11 +79,15 @@ def compile_script(
     )
     if inferred.problems:
         raise PipelineValidationError(inferred.problems)
+    lowered = lowered_segments(
+        pipeline, plan, backend, area=area, registry=registry, connections=connections,
+        inferred=inferred,
+    )  # fmt: skip
     live = [plan.nodes[node_id] for node_id in plan.order if node_id in plan.nodes]
     taken: set[str] = set()
     while True:  # again if a frame's name turned out to be a helper's or an import's
         names = _variable_names(live, _RESERVED | taken)
-        blocks, helpers, imports = _blocks(pipeline, plan, live, names, inferred, area)
+        blocks, helpers, imports = _blocks(pipeline, plan, lowered, names, inferred)
         used = _script_names(helpers, imports)
         if not used & {name for outputs in names.values() for name in outputs.values()}:
             break
@@ -115,25 +120,79 @@ def _refuse_uncompiled(pipeline: Pipeline, registry: Registry) -> None:
             )
 
 
-def _blocks(pipeline, plan, live, names, inferred, area) -> tuple[list, set, set]:
-    """Each live node's block of statements, the helpers they call and their imports."""
+def _blocks(pipeline, plan, lowered: Lowered, names, inferred) -> tuple[list, set, set]:
+    """Each unit's block of statements (a node's, or a DuckDB segment's), the helpers they
+    call and their imports."""
     defaults = dict(pipeline.config.parameters)
     raw = {node.id: node.params for node in pipeline.nodes}
+
+    def node_code(node_id: str) -> NodeCode:
+        planned = plan.nodes[node_id]
+        return _node_code(planned, raw[node_id], defaults, names, inferred.nodes[node_id])
+
     blocks, helpers, imports = [], set(), set(_BASE_IMPORTS)
-    for planned in live:
-        node = _node_code(planned, raw[planned.id], defaults, names, inferred.nodes[planned.id])
-        try:
-            emitter_for(planned.operator.name)(node)
-            node.finish()
-        except CompileRefused as error:
-            raise error.at(planned.id) from error
-        block = _block(node, planned.operator.name, planned.label)
+    for unit in _units(plan, lowered.segments):
+        if isinstance(unit, SegmentSql):
+            code, members = _segment_block(unit, lowered, node_code, names), unit.segment.nodes
+            block = code.lines
+        else:
+            planned, members = plan.nodes[unit], (unit,)
+            code = node_code(unit)
+            try:
+                emitter_for(planned.operator.name)(code)
+                code.finish()
+            except CompileRefused as error:
+                raise error.at(planned.id) from error
+            block = _block(code, planned.operator.name, planned.label)
+        parents = {parent for member in members for parent in plan.predecessors[member]}
         if not pipeline.config.stop_on_error:
-            block = _guarded(block, planned.id, plan.predecessors[planned.id])
+            block = _guarded(block, members, parents - set(members))
         blocks.append(block)
-        helpers |= node.helpers
-        imports |= node.imports
+        helpers |= code.helpers
+        imports |= code.imports
+    for name, line in _LIBRARIES.items():
+        if any(re.search(rf"\b{name}\.", text) for block in blocks for text in block):
+            imports.add(line)
     return blocks, helpers, imports
+
+
+def _units(plan, segments: list[SegmentSql]) -> list:
+    """The nodes on pandas (by id) and the DuckDB segments, each after all it reads from."""
+    unit_of: dict[str, object] = {node_id: node_id for node_id in plan.order}
+    for found in segments:
+        unit_of.update(dict.fromkeys(found.segment.nodes, found))
+    members = {id(found): set(found.segment.nodes) for found in segments}
+    pending = list({id(unit): unit for unit in unit_of.values()}.values())
+    done: set[str] = set()
+    ordered = []
+    while pending:
+        for unit in pending:
+            inside = members.get(id(unit)) or {unit}
+            parents = {parent for node in inside for parent in plan.predecessors[node]}
+            if parents - inside <= done:
+                break
+        else:
+            raise AssertionError("fusion made a segment wait for itself")
+        pending.remove(unit)
+        done |= inside
+        ordered.append(unit)
+    return ordered
+
+
+def _segment_block(found: SegmentSql, lowered: Lowered, node_code, names) -> SegmentCode:
+    segment = found.segment
+    slots = {
+        (index, position): code
+        for (segment_id, index, position), code in lowered.slots.items()
+        if segment_id == segment.id
+    }
+    frames = {(node, port): name for node, ports in names.items() for port, name in ports.items()}
+    code = SegmentCode(found, slots, node_code, frames).write()
+    title = f"# {segment.id} on DuckDB ({segment.reason}): " + ", ".join(
+        repr(node) for node in segment.nodes
+    )
+    code.lines = [title, *code.lines]
+    return code
 
 
 def _script_names(helpers: set, imports: set[str]) -> set[str]:
@@ -191,20 +250,22 @@ def _block(node: NodeCode, operator: str, label: str) -> list[str]:
     return [title, *node.lines]
 
 
-def _guarded(block: list[str], node_id: str, parents: set[str]) -> list[str]:
-    """`block` as a run without stop on error runs a node: skipped when a parent failed, its
-    own failure reported and recorded, the other branches going on."""
+def _guarded(block: list[str], members: tuple[str, ...], parents: set[str]) -> list[str]:
+    """`block` as a run without stop on error runs a node (or a segment, all its nodes):
+    skipped when a parent failed, its own failure reported and recorded, the other branches
+    going on."""
     title, *lines = block
+    name = members[0] if len(members) == 1 else ", ".join(members)
     return [
         title,
         f"if failed.isdisjoint({sorted(parents)!r}):",
         "    try:",
         *(f"        {line}" if line else "" for line in lines),
         "    except Exception as error:",
-        f"        failed.add({node_id!r})",
-        f"        print({f'node {node_id!r} failed:'!r}, error, file=sys.stderr)",
+        f"        failed.update({list(members)!r})",
+        f"        print({f'node {name!r} failed:'!r}, error, file=sys.stderr)",
         "else:",
-        f"    failed.add({node_id!r})  # skipped: a node it reads from failed",
+        f"    failed.update({list(members)!r})  # skipped: a node it reads from failed",
     ]
 
 
@@ -221,6 +282,7 @@ def _script(pipeline, defaults, blocks, helpers, imports) -> str:
         body = ["failed: set[str] = set()", "", *body, "if failed:", "    raise SystemExit(1)"]
     if any("datetime." in line for line in body):
         imports.add("import datetime")
+    numpy = ['    np.seterr(all="ignore")  # nulls are handled explicitly, as in a run']
     out: list[str] = [
         "#!/usr/bin/env python3",
         f"# Pipeline {pipeline.name!r}, compiled by Pipewright (`python -m runtime compile`).",
@@ -234,7 +296,7 @@ def _script(pipeline, defaults, blocks, helpers, imports) -> str:
         "def main(argv: list[str] | None = None) -> None:",
         "    params = vars(options(argv))",
         '    root = Path(params.pop("data_root"))',
-        '    np.seterr(all="ignore")  # nulls are handled explicitly, as in a run',
+        *(numpy if _LIBRARIES["np"] in imports else []),
         "",
         *("    " + line if line else "" for line in body),
         "",

@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
+import pyarrow.parquet as pq
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
+from runtime.backends.duckdb.scans import _WILDCARDS, _csv_columns
 from runtime.sql_connections import _make_sqlite_transactional
 
 
@@ -122,3 +124,68 @@ def json_option(text: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def csv_as_compiled(
+    files: list, columns: dict[str, str], delimiter: str, header: bool, skip_rows: int
+) -> tuple[list[str], list[str]]:
+    """The real paths and the names of the CSV files a DuckDB query reads, once each is found
+    to hold the columns of the types (`columns`, name → DuckDB type) the query was compiled
+    for, as a run infers them (the query names them in that order, whatever the file says)."""
+    options = SimpleNamespace(
+        delimiter=delimiter, header=header, skip_rows=skip_rows, encoding="utf-8"
+    )
+    for file in files:
+        found = {name: kind for name, (kind, _) in _csv_columns(options, file).items()}
+        if list(found.items()) != list(columns.items()):
+            raise PipelineError(_changed(file.name, found, columns))
+    return _located(files)
+
+
+def parquet_as_compiled(files: list, columns: list[list[str]]) -> tuple[list[str], list[str]]:
+    """`csv_as_compiled` for Parquet files: each with the columns and types of `columns`."""
+    for file in files:
+        found = parquet_columns(file.location)
+        if found != columns:
+            raise PipelineError(_changed(file.name, dict(found), dict(columns)))
+    return _located(files)
+
+
+def parquet_columns(location: Path) -> list[list[str]]:
+    """A Parquet file's columns as [name, Arrow type] pairs."""
+    schema = pq.read_schema(location)
+    return [[name, str(kind)] for name, kind in zip(schema.names, schema.types, strict=True)]
+
+
+def _located(files: list) -> tuple[list[str], list[str]]:
+    for file in files:
+        if any(character in str(file.location) for character in _WILDCARDS):
+            raise PipelineError(
+                f"'{file.name}' has wildcard characters, which DuckDB would take for a pattern"
+            )
+    return [str(file.location) for file in files], [file.name for file in files]
+
+
+def _changed(name: str, found: dict, columns: dict) -> str:
+    return (
+        f"'{name}' does not hold the columns the script was compiled for (it has "
+        f"{found}, the query reads {columns}): compile the pipeline again"
+    )
+
+
+def csv_by_duckdb(
+    connection, sql: str, params: list, temporary: Path, appending: bool, delimiter, header
+) -> int:
+    """Run the COPY statement `sql` of an output into `temporary` (after its rows, without a
+    header, when `appending`), as a run's DuckDB sink does; the rows written."""
+    target = temporary.with_name(temporary.name + ".part") if appending else temporary
+    try:
+        values = [*params, str(target), delimiter, bool(header) and not appending]
+        [(rows,)] = connection.execute(sql, values).fetchall()
+        if appending:
+            with open(temporary, "ab") as whole, open(target, "rb") as part:
+                shutil.copyfileobj(part, whole)
+    finally:
+        if appending:
+            target.unlink(missing_ok=True)
+    return rows

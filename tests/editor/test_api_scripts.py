@@ -18,8 +18,13 @@ def test_the_script_downloads_as_a_python_file_that_runs(client, pipeline_id, da
     assert response.status_code == 200
     assert response["Content-Type"] == "text/x-python"
     assert response["Content-Disposition"] == 'attachment; filename="adults.py"'
+    assert_runs_and_writes_the_adults(response.content, data_root)
+
+
+def assert_runs_and_writes_the_adults(script_text: bytes, data_root) -> None:
+    """The downloaded script, run with --min_age 40, writes the one person that old."""
     script = data_root / "adults.py"
-    script.write_bytes(response.content)
+    script.write_bytes(script_text)
     ran = subprocess.run(
         [sys.executable, "-I", str(script), "--min_age", "40"],
         capture_output=True, text=True, cwd=data_root,
@@ -57,3 +62,20 @@ def test_a_pipeline_that_cannot_be_compiled_answers_422_naming_the_node(client, 
     assert body["code"] == "not_compilable" and body["node"] == "read"
     assert "an incremental input keeps" in body["message"]
     assert str(data_root) not in body["message"]
+
+
+def test_the_script_follows_the_backend_asked_for(client, pipeline_id, data_root):
+    duckdb = client.get(f"/api/pipelines/{pipeline_id}/script?backend=duckdb")
+    assert duckdb.status_code == 200, duckdb.content
+    assert b"import duckdb" in duckdb.content
+    assert_runs_and_writes_the_adults(duckdb.content, data_root)
+    pandas = client.get(f"/api/pipelines/{pipeline_id}/script?backend=pandas")
+    assert pandas.status_code == 200 and b"duckdb" not in pandas.content
+
+
+def test_an_unknown_backend_answers_400_naming_the_field(client, pipeline_id):
+    response = client.get(f"/api/pipelines/{pipeline_id}/script?backend=polars')--")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_request" and body["field"] == "backend"
+    assert "polars" not in body["message"]

@@ -83,13 +83,20 @@ class Query:
 
 
 class Renderer:
-    """Renders relations into one `Query`; frames for `Input`s come from `frame_table`."""
+    """Renders relations into one `Query`; frames for `Input`s come from `frame_table`. Its
+    names end in `token` (random by default, so no column of a frame can be one of them; a
+    compiled script passes its own, to read the same each time it is compiled)."""
 
-    def __init__(self, files: FileArea, frame_table: Callable[[rel.Source], pa.Table]):
+    def __init__(
+        self,
+        files: FileArea,
+        frame_table: Callable[[rel.Source], pa.Table],
+        token: str | None = None,
+    ):
         self.files = files
         self.frame_table = frame_table
         self.query = Query()
-        self._token = secrets.token_hex(4)
+        self._token = token or secrets.token_hex(4)
         self._count = 0
         self._done: dict[rel.Relation, Rendered] = {}
         self._ordered: set[rel.Relation] = set()

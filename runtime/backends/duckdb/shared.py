@@ -30,10 +30,11 @@ class Step:
     """The tables no later step reads (dropped once this one has run)."""
 
 
-def steps(exits: Sequence[rel.Relation]) -> list[Step]:
-    """The queries that compute `exits`: the shared parts first (each before what reads it)."""
+def steps(exits: Sequence[rel.Relation], token: str | None = None) -> list[Step]:
+    """The queries that compute `exits`: the shared parts first (each before what reads it);
+    the tables' names end in `token` (random by default)."""
     parts = shared_parts(exits)
-    token = secrets.token_hex(4)
+    token = token or secrets.token_hex(4)
     tables = {part: f"__pw_part{index}_{token}" for index, part in enumerate(parts, start=1)}
     roots = [*parts, *exits]
     last_reader = {}

@@ -160,7 +160,7 @@ def sinks(writes: dict[str, rel.Write], rendered: list[Rendered]) -> Sinks:
     return found
 
 
-def _statement(sink: Sink, exit_sql) -> tuple[str, list]:
+def statement(sink: Sink, exit_sql) -> tuple[str, list]:
     """The sink's statement over the segment's query as it stands when the sink runs (a part
     computed once by then is read from its table); `exit_sql(rendered, selected)` gives the
     query selecting `selected` from `rendered`."""
@@ -175,7 +175,7 @@ def _statement(sink: Sink, exit_sql) -> tuple[str, list]:
 
 def run_sink(connection, sink: Sink, exit_sql) -> None:
     """Write the sink's rows into its staged file (counting them); nothing is published."""
-    sql, params = _statement(sink, exit_sql)
+    sql, params = statement(sink, exit_sql)
     try:
         if sink.write.format == "csv":
             _copy_csv(connection, sink, sql, params)
@@ -203,21 +203,31 @@ def _copy_csv(connection, sink: Sink, sql: str, params: list) -> None:
 
 def _write_parquet(connection, sink: Sink, sql: str, params: list) -> None:
     staged = sink.staged
+    existing = staged.path if staged.appending else None
     compression = sink.write.option("compression", "snappy")
+    sink.rows = write_parquet(
+        connection, sql, params, staged.temporary, existing, compression, sink.write.path
+    )
+
+
+def write_parquet(connection, sql, params, temporary, existing, compression, source) -> int:
+    """Write the rows of `sql` to the Parquet file `temporary` in the schema and with the
+    metadata the pandas writer gives them, after the rows of the file `existing` (appending;
+    None: a new file); how many rows were written. Compiled scripts carry it."""
     compression = None if compression == "none" else compression
     reader = connection.sql(sql, params=params).to_arrow_reader(BATCH_ROWS)
     schema = pandas_schema(reader.schema)
-    if staged.appending:  # a Parquet file cannot grow: the old rows and the new are written
+    if existing is not None:  # a Parquet file cannot grow: the old rows and the new are written
         new = reader.read_all().cast(schema)
-        table = appended(pq.read_table(staged.path), new, sink.write.path)
-        pq.write_table(table, staged.temporary, compression=compression)
-        sink.rows = new.num_rows
-        return
-    sink.rows = 0
-    with pq.ParquetWriter(staged.temporary, schema, compression=compression) as writer:
+        table = appended(pq.read_table(existing), new, source)
+        pq.write_table(table, temporary, compression=compression)
+        return new.num_rows
+    rows = 0
+    with pq.ParquetWriter(temporary, schema, compression=compression) as writer:
         for batch in reader:
             writer.write_batch(batch.cast(schema))
-            sink.rows += batch.num_rows
+            rows += batch.num_rows
+    return rows
 
 
 def _csv_text(column: Column, source: str, alone: bool) -> str:

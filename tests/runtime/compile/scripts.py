@@ -11,11 +11,15 @@ from runtime.compile import compile_script
 from runtime.spec import load_document
 
 
-def compiled(document: dict, data_root: Path, folder: Path, connections=None) -> Path:
-    """The script of `document` (files read under `data_root`), written in `folder`."""
+def compiled(
+    document: dict, data_root: Path, folder: Path, connections=None, backend: str = "pandas"
+) -> Path:
+    """The script of `document` (files read under `data_root`) for `backend`, written in
+    `folder`."""
     script = folder / "script.py"
     pipeline = load_document(document)
-    script.write_text(compile_script(pipeline, data_root=data_root, connections=connections))
+    text = compile_script(pipeline, data_root=data_root, connections=connections, backend=backend)
+    script.write_text(text)
     return script
 
 
