@@ -23,11 +23,25 @@ def compiled(
     return script
 
 
+BLOCKED = """
+import runpy, sys
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("runtime", "editor", "tests"):
+            raise ImportError(f"the script imported {name}")
+sys.meta_path.insert(0, Blocker())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+"""Runs a script (argv[1]) in an interpreter where Pipewright cannot be imported: `-I` alone
+does not keep it out, as it is installed in the virtualenv."""
+
+
 def run_script(
     script: Path, *args: str, cwd: Path, env: dict | None = None
 ) -> subprocess.CompletedProcess:
-    """Run the script with this interpreter and no Pipewright on its path."""
+    """The script as a process of its own, Pipewright's packages impossible to import."""
     return subprocess.run(
-        [sys.executable, "-I", str(script), *args],
+        [sys.executable, "-I", "-c", BLOCKED, str(script), *args],
         capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})},
     )  # fmt: skip

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -26,35 +23,13 @@ from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.spec import load_document
 from tests.runtime.backends.both import assert_frames_match
-from tests.runtime.compile.scripts import compiled
+from tests.runtime.compile.scripts import compiled, run_script
 from tests.runtime.compile.test_compile_pipelines import (
     COMPILED_GOLDEN,
     GOLDEN,
     options_of,
     read_back,
 )
-
-BLOCKED = """
-import runpy, sys
-class Blocker:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("runtime", "editor", "tests"):
-            raise ImportError(f"the script imported {name}")
-sys.meta_path.insert(0, Blocker())
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-"""Runs a script (argv[1]) in an interpreter where Pipewright cannot be imported."""
-
-
-def run_blocked(
-    script: Path, *args: str, cwd: Path, env: dict | None = None
-) -> subprocess.CompletedProcess:
-    """The script as a process of its own, Pipewright's packages impossible to import."""
-    return subprocess.run(
-        [sys.executable, "-I", "-c", BLOCKED, str(script), *args],
-        capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})},
-    )  # fmt: skip
 
 
 def imports_of(text: str) -> set[str]:
@@ -93,7 +68,7 @@ def test_a_golden_pipelines_duckdb_script_writes_what_a_duckdb_run_writes(name, 
     text = script.read_text()
     assert "duckdb.connect(" in text and not imports_of(text) & {"runtime", "editor"}
     env = {f"PIPEWRIGHT_CONN_{name.upper()}": url for name, url in connections.items()}
-    result = run_blocked(script, *options, cwd=folders["script"], env=env)
+    result = run_script(script, *options, cwd=folders["script"], env=env)
     assert result.returncode == 0, result.stderr
     for expected in sorted((case / "expected").rglob("*")):
         if not expected.is_file():
@@ -139,7 +114,7 @@ def test_the_seed_runs_as_one_duckdb_query_without_pandas(users, tmp_path):
     text = script.read_text()
     assert imports_of(text).isdisjoint({"pandas", "numpy", "runtime", "editor"})
     assert text.count("sql = (") == 1  # the whole pipeline is one COPY statement
-    result = run_blocked(script, cwd=users)
+    result = run_script(script, cwd=users)
     assert result.returncode == 0, result.stderr
     written = (users / "out" / "out.csv").read_bytes()
     assert run_on_duckdb(document, users).ok
@@ -153,11 +128,11 @@ def test_a_hostile_parameter_value_is_bound_never_part_of_the_sql(users, tmp_pat
     text = script.read_text()
     assert "params['country']" in text and "params['age']" in text
     hostile = "x'); DROP TABLE t; --"
-    result = run_blocked(script, "--country", hostile, "--age", "-1", cwd=users)
+    result = run_script(script, "--country", hostile, "--age", "-1", cwd=users)
     assert result.returncode == 0, result.stderr
     written = pd.read_csv(users / "out" / "out.csv")
     assert sorted(written["country"]) == ["DE", "FR", hostile]  # age > -1: every row
-    result = run_blocked(script, "--country", hostile, "--age", "99", cwd=users)
+    result = run_script(script, "--country", hostile, "--age", "99", cwd=users)
     assert result.returncode == 0, result.stderr
     assert pd.read_csv(users / "out" / "out.csv")["country_name"].tolist() == ["Evil"]
 
@@ -167,7 +142,7 @@ def test_a_negative_default_is_bound_as_the_option_says(users, tmp_path):
     document["config"]["parameters"] |= {"age": -1}
     script = compiled(document, users, tmp_path, backend="duckdb")
     assert "    params['age'],\n" in script.read_text()
-    assert run_blocked(script, "--age", "35", cwd=users).returncode == 0
+    assert run_script(script, "--age", "35", cwd=users).returncode == 0
     assert pd.read_csv(users / "out" / "out.csv")["country"].tolist() == ["FR"]
 
 
@@ -178,19 +153,19 @@ def test_data_root_points_the_duckdb_script_at_other_files(users, tmp_path):
     other.mkdir()
     (other / "users.csv").write_text("id,name,age,country,amount\n9,zed,50,DE,1.5\n")
     shutil.copy(users / "countries.csv", other)
-    result = run_blocked(script, "--data-root", str(other), "--folder", "x", cwd=tmp_path)
+    result = run_script(script, "--data-root", str(other), "--folder", "x", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (other / "x" / "out.csv").read_text() == (
         f"country,users,amount_eur,mean_age,country_name\nDE,1,{1.5 * 0.92!r},50.0,Germany\n"
     )
-    outside = run_blocked(script, "--data-root", str(other), "--folder", "..", cwd=tmp_path)
+    outside = run_script(script, "--data-root", str(other), "--folder", "..", cwd=tmp_path)
     assert outside.returncode != 0 and "outside the data root" in outside.stderr
 
 
 def test_a_file_whose_columns_changed_since_compiling_stops_the_script(users, tmp_path):
     script = compiled(seed("age > 18"), users, tmp_path, backend="duckdb")
     (users / "users.csv").write_text("id,age,name,country,amount\n1,30,ada,FR,10.5\n")
-    result = run_blocked(script, cwd=users)
+    result = run_script(script, cwd=users)
     assert result.returncode != 0
     assert "'users.csv' does not hold the columns the script was compiled for" in result.stderr
     assert not (users / "out" / "out.csv").exists()
@@ -221,7 +196,7 @@ def test_a_pandas_node_between_two_duckdb_segments_reads_and_feeds_frames(users,
     text = script.read_text()
     assert text.count("duckdb.connect(") == 2 and "# 'some' (sample)" in text
     assert "connection.register(" in text and "to_pandas(connection.sql(" in text
-    result = run_blocked(script, cwd=users)
+    result = run_script(script, cwd=users)
     assert result.returncode == 0, result.stderr
     written = pd.read_parquet(users / "named.parquet")
     assert run_on_duckdb(document, users).ok
@@ -234,7 +209,7 @@ def test_appending_from_duckdb_adds_rows_without_a_second_header(users, tmp_path
     document["nodes"][-1]["params"] = {"path": "out.csv", "mode": "append"}
     script = compiled(document, users, tmp_path, backend="duckdb")
     for _ in range(2):
-        assert run_blocked(script, cwd=users).returncode == 0
+        assert run_script(script, cwd=users).returncode == 0
     lines = (users / "out.csv").read_text().splitlines()
     assert lines[0].startswith("country,") and len(lines) == 5 and lines[1:3] == lines[3:]
 
@@ -277,7 +252,7 @@ def test_a_failed_duckdb_write_leaves_the_target_as_it_was_and_no_temporary_file
     old.to_parquet(users / "out.parquet", index=False)
     before = (users / "out.parquet").read_bytes()
     script = compiled(document, users, tmp_path, backend="duckdb")
-    result = run_blocked(script, cwd=users)
+    result = run_script(script, cwd=users)
     assert result.returncode != 0 and "cannot append to 'out.parquet'" in result.stderr
     assert (users / "out.parquet").read_bytes() == before
     assert sorted(path.name for path in users.iterdir()) == [
@@ -318,13 +293,13 @@ def test_a_pattern_is_listed_when_the_script_runs_and_names_each_rows_file(tmp_p
     assert "read_names['read']" in script.read_text()
     (parts / "c.csv").write_text("id,amount\n4,9.0\n")
     (parts / "other.csv").write_text("id,amount\n5,7.0\n")
-    result = run_blocked(script, "--glob", "parts/[ac].csv", cwd=tmp_path)
+    result = run_script(script, "--glob", "parts/[ac].csv", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     written = (tmp_path / "big.csv").read_text()
     assert run_on_duckdb(document, tmp_path, ("glob", "parts/[ac].csv")).ok
     assert written == (tmp_path / "big.csv").read_text()
     assert written == "id,amount,file\n1,2.5,parts/a.csv\n2,3.0,parts/a.csv\n4,9.0,parts/c.csv\n"
-    outside = run_blocked(script, "--glob", "../*.csv", cwd=tmp_path)
+    outside = run_script(script, "--glob", "../*.csv", cwd=tmp_path)
     assert outside.returncode != 0 and "pattern '../*.csv' goes up a folder" in outside.stderr
 
 
@@ -333,7 +308,7 @@ def test_without_stop_on_error_a_failed_segment_fails_its_nodes_and_the_script(u
     document["nodes"][-1]["params"] = {"path": "taken.csv", "mode": "error_if_exists"}
     (users / "taken.csv").write_text("already here\n")
     script = compiled(document, users, tmp_path, backend="duckdb")
-    result = run_blocked(script, cwd=users)
+    result = run_script(script, cwd=users)
     assert result.returncode == 1
     assert "'taken.csv' already exists and mode is error_if_exists" in result.stderr
     assert (users / "taken.csv").read_text() == "already here\n"
