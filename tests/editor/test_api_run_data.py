@@ -303,3 +303,14 @@ def test_a_stored_result_names_the_columns_the_run_did_not_keep(client, fused_ru
     assert body["missing_columns"] == ["name"]
     body = data(client, fused_run, node="counted").json()
     assert body["source"] == "stored" and body["missing_columns"] == []
+
+
+def test_a_stored_result_is_recomputed_on_request_with_every_column(client, fused_run):
+    body = data(client, fused_run, node="adults", recompute="true").json()
+    assert body["source"] == "recomputed" and body["missing_columns"] is None
+    assert [column["name"] for column in body["columns"]] == ["id", "name", "age"]
+    assert body["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]
+    answer = data(client, fused_run, node="adults", recompute="true", sort="age")
+    assert answer.status_code == 422 and answer.json()["field"] == "sort"
+    assert "is recomputed on request" in answer.json()["message"]
+    assert data(client, fused_run, node="adults", sort="age").status_code == 200

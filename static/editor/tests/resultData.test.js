@@ -7,6 +7,8 @@ describe("resultUrl", () => {
       "/api/runs/7/nodes/a%20b/data?port=out&offset=0&limit=50&sort=-age&filter=age+%3E+1+and+x+%3D+%27%C3%A9%27",
     );
     expect(resultUrl(7, "n", "stats", { port: null, offset: 50, sort: "a", filter: "" })).toBe("/api/runs/7/nodes/n/stats");
+    expect(resultUrl(7, "n", "data", { offset: 0, recompute: true })).toBe("/api/runs/7/nodes/n/data?offset=0&recompute=true");
+    expect(resultUrl(7, "n", "data", { offset: 0, recompute: false })).toBe("/api/runs/7/nodes/n/data?offset=0");
   });
 });
 

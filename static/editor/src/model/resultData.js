@@ -3,13 +3,13 @@
 // node's result can be read at, and the words for where the rows came from.
 
 /** `/api/runs/{run}/nodes/{node}/{what}?…` (`what`: "data" or "stats") for `view`:
- * `{port, offset, limit, sort, filter}`; empty values are left out. */
+ * `{port, offset, limit, sort, filter, recompute}`; empty and false values are left out. */
 export function resultUrl(runId, node, what, view) {
   const query = new URLSearchParams();
-  const fields = what === "stats" ? ["port", "filter"] : ["port", "offset", "limit", "sort", "filter"];
+  const fields = what === "stats" ? ["port", "filter"] : ["port", "offset", "limit", "sort", "filter", "recompute"];
   for (const field of fields) {
     const value = view[field];
-    if (value !== null && value !== undefined && value !== "") query.set(field, String(value));
+    if (value !== null && value !== undefined && value !== "" && value !== false) query.set(field, String(value));
   }
   const text = query.toString();
   return `/api/runs/${encodeURIComponent(runId)}/nodes/${encodeURIComponent(node)}/${what}${text ? `?${text}` : ""}`;
