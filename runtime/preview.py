@@ -111,37 +111,56 @@ def preview(
         raise PipelineValidationError(
             [Problem(f"node '{source}' has no output port '{port}'", node=source, field="port")]
         )
-    read: list[str] = []
     area = FileArea.of(data_root)
+    run = _Run(area, connections, cancel_event, budget)
     if results and area.cache is not None:
         started = from_stored(plan, ResultStore(area.cache), results, source)
-        plan, read = started.plan, started.read
-    pushed = all(
-        node.operator.kind == "input" or node.operator.row_limit_safe
-        for node in plan.nodes.values()
-    )
-    result = execute(
-        plan,
-        retain=[source],
-        row_limit=limit if pushed else None,
-        data_root=area,
-        connections=connections,
-        cancel_event=cancel_event,
-        budget=budget,
-    )
-    for planned in plan.order:
-        failed = result.nodes[planned]
-        if failed.status != NodeStatus.SUCCEEDED:
-            raise NodeExecutionError(planned, failed.error or failed.status)
-    frame = result.outputs[(source, port)]
-    head = frame.head(limit)
-    inputs = [
-        planned
-        for planned in plan.order
-        if plan.nodes[planned].operator.kind == "input" and planned not in read
-    ]
-    total = None if pushed else len(frame)
-    return Preview(node_id, port, schema_of(head), json_rows(head), total, read, inputs)
+        try:
+            return run.shown(started.plan, started.read, node_id, source, port, limit)
+        except NodeExecutionError as error:
+            if error.node_id not in started.read or (cancel_event and cancel_event.is_set()):
+                raise  # else a stored result went as it was read: from the inputs then
+    return run.shown(plan, [], node_id, source, port, limit)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """How a preview executes its plan."""
+
+    area: FileArea
+    connections: Connections | None
+    cancel_event: threading.Event | None
+    budget: Budget | None
+
+    def shown(self, plan, read: list[str], node_id: str, source: str, port: str, limit: int):
+        """The head of `source`'s `port` once `plan` ran; `read`: the nodes it reads from the
+        store."""
+        pushed = all(
+            node.operator.kind == "input" or node.operator.row_limit_safe
+            for node in plan.nodes.values()
+        )
+        result = execute(
+            plan,
+            retain=[source],
+            row_limit=limit if pushed else None,
+            data_root=self.area,
+            connections=self.connections,
+            cancel_event=self.cancel_event,
+            budget=self.budget,
+        )
+        for planned in plan.order:
+            failed = result.nodes[planned]
+            if failed.status != NodeStatus.SUCCEEDED:
+                raise NodeExecutionError(planned, failed.error or failed.status)
+        frame = result.outputs[(source, port)]
+        head = frame.head(limit)
+        inputs = [
+            planned
+            for planned in plan.order
+            if plan.nodes[planned].operator.kind == "input" and planned not in read
+        ]
+        total = None if pushed else len(frame)
+        return Preview(node_id, port, schema_of(head), json_rows(head), total, read, inputs)
 
 
 def _ancestors(pipeline: Pipeline, node_id: str) -> set[str]:

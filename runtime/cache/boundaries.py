@@ -43,6 +43,9 @@ def from_stored(plan: Plan, store: ResultStore, results: Results, target: str) -
     `target` whose results `store` still holds read from them, and what only they needed left
     out; unchanged when none is held."""
     needed = needed_columns(plan, keep_all=[target])
+    read: dict[str, set[str]] = {}  # the ports of each node that the plan reads
+    for node_id, port in plan.consumers:
+        read.setdefault(node_id, set()).add(port)
     found: dict[str, dict[str, Path]] = {}
     seen: set[str] = set()
     stack = list(plan.predecessors[target])
@@ -51,7 +54,9 @@ def from_stored(plan: Plan, store: ResultStore, results: Results, target: str) -
         if node_id in seen:
             continue
         seen.add(node_id)
-        locations = _held(plan, node_id, store, results.get(node_id) or {}, needed[node_id])
+        keys = results.get(node_id)
+        keys = keys if isinstance(keys, Mapping) else {}
+        locations = _held(read.get(node_id, set()), store, keys, needed[node_id])
         if locations is None:
             stack.extend(plan.predecessors[node_id])
         else:
@@ -66,16 +71,15 @@ def from_stored(plan: Plan, store: ResultStore, results: Results, target: str) -
     for node_id in plan.order:
         if node_id not in used:
             del result.nodes[node_id]
-    read = [node_id for node_id in plan.order if node_id in found and node_id in used]
-    return Boundaries(rederived(result), read)
+    started = [node_id for node_id in plan.order if node_id in found and node_id in used]
+    return Boundaries(rederived(result), started)
 
 
-def _held(plan: Plan, node_id: str, store: ResultStore, keys, needed: Columns):
-    """The stored file of each port of `node_id` that the plan reads, when the store holds
-    every one of them with the columns needed; else None."""
-    read = sorted({port for source, port in plan.consumers if source == node_id})
+def _held(ports: set[str], store: ResultStore, keys, needed: Columns):
+    """The stored file of each of a node's `ports` (those the plan reads), when the store
+    holds every one of them with the columns needed; else None."""
     locations = {}
-    for port in read:
+    for port in sorted(ports):
         location = _file(store, keys.get(port), needed if port == "out" else None)
         if location is None:
             return None

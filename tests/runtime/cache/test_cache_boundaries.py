@@ -109,10 +109,17 @@ def test_a_result_only_another_store_holds_is_never_read(root, tmp_path_factory)
     assert sorted(found.rows) == sorted(own.rows)
 
 
-@pytest.mark.parametrize("key", ["../../users", "", 7, None, "A" * 64, "0" * 64 + "\n"])
-def test_a_key_that_is_not_one_is_ignored(root, key):
+@pytest.mark.parametrize(
+    "results",
+    [
+        {"enrich": {"out": key}}
+        for key in ["../../users", "", 7, None, "A" * 64, "0" * 64 + "\n", {"out": "x"}]
+    ]
+    + [{"enrich": "0" * 64}, {"enrich": None}],
+)
+def test_what_is_not_a_key_is_ignored(root, results):
     run_results(AGGREGATED, root)
-    found = shown(AGGREGATED, "by_country", root, {"enrich": {"out": key}})
+    found = shown(AGGREGATED, "by_country", root, results)
     assert found.read_from_store == [] and len(found.rows) == 3
 
 
@@ -160,3 +167,17 @@ def test_a_stored_results_head_is_read_without_the_rest(root):
     head = read_stored(location, 7)
     assert len(head) == 7
     assert head.dtypes.equals(read_stored(location).dtypes)
+
+
+def test_a_stored_result_that_fails_to_read_is_recomputed_from_the_inputs(root):
+    """Its footer reads (so the preview starts from it) but its rows do not, as when the store
+    evicts it while the preview reads: the preview starts again from the inputs."""
+    results = run_results(AGGREGATED, root)
+    location = ResultStore(root / CACHE).path_of(results["enrich"]["out"])
+    data = bytearray(location.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    data[4 : len(data) - footer] = bytes(len(data) - footer - 4)
+    location.write_bytes(bytes(data))
+    found = shown(AGGREGATED, "by_country", root, results)
+    assert (found.read_from_store, found.inputs_read) == ([], ["users"])
+    assert len(found.rows) == 3
