@@ -81,11 +81,13 @@ def preview(
     parameters: dict[str, Any] | None = None,
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
+    results: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict:
-    """What `runtime.preview.preview` answers, in its JSON form, computed in a job's process."""
+    """What `runtime.preview.preview` answers, in its JSON form, computed in a job's process;
+    `results`: a run's stored results to start from (looked up in `data_root.cache` only)."""
     advice = f"preview a node nearer the inputs, or run the pipeline instead; {SLOW_INPUTS}"
     job = _Job("preview", f"the preview of node '{node_id}'", advice, node_id)
-    options = {"node": node_id, "limit": limit, "port": port}
+    options = {"node": node_id, "limit": limit, "port": port, "results": results}
     return _answer(job, document, parameters, data_root, connections, options)
 
 

@@ -4,14 +4,18 @@ A run records, per node, the store keys of the ports it stored (`NodeRun.metrics
 docs/cache.md); the workspace's result store (`cache_folder`) maps a key to its file while the
 store keeps it. A port that was not stored (inside a fused DuckDB segment) or whose entry was
 evicted is recomputed instead, by a preview of the run's own document and parameters: its
-first rows only. When that happens, `changed_inputs` says which of the run's input files
-changed since the run, so that the answer can say the rows may differ from what the run saw.
+first rows only, starting from the run's nearest stored results that the workspace's store
+still holds (`stored_results`). When it had to read some input files again, `changed_inputs`
+says which of them changed since the run, so that the answer can say the rows may differ from
+what the run saw. A stored result may lack columns nothing after its node read
+(`missing_columns`).
 
 The run-data API and run comparison read results through here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +24,7 @@ from pydantic import ValidationError
 from editor.errors import ActionError
 from editor.models import NodeRun, Run
 from editor.workspaces import cache_folder, file_area
+from runtime.cache import stored
 from runtime.cache.store import ResultStore
 from runtime.errors import OperatorError, PipelineValidationError
 from runtime.file_patterns import input_files
@@ -41,6 +46,8 @@ class PortResult:
     """Whether the run reused the node's result from an earlier run."""
     recorded: bool
     """Whether the run stored this port (False: it was never stored, only recomputable)."""
+    key: str | None = None
+    """The key the run stored it under."""
 
     @property
     def document(self) -> PipelineSpec:
@@ -70,14 +77,32 @@ def port_result(run: Run, node: str, port: str | None) -> PortResult:
             node=node, field="port",
         )  # fmt: skip
     key = results.get(port)
-    path = ResultStore(cache_folder(run.pipeline.workspace)).path_of(key) if key else None
-    return PortResult(run, node, port, path, bool(metrics.get("cached")), key is not None)
+    path = _store(run).path_of(key) if key else None
+    cached = bool(metrics.get("cached"))
+    return PortResult(run, node, port, path, cached, key is not None, key)
 
 
-def changed_inputs(result: PortResult, user) -> list[str]:
+def stored_results(run: Run) -> dict[str, dict[str, str]]:
+    """The keys of the results `run` stored, by node and port: what a recomputation of one of
+    its ports may start from."""
+    found = NodeRun.objects.filter(run=run).values_list("node_id", "metrics")
+    return {node: metrics["results"] for node, metrics in found if metrics.get("results")}
+
+
+def missing_columns(result: PortResult) -> list[str]:
+    """The port's columns that its stored result does not hold (nothing after the node read
+    them, so the run did not keep them)."""
+    return stored.missing_columns(_store(result.run), result.key) if result.path else []
+
+
+def _store(run: Run) -> ResultStore:
+    return ResultStore(cache_folder(run.pipeline.workspace))
+
+
+def changed_inputs(result: PortResult, user, read: Collection[str] | None = None) -> list[str]:
     """The input files of the run (as its document names them, parameters substituted) that
     changed, or went, since the run started: a recomputed result may then differ from what
-    the run saw."""
+    the run saw. `read`: only those of these input nodes (the ones a recomputation read)."""
     started = (result.run.started_at or result.run.created_at).timestamp()
     area = file_area(result.run.pipeline.workspace, user)
     try:
@@ -88,6 +113,8 @@ def changed_inputs(result: PortResult, user) -> list[str]:
     for node in plan.nodes.values():
         path = getattr(node.params, "path", None)
         if node.operator.kind != "input" or not isinstance(path, str):
+            continue
+        if read is not None and node.id not in read:
             continue
         try:  # a folder or a pattern: each of the files it names now
             files = input_files(area, path, ("",))

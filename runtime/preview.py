@@ -4,15 +4,22 @@ Only the node's ancestors run, never an output operator (the preview of an outpu
 it would write). When every node on the way is a row-wise map, the row limit is pushed into
 the inputs so that a preview of a large file reads only its head; otherwise the inputs are
 read in full, because a filter or an aggregate over a head would give wrong rows.
+
+Given the keys of the results a run stored (`results`), the preview recomputes a port of that
+run: the nearest of those results that the area's store still holds are read instead of
+computed (runtime/cache/boundaries.py), and the answer says which (`read_from_store`) and which
+input nodes it read again (`inputs_read`).
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from runtime.cache.boundaries import Results, from_stored
+from runtime.cache.store import ResultStore
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
 from runtime.json_rows import json_rows
@@ -41,6 +48,10 @@ class Preview:
     rows: list[list[Any]]
     total_rows: int | None
     """Rows the node produced in all, when the preview computed all of them."""
+    read_from_store: list[str] = field(default_factory=list)
+    """The nodes whose stored results it started from, instead of computing them."""
+    inputs_read: list[str] = field(default_factory=list)
+    """The input nodes it ran (read their files or databases anew)."""
 
     def to_json(self) -> dict:
         return {
@@ -49,6 +60,8 @@ class Preview:
             "columns": self.schema.to_json(),
             "rows": self.rows,
             "total_rows": self.total_rows,
+            "read_from_store": self.read_from_store,
+            "inputs_read": self.inputs_read,
         }
 
 
@@ -64,9 +77,11 @@ def preview(
     connections: Connections | None = None,
     cancel_event: threading.Event | None = None,
     budget: Budget | None = None,
+    results: Results | None = None,
 ) -> Preview:
     """Run the ancestors of `node_id` (and the node, unless it writes) and return its head;
-    `budget` as a run's (in a process of its own, what its DuckDB segments may use)."""
+    `budget` as a run's (in a process of its own, what its DuckDB segments may use);
+    `results`: a run's stored results to start from, where `data_root`'s store holds them."""
     registry = registry or default_registry()
     target = pipeline.node(node_id)
     if target is None:
@@ -96,26 +111,56 @@ def preview(
         raise PipelineValidationError(
             [Problem(f"node '{source}' has no output port '{port}'", node=source, field="port")]
         )
-    pushed = all(
-        node.operator.kind == "input" or node.operator.row_limit_safe
-        for node in plan.nodes.values()
-    )
-    result = execute(
-        plan,
-        retain=[source],
-        row_limit=limit if pushed else None,
-        data_root=data_root,
-        connections=connections,
-        cancel_event=cancel_event,
-        budget=budget,
-    )
-    for planned in plan.order:
-        failed = result.nodes[planned]
-        if failed.status != NodeStatus.SUCCEEDED:
-            raise NodeExecutionError(planned, failed.error or failed.status)
-    frame = result.outputs[(source, port)]
-    head = frame.head(limit)
-    return Preview(node_id, port, schema_of(head), json_rows(head), None if pushed else len(frame))
+    area = FileArea.of(data_root)
+    run = _Run(area, connections, cancel_event, budget)
+    if results and area.cache is not None:
+        started = from_stored(plan, ResultStore(area.cache), results, source)
+        try:
+            return run.shown(started.plan, started.read, node_id, source, port, limit)
+        except NodeExecutionError as error:
+            if error.node_id not in started.read or (cancel_event and cancel_event.is_set()):
+                raise  # else a stored result went as it was read: from the inputs then
+    return run.shown(plan, [], node_id, source, port, limit)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """How a preview executes its plan."""
+
+    area: FileArea
+    connections: Connections | None
+    cancel_event: threading.Event | None
+    budget: Budget | None
+
+    def shown(self, plan, read: list[str], node_id: str, source: str, port: str, limit: int):
+        """The head of `source`'s `port` once `plan` ran; `read`: the nodes it reads from the
+        store."""
+        pushed = all(
+            node.operator.kind == "input" or node.operator.row_limit_safe
+            for node in plan.nodes.values()
+        )
+        result = execute(
+            plan,
+            retain=[source],
+            row_limit=limit if pushed else None,
+            data_root=self.area,
+            connections=self.connections,
+            cancel_event=self.cancel_event,
+            budget=self.budget,
+        )
+        for planned in plan.order:
+            failed = result.nodes[planned]
+            if failed.status != NodeStatus.SUCCEEDED:
+                raise NodeExecutionError(planned, failed.error or failed.status)
+        frame = result.outputs[(source, port)]
+        head = frame.head(limit)
+        inputs = [
+            planned
+            for planned in plan.order
+            if plan.nodes[planned].operator.kind == "input" and planned not in read
+        ]
+        total = None if pushed else len(frame)
+        return Preview(node_id, port, schema_of(head), json_rows(head), total, read, inputs)
 
 
 def _ancestors(pipeline: Pipeline, node_id: str) -> set[str]:

@@ -6,7 +6,11 @@ at once in this web process, and a request that waits `READER_WAIT_S` for one an
 port the run did not store, or whose result the store evicted, is recomputed by a preview of
 the run's own document and parameters, in a job's process (`editor.preview_pool`, with its
 limits): only its first `RECOMPUTED_ROWS` rows, paged here, and neither sorted, filtered nor
-summarised (that needs the whole result). Every answer says its `source`.
+summarised (that needs the whole result); so is a stored one on request (`recompute`), to
+see the columns the run did not keep. The preview starts from the run's nearest stored results
+that the workspace's store still holds (`recomputed_from` names them) and reads input files
+only above those. Every answer says its `source`; a stored one names the port's columns that
+the run did not keep (`missing_columns`: nothing after the node read them).
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ from editor.api.run_data_schemas import DataPage, DataStats
 from editor.api.schemas import ObjectId, Offset, answers
 from editor.errors import ActionError
 from editor.permissions import run_for
-from editor.run_results import PortResult, changed_inputs, port_result
+from editor.run_results import (
+    PortResult,
+    changed_inputs,
+    missing_columns,
+    port_result,
+    stored_results,
+)
 from editor.workspaces import data_root, engine_access
 from runtime import result_pages
 from runtime.paths import SCRATCH
@@ -55,26 +65,38 @@ def node_data(
     limit: PageRows = 100,
     sort: str | None = None,
     filter: str | None = None,
+    recompute: bool = False,
 ):
     """Rows `offset` … `offset + limit` (at most 1,000) of the node's result at `port`, sorted
-    by `sort` (a column; `-column` descending) and kept where `filter` (an expression) holds."""
+    by `sort` (a column; `-column` descending) and kept where `filter` (an expression) holds;
+    `recompute`: recomputed even when stored (its first rows, with the columns the run did not
+    keep)."""
     result = port_result(run_for(request.user, run_id), node, port)
-    if result.path is not None:
+    if result.path is not None and not recompute:
         with _reader(result):
             found = _read(result, lambda: result_pages.page(
                 result.path, offset, limit, sort, filter, spill_root=_spill_root()
             ))  # fmt: skip
-        return {**_about(result, "stored"), **found.to_json()}
+        return {
+            **_about(result, "stored"),
+            **found.to_json(),
+            "missing_columns": missing_columns(result),
+        }
     _refuse_on_recomputed(result, sort=sort, filter=filter)
-    rows, columns = [], []
+    rows, columns, start, read = [], [], [], None
     if offset < RECOMPUTED_ROWS:
         preview = preview_pool.preview(
             result.document, node, min(offset + limit, RECOMPUTED_ROWS),
             port=result.port, parameters=result.run.parameters,
+            results=stored_results(result.run),
             **engine_access(result.run.pipeline.workspace, request.user),
         )  # fmt: skip
         rows, columns = preview["rows"][offset : offset + limit], preview["columns"]
-        total = preview["total_rows"]
+        total, start, read = (
+            preview["total_rows"],
+            preview["read_from_store"],
+            preview["inputs_read"],
+        )
     else:
         total = None
     return {
@@ -85,7 +107,8 @@ def node_data(
         "offset": offset,
         "limit": limit,
         "recomputed_rows": RECOMPUTED_ROWS,
-        "changed_inputs": changed_inputs(result, request.user),
+        "recomputed_from": start,
+        "changed_inputs": changed_inputs(result, request.user, read),
     }
 
 
@@ -121,14 +144,20 @@ def _about(result: PortResult, source: str) -> dict:
 def _refuse_on_recomputed(result: PortResult, *, sort=None, filter=None, stats=False) -> None:
     """Sorting, filtering and statistics need the whole result: a recomputed one has only its
     first rows."""
-    why = "was evicted from the result store" if result.recorded else "was not stored by the run"
+    if result.path is not None:
+        why, advice = "is recomputed on request", "read the stored one to sort or filter it"
+    else:
+        why = (
+            "was evicted from the result store" if result.recorded else "was not stored by the run"
+        )
+        advice = "run the pipeline again to keep it"
     for field, asked in (("sort", sort), ("filter", filter), ("stats", stats)):
         if asked:
             raise ActionError(
                 422, "result_not_stored",
                 f"the result of node '{result.node}' at port '{result.port}' {why}; only its "
                 f"first {RECOMPUTED_ROWS:,} rows can be recomputed, unsorted and unfiltered, "
-                "and without statistics; run the pipeline again to keep it",
+                f"and without statistics; {advice}",
                 node=result.node, field=field,
             )  # fmt: skip
 

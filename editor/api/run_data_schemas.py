@@ -32,10 +32,20 @@ class DataPage(AboutResult):
     recomputed_rows: int | None = Field(
         None, description="A recomputed result: the most rows recomputed."
     )
+    recomputed_from: list[str] | None = Field(
+        None,
+        description="A recomputed result: the nodes whose stored results of the run it started "
+        "from (empty: it read the run's inputs again).",
+    )
     changed_inputs: list[str] | None = Field(
         None,
-        description="A recomputed result: the run's input files that changed since the run, "
-        "so its rows may differ from what the run saw.",
+        description="A recomputed result: the input files it read again that changed since "
+        "the run, so its rows may differ from what the run saw.",
+    )
+    missing_columns: list[str] | None = Field(
+        None,
+        description="A stored result: the port's columns the run did not keep, because nothing "
+        "after the node reads them.",
     )
 
 

@@ -46,7 +46,7 @@ class Recorder:
                 continue  # never reused: kept only where an output or a breaker reads it
             if not store.has(key):
                 try:
-                    store.put(key, frame)
+                    store.put(key, frame, **self.about((node_id, port)))
                 except UNSTORABLE as error:
                     why = getattr(error, "strerror", None) or type(error).__name__
                     logger.warning(f"{node_id}.{port} was not stored in the result store: {why}")
@@ -72,6 +72,11 @@ class Recorder:
                 record_target(store, keys.nodes[member], node, self.files)
                 extra[member] = {"results": written_by(node, self.cache)}
         return extra
+
+    def about(self, port) -> dict:
+        """What a port's record says besides when it was stored: its columns, when known."""
+        columns = self.cache.columns.get(port)
+        return {} if columns is None else {"columns": columns}
 
     def note_position(self, node: PlannedNode, position) -> None:
         """Keep an incremental input's new position beside its stored rows: a later run that

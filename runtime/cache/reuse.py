@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from runtime.cache.keys import Keys, Parts, plan_keys
 from runtime.cache.store import ResultStore
@@ -30,6 +31,7 @@ from runtime.file_identity import file_hash
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import copied, rederived
+from runtime.plan.schemas import OutputSchemas
 from runtime.run_options import RunOptions
 
 REUSED = "reused from the cache"
@@ -53,6 +55,9 @@ class CacheRun:
     found: dict = field(default_factory=dict)
     """For each port of a reused node: the key whose result stands for it (its own or its
     wide key)."""
+    columns: dict = field(default_factory=dict)
+    """Each port's columns where they are known before the run, recorded with its stored
+    result (which may hold only those read downstream): what the Data tab says is missing."""
 
 
 def plan_reuse(
@@ -62,12 +67,19 @@ def plan_reuse(
     *,
     files: FileArea,
     connections=None,
+    schemas: OutputSchemas | None = None,
 ) -> Plan:
-    """`plan` with reused nodes read from `store` or left out, and what to store marked."""
+    """`plan` with reused nodes read from `store` or left out, and what to store marked;
+    `schemas`: the nodes' output schemas before pruning (their columns go in the records)."""
     keys = plan_keys(plan, files, connections, store=store)
     wide = plan_keys(plan, files, connections, wide=True, store=store)
     below = _below(plan, options.from_node)
     cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
+    cache.columns = {
+        (node_id, port): schema.names
+        for node_id, ports in (schemas or {}).items()
+        for port, schema in (ports or {}).items()
+    }
     hits = {}
     for node_id in plan.order:
         hits[node_id], cache.why[node_id] = _decision(plan, node_id, cache, options, below, files)
@@ -100,7 +112,7 @@ def plan_reuse(
                 cache.why[node_id] = f"{REUSED}: the results below it are stored"
         elif state == "read":
             locations = {port: store.path_of(key) for port, key in ports.items()}
-            result.nodes[node_id] = _reading(node, locations)
+            result.nodes[node_id] = read_instead(node, locations)
             cache.reading.add(node_id)
         else:
             result.stored |= _to_store(node, states)
@@ -113,7 +125,7 @@ def plan_reuse(
 
 def up_to(plan: Plan, node_id: str) -> Plan:
     """`plan` cut down to `node_id` and its ancestors; the rest skipped, saying why."""
-    keep = _ancestors(plan, node_id) | {node_id}
+    keep = ancestors(plan, node_id) | {node_id}
     result = copied(plan)
     for other in plan.order:
         if other not in keep:
@@ -253,7 +265,8 @@ def _to_store(node: PlannedNode, states: dict[str, str]) -> set:
     }
 
 
-def _reading(node: PlannedNode, locations) -> PlannedNode:
+def read_instead(node: PlannedNode, locations: dict[str, Path]) -> PlannedNode:
+    """`node` as a read of its stored results, one Parquet file per port (`locations`)."""
     return PlannedNode(
         id=node.id,
         label=node.label,
@@ -282,7 +295,8 @@ def _below(plan: Plan, node_id: str | None) -> set[str]:
     return found
 
 
-def _ancestors(plan: Plan, node_id: str) -> set[str]:
+def ancestors(plan: Plan, node_id: str) -> set[str]:
+    """Every node `node_id` reads from, directly or through others."""
     found, stack = set(), [node_id]
     while stack:
         for parent in plan.predecessors[stack.pop()]:

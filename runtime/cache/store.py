@@ -59,27 +59,28 @@ class ResultStore:
         """Whether `key` is stored, without counting as a use."""
         return self._entry(key).is_file()
 
-    def put(self, key: str, frame) -> Path:
-        """Store a pandas frame under `key` (its dtypes come back with `pandas.read_parquet`)."""
+    def put(self, key: str, frame, **fields: Any) -> Path:
+        """Store a pandas frame under `key` (its dtypes come back with `pandas.read_parquet`),
+        `fields` in its record."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         table = pa.Table.from_pandas(frame, preserve_index=False)
-        return self.put_with(key, lambda path: pq.write_table(table, path))
+        return self.put_with(key, lambda path: pq.write_table(table, path), **fields)
 
-    def put_arrow(self, key: str, table) -> Path:
-        """Store an Arrow table under `key`."""
+    def put_arrow(self, key: str, table, **fields: Any) -> Path:
+        """Store an Arrow table under `key`, `fields` in its record."""
         import pyarrow.parquet as pq
 
-        return self.put_with(key, lambda path: pq.write_table(table, path))
+        return self.put_with(key, lambda path: pq.write_table(table, path), **fields)
 
-    def put_with(self, key: str, write: Callable[[Path], object]) -> Path:
+    def put_with(self, key: str, write: Callable[[Path], object], **fields: Any) -> Path:
         """Store under `key` the Parquet file that `write` writes to the path it is given (a
-        temporary file, renamed into place once `write` returns)."""
+        temporary file, renamed into place once `write` returns), `fields` in its record."""
         temporary = self.temporary(key)
         try:
             write(temporary)
-            return self.adopt(key, temporary)
+            return self.adopt(key, temporary, **fields)
         finally:
             temporary.unlink(missing_ok=True)
 
@@ -88,12 +89,14 @@ class ResultStore:
         (for a writer that runs apart, such as a DuckDB segment); `adopt` it once written."""
         return self._temporary(key)
 
-    def adopt(self, key: str, temporary: Path) -> Path:
-        """Make the finished file at `temporary` (from `temporary`) the entry of `key`."""
+    def adopt(self, key: str, temporary: Path, **fields: Any) -> Path:
+        """Make the finished file at `temporary` (from `temporary`) the entry of `key`, with
+        `fields` in its record (`columns`: the port's columns, of which the file may hold
+        only those read downstream)."""
         entry = self._entry(key)
         entry.parent.mkdir(parents=True, exist_ok=True)
         os.replace(temporary, entry)
-        self._write_record(key, {"stored": time.time()})
+        self._write_record(key, {"stored": time.time(), **fields})
         if self._seen_bytes is not None:
             self._seen_bytes += entry.stat().st_size
         if self._seen_bytes is None or self._seen_bytes > self.max_bytes:
@@ -125,6 +128,15 @@ class ResultStore:
 
         try:
             return pq.ParquetFile(self._entry(key)).metadata.num_rows
+        except (OSError, ValueError):
+            return None
+
+    def columns(self, key: str) -> list[str] | None:
+        """The columns `key`'s file holds (from its footer), or None when there is none."""
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_schema(self._entry(key)).names
         except (OSError, ValueError):
             return None
 

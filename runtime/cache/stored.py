@@ -11,6 +11,8 @@ from pathlib import Path
 
 from runtime.contract import Operator, Port
 
+BATCH_ROWS = 65_536
+"""Rows per batch when reading only a file's head."""
 GONE = "its stored result was removed meanwhile (the store keeps a bounded size); run again"
 
 
@@ -51,7 +53,10 @@ class StoredResult(Operator):
         }
 
     def run(self, ctx, inputs):
-        return {port: read_stored(location) for port, location in self.locations.items()}
+        """Each port's rows; only the first `ctx.row_limit` when a preview asks no more."""
+        return {
+            port: read_stored(location, ctx.row_limit) for port, location in self.locations.items()
+        }
 
     def lower(self, params, inputs, schemas):
         from runtime.plan import relational
@@ -64,16 +69,41 @@ class StoredResult(Operator):
         }
 
 
-def read_stored(location: Path):
-    """A stored result as a frame, in the dtypes it was stored with (the engine's convention
-    for a file another writer made)."""
+def read_stored(location: Path, limit: int | None = None):
+    """A stored result as a frame (its first `limit` rows), in the dtypes it was stored with
+    (the engine's convention for a file another writer made)."""
     import pyarrow.parquet as pq
 
     from runtime.errors import OperatorError
     from runtime.frames import to_pandas
 
     try:
-        table = pq.read_table(location)
+        table = pq.read_table(location) if limit is None else _head(location, limit)
     except OSError:
         raise OperatorError(GONE) from None
     return table.to_pandas() if table.schema.pandas_metadata else to_pandas(table)
+
+
+def _head(location: Path, limit: int):
+    """The first `limit` rows of a Parquet file, reading no more row groups than they need."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(location) as file:
+        batches, rows = [], 0
+        for batch in file.iter_batches(batch_size=min(limit, BATCH_ROWS)):
+            batches.append(batch)
+            rows += batch.num_rows
+            if rows >= limit:
+                break
+        return pa.Table.from_batches(batches, schema=file.schema_arrow).slice(0, limit)
+
+
+def missing_columns(store, key: str) -> list[str]:
+    """The port's columns (as the record of `key` names them) that its stored file lacks: a run
+    keeps only the columns something after the node reads. Empty when the record does not
+    name them (stored before records did) or the file is gone."""
+    held = store.columns(key)
+    if held is None:
+        return []
+    return [name for name in store.record(key).get("columns", []) if name not in held]

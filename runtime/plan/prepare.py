@@ -48,7 +48,9 @@ def prepare(
     plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
     store = _store(plan, data_root, options)
     if store is not None:
-        plan = plan_reuse(plan, store, options, files=data_root, connections=connections)
+        plan = plan_reuse(
+            plan, store, options, files=data_root, connections=connections, schemas=schemas
+        )
     if any(node.inputs != wiring.get(node_id) for node_id, node in plan.nodes.items()) or (
         plan.reused or (plan.cache is not None and plan.cache.reading)
     ):

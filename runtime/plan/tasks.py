@@ -8,7 +8,7 @@ then settles every member as if it had run on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable
@@ -150,6 +150,9 @@ class Copies:
     keys: dict[Source, str]
     columns: dict[Source, set[str] | None]
     """The columns of each port that anything reads (None: all): the only ones stored."""
+    schemas: dict[Source, list[str]] = field(default_factory=dict)
+    """Each port's columns where known (its record keeps them: the Data tab names those the
+    file lacks)."""
 
     def staged(self) -> dict[Source, tuple]:
         """A temporary file of the store for each port not stored yet, and its columns."""
@@ -166,7 +169,8 @@ class Copies:
         for port, (temporary, _) in staged.items():
             if temporary.exists():
                 if self.store is not None and _complete(temporary):
-                    self.store.adopt(self.keys[port], temporary)
+                    about = {"columns": self.schemas[port]} if port in self.schemas else {}
+                    self.store.adopt(self.keys[port], temporary, **about)
                 temporary.unlink(missing_ok=True)
 
 
@@ -252,7 +256,7 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         for port in plan.nodes[member].ports.outputs
         if (member, port.name) in read_outside or member in retain
     ]
-    copies, columns = {}, {}
+    copies, columns, schemas = {}, {}, {}
     if plan.cache is not None:
         needed = needed_columns(plan, keep_all=retain)
         for member in segment.nodes:  # parents first: each copy reads its parents' files
@@ -260,6 +264,8 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
                 if port not in exits:
                     copies[port] = plan.cache.keys.ports[port]
                     columns[port] = needed[member] if port[1] == "out" else None
+                    if port in plan.cache.columns:
+                        schemas[port] = plan.cache.columns[port]
     timeouts = [plan.nodes[member].timeout_s for member in segment.nodes]
     members = [plan.nodes[member] for member in segment.nodes]
     if segment.backend == "dask":
@@ -267,7 +273,7 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         operator = PartitionedOperator(segment, members, exits, columns)
     else:
         store = plan.cache.store if plan.cache is not None else None
-        copied = Copies(store, copies, columns)
+        copied = Copies(store, copies, columns, schemas)
         operator = SegmentOperator(segment, members, sources, exits, budget, copied)
     return PlannedNode(
         id=segment.id,

@@ -33,7 +33,7 @@ def _preview(order: JobOrder) -> dict:
     shown = preview(
         load_document(order.document), order.options["node"], order.options["limit"],
         port=order.options.get("port"), parameters=order.parameters, data_root=order.area,
-        connections=order.connections, budget=order.budget,
+        connections=order.connections, budget=order.budget, results=order.options.get("results"),
     )  # fmt: skip
     return shown.to_json()
 

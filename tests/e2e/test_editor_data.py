@@ -1,5 +1,6 @@
 """The Data tab after a run: a node's stored result paged, sorted and filtered on the server,
-with column statistics; a node whose result is no longer kept is recomputed and says so.
+with column statistics, naming the columns the run did not keep; a node whose result is no
+longer kept is recomputed, from the nearest result still stored, and says so.
 
 `filter_1`'s stored result is replaced here (its key in the node's metrics, the Parquet file in
 the workspace's store) by one of 250 rows, so that the result has several pages.
@@ -124,6 +125,30 @@ async def test_the_data_tab_pages_sorts_filters_and_summarises_a_stored_result(
         "unknown column 'nope'"
     )
 
+    # The run kept of people.csv only what the filter and the aggregate read: not the names.
+    await page.locator("#pw-data-node").select_option("csv_input_1")
+    await expect(status).to_contain_text(
+        "Stored result. Not kept by the run: name (nothing after this node reads it)."
+    )
+    input_table = page.get_by_role("region", name="Data of csv_input_1").get_by_role("table")
+    await expect(input_table.get_by_role("columnheader", name="name")).to_have_count(0)
+    await screenshot(page, "3-columns-not-kept")
+    await page.get_by_role("button", name="Show every column (recomputed, first rows)").click()
+    await expect(status).to_contain_text("recomputed from the run's pipeline")
+    await expect(input_table.get_by_role("columnheader", name="name")).to_have_count(1)
+    await page.get_by_role("button", name="Back to the stored result").click()
+    await expect(status).to_contain_text("Stored result. Not kept by the run: name")
+    # The aggregate's result is gone: recomputed from the input's stored result, not the file.
+    await asyncio.to_thread(forget_result, "aggregate_1")
+    await page.locator("#pw-data-node").select_option("aggregate_1")
+    await expect(status).to_contain_text(
+        "recomputed from the stored result of csv_input_1, first 10,000 rows"
+    )
+    await expect(
+        page.get_by_role("region", name="Data of aggregate_1").locator("tbody tr")
+    ).to_have_count(3)
+    await screenshot(page, "4-recomputed-from-a-stored-result")
+
     await asyncio.to_thread(forget_result, "csv_input_1")
     await page.locator("#pw-data-node").select_option("csv_input_1")
     await expect(status).to_contain_text("recomputed from the run's pipeline, first 10,000 rows")
@@ -131,4 +156,4 @@ async def test_the_data_tab_pages_sorts_filters_and_summarises_a_stored_result(
         page.get_by_role("region", name="Data of csv_input_1").locator("tbody tr")
     ).to_have_count(6)
     await expect(statistics).to_contain_text("Statistics need the whole result")
-    await screenshot(page, "3-recomputed")
+    await screenshot(page, "5-recomputed")

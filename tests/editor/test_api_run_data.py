@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import time
 
 import pyarrow as pa
@@ -140,13 +141,46 @@ def test_a_recomputed_result_uses_the_runs_document_not_the_pipelines_now(client
     assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
 
 
-def test_an_evicted_result_is_recomputed_and_says_which_inputs_changed(client, run, data_root):
-    ResultStore(cache_folder(run.pipeline.workspace)).path_of(KEY).unlink()  # as eviction does
+def changed_since_the_run(data_root, text="id,name,age\n9,Nobody,99\n") -> None:
+    (data_root / "people.csv").write_text(text)
     later = time.time() + 5
     os.utime(data_root / "people.csv", (later, later))
+
+
+def test_an_evicted_result_is_recomputed_from_the_stored_result_above_it(client, run, data_root):
+    """`read`'s result is still stored: the rows are the run's though people.csv changed."""
+    ResultStore(cache_folder(run.pipeline.workspace)).path_of(KEY).unlink()  # as eviction does
+    changed_since_the_run(data_root)
     body = data(client, run).json()
-    assert body["source"] == "recomputed"
+    assert body["source"] == "recomputed" and body["recomputed_from"] == ["read"]
+    assert body["changed_inputs"] == []
+    assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
+
+
+def test_with_every_result_evicted_the_inputs_are_read_again_saying_which_changed(
+    client, run, data_root
+):
+    shutil.rmtree(cache_folder(run.pipeline.workspace))
+    changed_since_the_run(data_root, "id,name,age\n1,Ada,36\n3,Grace,85\n")
+    body = data(client, run).json()
+    assert body["source"] == "recomputed" and body["recomputed_from"] == []
     assert body["changed_inputs"] == ["people.csv"]
+    assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
+
+
+def test_another_workspaces_result_is_never_read(client, run, data_root, other):
+    """A run's metrics naming a key that only another workspace's store holds: the result is
+    recomputed from this workspace's inputs, never read from there."""
+    foreign = hashlib.sha256(b"foreign").hexdigest()
+    table = pa.table({"id": [7], "name": ["Mallory"], "age": [99]})
+    ResultStore(cache_folder(other.personal_workspace)).put_arrow(
+        foreign, table, columns=["id", "name", "age"]
+    )
+    shutil.rmtree(cache_folder(run.pipeline.workspace))
+    NodeRun.objects.filter(run=run, node_id="read").update(metrics={"results": {"out": foreign}})
+    NodeRun.objects.filter(run=run, node_id="adults").update(metrics={})
+    body = data(client, run).json()
+    assert body["source"] == "recomputed" and body["recomputed_from"] == []
     assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
 
 
@@ -196,3 +230,87 @@ def test_an_output_reused_from_the_cache_still_shows_what_it_wrote(client, data_
     body = data(client, run, node="write").json()
     assert (body["port"], body["source"]) == ("in", "stored")
     assert [row[1] for row in body["rows"]] == ["Ada", "Grace"]
+
+
+FUSED = {
+    "format": "pipewright.pipeline",
+    "version": 1,
+    "name": "Ages",
+    "config": {"backend": "duckdb"},
+    "nodes": [
+        {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+        {"id": "adults", "operator": "filter", "params": {"condition": "age >= 18"}},
+        {
+            "id": "by_age",
+            "operator": "aggregate",
+            "params": {
+                "group_by": ["age"],
+                "aggregations": [{"column": "id", "function": "count", "name": "people"}],
+            },
+        },
+        {"id": "counted", "operator": "filter", "params": {"condition": "people > 0"}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out/ages.csv"}},
+    ],
+    "edges": [
+        {"source": "read", "target": "adults"},
+        {"source": "adults", "target": "by_age"},
+        {"source": "by_age", "target": "counted"},
+        {"source": "counted", "target": "write"},
+    ],
+}
+"""One DuckDB segment: it stores `adults` (the aggregate's input, only the columns the
+aggregate reads) and `counted` (what the output writes); `by_age` stays inside."""
+
+
+@pytest.fixture
+def fused_run(client, data_root) -> Run:
+    created = post_json(client, "/api/pipelines", FUSED)
+    assert created.status_code == 201, created.content
+    started = post_json(client, f"/api/pipelines/{created.json()['id']}/runs", {})
+    run = wait_for_run(started.json()["id"])
+    assert run.status == "succeeded"
+    return run
+
+
+def test_an_interior_port_is_recomputed_from_the_stored_boundary_with_the_input_gone(
+    client, fused_run, data_root
+):
+    assert "results" not in NodeRun.objects.get(run=fused_run, node_id="by_age").metrics
+    (data_root / "people.csv").unlink()
+    answer = data(client, fused_run, node="by_age")
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["source"] == "recomputed" and body["recomputed_from"] == ["adults"]
+    assert body["changed_inputs"] == []
+    assert sorted(body["rows"]) == [[36, 1], [85, 1]]
+
+
+def test_an_evicted_boundary_falls_back_to_the_inputs_with_the_warning(
+    client, fused_run, data_root
+):
+    key = NodeRun.objects.get(run=fused_run, node_id="adults").metrics["results"]["out"]
+    ResultStore(cache_folder(fused_run.pipeline.workspace)).path_of(key).unlink()
+    changed_since_the_run(data_root, "id,name,age\n1,Ada,36\n4,Zoë,36\n")
+    body = data(client, fused_run, node="by_age").json()
+    assert body["recomputed_from"] == [] and body["changed_inputs"] == ["people.csv"]
+    assert body["rows"] == [[36, 2]]
+
+
+def test_a_stored_result_names_the_columns_the_run_did_not_keep(client, fused_run):
+    body = data(client, fused_run, node="adults").json()
+    assert body["source"] == "stored"
+    assert sorted(column["name"] for column in body["columns"]) == ["age", "id"]
+    assert body["missing_columns"] == ["name"]
+    body = data(client, fused_run, node="counted").json()
+    assert body["source"] == "stored" and body["missing_columns"] == []
+
+
+def test_a_stored_result_is_recomputed_on_request_with_every_column(client, fused_run):
+    body = data(client, fused_run, node="adults", recompute="true").json()
+    assert body["source"] == "recomputed" and body["missing_columns"] is None
+    assert [column["name"] for column in body["columns"]] == ["id", "name", "age"]
+    assert body["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]
+    answer = data(client, fused_run, node="adults", recompute="true", sort="age")
+    assert answer.status_code == 422 and answer.json()["field"] == "sort"
+    assert "is recomputed on request" in answer.json()["message"]
+    assert data(client, fused_run, node="adults", sort="age").status_code == 200

@@ -7,6 +7,8 @@ describe("resultUrl", () => {
       "/api/runs/7/nodes/a%20b/data?port=out&offset=0&limit=50&sort=-age&filter=age+%3E+1+and+x+%3D+%27%C3%A9%27",
     );
     expect(resultUrl(7, "n", "stats", { port: null, offset: 50, sort: "a", filter: "" })).toBe("/api/runs/7/nodes/n/stats");
+    expect(resultUrl(7, "n", "data", { offset: 0, recompute: true })).toBe("/api/runs/7/nodes/n/data?offset=0&recompute=true");
+    expect(resultUrl(7, "n", "data", { offset: 0, recompute: false })).toBe("/api/runs/7/nodes/n/data?offset=0");
   });
 });
 
@@ -38,6 +40,18 @@ describe("words", () => {
     expect(sourceNote(page)).toContain("first 10,000 rows");
     expect(sourceNote(page)).toContain("people.csv");
     expect(sourceNote({ source: "stored", cached: true })).toContain("reused");
+  });
+  it("says which stored results a recomputed result started from", () => {
+    const page = { source: "recomputed", recomputed_rows: 10000, recomputed_from: ["by_country"], changed_inputs: [] };
+    expect(sourceNote(page)).toBe("Not stored: recomputed from the stored result of by_country, first 10,000 rows (no sort, filter or statistics).");
+    expect(sourceNote({ ...page, recomputed_from: ["a", "b", "c"] })).toContain("from the stored results of a, b and c,");
+    expect(sourceNote({ ...page, recomputed_from: [] })).toContain("recomputed from the run's pipeline,");
+  });
+  it("names the columns a stored result does not hold", () => {
+    expect(sourceNote({ source: "stored", cached: false, missing_columns: ["name", "email"] })).toBe(
+      "Stored result. Not kept by the run: name and email (nothing after this node reads them).",
+    );
+    expect(sourceNote({ source: "stored", cached: false, missing_columns: [] })).toBe("Stored result");
   });
   it("scales histogram bars to the largest", () => {
     const bars = histogramBars({ histogram: [{ low: 0, high: 5, count: 2 }, { low: 5, high: 10, count: 4 }] }, String);

@@ -3,13 +3,13 @@
 // node's result can be read at, and the words for where the rows came from.
 
 /** `/api/runs/{run}/nodes/{node}/{what}?…` (`what`: "data" or "stats") for `view`:
- * `{port, offset, limit, sort, filter}`; empty values are left out. */
+ * `{port, offset, limit, sort, filter, recompute}`; empty and false values are left out. */
 export function resultUrl(runId, node, what, view) {
   const query = new URLSearchParams();
-  const fields = what === "stats" ? ["port", "filter"] : ["port", "offset", "limit", "sort", "filter"];
+  const fields = what === "stats" ? ["port", "filter"] : ["port", "offset", "limit", "sort", "filter", "recompute"];
   for (const field of fields) {
     const value = view[field];
-    if (value !== null && value !== undefined && value !== "") query.set(field, String(value));
+    if (value !== null && value !== undefined && value !== "" && value !== false) query.set(field, String(value));
   }
   const text = query.toString();
   return `/api/runs/${encodeURIComponent(runId)}/nodes/${encodeURIComponent(node)}/${what}${text ? `?${text}` : ""}`;
@@ -47,13 +47,27 @@ export function rowRange(page) {
   return `Rows ${first.toLocaleString("en-US")}–${last.toLocaleString("en-US")}${total}`;
 }
 
-/** What the answer says of its rows' origin, in words. */
+/** What the answer says of its rows' origin, in words: a stored result and the columns the run
+ * did not keep, or a recomputed one and what it was recomputed from. */
 export function sourceNote(page) {
-  if (page.source === "stored") return page.cached ? "Stored result (reused from an earlier run)" : "Stored result";
+  if (page.source === "stored") {
+    const stored = page.cached ? "Stored result (reused from an earlier run)" : "Stored result";
+    const missing = page.missing_columns ?? [];
+    if (!missing.length) return stored;
+    const them = missing.length === 1 ? "it" : "them";
+    return `${stored}. Not kept by the run: ${inWords(missing)} (nothing after this node reads ${them}).`;
+  }
+  const from = page.recomputed_from ?? [];
+  const origin = from.length ? `the stored result${from.length > 1 ? "s" : ""} of ${inWords(from)}` : "the run's pipeline";
   const changed = page.changed_inputs?.length
     ? ` Input files changed since the run (${page.changed_inputs.join(", ")}): these rows may differ from what the run saw.`
     : "";
-  return `Not stored: recomputed from the run's pipeline, first ${page.recomputed_rows.toLocaleString("en-US")} rows (no sort, filter or statistics).${changed}`;
+  return `Not stored: recomputed from ${origin}, first ${page.recomputed_rows.toLocaleString("en-US")} rows (no sort, filter or statistics).${changed}`;
+}
+
+/** "a", "a and b", "a, b and c". */
+function inWords(names) {
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names.join("");
 }
 
 /** The bars of a histogram, `{label, count, share}` (share of the largest, 0..1). */

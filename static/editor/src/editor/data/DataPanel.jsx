@@ -13,7 +13,7 @@ import { useResultData } from "./useResultData.js";
 import "./data.css";
 
 const PAGE_SIZES = [50, 100, 500];
-const FIRST_VIEW = { port: null, offset: 0, limit: 50, sort: null, filter: "" };
+const FIRST_VIEW = { port: null, offset: 0, limit: 50, sort: null, filter: "", recompute: false };
 const ARROWS = { ascending: "▲", descending: "▼", none: "" };
 
 /** `selectedId`: the node selected on the canvas (shown when it is in the run); `operators`:
@@ -48,7 +48,7 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
         className="pw-data-controls"
         onSubmit={(event) => {
           event.preventDefault();
-          change({ filter: draft.trim() });
+          change({ filter: draft.trim(), recompute: false });
         }}
       >
         <label htmlFor="pw-data-node">Node</label>
@@ -90,13 +90,27 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
           Column statistics
         </button>
       </form>
-      <DataBody run={run} node={node} nodeRun={nodeRun} finished={finished} page={page} stats={stats} withStats={withStats} view={view} onSort={(column) => change({ sort: nextSort(view.sort, column) })} />
+      <DataBody
+        run={run}
+        node={node}
+        nodeRun={nodeRun}
+        finished={finished}
+        page={page}
+        stats={stats}
+        withStats={withStats}
+        view={view}
+        onSort={(column) => change({ sort: nextSort(view.sort, column) })}
+        onRecompute={(recompute) => {
+          if (recompute) setDraft("");
+          change(recompute ? { recompute, sort: null, filter: "" } : { recompute });
+        }}
+      />
       {finished && page.value ? <Pager page={page.value} view={view} onView={setView} /> : null}
     </div>
   );
 }
 
-function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, onSort }) {
+function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, onSort, onRecompute }) {
   if (!node) return <p className="pw-muted pw-pad">This run has no nodes.</p>;
   if (!finished) {
     const status = nodeRun?.status ?? "not run";
@@ -112,10 +126,22 @@ function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, 
         </p>
       ) : null}
       {shown ? (
-        <p className="pw-muted pw-small" role="status">
-          {rowRange(shown)} · {sourceNote(shown)}
-          {page.loading ? " · loading…" : ""}
-        </p>
+        <div className="pw-data-origin">
+          <p className="pw-muted pw-small" role="status">
+            {rowRange(shown)} · {sourceNote(shown)}
+            {page.loading ? " · loading…" : ""}
+          </p>
+          {shown.source === "stored" && shown.missing_columns?.length ? (
+            <button type="button" onClick={() => onRecompute(true)}>
+              Show every column (recomputed, first rows)
+            </button>
+          ) : null}
+          {view.recompute ? (
+            <button type="button" onClick={() => onRecompute(false)}>
+              Back to the stored result
+            </button>
+          ) : null}
+        </div>
       ) : page.loading ? (
         <p className="pw-muted pw-small" role="status">
           Loading the data of {node}…
@@ -126,14 +152,16 @@ function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, 
         {withStats ? (
           <aside className="pw-data-side" aria-label="Statistics" tabIndex={0}>
             <h3>Column statistics{view.filter ? " (filtered)" : ""}</h3>
-            {shown?.source === "recomputed" ? <p className="pw-muted pw-small">Statistics need the whole result, which this run did not keep.</p> : null}
+            {shown?.source === "recomputed" ? (
+              <p className="pw-muted pw-small">{view.recompute ? "Statistics are of the stored result: go back to it to see them." : "Statistics need the whole result, which this run did not keep."}</p>
+            ) : null}
             {stats.loading ? <p className="pw-muted pw-small">Computing…</p> : null}
             {stats.error ? (
               <p className="pw-error pw-small" role="alert">
                 {stats.error.message}
               </p>
             ) : null}
-            {stats.value && !stats.loading ? <ColumnStats columns={stats.value.columns} /> : null}
+            {stats.value && !stats.loading && shown?.source === "stored" ? <ColumnStats columns={stats.value.columns} /> : null}
           </aside>
         ) : null}
       </div>

@@ -1,0 +1,183 @@
+"""Recomputing a port a run did not store from the nearest results it did: the preview reads
+them from the store (not the inputs), only when they hold the columns it needs, and only from
+the store it is given."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from runtime.cache.store import ResultStore
+from runtime.cache.stored import missing_columns, read_stored
+from runtime.errors import NodeExecutionError
+from runtime.paths import CACHE, FileArea
+from runtime.preview import preview
+from runtime.spec import load_document
+from tests.runtime.cache.runs import run, seed_document, write_data
+
+PARAMETERS = {"min_age": 18}
+
+
+def chain(*nodes: dict) -> dict:
+    """The seed ETL's users → adults, then `nodes` one after the other."""
+    document = seed_document()
+    document["nodes"] = document["nodes"][:2] + list(nodes)
+    ids = ["users", "adults", *(node["id"] for node in nodes)]
+    document["edges"] = [{"source": a, "target": b} for a, b in itertools.pairwise(ids)]
+    return document
+
+
+def seed_node(node_id: str) -> dict:
+    return copy.deepcopy(next(n for n in seed_document()["nodes"] if n["id"] == node_id))
+
+
+WRITE = {"id": "write", "operator": "csv_output", "params": {"path": "out/x.csv"}}
+BIG = {"id": "big", "operator": "filter", "params": {"condition": "users > 1"}}
+ORDERED = {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "country"}]}}
+AGGREGATED = chain(seed_node("enrich"), seed_node("by_country"), BIG, ORDERED, WRITE)
+"""On DuckDB one segment: it stores `enrich` (the aggregate's input) and `big` (the sort's);
+`by_country`, between them, is inside."""
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    write_data(tmp_path)
+    return tmp_path
+
+
+def run_results(document: dict, root: Path, backend: str = "duckdb") -> dict:
+    """Run `document` with the store; the keys it recorded, by node and port."""
+    result = run(document, root, backend=backend)
+    return {
+        node_id: node.extra["results"]
+        for node_id, node in result.nodes.items()
+        if node.extra.get("results")
+    }
+
+
+def shown(document: dict, node: str, root: Path, results, *, cache: Path | None = None):
+    area = FileArea(root, cache=root / CACHE if cache is None else cache)
+    return preview(
+        load_document(json.dumps(document)), node, 100, parameters=PARAMETERS, data_root=area,
+        results=results,
+    )  # fmt: skip
+
+
+def test_an_interior_port_is_recomputed_from_its_stored_boundary_after_the_input_went(root):
+    results = run_results(AGGREGATED, root)
+    assert "by_country" not in results and "enrich" in results  # inside the segment
+    expected = shown(AGGREGATED, "by_country", root, None)
+    (root / "users.csv").unlink()
+    found = shown(AGGREGATED, "by_country", root, results)
+    assert (found.read_from_store, found.inputs_read) == (["enrich"], [])
+    assert sorted(found.rows) == sorted(expected.rows) and len(found.rows) == 3
+    assert found.schema.names == ["country", "users", "amount_eur", "mean_age"]
+
+
+def test_without_the_store_the_same_preview_needs_the_input(root):
+    results = run_results(AGGREGATED, root)
+    (root / "users.csv").unlink()
+    with pytest.raises(NodeExecutionError, match=r"users\.csv"):
+        shown(AGGREGATED, "by_country", root, None)
+    shutil.rmtree(root / CACHE)  # every result evicted
+    with pytest.raises(NodeExecutionError, match=r"users\.csv"):
+        shown(AGGREGATED, "by_country", root, results)
+
+
+def test_an_evicted_boundary_falls_back_to_the_inputs(root):
+    results = run_results(AGGREGATED, root)
+    ResultStore(root / CACHE).path_of(results["enrich"]["out"]).unlink()
+    found = shown(AGGREGATED, "by_country", root, results)
+    assert (found.read_from_store, found.inputs_read) == ([], ["users"])
+    assert len(found.rows) == 3
+
+
+def test_a_result_only_another_store_holds_is_never_read(root, tmp_path_factory):
+    """A second workspace runs the same pipeline on other data: its keys, handed to a preview
+    in the first, find nothing in the first's store."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    write_data(elsewhere, seed=2)
+    results = run_results(AGGREGATED, elsewhere)
+    own = shown(AGGREGATED, "by_country", root, None)
+    found = shown(AGGREGATED, "by_country", root, results)
+    assert (found.read_from_store, found.inputs_read) == ([], ["users"])
+    assert sorted(found.rows) == sorted(own.rows)
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        {"enrich": {"out": key}}
+        for key in ["../../users", "", 7, None, "A" * 64, "0" * 64 + "\n", {"out": "x"}]
+    ]
+    + [{"enrich": "0" * 64}, {"enrich": None}],
+)
+def test_what_is_not_a_key_is_ignored(root, results):
+    run_results(AGGREGATED, root)
+    found = shown(AGGREGATED, "by_country", root, results)
+    assert found.read_from_store == [] and len(found.rows) == 3
+
+
+def test_a_stored_result_without_a_column_the_port_needs_does_not_stand_for_it(root):
+    """The run kept of `adults` only what the sort's readers read (country, id): `ordered`
+    shows every column, so it is computed from the input again."""
+    slim = {"id": "slim", "operator": "select", "params": {"columns": ["country", "id"]}}
+    document = chain(ORDERED, slim, WRITE)
+    results = run_results(document, root)
+    store = ResultStore(root / CACHE)
+    assert sorted(store.columns(results["adults"]["out"])) == ["country", "id"]
+    found = shown(document, "ordered", root, results)
+    assert (found.read_from_store, found.inputs_read) == ([], ["users"])
+    assert "email" in found.schema.names
+
+
+def test_a_stored_result_with_every_column_stands_for_a_port_that_needs_them_all(root):
+    """`adults` is stored whole (the output reads every column): `ordered`, inside the
+    segment and showing every column, is recomputed from it."""
+    euros = {"target": "amount_eur", "expression": "amount * 0.92"}
+    document = chain(
+        ORDERED, {"id": "euros", "operator": "transform", "params": {"mappings": [euros]}}, WRITE
+    )
+    results = run_results(document, root)
+    assert "ordered" not in results
+    (root / "users.csv").unlink()
+    found = shown(document, "ordered", root, results)
+    assert (found.read_from_store, found.inputs_read) == (["adults"], [])
+    assert "email" in found.schema.names and all(row[3] > 18 for row in found.rows)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
+def test_a_stored_result_names_the_columns_it_does_not_hold(root, backend):
+    results = run_results(AGGREGATED, root, backend)
+    store = ResultStore(root / CACHE)
+    enrich = results["enrich"]["out"]
+    assert {"name", "email", "signup"} <= set(missing_columns(store, enrich))
+    assert store.record(enrich)["columns"][-1] == "amount_eur"
+    assert missing_columns(store, results["big"]["out"]) == []
+
+
+def test_a_stored_results_head_is_read_without_the_rest(root):
+    results = run_results(AGGREGATED, root, "pandas")
+    location = ResultStore(root / CACHE).path_of(results["users"]["out"])
+    head = read_stored(location, 7)
+    assert len(head) == 7
+    assert head.dtypes.equals(read_stored(location).dtypes)
+
+
+def test_a_stored_result_that_fails_to_read_is_recomputed_from_the_inputs(root):
+    """Its footer reads (so the preview starts from it) but its rows do not, as when the store
+    evicts it while the preview reads: the preview starts again from the inputs."""
+    results = run_results(AGGREGATED, root)
+    location = ResultStore(root / CACHE).path_of(results["enrich"]["out"])
+    data = bytearray(location.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    data[4 : len(data) - footer] = bytes(len(data) - footer - 4)
+    location.write_bytes(bytes(data))
+    found = shown(AGGREGATED, "by_country", root, results)
+    assert (found.read_from_store, found.inputs_read) == ([], ["users"])
+    assert len(found.rows) == 3
