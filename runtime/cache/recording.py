@@ -71,6 +71,8 @@ class Recorder:
             elif node.operator.kind == "output":
                 record_target(store, keys.nodes[member], node, self.files)
                 extra[member] = {"results": written_by(node, self.cache)}
+        for node_id in extra.keys() & self.plan.reshaped.keys():
+            del extra[node_id]["results"]  # not the node's rows: the Data tab recomputes them
         return extra
 
     def about(self, port) -> dict:

@@ -84,6 +84,10 @@ class Plan:
     stored: set[Source] = field(default_factory=set)
     """Output ports the run must store, even inside a segment: an output's input, a pipeline
     breaker's input, the node a run goes up to."""
+    reshaped: dict[str, str] = field(default_factory=dict)
+    """Nodes whose rows in this plan are not those the document defines (a filter or a limit
+    moved past them or away from its place, an input reads only a head), with why: their
+    results serve the run, and later runs of the same plan, but never stand for the node."""
     whole: set[str] = field(default_factory=set)
     """Nodes whose every column is computed though nothing reads them (the node a run goes
     up to: its stored result serves any later reader)."""

@@ -31,6 +31,7 @@ def copied(plan: Plan) -> Plan:
         notes=list(plan.notes),
         reused=dict(plan.reused),
         stored=set(plan.stored),
+        reshaped=dict(plan.reshaped),
         whole=set(plan.whole),
     )
 

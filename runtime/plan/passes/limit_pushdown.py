@@ -44,7 +44,9 @@ def _move(wiring: Wiring, limit_id: str, keep: set[str]) -> bool:
     wiring.redirect((limit_id, "out"), (past_id, past_port))
     wiring.connect(limit_id, "in", 0, source)
     wiring.connect(past_id, port, 0, (limit_id, "out"))
-    plan.notes.append(f"limit '{limit_id}' moved before '{past_id}'")
+    note = f"limit '{limit_id}' moved before '{past_id}'"
+    plan.notes.append(note)
+    plan.reshaped |= dict.fromkeys([limit_id, past_id], note)
     return True
 
 
@@ -59,4 +61,6 @@ def _limit_input(wiring: Wiring, limit_id: str, keep: set[str]) -> None:
         return
     rows = plan.nodes[limit_id].params.n
     source.row_limit = rows if source.row_limit is None else min(rows, source.row_limit)
-    plan.notes.append(f"limit '{limit_id}' makes '{source_id}' read only {source.row_limit} rows")
+    note = f"limit '{limit_id}' makes '{source_id}' read only {source.row_limit} rows"
+    plan.notes.append(note)
+    plan.reshaped[source_id] = note

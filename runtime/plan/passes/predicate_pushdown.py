@@ -91,7 +91,9 @@ def _move(wiring: Wiring, filter_id: str, known: dict, keep: set[str]) -> list[s
         placed.append(copy_id)
     where = f"before '{past_id}'" if len(placed) == 1 else f"into the branches of '{past_id}'"
     copies = f" (as {', '.join(map(repr, placed))})" if len(placed) > 1 else ""
-    plan.notes.append(f"filter '{filter_id}' moved {where}{copies}")
+    note = f"filter '{filter_id}' moved {where}{copies}"
+    plan.notes.append(note)
+    plan.reshaped |= dict.fromkeys([filter_id, past_id], note)
     return placed
 
 

@@ -181,3 +181,29 @@ def test_a_stored_result_that_fails_to_read_is_recomputed_from_the_inputs(root):
     found = shown(AGGREGATED, "by_country", root, results)
     assert (found.read_from_store, found.inputs_read) == ([], ["users"])
     assert len(found.rows) == 3
+
+
+BY_AGE = {"id": "by_age", "operator": "sort", "params": {"by": [{"column": "age"}]}}
+OLD = {"id": "old", "operator": "filter", "params": {"condition": "age > 80"}}
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
+def test_nodes_a_filter_moved_past_record_no_result_and_are_recomputed_as_the_document_says(
+    root, backend
+):
+    """The filter runs before the sort: what the run computed at `by_age` is the old people
+    only, not the document's sorted adults, so the run does not offer it as `by_age`'s rows."""
+    document = chain(BY_AGE, OLD, WRITE)
+    results = run_results(document, root, backend)
+    assert "by_age" not in results and "old" not in results
+    found = shown(document, "by_age", root, results)
+    adults = shown(document, "adults", root, None)
+    assert len(found.rows) == len(adults.rows) > 0  # every adult, not the filtered few
+    ages = [row[found.schema.names.index("age")] for row in found.rows]
+    assert ages == sorted(ages) and min(ages) <= 80
+
+
+def test_nodes_a_limit_moved_past_record_no_result(root):
+    first = {"id": "first", "operator": "limit", "params": {"n": 5}}
+    results = run_results(chain(seed_node("enrich"), first, WRITE), root, "pandas")
+    assert "adults" in results and "enrich" not in results and "first" not in results
