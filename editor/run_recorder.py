@@ -125,16 +125,13 @@ class RunRecorder:
         for row in rows:
             change = changes.get(row.node_id, {})
             progress = change.pop("progress", None)
-            fields = set(change)
             for event in change.pop("statuses", ()):
                 row.attempt_spans = attempt_spans.with_event(row.attempt_spans, event)
-                fields = (fields - {"statuses"}) | {"attempt_spans"}
             for name, value in change.items():
                 setattr(row, name, value)
             if progress and "metrics" not in change:
                 row.metrics = {**row.metrics, **progress}
-                fields.add("metrics")
-            row.save(update_fields=fields)
+            row.save()
         finished = [event for event in events if event["type"] == "run_finished"]
         if finished:  # written with the event, so that no listener sees a stale status
             outcome = finished[-1]
