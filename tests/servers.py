@@ -202,6 +202,9 @@ class DaphneServer(ServerProcess):
     """One daphne process serving Pipewright."""
 
     def __init__(self, *, app: str = "pipewright.asgi:application", **options):
+        # It shares the tests' database: its own scheduler, on the real clock, would fire the
+        # schedules other tests make (moving them past the times their fake clocks reach).
+        options["env"] = {"PIPEWRIGHT_SCHEDULER": "service", **(options.get("env") or {})}
         super().__init__(**options)
         self.app = app
         self.port = free_port()
