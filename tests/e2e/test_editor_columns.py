@@ -61,7 +61,7 @@ async def test_group_by_columns_are_picked_on_a_freshly_connected_node_before_an
     await group_by.click()
     options = side_panel(page).get_by_role("listbox", name="Columns of in")
     country = options.get_by_role("option", name=re.compile(r"^\s*country\s+string"))
-    await expect(country).to_be_visible(timeout=20_000)  # the check's job process, maybe slow
+    await expect(country).to_be_visible()
     assert (await api.get(pipeline_id))["revision"] == 1  # nothing saved: the check answered
     await group_by.fill("coun")
     await expect(options.get_by_role("option")).to_have_count(1)

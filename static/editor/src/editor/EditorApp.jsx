@@ -266,7 +266,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
       const fresh = await api.get(base);
       await resolve("reload", fresh);
       dispatch({ type: "reload", canvas: documentToCanvas(fresh, catalog.typeOf) });
-      analyseStored();
+      analyseStored(fresh);
       planSaved();
     } catch (error) {
       toasts.show(`Could not reload: ${error.message}`, { kind: "error" });

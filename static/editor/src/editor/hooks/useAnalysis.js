@@ -68,7 +68,11 @@ export function useAnalysis({ api, base, overlay, present, readOnly = false }) {
     [show, check, readOnly],
   );
 
-  const analyseStored = useCallback(() => {
+  /** Asks for the stored pipeline's analysis: `stored` (by default the graph as it is now,
+   * as the editor opens) is what it describes, so that only a change from it is checked. */
+  const analyseStored = useCallback((stored) => {
+    const { meta, nodes, edges } = latest.current;
+    checked.current = analysisKey(stored ?? canvasToDocument(meta, nodes, edges));
     const ticket = ++asked.current;
     api.get(`${base}/schemas`).then(
       (answer) => ticket === asked.current && show({ problems: answer.problems, schemas: answer.nodes }),
@@ -76,15 +80,13 @@ export function useAnalysis({ api, base, overlay, present, readOnly = false }) {
     );
   }, [api, base, show]);
 
-  useEffect(analyseStored, [analyseStored]);
+  useEffect(() => analyseStored(), [analyseStored]);
 
   useEffect(() => {
     if (readOnly) return undefined;
     const timer = setTimeout(() => {
       const document = canvasToDocument(present.meta, present.nodes, present.edges);
-      const key = analysisKey(document);
-      if (checked.current === null) checked.current = key; // as opened: the stored analysis says
-      if (key !== checked.current) check(document);
+      if (analysisKey(document) !== checked.current) check(document);
     }, CHECK_DELAY_MS);
     return () => clearTimeout(timer);
   }, [present, readOnly, check]);
