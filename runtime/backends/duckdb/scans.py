@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from pyarrow import csv as pa_csv
 
 from runtime.cache.stored import GONE
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.file_patterns import InputFile, input_files
+from runtime.lazy import pq
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.paths import FileArea
