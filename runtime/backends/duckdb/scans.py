@@ -109,7 +109,8 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
 def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
     """Each column of the file, in order, with its DuckDB and public type."""
     try:
-        with pa_csv.open_csv(file.location, *arrow_options(params, None)) as reader:
+        options = arrow_options(params, None, threads=False)  # the types alone: one block
+        with pa_csv.open_csv(file.location, *options) as reader:
             inferred = reader.schema
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         first = str(error).strip().splitlines()[0]
