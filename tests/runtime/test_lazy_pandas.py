@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 from bench.seed_etl import PIPELINE
+from runtime import lazy
+from runtime.lazy import LazyModule
+from runtime.worker.zygote import PRELOAD
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -80,3 +83,9 @@ def test_a_run_whose_segments_all_run_on_duckdb_never_imports_pandas(tmp_path):
 
 def test_a_duckdb_run_without_the_result_store_imports_nothing_only_other_paths_need(tmp_path):
     assert _run_seed_on_duckdb(tmp_path, "--no-cache", watched=ONLY_ON_OTHER_PATHS) == []
+
+
+def test_the_run_process_server_imports_before_it_forks_what_runs_import_lazily():
+    """Each run's process is forked from it: what the server left out, every run imports."""
+    lazily = {module.__name__ for module in vars(lazy).values() if isinstance(module, LazyModule)}
+    assert lazily | {"runtime.plan.partitioning"} <= set(PRELOAD)
