@@ -8,8 +8,8 @@ this file happens to have a gap), `boolean` is nullable `boolean`, `float` is `f
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from runtime.lazy import pd
 from runtime.schema import Column, Schema, TypeName, date_dtype
@@ -42,11 +42,23 @@ def table_schema(table: pa.Table) -> Schema | None:
         type_name = public_type(column.type)
         if type_name is None:
             return None
-        missing = column.null_count > 0 or (
-            type_name == "float" and pc.any(pc.is_nan(column)).as_py()
-        )
+        missing = column.null_count > 0 or (type_name == "float" and _holds_nan(column))
         columns.append(Column(name, type_name, bool(missing)))
     return Schema(tuple(columns))
+
+
+def _holds_nan(column: pa.ChunkedArray) -> bool:
+    """Whether a float column without nulls holds a NaN, read off its data buffers: numpy is
+    loaded with pyarrow, while `pc.is_nan` and even `to_numpy` import pyarrow.compute or pandas,
+    which a run on DuckDB otherwise never needs."""
+    dtype = np.dtype(f"float{column.type.bit_width}")
+    return any(
+        np.isnan(
+            np.frombuffer(chunk.buffers()[1], dtype, len(chunk), chunk.offset * dtype.itemsize)
+        ).any()
+        for chunk in column.chunks
+        if len(chunk)
+    )
 
 
 def public_type(arrow_type: pa.DataType) -> TypeName | None:

@@ -1,10 +1,14 @@
-"""pandas, imported the first time a frame is touched.
+"""pandas and the pyarrow modules that only some paths use, imported when first touched.
 
 A run whose segments all run on DuckDB never holds a pandas frame, and `import pandas` costs
 more than such a run's data work at a few million rows (docs/performance.md). The modules that
 work on frames take `pd` from here; pandas loads on the first attribute read, through the
 import system and under its lock, so two threads starting at once load it once (the standard
 library's LazyLoader is not thread-safe before Python 3.12.3).
+
+`pyarrow.compute` (its docstrings are parsed as it loads) and `pyarrow.parquet` (which loads
+every file system pyarrow knows) are here for the same reason: an all-DuckDB run that reads
+CSV files uses neither, and together they cost about as much to import as pyarrow itself.
 """
 
 from __future__ import annotations
@@ -23,3 +27,9 @@ class LazyModule(ModuleType):
 
 
 pd = LazyModule("pandas")
+
+pc = LazyModule("pyarrow.compute")
+"""pyarrow.compute loads when frames or arrays are first computed on, not by a DuckDB run."""
+
+pq = LazyModule("pyarrow.parquet")
+"""pyarrow.parquet loads when a Parquet file is first read or written."""

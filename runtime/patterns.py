@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import re2
 
-from runtime.lazy import pd
+from runtime.lazy import pc, pd
 
 SYNTAX = "RE2 syntax, see https://github.com/google/re2/wiki/Syntax"
 _OPTIONS = re2.Options()

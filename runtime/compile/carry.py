@@ -20,10 +20,15 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from runtime import lazy
+
 STAND_INS = {
-    "pd": "import pandas as pd",  # runtime.lazy's stand-in for pandas is pandas itself
+    name: f"import {module.__name__} as {name}"
+    for name, module in vars(lazy).items()
+    if isinstance(module, lazy.LazyModule)
 }
-"""Names whose import in the script differs from the runtime module's."""
+"""Names whose import in the script differs from the runtime module's: runtime.lazy's stand-ins
+(`pd`, `pc`, `pq`) are the modules themselves."""
 
 EXCEPTIONS = ("ExpressionError", "OperatorError", "ParamsError", "UnsafePathError")
 """The runtime's error classes carry positions and codes a script has no use for: the script

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from runtime.lazy import pd
+from runtime.lazy import pc, pd
 
 MAX_VALUE_BYTES = 1 << 20
 """The most UTF-8 bytes one text value built by an expression may hold."""

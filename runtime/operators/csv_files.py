@@ -111,7 +111,9 @@ class CsvInput(FileInput):
     def read_file(self, ctx, file, row_limit):
         params: CsvInputParams = ctx.params
         included = _columns_to_read(ctx, params, file.location)
-        options = arrow_options(params, included)
+        # a sample's rows are in the first block: the reader's threads would parse more ahead
+        threads = row_limit is None or row_limit > SCHEMA_SAMPLE_ROWS
+        options = arrow_options(params, included, threads=threads)
         try:
             if row_limit is None and file.location.stat().st_size <= STREAM_ABOVE_BYTES:
                 table = pa_csv.read_csv(file.location, *options)
@@ -153,8 +155,9 @@ def _header(path: Path, params: CsvInputParams) -> list[str]:
         return []  # the real read reports what is wrong with the file
 
 
-def arrow_options(params: CsvInputParams, included: list[str] | None):
+def arrow_options(params: CsvInputParams, included: list[str] | None, *, threads: bool = True):
     read = pa_csv.ReadOptions(
+        use_threads=threads,
         skip_rows=params.skip_rows,
         autogenerate_column_names=not params.header,
         encoding=params.encoding,

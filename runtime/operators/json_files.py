@@ -18,7 +18,6 @@ from typing import Annotated
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import json as pa_json
 from pydantic import Field
 
@@ -27,7 +26,7 @@ from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath, FileEndings
 from runtime.incremental import IncrementalField
-from runtime.lazy import pd
+from runtime.lazy import pc, pd
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

@@ -14,7 +14,6 @@ from importlib.metadata import version
 from typing import Annotated, Literal
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import Field
 
 from runtime.column_names import require_columns
@@ -24,7 +23,7 @@ from runtime.errors import OperatorError
 from runtime.fields import DataPath, FileEndings
 from runtime.file_patterns import InputFile
 from runtime.incremental import IncrementalField
-from runtime.lazy import pd
+from runtime.lazy import pd, pq
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

@@ -13,7 +13,6 @@ from runtime.incremental import is_incremental
 from runtime.paths import FileArea
 from runtime.plan.fusion import fuse
 from runtime.plan.model import Plan
-from runtime.plan.partitioning import partition
 from runtime.plan.passes import optimize
 from runtime.plan.schemas import output_schemas
 from runtime.run_options import RunOptions
@@ -56,6 +55,8 @@ def prepare(
     ):
         schemas = None  # a node reads another (a filter moved): fusion finds the columns anew
     if cluster:
+        from runtime.plan.partitioning import partition  # and the Dask side: only with a cluster
+
         plan = partition(plan, cluster, data_root, keep)
     return fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas

@@ -41,8 +41,12 @@ from typing import NoReturn
 from runtime.statuses import RunStatus
 from runtime.worker.wire import Link
 
-PRELOAD = ("pandas", "pyarrow", "duckdb", "runtime.worker.child", "runtime.worker.jobs")
-"""What every run and job needs, imported once by the server, before it forks."""
+PRELOAD = (
+    "pandas", "pyarrow", "pyarrow.compute", "pyarrow.parquet", "duckdb",
+    "runtime.plan.partitioning", "runtime.worker.child", "runtime.worker.jobs",
+)  # fmt: skip
+"""What runs and jobs need, imported once by the server, before it forks: with what the engine
+leaves for a fresh process to import on first use (runtime/lazy.py, the Dask planning)."""
 WARM_UP = {
     "format": "pipewright.pipeline",
     "version": 1,

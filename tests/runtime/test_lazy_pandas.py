@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 from bench.seed_etl import PIPELINE
+from runtime import lazy
+from runtime.lazy import LazyModule
+from runtime.worker.zygote import PRELOAD
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -45,18 +48,44 @@ print(len(seen), all(kind is pandas.DataFrame for kind in seen), pd.DataFrame is
     assert _run(code) == "4 True True"
 
 
-def test_a_run_whose_segments_all_run_on_duckdb_never_imports_pandas(tmp_path):
-    (tmp_path / "users.csv").write_text(
-        "id,name,age,amount,country\n1,ada,36,10.5,FR\n2,alan,17,3.0,DE\n3,grace,45,,FR\n"
+ONLY_ON_OTHER_PATHS = (
+    "pyarrow.compute",  # computing on frames or Arrow arrays
+    "pyarrow.parquet",  # Parquet files, the result store
+    "runtime.plan.partitioning",  # a Dask cluster
+    "runtime.backends.dask.decompose",
+)
+"""Modules that a run of CSV files on DuckDB without the result store has no use for."""
+
+
+def _run_seed_on_duckdb(folder: Path, *options: str, watched: tuple[str, ...]) -> list[str]:
+    """Run the seed ETL on DuckDB in a fresh process: which of `watched` it imported."""
+    (folder / "users.csv").write_text(  # `amount`, floats and no null, is checked for NaN
+        "id,name,age,amount,country\n1,ada,36,10.5,FR\n2,alan,17,3.0,DE\n3,grace,45,7.25,FR\n"
     )
-    (tmp_path / "countries.csv").write_text("country,country_name\nFR,France\nDE,Germany\n")
-    (tmp_path / "seed.json").write_text(json.dumps(PIPELINE))
+    (folder / "countries.csv").write_text("country,country_name\nFR,France\nDE,Germany\n")
+    (folder / "seed.json").write_text(json.dumps(PIPELINE))
     code = (
-        "import sys; from runtime.cli import main;"
-        f"code = main(['run', {str(tmp_path / 'seed.json')!r}, '--data-root', {str(tmp_path)!r},"
-        " '--backend', 'duckdb']);"
-        "print(code, 'pandas.core.frame' in sys.modules)"
+        "import json, sys; from runtime.cli import main;"
+        f"code = main(['run', {str(folder / 'seed.json')!r}, '--data-root', {str(folder)!r},"
+        f" '--backend', 'duckdb', *{options!r}]);"
+        f"print(code, json.dumps([name for name in {watched!r} if name in sys.modules]))"
     )
-    assert _run(code).splitlines()[-1] == "0 False"
-    written = (tmp_path / PIPELINE["nodes"][-1]["params"]["path"]).read_text().splitlines()
+    code, imported = _run(code).splitlines()[-1].split(" ", 1)
+    assert code == "0"
+    written = (folder / PIPELINE["nodes"][-1]["params"]["path"]).read_text().splitlines()
     assert sorted(line.split(",")[:2] for line in written[1:]) == [["FR", "2"]]  # adults only
+    return json.loads(imported)
+
+
+def test_a_run_whose_segments_all_run_on_duckdb_never_imports_pandas(tmp_path):
+    assert _run_seed_on_duckdb(tmp_path, watched=("pandas.core.frame",)) == []
+
+
+def test_a_duckdb_run_without_the_result_store_imports_nothing_only_other_paths_need(tmp_path):
+    assert _run_seed_on_duckdb(tmp_path, "--no-cache", watched=ONLY_ON_OTHER_PATHS) == []
+
+
+def test_the_run_process_server_imports_before_it_forks_what_runs_import_lazily():
+    """Each run's process is forked from it: what the server left out, every run imports."""
+    lazily = {module.__name__ for module in vars(lazy).values() if isinstance(module, LazyModule)}
+    assert lazily | {"runtime.plan.partitioning"} <= set(PRELOAD)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 
+import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -51,3 +54,24 @@ def test_the_schema_of_an_arrow_table_is_that_of_its_pandas_frame(table):
 def test_a_type_only_pandas_knows_how_to_convert_gives_no_schema():
     table = pa.table({"money": pa.array([1], pa.decimal128(5, 2)), "n": [1]})
     assert table_schema(table) is None
+
+
+@pytest.mark.parametrize("width", [16, 32, 64])
+@pytest.mark.parametrize(
+    ("chunks", "start", "nullable"),
+    [
+        ([[math.nan, 1.0, 2.0]], 0, True),
+        ([[1.0], [], [2.0, math.nan]], 0, True),
+        ([[math.nan, 1.0], [2.0]], 1, False),
+    ],
+    ids=["nan-first", "nan-in-a-later-chunk", "nan-sliced-off"],
+)
+def test_a_nan_counts_wherever_it_sits_in_a_chunked_or_sliced_float_column(
+    width, chunks, start, nullable
+):
+    dtype = np.dtype(f"float{width}")
+    arrays = [pa.array(np.array(values, dtype)) for values in chunks]
+    arrays[0] = arrays[0].slice(start)
+    table = pa.table({"x": pa.chunked_array(arrays, pa.from_numpy_dtype(dtype))})
+    assert table_schema(table) == schema_of(to_pandas(table))
+    assert table_schema(table).get("x").nullable is nullable

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from pyarrow import csv as pa_csv
 
 from runtime.cache.stored import GONE
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.file_patterns import InputFile, input_files
+from runtime.lazy import pq
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.paths import FileArea
@@ -109,7 +109,8 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
 def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
     """Each column of the file, in order, with its DuckDB and public type."""
     try:
-        with pa_csv.open_csv(file.location, *arrow_options(params, None)) as reader:
+        options = arrow_options(params, None, threads=False)  # the types alone: one block
+        with pa_csv.open_csv(file.location, *options) as reader:
             inferred = reader.schema
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         first = str(error).strip().splitlines()[0]

@@ -18,11 +18,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from runtime.backends.duckdb.rendered import Rendered
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
+from runtime.lazy import pq
 from runtime.operators.atomic import Staged, staged_file, temporary_path, write_error
 from runtime.operators.parquet_files import appended, pandas_schema
 from runtime.paths import FileArea
