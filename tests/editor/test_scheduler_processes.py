@@ -72,7 +72,7 @@ def test_the_web_process_fires_schedules_and_executes_their_runs_on_the_embedded
         pipeline=pipeline, owner=owner, cron=f"{minute.minute} {minute.hour} * * *",
         next_fire_at=minute,
     )  # fmt: skip
-    [web] = start_server(1)
+    [web] = start_server(1, {"PIPEWRIGHT_SCHEDULER": "embedded"})  # test servers default to none
 
     deadline = time.monotonic() + 60
     while not Run.objects.filter(schedule=schedule, status="succeeded").exists():
