@@ -12,10 +12,10 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 
-from editor import audit, launcher, preview_pool, revisions
+from editor import audit, launcher, node_run_rows, preview_pool, revisions
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
-from editor.models import NodeRun, Pipeline, Run, Schedule, Workspace
+from editor.models import Pipeline, Run, Schedule, Workspace
 from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import engine_access, personal_workspace
 from runtime.errors import Problem
@@ -198,7 +198,7 @@ def start_run(
         queued_behind=active[0] if active else None,
         **launcher.holder(),
     )
-    NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node.id) for node in document.nodes)
+    node_run_rows.create_pending(run.pk, (node.id for node in document.nodes))
     audit.record("run.started", run, revision=run.revision, details=_run_details(run), user=user)
     _prune_runs(pipeline)
     transaction.on_commit(lambda: launcher.submit(run.pk))

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import attempt_spans, input_positions, run_logs
+from editor import attempt_spans, input_positions, node_run_rows, run_logs
 from editor.models import NodeRun, Run
 from runtime.events import Event
 from runtime.statuses import RunStatus
@@ -122,16 +122,18 @@ class RunRecorder:
         run = Run.objects.filter(pk=self.run_id)
         run.update(last_seq=events[-1]["seq"])
         rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes))
-        for row in rows:
-            change = changes.get(row.node_id, {})
+        states = []
+        for pk, node_id, *values in rows.values_list("pk", "node_id", *node_run_rows.FIELDS):
+            row = dict(zip(node_run_rows.FIELDS, values, strict=True))
+            change = changes[node_id]
             progress = change.pop("progress", None)
             for event in change.pop("statuses", ()):
-                row.attempt_spans = attempt_spans.with_event(row.attempt_spans, event)
-            for name, value in change.items():
-                setattr(row, name, value)
+                row["attempt_spans"] = attempt_spans.with_event(row["attempt_spans"], event)
+            row.update(change)
             if progress and "metrics" not in change:
-                row.metrics = {**row.metrics, **progress}
-            row.save()
+                row["metrics"] = {**row["metrics"], **progress}
+            states.append((pk, row))
+        node_run_rows.update(states)
         finished = [event for event in events if event["type"] == "run_finished"]
         if finished:  # written with the event, so that no listener sees a stale status
             outcome = finished[-1]

@@ -6,7 +6,7 @@ import pytest
 
 from editor import launcher
 from editor.live import frame_events
-from editor.models import Run
+from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
 from runtime.statuses import NodeStatus, RunStatus
 from tests.editor.conftest import SEED, client_for, post_json, wait_for_run
@@ -147,6 +147,26 @@ def test_the_recorder_writes_the_outcome_run_finished_carries(client, pipeline_i
     recorder.close()
     run = Run.objects.get(pk=run_id)
     assert (run.status, run.error) == ("failed", "read: the first")
+
+
+def test_the_recorder_goes_on_when_a_node_row_was_deleted_meanwhile(
+    client, pipeline_id, monkeypatch
+):
+    """A pruned run, a flushed database: the rows that remain are still written."""
+    monkeypatch.setattr(launcher, "submit", lambda run_id: None)
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    NodeRun.objects.filter(run_id=run_id, node_id="write").delete()
+    recorder = RunRecorder(run_id)
+    for seq, node in enumerate(["write", "read"], 1):
+        recorder({"run_id": run_id, "seq": seq, "time": "2026-12-02T10:00:00+00:00",
+                  "type": "node_status", "node": node, "status": "running",
+                  "attempt": 1})  # fmt: skip
+    recorder.close()
+    nodes = client.get(f"/api/runs/{run_id}").json()["nodes"]
+    assert set(nodes) == {"read", "adults"}
+    assert nodes["read"]["status"] == "running" and nodes["read"]["attempts"] == 1
+    assert nodes["read"]["attempt_spans"][0]["started_at"] == "2026-12-02T10:00:00+00:00"
+    assert Run.objects.get(pk=run_id).last_seq == 2
 
 
 def test_a_batch_sends_one_progress_event_per_node_keeping_rows_and_share():
