@@ -41,6 +41,7 @@ class ResultStore:
     def __init__(self, folder: Path, max_bytes: int | None = None):
         self.folder = Path(folder)
         self.max_bytes = max_bytes_from_environment() if max_bytes is None else max_bytes
+        self._made: set[Path] = set()
         self._seen_bytes: int | None = None
         """The store's size at this object's last look, plus what it stored since: a put
         looks again (a scan of every entry) only when that may pass `max_bytes`, so that a
@@ -81,8 +82,9 @@ class ResultStore:
         try:
             write(temporary)
             return self.adopt(key, temporary, **fields)
-        finally:
+        except BaseException:
             temporary.unlink(missing_ok=True)
+            raise
 
     def temporary(self, key: str) -> Path:
         """A fresh path in the store's folder of temporary files for a writer of `key`'s file
@@ -94,7 +96,7 @@ class ResultStore:
         `fields` in its record (`columns`: the port's columns, of which the file may hold
         only those read downstream)."""
         entry = self._entry(key)
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        self._folder_made(entry.parent)
         os.replace(temporary, entry)
         self._write_record(key, {"stored": time.time(), **fields})
         if self._seen_bytes is not None:
@@ -202,20 +204,28 @@ class ResultStore:
         return self.folder / _checked(key)[:2] / f"{key}.json"
 
     def _temporary(self, key: str) -> Path:
-        folder = self.folder / "tmp"
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = self._folder_made(self.folder / "tmp")
         return folder / f"{key}.{os.getpid()}.{uuid.uuid4().hex}.partial"
 
     def _write_record(self, key: str, fields: dict) -> None:
         record = {**self.record(key), **fields}
         path = self._record(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self._folder_made(path.parent)
         temporary = self._temporary(key)
         try:
             temporary.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
             os.replace(temporary, path)
-        finally:
+        except BaseException:
             temporary.unlink(missing_ok=True)
+            raise
+
+    def _folder_made(self, folder: Path) -> Path:
+        """`folder`, made unless this object made it before: a run stores thousands of
+        results, and asking the disk each time cost more than the writes themselves."""
+        if folder not in self._made:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._made.add(folder)
+        return folder
 
 
 def _checked(key: str) -> str:
