@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from runtime.preview import DEFAULT_LIMIT, MAX_LIMIT
 from runtime.spec import Pipeline as PipelineSpec
@@ -35,7 +35,14 @@ ALWAYS = (401, 422)
 """Any operation may answer: not signed in, or a malformed path or query parameter."""
 
 
-class Problem(Schema):
+class Many(BaseModel):
+    """An item answers hold by the thousand (a node's columns, a run's node states): checked
+    as the plain dict it is built from. Ninja's `Schema` first wraps each item in a getter
+    for model instances, which made the schemas of a 1,000-node pipeline take 60 ms to
+    check instead of 17."""
+
+
+class Problem(Many):
     """One thing wrong with a pipeline, at a node and field."""
 
     code: str
@@ -138,7 +145,7 @@ class PipelinePage(Schema):
     count: int
 
 
-class AttemptSpan(Schema):
+class AttemptSpan(Many):
     """One attempt of a node: from its start to its end (None while it runs) and how it ended
     (`retrying`: it failed and another attempt followed)."""
 
@@ -148,7 +155,7 @@ class AttemptSpan(Schema):
     status: str
 
 
-class NodeRun(Schema):
+class NodeRun(Many):
     status: str
     attempts: int
     metrics: dict[str, Any]
@@ -186,7 +193,7 @@ class RunSummary(Schema):
     last_seq: int
 
 
-class LogLine(Schema):
+class LogLine(Many):
     """One line of a run's log; `node` is None for the run's own lines."""
 
     seq: int
@@ -291,13 +298,13 @@ class ExpressionLanguage(Schema):
     docs_url: str
 
 
-class Column(Schema):
+class Column(Many):
     name: str
     type: str
     nullable: bool
 
 
-class NodeSchemas(Schema):
+class NodeSchemas(Many):
     """A node's input columns per port (a list of them for a many-edge port) and outputs."""
 
     inputs: dict[str, list[Column] | list[list[Column] | None] | None]
@@ -305,12 +312,12 @@ class NodeSchemas(Schema):
     problems: list[Problem]
 
 
-class InferredSchemas(Schema):
+class InferredSchemas(Many):
     nodes: dict[str, NodeSchemas]
     problems: list[Problem]
 
 
-class CheckedDocument(Schema):
+class CheckedDocument(Many):
     """What one analysis of an unsaved document found, as a save of it would answer."""
 
     problems: list[Problem] = Field(description="Every problem, as `validate` answers them.")
