@@ -130,10 +130,10 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
     await screenshot(page, "3-reloaded")
 
 
-async def test_the_editor_asks_for_its_pipeline_and_catalog_once_before_its_script_is_loaded(
+async def test_the_editor_asks_for_its_first_three_answers_once_before_its_script_is_loaded(
     signed_in, api, people
 ):
-    """The page preloads the editor's first two calls while the script downloads; the editor
+    """The page preloads the editor's first three calls while the script downloads; the editor
     then uses those answers instead of asking again."""
     page = signed_in
     pipeline_id = await api.create(seed(people))
@@ -141,7 +141,11 @@ async def test_the_editor_asks_for_its_pipeline_and_catalog_once_before_its_scri
     page.on("request", lambda request: seen.append(("asked", request.url.split("/", 3)[3])))
     page.on("requestfinished", lambda request: seen.append(("got", request.url.split("/", 3)[3])))
     await open_editor(page, pipeline_id, nodes=4)
-    calls = [f"api/pipelines/{pipeline_id}", "api/operators"]
+    calls = [
+        f"api/pipelines/{pipeline_id}",
+        "api/operators",
+        f"api/pipelines/{pipeline_id}/schemas",
+    ]
     assert sorted(url for kind, url in seen if kind == "asked" and url in calls) == sorted(calls)
     script = seen.index(("got", "static/editor/dist/editor.js"))
     assert all(seen.index(("asked", url)) < script for url in calls)

@@ -80,6 +80,17 @@ def test_home_page_loads_the_bundle_with_the_token_and_user(client):
     assert 'data-user-name="owner"' in page
 
 
+def test_each_page_preloads_every_chunk_the_bundle_imports_and_nothing_else(client, pipeline_id):
+    """A chunk found only once editor.js has arrived costs a round trip before anything runs;
+    a preload of a chunk the build no longer makes is a 404 on every page."""
+    imported = set(re.findall(r'from"\./([\w.-]+\.js)"', (DIST / "editor.js").read_text()))
+    assert imported, "editor.js imports no chunk: this test no longer looks at the right thing"
+    for path in ("/", f"/pipelines/{pipeline_id}/"):
+        page = client.get(path).content.decode()
+        preloaded = set(re.findall(r'rel="modulepreload" href="/static/editor/dist/([^"]+)"', page))
+        assert preloaded == imported, path
+
+
 def test_the_unit_tests_statuses_are_the_catalogs():
     """The editor's unit tests read the catalog's statuses from a file: it must be the server's."""
     fixture = ROOT / "static" / "editor" / "tests" / "statuses.json"
