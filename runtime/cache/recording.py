@@ -1,19 +1,25 @@
 """What the executor does with the result store: store each task's results as it finishes,
 and say what every node's metrics record (`results`: `{port: key}`, `cached`).
 
-Storing runs on the worker thread that ran the task, outside the executor's lock. A result
-that cannot be stored (a column pandas holds as mixed objects, a full disk) is logged and
-left out: the run itself does not fail for it.
+Storing runs behind the run (`WriteBehind`), so a node's status and the nodes below it do
+not wait for its files; the run ends once everything is stored (`finish`). A result that
+cannot be stored (a column pandas holds as mixed objects, a full disk) is logged and left
+out of the store: the run itself does not fail for it, and its metrics still name the key,
+which then reads as a result evicted since.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from functools import partial
 
 from runtime.cache.reuse import record_target, remember, written_by
+from runtime.cache.write_behind import WriteBehind
 from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
+from runtime.results import frame_bytes
 
 UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError)
 """What writing a frame to Parquet raises for data or disks it cannot handle (pyarrow's
@@ -27,6 +33,9 @@ class Recorder:
         self.plan = plan
         self.cache = plan.cache
         self.files = files
+        self.writes = WriteBehind()
+        self._queued: set[str] = set()
+        """The keys whose results were queued to be stored (this run's, stored or soon)."""
 
     def kept(
         self, task: PlannedNode, outputs: dict, members: tuple[str, ...], logger, figures
@@ -44,18 +53,14 @@ class Recorder:
                 continue
             if node_id in keys.volatile and (node_id, port) not in self.plan.stored:
                 continue  # never reused: kept only where an output or a breaker reads it
-            if not store.has(key):
-                try:
-                    store.put(key, frame, **self.about((node_id, port)))
-                except UNSTORABLE as error:
-                    why = getattr(error, "strerror", None) or type(error).__name__
-                    logger.warning(f"{node_id}.{port} was not stored in the result store: {why}")
-                    continue
+            if key not in self._queued and not store.has(key):
+                self._queued.add(key)
+                self.writes.submit(
+                    self._storing(key, frame, (node_id, port), logger), frame_bytes(frame)
+                )
             extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
             if node_id in keys.generations:  # its rows are good from now on, for a while
-                lookup, generation = keys.generations[node_id]
-                if store.record(lookup).get("generation") != generation:
-                    store.note(lookup, generation=generation, since=time.time())
+                self.writes.submit(partial(self._note_generation, *keys.generations[node_id]))
         for node_id, port in self.plan.stored:  # stored from inside a segment, by DuckDB
             key = keys.ports.get((node_id, port))
             if node_id in members and key is not None and store.has(key):
@@ -63,17 +68,37 @@ class Recorder:
         for member in members:
             node = self.plan.nodes[member]
             if member not in self.cache.reading and member in keys.nodes:
-                store.note(keys.nodes[member], **figures(member))
+                self.writes.submit(partial(store.note, keys.nodes[member], **figures(member)))
             if member in self.cache.reading:
                 found = self.cache.found
                 ports = [port.name for port in node.ports.outputs]
                 extra[member] = {"results": {port: found[(member, port)] for port in ports}}
             elif node.operator.kind == "output":
-                record_target(store, keys.nodes[member], node, self.files)
-                extra[member] = {"results": written_by(node, self.cache)}
+                self.writes.submit(
+                    partial(record_target, store, keys.nodes[member], node, self.files)
+                )
+                extra[member] = {"results": written_by(node, self.cache, self._stored)}
         for node_id in extra.keys() & self.plan.reshaped.keys():
             del extra[node_id]["results"]  # not the node's rows: the Data tab recomputes them
         return extra
+
+    def _storing(self, key: str, frame, port, logger) -> Callable[[], None]:
+        def store() -> None:
+            try:
+                self.cache.store.put(key, frame, **self.about(port))
+            except UNSTORABLE as error:
+                why = getattr(error, "strerror", None) or type(error).__name__
+                logger.warning(f"{port[0]}.{port[1]} was not stored in the result store: {why}")
+
+        return store
+
+    def _stored(self, key: str) -> bool:
+        return key in self._queued or self.cache.store.has(key)
+
+    def _note_generation(self, lookup: str, generation) -> None:
+        store = self.cache.store
+        if store.record(lookup).get("generation") != generation:
+            store.note(lookup, generation=generation, since=time.time())
 
     def about(self, port) -> dict:
         """What a port's record says besides when it was stored: its columns, when known."""
@@ -83,6 +108,9 @@ class Recorder:
     def note_position(self, node: PlannedNode, position) -> None:
         """Keep an incremental input's new position beside its stored rows: a later run that
         reuses them reports it as its own."""
+        self.writes.submit(partial(self._note_position, node, position))
+
+    def _note_position(self, node: PlannedNode, position) -> None:
         for port in node.ports.outputs:
             key = self.cache.keys.ports.get((node.id, port.name))
             if key is not None and self.cache.store.has(key):
@@ -91,5 +119,6 @@ class Recorder:
     def remember(self, results: dict) -> None:
         """At the end of the run: the parts of the keys of the nodes that succeeded, for the
         next run's reasons (`explain`)."""
+        self.writes.finish()
         succeeded = {node_id for node_id, result in results.items() if result.status == "succeeded"}
         remember(self.cache.store, self.plan.name, self.cache.keys, succeeded)

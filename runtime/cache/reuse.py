@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -183,13 +184,17 @@ def _output_decision(node: PlannedNode, key: str, store: ResultStore, files):
     return True, f"{REUSED}: its target still holds what it wrote"
 
 
-def written_by(node: PlannedNode, cache: CacheRun) -> dict[str, str]:
-    """The stored results an output node writes, by its input port (the Data tab shows them)."""
+def written_by(
+    node: PlannedNode, cache: CacheRun, stored: Callable[[str], bool] | None = None
+) -> dict[str, str]:
+    """The stored results an output node writes, by its input port (the Data tab shows them);
+    `stored(key)`: whether a key is stored or on its way (default: `cache.store.has`)."""
+    stored = stored or cache.store.has
     found = {}
     for port, sources in node.inputs.items():
         source = sources[0] if len(sources) == 1 else None
         key = cache.found.get(source) or cache.keys.ports.get(source)
-        if key is not None and cache.store.has(key):
+        if key is not None and stored(key):
             found[port] = key
     return found
 
