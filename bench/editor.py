@@ -18,7 +18,8 @@ downs and clicks on "Run", and requestAnimationFrame deltas when asked.
 - drag: a node dragged 300 px by a mouse moving at 60 Hz: frame times (rAF deltas).
 - run: "Run" clicked → every node's `data-status` final (polled every frame), split into
   the answer to `POST …/runs`, the first status frame's arrival, the server's own run
-  duration and the lag from the last status frame's arrival to its display.
+  duration and the lag from the last status frame's arrival to its display; and → the run's
+  end, which comes once its results are stored, after its nodes'.
 
 `--trace DIR` also records a Chrome trace of each phase (open.json, drag.json, run.json; load
 them in Chrome DevTools' Performance panel or ui.perfetto.dev). Tracing slows the page:
@@ -175,6 +176,7 @@ def report(result: dict, args) -> None:
         row("run: Run clicked → every node final", run["total_ms"], TARGET_STREAM_MS),
         row("run: Run clicked → POST …/runs answered", run["answered_ms"]),
         row("run: Run clicked → first status frame", run["first_status_ms"]),
+        row("run: Run clicked → run_finished received", run["finished_ms"]),
         row("run: server's run duration", run["server_ms"]),
         ["run: status event emitted → sent (first / last)",
          " / ".join(ms(value) for value in run["to_browser_ms"]), "", ""],

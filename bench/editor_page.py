@@ -180,6 +180,8 @@ async def stream_run(page: Page, total: int, listen) -> dict:
         page, f"(n) => document.querySelectorAll({json.dumps(FINAL_SELECTOR)}).length >= n", total
     )
     frames = await page.evaluate("window.__bench.stopFrames()")
+    # The run ends after its nodes do (its results are stored behind them): wait for its end.
+    await page_now(page, "() => __bench.messages.some(([, text]) => text.includes('run_finished'))")
     recorded = await page.evaluate("""() => ({
         origin: performance.timeOrigin,
         click: __bench.runClickAt,
@@ -189,7 +191,7 @@ async def stream_run(page: Page, total: int, listen) -> dict:
     })""")
     await asyncio.wait_for(listener, WAIT_MS / 1e3)
     sent = {seq: stamp for stamp, seq in heard}
-    statuses, duration_s, frames_heard = [], None, 0
+    statuses, duration_s, frames_heard, finished = [], None, 0, None
     for arrived, text in recorded["messages"]:
         message = json.loads(text)
         if message["type"] != "events":
@@ -202,12 +204,13 @@ async def stream_run(page: Page, total: int, listen) -> dict:
                 wired, handled = sent[item["seq"]], recorded["origin"] + arrived
                 statuses.append((arrived, event["status"], wired - emitted, handled - wired))
             elif event["type"] == "run_finished":
-                duration_s = event["duration_s"]
+                duration_s, finished = event["duration_s"], arrived
     click = recorded["click"]
     return {
         "total_ms": shown - click,
         "answered_ms": recorded["answered"][-1] - click,
         "first_status_ms": statuses[0][0] - click,
+        "finished_ms": finished - click,
         "to_browser_ms": (statuses[0][2], statuses[-1][2]),
         "to_page_ms": (statuses[0][3], statuses[-1][3]),
         "display_lag_ms": shown - max(item[0] for item in statuses if item[1] in FINAL),
