@@ -7,7 +7,8 @@ the web server's memory and time if it read it itself. So each is a job
 (`runtime.worker.jobs`) in a process forked by the server that forks runs
 (`run_process.fork_server`): it is given the document, the parameters, the file area and only
 the connections the document names, nothing through its environment, and answers once, in
-JSON; one spare process, forked and warmed up after each job, serves the next (`_Spare`).
+JSON; one spare process, forked and warmed up after each job, serves the next
+(`run_process.spare`).
 The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
 `prepare`, `explain_json` and `compare_runs`) do and raise the same errors, so that the API's
 answers stay the same; a job that could not answer raises an `ActionError`:
@@ -180,45 +181,6 @@ class _Slots:
 _slots = _Slots()
 
 
-class _Spare:
-    """A job process forked ahead and warmed up (`runtime.worker.jobs.standby`), so that a job
-    waits neither for its fork nor for the first touch of the engine's pages."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._process: RunProcess | None = None
-
-    def take(self) -> RunProcess:
-        """The spare if it is alive, else a new process."""
-        with self._lock:
-            process, self._process = self._process, None
-        if process is not None and not process.wait(0):
-            return process
-        if process is not None:
-            process.close()
-        return run_process.fork_server.fork()
-
-    def refill(self) -> None:
-        """Fork and warm up the next spare, in the background: after a job, not during it,
-        which it would slow down."""
-        threading.Thread(target=self._fork, name="pipewright-spare", daemon=True).start()
-
-    def _fork(self) -> None:
-        try:
-            process = run_process.fork_server.fork()
-            process.link.send("standby")
-        except OSError:  # the next job forks its own
-            return
-        with self._lock:
-            replaced, self._process = self._process, process
-        if replaced is not None:
-            replaced.send_signal(signal.SIGKILL)
-            replaced.close()
-
-
-_spare = _Spare()
-
-
 def _answer(
     job: _Job,
     document: Pipeline,
@@ -251,7 +213,7 @@ def _run(job: _Job, order: JobOrder):
     """The answer of `order` in a process of the pool, or its error raised."""
     with _slots.taken(job):
         try:
-            process = _spare.take()
+            process = run_process.spare.take()
         except OSError as error:
             log.exception("could not start the process of %s", job.words)
             raise ActionError(
@@ -266,7 +228,7 @@ def _run(job: _Job, order: JobOrder):
             if report is None or report["kind"] in _STOPPED:  # gone before the answer says so
                 process.wait(run_process.EXIT_WAIT_S)
             process.close()
-            _spare.refill()
+            run_process.spare.refill()
     return _outcome(report, job, process, order.budget)
 
 

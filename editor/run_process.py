@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from editor.spare_process import SpareProcess
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.events import Event, EventSink
 from runtime.executor import CANCELLED_REASON
@@ -61,6 +62,8 @@ CRASHED = "internal error; see the server log"
 log = logging.getLogger(__name__)
 fork_server = ForkServer()
 """This web process's server of run processes, shared by all its runs."""
+spare = SpareProcess(fork_server.fork)
+"""The process the next run or job takes, forked and warmed up after the last one."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ def supervise(
     (`plan`: see `Supervision`)."""
     supervision = Supervision(order, plan, sinks, cancel_event, timeout_s)
     try:
-        process = fork_server.fork()
+        process = spare.take()
     except OSError as error:
         log.exception("could not start the process of run %s", order.run_id)
         return Ending(RunStatus.FAILED, f"could not start the run's process: {error}")
@@ -92,6 +95,7 @@ def supervise(
         supervision.run(process)
     finally:
         process.close()
+        spare.refill()
     return supervision.ending(process)
 
 

@@ -6,7 +6,8 @@ has them done in a process forked like a run's, never in its own. Given its `Job
 first message on its socket), the process does the job and answers once, in JSON: `answer`
 with the job's JSON form, or the error the job raised (`invalid`, `node_failed`, `refused`:
 those a caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory
-limits and ends it once answered. A spare (`standby`) warms up first, then waits for its one job.
+limits and ends it once answered. A spare (`standby`) warms up first (`warm_up`), then waits
+for its one run or job.
 """
 
 from __future__ import annotations
@@ -113,16 +114,13 @@ def serve(link: Link, message: dict) -> int:
     return EXIT_OK
 
 
-def standby(link: Link, message: dict) -> int:
-    """A spare job process's life: warm up, then serve the job that comes; the exit code.
-
-    A forked process's first job costs it more than its next: every page of the engine it
-    touches first is copied then (some 1,600 for a schema inference). A spare pays for most
-    of them on a job of its own before a user waits for it."""
+def warm_up() -> None:
+    """A spare process's warm-up, before it serves the run or job that comes: every page of
+    the engine a forked process touches first is copied then (some 1,600 for a schema
+    inference), so it infers and previews a small pipeline before anybody waits for it."""
     process_flags.name_process("pw-standby")
     with tempfile.TemporaryDirectory(prefix="pipewright-standby-") as folder:
         Path(folder, "in.csv").write_text("id,name\n1,Ada\n")
-        warm_up = load_document(WARM_UP)
-        infer_schemas(warm_up, data_root=folder)
-        preview(warm_up, "keep", data_root=folder)
-    return serve(link, link.receive())
+        document = load_document(WARM_UP)
+        infer_schemas(document, data_root=folder)
+        preview(document, "keep", data_root=folder)

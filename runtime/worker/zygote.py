@@ -102,6 +102,10 @@ class RunProcess:
         self._size_at_start = self.rss_bytes()
         """The engine it shares with the server, which is not its own use."""
 
+    def count_memory_from_now(self) -> None:
+        """Measure its `growth` from its size now (a spare, warmed up: that was not its work)."""
+        self._size_at_start = self.rss_bytes()
+
     def wait(self, timeout: float) -> bool:
         """Wait up to `timeout` seconds for the process to end; whether it has."""
         if not self.ended and _readable(self._status_fd, timeout):
@@ -349,10 +353,13 @@ def _become_child(fd: int, server: int) -> NoReturn:
     if os.getppid() != server:  # the server ended before the line above took effect
         os._exit(child.EXIT_ORPHANED)
     os.nice(NICENESS)
-    serves = {"start": child.serve, "job": jobs.serve, "standby": jobs.standby}
+    serves = {"start": child.serve, "job": jobs.serve}
     link = Link(fd)
     try:
         first = link.receive()
+        if first["kind"] == "standby":  # a spare: warm up on its own, then serve what comes
+            jobs.warm_up()
+            first = link.receive()
         code = serves[first["kind"]](link, first)
     except (EOFError, OSError):  # the supervisor went away before or while we spoke
         code = child.EXIT_ORPHANED

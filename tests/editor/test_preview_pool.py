@@ -10,7 +10,6 @@ import itertools
 import os
 import signal
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +21,7 @@ from runtime.operators.csv_files import CsvInput
 from runtime.preview import preview
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, post_json
-from tests.editor.test_run_processes import wait_until
+from tests.editor.test_run_processes import processes_named, wait_until
 
 SLOW_INPUTS = "an input may be too large or too slow to read (a big file, a busy database)"
 ADVICE = f"preview a node nearer the inputs, or run the pipeline instead; {SLOW_INPUTS}"
@@ -54,18 +53,7 @@ def preview_of(client, pipeline_id: int, node: str):
 
 def job_processes(name: str = "pw-preview") -> list[int]:
     """The live processes named `name` forked by this test process's fork server."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if not entry.name.isdigit() or (entry / "comm").read_text().strip() != name:
-                continue
-            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
-            server = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[1]
-        except OSError:
-            continue
-        if state != "Z" and int(server) == os.getpid():
-            found.append(int(entry.name))
-    return found
+    return processes_named(name)
 
 
 def refusal(answer) -> tuple[int, str, str | None, str]:

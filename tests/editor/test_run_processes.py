@@ -71,14 +71,23 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def process_of(run_id: int) -> int | None:
     """The pid of the process executing run `run_id` (named `pw-run-<id>`), if any."""
+    return next(iter(processes_named(f"pw-run-{run_id}")), None)
+
+
+def processes_named(name: str) -> list[int]:
+    """The live processes named `name` that this test process's fork server forked."""
+    found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and (entry / "comm").read_text().strip() == f"pw-run-{run_id}":
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                return None if state == "Z" else int(entry.name)
+            if not entry.name.isdigit() or (entry / "comm").read_text().strip() != name:
+                continue
+            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            server = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[1]
         except OSError:
             continue
-    return None
+        if state != "Z" and int(server) == os.getpid():
+            found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +136,32 @@ def test_a_run_in_its_process_relays_the_events_executing_it_here_gives(data_roo
     assert ending.result.nodes["adults"].rows_out == 2
     assert without_timing(relayed.events) == without_timing(here.events)
     assert [event["seq"] for event in relayed.events] == list(range(1, len(here.events) + 1))
+
+
+def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
+    data_root, pause_operator
+):
+    run_process.spare.refill()
+    wait_until(lambda: len(processes_named("pw-standby")) == 1)
+    [spare] = processes_named("pw-standby")
+    document = chain(
+        ("read", "csv_input", {"path": "people.csv"}), ("wait", "pause", {"seconds": 60})
+    )
+    area = FileArea(data_root)
+    order = RunOrder(document, {}, area, {}, Budget(2**30, 1), list(sys.path), run_id=31)
+    cancel, ended = threading.Event(), []
+    plan = build_plan(load_document(document))
+    supervising = threading.Thread(target=lambda: ended.append(
+        run_process.supervise(order, plan, [ListSink()], cancel, timeout_s=60)
+    ))  # fmt: skip
+    supervising.start()
+    wait_until(lambda: process_of(31) is not None)
+    assert process_of(31) == spare
+    cancel.set()
+    supervising.join(FINAL_WITHIN_S)
+    assert ended[0].status == "cancelled"
+    wait_until(lambda: len(processes_named("pw-standby")) == 1)
+    assert processes_named("pw-standby") != [spare]
 
 
 def test_cancel_stops_a_long_sort_and_commits_no_output(client, big):

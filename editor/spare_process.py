@@ -1,0 +1,63 @@
+"""One process forked ahead and warmed up, for the next run or job to take.
+
+A forked process's first work costs it more than its next: every page of the engine it
+touches first is copied then (some 1,600 for a schema inference), and the fork itself takes
+a while. A spare pays for both on a warm-up of its own (`runtime.worker.jobs.warm_up`)
+before anybody waits for it: the check before a run, a preview, the run itself.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+
+from runtime.worker.zygote import RunProcess
+
+
+class SpareProcess:
+    """At most one warmed-up process, made by `fork`."""
+
+    def __init__(self, fork: Callable[[], RunProcess]):
+        self._fork_one = fork
+        self._lock = threading.Lock()
+        self._process: RunProcess | None = None
+        self._forking = False
+
+    def take(self) -> RunProcess:
+        """The spare if it is alive, else a new process; its memory counts from now (what its
+        warm-up used is not the taker's)."""
+        with self._lock:
+            process, self._process = self._process, None
+        if process is not None and not process.wait(0):
+            process.count_memory_from_now()
+            return process
+        if process is not None:
+            process.close()
+        return self._fork_one()
+
+    def refill(self) -> None:
+        """Fork and warm up the next spare, in the background: after a job or a run, not
+        during it, which it would slow down. Nothing to do while a spare is alive or being
+        made (runs and jobs that end together make one)."""
+        with self._lock:
+            if self._forking or (self._process is not None and not self._process.wait(0)):
+                return
+            self._forking = True
+        threading.Thread(target=self._fork, name="pipewright-spare", daemon=True).start()
+
+    def _fork(self) -> None:
+        process = None
+        try:
+            process = self._fork_one()
+            process.link.send("standby")
+        except OSError:  # the next taker forks its own
+            if process is not None:
+                process.close()
+            process = None
+        with self._lock:
+            self._forking = False
+            replaced, self._process = self._process, process
+        if replaced is not None:  # one that died: a spare is made only when none is alive
+            replaced.send_signal(signal.SIGKILL)
+            replaced.close()
