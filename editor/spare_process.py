@@ -23,18 +23,33 @@ class SpareProcess:
         self._lock = threading.Lock()
         self._process: RunProcess | None = None
         self._forking = False
+        self._warmed = False
+        """Whether the spare said it is warmed up (its one message before its work)."""
 
     def take(self) -> RunProcess:
-        """The spare if it is alive, else a new process; its memory counts from now (what its
-        warm-up used is not the taker's)."""
+        """The spare once it is warmed up, else a new process (a spare still warming up would
+        make its taker wait for the rest, and stays for the next one); its memory counts
+        from when it is taken (its warm-up's was not the taker's)."""
         with self._lock:
-            process, self._process = self._process, None
-        if process is not None and not process.wait(0):
-            process.count_memory_from_now()
-            return process
-        if process is not None:
-            process.close()
+            process = self._process
+            if process is not None and self._is_warm(process):
+                self._process, self._warmed = None, False
+                process.count_memory_from_now()
+                return process
         return self._fork_one()
+
+    def is_ready(self) -> bool:
+        """Whether a warmed-up spare waits: the next taker gets it at once."""
+        with self._lock:
+            return self._process is not None and self._is_warm(self._process)
+
+    def _is_warm(self, process: RunProcess) -> bool:
+        if not self._warmed:
+            try:
+                self._warmed = process.link.receive(0) is not None
+            except EOFError:  # it died: the next refill replaces it
+                return False
+        return self._warmed and not process.wait(0)
 
     def refill(self) -> None:
         """Fork and warm up the next spare, in the background: after a job or a run, not
@@ -57,7 +72,7 @@ class SpareProcess:
             process = None
         with self._lock:
             self._forking = False
-            replaced, self._process = self._process, process
+            replaced, self._process, self._warmed = self._process, process, False
         if replaced is not None:  # one that died: a spare is made only when none is alive
             replaced.send_signal(signal.SIGKILL)
             replaced.close()

@@ -6,8 +6,8 @@ has them done in a process forked like a run's, never in its own. Given its `Job
 first message on its socket), the process does the job and answers once, in JSON: `answer`
 with the job's JSON form, or the error the job raised (`invalid`, `node_failed`, `refused`:
 those a caller tells its user; `crashed`: a bug). Its supervisor keeps its time and memory
-limits and ends it once answered. A spare (`standby`) warms up first (`warm_up`), then waits
-for its one run or job.
+limits and ends it once answered. A spare (`standby`) warms up first (`warm_up`), says
+`ready`, then waits for its one run or job.
 """
 
 from __future__ import annotations

@@ -357,8 +357,9 @@ def _become_child(fd: int, server: int) -> NoReturn:
     link = Link(fd)
     try:
         first = link.receive()
-        if first["kind"] == "standby":  # a spare: warm up on its own, then serve what comes
+        if first["kind"] == "standby":  # a spare: warm up, say so, then serve what comes
             jobs.warm_up()
+            link.send("ready")
             first = link.receive()
         code = serves[first["kind"]](link, first)
     except (EOFError, OSError):  # the supervisor went away before or while we spoke

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from editor import preview_pool
+from editor import preview_pool, run_process
 from editor.workspaces import engine_access, personal_workspace
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
@@ -225,7 +225,7 @@ def test_a_job_is_served_by_the_spare_process_warmed_up_after_the_last_one(
     client, owner, pipeline_id, data_root, pause_operator
 ):
     assert client.get(f"/api/pipelines/{pipeline_id}/schemas").status_code == 200
-    wait_until(lambda: len(job_processes("pw-standby")) == 1)
+    wait_until(run_process.spare.is_ready)
     [spare] = job_processes("pw-standby")
     waiting = created(client, WAITING)
     thread, answers = in_background(lambda: preview_of(client_for(owner), waiting, "wait"))

@@ -142,7 +142,7 @@ def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     data_root, pause_operator
 ):
     run_process.spare.refill()
-    wait_until(lambda: len(processes_named("pw-standby")) == 1)
+    wait_until(run_process.spare.is_ready)
     [spare] = processes_named("pw-standby")
     document = chain(
         ("read", "csv_input", {"path": "people.csv"}), ("wait", "pause", {"seconds": 60})
@@ -160,7 +160,7 @@ def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     cancel.set()
     supervising.join(FINAL_WITHIN_S)
     assert ended[0].status == "cancelled"
-    wait_until(lambda: len(processes_named("pw-standby")) == 1)
+    wait_until(run_process.spare.is_ready)
     assert processes_named("pw-standby") != [spare]
 
 
