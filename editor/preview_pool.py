@@ -71,6 +71,8 @@ class _Job:
     advice: str
     """What to do when it took too long or too much memory."""
     node: str | None = None
+    refill: bool = True
+    """Whether a new spare is made after it (`run_process.spare`)."""
 
 
 def preview(
@@ -113,7 +115,9 @@ def run_problems(
     connections: Mapping[str, ConnectionSpec | str],
 ) -> list[Problem]:
     """What `runtime.inference.run_problems` answers, computed in a job's process."""
-    job = _Job("run_problems", "checking the pipeline before its run", SLOW_INPUTS)
+    # A run follows at once: its start, not a spare's warm-up, gets the CPU (the run makes
+    # the next spare when it ends).
+    job = _Job("run_problems", "checking the pipeline before its run", SLOW_INPUTS, refill=False)
     found = _answer(job, document, parameters, data_root, connections)
     return [Problem.from_json(problem) for problem in found]
 
@@ -228,7 +232,8 @@ def _run(job: _Job, order: JobOrder):
             if report is None or report["kind"] in _STOPPED:  # gone before the answer says so
                 process.wait(run_process.EXIT_WAIT_S)
             process.close()
-            run_process.spare.refill()
+            if job.refill:
+                run_process.spare.refill()
     return _outcome(report, job, process, order.budget)
 
 
