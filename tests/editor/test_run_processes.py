@@ -164,6 +164,20 @@ def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     assert processes_named("pw-standby") != [spare]
 
 
+def test_a_run_whose_spare_process_was_killed_forks_its_own(data_root):
+    run_process.spare.refill()
+    wait_until(run_process.spare.is_ready)
+    [spare] = processes_named("pw-standby")
+    os.kill(spare, signal.SIGKILL)
+    wait_until(lambda: not processes_named("pw-standby"))
+    area = FileArea(data_root)
+    order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=32)
+    plan = build_plan(load_document(SEED), {"min_age": 30})
+    ending = run_process.supervise(order, plan, [ListSink()], threading.Event(), timeout_s=60)
+    assert (ending.status, ending.error) == ("succeeded", "")
+    wait_until(run_process.spare.is_ready)  # the dead spare was replaced after the run
+
+
 def test_cancel_stops_a_long_sort_and_commits_no_output(client, big):
     run_id = start(client, chain(
         ("read", "csv_input", {"path": "big.csv"}),
