@@ -73,9 +73,9 @@ def test_the_script_follows_the_backend_asked_for(client, pipeline_id, data_root
     assert pandas.status_code == 200 and b"duckdb" not in pandas.content
 
 
-def test_an_unknown_backend_answers_400_naming_the_field(client, pipeline_id):
+def test_an_unknown_backend_answers_422_naming_the_field_as_the_plan_does(client, pipeline_id):
     response = client.get(f"/api/pipelines/{pipeline_id}/script?backend=polars')--")
-    assert response.status_code == 400
+    assert response.status_code == 422
     body = response.json()
     assert body["code"] == "invalid_request" and body["field"] == "backend"
     assert "polars" not in body["message"]
