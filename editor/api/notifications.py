@@ -25,6 +25,7 @@ from editor.api.notification_schemas import (
 from editor.api.schemas import ObjectId, answers, request_body
 from editor.errors import ActionError
 from editor.models import Notification, Run
+from editor.notification_limits import refuse_too_many_tests
 from editor.permissions import Action, may, pipeline_for
 
 router = Router()
@@ -179,13 +180,15 @@ def delete_notification(request, pipeline_id: ObjectId, notification_id: ObjectI
 
 @router.post(
     "/{int:pipeline_id}/notifications/{int:notification_id}/test",
-    response=answers({200: TestDelivery}, 403, 404),
+    response=answers({200: TestDelivery}, 403, 404, 429),
     summary="Send a test message",
 )
 def test_notification(request, pipeline_id: ObjectId, notification_id: ObjectId):
     """Sends a message shaped like a real one (about the latest run, or a made-up one) in one
-    attempt, and answers whether it arrived."""
+    attempt, and answers whether it arrived; 429 `too_many_tests` past
+    `TESTS_PER_MINUTE` a minute."""
     notification = _notification_of(request, pipeline_id, notification_id)
+    refuse_too_many_tests(request.user)
     pipeline = notification.pipeline
     run = Run.objects.latest_of(pipeline).first() or Run(pipeline=pipeline, number=0)
     payload = notifications.message(run, ["test"])

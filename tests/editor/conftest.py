@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from editor import launcher
+from editor import launcher, notification_limits
 from editor.models import Run
 
 SEED = {
@@ -32,6 +32,12 @@ def runs_of_this_test_only():
     would execute this test's runs (those it keeps queued on purpose, say)."""
     yield
     launcher.stop_embedded_pool(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def test_messages_counted_per_test():
+    """Users' ids come again in later tests: their count of test messages must not."""
+    notification_limits.forget()
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,7 @@ from django.core import mail
 
 from editor import actions, notifications, run_watch, webhooks
 from editor.models import AuditEntry, Notification, Role, Run, RunLog
+from editor.notification_limits import TESTS_PER_MINUTE
 from editor.workspaces import create_workspace, set_member
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
@@ -193,6 +194,15 @@ def test_the_test_button_answers_whether_it_arrived(client, pipeline_id, receive
     assert json.loads(receiver.requests[0]["body"])["event"] == "test"
     receiver.answers = [500]
     assert post_json(client, url, {}).json()["delivered"] is False
+
+
+def test_a_user_sends_at_most_a_few_test_messages_a_minute(client, pipeline_id, receiver):
+    made = add_webhook(client, pipeline_id, receiver.url)
+    url = f"/api/pipelines/{pipeline_id}/notifications/{made['id']}/test"
+    answers = [post_json(client, url, {}) for _ in range(TESTS_PER_MINUTE + 2)]
+    assert [answer.status_code for answer in answers].count(200) == TESTS_PER_MINUTE
+    assert answers[-1].status_code == 429 and answers[-1].json()["code"] == "too_many_tests"
+    assert len(receiver.requests) == TESTS_PER_MINUTE  # the refused ones sent nothing
 
 
 def test_only_editors_manage_notifications(client, owner, other, pipeline_id, receiver):
