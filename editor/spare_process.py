@@ -44,19 +44,24 @@ class SpareProcess:
             return self._process is not None and self._is_warm(self._process)
 
     def _is_warm(self, process: RunProcess) -> bool:
-        if not self._warmed:
-            try:
-                self._warmed = process.link.receive(0) is not None
-            except EOFError:  # it died: the next refill replaces it
-                return False
-        return self._warmed and not process.wait(0)
+        return self._is_alive(process) and self._warmed
+
+    def _is_alive(self, process: RunProcess) -> bool:
+        """Whether the spare has not died (its socket's end tells at once, before the server
+        that forked it has reaped it); notes its word that it is warm, if it came."""
+        try:
+            said = process.link.receive(0)
+        except EOFError:
+            return False
+        self._warmed = self._warmed or said is not None
+        return not process.wait(0)
 
     def refill(self) -> None:
         """Fork and warm up the next spare, in the background: after a job or a run, not
         during it, which it would slow down. Nothing to do while a spare is alive or being
         made (runs and jobs that end together make one)."""
         with self._lock:
-            if self._forking or (self._process is not None and not self._process.wait(0)):
+            if self._forking or (self._process is not None and self._is_alive(self._process)):
                 return
             self._forking = True
         threading.Thread(target=self._fork, name="pipewright-spare", daemon=True).start()

@@ -169,7 +169,7 @@ def test_a_run_whose_spare_process_was_killed_forks_its_own(data_root):
     wait_until(run_process.spare.is_ready)
     [spare] = processes_named("pw-standby")
     os.kill(spare, signal.SIGKILL)
-    wait_until(lambda: not processes_named("pw-standby"))
+    wait_until(lambda: not run_process.spare.is_ready())  # its end has reached us
     area = FileArea(data_root)
     order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=32)
     plan = build_plan(load_document(SEED), {"min_age": 30})
