@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import pytest
@@ -32,6 +33,11 @@ def runs_of_this_test_only():
     would execute this test's runs (those it keeps queued on purpose, say)."""
     yield
     launcher.stop_embedded_pool(timeout=10)
+    # A run's end starts its notifications on a thread that reads the database: the flush
+    # after the test must not meet it (on PostgreSQL, its join and TRUNCATE deadlocked).
+    for thread in threading.enumerate():
+        if thread.name.startswith("pipewright-notify-"):
+            thread.join(10)
 
 
 @pytest.fixture(autouse=True)
