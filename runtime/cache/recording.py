@@ -11,7 +11,6 @@ which then reads as a result evicted since.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from functools import partial
 
 from runtime.cache.reuse import record_target, remember, written_by
@@ -55,9 +54,8 @@ class Recorder:
                 continue  # never reused: kept only where an output or a breaker reads it
             if key not in self._queued and not store.has(key):
                 self._queued.add(key)
-                self.writes.submit(
-                    self._storing(key, frame, (node_id, port), logger), frame_bytes(frame)
-                )
+                store_it = partial(self._store, key, frame, (node_id, port), logger)
+                self.writes.submit(store_it, frame_bytes(frame))
             extra.setdefault(node_id, {}).setdefault("results", {})[port] = key
             if node_id in keys.generations:  # its rows are good from now on, for a while
                 self.writes.submit(partial(self._note_generation, *keys.generations[node_id]))
@@ -82,15 +80,12 @@ class Recorder:
             del extra[node_id]["results"]  # not the node's rows: the Data tab recomputes them
         return extra
 
-    def _storing(self, key: str, frame, port, logger) -> Callable[[], None]:
-        def store() -> None:
-            try:
-                self.cache.store.put(key, frame, **self.about(port))
-            except UNSTORABLE as error:
-                why = getattr(error, "strerror", None) or type(error).__name__
-                logger.warning(f"{port[0]}.{port[1]} was not stored in the result store: {why}")
-
-        return store
+    def _store(self, key: str, frame, port, logger) -> None:
+        try:
+            self.cache.store.put(key, frame, **self.about(port))
+        except UNSTORABLE as error:
+            why = getattr(error, "strerror", None) or type(error).__name__
+            logger.warning(f"{port[0]}.{port[1]} was not stored in the result store: {why}")
 
     def _stored(self, key: str) -> bool:
         return key in self._queued or self.cache.store.has(key)
