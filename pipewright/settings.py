@@ -181,7 +181,17 @@ if os.environ.get("REDIS_URL"):
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [os.environ["REDIS_URL"]],
+                # A consumer waits for its next message in a blocking read of up to 5 s
+                # (channels-redis's `brpop_timeout`); redis-py 8's default socket timeout is
+                # the same 5 s, so an idle socket died with TimeoutError (closed 1011). The
+                # reads get room beyond it; a Redis that cannot be reached still fails in 5 s.
+                "hosts": [
+                    {
+                        "address": os.environ["REDIS_URL"],
+                        "socket_timeout": 30,
+                        "socket_connect_timeout": 5,
+                    }
+                ],
                 "prefix": os.environ.get("PIPEWRIGHT_CHANNEL_PREFIX", "pipewright"),
                 "capacity": 2000,
                 "expiry": 30,
