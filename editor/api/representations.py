@@ -31,7 +31,10 @@ def pipeline_fields(pipeline: Pipeline) -> dict:
     }
 
 
-READ_ONLY_FIELDS = ("id", "owner", "workspace", "created_at", "updated_at", "last_run")
+READ_ONLY_FIELDS = (
+    *("id", "owner", "workspace", "created_at", "updated_at", "last_run"),
+    *("problems", "schemas"),  # what a save found: a client sends its answer back as it got it
+)
 
 
 def pipeline_json(pipeline: Pipeline, document: PipelineSpec | None = None) -> dict:

@@ -195,6 +195,22 @@ def test_restoring_a_version_saves_its_document_as_a_new_restorable_version(clie
     assert undo.json()["nodes"][0]["params"]["condition"] == "age >= 21"
 
 
+def test_a_restore_answer_sent_back_with_an_edit_saves_the_edit(client, pipeline_id):
+    """A client that edits what the restore answered and saves it, `problems` and `schemas`
+    included (the answer's read-only fields), gets the edit saved, not a refusal."""
+    a_minute_passes(pipeline_id)
+    save(client, pipeline_id, set_condition("age >= 21"))
+    body = post_json(
+        client, f"/api/pipelines/{pipeline_id}/revisions/1/restore", {"revision": 2}
+    ).json()
+    set_condition("age >= 40")(body)
+    saved = put_json(client, f"/api/pipelines/{pipeline_id}", body)
+    assert saved.status_code == 200, saved.content
+    reloaded = client.get(f"/api/pipelines/{pipeline_id}").json()
+    assert reloaded["nodes"][0]["params"]["condition"] == "age >= 40"
+    assert "problems" not in reloaded and "schemas" not in reloaded
+
+
 def test_a_restore_over_a_stale_revision_is_refused_and_changes_nothing(client, pipeline_id):
     a_minute_passes(pipeline_id)
     save(client, pipeline_id, set_condition("age >= 21"))

@@ -44,6 +44,15 @@ describe("document and canvas", () => {
     expect(canvasToDocument(meta, nodes, edges)).toEqual(document);
   });
 
+  it("leaves out what a save's or a restore's answer adds (problems, schemas, workspace)", () => {
+    const answer = { ...SERVER_ANSWER, workspace: "ada", problems: [{ code: "x", message: "y" }], schemas: { adults: {} } };
+    const { meta, nodes, edges } = documentToCanvas(answer, typeOf);
+    const sent = canvasToDocument(meta, nodes, edges);
+    expect(Object.keys(sent)).not.toContain("problems");
+    expect(Object.keys(sent)).not.toContain("schemas");
+    expect(Object.keys(sent)).not.toContain("workspace");
+  });
+
   it("uses port names as handle ids and the operator for the node type", () => {
     const { nodes, edges } = documentToCanvas(SERVER_ANSWER, typeOf);
     expect(nodes[0]).toMatchObject({ id: "adults", type: "filterType", position: { x: 260, y: 0 } });

@@ -6,7 +6,9 @@
 import { framedGroups } from "./canvasItems.js";
 import { makeEdge } from "./graph.js";
 
-const READ_ONLY = new Set(["id", "revision", "owner", "created_at", "updated_at", "last_run"]);
+// The fields the server answers beside the document and does not take back (a save's and a
+// restore's answer carry what the save found: `problems`, `schemas`).
+const READ_ONLY = new Set(["id", "revision", "owner", "workspace", "created_at", "updated_at", "last_run", "problems", "schemas"]);
 
 /** `{meta, nodes, edges}` for the canvas; `typeOf(operator)` picks each node's React Flow type. */
 export function documentToCanvas(document, typeOf) {
