@@ -239,6 +239,12 @@ class Connection(models.Model):
         "or table-name prefix ('stg_').",
     )
     description = models.CharField(max_length=200, blank=True)
+    saved_by_staff = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Last saved by staff: only then may it reach a non-public address that "
+        "PIPEWRIGHT_CONNECTION_ALLOW lists (editor.connections).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
