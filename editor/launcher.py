@@ -34,9 +34,10 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from editor import live, notifications, run_process, run_queue, run_watch
+from editor.database_outage import until_written
 from editor.input_positions import positions_of
 from editor.models import NodeRun, Run
-from editor.run_recorder import RunRecorder
+from editor.run_recorder import RunRecorder, settle
 from editor.worker_pool import WorkerPool
 from editor.workspaces import engine_access
 from runtime.backends.budget import Budget
@@ -180,7 +181,8 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
         return None
     except Exception:
         log.exception("run %s crashed", run_id)
-        _settle(run_id, RunStatus.FAILED, "internal error; see the server log")
+        crashed = "internal error; see the server log"
+        until_written(partial(settle, run_id, RunStatus.FAILED, crashed))
         return None
     finally:
         with _lock:
@@ -231,16 +233,16 @@ def _run(
             timeout_s=settings.PIPEWRIGHT_RUN_TIMEOUT_S,
         )
     except PipewrightError as problem:  # it never started: there is no outcome to write
-        status, error, ran = RunStatus.FAILED, str(problem), None
-    else:
-        status, error = ended.status, ended.error
-        ran = None if ended.result is None else (plan, ended.result)
-    finally:
+        recorder.close(RunStatus.FAILED, str(problem))
+        return None
+    except BaseException:
         recorder.close()
-    # The recorder wrote the run's outcome with the `run_finished` event; this covers a run
-    # that never got that far (its snapshot no longer validates, say).
-    _settle(run.pk, status, error)
-    return ran
+        raise
+    # The recorder writes the run's outcome with the `run_finished` event; the status given
+    # covers a run that never got that far. Either is written after every event of the run,
+    # once the database takes them: until then this process holds the run.
+    recorder.close(ended.status, ended.error)
+    return None if ended.result is None else (plan, ended.result)
 
 
 def _supervisor():
@@ -268,11 +270,4 @@ def _order(run: Run, plan: Plan) -> RunOrder:
             fresh=run.fresh, up_to=run.up_to or None, from_node=run.from_node or None
         ),
         positions=positions_of(run.pipeline_id),
-    )
-
-
-def _settle(run_id: int, status: str, error: str) -> None:
-    """Write a run's end, unless it already has one."""
-    Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
-        status=status, finished_at=timezone.now(), error=error
     )

@@ -57,6 +57,12 @@ def append(run_id: int, events: list[Event], kept: int) -> int:
     return limit
 
 
+def kept_after(events: list[Event], kept: int) -> int:
+    """How many lines a run that had `kept` has once `events` are written (as `append` says)."""
+    added = sum(1 for event in events if log_line(event) is not None)
+    return min(kept + added, settings.PIPEWRIGHT_LOG_LINES) if added else kept
+
+
 def _row(run_id: int, event: Event, level: str, message: str) -> RunLog:
     time = _when(event.get("time"))
     node = event.get("node") or ""

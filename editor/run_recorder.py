@@ -7,6 +7,14 @@ thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thous
 events cost one write per node, not a thousand) and then hands the batch to `after_write`
 (the live view's broadcast) with the seq it follows, so that listeners never hear of a state
 the database lacks.
+
+A batch the database does not take (it cannot be reached, or SQLite stays locked) is kept,
+with everything that arrives meanwhile (`editor.unwritten_events`: in memory, then on disk),
+and tried again with backoff until the database is back; nothing is dropped. Writes are
+idempotent by `seq`: a batch applies only its events after the run's `last_seq`, read with the
+run row locked, so a batch that committed though its writer heard an error is never applied
+twice (no log line twice, no node row going back). The run's end (`close`) is written after
+every event it had.
 """
 
 from __future__ import annotations
@@ -17,12 +25,15 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from editor import attempt_spans, input_positions, node_run_rows, run_logs
+from editor.database_outage import UNAVAILABLE, Backoff, until_written
 from editor.models import NodeRun, Run
+from editor.unwritten_events import UnwrittenEvents
 from runtime.events import Event
 from runtime.statuses import RunStatus
 
@@ -45,6 +56,8 @@ class RunRecorder:
         self._log_lines = 0
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._closed = object()
+        self._unwritten = UnwrittenEvents(run_id)
+        self._ending: tuple[str, str] | None = None
         self._writer = threading.Thread(
             target=self._write_loop, name=f"pipewright-recorder-{run_id}", daemon=True
         )
@@ -53,51 +66,82 @@ class RunRecorder:
     def __call__(self, event: Event) -> None:
         self._queue.put((time.monotonic(), event))
 
-    def close(self) -> None:
-        """Flush every event received so far and stop the writer."""
+    def close(self, status: str | None = None, error: str = "") -> None:
+        """Write every event received so far, then (given a `status`) the run's end unless an
+        event wrote one; return once the database has them all, however long that takes."""
+        if status is not None:
+            self._ending = (status, error)
         self._queue.put((time.monotonic(), self._closed))
         self._writer.join()
 
     def _write_loop(self) -> None:
+        backoff = Backoff()
+        closed = False
         try:
-            done = False
-            while not done:
-                batch, done = self._next_batch()
-                if batch:
-                    self._apply(batch)
+            while not closed or self._unwritten:
+                if closed:
+                    backoff.wait()
+                else:
+                    closed = self._gather(backoff.retry_at)
+                if self._unwritten and backoff.due():
+                    backoff.after(self._write_next())
+            if self._ending is not None:
+                until_written(partial(settle, self.run_id, *self._ending))
         finally:
+            self._unwritten.discard()
             connection.close()
 
-    def _next_batch(self) -> tuple[list[Event], bool]:
-        """The events arriving within one flush interval; True once `close` was called."""
-        arrived, first = self._queue.get()
-        if first is self._closed:
-            return [], True
-        batch = [first]
+    def _gather(self, retry_at: float | None) -> bool:
+        """Move what arrives into the unwritten events: everything until `retry_at` while the
+        database is away; else, once one arrived (at once if some wait already), those within
+        one flush interval of it. True once `close` was called."""
+        if retry_at is not None:
+            first_by: float | None = retry_at
+        else:
+            first_by = time.monotonic() if self._unwritten else None
+        try:
+            arrived, item = self._queue.get(
+                timeout=None if first_by is None else max(first_by - time.monotonic(), 0.0)
+            )
+        except queue.Empty:
+            return False
         # From the first event's arrival, not from now: an event that queued up while the
         # previous batch was being written is not held back another whole interval.
-        deadline = arrived + FLUSH_INTERVAL_S
-        while len(batch) < MAX_BATCH:
+        deadline = max(arrived + FLUSH_INTERVAL_S, retry_at or 0.0)
+        while item is not self._closed:
+            self._unwritten.add(item)
+            if retry_at is None and len(self._unwritten) >= MAX_BATCH:
+                return False
             try:
                 _, item = self._queue.get(timeout=max(deadline - time.monotonic(), 0.0))
             except queue.Empty:
-                break
-            if item is self._closed:
-                return batch, True
-            batch.append(item)
-        return batch, False
+                return False
+        return True
 
-    def _apply(self, events: list[Event]) -> None:
+    def _write_next(self) -> bool:
+        """Write the oldest unwritten events (up to `MAX_BATCH`); False if the database did
+        not take them (they stay, to be tried again)."""
+        events = self._unwritten.first(MAX_BATCH)
         close_old_connections()
         try:
             with transaction.atomic():
                 self._write(events)
-        except Exception:
+        except UNAVAILABLE as error:
+            log.warning(
+                "run %s: %d events wait for the database: %s", self.run_id, len(self._unwritten),
+                error,
+            )  # fmt: skip
+            return False
+        except Exception:  # a bug, not an outage: trying again would fail the same way
             log.exception("could not record events of run %s", self.run_id)
-            return
+            self._unwritten.drop(len(events))
+            self._written_seq = events[-1]["seq"]  # the next frame tells watchers of the gap
+            return True
+        self._unwritten.drop(len(events))
         after_seq, self._written_seq = self._written_seq, events[-1]["seq"]
         if self.after_write is not None:
             self.after_write(after_seq, events)
+        return True
 
     def _write(self, events: list[Event]) -> None:
         changes: dict[str, dict] = defaultdict(dict)
@@ -116,10 +160,19 @@ class RunRecorder:
             elif event["type"] == "node_progress":
                 progress = changes[node].setdefault("progress", {})
                 progress.update({SO_FAR[key]: event[key] for key in SO_FAR if key in event})
-        # Write before reading: SQLite then takes the write lock first, waiting for other
-        # writers; upgrading a read lock instead fails at once ("database is locked") when
-        # another connection is waiting to commit, and the batch would be lost.
         run = Run.objects.filter(pk=self.run_id)
+        # The run row locked (SQLite's transactions take the write lock as they begin): what
+        # `last_seq` says is written stays so until this commits, and a live view's snapshot
+        # never reads between the two (`editor.snapshots`).
+        written = run.select_for_update().values_list("last_seq", flat=True).first()
+        if written is None:  # deleted with its pipeline
+            return
+        if events[0]["seq"] <= written:  # committed already, though its writer heard an error
+            done = [event for event in events if event["seq"] <= written]
+            self._log_lines = run_logs.kept_after(done, self._log_lines)
+            events = events[len(done) :]
+            if not events:
+                return
         run.update(last_seq=events[-1]["seq"])
         rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes))
         states = []
@@ -143,3 +196,10 @@ class RunRecorder:
             if outcome["status"] == RunStatus.SUCCEEDED:  # a failed run re-reads the same rows
                 input_positions.advance(self.run_id)
         self._log_lines = run_logs.append(self.run_id, events, self._log_lines)
+
+
+def settle(run_id: int, status: str, error: str) -> None:
+    """Write a run's end, unless it already has one."""
+    Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
+        status=status, finished_at=timezone.now(), error=error
+    )

@@ -1,0 +1,120 @@
+"""A run's record survives a database that is away for a while: the recorder keeps what the
+database did not take (in memory, then on disk), tries again until it does, and never writes
+an event twice. The PostgreSQL cuts through a TCP proxy are in `test_database_cuts.py`."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+from django.db import connection
+
+from editor import actions, unwritten_events
+from editor.models import NodeRun, Run, RunLog
+from editor.run_recorder import RunRecorder
+from runtime.events import Emitter
+from runtime.paths import SYSTEM
+from runtime.spec import load_document
+from tests.editor.conftest import SEED
+
+pytestmark = pytest.mark.django_db(transaction=True)
+NODES = ["read", "adults", "write"]
+
+
+@pytest.fixture
+def run(owner, data_root) -> Run:
+    """A run that nothing executes: the tests play its events into recorders."""
+    pipeline = actions.create_pipeline(owner, load_document(SEED))
+    run = Run.objects.create(pipeline=pipeline, document=SEED, status="running")
+    NodeRun.objects.bulk_create(NodeRun(run=run, node_id=node) for node in NODES)
+    return run
+
+
+def a_whole_run(emitter: Emitter, lines: int = 20) -> None:
+    emitter.emit("run_started", name="Adults", nodes=NODES)
+    for node in NODES:
+        emitter.emit("node_status", node=node, status="running", attempt=1)
+        for index in range(lines):
+            emitter.emit("node_log", node=node, level="info", message=f"{node} {index}")
+        emitter.emit("node_status", node=node, status="succeeded", attempt=1, metrics={"rows": 3})
+    emitter.emit("run_finished", status="succeeded", duration_s=0.5, totals={})
+
+
+def assert_recorded_whole(run: Run, lines: int = 20) -> None:
+    run.refresh_from_db()
+    assert run.status == "succeeded"
+    rows = NodeRun.objects.filter(run=run)
+    assert {row.node_id: (row.status, len(row.attempt_spans)) for row in rows} == dict.fromkeys(
+        NODES, ("succeeded", 1)
+    )
+    messages = list(
+        RunLog.objects.filter(run=run).order_by("seq").values_list("message", flat=True)
+    )
+    expected = [f"{node} {index}" for node in NODES for index in range(lines)]
+    assert messages == ["run started: 3 nodes", *expected, "run succeeded after 0.50 s"]
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="a lock of SQLite's own")
+def test_events_recorded_while_sqlite_is_locked_are_all_written_once_it_is_free(
+    run, data_root, monkeypatch
+):
+    """Another connection holds SQLite's write lock for a few seconds, longer than the
+    recorder's connections wait for it (0.5 s here, 20 s as deployed): every batch it refused
+    is kept (the newer ones on disk, past a small memory bound) and written afterwards, in
+    order, and the file is gone."""
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.5)
+    monkeypatch.setattr(unwritten_events, "IN_MEMORY", 10)
+    spill = data_root.parent / SYSTEM / "unrecorded" / f"run-{run.pk}.jsonl"
+    holder = sqlite3.connect(connection.settings_dict["NAME"])
+    holder.execute("BEGIN IMMEDIATE")
+    recorder = RunRecorder(run.pk)
+    try:
+        a_whole_run(Emitter([recorder], run_id=run.pk))
+        deadline = time.monotonic() + 10
+        while not spill.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        spilled = spill.exists()
+        time.sleep(1.5)
+    finally:
+        holder.rollback()
+        holder.close()
+    recorder.close()
+    assert spilled, "the events past the memory bound waited on disk"
+    assert not spill.exists()
+    assert_recorded_whole(run)
+
+
+def test_a_batch_written_again_changes_nothing_written_before(run):
+    """A commit whose answer was lost looks failed to its writer, which writes the batch
+    again: the events up to the run's `last_seq` are skipped, so no log line is doubled and
+    no node row goes back to `running`."""
+    first = RunRecorder(run.pk)
+    played: list = []
+    a_whole_run(Emitter([first, played.append], run_id=run.pk))
+    first.close()
+    again = RunRecorder(run.pk)
+    for event in played:
+        again(event)
+    again.close()
+    assert_recorded_whole(run)
+    assert Run.objects.get(pk=run.pk).last_seq == played[-1]["seq"]
+
+
+def test_the_runs_end_is_written_only_after_all_its_events(run):
+    """`close(status)` settles a run that never sent `run_finished`, after its events."""
+    recorder = RunRecorder(run.pk)
+    seen: list = []
+
+    def watch(after_seq, events):
+        seen.append(Run.objects.get(pk=run.pk).status)
+
+    recorder.after_write = watch
+    emitter = Emitter([recorder], run_id=run.pk)
+    emitter.emit("node_status", node="read", status="running", attempt=1)
+    emitter.emit("node_log", node="read", level="info", message="reading")
+    recorder.close("failed", "the process ended")
+    run.refresh_from_db()
+    assert (run.status, run.error) == ("failed", "the process ended")
+    assert seen and set(seen) == {"running"}
+    assert RunLog.objects.filter(run=run).count() == 1
