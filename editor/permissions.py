@@ -5,6 +5,10 @@ A user reaches a workspace's pipelines, runs, connections and files through thei
 websocket, the admin, management commands and pictures all ask here; nothing else decides.
 Objects a user may not see answer 404 (their existence is not revealed); objects they may
 see but not change answer 403 with the role they would need.
+
+Whatever executes a document on the workspace's connections reads their data with the
+workspace's credentials: a viewer's preview, schemas, validation and plan run the saved
+document only (an editor wrote it), and checking a document of one's own needs `Action.TRY`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from editor.models import Connection, Pipeline, Role, Run, Workspace
 class Action(StrEnum):
     VIEW = "view"  # open, preview, export, see runs and files
     EDIT = "edit"  # save pipelines, upload and delete files
+    TRY = "check documents of your own"  # on the workspace's connections: a query of one's own
     RUN = "run"  # start and cancel runs
     MANAGE = "manage"  # members and connections
 
@@ -28,6 +33,7 @@ class Action(StrEnum):
 NEEDED_ROLE = {
     Action.VIEW: Role.VIEWER,
     Action.EDIT: Role.EDITOR,
+    Action.TRY: Role.EDITOR,
     Action.RUN: Role.EDITOR,
     Action.MANAGE: Role.ADMIN,
 }

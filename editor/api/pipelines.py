@@ -152,14 +152,16 @@ def saved_answer(
 
 @router.post(
     "/{int:pipeline_id}/check",
-    response=answers({200: CheckedDocument}, 400, 404, 413, 429),
+    response=answers({200: CheckedDocument}, 400, 403, 404, 413, 429),
     openapi_extra=DOCUMENT_BODY,
     summary="Check an unsaved document",
 )
 def check_pipeline(request, pipeline_id: ObjectId):
     """The problems and columns of the document in the body, as a save of it would answer
-    them, with nothing saved: the editor's feedback while the user types. Viewers may ask."""
-    pipeline = pipeline_for(request.user, pipeline_id)
+    them, with nothing saved: the editor's feedback while the user types. Editors only: the
+    check reads the inputs the document names, queries on the workspace's connections
+    included (a viewer's `schemas` and `validate` answer the saved document)."""
+    pipeline = pipeline_for(request.user, pipeline_id, Action.TRY)
     document, _ = read_document(request)
     return _checked(request, pipeline, document)
 
