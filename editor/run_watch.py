@@ -7,6 +7,12 @@ that a process held and no live process holds any more are marked `interrupted`,
 unfinished node runs: runs of a process of this host that is gone, or whose heartbeat went
 stale. A live run of another process keeps its heartbeat fresh, so it is never touched; a
 queued run that no process holds waits in the queue (`run_queue`) for any worker.
+
+A run is reaped for its process's missing heartbeats, never for writes that failed: while the
+database is away nobody's heartbeat gets through, so once this process has seen it fail,
+heartbeats count as missed only after it has been reachable again for `STALE_AFTER_S` (every
+live process has beaten by then). A run this process executes stays held until its recorder
+has written its end, however long the database takes to come back.
 """
 
 from __future__ import annotations
@@ -33,6 +39,10 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _held: set[int] = set()
 _threads: dict[str, threading.Thread] = {}
+_database_away = False
+"""Whether this process's watch last failed to reach the database."""
+_database_back_at: float | None = None
+"""When (monotonic) it reached the database again after it last failed to; None: never failed."""
 
 
 def hold(run_id: int) -> None:
@@ -82,11 +92,27 @@ def _reap_forever() -> None:
 
 
 def _guarded(action) -> None:
+    global _database_away, _database_back_at
     try:
         close_old_connections()
         action()
     except Exception:  # the database may be briefly away; try again next time
         log.warning("run watch: %s failed", action.__name__, exc_info=True)
+        with _lock:
+            _database_away = True
+    else:
+        with _lock:
+            if _database_away:
+                _database_away, _database_back_at = False, time.monotonic()
+
+
+def _heartbeats_tell() -> bool:
+    """Whether a stale heartbeat says its process is gone: not while the database is away, nor
+    until it has been back for `STALE_AFTER_S` (no heartbeat got through while it was away)."""
+    with _lock:
+        if _database_away:
+            return False
+        return _database_back_at is None or time.monotonic() - _database_back_at >= STALE_AFTER_S
 
 
 def beat() -> None:
@@ -121,7 +147,7 @@ def _abandoned(run: Run, here: str, stale) -> bool:
     if run.host == here and run.pid is not None:
         return run.pid == os.getpid() or not _process_alive(run.pid)
     last_sign = run.heartbeat_at or run.created_at
-    return last_sign < stale
+    return last_sign < stale and _heartbeats_tell()
 
 
 def _process_alive(pid: int) -> bool:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
-from editor import actions, unwritten_events
+from editor import actions, run_watch, unwritten_events
 from editor.models import NodeRun, Run, RunLog
 from editor.run_recorder import RunRecorder
 from runtime.events import Emitter
@@ -118,3 +120,34 @@ def test_the_runs_end_is_written_only_after_all_its_events(run):
     assert (run.status, run.error) == ("failed", "the process ended")
     assert seen and set(seen) == {"running"}
     assert RunLog.objects.filter(run=run).count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="a lock of SQLite's own")
+def test_a_stale_heartbeat_reaps_nothing_until_the_database_was_back_long_enough(run, monkeypatch):
+    """While the database is away nobody's heartbeat gets through: a run of another host whose
+    heartbeat went stale then is reaped only once the database has been back for the whole
+    staleness window (its process would have beaten again by then), never at once."""
+    monkeypatch.setattr(run_watch, "_database_away", False)
+    monkeypatch.setattr(run_watch, "_database_back_at", None)
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.2)
+    long_ago = timezone.now() - timedelta(seconds=run_watch.STALE_AFTER_S * 2)
+    Run.objects.filter(pk=run.pk).update(host="elsewhere", pid=4242, heartbeat_at=long_ago)
+    pipeline = run.pipeline
+    mine = Run.objects.create(pipeline=pipeline, document=SEED, status="running")
+    run_watch.hold(mine.pk)
+    try:
+        holder = sqlite3.connect(connection.settings_dict["NAME"])
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            run_watch._guarded(run_watch.beat)  # fails: the database is locked
+        finally:
+            holder.rollback()
+            holder.close()
+        run_watch._guarded(run_watch.reap_interrupted_runs)
+        run_watch._guarded(run_watch.reap_interrupted_runs)
+        assert Run.objects.get(pk=run.pk).status == "running"
+        back_long_enough = time.monotonic() - run_watch.STALE_AFTER_S - 1
+        monkeypatch.setattr(run_watch, "_database_back_at", back_long_enough)
+        assert run_watch.reap_interrupted_runs() == [run.pk]
+    finally:
+        run_watch.release(mine.pk)
