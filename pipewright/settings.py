@@ -15,6 +15,8 @@
   `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
+  `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
+  default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
   `manage.py runworkers` does, see docs/deploy.md),
   `PIPEWRIGHT_SCHEDULER` (`embedded`, the default: this process fires schedules; `service`:
@@ -27,7 +29,10 @@
   a worker while the cluster has none, default 300). TLS is Dask's own configuration's.
 - `PIPEWRIGHT_BASE_URL` (e.g. `https://pipewright.example.com`): where notifications link runs
   to. `PIPEWRIGHT_WEBHOOK_ALLOW`: comma list of hosts and networks (CIDR) that webhooks may
-  call although they are private or loopback (e.g. `127.0.0.1,10.0.0.0/8`). E-mail: the
+  call although they are private or loopback (e.g. `127.0.0.1,10.0.0.0/8`).
+  `PIPEWRIGHT_CONNECTION_ALLOW`: comma list of non-public hosts, networks (CIDR) and ports
+  (`db.internal:5432`, `10.0.0.0/8`) that database connections saved by staff may reach
+  (empty: public addresses only); the app's own database and Redis never. E-mail: the
   variables `EMAIL_HOST`, `EMAIL_PORT`, `EMAIL_HOST_USER`, `EMAIL_HOST_PASSWORD`,
   `EMAIL_USE_TLS` and `DEFAULT_FROM_EMAIL` set Django's settings of the same names.
 """
@@ -267,7 +272,8 @@ STORAGES = {
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 2**20  # a pipeline document is far smaller
 
-PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data")
+# Absolute: a run's paths travel to other processes and Dask workers, whose folder is not ours.
+PIPEWRIGHT_DATA_ROOT = Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or BASE_DIR / "data").absolute()
 PIPEWRIGHT_KEEP_RUNS = int(os.environ.get("PIPEWRIGHT_KEEP_RUNS", "100"))
 PIPEWRIGHT_KEEP_REVISIONS = _count("PIPEWRIGHT_KEEP_REVISIONS", 200)
 PIPEWRIGHT_KEEP_REVISIONS_MB = _count("PIPEWRIGHT_KEEP_REVISIONS_MB", 50)
@@ -279,6 +285,9 @@ if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
         "executes runs) or 'service' (`manage.py runworkers` does)"
     )
 PIPEWRIGHT_MAX_RUNS_PER_USER = _count("PIPEWRIGHT_MAX_RUNS_PER_USER", 5)
+PIPEWRIGHT_MAX_RUNNING_PER_USER = _count(
+    "PIPEWRIGHT_MAX_RUNNING_PER_USER", max(1, PIPEWRIGHT_MAX_RUNS // 2)
+)
 PIPEWRIGHT_SCHEDULER = os.environ.get("PIPEWRIGHT_SCHEDULER", "embedded")
 if PIPEWRIGHT_SCHEDULER not in ("embedded", "service"):
     raise ImproperlyConfigured(
@@ -295,6 +304,11 @@ PIPEWRIGHT_BASE_URL = os.environ.get("PIPEWRIGHT_BASE_URL", "").rstrip("/")
 PIPEWRIGHT_WEBHOOK_ALLOW = [
     item.strip()
     for item in os.environ.get("PIPEWRIGHT_WEBHOOK_ALLOW", "").split(",")
+    if item.strip()
+]
+PIPEWRIGHT_CONNECTION_ALLOW = [
+    item.strip()
+    for item in os.environ.get("PIPEWRIGHT_CONNECTION_ALLOW", "").split(",")
     if item.strip()
 ]
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")

@@ -245,7 +245,8 @@ def _prepared(args):
     from runtime.position_files import read_positions
     from runtime.run_options import RunOptions
 
-    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    # Absolute: the paths of the run travel to the Dask workers, whose folder is not ours.
+    data_root = _data_root(args).absolute()
     plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
@@ -262,8 +263,12 @@ def _prepared(args):
 def _positions_file(args) -> Path:
     from runtime.position_files import default_positions_file
 
-    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
-    return args.positions or default_positions_file(data_root, args.file)
+    return args.positions or default_positions_file(_data_root(args), args.file)
+
+
+def _data_root(args) -> Path:
+    """`--data-root`, else PIPEWRIGHT_DATA_ROOT, else the current folder."""
+    return args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
 
 
 def _keep_positions(path: Path, result) -> None:
@@ -314,7 +319,7 @@ def compile_command(args) -> int:
     """Write the script (to `-o` or stdout); exit 2 when the pipeline cannot be compiled."""
     from runtime.compile import compile_script
 
-    data_root = args.data_root or Path(os.environ.get("PIPEWRIGHT_DATA_ROOT") or ".")
+    data_root = _data_root(args)
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     script = compile_script(

@@ -34,6 +34,7 @@ from dataclasses import replace
 from distributed import Queue, Worker, get_client, get_worker, rejoin, secede
 
 from runtime.backends.budget import Budget, usable_cores
+from runtime.backends.dask.partitions import use_worker_client
 from runtime.plan import Plan
 from runtime.registry import default_registry
 from runtime.worker.child import Host, serve
@@ -115,6 +116,7 @@ class _WorkerHost(Host):
         if not any(segment.backend == "dask" for segment in plan.segments):
             yield
             return
+        use_worker_client(get_client())
         secede()
         try:
             yield

@@ -129,17 +129,39 @@ def _length(frame: pd.DataFrame) -> pd.Series:
     return pd.Series([len(frame)], dtype="int64")
 
 
+def use_worker_client(client) -> None:
+    """On a Dask worker: partitions go through the worker's own `client` (`dask_task` gives it
+    when a run with partitions starts there). It carries the worker's TLS configuration
+    (`--tls-*`), which a client opened here would lack; and Dask's `get_client()` finds no
+    worker in a node's thread, which is not the task's."""
+    global _worker_client
+    _worker_client = client
+
+
+_worker_client = None
+
+
 @contextmanager
 def _client(address: str) -> Iterator:
-    """A client of the cluster, of this segment's own. When the run itself is a task on a
-    worker, that task leaves its thread to the partitions meanwhile (`dask_task`)."""
+    """The worker's client (the run was sent to this cluster, so its scheduler is `address`);
+    elsewhere (the command line) a client of this segment's own, configured by Dask's
+    configuration. A run that is a task leaves its thread to the partitions meanwhile."""
     from distributed import Client
 
     standard_method_pickling()
+    if _worker_client is not None:
+        yield _worker_client
+        return
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError) as error:
         raise OperatorError(f"cannot reach the Dask scheduler at {address}: {error}") from error
+    except (TypeError, ValueError) as error:  # e.g. tls:// without Dask's TLS configuration
+        raise OperatorError(
+            f"cannot connect to the Dask scheduler at {address}: {error}; a tls:// scheduler "
+            "needs Dask's TLS configuration (DASK_DISTRIBUTED__COMM__TLS__CA_FILE, "
+            "…__CLIENT__CERT, …__CLIENT__KEY; docs/deploy.md)"
+        ) from error
     try:
         yield client
     finally:

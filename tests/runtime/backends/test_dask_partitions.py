@@ -5,6 +5,7 @@ one machine gives."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -178,6 +179,16 @@ def test_an_unreachable_scheduler_fails_the_run_naming_its_address(tmp_path, mon
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.error
 
 
+def test_a_tls_scheduler_without_dask_tls_configuration_fails_the_run_saying_what_to_set(
+    tmp_path,
+):
+    _, result = run(document("sales"), sales(tmp_path), "tls://127.0.0.1:9")
+
+    assert result.status == "failed"
+    assert "cannot connect to the Dask scheduler at tls://127.0.0.1:9: " in result.error
+    assert "needs Dask's TLS configuration (DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in result.error
+
+
 def test_the_cli_runs_partitions_on_the_cluster_it_is_given(cluster, tmp_path):
     root = sales(tmp_path)
     (tmp_path / "pipeline.json").write_text(json.dumps(document("sales")))
@@ -193,6 +204,20 @@ def test_the_cli_runs_partitions_on_the_cluster_it_is_given(cluster, tmp_path):
     )  # fmt: skip
 
     assert "partitioned:1 on dask" in explained.stdout
+    assert ran.returncode == 0, ran.stderr
+    assert len(written(root)) == 4
+
+
+def test_the_cli_sends_the_workers_a_data_root_given_relative_to_its_own_folder(cluster, tmp_path):
+    """The workers' folder is not the command's: the data root travels made absolute."""
+    root = sales(tmp_path / "here")
+    (tmp_path / "pipeline.json").write_text(json.dumps(document("sales")))
+    ran = subprocess.run(
+        [sys.executable, "-m", "runtime", "run", "pipeline.json", "--data-root", "here",
+         "--dask", cluster],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+    )  # fmt: skip
+
     assert ran.returncode == 0, ran.stderr
     assert len(written(root)) == 4
 
