@@ -1,20 +1,33 @@
-"""A workspace's database connections: what a URL may be, and what the runtime is given.
+"""A workspace's database connections: what a URL may be, where it may go, and what the
+runtime is given.
 
-A URL is checked once, at entry (admin and API alike): no password in it (it has its own,
-encrypted field), and for SQLite only a relative file path inside the workspace's folder —
-no absolute path, no `file:` URI, no options, no in-memory database.
+A URL is checked at entry (admin and API alike): no password in it (it has its own,
+encrypted field); for SQLite only a relative file path inside the workspace's folder — no
+absolute path, no `file:` URI, no options, no in-memory database; for a server, the rules of
+`runtime.connection_guard` (a host, allowed options, an address that is public, or listed in
+`PIPEWRIGHT_CONNECTION_ALLOW` and saved by staff, and never the app's own database or Redis).
+A name that does not resolve yet is accepted: the same guard travels with the connection to
+every query (preview, check, schemas, runs, Dask runs) and is applied again each time it
+connects, pinned to the address it checked, so a name that later resolves inward is refused.
+Staff decide which non-public hosts are reached: a connection's `saved_by_staff` says whether
+staff saved it last; a workspace admin's save of one that reaches a non-public address is
+refused (403), and at run time only staff-saved connections may use the allow-list.
 """
 
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import connections as django_databases
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from editor.errors import ActionError
 from editor.models import Connection, Workspace
+from runtime.addresses import AddressRefused, Unresolvable
+from runtime.connection_guard import DEFAULT_PORTS, ConnectionGuard, Server, StaffOnly
 from runtime.connection_specs import ConnectionSpec
 
 PASSWORD_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword", "secret", "token"})
@@ -29,7 +42,7 @@ def checked_url(text: str) -> URL:
     """The parsed URL, or `UrlRefused` saying what to change."""
     try:
         url = make_url(text)
-    except ArgumentError:
+    except (ArgumentError, ValueError):  # ValueError: a port that is no number
         raise UrlRefused(
             "not a SQLAlchemy URL; write it like postgresql+psycopg://user@host/db"
         ) from None
@@ -39,7 +52,63 @@ def checked_url(text: str) -> URL:
         raise UrlRefused("put the password in the password field, not in the URL's options")
     if url.get_backend_name() == "sqlite":
         _check_sqlite(url)
+        return url
+    try:
+        guard().checked(url)
+    except AddressRefused as error:
+        raise UrlRefused(str(error)) from None
     return url
+
+
+def guard(*, private_allowed: bool = False) -> ConnectionGuard:
+    """The rules a workspace's connection is held to (`runtime.connection_guard`)."""
+    database = django_databases["default"].settings_dict
+    backend = database["ENGINE"].rsplit(".", 1)[-1]
+    refused, files = list(_redis_servers()), ()
+    if backend == "sqlite3":
+        files = (str(database["NAME"]),)
+    elif backend in ("postgresql", "mysql"):
+        own = "the application's own database"
+        refused.append(
+            Server(
+                own,
+                database["HOST"] or "",
+                int(database["PORT"] or DEFAULT_PORTS[backend]),
+                # a MySQL/MariaDB session reads every database of its server by name
+                database["NAME"] if backend == "postgresql" else None,
+            )
+        )
+    return ConnectionGuard(
+        allow=tuple(settings.PIPEWRIGHT_CONNECTION_ALLOW),
+        private_allowed=private_allowed,
+        refused=tuple(refused),
+        refused_files=files,
+    )
+
+
+def _redis_servers():
+    for layer in getattr(settings, "CHANNEL_LAYERS", {}).values():
+        for host in layer.get("CONFIG", {}).get("hosts", []):
+            address = host.get("address", "") if isinstance(host, dict) else host
+            if isinstance(address, str) and address.startswith(("redis://", "rediss://")):
+                url = make_url(address)
+                yield Server("the application's Redis server", url.host or "", url.port or 6379)
+
+
+def check_destination(url: URL, *, staff: bool) -> None:
+    """Where a server's URL points, as saved by staff or not: `UrlRefused`, or `StaffOnly`
+    for a non-public address saved by someone else; a name that does not resolve passes
+    (the guard checks it again at each connection)."""
+    if url.get_backend_name() == "sqlite":
+        return
+    try:
+        guard(private_allowed=staff).pinned(url)
+    except Unresolvable:
+        return
+    except StaffOnly:
+        raise
+    except AddressRefused as error:
+        raise UrlRefused(str(error)) from None
 
 
 def _check_sqlite(url: URL) -> None:
@@ -57,12 +126,15 @@ def _check_sqlite(url: URL) -> None:
 
 
 def runtime_connections(workspace: Workspace) -> dict[str, ConnectionSpec]:
-    """The workspace's connections as the runtime takes them (passwords decrypted)."""
+    """The workspace's connections as the runtime takes them (passwords decrypted), each
+    with the guard it connects through."""
+    guards = {staff: guard(private_allowed=staff) for staff in (False, True)}
     return {
         connection.name: ConnectionSpec(
             url=connection.full_url(),
             read_only=connection.read_only,
             prefix=connection.prefix or None,
+            guard=guards[connection.saved_by_staff],
         )
         for connection in Connection.objects.filter(workspace=workspace)
     }
@@ -72,21 +144,26 @@ def save_connection(
     workspace: Workspace,
     name: str,
     *,
+    staff: bool,
     url: str,
     password: str | None = None,
     read_only: bool = True,
     prefix: str = "",
     description: str = "",
 ) -> Connection:
-    """Create or change the workspace's connection `name` (a None password keeps the old)."""
+    """Create or change the workspace's connection `name` (a None password keeps the old);
+    `staff`: whether the one saving it is staff."""
     try:
-        checked_url(url)
+        check_destination(checked_url(url), staff=staff)
+    except StaffOnly as error:
+        raise ActionError(403, "staff_only", str(error), field="url") from None
     except UrlRefused as error:
         raise ActionError(400, "invalid_connection", str(error), field="url") from None
     connection = Connection.objects.filter(workspace=workspace, name=name).first()
     connection = connection or Connection(workspace=workspace, name=name)
     connection.url, connection.read_only = url, read_only
     connection.prefix, connection.description = prefix, description
+    connection.saved_by_staff = staff
     if password is not None:
         connection.set_password(password)
     try:

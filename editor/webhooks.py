@@ -1,7 +1,8 @@
 """Posting a signed JSON message to a webhook, to addresses on the public internet only.
 
-A webhook's host is resolved once per attempt and every address it resolves to is checked:
-private, loopback, link-local, shared, multicast and reserved addresses are refused, unless
+A webhook's host is resolved once per attempt and every address it resolves to is checked
+(`runtime.addresses`, as database connections are): private, loopback, link-local, shared,
+multicast, reserved and this server's own addresses are refused, unless
 `PIPEWRIGHT_WEBHOOK_ALLOW` lists the host or a network holding the address. The request then
 goes to that resolved address (the Host header and TLS name stay the host's), so a DNS answer
 that changes between the check and the request cannot point it inside. Redirects are not
@@ -14,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import http.client
-import ipaddress
 import json
 import socket
 import time
@@ -23,14 +23,13 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from runtime import addresses
+from runtime.addresses import AddressRefused
+
 TIMEOUT_S = 5.0
 RETRY_DELAYS_S = (1.0, 4.0)
 """Waits before the second and third attempts; a 5xx, a 429 or no answer is retried."""
 USER_AGENT = "Pipewright-Webhook/1"
-
-
-class AddressRefused(ValueError):
-    """A webhook URL that may not be called, with the reason in the user's words."""
 
 
 @dataclass(frozen=True)
@@ -66,49 +65,25 @@ def checked_url(text: str) -> tuple[str, str, int]:
         raise AddressRefused("a webhook URL may not hold a user name or password")
     host = parts.hostname
     port = port or (443 if parts.scheme == "https" else 80)
-    try:
-        literal = ipaddress.ip_address(host)
-    except ValueError:
-        literal = None
+    literal = addresses.literal(host)
     if literal is not None:
-        _check_address(host, literal)
+        _check_address(host, literal, port)
     return parts.scheme, host, port
 
 
-def _allow_list() -> tuple[set[str], list]:
-    hosts, networks = set(), []
-    for item in settings.PIPEWRIGHT_WEBHOOK_ALLOW:
-        try:
-            networks.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            hosts.add(item.lower())
-    return hosts, networks
-
-
-def _check_address(host: str, address) -> None:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if address.is_global and not address.is_multicast:
-        return
-    hosts, networks = _allow_list()
-    if host.lower() in hosts or any(address in network for network in networks):
-        return
-    raise AddressRefused(
-        f"{host} is a private, loopback, link-local or reserved address ({address}); "
-        "webhooks go to public addresses unless PIPEWRIGHT_WEBHOOK_ALLOW lists it"
+def _check_address(host: str, address: addresses.Address, port: int) -> None:
+    allowed = addresses.AllowList(tuple(settings.PIPEWRIGHT_WEBHOOK_ALLOW))
+    addresses.check(
+        host, address, port, allowed, setting="PIPEWRIGHT_WEBHOOK_ALLOW", what="webhooks"
     )
 
 
 def resolved_address(host: str, port: int) -> str:
     """The one address the request will go to, after checking all the host has."""
-    try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        raise AddressRefused(f"the host {host} cannot be resolved") from None
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in found]
-    for address in addresses:
-        _check_address(host, address)
-    return str(addresses[0])
+    found = addresses.resolve(host, port)
+    for address in found:
+        _check_address(host, address, port)
+    return str(found[0])
 
 
 class _PinnedHTTP(http.client.HTTPConnection):

@@ -14,6 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError
 
+from runtime.connection_guard import ConnectionGuard
+
 _SECRET_KEY = re.compile(r"pass|secret|token|key", re.IGNORECASE)
 """URL query options whose value is masked wherever a URL is shown."""
 
@@ -31,6 +33,12 @@ class ConnectionSpec:
     changed: str = ""
     """When the connection was last changed (ISO 8601; "" if unknown): part of the key of a
     query's stored result, so that a connection pointed elsewhere never reuses it."""
+    guard: ConnectionGuard | None = None
+    """Where a workspace's connection may go (`runtime.connection_guard`); None: anywhere
+    (the CLI's own connections file)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "guard", ConnectionGuard.of(self.guard))  # from JSON
 
     def __repr__(self) -> str:
         try:

@@ -25,6 +25,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError, StatementError
 from sqlalchemy.pool import NullPool
 
+from runtime.addresses import AddressRefused
 from runtime.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
@@ -52,16 +53,24 @@ def connection_spec(ctx: NodeContext, name: str) -> ConnectionSpec:
 
 def connection_url(ctx: NodeContext, name: str, *, write: bool = False) -> URL:
     """The URL of connection `name`, an SQLite path checked and resolved in the node's file
-    area (for writing, when `write`: the shared folder is read-only)."""
+    area (for writing, when `write`: the shared folder is read-only); a server's, checked by
+    the connection's guard and pinned to the address it checked."""
+    spec = connection_spec(ctx, name)
     try:
-        url = sa.make_url(connection_spec(ctx, name).url)
-    except ArgumentError:
+        url = sa.make_url(spec.url)
+    except (ArgumentError, ValueError):
         raise OperatorError(
             f"connection '{name}' has a malformed database URL; fix it in the connections settings"
         ) from None
-    if url.get_backend_name() != "sqlite":
-        return url
-    return url.set(database=str(ctx.resolve_path(sqlite_path(url, name), write=write)))
+    try:
+        if url.get_backend_name() != "sqlite":
+            return spec.guard.pinned(url) if spec.guard else url
+        path = str(ctx.resolve_path(sqlite_path(url, name), write=write))
+        if spec.guard:
+            spec.guard.check_file(path)
+    except AddressRefused as refused:
+        raise OperatorError(f"connection '{name}' is refused: {refused}") from None
+    return url.set(database=path)
 
 
 def sqlite_path(url: URL, name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from editor.connections import UrlRefused, checked_url
+from editor.connections import UrlRefused, check_destination, checked_url
 from editor.models import Connection
 
 
@@ -26,14 +26,15 @@ class ConnectionForm(forms.ModelForm):
         fields = ("workspace", "name", "url", "password", "read_only", "prefix", "description")
 
     def clean_url(self):
-        try:
-            checked_url(self.cleaned_data["url"])
+        try:  # the admin is staff's: it may reach what PIPEWRIGHT_CONNECTION_ALLOW lists
+            check_destination(checked_url(self.cleaned_data["url"]), staff=True)
         except UrlRefused as error:
             raise forms.ValidationError(str(error)) from None
         return self.cleaned_data["url"]
 
     def save(self, commit=True):
         connection = super().save(commit=False)
+        connection.saved_by_staff = True
         if self.cleaned_data.get("clear_password"):
             connection.set_password("")
         elif self.cleaned_data.get("password"):

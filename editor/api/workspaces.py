@@ -144,10 +144,13 @@ def list_connections(request, slug: str):
     summary="Create or change a connection",
 )
 def put_connection(request, slug: str, name: str):
-    """`password` is write-only: omit it to keep the stored one, "" to remove it."""
+    """`password` is write-only: omit it to keep the stored one, "" to remove it. A URL
+    reaching a non-public address (one `PIPEWRIGHT_CONNECTION_ALLOW` lists) is saved by
+    staff only: 403 `staff_only` for anyone else."""
     workspace = workspace_for(request.user, slug, Action.MANAGE)
     body = parse_body(ConnectionIn, json_object(request))
-    connection = save_connection(workspace, name, **body.model_dump())
+    staff = request.user.is_staff
+    connection = save_connection(workspace, name, staff=staff, **body.model_dump())
     return connection_json(connection)
 
 

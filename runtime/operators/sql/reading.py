@@ -42,6 +42,7 @@ from runtime.operators.sql.dialects import (
     probe_declared_types,
     select_limit,
 )
+from runtime.operators.sql.file_access import refuse_file_access
 from runtime.operators.sql.node_connection import (
     close_connection,
     node_connection,
@@ -166,6 +167,7 @@ def read_query(ctx: NodeContext, row_limit: int | None, *, after=None) -> pd.Dat
     with `after`, only those whose watermark column is greater (bound, never pasted)."""
     params: SqlInputParams = ctx.params
     query, values = params.query, dict(params.params)
+    refuse_file_access(query)
     with (
         node_connection(ctx, params.connection) as connection,
         database_errors(f"query on '{params.connection}' failed", connection.engine.url),
