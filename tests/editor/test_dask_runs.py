@@ -18,7 +18,7 @@ from pathlib import Path
 import dask
 import pandas as pd
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, get_task_stream
 
 from editor import run_dask, run_process
 from editor.models import Run, RunLog
@@ -135,10 +135,10 @@ def test_a_run_on_the_cluster_relays_the_events_a_local_run_does_and_writes_the_
     assert (data_root / "out" / "adults.csv").read_text() == written_here
 
 
-def run_over_a_folder(client, data_root) -> tuple[Run, dict]:
-    """A run of a chain over a folder of three Parquet files; the run and its node rows."""
+def run_over_a_folder(client, data_root, files: int = 3) -> tuple[Run, dict]:
+    """A run of a chain over a folder of `files` Parquet files; the run and its node rows."""
     (data_root / "sales").mkdir()
-    for index in range(3):
+    for index in range(files):
         part = pd.DataFrame({"region": ["n", "s", "n"], "amount": [index, 2, 3]})
         part.to_parquet(data_root / "sales" / f"part-{index}.parquet")
     run_id = start(client, chain(
@@ -393,6 +393,25 @@ def test_runs_go_to_a_scheduler_and_workers_started_with_the_dask_commands_over_
     assert (data_root / "out" / "adults.csv").read_text().splitlines() == [
         "id,name,age", "1,Ada,36", "3,Grace,85",
     ]  # fmt: skip
+
+
+def test_a_partitioned_run_on_the_tls_cluster_spreads_its_partitions_over_both_workers(
+    client, data_root, settings, dask_commands
+):
+    """The run's task is on a worker started with `--tls-*` options only: its partitions go
+    through that worker's own client (a new one would have no TLS configuration)."""
+    settings.PIPEWRIGHT_DASK_SCHEDULER = dask_commands.address
+    with (
+        dask.config.set(tls_config(dask_commands.credentials)),
+        Client(dask_commands.address, set_as_default=False) as observer,
+        get_task_stream(observer) as stream,
+    ):
+        run, nodes = run_over_a_folder(client, data_root, files=4)
+
+    assert (run.status, run.error) == ("succeeded", "")
+    assert nodes["sales"].metrics["backend"] == "dask"
+    partitions = [task for task in stream.data if "pipewright-run-" not in str(task["key"])]
+    assert len({task["worker"] for task in partitions}) == 2
 
 
 def test_a_scheduler_address_neither_tcp_nor_tls_stops_the_server_at_start():
