@@ -1,6 +1,7 @@
-"""Previews, schema inference, the check before a run, the plan view's plan and the comparison
-of two runs, each in a process of its own: at most `PIPEWRIGHT_MAX_PREVIEWS` at once in this
-web process, each stopped past `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
+"""Previews, schema inference, the check before a run, the plan view's plan, the comparison
+of two runs and scripts compiled, each in a process of its own: at most
+`PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each stopped past
+`PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
 
 They read data (an input's sample, a preview's rows, a database's columns), which would hold
 the web server's memory and time if it read it itself. So each is a job
@@ -10,8 +11,8 @@ the connections the document names, nothing through its environment, and answers
 JSON; one spare process, forked and warmed up after each job, serves the next
 (`run_process.spare`).
 The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
-`prepare`, `explain_json` and `compare_runs`) do and raise the same errors, so that the API's
-answers stay the same; a job that could not answer raises an `ActionError`:
+`prepare`, `explain_json`, `compare_runs` and `compile_script`) do and raise the same errors,
+so that the API's answers stay the same; a job that could not answer raises an `ActionError`:
 
 - every process busy for `SLOT_WAIT_S`: 429 `previews_busy`. A job waits that long for a
   slot first, because inference takes milliseconds and a save must not fail for a moment's
@@ -136,6 +137,20 @@ def explained_plan(
     options = {"backend": backend, "cluster": settings.PIPEWRIGHT_DASK_SCHEDULER}
     found = _answer(job, document, parameters, data_root, connections, options)
     return [Problem.from_json(problem) for problem in found["problems"]], found["plan"]
+
+
+def compiled_script(
+    document: Pipeline,
+    *,
+    backend: str | None = None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> str:
+    """What `runtime.compile.compile_script` answers, computed in a job's process (it reads
+    the inputs' columns, a query's by running it); a `CompileRefused` is a 422
+    `not_compilable` naming the node."""
+    job = _Job("script", "compiling the pipeline to a script", SLOW_INPUTS)
+    return _answer(job, document, None, data_root, connections, {"backend": backend})
 
 
 def compared_runs(
@@ -267,7 +282,7 @@ def _outcome(report: dict, job: _Job, process: RunProcess, budget: Budget):
         raise NodeExecutionError(report["node"], report["message"])
     if kind == "refused":
         raise ActionError(
-            422, "cannot_compare", report["message"], field=report["field"], node=report["node"]
+            422, report["code"], report["message"], field=report["field"], node=report["node"]
         )
     if kind == "crashed":
         log.error("%s crashed:\n%s", job.words, report["traceback"])

@@ -1,8 +1,10 @@
 """`GET /api/pipelines/{id}/script`: the pipeline compiled to a standalone Python script.
 
-Whoever may view a pipeline may download its script; the script is compiled against the
-files of the pipeline's workspace (to read its inputs' columns). A pipeline that cannot be
-compiled exactly (a plugin operator, an incremental input ...) answers 422 naming the node.
+Whoever may view a pipeline may download its script; the script is compiled, in a job's
+process as a preview is, against the files and connections of the pipeline's workspace (to
+read its inputs' and queries' columns); the script names each connection's environment
+variable, never its URL. A pipeline that cannot be compiled exactly (a plugin operator, an
+incremental input ...) answers 422 naming the node; one with problems, 422 listing them.
 The script runs where the pipeline's backend puts it (DuckDB segments where the plan would use
 them); `?backend=` asks for another (`pandas`: a script of pandas only).
 """
@@ -11,14 +13,15 @@ from __future__ import annotations
 
 from ninja import Router
 
+from editor import preview_pool
 from editor.api.schemas import ObjectId, answers
 from editor.documents import to_document
-from editor.errors import ActionError
+from editor.errors import problems_error
 from editor.exports import download, script_name
 from editor.permissions import pipeline_for
-from editor.workspaces import file_area
+from editor.workspaces import engine_access
 from runtime.backend_names import Backend
-from runtime.compile import CompileRefused, compile_script
+from runtime.errors import PipelineValidationError
 
 router = Router()
 
@@ -34,7 +37,7 @@ SCRIPT_FILE = {
 
 @router.get(
     "/{int:pipeline_id}/script",
-    response=answers({200: None}, 404, 422),
+    response=answers({200: None}, 404, 422, 429),
     summary="Export as a Python script",
     openapi_extra=SCRIPT_FILE,
 )
@@ -43,9 +46,10 @@ def pipeline_script(request, pipeline_id: ObjectId, backend: Backend | None = No
     segments on it, with the same outputs as a run; `backend` overrides the document's (an
     unknown one is a 422 naming it, as for the plan)."""
     pipeline = pipeline_for(request.user, pipeline_id)
-    area = file_area(pipeline.workspace, request.user)
+    access = engine_access(pipeline.workspace, request.user)
     try:
-        script = compile_script(to_document(pipeline), data_root=area, backend=backend)
-    except CompileRefused as error:
-        raise ActionError(422, "not_compilable", error.message, node=error.node) from error
+        script = preview_pool.compiled_script(to_document(pipeline), backend=backend, **access)
+    except PipelineValidationError as error:
+        message = "the pipeline cannot be compiled"
+        raise problems_error(422, "invalid_pipeline", message, error.problems) from error
     return download(script, script_name(pipeline), "text/x-python")

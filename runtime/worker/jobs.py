@@ -1,5 +1,5 @@
 """A job in a process of its own: a preview, schema inference, the check before a run, a plan,
-the comparison of two runs.
+the comparison of two runs, a script compiled.
 
 These read data (an input's sample, a preview's rows, a database's columns), so the web server
 has them done in a process forked like a run's, never in its own. Given its `JobOrder` (the
@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from runtime.compile import CompileRefused, compile_script
 from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
 from runtime.plan import build_plan
@@ -69,6 +70,15 @@ def _plan(order: JobOrder) -> dict:
     return {"problems": [], "plan": explain_json(prepared)}
 
 
+def _script(order: JobOrder) -> str:
+    """The document compiled to a standalone script (`runtime.compile`), reading its inputs'
+    columns, queries' included, with the connections the document names."""
+    return compile_script(
+        load_document(order.document), data_root=order.area, backend=order.options.get("backend"),
+        connections=order.connections,
+    )  # fmt: skip
+
+
 def _compare(order: JobOrder) -> list[dict]:
     """Two runs node by node (`runtime.comparison`): the records in the options, spilling into
     the area's scratch folder."""
@@ -89,6 +99,7 @@ JOBS: dict[str, Callable[[JobOrder], object]] = {
     "run_problems": _run_problems,
     "plan": _plan,
     "compare": _compare,
+    "script": _script,
 }
 """Each job by its name in a `JobOrder`, returning its answer's JSON form."""
 
@@ -105,7 +116,14 @@ def serve(link: Link, message: dict) -> int:
     except NodeExecutionError as error:
         link.send("node_failed", node=error.node_id, message=error.message)
     except ComparisonError as error:
-        link.send("refused", message=str(error), field=error.field, node=error.node)
+        link.send(
+            "refused", code="cannot_compare", message=str(error), field=error.field,
+            node=error.node,
+        )  # fmt: skip
+    except CompileRefused as error:
+        link.send(
+            "refused", code="not_compilable", message=error.message, field=None, node=error.node
+        )
     except Exception:
         link.send("crashed", traceback=traceback.format_exc())
         return EXIT_CRASHED

@@ -3,6 +3,8 @@ the pipeline; a 404 for other users; a 422 naming the node that cannot be compil
 
 from __future__ import annotations
 
+import os
+import sqlite3
 import subprocess
 import sys
 
@@ -10,7 +12,7 @@ import pytest
 
 from editor.models import Role
 from editor.workspaces import create_workspace, set_member
-from tests.editor.conftest import SEED, client_for, post_json
+from tests.editor.conftest import SEED, client_for, post_json, put_json
 
 
 def test_the_script_downloads_as_a_python_file_that_runs(client, pipeline_id, data_root):
@@ -79,3 +81,93 @@ def test_an_unknown_backend_answers_422_naming_the_field_as_the_plan_does(client
     body = response.json()
     assert body["code"] == "invalid_request" and body["field"] == "backend"
     assert "polars" not in body["message"]
+
+
+WAREHOUSE_PASSWORD = "hunter2-not-in-scripts"
+
+
+def sql_pipeline(client, nodes: list[dict], edges: list[dict]) -> int:
+    document = {**SEED, "name": "from the warehouse", "nodes": nodes, "edges": edges}
+    created = post_json(client, "/api/pipelines", document)
+    assert created.status_code == 201, created.content
+    return created.json()["id"]
+
+
+def test_a_query_on_a_workspace_connection_compiles_to_a_script_reading_its_variable(
+    client, data_root
+):
+    """Export as Python with an `sql_input` on the workspace's connection, as a user clicks it
+    in the editor: the script reads the URL from PIPEWRIGHT_CONN_WAREHOUSE, never holds it,
+    and run with that variable writes what a run writes (it was a 400, "no connection named")."""
+    with sqlite3.connect(data_root / "warehouse.db") as database:
+        database.execute("create table people (name text, age integer)")
+        database.executemany("insert into people values (?, ?)", [("Ada", 36), ("Linus", 17)])
+    saved = put_json(
+        client, "/api/workspaces/owner/connections/warehouse", {"url": "sqlite:///warehouse.db"}
+    )
+    assert saved.status_code == 200, saved.content
+    query = {"connection": "warehouse", "query": "select name, age from people where age > 18"}
+    pipeline_id = sql_pipeline(
+        client,
+        [
+            {"id": "query", "operator": "sql_input", "params": query},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out/adults.csv"}},
+        ],
+        [{"source": "query", "target": "write"}],
+    )
+    response = client.get(f"/api/pipelines/{pipeline_id}/script")
+    assert response.status_code == 200, response.content
+    script = response.content.decode()
+    assert "PIPEWRIGHT_CONN_WAREHOUSE" in script
+    assert "warehouse.db" not in script
+
+    (data_root / "adults.py").write_text(script)
+    environment = {**os.environ, "PIPEWRIGHT_CONN_WAREHOUSE": "sqlite:///warehouse.db"}
+    ran = subprocess.run(
+        [sys.executable, "-I", "adults.py"], capture_output=True, text=True, cwd=data_root,
+        env=environment,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert (data_root / "out" / "adults.csv").read_text() == "name,age\nAda,36\n"
+
+
+def test_a_script_writing_to_a_connection_holds_neither_its_url_nor_its_password(client, data_root):
+    saved = put_json(
+        client,
+        "/api/workspaces/owner/connections/warehouse",
+        {
+            "url": "postgresql+psycopg://loader@warehouse.example:5432/dw",
+            "password": WAREHOUSE_PASSWORD,
+            "read_only": False,
+        },
+    )
+    assert saved.status_code == 200, saved.content
+    pipeline_id = sql_pipeline(
+        client,
+        [
+            {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+            {"id": "load", "operator": "sql_output",
+             "params": {"connection": "warehouse", "table": "people"}},
+        ],
+        [{"source": "read", "target": "load"}],
+    )  # fmt: skip
+    response = client.get(f"/api/pipelines/{pipeline_id}/script")
+    assert response.status_code == 200, response.content
+    script = response.content.decode()
+    assert "PIPEWRIGHT_CONN_WAREHOUSE" in script
+    for secret in (WAREHOUSE_PASSWORD, "warehouse.example", "loader@"):
+        assert secret not in script
+
+
+def test_a_query_on_a_connection_the_workspace_lacks_answers_422_listing_the_problem(
+    client, data_root
+):
+    query = {"connection": "nowhere", "query": "select 1 as one"}
+    pipeline_id = sql_pipeline(
+        client, [{"id": "query", "operator": "sql_input", "params": query}], []
+    )
+    response = client.get(f"/api/pipelines/{pipeline_id}/script")
+    assert response.status_code == 422, response.content
+    body = response.json()
+    assert body["code"] == "invalid_pipeline"
+    assert [problem["node"] for problem in body["problems"]] == ["query"]
