@@ -9,7 +9,10 @@ way two workers never claim one run, and a worker never waits on another's claim
 Users are taken in turn: the next run is the oldest queued run of the user with the fewest
 runs going, the one whose last run started longest ago among equals, so that one user who
 queues many runs delays another user's single run by one run at most. A user who has
-`PIPEWRIGHT_MAX_RUNS_PER_USER` runs going waits for one of them to end. A run a schedule
+`PIPEWRIGHT_MAX_RUNNING_PER_USER` runs going, on any worker, waits for one of them to end, so
+that one user's long runs never hold every slot while others' work waits. The claim counts
+them again with the user's row locked (claimers of other users' runs go on), so two workers
+claiming at once cannot both take the user's last slot. A run a schedule
 queued behind its pipeline's active run (`queued_behind`) waits for that run to end. Queued
 runs that a process holds (`pid` set: `manage.py runpipeline` runs its own in the foreground)
 are never claimed.
@@ -24,6 +27,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
@@ -48,14 +52,15 @@ def unclaimed() -> Run.objects:
 
 def claim_next() -> int | None:
     """Claim the next run in fair order for this process; its id, or None if none waits."""
-    for run_id in _in_fair_order():
-        if _claim(run_id):
+    for run_id, user_id in _in_fair_order():
+        if _claim(run_id, user_id):
             return run_id
     return None
 
 
-def _in_fair_order() -> Iterator[int]:
-    """Each waiting user's oldest queued run, the user to serve first first."""
+def _in_fair_order() -> Iterator[tuple[int, int | None]]:
+    """Each waiting user's oldest queued run with the user, the user to serve first first,
+    leaving out users whose running slots are all taken."""
     waiting = unclaimed().order_by("created_at", "pk").values_list("pk", "started_by_id")
     oldest: dict[int | None, int] = {}
     for run_id, user_id in waiting[:CANDIDATES]:
@@ -72,21 +77,24 @@ def _in_fair_order() -> Iterator[int]:
         .annotate(last=Max("started_at"))
         .values_list("started_by_id", "last")
     )
-    limit = settings.PIPEWRIGHT_MAX_RUNS_PER_USER
+    limit = settings.PIPEWRIGHT_MAX_RUNNING_PER_USER
     users = [user for user in oldest if user is None or going[user] < limit]
     users.sort(key=lambda user: (going[user], last_started.get(user, NEVER)))
     for user in users:
-        yield oldest[user]
+        yield oldest[user], user
 
 
-def _claim(run_id: int) -> bool:
-    """Mark `run_id` running for this process, if it is still waiting and nobody else is
-    claiming it at this moment."""
+def _claim(run_id: int, user_id: int | None) -> bool:
+    """Mark `run_id` running for this process, if it is still waiting, nobody else is
+    claiming it or another run of its user at this moment, and its user has a free slot."""
+    skip_locked = connection.features.has_select_for_update_skip_locked
     with transaction.atomic():
         waiting = unclaimed().filter(pk=run_id)
-        if connection.features.has_select_for_update_skip_locked:
+        if skip_locked:
             waiting = waiting.select_for_update(skip_locked=True)
         if not waiting.values_list("pk", flat=True).first():
+            return False
+        if user_id is not None and not _free_slot(user_id, skip_locked):
             return False
         now = timezone.now()
         return bool(
@@ -98,3 +106,15 @@ def _claim(run_id: int) -> bool:
                 pid=os.getpid(),
             )
         )
+
+
+def _free_slot(user_id: int, skip_locked: bool) -> bool:
+    """Whether the user has fewer than `PIPEWRIGHT_MAX_RUNNING_PER_USER` runs running, on any
+    worker; False while another claim or start holds the user's row (looked at again soon).
+    SQLite's write transaction already keeps every other claimer out."""
+    users = get_user_model().objects.filter(pk=user_id)
+    locked = users.select_for_update(skip_locked=True).values_list("pk", flat=True)
+    if skip_locked and locked.first() is None:
+        return False
+    running = Run.objects.filter(started_by_id=user_id, status=RunStatus.RUNNING).count()
+    return running < settings.PIPEWRIGHT_MAX_RUNNING_PER_USER

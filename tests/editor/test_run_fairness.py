@@ -1,4 +1,4 @@
-"""Run fairness: a per-user limit of queued and running runs, and users taken in turn."""
+"""Run fairness: per-user limits of queued and of running runs, and users taken in turn."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ def test_another_users_run_starts_before_the_rest_of_a_users_queue(
     """
     settings.PIPEWRIGHT_DATA_ROOT = write_input(tmp_path)
     settings.PIPEWRIGHT_MAX_RUNS = 2
+    settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 2
     alice, bob = make_user("alice"), make_user("bob")
     alices, bobs = client_for(alice), client_for(bob)
     long_ones = pipelines_of(alice, 2, 60)
@@ -90,3 +91,27 @@ def test_another_users_run_starts_before_the_rest_of_a_users_queue(
     assert [run.status for run in finished] == ["succeeded"] * 4
     bob_started = finished[-1].started_at
     assert all(bob_started < run.started_at for run in finished[:-1])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_users_long_runs_leave_a_slot_for_another_users_run(settings, tmp_path, pause_operator):
+    """Two slots, one running slot per user (the default: half of them): Alice's second long
+    run waits, and Bob's run takes the other slot at once instead of waiting hours."""
+    settings.PIPEWRIGHT_DATA_ROOT = write_input(tmp_path)
+    settings.PIPEWRIGHT_MAX_RUNS = 2
+    settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 1
+    alice, bob = make_user("alice"), make_user("bob")
+    alices = [
+        start(client_for(alice), pipeline).json()["id"] for pipeline in pipelines_of(alice, 2, 60)
+    ]
+    wait_until_running(alices[0])
+    [bobs_pipeline] = pipelines_of(bob, 1, 0)
+
+    bobs_run = wait_for_run(start(client_for(bob), bobs_pipeline).json()["id"])
+
+    assert bobs_run.status == "succeeded"
+    assert Run.objects.get(pk=alices[1]).status == "queued"
+    actions.cancel_run(Run.objects.get(pk=alices[0]))
+    wait_until_running(alices[1])
+    actions.cancel_run(Run.objects.get(pk=alices[1]))
+    assert wait_for_run(alices[1]).status == "cancelled"

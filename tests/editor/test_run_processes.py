@@ -309,6 +309,7 @@ def test_two_runs_execute_at_once_each_in_a_process_of_its_own(
     client, data_root, pause_operator, settings
 ):
     settings.PIPEWRIGHT_MAX_RUNS = 2
+    settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 2
     document = chain(
         ("read", "csv_input", {"path": "people.csv"}), ("wait", "pause", {"seconds": 60})
     )

@@ -50,7 +50,7 @@ def test_concurrent_claimers_take_every_queued_run_exactly_once(owner, pipeline)
             connection.close()
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("django.conf.settings.PIPEWRIGHT_MAX_RUNS_PER_USER", 1000)
+        patch.setattr("django.conf.settings.PIPEWRIGHT_MAX_RUNNING_PER_USER", 1000)
         threads = [threading.Thread(target=claimer) for _ in range(4)]
         for thread in threads:
             thread.start()
@@ -64,7 +64,8 @@ def test_concurrent_claimers_take_every_queued_run_exactly_once(owner, pipeline)
 
 
 @pytest.mark.django_db
-def test_the_next_claim_serves_the_user_with_fewest_runs_going(owner, pipeline):
+def test_the_next_claim_serves_the_user_with_fewest_runs_going(owner, pipeline, settings):
+    settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 5
     bob = make_user("bob")
     queued(owner, pipeline, status="running", started_at=timezone.now())
     owners_rest = queued(owner, pipeline, 3)
@@ -90,12 +91,12 @@ def test_among_users_with_as_many_runs_going_the_one_served_longest_ago_comes_fi
 
 
 @pytest.mark.django_db
-def test_a_user_with_the_most_runs_allowed_going_waits_while_others_are_served(
+def test_a_user_whose_running_slots_are_taken_on_any_worker_waits_while_others_are_served(
     owner, pipeline, settings
 ):
-    settings.PIPEWRIGHT_MAX_RUNS_PER_USER = 1
+    settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 1
     bob = make_user("bob")
-    queued(owner, pipeline, status="running", started_at=timezone.now())
+    queued(owner, pipeline, status="running", started_at=timezone.now(), host="other", pid=4242)
     [owners_next] = queued(owner, pipeline)
     [bobs] = queued(bob, pipeline)
 
@@ -103,6 +104,22 @@ def test_a_user_with_the_most_runs_allowed_going_waits_while_others_are_served(
     assert run_queue.claim_next() is None
     Run.objects.filter(status="running", started_by=owner).update(status="succeeded")
     assert run_queue.claim_next() == owners_next
+
+
+@pytest.mark.django_db
+def test_a_claim_recounts_the_running_slots_another_worker_took_since_the_queue_was_read(
+    owner, pipeline, settings
+):
+    """Between reading the queue in fair order and claiming, another worker may claim a run
+    of the same user: the claim counts again, under the user's lock, and leaves the run."""
+    settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 1
+    first, second = queued(owner, pipeline, 2)
+    run_id, user_id = next(run_queue._in_fair_order())
+    assert run_id == first
+    Run.objects.filter(pk=second).update(status="running", host="other", pid=4242)
+
+    assert run_queue._claim(run_id, user_id) is False
+    assert Run.objects.get(pk=first).status == "queued"
 
 
 @pytest.mark.django_db
