@@ -12,6 +12,7 @@ import sys
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
@@ -23,7 +24,7 @@ from editor.models import ApiToken, NodeRun, Pipeline, Run
 from editor.tokens import user_for_token
 from runtime.graph import validate
 from runtime.spec import dump_document, load_document
-from tests.editor.conftest import SEED, make_user
+from tests.editor.conftest import SEED, client_for, make_user
 from tests.servers import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)  # runs record from their own thread
@@ -267,6 +268,24 @@ def test_seed_demo_twice_creates_the_user_data_and_pipelines_once(settings, tmp_
         rows = list(csv.DictReader(file))
     assert len(rows) == 3000
     assert list(rows[0]) == ["id", "name", "age", "country", "amount", "signup_date"]
+
+
+def test_seed_demo_run_again_keeps_the_users_own_files_of_the_demos_names(
+    settings, tmp_path, capsys
+):
+    """`scripts/start` seeds the demo each time it starts: a users.csv the demo user uploaded
+    over the sample (as the Files page does) is still theirs after the next start."""
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path
+    call_command("seed_demo")
+    demo = client_for(get_user_model().objects.get(username="demo"))
+    mine = SimpleUploadedFile("users.csv", b"id,name\n1,Mine\n", content_type="text/csv")
+    uploaded = demo.post("/api/workspaces/demo/files", {"file": mine, "replace": "true"})
+    assert uploaded.status_code == 201, uploaded.content
+    capsys.readouterr()
+    call_command("seed_demo")
+    assert (tmp_path / "demo" / "users.csv").read_bytes() == b"id,name\n1,Mine\n"
+    assert "kept users.csv: a file of that name is there already" in capsys.readouterr().out
+    assert (tmp_path / "demo" / "countries.csv").read_text().startswith("country,")
 
 
 def test_seed_demo_never_resets_the_password_or_rights_of_an_existing_demo_user(

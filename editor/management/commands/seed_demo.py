@@ -6,8 +6,9 @@ as it is, edits included. The user is created only when absent: an existing `dem
 password and rights, so running the seed again never reopens an account someone closed. The
 password is set directly (the validators guard forms, not this seed), and the command refuses
 to run in production (`PIPEWRIGHT_PRODUCTION=1`), where a known password is a way in. The
-sample data in the workspace's folder is generated from a fixed seed, so every run writes the
-same bytes.
+sample data in the workspace's folder is generated from a fixed seed and written only where no
+file of its name is: `scripts/start` runs this every time, and a `users.csv` the user uploaded
+or edited is theirs (the demo pipelines read whatever file has that name).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class Command(BaseCommand):
         with transaction.atomic():
             user, created = _demo_user()
             folder = workspace_folder(personal_workspace(user))
-            _write_sample_data(folder)
+            for name in _write_sample_data(folder):
+                self.stdout.write(f"kept {name}: a file of that name is there already")
             self.stdout.write(f"sample data in {folder}")
             for path in DEMO_DOCUMENTS:
                 document = read_document(path)
@@ -84,8 +86,9 @@ def _demo_user():
     return user, True
 
 
-def _write_sample_data(folder: Path) -> None:
-    """Write users.csv and countries.csv, the same bytes every time."""
+def _write_sample_data(folder: Path) -> list[str]:
+    """Write users.csv and countries.csv, the same bytes every time, unless there already; the
+    names of those kept."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(2024)
     first_day = date(2021, 1, 1)
@@ -100,14 +103,23 @@ def _write_sample_data(folder: Path) -> None:
         )
         for number in range(1, USERS + 1)
     ]
-    _write_csv(
-        folder / "users.csv", ("id", "name", "age", "country", "amount", "signup_date"), users
-    )
-    _write_csv(folder / "countries.csv", ("country", "country_name", "region"), COUNTRIES)
+    written = [
+        _write_csv(
+            folder / "users.csv", ("id", "name", "age", "country", "amount", "signup_date"), users
+        ),
+        _write_csv(folder / "countries.csv", ("country", "country_name", "region"), COUNTRIES),
+    ]
+    return [name for name, was_written in written if not was_written]
 
 
-def _write_csv(path: Path, header: tuple[str, ...], rows) -> None:
-    with path.open("w", encoding="utf-8", newline="") as file:
+def _write_csv(path: Path, header: tuple[str, ...], rows) -> tuple[str, bool]:
+    """`(name, written)`: the file is created only if absent ("x"), never written over."""
+    try:
+        file = path.open("x", encoding="utf-8", newline="")
+    except FileExistsError:
+        return path.name, False
+    with file:
         writer = csv.writer(file, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
+    return path.name, True
