@@ -17,6 +17,8 @@
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
   default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
+  `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
+  default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
   `manage.py runworkers` does, see docs/deploy.md),
   `PIPEWRIGHT_SCHEDULER` (`embedded`, the default: this process fires schedules; `service`:
@@ -285,6 +287,9 @@ if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
         "executes runs) or 'service' (`manage.py runworkers` does)"
     )
 PIPEWRIGHT_MAX_RUNS_PER_USER = _count("PIPEWRIGHT_MAX_RUNS_PER_USER", 5)
+PIPEWRIGHT_MAX_RUNNING_PER_USER = _count(
+    "PIPEWRIGHT_MAX_RUNNING_PER_USER", max(1, PIPEWRIGHT_MAX_RUNS // 2)
+)
 PIPEWRIGHT_MAX_RUNNING_PER_USER = _count(
     "PIPEWRIGHT_MAX_RUNNING_PER_USER", max(1, PIPEWRIGHT_MAX_RUNS // 2)
 )
