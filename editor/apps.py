@@ -8,4 +8,4 @@ class EditorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from editor import audit_signals, signals  # noqa: F401  (connects the receivers)
+        from editor import audit_signals, database_file, signals  # noqa: F401  (receivers)

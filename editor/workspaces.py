@@ -113,9 +113,11 @@ def shared_folder() -> Path:
 
 
 def system_folder() -> Path:
-    """`<data root>/.pipewright/`, the system's own (never reachable by a file operator)."""
+    """`<data root>/.pipewright/`, the system's own (never reachable by a file operator), made
+    0700: it holds cached results and spilled data of every workspace."""
     folder = data_root() / SYSTEM
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
     return folder
 
 
@@ -126,7 +128,9 @@ def cache_folder(workspace: Workspace) -> Path:
 
 
 def file_area(workspace: Workspace, user) -> FileArea:
-    """Where runs and previews of `user` in `workspace` may read and write files."""
+    """Where runs and previews of `user` in `workspace` may read and write files (the system
+    folder made first, so that its cache and scratch folders are made inside a private one)."""
+    system_folder()
     return FileArea(
         root=workspace_folder(workspace),
         shared=shared_folder(),
