@@ -19,11 +19,13 @@ from editor.run_process import fork_server  # noqa: E402
 from editor.run_watch import start_reaping  # noqa: E402
 from editor.scheduler import serve_embedded as fire_schedules  # noqa: E402
 from editor.stale_outputs import start_removing  # noqa: E402
+from pipewright.request_bodies import StreamedBody, install  # noqa: E402
 from runtime.registry import default_registry  # noqa: E402
 
+install()  # daphne's requests refuse bodies over their address's limit before reading them
 application = ProtocolTypeRouter(
     {
-        "http": django_application,
+        "http": StreamedBody(django_application),
         "websocket": BoundedWebsocketOutput(
             AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),

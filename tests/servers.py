@@ -86,6 +86,14 @@ def database_url(settings_dict: dict) -> str:
     return f"{URL_SCHEMES[engine]}://{credentials}{settings_dict['HOST']}{port}/{settings_dict['NAME']}"
 
 
+def rss_bytes(pid: int) -> int:
+    """The resident memory of a process, from /proc/<pid>/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for process {pid}")
+
+
 def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as probe:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from pathlib import Path
 
 import pytest
 import websockets
@@ -25,18 +24,10 @@ from tests.live_client import (
     open_socket,
     websocket_transport,
 )
-from tests.servers import DaphneServer, api, create_pipeline, pause_pipeline
+from tests.servers import DaphneServer, api, create_pipeline, pause_pipeline, rss_bytes
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio, pytest.mark.server]
 MIB = 2**20
-
-
-def rss_bytes(pid: int) -> int:
-    """The resident memory of a process, from /proc/<pid>/status."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError(f"no VmRSS for process {pid}")
 
 
 async def close_code(connection) -> int:
