@@ -22,6 +22,11 @@ SCRATCH = Path(SYSTEM, "tmp")
 """Temporary files of runs, under the data root."""
 CACHE = Path(SYSTEM, "cache")
 """The CLI's result store, under the data root (the web app keeps one per workspace)."""
+MAX_PATH_LENGTH = 1_000
+"""Characters a path may have: the file system's own limit (4,096 bytes) counts the area's
+folder too, and its error would name that folder."""
+MAX_NAME_BYTES = 255
+"""Bytes one file or folder name may have (Linux's and most file systems' limit)."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,7 @@ class FileArea:
         """The real location of `path`, refusing anything outside the area (or a read-only
         shared file when `write`)."""
         parts = PurePosixPath(str(path).replace("\\", "/")).parts
+        _refuse_too_long(str(path), parts)
         if self.shared is not None and parts and parts[0] == SHARED:
             if write and not self.shared_writable:
                 raise UnsafePathError(
@@ -76,6 +82,18 @@ class FileArea:
                 relative = location.relative_to(base).as_posix()
                 return f"{prefix}{relative}" if relative != "." else (prefix or ".")
         return location.name
+
+
+def _refuse_too_long(written: str, parts: tuple[str, ...]) -> None:
+    """Refuse what the file system would (ENAMETOOLONG) before it can, in the user's words."""
+    if len(written) > MAX_PATH_LENGTH or any(
+        len(part.encode(errors="surrogateescape")) > MAX_NAME_BYTES for part in parts
+    ):
+        shown = written if len(written) <= 60 else f"{written[:60]}…"
+        raise UnsafePathError(
+            f"path '{shown}' is too long: at most {MAX_PATH_LENGTH:,} characters, and "
+            f"{MAX_NAME_BYTES} bytes for each file or folder name"
+        )
 
 
 def _refuse_system(root: Path, resolved: Path, written: str) -> None:

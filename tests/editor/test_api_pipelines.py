@@ -274,6 +274,29 @@ def test_an_output_path_outside_the_workspace_is_refused_before_any_run(client, 
     assert not Run.objects.exists()
 
 
+@pytest.mark.parametrize("node", [0, 2], ids=["input", "output"])
+def test_a_5000_character_path_is_a_problem_of_its_field_not_a_500(client, data_root, node):
+    """The file system refuses such a name (ENAMETOOLONG): the answer names the node and the
+    field, and never the server's data folder."""
+    nodes = [dict(item) for item in SEED["nodes"]]
+    nodes[node]["params"] = {**nodes[node]["params"], "path": "a" * 5000 + ".csv"}
+    document = {**SEED, "nodes": nodes}
+    pipeline_id = post_json(client, "/api/pipelines", document).json()["id"]
+    answers = [
+        post_json(client, f"/api/pipelines/{pipeline_id}/validate", {}),
+        client.get(f"/api/pipelines/{pipeline_id}/schemas"),
+        post_json(client, f"/api/pipelines/{pipeline_id}/check", document),
+        post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}),
+    ]
+    for answer in answers:
+        assert answer.status_code in (200, 422), answer.content[:300]
+        assert str(data_root) not in answer.content.decode()
+        problems = answer.json().get("problems") or [answer.json()]
+        assert (problems[0]["node"], problems[0]["field"]) == (nodes[node]["id"], "params.path")
+        assert "too long" in problems[0]["message"]
+    assert not Run.objects.exists()
+
+
 def test_a_parameter_that_does_not_fit_where_it_is_used_is_refused_before_the_run(
     client, pipeline_id, data_root
 ):
