@@ -4,7 +4,9 @@ Every path goes through the workspace's `FileArea`, exactly as a file operator's
 the workspace's folder, or `shared/...` (read-only unless staff). Names starting with a dot
 are neither listed nor accepted (they are temporary files of running outputs). An upload is
 written beside its target and renamed into place, so a cut connection leaves nothing half
-written.
+written. An upload never replaces a file of its name unless asked to (`replace`), as deleting
+one is confirmed first: the check and the move are one step (a hard link, which fails when the
+name is taken), so two uploads of one name cannot both win.
 """
 
 from __future__ import annotations
@@ -105,8 +107,9 @@ def upload_name(name: str) -> str:
     return base
 
 
-def save_upload(area: FileArea, folder: str, upload) -> str:
-    """Store an uploaded file in `folder` (replacing one of that name); its path."""
+def save_upload(area: FileArea, folder: str, upload, *, replace: bool = False) -> str:
+    """Store an uploaded file in `folder`; its path. A file of that name is replaced only with
+    `replace`, else the upload is a 409 `file_exists` naming it."""
     limit = settings.PIPEWRIGHT_MAX_UPLOAD_BYTES
     if upload.size > limit:
         raise ActionError(
@@ -118,16 +121,28 @@ def save_upload(area: FileArea, folder: str, upload) -> str:
     with _file_errors(shown):
         if target.is_dir():
             raise ActionError(409, "is_folder", f"'{shown}' is a folder", field="file")
+        if not replace and target.exists():
+            raise _exists(shown)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name[:200]}.upload-{uuid.uuid4().hex[:12]}.tmp")
         try:
             with temporary.open("wb") as out:
                 for chunk in upload.chunks(CHUNK):
                     out.write(chunk)
-            os.replace(temporary, target)
+            if replace:
+                os.replace(temporary, target)
+            else:
+                os.link(temporary, target)  # refused if the name was taken meanwhile
+        except FileExistsError:
+            raise _exists(shown) from None
         finally:
             temporary.unlink(missing_ok=True)
     return shown
+
+
+def _exists(shown: str) -> ActionError:
+    message = f"'{shown}' exists already; upload it with replace=true to replace it"
+    return ActionError(409, "file_exists", message, field="file")
 
 
 def file_to_download(area: FileArea, path: str) -> Path:

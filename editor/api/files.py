@@ -48,6 +48,11 @@ UPLOAD_BODY = {
                     "properties": {
                         "file": {"type": "string", "format": "binary"},
                         "folder": {"type": "string", "description": "default: the top"},
+                        "replace": {
+                            "type": "boolean",
+                            "description": "replace a file of that name (default: false, a "
+                            "409 `file_exists` naming it)",
+                        },
                     },
                 }
             }
@@ -63,8 +68,9 @@ UPLOAD_BODY = {
     summary="Upload a file",
 )
 def upload_file(request, slug: str):
-    """Stored as `folder/<file name>`, replacing a file of that name. The form is read only
-    after the permission check, so a stranger learns nothing from how theirs was refused."""
+    """Stored as `folder/<file name>`; a file of that name is replaced only with `replace=true`
+    (else 409 `file_exists`). The form is read only after the permission check, so a stranger
+    learns nothing from how theirs was refused."""
     refuse_oversized(request)
     area = file_area(workspace_for(request.user, slug, Action.EDIT), request.user)
     upload = request.FILES.get("file")
@@ -72,7 +78,15 @@ def upload_file(request, slug: str):
         message = "send the file as the form field 'file'"
         raise ActionError(400, "invalid_request", message, field="file")
     folder = request.POST.get("folder", "")
-    return Status(201, {"path": files.save_upload(area, folder, upload)})
+    replace = _flag(request.POST.get("replace", "false"), "replace")
+    return Status(201, {"path": files.save_upload(area, folder, upload, replace=replace)})
+
+
+def _flag(value: str, field: str) -> bool:
+    """A form's true/false field, or a 400 naming it."""
+    if value not in ("true", "false"):
+        raise ActionError(400, "invalid_request", f"{field} is true or false", field=field)
+    return value == "true"
 
 
 @router.get(

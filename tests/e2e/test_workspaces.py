@@ -171,6 +171,43 @@ async def test_files_page_uploads_downloads_and_deletes_and_keeps_shared_read_on
     await shot(page, "files-shared")
 
 
+@pytest.mark.console_allows("409 (Conflict)")
+async def test_uploading_over_a_files_name_asks_replace_and_keeps_the_old_one_unless_confirmed(
+    signed_in, user, asgi_server, data_folder
+):
+    """As a user uploads a newer people.csv: the page asks "Replace …?" (it replaced the file
+    without asking); also when the file arrived after the page listed the folder (the
+    server's 409 asks then)."""
+    page = signed_in
+    (data_folder / "people.csv").write_bytes(b"id\n1\n")
+    slug = user.personal_workspace.slug
+    await page.goto(f"/workspaces/{slug}/files/?folder={data_folder.relative}")
+    listed = page.locator(f'tr[data-path="{data_folder.name("people.csv")}"]')
+    await expect(listed).to_contain_text("5 B")
+    chooser = page.get_by_label("File to upload")
+    newer = {"name": "people.csv", "mimeType": "text/csv", "buffer": b"id\n1\n2\n"}
+
+    await chooser.set_input_files(files=[newer])
+    dialog = page.get_by_role("dialog", name=f"Replace {data_folder.name('people.csv')}?")
+    await dialog.get_by_role("button", name="Keep the old one").click()
+    await expect(dialog).to_have_count(0)
+    assert (data_folder / "people.csv").read_bytes() == b"id\n1\n"
+
+    await chooser.set_input_files(files=[newer])
+    await dialog.get_by_role("button", name="Replace").click()
+    await expect(listed).to_contain_text("7 B")
+    assert (data_folder / "people.csv").read_bytes() == b"id\n1\n2\n"
+
+    (data_folder / "late.csv").write_bytes(b"theirs\n")  # another tab, after the listing
+    await chooser.set_input_files(files=[{**newer, "name": "late.csv"}])
+    late = page.get_by_role("dialog", name=f"Replace {data_folder.name('late.csv')}?")
+    await expect(late).to_be_visible()
+    assert (data_folder / "late.csv").read_bytes() == b"theirs\n"
+    await late.get_by_role("button", name="Replace").click()
+    await expect(page.locator(f'tr[data-path="{data_folder.name("late.csv")}"]')).to_be_visible()
+    assert (data_folder / "late.csv").read_bytes() == b"id\n1\n2\n"
+
+
 @pytest.mark.console_allows("404 (Not Found)")
 async def test_files_and_settings_pages_are_not_found_for_non_members(signed_in, team):
     page = signed_in

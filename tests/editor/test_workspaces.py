@@ -314,6 +314,28 @@ def test_an_upload_cannot_leave_the_workspace(client, victim_folder, name, folde
 
 
 @pytest.mark.django_db
+def test_an_upload_over_an_existing_name_needs_replace_true_and_says_which_file(client, data_root):
+    """As a user uploads a newer people.csv: refused naming it, the old bytes kept, until the
+    upload says `replace=true` (it replaced the file without asking)."""
+    url = "/api/workspaces/owner/files"
+    before = (data_root / "people.csv").read_bytes()
+    refused = client.post(url, {"file": _upload("people.csv", b"id\n9\n")})
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["code"] == "file_exists"
+    assert "'people.csv' exists already" in refused.json()["message"]
+    assert (data_root / "people.csv").read_bytes() == before
+    assert sorted(path.name for path in data_root.iterdir()) == ["people.csv"]  # no leftover
+
+    replaced = client.post(url, {"file": _upload("people.csv", b"id\n9\n"), "replace": "true"})
+    assert replaced.status_code == 201, replaced.content
+    assert (data_root / "people.csv").read_bytes() == b"id\n9\n"
+    fresh = client.post(url, {"file": _upload("new.csv", b"id\n1\n"), "replace": "false"})
+    assert fresh.status_code == 201, fresh.content
+    odd = client.post(url, {"file": _upload("odd.csv", b"id\n1\n"), "replace": "yes"})
+    assert odd.status_code == 400 and odd.json()["field"] == "replace"
+
+
+@pytest.mark.django_db
 def test_another_user_cannot_download_or_delete_a_workspaces_files(other, data_root):
     stranger = client_for(other)
     url = "/api/workspaces/owner/files"

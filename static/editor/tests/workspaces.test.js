@@ -9,6 +9,9 @@ import {
   listUrl,
   mayDelete,
   uploadProblem,
+  isNameTaken,
+  isTaken,
+  uploadForm,
 } from "../src/workspaces/files.js";
 import { filesUrl, groupByWorkspace, mayEdit, mayManage } from "../src/workspaces/roles.js";
 
@@ -86,6 +89,22 @@ describe("the Files page", () => {
     expect(deleteUrl("team", "x.csv")).toBe("/api/workspaces/team/files?path=x.csv");
     expect(filesUrl("team", "shared/x")).toBe("/workspaces/team/files/?folder=shared%2Fx");
     expect(filesUrl("team")).toBe("/workspaces/team/files/");
+  });
+
+  it("asks before an upload over a listed file, or once the server says the name is taken", () => {
+    const listed = [{ name: "in", kind: "folder" }, { name: "people.csv", kind: "file" }];
+    expect(isTaken(listed, "people.csv")).toBe(true);
+    expect(isTaken(listed, "in")).toBe(false);
+    expect(isTaken(null, "people.csv")).toBe(false);
+    expect(isNameTaken({ status: 409, code: "file_exists" })).toBe(true);
+    expect(isNameTaken({ status: 409, code: "is_folder" })).toBe(false);
+  });
+
+  it("sends replace=true only when the user confirmed it", () => {
+    const file = new Blob(["id\n"]);
+    expect(uploadForm(file, "in", false).get("replace")).toBe("false");
+    expect(uploadForm(file, "in", true).get("replace")).toBe("true");
+    expect(uploadForm(file, "in", true).get("folder")).toBe("in");
   });
 
   it("says a refused upload was too large, with the server's limit", () => {

@@ -1,12 +1,13 @@
-// A workspace's Files page: browse its folders (and the shared one), upload into a folder,
-// download, copy a file's path as a pipeline's `path` takes it, delete after confirming.
+// A workspace's Files page: browse its folders (and the shared one), upload into a folder
+// (replacing a file of that name after confirming), download, copy a file's path as a
+// pipeline's `path` takes it, delete after confirming.
 // Viewers and read-only folders (shared/, unless staff) get no upload or delete.
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import Toasts from "../ui/Toasts.jsx";
 import { useToasts } from "../ui/useToasts.js";
 import { formatTime, timeAgo } from "../model/format.js";
-import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isReadOnlyFolder, listUrl, mayDelete, uploadProblem } from "./files.js";
+import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isNameTaken, isReadOnlyFolder, isTaken, listUrl, mayDelete, uploadForm, uploadProblem } from "./files.js";
 import { filesUrl, mayEdit, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../ui/ListTable.jsx";
@@ -23,6 +24,7 @@ export default function FilesApp({ api, workspace, staff }) {
   const [loadError, setLoadError] = useState("");
   const [uploading, setUploading] = useState(null);
   const [deleting, setDeleting] = useState(null);
+  const [replacing, setReplacing] = useState(null);
   const toasts = useToasts();
   const chooser = useRef(null);
   const writable = mayEdit(workspace.role) && !isReadOnlyFolder(folder, staff);
@@ -56,17 +58,16 @@ export default function FilesApp({ api, workspace, staff }) {
     setFolder(next);
   };
 
-  const upload = async (chosen) => {
-    const form = new FormData();
-    form.append("file", chosen);
-    form.append("folder", folder);
+  const upload = async (chosen, replace = false) => {
+    setReplacing(null);
     setUploading(chosen.name);
     try {
-      const { path } = await api.post(`${workspaceApi(workspace.slug)}/files`, form);
+      const { path } = await api.post(`${workspaceApi(workspace.slug)}/files`, uploadForm(chosen, folder, replace));
       await load();
-      toasts.show(`Uploaded ${path}.`, { kind: "success" });
+      toasts.show(`${replace ? "Replaced" : "Uploaded"} ${path}.`, { kind: "success" });
     } catch (error) {
-      toasts.show(uploadProblem(chosen.name, error), { kind: "error" });
+      if (isNameTaken(error)) setReplacing(chosen);
+      else toasts.show(uploadProblem(chosen.name, error), { kind: "error" });
     } finally {
       setUploading(null);
     }
@@ -131,7 +132,8 @@ export default function FilesApp({ api, workspace, staff }) {
               onChange={(event) => {
                 const chosen = event.target.files?.[0];
                 event.target.value = "";
-                if (chosen) upload(chosen);
+                if (chosen && isTaken(entries, chosen.name)) setReplacing(chosen);
+                else if (chosen) upload(chosen);
               }}
             />
           </>
@@ -207,6 +209,17 @@ export default function FilesApp({ api, workspace, staff }) {
       {deleting ? (
         <ConfirmDialog title={`Delete ${deleting.path}?`} onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)}>
           {deleting.kind === "folder" ? "The folder is deleted if it is empty." : "Pipelines that read this file will fail until it is uploaded again. It cannot be undone."}
+        </ConfirmDialog>
+      ) : null}
+      {replacing ? (
+        <ConfirmDialog
+          title={`Replace ${[folder, replacing.name].filter(Boolean).join("/")}?`}
+          keepLabel="Keep the old one"
+          actLabel="Replace"
+          onConfirm={() => upload(replacing, true)}
+          onClose={() => setReplacing(null)}
+        >
+          A file of this name is here already. Pipelines that read it will read the new one from their next run; the old one cannot be brought back.
         </ConfirmDialog>
       ) : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />

@@ -1,5 +1,6 @@
 // The Files page's pure parts: where a folder sits (breadcrumbs), what may change in it, how
-// sizes read, and the API's addresses for listing, downloading and deleting.
+// sizes read, the API's addresses for listing, downloading and deleting, and an upload's form
+// (which never replaces a file unless the user said so).
 
 import { mayEdit, workspaceApi } from "./roles.js";
 
@@ -46,6 +47,24 @@ export const downloadUrl = (slug, path) => `${workspaceApi(slug)}/files/content?
 
 /** The file or empty folder at `path`, to DELETE. */
 export const deleteUrl = (slug, path) => `${workspaceApi(slug)}/files?path=${encodeURIComponent(path)}`;
+
+/** Whether uploading `name` into the listed folder would replace a file: the page asks first. */
+export function isTaken(entries, name) {
+  return (entries ?? []).some((entry) => entry.kind === "file" && entry.name === name);
+}
+
+/** Whether a refused upload was refused because a file has that name (the server's 409,
+ * also when another tab uploaded it since the listing): the page asks "Replace?". */
+export const isNameTaken = (error) => error.status === 409 && error.code === "file_exists";
+
+/** The upload's form: the file, its folder and whether it may replace a file of its name. */
+export function uploadForm(file, folder, replace) {
+  const form = new FormData();
+  form.append("file", file);
+  form.append("folder", folder);
+  form.append("replace", replace ? "true" : "false");
+  return form;
+}
 
 /** What to tell the user when an upload was refused (413: too large, with the server's limit). */
 export function uploadProblem(fileName, error) {
