@@ -8,6 +8,8 @@ once the run's end is written; delivery happens on a thread of its own, so a slo
 webhook never slows or fails the run. Each delivery adds a line to the run's log, saying
 where it went (the host or the addresses, never the URL's path, which may hold a token).
 E-mail goes only to addresses of the workspace's members, or that a workspace admin added.
+A run sends at most `MAX_PER_PIPELINE` notifications (the first made; a pipeline that had more
+before the cap says in the run's log that the others were not sent).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from django.utils import timezone
 
 from editor import webhooks
 from editor.models import Notification, Run, RunLog
+from editor.notification_limits import MAX_PER_PIPELINE
 from runtime.statuses import RunStatus
 
 FAILURES = frozenset({RunStatus.FAILED, RunStatus.INTERRUPTED})
@@ -119,11 +122,15 @@ def _notify(run_id: int) -> None:
         run = Run.objects.select_related("pipeline__workspace").filter(pk=run_id).first()
         if run is None or run.status not in RunStatus.FINAL:
             return
-        for notification in run.pipeline.notifications.filter(enabled=True):
+        enabled = run.pipeline.notifications.filter(enabled=True).order_by("pk")
+        for notification in enabled[:MAX_PER_PIPELINE]:
             events = reasons(notification, run)
             if events:
                 delivered, said = deliver(notification, message(run, events))
                 _log_on_run(run, "info" if delivered else "warning", f"notification {said}")
+        if (left_out := enabled.count() - MAX_PER_PIPELINE) > 0:
+            said = f"{left_out} notification(s) not sent: a run sends at most {MAX_PER_PIPELINE}"
+            _log_on_run(run, "warning", said)
     except Exception:
         log.exception("notifications of run %s failed", run_id)
     finally:

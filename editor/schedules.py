@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 
 PREVIEW_COUNT = 5
 """How many next fire times a preview shows."""
+MAX_PER_PIPELINE = 50
+"""Schedules one pipeline may have: each fires runs with its owner's rights (a script once
+made 1,000)."""
 
 
 class ScheduleIn(BaseModel):
@@ -75,6 +78,15 @@ def check(pipeline: Pipeline, owner, fields: ScheduleIn) -> tuple[str, object]:
     return expression, zone
 
 
+def refuse_too_many(pipeline: Pipeline) -> None:
+    """Raise 400 `too_many_schedules` when `pipeline` has `MAX_PER_PIPELINE` already."""
+    if pipeline.schedules.count() >= MAX_PER_PIPELINE:
+        raise ActionError(
+            400, "too_many_schedules",
+            f"a pipeline has at most {MAX_PER_PIPELINE} schedules; delete one to add another",
+        )  # fmt: skip
+
+
 def _apply(schedule: Schedule, fields: ScheduleIn, owner, now: datetime) -> Schedule:
     expression, zone = check(schedule.pipeline, owner, fields)
     times_changed = (schedule.cron, schedule.timezone) != (expression, fields.timezone)
@@ -100,7 +112,9 @@ def _apply(schedule: Schedule, fields: ScheduleIn, owner, now: datetime) -> Sche
 def create_schedule(
     pipeline: Pipeline, owner, fields: ScheduleIn, now: datetime | None = None
 ) -> Schedule:
-    """A new schedule of `pipeline`, owned by `owner`, first firing after `now`."""
+    """A new schedule of `pipeline`, owned by `owner`, first firing after `now`; at most
+    `MAX_PER_PIPELINE` (the pipeline's row is locked while they are counted)."""
+    refuse_too_many(Pipeline.objects.select_for_update().get(pk=pipeline.pk))
     schedule = _apply(Schedule(pipeline=pipeline), fields, owner, now or timezone.now())
     changed(schedule, "created", owner)
     return schedule

@@ -36,6 +36,8 @@ class ScheduleForm(forms.ModelForm):
             return cleaned
         self.fields_in = ScheduleIn(**{name: cleaned[name] for name in EDITABLE})
         try:
+            if self.instance.pk is None:
+                schedules.refuse_too_many(pipeline)
             schedules.check(pipeline, self.saver, self.fields_in)
         except ActionError as refused:
             field = refused.field if refused.field in self.fields else None

@@ -24,8 +24,8 @@ from editor.api.notification_schemas import (
 )
 from editor.api.schemas import ObjectId, answers, request_body
 from editor.errors import ActionError
-from editor.models import Notification, Run
-from editor.notification_limits import refuse_too_many_tests
+from editor.models import Notification, Pipeline, Run
+from editor.notification_limits import refuse_too_many_notifications, refuse_too_many_tests
 from editor.permissions import Action, may, pipeline_for
 
 router = Router()
@@ -137,11 +137,13 @@ def list_notifications(request, pipeline_id: ObjectId):
     summary="Add a notification",
 )
 def create_notification(request, pipeline_id: ObjectId):
-    """A webhook's answer carries its signing secret, this once."""
+    """A webhook's answer carries its signing secret, this once; 400
+    `too_many_notifications` once the pipeline has 20."""
     pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     body = parse_body(NotificationIn, json_object(request))
     notification = Notification(pipeline=pipeline)
     with transaction.atomic():
+        refuse_too_many_notifications(Pipeline.objects.select_for_update().get(pk=pipeline.pk))
         secret = _apply(request, notification, body)
         notification.save()
         audit.record("notification.created", notification, details=_audit_details(notification))

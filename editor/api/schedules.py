@@ -109,7 +109,8 @@ def list_schedules(request, pipeline_id: ObjectId):
     summary="Add a schedule",
 )
 def create_schedule(request, pipeline_id: ObjectId):
-    """Its runs use your rights; 400 `invalid_schedule` names the field (cron, timezone)."""
+    """Its runs use your rights; 400 `invalid_schedule` names the field (cron, timezone);
+    400 `too_many_schedules` once the pipeline has 50."""
     body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     fields = parse_body(ScheduleIn, body)

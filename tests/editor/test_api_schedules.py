@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from editor.models import Role, Schedule
+from editor.models import Pipeline, Role, Schedule
 from editor.workspaces import create_workspace, set_member
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
 
@@ -139,3 +139,22 @@ def test_the_preview_gives_the_next_five_times_or_names_the_wrong_field(client):
     assert bad.status_code == 400 and bad.json()["field"] == "timezone"
     huge = post_json(client, "/api/schedules/preview", {"cron": "* " * 10_000, "timezone": "UTC"})
     assert huge.status_code == 400 and huge.json()["field"] == "cron"
+
+
+@pytest.mark.django_db
+def test_a_pipeline_takes_at_most_50_schedules(team, owner):
+    pipeline = Pipeline.objects.get(pk=team["pipeline"])
+    Schedule.objects.bulk_create(
+        Schedule(pipeline=pipeline, owner=owner, cron="0 6 * * *") for _ in range(49)
+    )
+    client = client_for(owner)
+    assert post_json(client, url(team), GOOD).status_code == 201
+
+    refused = post_json(client, url(team), GOOD)
+
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "too_many_schedules"
+    assert "at most 50 schedules" in refused.json()["message"]
+    assert Schedule.objects.filter(pipeline=pipeline).count() == 50
+    made = Schedule.objects.filter(pipeline=pipeline).latest("pk")
+    assert put_json(client, url(team, made.pk), GOOD).status_code == 200  # changes still save

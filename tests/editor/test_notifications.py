@@ -17,7 +17,7 @@ from django.core import mail
 
 from editor import actions, notifications, run_watch, webhooks
 from editor.models import AuditEntry, Notification, Role, Run, RunLog
-from editor.notification_limits import TESTS_PER_MINUTE
+from editor.notification_limits import MAX_PER_PIPELINE, TESTS_PER_MINUTE
 from editor.workspaces import create_workspace, set_member
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
@@ -231,6 +231,22 @@ def test_only_editors_manage_notifications(client, owner, other, pipeline_id, re
     assert "T0KEN" not in text and made["secret"] not in text and "127.0.0.1" in text
 
 
+def test_a_pipeline_takes_at_most_20_notifications(client, pipeline_id, receiver):
+    for _ in range(MAX_PER_PIPELINE):
+        add_webhook(client, pipeline_id, receiver.url)
+
+    refused = post_json(
+        client,
+        f"/api/pipelines/{pipeline_id}/notifications",
+        {"kind": "webhook", "url": receiver.url},
+    )
+
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "too_many_notifications"
+    assert "at most 20 notifications" in refused.json()["message"]
+    assert Notification.objects.filter(pipeline_id=pipeline_id).count() == MAX_PER_PIPELINE
+
+
 @pytest.fixture
 def team(owner, staff):
     """A workspace where `staff` is admin and `owner` an editor, both with addresses."""
@@ -282,6 +298,23 @@ def test_an_e_mail_is_sent_when_a_run_fails(team, owner, data_root, settings):
     assert message.to == ["owner@example.com"]
     assert message.subject == "[Pipewright] Adults: run #1 failed"
     assert f"url: /pipelines/{pipeline.pk}/?run={run.pk}" in message.body
+
+
+def test_a_failed_run_sends_at_most_20_notifications(team, owner, data_root, settings):
+    """A pipeline that had more before the cap: the run sends 20 and says the rest did not go."""
+    settings.PIPEWRIGHT_DATA_ROOT = data_root.parent
+    (data_root.parent / "team").mkdir()
+    pipeline = actions.create_pipeline(owner, load_document(SEED), team)
+    Notification.objects.bulk_create(
+        Notification(pipeline=pipeline, kind="email", recipients=["owner@example.com"])
+        for _ in range(25)
+    )
+    run = run_to_end(client_for(owner), pipeline.pk)
+    wait_until(lambda: RunLog.objects.filter(run=run, message__contains="not sent").exists())
+    assert len(mail.outbox) == MAX_PER_PIPELINE
+    assert RunLog.objects.filter(
+        run=run, level="warning", message="5 notification(s) not sent: a run sends at most 20"
+    ).exists()
 
 
 def test_an_interrupted_run_notifies(team, owner):

@@ -51,3 +51,14 @@ def test_the_admin_refuses_a_bad_schedule_with_the_apis_message(
     assert response.status_code == 200
     assert message in response.content.decode()
     assert not Schedule.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_admin_refuses_a_schedule_past_the_pipelines_50(admin_client, pipeline, admin_user):
+    Schedule.objects.bulk_create(
+        Schedule(pipeline=pipeline, owner=admin_user, cron="0 6 * * *") for _ in range(50)
+    )
+    response = admin_client.post("/admin/editor/schedule/add/", {**FORM, "pipeline": pipeline.pk})
+    assert response.status_code == 200
+    assert "a pipeline has at most 50 schedules" in response.content.decode()
+    assert Schedule.objects.count() == 50
