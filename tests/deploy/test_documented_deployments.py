@@ -17,7 +17,6 @@ import pytest
 from distributed import get_task_stream
 
 from editor.consumers import HEARTBEAT_S
-from tests.deploy.conftest import Deployment
 from tests.editor.runs import chain
 from tests.editor.test_live_server import start_run, watch_run
 from tests.live_client import api_states, assert_complete_stream, open_socket, websocket_transport
@@ -29,12 +28,13 @@ ACTIVE = ("queued", "running")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def scheduled_pipeline(deployment: Deployment) -> int:
+def scheduled_pipeline(deployment) -> int:
     """A pipeline scheduled every minute, made first, so its minute comes while the others
-    run: its id."""
+    run: its id. A retry allowed: the worker the test below kills may be executing it."""
     web = deployment.web[0]
-    pipeline_id = request(web, deployment.token, "POST", "/api/pipelines",
-                          pause_pipeline("scheduled", 1, 0.01))["id"]  # fmt: skip
+    document = pause_pipeline("scheduled", 1, 0.01)
+    document["config"]["retries"] = 1
+    pipeline_id = request(web, deployment.token, "POST", "/api/pipelines", document)["id"]
     request(web, deployment.token, "POST", f"/api/pipelines/{pipeline_id}/schedules",
             {"cron": "* * * * *"})  # fmt: skip
     return pipeline_id
@@ -55,7 +55,7 @@ def wait_for(condition, timeout: float = RUN_TIMEOUT_S, what: str = "") -> objec
     return found
 
 
-def finished_run(deployment: Deployment, run_id: int) -> dict:
+def finished_run(deployment, run_id: int) -> dict:
     def ended():
         body = request(deployment.web[1], deployment.token, "GET", f"/api/runs/{run_id}")
         return body if body["status"] not in ACTIVE else None
@@ -65,7 +65,7 @@ def finished_run(deployment: Deployment, run_id: int) -> dict:
 
 @pytest.mark.asyncio
 async def test_a_run_started_on_one_web_process_streams_to_a_watcher_on_the_other(
-    deployment: Deployment,
+    deployment,
 ):
     runner, watcher = deployment.web
     token, cookie = deployment.token, deployment.cookie
@@ -80,7 +80,7 @@ async def test_a_run_started_on_one_web_process_streams_to_a_watcher_on_the_othe
 
 
 @pytest.mark.asyncio
-async def test_an_idle_watchers_socket_stays_open_and_hears_heartbeats(deployment: Deployment):
+async def test_an_idle_watchers_socket_stays_open_and_hears_heartbeats(deployment):
     """Over Redis, the consumer waits for its next message in blocking reads of 5 s: with
     redis-py 8's own 5 s socket timeout each one failed and closed the socket (1011)."""
     runner, watcher = deployment.web
@@ -100,7 +100,7 @@ async def test_an_idle_watchers_socket_stays_open_and_hears_heartbeats(deploymen
 
 
 def test_a_partitioned_run_over_4_files_spreads_its_partitions_over_both_tls_workers(
-    deployment: Deployment,
+    deployment,
 ):
     sales = deployment.data_root / "shared" / "sales"
     sales.mkdir(parents=True)
@@ -129,7 +129,7 @@ def test_a_partitioned_run_over_4_files_spreads_its_partitions_over_both_tls_wor
 
 
 def test_a_worker_killed_mid_run_gives_the_run_its_documented_second_attempt(
-    deployment: Deployment,
+    deployment,
 ):
     """docs/deploy.md: a run whose worker is lost starts again, once, on the worker Dask gives
     its task to next, when it committed nothing and its nodes allow a retry; its log says so."""
@@ -170,9 +170,7 @@ def worker_running(observer, run_id: int) -> str | None:
     return None
 
 
-def test_runscheduler_fires_the_schedule_and_the_run_executes(
-    deployment: Deployment, scheduled_pipeline: int
-):
+def test_runscheduler_fires_the_schedule_and_the_run_executes(deployment, scheduled_pipeline: int):
     web, token = deployment.web[1], deployment.token
     path = f"/api/pipelines/{scheduled_pipeline}/runs"
 
