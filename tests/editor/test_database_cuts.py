@@ -1,4 +1,5 @@
-"""A run whose worker service loses PostgreSQL mid-run is recorded whole once it is back.
+"""On PostgreSQL: a run whose worker service loses the database mid-run is recorded whole once
+it is back, and a live view's snapshot is the run as of its `seq`.
 
 `manage.py runworkers` reaches a database of this module's own through a `TcpProxy`, which
 the tests cut for 3, 10, 30 and 70 seconds while a run executes (its connections dropped, new
@@ -10,6 +11,7 @@ its true one: `succeeded`, never `interrupted` by a reaper while its process was
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +21,15 @@ from types import SimpleNamespace
 import psycopg
 import pytest
 
+from editor.snapshots import SNAPSHOT_SPANS
+from tests.live_client import (
+    LiveView,
+    RunState,
+    assert_complete_stream,
+    follow,
+    open_socket,
+    websocket_transport,
+)
 from tests.servers import (
     ROOT,
     DaphneServer,
@@ -37,10 +48,20 @@ POSTGRES = ("127.0.0.1", 5432)
 PAUSES, PAUSE_S = 24, 0.3
 """A run of 12 steps of two `pause` nodes: about 4 s, with a log line from each."""
 NEW_USER = """
+from importlib import import_module
+from django.conf import settings
+from django.contrib import auth
 from django.contrib.auth.models import User
 from editor.tokens import create_token
-print(create_token(User.objects.create_user("cuts", password="not used here 1"), "cuts"))
+user = User.objects.create_user("cuts", password="not used here 1")
+session = import_module(settings.SESSION_ENGINE).SessionStore()
+session[auth.SESSION_KEY] = str(user.pk)
+session[auth.BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+session[auth.HASH_SESSION_KEY] = user.get_session_auth_hash()
+session.save()
+print(create_token(user, "cuts"), session.session_key)
 """
+"""A user with an API token and a signed-in session (for websockets)."""
 
 
 def manage(database: str, *arguments: str) -> str:
@@ -70,7 +91,7 @@ def behind_a_proxy(plugin_site, redis_layer, tmp_path_factory):
     started = []
     try:
         manage(f"{server}/{name}", "migrate", "--noinput")
-        token = manage(f"{server}/{name}", "shell", "--no-imports", "-c", NEW_USER).strip()
+        token, session = manage(f"{server}/{name}", "shell", "--no-imports", "-c", NEW_USER).split()
         folder = tmp_path_factory.mktemp("cuts")
         data_root = write_input(folder / "data")
 
@@ -89,7 +110,10 @@ def behind_a_proxy(plugin_site, redis_layer, tmp_path_factory):
         workers = process(WorkerService, through_proxy, redis_layer)
         start_servers([web])
         workers.start().wait_until_ready()
-        yield SimpleNamespace(web=web, workers=workers, proxy=proxy, token=token, data=data_root)
+        yield SimpleNamespace(
+            web=web, workers=workers, proxy=proxy, token=token, cookie=f"sessionid={session}",
+            data=data_root,
+        )  # fmt: skip
     finally:
         stop_servers(started)
         proxy.close()
@@ -131,7 +155,8 @@ def assert_recorded_whole(body: dict, setup) -> None:
     assert {node: state["status"] for node, state in nodes.items()} == dict.fromkeys(
         ["read", *(f"p{index}" for index in range(PAUSES))], "succeeded"
     )
-    assert all(len(state["attempt_spans"]) == 1 for state in nodes.values()), nodes
+    spans = {node: state["attempt_spans"] for node, state in nodes.items()}
+    assert all(len(attempts) == 1 for attempts in spans.values()), spans
     lines = body["logs"]
     seqs = [line["seq"] for line in lines]
     assert seqs == sorted(set(seqs))
@@ -156,3 +181,54 @@ async def test_runs_cut_off_for_30_and_70_seconds_are_recorded_whole_and_never_r
     meanwhile, and the run it still executes is not `interrupted`."""
     for cut_s in (30, 70):
         assert_recorded_whole(await run_through_a_cut(behind_a_proxy, cut_s), behind_a_proxy)
+
+
+async def test_every_snapshot_is_the_run_as_of_its_seq_while_the_recorder_writes(behind_a_proxy):
+    """Watchers ask for snapshots over and over while a run of many short nodes commits a
+    batch every few milliseconds: each snapshot's nodes are exactly what the events up to its
+    `seq` make of them (read in READ COMMITTED, a batch committed between reading the run's
+    `last_seq` and its nodes put newer rows under an older `seq`: phantom attempt spans once
+    the client applied the events after it)."""
+    web, token = behind_a_proxy.web, behind_a_proxy.token
+    pipeline = pause_pipeline("snapshots", 60, 0.02, chains=6)
+    pipeline_id = await create_pipeline(web, token, pipeline)
+    stream, snapshots, stop = LiveView(), [], asyncio.Event()
+
+    async def ask_for_snapshots():
+        async with open_socket(web, pipeline_id, behind_a_proxy.cookie) as socket:
+            while not stop.is_set():
+                await socket.send(json.dumps({"type": "snapshot_request"}))
+                async with asyncio.timeout(5):
+                    while (message := json.loads(await socket.recv()))["type"] != "snapshot":
+                        pass
+                snapshots.append(message)
+                await asyncio.sleep(0.06)  # within the socket's 20 messages a second
+
+    async with open_socket(web, pipeline_id, behind_a_proxy.cookie) as socket:
+        transport = websocket_transport(socket)
+        await follow(stream, *transport, until=lambda view: view.snapshots)
+        askers = [asyncio.create_task(ask_for_snapshots()) for _ in range(3)]
+        run_id = (await api(web, "POST", f"/api/pipelines/{pipeline_id}/runs", token, {}))["id"]
+        await follow(stream, *transport, until=lambda view: view.finished(run_id), timeout=60)
+        stop.set()
+        await asyncio.gather(*askers)
+
+    assert_complete_stream(stream, run_id)
+    events = [event for event in stream.applied if event["run_id"] == run_id]
+    during = [s for s in snapshots if s["run"] and s["run"]["id"] == run_id and s["seq"]]
+    assert len(during) >= 20
+    for snapshot in during:
+        expected = RunState()
+        for event in events:
+            if event["seq"] <= snapshot["seq"]:
+                expected.apply(event)
+        assert {
+            node: (state["status"], state["spans"])
+            for node, state in snapshot["run"]["nodes"].items()
+        } == {
+            node: (
+                expected.nodes.get(node, {}).get("status", "pending"),
+                expected.nodes.get(node, {}).get("spans", [])[-SNAPSHOT_SPANS:],
+            )
+            for node in snapshot["run"]["nodes"]
+        }, f"snapshot at seq {snapshot['seq']}"
