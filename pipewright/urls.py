@@ -19,3 +19,4 @@ urlpatterns = [
     path("api/", api.urls),
     path("favicon.ico", views.favicon),
 ]
+handler500 = "editor.outage_responses.server_error"

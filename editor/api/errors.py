@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from editor.errors import ActionError, error_json, problems_error
+from editor.outage_responses import unavailable
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.problems import validation_problems
 
@@ -60,6 +62,11 @@ def install_error_handlers(api) -> None:
     def http_error(request, error: HttpError):
         code = "csrf_failed" if error.status_code == 403 else "http_error"
         return answer(request, error.status_code, error_json(code, str(error)))
+
+    @api.exception_handler(OperationalError)
+    @api.exception_handler(InterfaceError)
+    def database_away(request, error):
+        return unavailable(request)
 
     @api.exception_handler(RequestDataTooBig)
     def too_big(request, error):
