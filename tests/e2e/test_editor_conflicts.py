@@ -1,8 +1,11 @@
-"""When someone else saved meanwhile, the browser editor lets the user reload theirs or
-overwrite with this version.
+"""When someone else saved meanwhile, the browser editor lets the user reload theirs, keep
+theirs and save this version as a copy, or say in so many words to overwrite theirs; no path
+writes the stale version over theirs silently.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.async_api import expect
@@ -53,8 +56,56 @@ async def test_after_a_conflicting_save_reload_shows_the_other_version(
     await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
     await expect(save_state(page)).to_have_text("Saved")
     assert (await api.get(pipeline_id))["name"] == "Renamed elsewhere"
-    await page.keyboard.press("Control+z")  # the user's own version is one undo away
-    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed here")
+
+
+@pytest.mark.console_allows(CONFLICT)
+async def test_undo_after_reloading_theirs_does_not_bring_the_stale_version_back_over_theirs(
+    signed_in, api, people
+):
+    """Undo after "Reload theirs" brought back the whole stale document, which the next
+    (auto)save wrote over the other user's change with the fresh revision."""
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    dialog = await save_over(page, "Renamed here")
+    await dialog.get_by_role("button", name="Reload theirs").click()
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
+
+    await page.get_by_label("Pipeline name").blur()
+    await page.keyboard.press("Control+z")
+    await page.get_by_role("button", name="Save", exact=True).click()
+    await expect(save_state(page)).to_have_text("Saved")
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
+    saved = await api.get(pipeline_id)
+    assert saved["name"] == "Renamed elsewhere" and saved["revision"] == 2
+
+
+@pytest.mark.console_allows(CONFLICT)
+async def test_keep_mine_as_a_copy_saves_this_version_as_a_new_pipeline_and_shows_theirs(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+
+    dialog = await save_over(page, "Renamed here")
+    await dialog.get_by_role("button", name="Keep mine as a copy").click()
+
+    await expect(dialog).to_be_hidden()
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
+    await expect(save_state(page)).to_have_text("Saved")
+    theirs = await api.get(pipeline_id)
+    assert theirs["name"] == "Renamed elsewhere" and theirs["revision"] == 2
+    listed = (await api.call("GET", "/api/pipelines"))["items"]
+    [copy] = [item for item in listed if item["id"] != pipeline_id]
+    assert copy["name"] == "Renamed here (my copy)"
+    assert graph_of(await api.get(copy["id"])) == graph_of(seed(people))
+
+    await page.get_by_role("link", name="Open your copy").click()
+    await expect(page).to_have_url(re.compile(rf"/pipelines/{copy['id']}/$"))
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed here (my copy)")
 
 
 @pytest.mark.console_allows(CONFLICT)

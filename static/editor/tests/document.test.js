@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canvasToDocument, documentToCanvas } from "../src/model/document.js";
+import { canvasToDocument, copyName, documentToCanvas } from "../src/model/document.js";
 
 const SERVER_ANSWER = {
   format: "pipewright.pipeline",
@@ -108,5 +108,11 @@ describe("document and canvas", () => {
     const again = documentToCanvas({ ...document, id: 7, revision: 4 }, typeOf);
     expect(again.meta.notes).toEqual([...SERVER_ANSWER.notes, note]);
     expect(canvasToDocument(again.meta, again.nodes, again.edges)).toEqual(document);
+  });
+
+  it("names a copy of the user's version within the length a name may have", () => {
+    expect(copyName("Sales")).toBe("Sales (my copy)");
+    expect(copyName("x".repeat(200))).toHaveLength(200);
+    expect(copyName("x".repeat(200)).endsWith(" (my copy)")).toBe(true);
   });
 });

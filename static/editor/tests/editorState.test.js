@@ -50,6 +50,16 @@ describe("the editor's state", () => {
     expect(isDirty(state)).toBe(true);
   });
 
+  it("takes the server's version after a conflict with nothing to undo back to", () => {
+    let state = initialEditorState(canvas);
+    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "mine" } }) });
+    state = editorReducer(state, { type: "take", canvas: { ...canvas, meta: { name: "theirs" } } });
+    expect(isDirty(state)).toBe(false);
+    state = editorReducer(state, { type: "undo" });
+    expect(state.history.present.meta.name).toBe("theirs");
+    expect(isDirty(state)).toBe(false);
+  });
+
   it("for a viewer, selects but ignores edits, moves, undo and redo", () => {
     let state = initialEditorState(canvas);
     state = viewerReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "select", selected: true }] });

@@ -27,6 +27,7 @@ import { useCanvasItems } from "./canvas/useCanvasItems.js";
 import { useWiredAdds } from "./canvas/useWiredAdds.js";
 import { CatalogContext, OverlayContext } from "./contexts.js";
 import ConflictDialog from "./dialogs/ConflictDialog.jsx";
+import { useConflict } from "./hooks/useConflict.js";
 import RunDialog from "./dialogs/RunDialog.jsx";
 import SettingsDialog from "./dialogs/SettingsDialog.jsx";
 import { useAnalysis } from "./hooks/useAnalysis.js";
@@ -261,17 +262,14 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     }
   }, [api, base, catalog, overlay, reactFlow, saveFirst, toasts]);
 
-  const reload = useCallback(async () => {
-    try {
-      const fresh = await api.get(base);
-      await resolve("reload", fresh);
-      dispatch({ type: "reload", canvas: documentToCanvas(fresh, catalog.typeOf) });
+  const onTaken = useCallback(
+    (fresh) => {
       analyseStored(fresh);
       planSaved();
-    } catch (error) {
-      toasts.show(`Could not reload: ${error.message}`, { kind: "error" });
-    }
-  }, [api, base, catalog, resolve, analyseStored, planSaved, toasts]);
+    },
+    [analyseStored, planSaved],
+  );
+  const conflictChoices = useConflict({ api, base, catalog, workspace, stateRef, dispatch, resolve, sizeOf: cardSize, onTaken, toasts });
 
   const versions = useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts });
   const viewedVersion = versions.viewing?.item.revision ?? null;
@@ -318,11 +316,10 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const saveNow = useCallback(() => save(), [save]);
   const openSettings = useCallback(() => setDialog({ kind: "settings" }), []);
   const closeDialog = useCallback(() => setDialog(null), []);
-  const overwrite = useCallback(() => resolve("overwrite"), [resolve]);
 
   const dirty = isDirty(state);
   const saveLabel = saving.phase === "saving" ? "Saving…" : dirty || saving.conflict ? "Unsaved" : "Saved";
-  const saveTitle = saving.conflict ? "Someone else saved meanwhile: reload or overwrite" : saving.phase === "failed" ? "The last save failed" : "";
+  const saveTitle = saving.conflict ? "Someone else saved meanwhile: reload theirs or keep yours as a copy" : saving.phase === "failed" ? "The last save failed" : "";
   const idKey = nodes.map((node) => node.id).join("\n");
   const nodeIds = useMemo(() => (idKey ? idKey.split("\n") : []), [idKey]);
   const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
@@ -441,7 +438,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             />
           ) : null}
           {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} options={dialog.options} onStart={runs.startRun} onClose={closeDialog} /> : null}
-          {saving.conflict ? <ConflictDialog onReload={reload} onOverwrite={overwrite} /> : null}
+          {saving.conflict ? <ConflictDialog onReload={conflictChoices.reloadTheirs} onKeepCopy={conflictChoices.keepMineAsCopy} onOverwrite={conflictChoices.overwrite} /> : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>
       </OverlayContext.Provider>

@@ -87,3 +87,12 @@ function compare(a, b) {
   if (a < b) return -1;
   return a > b ? 1 : 0;
 }
+
+const NAME_MAX_LENGTH = 200; // runtime/spec.py
+
+/** The name of a copy of the pipeline `name` that keeps the user's version: "… (my copy)",
+ * within the length a name may have. */
+export function copyName(name) {
+  const suffix = " (my copy)";
+  return `${(name ?? "").slice(0, NAME_MAX_LENGTH - suffix.length)}${suffix}`;
+}

@@ -19,7 +19,8 @@ export const isDirty = (state) => state.version !== state.savedVersion;
  * `amend` part of the last step), `move`
  * (nodes to `positions` ({id: {x, y}}) as a commit, none when nothing moves), `undo`,
  * `redo`, `saved` (`version` is on the server), `reload` (the server's canvas, as an undo
- * step, saved).
+ * step, saved), `take` (the server's canvas, saved, with nothing to undo: after a conflict,
+ * an undo would bring back the stale version, which autosave would write over theirs).
  */
 export function editorReducer(state, action) {
   const present = state.history.present;
@@ -45,6 +46,8 @@ export function editorReducer(state, action) {
       return withHistory(state, redo(state.history), true);
     case "saved":
       return { ...state, savedVersion: action.version };
+    case "take":
+      return { history: createHistory(action.canvas), version: state.version + 1, savedVersion: state.version + 1 };
     case "reload": {
       const history = record(state.history, action.canvas);
       return { history, version: state.version + 1, savedVersion: state.version + 1 };

@@ -7,7 +7,15 @@ export default function Toasts({ toasts, dismiss }) {
       {toasts.map((toast) => (
         <div key={toast.id} className={`pw-toast pw-toast-${toast.kind}`} role={toast.kind === "error" ? "alert" : "status"}>
           <div className="pw-toast-body">
-            <div>{toast.message}</div>
+            <div>
+              {toast.message}
+              {toast.link ? (
+                <>
+                  {" "}
+                  <a href={toast.link.href}>{toast.link.label}</a>
+                </>
+              ) : null}
+            </div>
             {toast.details.length ? (
               <ul>
                 {toast.details.slice(0, 8).map((detail, index) => (
