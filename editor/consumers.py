@@ -3,9 +3,11 @@
 It only connects, relays and answers snapshot requests. On connect it joins the pipeline's
 group first and reads the snapshot second, so no event falls between the two (the client
 drops what it has already seen by `seq`). Anyone who may not see the pipeline is closed
-with code 4403; a client that sends a frame over 4 KiB (4413) or more than about 20 a second
-(4429) is closed too, before its message costs anything (`editor.inbound_limits`). What it
-fails to read is bounded by `editor.backpressure`.
+with code 4403, also later: when the user leaves the workspace, is deactivated or changes
+password (it asks again when told, and at every heartbeat), or signs out of the session that
+opened the socket (`editor.watcher_access`). A client that sends a frame over 4 KiB (4413)
+or more than about 20 a second (4429) is closed too, before its message costs anything
+(`editor.inbound_limits`). What it fails to read is bounded by `editor.backpressure`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import asyncio
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from editor.database_outage import UNAVAILABLE
 from editor.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
-from editor.live import group_name, remember_server_loop
+from editor.live import group_name, remember_server_loop, user_group
 from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
+from editor.watcher_access import may_still_watch, session_digest
 from runtime import json_text
 from runtime.json_text import JsonTextError
 
@@ -40,6 +44,8 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
             return
         self.group = group_name(self.pipeline_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self.user_group = user_group(self.scope["user"].pk)
+        await self.channel_layer.group_add(self.user_group, self.channel_name)
         await self._send_snapshot()
         self.heartbeat = asyncio.create_task(self._beat())
 
@@ -76,6 +82,16 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         if not self.refused:
             await self.send(text_data=message["text"])
 
+    async def access_changed(self, message):
+        """The user's memberships or account changed: close if they may no longer watch."""
+        if not self.refused and not await self._may_still_watch():
+            await self._refuse(FORBIDDEN)
+
+    async def session_ended(self, message):
+        """A session of the user signed out: close if it is the one that opened this socket."""
+        if not self.refused and message["session"] == session_digest(self._session_key()):
+            await self._refuse(FORBIDDEN)
+
     async def _refuse(self, code: int) -> None:
         """Close a misbehaving client and stop everything this connection does."""
         self.refused = True
@@ -83,20 +99,36 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=code)
 
     async def _stop(self) -> None:
-        if hasattr(self, "heartbeat"):
+        if hasattr(self, "heartbeat") and self.heartbeat is not asyncio.current_task():
             self.heartbeat.cancel()
-        if hasattr(self, "group"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            del self.group
+        for group in ("group", "user_group"):
+            if hasattr(self, group):
+                await self.channel_layer.group_discard(getattr(self, group), self.channel_name)
+                delattr(self, group)
 
     async def _send_snapshot(self):
         seq, run = await database_sync_to_async(latest_run_snapshot)(self.pipeline_id)
         await self.send_json({"type": "snapshot", "seq": seq, "run": run})
 
     async def _beat(self):
-        while True:
+        while not self.refused:
             await asyncio.sleep(HEARTBEAT_S)
+            if not await self._may_still_watch():
+                await self._refuse(FORBIDDEN)
+                return
             await self.send_json({"type": "heartbeat"})
+
+    def _session_key(self) -> str | None:
+        session = self.scope.get("session")
+        return session.session_key if session is not None else None
+
+    async def _may_still_watch(self) -> bool:
+        try:
+            return await database_sync_to_async(may_still_watch)(
+                self._session_key(), self.scope["user"].pk, self.pipeline_id
+            )
+        except UNAVAILABLE:  # the database is away: nobody's access changes meanwhile
+            return True
 
     @database_sync_to_async
     def _may_watch(self) -> bool:

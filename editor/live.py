@@ -43,6 +43,11 @@ def group_name(pipeline_id: int) -> str:
     return f"pipeline.{pipeline_id}"
 
 
+def user_group(user_id: int) -> str:
+    """The channel-layer group of one user's live-view sockets (`editor.watcher_access`)."""
+    return f"watcher.user.{user_id}"
+
+
 def remember_server_loop() -> None:
     """Called from async code of the server: broadcasts from threads go to this loop."""
     global _server_loop
@@ -86,10 +91,15 @@ def broadcast(pipeline_id: int, after_seq: int, events: list[Event]) -> None:
 
 def _send_frame(pipeline_id: int, frame: dict) -> None:
     message = {"type": "run.events", "text": json.dumps(frame, separators=(",", ":"))}
+    send_to_group(group_name(pipeline_id), message)
+
+
+def send_to_group(group: str, message: dict) -> None:
+    """Send a channel-layer message to a group from any thread (never raises)."""
     layer = get_channel_layer()
     if layer is None:
         return
-    send = layer.group_send(group_name(pipeline_id), message)
+    send = layer.group_send(group, message)
     try:
         loop = _server_loop
         if loop is not None and loop.is_running():
@@ -97,7 +107,7 @@ def _send_frame(pipeline_id: int, frame: dict) -> None:
         else:
             async_to_sync(_await)(send)
     except Exception:  # watchers recover from a lost frame with a snapshot; the run goes on
-        log.warning("could not broadcast events of pipeline %s", pipeline_id, exc_info=True)
+        log.warning("could not send to the group %s", group, exc_info=True)
 
 
 async def _await(coroutine):

@@ -1,14 +1,18 @@
 """Model signals: every new user gets a personal workspace; a member who leaves a workspace
-(or whose role falls below editor) has their schedules there paused."""
+(or whose role falls below editor) has their schedules there paused; open live-view sockets
+ask again whether they may watch when their user's memberships or account change, and close
+when their session signs out (`editor.watcher_access`)."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_out
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from editor.models import Membership
 from editor.schedules import pause_where_owner_may_not_run
+from editor.watcher_access import session_digest, tell_sockets_of
 from editor.workspaces import personal_workspace
 
 
@@ -26,3 +30,26 @@ def pause_schedules_of_departed_owner(sender, instance, raw: bool = False, **kwa
     stop firing if they may no longer run its pipelines."""
     if not raw:
         pause_where_owner_may_not_run(instance.workspace, instance.user)
+
+
+@receiver(post_save, sender=Membership, dispatch_uid="sockets-role-changed")
+@receiver(post_delete, sender=Membership, dispatch_uid="sockets-member-left")
+def recheck_sockets_of_member(sender, instance, raw: bool = False, **kwargs):
+    """A member left a workspace (or it was deleted): their sockets there close."""
+    if not raw:
+        tell_sockets_of(instance.user_id, {"type": "access.changed"})
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="sockets-user-changed")
+def recheck_sockets_of_user(sender, instance, created: bool, raw: bool = False, **kwargs):
+    """Deactivated, or a new password (which ends the user's other sessions)."""
+    if not created and not raw and set(kwargs.get("update_fields") or ()) != {"last_login"}:
+        tell_sockets_of(instance.pk, {"type": "access.changed"})
+
+
+@receiver(user_logged_out, dispatch_uid="sockets-signed-out")
+def close_sockets_of_session(sender, request, user, **kwargs):
+    """Signing out closes the sockets that session opened."""
+    if user is not None:
+        digest = session_digest(request.session.session_key)
+        tell_sockets_of(user.pk, {"type": "session.ended", "session": digest})
