@@ -58,6 +58,8 @@ the seed ETL of 2 million rows, with budgets of 64 to 256 MiB, these add 60 to 1
 EXIT_WAIT_S = 5.0
 """How long a process may take to exit once it said it is done, or was killed."""
 CRASHED = "internal error; see the server log"
+UNREPORTED = "the process ended before it reported; every node had succeeded, outputs written"
+"""Why a run whose process died after all its work succeeded: its outputs are committed."""
 
 log = logging.getLogger(__name__)
 fork_server = ForkServer()
@@ -242,7 +244,10 @@ class Supervision:
         return Ending(finished["status"], finished.get("error", ""), result)
 
     def end(self, status: RunStatus, error: str) -> Ending:
-        """End the run here (it could not end itself): no leftovers, then its last events."""
+        """End the run here (it could not end itself): no leftovers, then its last events (a
+        run that succeeded all the same says in its log why the supervisor ended it)."""
+        if status == RunStatus.SUCCEEDED:
+            self._relay([self.trail.log("warning", f"run succeeded: {error}")])
         self._relay(self.trail.ending(status, error))
         return Ending(status, error)
 
@@ -264,6 +269,8 @@ class Supervision:
             )
         if report["kind"] == "refused":
             return RunStatus.FAILED, report["error"]
+        if self.trail.all_succeeded():  # died after the work, before its `run_finished`
+            return RunStatus.SUCCEEDED, f"{UNREPORTED} ({process.death('')[1]})"
         if report["kind"] == "crashed":
             return RunStatus.FAILED, CRASHED
         return process.death(self.at_node())

@@ -58,6 +58,12 @@ class Trail:
                 setattr(result, name, metrics.pop(name))
         result.extra.update(metrics)
 
+    def all_succeeded(self) -> bool:
+        """Whether every node of the run succeeded (an output's success is after its commit)."""
+        return bool(self.results) and all(
+            result.status == NodeStatus.SUCCEEDED for result in self.results.values()
+        )
+
     def running(self) -> list[str]:
         """The nodes that were running (or waiting to retry) per the last events."""
         working = (NodeStatus.RUNNING, NodeStatus.RETRYING)
@@ -89,7 +95,8 @@ class Trail:
             )  # fmt: skip
             events.append(event)
         totals = outcome(self.results.values(), self.kinds, cancelled=False).totals
-        failure = {"error": error} if stopped else {}
+        # A run that succeeded all the same keeps why it was ended here (not a failure).
+        failure = {"error": error} if stopped or status == RunStatus.SUCCEEDED else {}
         duration = round(time.monotonic() - self._began, 6)
         finished = self._event(
             "run_finished", status=status, duration_s=duration, totals=totals, **failure
