@@ -150,7 +150,10 @@ class Reuse:
         ]
 
 
-@transaction.atomic
+CHECK_ATTEMPTS = 3
+"""How many times a start checks the pipeline when it is saved again while being checked."""
+
+
 def start_run(
     pipeline: Pipeline,
     user,
@@ -164,8 +167,38 @@ def start_run(
     """Snapshot the pipeline and queue a run of it (one active run per pipeline), started by
     `user` or, with its owner as `user`, by `schedule` for its fire time `scheduled_for`;
     `queue` (a schedule's overlap policy): while a run is active, this one waits behind it
-    instead (one run waits at most)."""
-    Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+    instead (one run waits at most).
+
+    The check before the run reads the inputs, which may take up to
+    PIPEWRIGHT_PREVIEW_TIMEOUT: it runs on the snapshot outside any transaction (call this
+    outside one), so that no lock is held meanwhile (on SQLite, the whole database's). The run
+    is made in a short transaction after it, if the pipeline was not saved meanwhile; if it
+    was, the saved document is checked in turn, and after CHECK_ATTEMPTS the answer is 409."""
+    parameters = parameters or {}
+    with transaction.atomic():  # a start that will be refused is told at once
+        _refuse_start(pipeline, user, queue)
+    for _ in range(CHECK_ATTEMPTS):
+        snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
+        document = to_document(snapshot)
+        _check_before_run(pipeline, user, document, parameters, reuse)
+        with transaction.atomic():
+            current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
+            if current.revision == snapshot.revision:
+                active = _refuse_start(pipeline, user, queue)
+                return _queue_run(
+                    pipeline, user, document, parameters, reuse, active, schedule, scheduled_for
+                )
+    raise ActionError(
+        409,
+        "pipeline_changed",
+        f"the pipeline was saved {CHECK_ATTEMPTS} times while it was checked before its run; "
+        "start the run again once the edits are saved",
+    )
+
+
+def _refuse_start(pipeline: Pipeline, user, queue: bool) -> list[Run]:
+    """The pipeline's active runs, unless they or the user's own runs refuse a start (409,
+    429); inside a transaction."""
     refuse_too_many_runs(user)
     active = list(pipeline.runs.filter(status__in=RunStatus.ACTIVE)[:2])
     if active and (not queue or len(active) > 1):
@@ -176,17 +209,37 @@ def start_run(
             "cancel it",
             run_id=active[0].pk,
         )
-    document = to_document(pipeline)
+    return active
+
+
+def _check_before_run(
+    pipeline: Pipeline, user, document: PipelineSpec, parameters: dict, reuse: Reuse
+) -> None:
+    """Refuse a run of `document` that cannot start (400, 422): it reads the inputs, in a
+    job's process."""
     if refused := reuse.refusals(document):
         raise problems_error(400, "invalid_request", "the request is not valid", refused)
     access = engine_access(pipeline.workspace, user)
-    problems = preview_pool.run_problems(document, parameters or {}, **access)
+    problems = preview_pool.run_problems(document, parameters, **access)
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
+
+
+def _queue_run(
+    pipeline: Pipeline,
+    user,
+    document: PipelineSpec,
+    parameters: dict,
+    reuse: Reuse,
+    active: list[Run],
+    schedule: Schedule | None,
+    scheduled_for: datetime | None,
+) -> Run:
+    """The run's rows, in the caller's transaction; its worker is woken once they commit."""
     run = Run.objects.create(
         pipeline=pipeline,
         document=to_json_dict(document),
-        parameters=parameters or {},
+        parameters=parameters,
         started_by=user,
         status=RunStatus.QUEUED,
         fresh=reuse.fresh,

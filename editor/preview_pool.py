@@ -176,6 +176,10 @@ class _Slots:
         self._changed = threading.Condition()
         self._busy = 0
 
+    def going(self) -> int:
+        with self._changed:
+            return self._busy
+
     @contextlib.contextmanager
     def taken(self, job: _Job) -> Iterator[None]:
         """Hold a slot for the block, once one is free within `SLOT_WAIT_S` (else 429)."""
@@ -198,6 +202,11 @@ class _Slots:
 
 
 _slots = _Slots()
+
+
+def going() -> int:
+    """How many jobs are executing in this web process now."""
+    return _slots.going()
 
 
 def _answer(

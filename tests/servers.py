@@ -243,7 +243,9 @@ class DaphneServer(ServerProcess):
         printed = [line for line in self.log().splitlines() if not line.startswith("127.0.0.1:")]
         return "\n".join(printed[-lines:])
 
-    def request(self, method: str, path: str, body=None, token: str = "") -> tuple[int, object]:
+    def request(
+        self, method: str, path: str, body=None, token: str = "", timeout: float = 10
+    ) -> tuple[int, object]:
         """`(status, json)` of one API call, with a bearer token if given (text if not JSON)."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"}
@@ -251,7 +253,7 @@ class DaphneServer(ServerProcess):
             headers["Authorization"] = f"Bearer {token}"
         request = urllib.request.Request(self.url + path, data, headers, method=method)
         try:
-            with _http.open(request, timeout=10) as response:
+            with _http.open(request, timeout=timeout) as response:
                 return response.status, _decode(response.read())
         except urllib.error.HTTPError as error:
             return error.code, _decode(error.read())

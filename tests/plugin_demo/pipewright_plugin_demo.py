@@ -2,9 +2,11 @@
 
 import time
 
+import pandas as pd
 from pydantic import Field
 
 from runtime.operator import Operator, OperatorParams
+from runtime.schema import Column, Schema
 
 
 class ReverseRows(Operator):
@@ -98,3 +100,29 @@ class Journal(Operator):
     @staticmethod
     def _note(ctx, line: str) -> None:
         ctx.resources["journal"].write(f"{ctx.node_id} {line}\n")
+
+
+class SlowSourceParams(OperatorParams):
+    seconds: float = Field(1.0, ge=0, title="Seconds", description="How long the source takes.")
+
+
+class SlowSource(Operator):
+    """An input whose source answers slowly, as a busy remote database or API does: its columns
+    take `seconds` to learn too, so the check before a run (which asks every input for its
+    columns) waits that long."""
+
+    name = "slow_source"
+    kind = "input"
+    title = "Slow source"
+    description = "Three numbers, given after a wait (slow checks and runs for tests)."
+    inputs = ()
+    Params = SlowSourceParams
+    deterministic = False
+
+    def output_schema(self, ctx, inputs):
+        time.sleep(ctx.params.seconds)
+        return {"out": Schema.of(Column("n", "integer", nullable=False))}
+
+    def run(self, ctx, inputs):
+        time.sleep(ctx.params.seconds)
+        return {"out": pd.DataFrame({"n": [1, 2, 3]})}

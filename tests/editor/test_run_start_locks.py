@@ -1,0 +1,146 @@
+"""Starting a run holds no database lock while its check runs.
+
+The check before a run reads every input (`preview_pool.run_problems`), up to
+PIPEWRIGHT_PREVIEW_TIMEOUT. It used to run inside `start_run`'s transaction, holding the
+pipeline's row and, on SQLite, the whole database's write lock: other users' requests waited
+up to 20 s and answered 500 "database is locked". The slow input here is the demo plugin's
+`slow_source`, a real input operator whose columns take a while to learn, as a busy remote
+source's do; the check itself is the real one, in its job's process.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import re
+import time
+import urllib.parse
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+
+from editor import preview_pool
+from editor.models import Pipeline, Run
+from tests.editor.conftest import client_for, post_json, put_json
+
+CHECK_TIMEOUT_S = 30
+ACCEPTABLE_WAIT_S = 1.0
+"""The issue's acceptance bound for any request while a check runs: generous on purpose (a
+loaded 2-core machine answers these in tens of milliseconds); the lock made them wait ~20 s."""
+
+
+def slow_document(seconds: float, name: str = "slow") -> dict:
+    """A pipeline whose only input takes `seconds` to answer (its check takes as long)."""
+    return {
+        "format": "pipewright.pipeline",
+        "version": 1,
+        "name": name,
+        "nodes": [{"id": "source", "operator": "slow_source", "params": {"seconds": seconds}}],
+        "edges": [],
+    }
+
+
+def wait_until(condition, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the check never started"
+        time.sleep(0.01)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_save_of_the_pipeline_answers_while_its_runs_check_goes_on(
+    owner, data_root, pause_operator
+):
+    """On PostgreSQL the check held the pipeline's row (saves of it waited); on SQLite the
+    write lock. The run is made from the document saved meanwhile, checked in turn."""
+    client = client_for(owner)
+    created = post_json(client, "/api/pipelines", slow_document(8)).json()
+
+    def start():
+        try:
+            return post_json(client_for(owner), f"/api/pipelines/{created['id']}/runs", {})
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        starting = pool.submit(start)
+        wait_until(lambda: preview_pool.going() > 0)
+        edit = {**slow_document(0, "edited"), "revision": created["revision"]}
+        answer = put_json(client, f"/api/pipelines/{created['id']}", edit)
+        still_checking = not starting.done()
+        started = starting.result()
+
+    assert answer.status_code == 200, answer.content
+    assert still_checking, "the save waited for the check to end"
+    assert started.status_code == 202, started.content
+    run = Run.objects.get(pk=started.json()["id"])
+    assert run.revision == answer.json()["revision"]
+    assert run.document["name"] == "edited"
+    Pipeline.objects.get(pk=created["id"]).runs.update(status="cancelled")
+
+
+def signed_in_in(server, username: str, password: str) -> tuple[int, float]:
+    """Sign in through the sign-in page as a browser does: its status and how long the
+    credentials' POST took."""
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(
+        urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor(jar)
+    )
+    page = browser.open(f"{server.url}/accounts/login/", timeout=10).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode(
+        {"csrfmiddlewaretoken": token, "username": username, "password": password}
+    ).encode()
+    request = urllib.request.Request(
+        f"{server.url}/accounts/login/", form, {"Referer": f"{server.url}/accounts/login/"}
+    )
+    began = time.monotonic()
+    try:
+        with browser.open(request, timeout=30) as response:
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+    return status, time.monotonic() - began
+
+
+@pytest.mark.server
+@pytest.mark.django_db(transaction=True)
+def test_a_30_s_check_on_sqlite_leaves_every_other_request_answered_at_once(
+    start_server, owner, token
+):
+    """Issue 25's acceptance test: while one run's check lasts its full 30 s, 20 token-signed
+    requests (reads and writes) and a sign-in each wait less than 1 s, none answers a 500.
+    The sign-in's own password hashing (~0.5 s here) is measured alone first, and not counted
+    as waiting."""
+    [server] = start_server(1, {"PIPEWRIGHT_PREVIEW_TIMEOUT": str(CHECK_TIMEOUT_S)})
+    status, created = server.request("POST", "/api/pipelines", slow_document(120), token)
+    assert status == 201, created
+    _, unhindered = signed_in_in(server, "owner", "pw-secret-123")  # hashing the password
+    answers: list[tuple[str, int, float]] = []
+
+    with ThreadPoolExecutor(1) as pool:
+        starting = pool.submit(
+            server.request, "POST", f"/api/pipelines/{created['id']}/runs", {}, token, 90
+        )
+        time.sleep(1)  # the check's job is under way
+        for index in range(20):
+            began = time.monotonic()
+            if index % 2:
+                status, _ = server.request("POST", "/api/pipelines", slow_document(0), token, 30)
+            else:
+                status, _ = server.request("GET", "/api/pipelines", None, token, 30)
+            answers.append((f"request {index}", status, time.monotonic() - began))
+            time.sleep(0.2)
+        status, took = signed_in_in(server, "owner", "pw-secret-123")
+        answers.append(("sign-in (beyond its hashing)", status, took - unhindered))
+        overlapped = not starting.done()
+        started_status, started = starting.result()
+
+    slow_or_failed = [
+        answer for answer in answers if answer[1] >= 500 or answer[2] > ACCEPTABLE_WAIT_S
+    ]
+    assert not slow_or_failed, f"{slow_or_failed}\n{server.errors()}"
+    assert {status for _, status, _ in answers} <= {200, 201}, answers
+    assert overlapped, "the requests did not overlap the check"
+    assert started_status == 422 and started["code"] == "preview_timeout", started
