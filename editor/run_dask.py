@@ -39,6 +39,7 @@ from runtime.plan import Plan
 from runtime.statuses import RunStatus
 from runtime.worker import dask_task
 from runtime.worker.queue_link import QueueLink
+from runtime.worker.queue_reader import WAKE, QueueReader
 from runtime.worker.wire import RunOrder
 
 LOBBY_WAIT_S = 0.25
@@ -134,6 +135,7 @@ class _ClusterTask:
         self.key = f"pipewright-run-{run_id}-{secrets.token_hex(6)}"
         """The task's key, and the channel its queues are named after."""
         self.lobby = Queue(dask_task.lobby_of(self.key), client=client)
+        self.hellos = QueueReader(self.lobby)
         self.future: Future = client.submit(
             dask_task.run_on_worker, self.key, key=self.key, pure=False
         )
@@ -175,10 +177,8 @@ class _ClusterTask:
 
     def _hello(self) -> dict | None:
         """The hello of the next attempt, if one says it within `LOBBY_WAIT_S`."""
-        try:
-            return json.loads(self.lobby.get(timeout=LOBBY_WAIT_S))
-        except TimeoutError:
-            return None
+        hello = self.hellos.get(LOBBY_WAIT_S)
+        return None if hello is None else json.loads(hello)
 
     def _none_at(self) -> str:
         return f"the cluster at {self.address} has none"
@@ -187,8 +187,10 @@ class _ClusterTask:
         """Cancel the task, refuse the attempts that said hello since, let go of the lobby."""
         try:
             self.future.cancel()
-            for hello in self.lobby.get(batch=True):
-                _Attempt(self, json.loads(hello)).close()
+            self.hellos.close()
+            for hello in [*self.hellos.drain(), *self.lobby.get(batch=True)]:
+                if hello != WAKE:
+                    _Attempt(self, json.loads(hello)).close()
             self.lobby.close()
         except OSError:  # the scheduler is gone, and its queues with it
             log.warning("run %s: could not let go of its task at %s", self.run_id, self.address)
@@ -214,7 +216,7 @@ class _Attempt:
         leaves its thread to them while it waits (it secedes), and is no longer listed there."""
         try:
             workers = self.task.client.nthreads()
-            later = self.task.lobby.qsize()
+            later = self.task.lobby.qsize() or self.task.hellos.waiting()
         except OSError:  # the scheduler is gone: so is every task it held
             self.scheduler_lost = True
             return False

@@ -27,6 +27,8 @@ from typing import Any
 
 from distributed import Client, Queue
 
+from runtime.worker.queue_reader import QueueReader
+
 END, BEAT = "end", "beat"
 """The link's own frames; a message is a JSON object, never one of these."""
 WAIT_S = 0.25
@@ -52,6 +54,7 @@ class QueueLink:
     ):
         self._inbox = Queue(inbox, client=client)
         self._outbox = Queue(outbox, client=client)
+        self._frames = QueueReader(self._inbox)
         self._peer_alive = peer_alive
         self._arrived: queue.SimpleQueue = queue.SimpleQueue()
         self._sending = threading.Lock()
@@ -91,6 +94,7 @@ class QueueLink:
                     self._outbox.get(batch=True)
                 self._outbox.put(END)
         self._arrived.put(_EOF)
+        self._frames.close()
         for link_queue in (self._inbox, self._outbox):
             with contextlib.suppress(Exception):
                 link_queue.close()
@@ -108,12 +112,13 @@ class QueueLink:
         heard = time.monotonic()
         try:
             while not self._closed.is_set():
-                try:
-                    frames = [self._inbox.get(timeout=WAIT_S)]
-                except TimeoutError:
-                    if self._peer_alive(time.monotonic() - heard):
-                        continue
-                    frames = [*self._inbox.get(batch=True), END]  # what it sent before it went
+                frame = self._frames.get(WAIT_S)
+                if frame is not None:
+                    frames = [frame]
+                elif self._peer_alive(time.monotonic() - heard):
+                    continue
+                else:
+                    frames = [*self._frames.drain(), END]  # what it sent before it went
                 heard = time.monotonic()
                 for frame in frames:
                     if frame == END:
