@@ -5,9 +5,11 @@ group first and reads the snapshot second, so no event falls between the two (th
 drops what it has already seen by `seq`). Anyone who may not see the pipeline is closed
 with code 4403, also later: when the user leaves the workspace, is deactivated or changes
 password (it asks again when told, and at every heartbeat), or signs out of the session that
-opened the socket (`editor.watcher_access`). A client that sends a frame over 4 KiB (4413)
-or more than about 20 a second (4429) is closed too, before its message costs anything
-(`editor.inbound_limits`). What it fails to read is bounded by `editor.backpressure`.
+opened the socket (`editor.watcher_access`). While the database cannot be reached, a socket
+that needs a snapshot is closed with 1013 (try again later). A client that sends a frame
+over 4 KiB (4413) or more than about 20 a second (4429) is closed too, before its message
+costs anything (`editor.inbound_limits`). What it fails to read is bounded by
+`editor.backpressure`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from runtime import json_text
 from runtime.json_text import JsonTextError
 
 FORBIDDEN = 4403
+TRY_AGAIN_LATER = 1013
+"""The database cannot be reached: no snapshot to start from (the client reconnects)."""
 NOT_JSON = 4400
 HEARTBEAT_S = 15
 
@@ -39,7 +43,12 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         self.inbound = TokenBucket()
         await self.accept()
         self.pipeline_id = int(self.scope["url_route"]["kwargs"]["pipeline_id"])
-        if not await self._may_watch():
+        try:
+            allowed = await self._may_watch()
+        except UNAVAILABLE:
+            await self._refuse(TRY_AGAIN_LATER)
+            return
+        if not allowed:
             await self.close(code=FORBIDDEN)
             return
         self.group = group_name(self.pipeline_id)
@@ -107,7 +116,11 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
                 delattr(self, group)
 
     async def _send_snapshot(self):
-        seq, run = await database_sync_to_async(latest_run_snapshot)(self.pipeline_id)
+        try:
+            seq, run = await database_sync_to_async(latest_run_snapshot)(self.pipeline_id)
+        except UNAVAILABLE:  # the client reconnects with backoff, and gets one then
+            await self._refuse(TRY_AGAIN_LATER)
+            return
         await self.send_json({"type": "snapshot", "seq": seq, "run": run})
 
     async def _beat(self):

@@ -8,10 +8,13 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.db import connection
 from django.test import Client
 
+from editor import consumers
 from tests.editor.conftest import SEED
+from tests.editor.test_consumers import communicator
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -19,15 +22,20 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def locked_database(monkeypatch) -> Iterator[None]:
-    """Another connection holds SQLite's write lock; the server's give up after 0.2 s."""
+def lock_database(monkeypatch) -> sqlite3.Connection:
+    """Another connection holds SQLite's write lock (until it is closed); the server's
+    connections give up after 0.2 s."""
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.2)
     connection.close()  # the next request connects with the short timeout
-    holder = sqlite3.connect(connection.settings_dict["NAME"])
+    holder = sqlite3.connect(connection.settings_dict["NAME"], check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
+    return holder
+
+
+@pytest.fixture
+def locked_database(monkeypatch) -> Iterator[None]:
+    holder = lock_database(monkeypatch)
     yield
-    holder.rollback()
     holder.close()
 
 
@@ -50,3 +58,22 @@ def test_signing_in_answers_a_503_page_while_the_database_is_locked(owner, locke
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
     assert b"Try again shortly" in response.content
+
+
+@pytest.mark.asyncio
+async def test_a_live_view_asking_for_a_snapshot_is_told_to_come_back_later(
+    pipeline_id, cookie, monkeypatch
+):
+    """No snapshot to start from: closed with 1013 (try again later), not a server error;
+    the browser reconnects with backoff."""
+    socket = communicator(pipeline_id, cookie)
+    assert (await socket.connect())[0]
+    assert (await socket.receive_json_from())["type"] == "snapshot"
+    holder = await sync_to_async(lock_database)(monkeypatch)
+    try:
+        await socket.send_json_to({"type": "snapshot_request"})
+        assert await socket.receive_output(timeout=10) == {
+            "type": "websocket.close", "code": consumers.TRY_AGAIN_LATER,
+        }  # fmt: skip
+    finally:
+        await sync_to_async(holder.close)()
