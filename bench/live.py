@@ -1,11 +1,14 @@
 """Live view latency: from a run event's `time` to its arrival at websocket clients.
 
     python bench/live.py [--nodes 200] [--chains 4] [--seconds 0.01] [--runs 3]
+                         [--clients 1,50] [--layers in-memory,redis]
 
-A real daphne process (started with the tests' tests/servers.py) over a fresh SQLite
-database, once with the in-memory channel layer and once with Redis. For 1 and for 50
-clients watching the pipeline, runs of `nodes` `pause` nodes (`seconds` each, in `chains`
-parallel chains, max_concurrency = chains) execute one after another. Each client stamps
+Real daphne processes (started with the tests' tests/servers.py) over a fresh SQLite
+database, in three shapes: one process with the in-memory channel layer, one over Redis, and
+two over Redis (as behind a load balancer: the clients alternate between them, the runs start
+and execute on the first). For 1 and for 50 clients watching the pipeline, runs of `nodes`
+`pause` nodes (`seconds` each, in `chains` parallel chains, max_concurrency = chains) execute
+one after another. Each client stamps
 every frame on arrival and decodes it only after the run, so that the clients' own work
 stays out of the figures. The table gives the latency of every event at every client
 (p50/p95/p99), whether every client got every status event, and the frames per second the
@@ -37,6 +40,7 @@ from tests.servers import (  # noqa: E402
     install_plugin,
     pause_pipeline,
     start_servers,
+    stop_servers,
     write_input,
 )
 
@@ -110,12 +114,15 @@ class Result:
         self.statuses.append(statuses)
 
 
-async def measure(server, pipeline_id: int, token: str, cookie: str, clients: int, runs: int):
-    """Connect `clients` watchers, run the pipeline `runs` times, one after another."""
+async def measure(servers, pipeline_id: int, token: str, cookie: str, clients: int, runs: int):
+    """Connect `clients` watchers, in turn to each server, run the pipeline `runs` times on the
+    first server, one after another."""
+    server = servers[0]
     readies = [asyncio.Event() for _ in range(clients)]
     ends = [asyncio.Event() for _ in range(runs)]
     watchers = [
-        asyncio.create_task(watch(server, pipeline_id, cookie, ready, ends)) for ready in readies
+        asyncio.create_task(watch(servers[n % len(servers)], pipeline_id, cookie, ready, ends))
+        for n, ready in enumerate(readies)
     ]
     await asyncio.gather(*(ready.wait() for ready in readies))
     for end in ends:  # the next run starts once a client has heard the last one finish
@@ -134,15 +141,20 @@ def percentiles(values: list[float]) -> tuple[float, float, float]:
     return cuts[49], cuts[94], cuts[98]
 
 
-def bench_layer(name, env, args, database, token, cookie, folder, site, rows):
-    server = DaphneServer(
-        database=database,
-        data_root=write_input(folder / "data"),
-        log_path=folder / f"daphne-{name}.log",
-        env=env,
-        python_path=[site],
-    )
-    start_servers([server])
+def bench_layer(name, env, processes, args, database, token, cookie, folder, site, rows):
+    data_root = write_input(folder / "data")
+    servers = [
+        DaphneServer(
+            database=database,
+            data_root=data_root,
+            log_path=folder / f"daphne-{name}-{number}.log",
+            env=env,
+            python_path=[site],
+        )
+        for number in range(processes)
+    ]
+    start_servers(servers)
+    server = servers[0]
     try:
         document = pause_pipeline(
             f"live bench ({name})", args.nodes, args.seconds, args.chains, args.chains
@@ -151,10 +163,10 @@ def bench_layer(name, env, args, database, token, cookie, folder, site, rows):
         assert status == 201, body
         expected = STATUSES_PER_NODE * (args.nodes + 1) * args.runs
         for clients in args.clients:
-            result = asyncio.run(measure(server, body["id"], token, cookie, clients, args.runs))
+            result = asyncio.run(measure(servers, body["id"], token, cookie, clients, args.runs))
             p50, p95, p99 = percentiles(result.latencies_ms)
             rows.append([
-                name, clients, len(result.latencies_ms) // clients,
+                name, processes, clients, len(result.latencies_ms) // clients,
                 f"{min(result.statuses)}/{expected}",
                 "yes" if min(result.statuses) == max(result.statuses) == expected else "NO",
                 round(result.frames / (result.last - result.first)),
@@ -162,7 +174,7 @@ def bench_layer(name, env, args, database, token, cookie, folder, site, rows):
                 f"{p50:.1f}", f"{p95:.1f}", f"{p99:.1f}",
             ])  # fmt: skip
     finally:
-        server.stop()
+        stop_servers(servers)
 
 
 def main() -> None:
@@ -173,6 +185,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--clients", type=lambda text: [int(n) for n in text.split(",")],
                         default=[1, 50])  # fmt: skip
+    parser.add_argument("--layers", type=lambda text: text.split(","),
+                        default=["in-memory", "redis"])  # fmt: skip
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="pipewright-live-bench-") as tmp:
@@ -180,14 +194,14 @@ def main() -> None:
         database, token, cookie = setup_database(folder)
         site = install_plugin(folder / "site")
         prefix = f"pwbench-{uuid.uuid4().hex[:12]}"
-        layers = {
-            "in-memory": {},
-            "redis": {"REDIS_URL": REDIS_URL, "PIPEWRIGHT_CHANNEL_PREFIX": prefix},
-        }
+        redis = {"REDIS_URL": REDIS_URL, "PIPEWRIGHT_CHANNEL_PREFIX": prefix}
+        shapes = [("in-memory", {}, 1), ("redis", redis, 1), ("redis", redis, 2)]
         rows: list[list] = []
         try:
-            for name, env in layers.items():
-                bench_layer(name, env, args, database, token, cookie, folder, site, rows)
+            for name, env, processes in shapes:
+                if name in args.layers:
+                    bench_layer(name, env, processes, args, database, token, cookie, folder,
+                                site, rows)  # fmt: skip
         finally:
             _forget_redis_keys(prefix)
     print(
@@ -196,8 +210,8 @@ def main() -> None:
         "latency = arrival at the client - the event's `time`, in ms"
     )
     print_table(
-        ["layer", "clients", "events/client", "status events", "all", "frames/s", "KB/frame",
-         "p50 ms", "p95 ms", "p99 ms"],
+        ["layer", "processes", "clients", "events/client", "status events", "all", "frames/s",
+         "KB/frame", "p50 ms", "p95 ms", "p99 ms"],
         rows,
     )  # fmt: skip
 
