@@ -8,6 +8,7 @@ creates later the database file's own mode.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from django.db.backends.signals import connection_created
@@ -24,7 +25,5 @@ def keep_the_database_file_private(sender, connection, **kwargs) -> None:
     if name == ":memory:" or name.startswith("file:"):
         return
     for path in (name, f"{name}-wal", f"{name}-shm"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.chmod(path, PRIVATE)
-        except FileNotFoundError:
-            pass

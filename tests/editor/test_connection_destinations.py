@@ -217,3 +217,23 @@ def test_a_read_only_mariadb_connection_writes_no_file(client, owner, data_root,
     assert not os.path.exists(target)
     literal = preview(client, query_pipeline(client, "SELECT 'into outfile' AS s"))
     assert literal.json()["rows"] == [["into outfile"]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_postgresql_connection_reads_no_server_file(client, owner, data_root, allowed):
+    """The finding: the local PostgreSQL's `pg_read_binary_file` read the whole db.sqlite3."""
+    Connection.objects.create(
+        workspace=personal_workspace(owner),
+        name="mine",
+        url=POSTGRES.format(host="127.0.0.1", database="test"),
+        saved_by_staff=True,
+    )
+    app_file = django_connection.settings_dict["NAME"]
+    for query in (
+        f"SELECT pg_read_binary_file('{app_file}') AS f",
+        "SELECT pg_catalog.pg_read_file('PG_VERSION') AS f",
+        "SELECT * FROM pg_ls_dir('.') AS f",
+    ):
+        answer = preview(client, query_pipeline(client, query))
+        assert answer.status_code == 422, (query, answer.content)
+        assert "reads or writes the database server's files" in answer.json()["message"]
