@@ -237,3 +237,24 @@ def test_a_postgresql_connection_reads_no_server_file(client, owner, data_root, 
         answer = preview(client, query_pipeline(client, query))
         assert answer.status_code == 422, (query, answer.content)
         assert "reads or writes the database server's files" in answer.json()["message"]
+
+
+@pytest.mark.django_db
+def test_staff_allow_a_listed_private_host_in_the_admin_and_nothing_else(
+    admin_client, owner, settings
+):
+    body = {
+        "workspace": personal_workspace(owner).pk,
+        "name": "warehouse",
+        "url": POSTGRES.format(host="127.0.0.1", database="test"),
+        "password": "",
+        "read_only": "on",
+    }
+    settings.PIPEWRIGHT_CONNECTION_ALLOW = []
+    page = admin_client.post("/admin/editor/connection/add/", body)
+    assert "PIPEWRIGHT_CONNECTION_ALLOW" in page.content.decode()
+    assert not Connection.objects.exists()
+    settings.PIPEWRIGHT_CONNECTION_ALLOW = ["127.0.0.1:5432"]
+    page = admin_client.post("/admin/editor/connection/add/", body)
+    assert page.status_code == 302, page.content.decode()[:2000]
+    assert Connection.objects.get().saved_by_staff
