@@ -57,6 +57,12 @@ def acting(source: AuditSource | str, user=None) -> Iterator[None]:
         _actor.reset(token)
 
 
+def current_user():
+    """The user the current request (or `acting` block) acts as; None from the command line."""
+    actor = _actor.get()
+    return actor.who() if actor is not None else None
+
+
 def request_source(request) -> AuditSource:
     """Where a request comes from: the admin, the browser editor, or a script."""
     if request.path.startswith("/admin/"):

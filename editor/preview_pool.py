@@ -14,9 +14,9 @@ The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_pro
 `prepare`, `explain_json`, `compare_runs` and `compile_script`) do and raise the same errors,
 so that the API's answers stay the same; a job that could not answer raises an `ActionError`:
 
-- every process busy for `SLOT_WAIT_S`: 429 `previews_busy`. A job waits that long for a
-  slot first, because inference takes milliseconds and a save must not fail for a moment's
-  crowd; a preview takes up to the time limit, and a request should not hang that long.
+- every process busy: the job waits in line (`_Line`), users taking turns, for up to the time
+  limit, then 429 `previews_busy`; a user with `WAITING_PER_USER` jobs waiting is answered 429
+  at once. `place_in_line` tells the editor where a user's next job is meanwhile.
 - past the time limit: 422 `preview_timeout`; past the memory: 422 `preview_out_of_memory`;
   its process killed or exited: 422 `preview_process_died`. The process is gone by then.
 - its process could not be forked: 503 `preview_unavailable`; a bug in the engine: 500
@@ -31,13 +31,14 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 
-from editor import run_process
+from editor import audit, run_process
 from editor.errors import ActionError
 from runtime.backends.budget import Budget
 from runtime.comparison.records import RunRecord
@@ -50,8 +51,9 @@ from runtime.spec import Pipeline, to_json_dict
 from runtime.worker.wire import JobOrder, named_connections
 from runtime.worker.zygote import RunProcess
 
-SLOT_WAIT_S = 5.0
-"""How long a job waits for a free process before the answer is 429."""
+WAITING_PER_USER = 10
+"""How many jobs one user may have waiting for a process; more are answered 429 at once
+(each waiting job holds its request open)."""
 _STOPPED = ("timeout", "out_of_memory")
 """The reports of a process stopped here; one that answered is not waited for (it exits at
 once, and its end costs a few milliseconds that a save would wait for)."""
@@ -169,44 +171,111 @@ def compared_runs(
     return _run(job, order)
 
 
-class _Slots:
-    """The jobs executing now in this web process, at most PIPEWRIGHT_MAX_PREVIEWS."""
+class _Line:
+    """The jobs executing in this web process, at most PIPEWRIGHT_MAX_PREVIEWS, and those
+    waiting for one of them to end: users take turns (round-robin), each user's jobs in the
+    order they came, so that one user's many previews delay another's by one job at most."""
 
     def __init__(self):
         self._changed = threading.Condition()
         self._busy = 0
+        self._waiting: dict[object, deque[object]] = {}
+        """Each waiting user's tickets, oldest first; users in the order they are served."""
 
     def going(self) -> int:
         with self._changed:
             return self._busy
 
-    @contextlib.contextmanager
-    def taken(self, job: _Job) -> Iterator[None]:
-        """Hold a slot for the block, once one is free within `SLOT_WAIT_S` (else 429)."""
-        limit = settings.PIPEWRIGHT_MAX_PREVIEWS
+    def waiting(self) -> int:
         with self._changed:
-            if not self._changed.wait_for(lambda: self._busy < limit, SLOT_WAIT_S):
-                raise ActionError(
-                    429, "previews_busy",
-                    f"{job.words} waited {SLOT_WAIT_S:g} s for a process: all {limit} that "
-                    "PIPEWRIGHT_MAX_PREVIEWS allows are busy; try again in a moment",
-                    node=job.node,
-                )  # fmt: skip
+            return sum(len(line) for line in self._waiting.values())
+
+    def position(self, user_key) -> int | None:
+        """Where the user's first waiting job is in line (1: next), or None if none waits:
+        one behind the first job of each user ahead, as users take turns."""
+        with self._changed:
+            users = list(self._waiting)
+            return users.index(user_key) + 1 if user_key in users else None
+
+    @contextlib.contextmanager
+    def taken(self, job: _Job, user_key) -> Iterator[None]:
+        """Hold a slot for the block, once it is this job's turn and one is free within
+        PIPEWRIGHT_PREVIEW_TIMEOUT (else 429); a user with WAITING_PER_USER jobs waiting
+        already is answered 429 at once."""
+        ticket = object()
+        with self._changed:
+            self._enter(job, user_key, ticket)
+            try:
+                self._wait_for_turn(job, ticket)
+            except BaseException:
+                self._leave(user_key, ticket, served=False)
+                self._changed.notify_all()
+                raise
+            self._leave(user_key, ticket, served=True)
             self._busy += 1
+            self._changed.notify_all()  # the next in line may find a slot free too
         try:
             yield
         finally:
             with self._changed:
                 self._busy -= 1
-                self._changed.notify()
+                self._changed.notify_all()
+
+    def _enter(self, job: _Job, user_key, ticket) -> None:
+        line = self._waiting.setdefault(user_key, deque())
+        if len(line) >= WAITING_PER_USER:
+            raise ActionError(
+                429, "previews_busy",
+                f"{job.words} was not started: {len(line)} previews and checks of yours "
+                "already wait for a process; wait for their answers, then try again",
+                node=job.node,
+            )  # fmt: skip
+        line.append(ticket)
+
+    def _wait_for_turn(self, job: _Job, ticket) -> None:
+        limit = settings.PIPEWRIGHT_MAX_PREVIEWS
+        wait_s = settings.PIPEWRIGHT_PREVIEW_TIMEOUT_S
+        deadline = time.monotonic() + wait_s
+        while not (self._busy < limit and self._next() is ticket):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ActionError(
+                    429, "previews_busy",
+                    f"{job.words} waited {wait_s:g} s for a process: all {limit} that "
+                    "PIPEWRIGHT_MAX_PREVIEWS allows were busy all along; try again later",
+                    node=job.node,
+                )  # fmt: skip
+            self._changed.wait(left)
+
+    def _leave(self, user_key, ticket, *, served: bool) -> None:
+        """Take the ticket out of line; a user just served goes to the back of the line."""
+        line = self._waiting[user_key]
+        line.remove(ticket)
+        if served or not line:
+            del self._waiting[user_key]
+            if line:
+                self._waiting[user_key] = line
+
+    def _next(self):
+        """The ticket served next: the first waiting user's oldest."""
+        return next(iter(self._waiting.values()))[0] if self._waiting else None
 
 
-_slots = _Slots()
+_line = _Line()
 
 
 def going() -> int:
     """How many jobs are executing in this web process now."""
-    return _slots.going()
+    return _line.going()
+
+
+def place_in_line(user) -> int | None:
+    """Where `user`'s next waiting job is in this web process's line (1: next), if one waits."""
+    return _line.position(_user_key(user))
+
+
+def _user_key(user) -> object:
+    return user.pk if user is not None else None
 
 
 def _answer(
@@ -239,7 +308,7 @@ def _order(job, document: dict, parameters, data_root, connections, options) -> 
 
 def _run(job: _Job, order: JobOrder):
     """The answer of `order` in a process of the pool, or its error raised."""
-    with _slots.taken(job):
+    with _line.taken(job, _user_key(audit.current_user())):
         try:
             process = run_process.spare.take()
         except OSError as error:
