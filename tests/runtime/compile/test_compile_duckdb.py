@@ -171,6 +171,22 @@ def test_a_file_whose_columns_changed_since_compiling_stops_the_script(users, tm
     assert not (users / "out" / "out.csv").exists()
 
 
+def test_a_pipeline_without_an_output_computes_its_last_nodes_on_duckdb(users, tmp_path):
+    """A run of it runs every node to show its results: the script reads the last node's rows
+    into its frame (it once failed to compile with a KeyError), and stops as the run fails
+    when an input lost a column."""
+    document = seed("age > 18")
+    document["nodes"] = [item for item in document["nodes"] if item["id"] != "write"]
+    document["edges"] = [edge for edge in document["edges"] if edge["target"] != "write"]
+    script = compiled(document, users, tmp_path, backend="duckdb")
+    assert "named = to_pandas(connection.sql(sql, params=bound)" in script.read_text()
+    result = run_script(script, cwd=users)
+    assert result.returncode == 0, result.stderr
+    assert not (users / "out").exists()
+    (users / "users.csv").write_text("id,name,country,amount\n1,ada,FR,10.5\n")
+    assert run_script(script, cwd=users).returncode != 0
+
+
 def test_a_pandas_node_between_two_duckdb_segments_reads_and_feeds_frames(users, tmp_path):
     """`sample` stays on pandas: the first segment hands it a frame, and the second reads its
     rows as an Arrow table registered with DuckDB."""
