@@ -40,6 +40,7 @@ from runtime.backends.spill import remove_stale_spill_folders
 from runtime.events import Event, EventSink
 from runtime.executor import CANCELLED_REASON
 from runtime.operators.atomic import remove_stale_temporaries
+from runtime.operators.sql.staging import drop_staging_tables
 from runtime.plan import Plan
 from runtime.results import NodeResult, RunResult
 from runtime.statuses import RunStatus
@@ -290,8 +291,9 @@ class Supervision:
         return f" at node{'s' if len(running) > 1 else ''} {', '.join(running)}"
 
     def _remove_leftovers(self) -> None:
-        """Delete the temporary output files and spill folder the run's process left: a node
-        stopped mid-write (its thread detached, then the process ended), or a killed process."""
+        """Delete the temporary output files, spill folder and staging tables the run's
+        process left: a node stopped mid-write (its thread detached, then the process ended),
+        or a killed process."""
         area = self.order.area
         run = str(self.order.run_id)
 
@@ -302,6 +304,7 @@ class Supervision:
         for folder in folders:
             remove_stale_temporaries(Path(folder), this_run)
         remove_stale_spill_folders(area.scratch_folder, this_run)
+        drop_staging_tables(self.plan, run, data_root=area, connections=self.order.connections)
 
 
 def size_text(count: int) -> str:

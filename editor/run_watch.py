@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from editor import notifications
 from editor.models import NodeRun, Run
+from editor.run_leftovers import remove_leftovers
 from runtime.statuses import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5
@@ -140,6 +141,7 @@ def reap_interrupted_runs() -> list[int]:
         _interrupt(run_id)
     if dead:
         log.warning("marked runs %s interrupted: their server process is gone", dead)
+        remove_leftovers(dead)  # here and now: their own process will not
     return dead
 
 

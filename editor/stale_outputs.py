@@ -1,11 +1,12 @@
-"""At server start: delete the temporary output files and spill folders of runs that ended
-without cleaning up.
+"""At server start: delete the temporary output files, spill folders and unwritten-event files
+(`editor.unwritten_events`) of runs that ended without cleaning up.
 
 A run killed while writing (the server stopped, the machine lost power) leaves its
 `.<name>.<run id>.<random>.tmp` beside the target. Once the runs of dead processes are marked
 `interrupted`, the temporaries of every run in a final state go; those of a run still queued
 or running (in another server process, say) stay, and those of a run the database does not
-know (the CLI's, another installation's) go only once they are a day old.
+know (the CLI's, another installation's) go only once they are a day old. (Runs reaped while
+the server runs have theirs removed at once, by `run_leftovers`.)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.db import close_old_connections
 
 from editor.models import Run
 from editor.run_watch import reap_interrupted_runs
+from editor.unwritten_events import remove_left_behind
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.paths import SCRATCH
@@ -38,6 +40,7 @@ def remove_stale_outputs() -> list[Path]:
     reap_interrupted_runs()
     root = Path(settings.PIPEWRIGHT_DATA_ROOT)
     removed = remove_stale_temporaries(root, run_has_ended)
+    removed += remove_left_behind(run_has_ended)
     return removed + remove_stale_spill_folders(root / SCRATCH, run_has_ended)
 
 

@@ -5,12 +5,12 @@ prefix, all batches in one transaction committed through `ctx.commit`, so a fail
 leaves the table as it was. PostgreSQL and SQLite have transactional DDL: creating or
 replacing the table happens inside that transaction. MySQL and MariaDB commit DDL at once, so
 a table to create or replace is built under a staging name and swapped into place by one
-atomic `RENAME TABLE` at commit time; a failure drops the staging table.
+atomic `RENAME TABLE` at commit time; a failure drops the staging table, and a run whose process
+was killed has its staging tables dropped by whoever ends or reaps it (`staging.py`).
 """
 
 from __future__ import annotations
 
-import uuid
 from typing import Annotated, Literal
 
 import sqlalchemy as sa
@@ -32,6 +32,8 @@ from runtime.operators.sql.dialects import (
     upsert_statement,
 )
 from runtime.operators.sql.node_connection import close_connection, node_connection, open_connection
+from runtime.operators.sql.staging import OLD
+from runtime.operators.sql.staging import staging_name as staging_table_name
 from runtime.schema import type_name_of
 from runtime.sql_connections import database_errors, driver_message, writable
 
@@ -141,10 +143,10 @@ def _write(ctx: NodeContext, connection: Connection, frame: pd.DataFrame) -> Non
 
 def _write_by_swap(ctx, connection, frame, existing, name, schema) -> None:
     """Fill a staging table, then rename it into place at commit (DDL that auto-commits)."""
-    staging_name = f"{name[:40]}__pw_{uuid.uuid4().hex[:10]}"  # MySQL names: 64 characters
+    staging_name = staging_table_name(name, ctx.run_id)  # named after the run: see staging.py
     staging = _new_table(frame, staging_name, schema, ctx.params.keys)
     target = sa.Table(name, sa.MetaData(), schema=schema)
-    old = sa.Table(f"{staging_name}_old", sa.MetaData(), schema=schema)
+    old = sa.Table(f"{staging_name}{OLD}", sa.MetaData(), schema=schema)
     quote = connection.dialect.identifier_preparer.format_table
     renames = [(staging, target)] if existing is None else [(target, old), (staging, target)]
     swap = ", ".join(f"{quote(source)} TO {quote(destination)}" for source, destination in renames)
