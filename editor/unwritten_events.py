@@ -5,13 +5,16 @@ While the database cannot be reached, a run goes on emitting events (a thousand 
 with progress and log lines), and the recorder keeps every one of them until it can write
 them. Memory stays bounded however long the outage lasts: once `IN_MEMORY` events wait, the
 newer ones are appended to `<data root>/.pipewright/unrecorded/run-<id>.jsonl`, and read back
-in order as the older ones are written. The file is deleted once nothing waits in it.
+in order as the older ones are written. The file is deleted once nothing waits in it; one
+that a killed process left is deleted at the next server start, once its run has ended
+(`remove_left_behind`).
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from editor.workspaces import system_folder
@@ -19,6 +22,21 @@ from runtime.events import Event
 
 IN_MEMORY = 20_000
 """Events kept in memory before the newer ones go to the file (a few MiB)."""
+
+
+FOLDER = "unrecorded"
+"""Under the data root's system folder."""
+
+
+def remove_left_behind(run_has_ended: Callable[[str], bool | None]) -> list[Path]:
+    """Delete the files of runs that ended (or that the database does not know); return them."""
+    folder = system_folder() / FOLDER
+    removed = []
+    for path in sorted(folder.glob("run-*.jsonl")) if folder.is_dir() else ():
+        if run_has_ended(path.name.removeprefix("run-").removesuffix(".jsonl")) is not False:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 class UnwrittenEvents:
@@ -69,7 +87,7 @@ class UnwrittenEvents:
 
     def _file(self) -> Path:
         if self._path is None:
-            folder = system_folder() / "unrecorded"
+            folder = system_folder() / FOLDER
             folder.mkdir(mode=0o700, exist_ok=True)
             self._path = folder / f"run-{self.run_id}.jsonl"
             self._path.unlink(missing_ok=True)  # a previous process's, for a run it never ended

@@ -15,6 +15,7 @@ from django.utils import timezone
 from editor import actions, run_watch, unwritten_events
 from editor.models import NodeRun, Run, RunLog
 from editor.run_recorder import RunRecorder
+from editor.stale_outputs import remove_stale_outputs
 from runtime.events import Emitter
 from runtime.paths import SYSTEM
 from runtime.spec import load_document
@@ -151,3 +152,15 @@ def test_a_stale_heartbeat_reaps_nothing_until_the_database_was_back_long_enough
         assert run_watch.reap_interrupted_runs() == [run.pk]
     finally:
         run_watch.release(mine.pk)
+
+
+def test_events_a_killed_process_left_on_disk_are_removed_once_their_run_ended(run, data_root):
+    """A worker killed during an outage leaves its unwritten events on disk; the next server
+    start deletes them once the run is no longer active (it was reaped), never before."""
+    folder = data_root.parent / SYSTEM / "unrecorded"
+    folder.mkdir(parents=True)
+    active, ended = folder / f"run-{run.pk}.jsonl", folder / f"run-{run.pk + 1}.jsonl"
+    for path in (active, ended):
+        path.write_text('{"seq": 1}\n')
+    assert remove_stale_outputs() == [ended]
+    assert active.exists()
