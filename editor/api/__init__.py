@@ -16,6 +16,7 @@ from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
 from editor.api.positions import router as positions_router
+from editor.api.previews import router as previews_router
 from editor.api.revisions import router as revisions_router
 from editor.api.run_compare import router as run_compare_router
 from editor.api.run_data import router as run_data_router
@@ -49,3 +50,4 @@ api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/runs", run_data_router, tags=["run data"])
 api.add_router("/workspaces", workspaces_router, tags=["workspaces"])
 api.add_router("/workspaces", files_router, tags=["files"])
+api.add_router("/previews", previews_router, tags=["pipelines"])

@@ -8,6 +8,8 @@ asking user's next job is. Before, 20 users previewing at once: 2 answered, 18 g
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,7 +19,14 @@ from django.db import connection
 from editor import preview_pool
 from editor.errors import ActionError
 from tests.editor.conftest import client_for, make_user, post_json
-from tests.editor.test_preview_pool import chain, preview_of
+from tests.editor.test_preview_pool import (
+    WAITING,
+    chain,
+    created,
+    in_background,
+    job_processes,
+    preview_of,
+)
 from tests.editor.test_run_processes import wait_until
 
 JOB = preview_pool._Job("preview", "the preview of node 'x'", "advice", "x")
@@ -135,3 +144,23 @@ def test_twenty_users_previewing_at_once_are_all_answered(settings, tmp_path, pa
         statuses = list(pool.map(preview, clients))
 
     assert statuses == [200] * 20
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_says_where_the_callers_waiting_preview_is_in_line(
+    client, owner, other, pipeline_id, data_root, pause_operator, settings
+):
+    settings.PIPEWRIGHT_MAX_PREVIEWS = 1
+    slow = created(client, WAITING)
+    busy, _ = in_background(lambda: preview_of(client_for(owner), slow, "wait"))
+    wait_until(lambda: len(job_processes()) == 1)
+    queued, shown = in_background(lambda: preview_of(client_for(owner), pipeline_id, "adults"))
+    wait_until(lambda: preview_pool.place_in_line(owner) is not None)
+
+    assert client.get("/api/previews/line").json() == {"place": 1}
+    assert client_for(other).get("/api/previews/line").json() == {"place": None}
+    os.kill(job_processes()[0], signal.SIGKILL)
+    queued.join(20)
+    busy.join(20)
+    assert shown[0].status_code == 200
+    assert client.get("/api/previews/line").json() == {"place": None}

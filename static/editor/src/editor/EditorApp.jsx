@@ -51,6 +51,8 @@ import VersionsMenu from "./versions/VersionsMenu.jsx";
 import VersionView from "./versions/VersionView.jsx";
 
 const PREVIEW_ROWS = 50;
+// While a preview's request is held in the server's line, how often to ask where it waits.
+const LINE_POLL_MS = 1000;
 const NODE_SIZE = { width: 200, height: 56 };
 const NO_NODES = [];
 const ignoreChanges = () => {};
@@ -239,11 +241,19 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
         setPreview({ node, error: "the pipeline is not saved" });
         return;
       }
+      const inLine = window.setInterval(() => {
+        api.get("/api/previews/line").then(
+          ({ place }) => setPreview((shown) => (shown?.node === node && shown.loading ? { ...shown, place } : shown)),
+          () => {},
+        );
+      }, LINE_POLL_MS);
       try {
         const result = await api.post(`${base}/preview`, { node, limit: PREVIEW_ROWS });
         setPreview({ node, result });
       } catch (error) {
         setPreview({ node, error: error.message });
+      } finally {
+        window.clearInterval(inLine);
       }
     },
     [api, base, saveFirst],

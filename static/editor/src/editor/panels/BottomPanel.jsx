@@ -101,8 +101,18 @@ function Logs({ nodeIds }) {
   );
 }
 
+/** 1 → "1st", 2 → "2nd", 11 → "11th", 23 → "23rd". */
+function ordinal(count) {
+  const teen = count % 100 >= 11 && count % 100 <= 13;
+  const suffix = teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[count % 10] ?? "th";
+  return `${count}${suffix}`;
+}
+
 function Preview({ preview }) {
   if (!preview) return <p className="pw-muted pw-pad">Select a node and press “Preview” to see its first rows.</p>;
+  if (preview.loading && preview.place) {
+    return <p className="pw-muted pw-pad">Waiting for a process to preview {preview.node} ({ordinal(preview.place)} in line)…</p>;
+  }
   if (preview.loading) return <p className="pw-muted pw-pad">Computing the first rows of {preview.node}…</p>;
   if (preview.error) {
     return (
