@@ -9,6 +9,7 @@ an input's folder or pattern that names no file (or too many) is a problem of it
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -72,8 +73,21 @@ def path_problems(node_id: str, operator: Operator, params: BaseModel, area: Fil
 
 
 def _check(field: FieldInfo, value: str, area: FileArea, *, write: bool) -> None:
+    if write:
+        _refuse_hidden(value)
     several = file_endings(field.metadata) is not None
     if several and (is_pattern(value) or area.resolve(value).is_dir()):
         named_files(field, value, area)
     else:
         area.resolve(value, write=write)
+
+
+def _refuse_hidden(path: str) -> None:
+    """Refuse an output whose file or folder name starts with '.': file listings hide such
+    names (`.pipewright` is the system's), so it could never be listed, downloaded or deleted."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if any(part.startswith(".") and part != ".." for part in parts):
+        raise UnsafePathError(
+            f"path '{path}' names a file or folder that starts with '.', which the Files page "
+            "hides; give it a name that does not start with '.'"
+        )

@@ -297,6 +297,21 @@ def test_a_5000_character_path_is_a_problem_of_its_field_not_a_500(client, data_
     assert not Run.objects.exists()
 
 
+@pytest.mark.parametrize("path", [".adults.csv", "out/.hidden/adults.csv"])
+def test_an_output_named_with_a_leading_dot_is_refused_before_any_run(client, data_root, path):
+    """The Files page hides dot-led names (`.pipewright` is the system's), so such an output
+    could never be listed, downloaded or deleted: a problem of its field instead."""
+    nodes = [*SEED["nodes"][:2], {**SEED["nodes"][2], "params": {"path": path}}]
+    pipeline_id = post_json(client, "/api/pipelines", {**SEED, "nodes": nodes}).json()["id"]
+    [problem] = post_json(client, f"/api/pipelines/{pipeline_id}/validate", {}).json()["problems"]
+    assert (problem["node"], problem["field"]) == ("write", "params.path")
+    assert "starts with '.'" in problem["message"]
+    started = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+    assert started.status_code == 422
+    assert (started.json()["node"], started.json()["field"]) == ("write", "params.path")
+    assert not Run.objects.exists()
+
+
 def test_a_parameter_that_does_not_fit_where_it_is_used_is_refused_before_the_run(
     client, pipeline_id, data_root
 ):
