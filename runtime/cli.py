@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 
 from runtime.backend_names import BACKENDS
 from runtime.errors import PipelineValidationError, PipewrightError
@@ -121,7 +121,11 @@ def _parser() -> argparse.ArgumentParser:
             help="a Dask scheduler (tcp://host:8786): chains over inputs that name several "
             "files run there, a partition per file",
         )
-    run.add_argument("--events", type=Path, help="write every event to this JSON lines file")
+    run.add_argument(
+        "--events",
+        help="write every event to this JSON lines file ('-': standard output; the progress "
+        "display and the summary then go to standard error)",
+    )
     for sub in (run, explain):
         sub.add_argument(
             "--positions",
@@ -211,16 +215,18 @@ def run_command(args) -> int:
     plan, data_root, connections = _prepared(args)
     positions_file = _positions_file(args)
     cancel = threading.Event()
+    piped = args.events == "-"
+    report = sys.stderr if piped else sys.stdout  # standard output carries only the events
     with ExitStack() as stack:
-        sinks = [TerminalProgress()]
+        sinks = [TerminalProgress(report)]
         if args.events:
-            sinks.append(stack.enter_context(JsonLinesSink(args.events)))
+            sinks.append(stack.enter_context(JsonLinesSink(sys.stdout if piped else args.events)))
         stack.enter_context(cancel_on_interrupt(cancel.set))
         result = execute(
             plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections,
             budget=Budget.from_environment(default_runs=1),  # the one run of this process
         )  # fmt: skip
-    print_summary(plan, result, debug=args.debug)
+    print_summary(plan, result, debug=args.debug, out=report)
     _keep_positions(positions_file, result)
     if result.status == "cancelled":
         return EXIT_CANCELLED
@@ -409,8 +415,10 @@ def cancel_on_interrupt(cancel: Callable[[], object]) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def print_summary(plan, result, *, debug: bool) -> None:
-    """Print a table of every node's status, rows and seconds, then the errors on stderr."""
+def print_summary(plan, result, *, debug: bool, out: IO[str] | None = None) -> None:
+    """Print a table of every node's status, rows and seconds (to `out`, standard output by
+    default), then the errors on stderr."""
+    out = out or sys.stdout
     rows = [("node", "status", "rows in", "rows out", "seconds")]
     order = [node_id for node_id in _document_order(plan) if node_id in result.nodes]
     order += [node_id for node_id in result.nodes if node_id not in order]  # left out
@@ -430,10 +438,10 @@ def print_summary(plan, result, *, debug: bool) -> None:
     for index, row in enumerate(rows):
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
         cells += [cell.rjust(width) for cell, width in zip(row[2:], widths[2:], strict=True)]
-        print("  ".join(cells).rstrip())
+        print("  ".join(cells).rstrip(), file=out)
         if index == 0:
-            print("  ".join("-" * width for width in widths))
-    print(f"\nrun {result.status} in {result.duration_s:.3f} s")
+            print("  ".join("-" * width for width in widths), file=out)
+    print(f"\nrun {result.status} in {result.duration_s:.3f} s", file=out)
     for node_id in order:
         node = result.nodes[node_id]
         if node.error:

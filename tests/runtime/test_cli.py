@@ -82,6 +82,20 @@ def test_run_prints_a_summary_table_and_writes_events(tmp_path):
     assert events[-1]["type"] == "run_finished" and events[-1]["status"] == "succeeded"
 
 
+def test_events_to_a_dash_go_to_standard_output_and_the_table_to_standard_error(tmp_path):
+    """`--events -` pipes the events (as `jq` would read them): nothing else on standard
+    output, and no file named '-'."""
+    (tmp_path / "in.csv").write_text("a\n1\n2\n")
+    pipeline = write_pipeline(tmp_path, *read_write())
+    result = runtime_cli("run", str(pipeline), "--data-root", ".", "--events", "-", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["type"] == "run_finished" and events[-1]["status"] == "succeeded"
+    assert "run succeeded in" in result.stderr
+    assert not (tmp_path / "-").exists()
+
+
 # `python -m runtime`, with `os._exit` reporting the collector's state before it exits.
 _WATCHED_PROCESS = """
 import gc, os, sys
