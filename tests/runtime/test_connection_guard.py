@@ -8,7 +8,9 @@ PostgreSQL of this machine.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import sqlite3
 
 import pytest
 import sqlalchemy as sa
@@ -87,3 +89,21 @@ def test_the_clis_own_connections_are_not_restricted(tmp_path):
     """The CLI's connections file is the operator's: no guard, loopback allowed."""
     spec = ConnectionSpec(URL.format(host="127.0.0.1"))
     assert query(spec, tmp_path, "select 1 as one").iloc[0, 0] == 1
+
+
+def test_the_apps_own_sqlite_file_is_refused_under_any_name(tmp_path):
+    """A link to the app's database inside a workspace (an operator's link, a mount) is the
+    app's database: refused, while another file reads as always."""
+    app_db = tmp_path / "db.sqlite3"
+    with sqlite3.connect(app_db) as app:
+        app.execute("CREATE TABLE django_session (session_key TEXT)")
+    app.close()
+    data_root = tmp_path / "data"
+    data_root.mkdir()
+    os.link(app_db, data_root / "linked.db")
+    guard = ConnectionGuard(refused_files=(str(app_db),))
+    with pytest.raises(OperatorError, match="the application's own database"):
+        query(ConnectionSpec("sqlite:///linked.db", guard=guard), data_root, "select 1 as one")
+    sqlite3.connect(data_root / "mine.db").close()
+    mine = ConnectionSpec("sqlite:///mine.db", guard=guard)
+    assert query(mine, data_root, "select 1 as one").iloc[0, 0] == 1
