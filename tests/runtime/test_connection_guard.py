@@ -15,10 +15,12 @@ import sqlite3
 import pytest
 import sqlalchemy as sa
 
+from runtime.backends.budget import Budget
 from runtime.connection_guard import ConnectionGuard, Server, StaffOnly
 from runtime.connection_specs import ConnectionSpec
 from runtime.errors import OperatorError
-from runtime.worker.wire import _DECODE, _ENCODE
+from runtime.paths import FileArea
+from runtime.worker.wire import RunOrder
 from tests.runtime.operators.sql_attacks import query
 
 URL = "postgresql+psycopg://postgres@{host}:5432/test"
@@ -78,11 +80,16 @@ def test_a_refused_server_is_refused_whatever_the_allow_list(tmp_path):
     assert query(other, tmp_path, "select 1 as one").iloc[0, 0] == 1
 
 
-def test_the_guard_travels_to_a_runs_process():
+def test_the_guard_travels_to_a_runs_process(tmp_path):
+    """A run's process (local or a Dask worker) gets its order as a JSON message."""
     guard = ConnectionGuard(allow=("10.0.0.0/8",), refused=(Server("redis", "h", 6379),))
     specs = {"db": ConnectionSpec(URL.format(host="db.example.com"), guard=guard)}
-    message = json.loads(json.dumps(_ENCODE["connections"](specs)))
-    assert _DECODE["connections"](message) == specs
+    order = RunOrder(
+        run_id=1, document={}, parameters={}, area=FileArea(tmp_path), connections=specs,
+        budget=Budget(2**30, 1), sys_path=[],
+    )  # fmt: skip
+    message = json.loads(json.dumps(order.to_message()))
+    assert RunOrder.from_message(message).connections == specs
 
 
 def test_the_clis_own_connections_are_not_restricted(tmp_path):
