@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('editor', '0014_audit_and_notifications'),
+        ("editor", "0014_audit_and_notifications"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='connection',
-            name='saved_by_staff',
-            field=models.BooleanField(default=False, editable=False, help_text='Last saved by staff: only then may it reach a non-public address that PIPEWRIGHT_CONNECTION_ALLOW lists (editor.connections).'),
+            model_name="connection",
+            name="saved_by_staff",
+            field=models.BooleanField(
+                default=False,
+                editable=False,
+                help_text="Last saved by staff: only then may it reach a non-public address that PIPEWRIGHT_CONNECTION_ALLOW lists (editor.connections).",
+            ),
         ),
     ]
