@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from typing import Any
 
 from distributed import Client, Queue
 
-from runtime.worker.queue_reader import QueueReader
+from runtime.worker.queue_reader import EndingQueue, QueueReader
 
 END, BEAT = "end", "beat"
 """The link's own frames; a message is a JSON object, never one of these."""
@@ -35,7 +34,6 @@ WAIT_S = 0.25
 """How long one read of the queue waits for a frame before the other end's life is asked."""
 
 log = logging.getLogger(__name__)
-_EOF = object()
 
 
 class QueueLink:
@@ -56,7 +54,7 @@ class QueueLink:
         self._outbox = Queue(outbox, client=client)
         self._frames = QueueReader(self._inbox)
         self._peer_alive = peer_alive
-        self._arrived: queue.SimpleQueue = queue.SimpleQueue()
+        self._arrived = EndingQueue(lambda: EOFError("the other end of the link is gone"))
         self._sending = threading.Lock()
         self._closed = threading.Event()
         threading.Thread(target=self._read, name="pipewright-link", daemon=True).start()
@@ -72,14 +70,7 @@ class QueueLink:
     def receive(self, timeout: float | None = None) -> dict | None:
         """The next message, or None if none came within `timeout` seconds; `EOFError` once
         the other end is gone and everything it sent was read."""
-        try:
-            item = self._arrived.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if item is _EOF:
-            self._arrived.put(_EOF)  # and again at the next call
-            raise EOFError("the other end of the link is gone")
-        return item
+        return self._arrived.get(timeout)
 
     def close(self, *, take_back: bool = False) -> None:
         """Tell the other end the link ended, and let go of the queues. `take_back`: first
@@ -93,7 +84,7 @@ class QueueLink:
                 if take_back:
                     self._outbox.get(batch=True)
                 self._outbox.put(END)
-        self._arrived.put(_EOF)
+        self._arrived.end()
         self._frames.close()
         for link_queue in (self._inbox, self._outbox):
             with contextlib.suppress(Exception):
@@ -128,7 +119,7 @@ class QueueLink:
         except (Exception, asyncio.CancelledError):  # the client or the scheduler went away
             log.debug("a run's link stopped reading", exc_info=True)
         finally:
-            self._arrived.put(_EOF)
+            self._arrived.end()
 
     def _beat(self, every_s: float) -> None:
         while not self._closed.wait(every_s):

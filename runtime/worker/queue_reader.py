@@ -14,6 +14,7 @@ import contextlib
 import logging
 import queue
 import threading
+from collections.abc import Callable
 
 from distributed import Queue
 
@@ -23,7 +24,49 @@ JOIN_S = 5.0
 """How long `close` waits for the reading thread to take its wake-up."""
 
 log = logging.getLogger(__name__)
-_GONE = object()
+
+
+class EndingQueue:
+    """A local queue with an end: once `end()` is put, every `get` after the items before it
+    raises `error()` (as a socket's reads fail once its peer closed)."""
+
+    def __init__(self, error: Callable[[], Exception]):
+        self._items: queue.SimpleQueue = queue.SimpleQueue()
+        self._error = error
+        self._end = object()
+
+    def put(self, item: object) -> None:
+        self._items.put(item)
+
+    def end(self) -> None:
+        self._items.put(self._end)
+
+    def get(self, timeout: float | None) -> object | None:
+        """The next item, or None if none came within `timeout` seconds."""
+        try:
+            item = self._items.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if item is self._end:
+            self._items.put(item)  # and again at the next call
+            raise self._error()
+        return item
+
+    def drain(self) -> list:
+        """Every item waiting before the end."""
+        items = []
+        while True:
+            try:
+                item = self._items.get_nowait()
+            except queue.Empty:
+                return items
+            if item is self._end:
+                self._items.put(item)
+                return items
+            items.append(item)
+
+    def qsize(self) -> int:
+        return self._items.qsize()
 
 
 class QueueReader:
@@ -31,7 +74,7 @@ class QueueReader:
 
     def __init__(self, source: Queue):
         self._source = source
-        self._items: queue.SimpleQueue = queue.SimpleQueue()
+        self._items = EndingQueue(lambda: OSError("the Dask scheduler's queue cannot be read"))
         self._closing = False
         self._thread = threading.Thread(target=self._read, name="pipewright-queue", daemon=True)
         self._thread.start()
@@ -39,27 +82,11 @@ class QueueReader:
     def get(self, timeout: float) -> object | None:
         """The next item, or None if none came within `timeout` seconds; `OSError` once the
         queue cannot be read (its scheduler is gone) and every item read before was taken."""
-        try:
-            item = self._items.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if item is _GONE:
-            self._items.put(_GONE)  # and again at the next call
-            raise OSError("the Dask scheduler's queue cannot be read")
-        return item
+        return self._items.get(timeout)
 
     def drain(self) -> list:
         """Every item that arrived and was not taken yet."""
-        items = []
-        while True:
-            try:
-                item = self._items.get_nowait()
-            except queue.Empty:
-                return items
-            if item is _GONE:
-                self._items.put(_GONE)
-                return items
-            items.append(item)
+        return self._items.drain()
 
     def waiting(self) -> int:
         """How many items arrived and were not taken yet."""
@@ -85,4 +112,4 @@ class QueueReader:
         except (Exception, asyncio.CancelledError):  # the client or the scheduler went away
             log.debug("a queue's reader stopped", exc_info=True)
         finally:
-            self._items.put(_GONE)
+            self._items.end()
