@@ -69,10 +69,11 @@ def guard(*, private_allowed: bool = False) -> ConnectionGuard:
         files = (str(database["NAME"]),)
     elif backend in ("postgresql", "mysql"):
         own = "the application's own database"
+        host = database["HOST"] or ""
         refused.append(
             Server(
                 own,
-                database["HOST"] or "",
+                "" if host.startswith("/") else host,  # a socket's folder: this machine
                 int(database["PORT"] or DEFAULT_PORTS[backend]),
                 # a MySQL/MariaDB session reads every database of its server by name
                 database["NAME"] if backend == "postgresql" else None,

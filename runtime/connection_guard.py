@@ -58,8 +58,8 @@ class StaffOnly(AddressRefused):
 
 @dataclass(frozen=True)
 class Server:
-    """A server no connection may reach: `what` it is, where, and which database of it
-    (None: all of them)."""
+    """A server no connection may reach: `what` it is, where (`host` "": this machine), and
+    which database of it (None: all of them)."""
 
     what: str
     host: str
