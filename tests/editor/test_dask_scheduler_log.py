@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
@@ -37,28 +38,25 @@ def scheduler_errors() -> Iterator[list[logging.LogRecord]]:
     logger.removeHandler(handler)
 
 
+@pytest.mark.usefixtures("no_worker")
 def test_the_scheduler_logs_no_error_while_a_run_waits_for_a_worker(
-    client,
-    data_root,
-    no_worker,
-    scheduler_errors,  # noqa: F811  (the imported fixture)
+    client, data_root, settings, scheduler_errors
 ):
     """The supervisor waits for its task's hello at the scheduler with no deadline: a timed
     wait that ended empty logged "Exception while handling op queue_get" with a traceback
     there, four times a second (2.8 MB an hour)."""
     run_id = start(client, SEED)
-    wait_until(lambda: Run.objects.get(pk=run_id).error == waiting_note(no_worker))
+    note = waiting_note(SimpleNamespace(scheduler_address=settings.PIPEWRIGHT_DASK_SCHEDULER))
+    wait_until(lambda: Run.objects.get(pk=run_id).error == note)
     time.sleep(2)
     assert client.post(f"/api/runs/{run_id}/cancel").status_code == 200
     assert wait_for_run(run_id).status == "cancelled"
     assert [record.getMessage() for record in scheduler_errors] == []
 
 
+@pytest.mark.usefixtures("on_the_cluster")
 def test_the_scheduler_logs_no_error_while_a_run_and_its_supervisor_wait_for_frames(
-    client,
-    data_root,
-    on_the_cluster,
-    scheduler_errors,  # noqa: F811  (the imported fixture)
+    client, data_root, scheduler_errors
 ):
     """A node that runs for a while: the run and its supervisor each wait for the other's
     next frame, as the supervisor waited for its task's hello."""
