@@ -30,11 +30,13 @@ from django.utils import timezone
 from editor import notifications
 from editor.models import NodeRun, Run
 from editor.run_leftovers import remove_leftovers
+from editor.run_process import UNREPORTED
 from runtime.statuses import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5
 STALE_AFTER_S = 60
 REAP_EVERY_S = 30
+STOPPED = "the server process running it stopped"
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -88,7 +90,7 @@ def _beat_forever() -> None:
 
 def _reap_forever() -> None:
     while True:
-        _guarded(reap_interrupted_runs)
+        _guarded(reap_and_remove_leftovers)
         time.sleep(REAP_EVERY_S)
 
 
@@ -141,7 +143,15 @@ def reap_interrupted_runs() -> list[int]:
         _interrupt(run_id)
     if dead:
         log.warning("marked runs %s interrupted: their server process is gone", dead)
-        remove_leftovers(dead)  # here and now: their own process will not
+    return dead
+
+
+def reap_and_remove_leftovers() -> list[int]:
+    """The reaper's round: reap, then remove what the reaped runs left (their temporary
+    files, spill folders, staging tables) here and now: their own process will not."""
+    dead = reap_interrupted_runs()
+    if dead:
+        remove_leftovers(dead)
     return dead
 
 
@@ -164,10 +174,14 @@ def _process_alive(pid: int) -> bool:
 
 @transaction.atomic
 def _interrupt(run_id: int) -> None:
+    """End a run its process left: `interrupted`, unless every node had succeeded (outputs
+    committed) and only the report of its end was lost."""
+    status, error = RunStatus.INTERRUPTED, f"{STOPPED} before it finished"
+    nodes = NodeRun.objects.filter(run_id=run_id)
+    if nodes.exists() and not nodes.exclude(status=NodeStatus.SUCCEEDED).exists():
+        status, error = RunStatus.SUCCEEDED, f"{UNREPORTED} ({STOPPED})"
     interrupted = Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
-        status=RunStatus.INTERRUPTED,
-        finished_at=timezone.now(),
-        error="the server process running it stopped before it finished",
+        status=status, finished_at=timezone.now(), error=error
     )
     NodeRun.objects.filter(run_id=run_id).exclude(status__in=NodeStatus.FINAL).update(
         status=NodeStatus.INTERRUPTED

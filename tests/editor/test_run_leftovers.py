@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from editor.models import Connection, Run
-from editor.run_watch import reap_interrupted_runs
+from editor.run_watch import reap_and_remove_leftovers
 from editor.workspaces import personal_workspace
 from tests.editor import test_run_processes
 from tests.editor.conftest import wait_for_run
@@ -99,7 +99,7 @@ def test_a_killed_worker_services_staging_table_is_dropped_by_the_process_that_r
     wait_for_staging(run_id, warehouse)
     worker_service.kill()  # the service and its run's process die with their staging table
 
-    assert reap_interrupted_runs() == [run_id]  # another process's reaper, as a web server's
+    assert reap_and_remove_leftovers() == [run_id]  # another process's reaper, as a web server's
     assert Run.objects.get(pk=run_id).status == "interrupted"
     assert tables(warehouse) == []
 
@@ -117,5 +117,5 @@ def test_a_killed_worker_services_temporary_output_goes_when_another_process_rea
     wait_until(lambda: process_of(run_id) is None)  # its run's process ends with it
     assert [name.endswith(".tmp") for name in files_under(big / "out")] == [True]
 
-    assert reap_interrupted_runs() == [run_id]
+    assert reap_and_remove_leftovers() == [run_id]
     assert files_under(big / "out") == []
