@@ -60,8 +60,8 @@ LOOK_EVERY_S = 30
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_cancels: dict[int, threading.Event] = {}
-"""The cancel signal of each run this process executes."""
+_cancels: dict[int, run_process.StopSignal] = {}
+"""The stop signal of each run this process executes."""
 _thread = threading.local()
 _embedded: WorkerPool | None = None
 _watching = False
@@ -128,12 +128,14 @@ def cancel(run_id: int) -> None:
     ).update(status=NodeStatus.CANCELLED)
 
 
-def cancel_all() -> None:
-    """Ask every run this process executes to stop (a worker service told to stop now)."""
+def stop_for_shutdown() -> None:
+    """Stop every run this process executes (a worker service told to stop now): a run that
+    committed nothing is queued again, for the next worker; one that did ends `cancelled`,
+    saying it was stopped by a shutdown."""
     with _lock:
-        running = list(_cancels)
-    for run_id in running:
-        cancel(run_id)
+        signals = list(_cancels.values())
+    for signal in signals:
+        signal.shut_down()
 
 
 @contextmanager
@@ -171,7 +173,7 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     """Execute a run this process claimed (marked `running`), to its end; a crash fails the
     run, never the caller."""
     with _lock:
-        cancel_event = _cancels.setdefault(run_id, threading.Event())
+        cancel_event = _cancels.setdefault(run_id, run_process.StopSignal())
     run_watch.hold(run_id)
     _watch_cancels_once()
     try:
@@ -218,17 +220,18 @@ def _watch_cancels() -> None:
 
 
 def _run(
-    run: Run, cancel_event: threading.Event, extra_sinks: Iterable[EventSink] = ()
+    run: Run, cancel_event: run_process.StopSignal, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
     """Execute a claimed run in a process of its own, recorded; None if it did not run to
     its end in that process (its snapshot no longer builds a plan, say)."""
     recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
     try:
         plan = build_plan(load_document(run.document), run.parameters)
+        sinks = [_numbered_after(run.last_seq, sink) for sink in (recorder, *extra_sinks)]
         ended = _supervisor()(
             _order(run, plan),
             plan,
-            [recorder, *extra_sinks],
+            sinks,
             cancel_event,
             timeout_s=settings.PIPEWRIGHT_RUN_TIMEOUT_S,
         )
@@ -241,8 +244,30 @@ def _run(
     # The recorder writes the run's outcome with the `run_finished` event; the status given
     # covers a run that never got that far. Either is written after every event of the run,
     # once the database takes them: until then this process holds the run.
+    if ended.status == RunStatus.QUEUED:  # a shutdown stopped it before it committed anything
+        recorder.close()
+        _queue_again(run.pk)
+        return None
     recorder.close(ended.status, ended.error)
     return None if ended.result is None else (plan, ended.result)
+
+
+def _numbered_after(offset: int, sink: EventSink) -> EventSink:
+    """`sink`, given the run's events numbered after `offset`, its last event recorded: a run
+    queued again by a shutdown goes on after its first attempt's events."""
+    if not offset:
+        return sink
+    return lambda event: sink({**event, "seq": event["seq"] + offset})
+
+
+def _queue_again(run_id: int) -> None:
+    """Put a run back in the queue as it was before it was claimed (its log keeps why)."""
+    NodeRun.objects.filter(run_id=run_id).update(
+        status=NodeStatus.PENDING, attempts=0, metrics={}, error="", traceback="", attempt_spans=[]
+    )
+    Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.QUEUED, started_at=None, heartbeat_at=None, host="", pid=None
+    )
 
 
 def _supervisor():

@@ -61,12 +61,31 @@ EXIT_WAIT_S = 5.0
 CRASHED = "internal error; see the server log"
 UNREPORTED = "the process ended before it reported; every node had succeeded, outputs written"
 """Why a run whose process died after all its work succeeded: its outputs are committed."""
+SHUTDOWN_STOPPED = (
+    "the run was stopped by a shutdown of the worker service executing it; the outputs it had "
+    "committed before stay"
+)
+SHUTDOWN_QUEUED = (
+    "the worker service executing this run was shut down before the run committed anything: "
+    "the run is queued again, for the next worker"
+)
 
 log = logging.getLogger(__name__)
 fork_server = ForkServer()
 """This web process's server of run processes, shared by all its runs."""
 spare = SpareProcess(fork_server.fork)
 """The process the next run or job takes, forked and warmed up after the last one."""
+
+
+class StopSignal(threading.Event):
+    """A run's stop signal: set by a user's cancel, or by a shutdown of the worker service
+    executing it (`shut_down`), after which a run that committed nothing is queued again."""
+
+    shutdown = False
+
+    def shut_down(self) -> None:
+        self.shutdown = True
+        self.set()
 
 
 @dataclass(frozen=True)
@@ -146,6 +165,9 @@ class Supervision:
         """The process's last word: `done`, `refused` or `crashed`."""
         self.committed = False
         """Whether an output was allowed to be made visible."""
+        self.queued_again = False
+        """Whether a shutdown stopped the run before it committed anything (it goes back to
+        the queue instead of ending)."""
         self._numbered_after = 0
         """What the events relayed are numbered after: those of an attempt at the run that was
         lost, when this is the second (`start_over`)."""
@@ -178,7 +200,9 @@ class Supervision:
                 self._handle(message, process)
             now = time.monotonic()
             if self.cancel_event.is_set() and self.decided is None:
-                self.decided = "cancel"
+                # A plain Event is a cancel: only a StopSignal tells of a shutdown.
+                shutdown = getattr(self.cancel_event, "shutdown", False)
+                self.decided = "shutdown" if shutdown else "cancel"
                 self.tell(process, "cancel")
                 grace_ends = now + GRACE_S
             if grace_ends is not None and now >= grace_ends:
@@ -214,12 +238,25 @@ class Supervision:
         for event in events:
             if self._numbered_after:
                 event = {**event, "seq": event["seq"] + self._numbered_after}
+            if event["type"] == "run_finished" and self.decided == "shutdown":
+                event = self._shut_down(event)
             if event["type"] == "run_finished" and event["status"] != RunStatus.SUCCEEDED:
                 # Before anyone is told the run ended, so nobody sees its leftovers after.
                 self._remove_leftovers()
             self.trail.saw(event)
             for sink in self.sinks:
                 sink(event)
+
+    def _shut_down(self, finished: Event) -> Event:
+        """The end a shutdown gives the run instead of `finished`: none, and a line in its log,
+        when it committed nothing (it is queued again); else the shutdown as its error."""
+        if finished["status"] == RunStatus.SUCCEEDED:
+            return finished
+        if self.committed:
+            return {**finished, "error": SHUTDOWN_STOPPED}
+        self.queued_again = True
+        self._remove_leftovers()
+        return {**self.trail.log("warning", SHUTDOWN_QUEUED), "seq": finished["seq"]}
 
     def _stop(self, process: RunHandle, *, at_once: bool) -> None:
         """End the process, then relay what it sent before it ended: all of it happened
@@ -232,6 +269,8 @@ class Supervision:
 
     def ending(self, process: RunHandle) -> Ending:
         """How the run ended, its last events relayed if the process could not send them."""
+        if self.queued_again:
+            return Ending(RunStatus.QUEUED, SHUTDOWN_QUEUED)
         report = self.report or {"kind": "killed"}
         finished = self.trail.finished
         if finished is None and report["kind"] == "refused" and self.trail.seq == 0:
@@ -250,12 +289,16 @@ class Supervision:
         if status == RunStatus.SUCCEEDED:
             self._relay([self.trail.log("warning", f"run succeeded: {error}")])
         self._relay(self.trail.ending(status, error))
+        if self.queued_again:
+            return Ending(RunStatus.QUEUED, SHUTDOWN_QUEUED)
         return Ending(status, error)
 
     def _why(self, report: dict, process: RunHandle) -> tuple[RunStatus, str]:
         """The status and reason of a run that did not end itself."""
         if self.decided == "cancel":
             return RunStatus.CANCELLED, CANCELLED_REASON
+        if self.decided == "shutdown":
+            return RunStatus.CANCELLED, SHUTDOWN_STOPPED
         if self.decided == "memory":
             return RunStatus.FAILED, (
                 f"the run's process was killed: out of memory{self.at_node()} (it grew by "

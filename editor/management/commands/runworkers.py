@@ -7,7 +7,8 @@ pool does. Live events reach the editors through the channel layer, so the web p
 the workers must share one Redis (`REDIS_URL`).
 
 The first SIGTERM or Ctrl+C stops claiming and waits for the runs going to end; a second
-cancels them (they end `cancelled`, outputs whole) and exits once they have.
+stops them and exits once they have: a run that had committed nothing is queued again (its log
+says so), one that had ends `cancelled`, saying it was stopped by a shutdown (outputs whole).
 """
 
 from __future__ import annotations
@@ -60,8 +61,10 @@ class Command(BaseCommand):
 
         def stop(*_):
             if stopping.is_set():
-                self.stderr.write("cancelling the runs going…")
-                launcher.cancel_all()
+                self.stderr.write(
+                    "stopping the runs going: those that committed nothing are queued again"
+                )
+                launcher.stop_for_shutdown()
                 return
             stopping.set()
             pool.stop_claiming()
