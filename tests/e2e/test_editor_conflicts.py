@@ -28,6 +28,14 @@ async def change_elsewhere(api, pipeline_id: int, name: str) -> None:
     await api.call("PUT", f"/api/pipelines/{pipeline_id}", {**current, "name": name})
 
 
+async def opened_then_saved_elsewhere(page, api, people) -> int:
+    """The seed pipeline open in the editor, then renamed by someone else; its id."""
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    return pipeline_id
+
+
 async def save_over(page, name: str):
     """Rename the pipeline in the editor and save: a conflict, since someone saved meanwhile."""
     await page.get_by_label("Pipeline name").fill(name)
@@ -44,9 +52,7 @@ async def test_after_a_conflicting_save_reload_shows_the_other_version(
     signed_in, api, people, screenshot
 ):
     page = signed_in
-    pipeline_id = await api.create(seed(people))
-    await open_editor(page, pipeline_id, nodes=4)
-    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    pipeline_id = await opened_then_saved_elsewhere(page, api, people)
 
     dialog = await save_over(page, "Renamed here")
     await screenshot(page, "conflict")
@@ -65,9 +71,7 @@ async def test_undo_after_reloading_theirs_does_not_bring_the_stale_version_back
     """Undo after "Reload theirs" brought back the whole stale document, which the next
     (auto)save wrote over the other user's change with the fresh revision."""
     page = signed_in
-    pipeline_id = await api.create(seed(people))
-    await open_editor(page, pipeline_id, nodes=4)
-    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    pipeline_id = await opened_then_saved_elsewhere(page, api, people)
     dialog = await save_over(page, "Renamed here")
     await dialog.get_by_role("button", name="Reload theirs").click()
     await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
@@ -86,9 +90,7 @@ async def test_keep_mine_as_a_copy_saves_this_version_as_a_new_pipeline_and_show
     signed_in, api, people
 ):
     page = signed_in
-    pipeline_id = await api.create(seed(people))
-    await open_editor(page, pipeline_id, nodes=4)
-    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    pipeline_id = await opened_then_saved_elsewhere(page, api, people)
 
     dialog = await save_over(page, "Renamed here")
     await dialog.get_by_role("button", name="Keep mine as a copy").click()
@@ -111,9 +113,7 @@ async def test_keep_mine_as_a_copy_saves_this_version_as_a_new_pipeline_and_show
 @pytest.mark.console_allows(CONFLICT)
 async def test_after_a_conflicting_save_overwrite_keeps_this_version(signed_in, api, people):
     page = signed_in
-    pipeline_id = await api.create(seed(people))
-    await open_editor(page, pipeline_id, nodes=4)
-    await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    pipeline_id = await opened_then_saved_elsewhere(page, api, people)
 
     dialog = await save_over(page, "Renamed here")
     await dialog.get_by_role("button", name="Overwrite with mine").click()

@@ -29,14 +29,20 @@ async def reworked(api, pipeline_id: int) -> None:
     await api.call("PUT", f"/api/pipelines/{pipeline_id}", body)
 
 
-async def test_a_version_shows_what_differs_and_restoring_it_is_one_undo_step(
-    signed_in, api, data_folder, screenshot
-):
-    page = signed_in
+async def opened_after_rework(page, api, data_folder) -> int:
+    """The seed pipeline, reworked by another tab, open in the editor; its id."""
     (data_folder / "people.csv").write_text(PEOPLE)
     pipeline_id = await api.create(seed(data_folder))
     await reworked(api, pipeline_id)
     await open_editor(page, pipeline_id, nodes=3)
+    return pipeline_id
+
+
+async def test_a_version_shows_what_differs_and_restoring_it_is_one_undo_step(
+    signed_in, api, data_folder, screenshot
+):
+    page = signed_in
+    pipeline_id = await opened_after_rework(page, api, data_folder)
 
     await page.get_by_role("button", name="Versions").click()
     menu = page.get_by_role("menu", name="Versions")
@@ -83,10 +89,7 @@ async def test_an_edit_after_restoring_a_version_is_saved_and_still_there_after_
     """Restore, then edit and save as a user goes on: the save is taken (it was refused while
     the restore's answer, `problems` and `schemas` included, went back as the document)."""
     page = signed_in
-    (data_folder / "people.csv").write_text(PEOPLE)
-    pipeline_id = await api.create(seed(data_folder))
-    await reworked(api, pipeline_id)
-    await open_editor(page, pipeline_id, nodes=3)
+    pipeline_id = await opened_after_rework(page, api, data_folder)
 
     await page.get_by_role("button", name="Versions").click()
     await page.get_by_role("menu", name="Versions").get_by_role("menuitem").nth(1).click()
