@@ -27,7 +27,7 @@ export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, savin
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
       const where = body.node ? `node ${body.node}: ` : "";
-      toasts.show(`Cannot export as Python: ${where}${body.message || response.statusText}`, { kind: "error" });
+      toasts.show(`Cannot export as Python: ${where}${body.message || response.statusText}`, { kind: "error", details: refusalDetails(body) });
       return;
     }
     const disposition = response.headers.get("Content-Disposition") || "";
