@@ -26,6 +26,7 @@ import functools
 import io
 import json
 import re
+from urllib.parse import unquote
 
 from daphne import server as daphne_server
 from daphne.http_protocol import HTTPFactory, WebRequest
@@ -85,7 +86,7 @@ class LimitedRequest(WebRequest):
     def gotLength(self, length):
         """Twisted: the headers are in (`length` is None for a chunked body)."""
         channel = self.channel
-        path = channel._path.split(b"?", 1)[0].decode("latin-1")
+        path = unquote(channel._path.split(b"?", 1)[0].decode("latin-1"))  # as daphne does
         has_credentials = bool(
             self.requestHeaders.hasHeader(b"Authorization")
             or self.received_cookies.get(settings.SESSION_COOKIE_NAME.encode())
