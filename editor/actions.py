@@ -150,8 +150,16 @@ class Reuse:
         ]
 
 
-CHECK_ATTEMPTS = 3
-"""How many times a start checks the pipeline when it is saved again while being checked."""
+@dataclass(frozen=True)
+class CheckedStart:
+    """A start whose check passed: the snapshot checked, for `queue_checked` to queue."""
+
+    pipeline: Pipeline
+    user: object
+    document: PipelineSpec
+    revision: int
+    parameters: dict
+    reuse: Reuse
 
 
 def start_run(
@@ -167,33 +175,46 @@ def start_run(
     """Snapshot the pipeline and queue a run of it (one active run per pipeline), started by
     `user` or, with its owner as `user`, by `schedule` for its fire time `scheduled_for`;
     `queue` (a schedule's overlap policy): while a run is active, this one waits behind it
-    instead (one run waits at most).
+    instead (one run waits at most). Call it outside any transaction (`check_start`)."""
+    checked = check_start(pipeline, user, parameters, reuse, queue=queue)
+    with transaction.atomic():
+        return queue_checked(checked, schedule=schedule, scheduled_for=scheduled_for, queue=queue)
 
-    The check before the run reads the inputs, which may take up to
-    PIPEWRIGHT_PREVIEW_TIMEOUT: it runs on the snapshot outside any transaction (call this
-    outside one), so that no lock is held meanwhile (on SQLite, the whole database's). The run
-    is made in a short transaction after it, if the pipeline was not saved meanwhile; if it
-    was, the saved document is checked in turn, and after CHECK_ATTEMPTS the answer is 409."""
-    parameters = parameters or {}
+
+def check_start(
+    pipeline: Pipeline,
+    user,
+    parameters: dict | None = None,
+    reuse: Reuse = Reuse(),
+    *,
+    queue: bool = False,
+) -> CheckedStart:
+    """Refuse a start that cannot be made (409 and 429 at once; 400 and 422 once a snapshot
+    of the pipeline is checked, in a job's process), else the snapshot checked.
+
+    The check reads the inputs, which may take up to PIPEWRIGHT_PREVIEW_TIMEOUT: call this
+    outside any transaction, so that no lock is held meanwhile (on SQLite, the database's)."""
     with transaction.atomic():  # a start that will be refused is told at once
         _refuse_start(pipeline, user, queue)
-    for _ in range(CHECK_ATTEMPTS):
-        snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
-        document = to_document(snapshot)
-        _check_before_run(pipeline, user, document, parameters, reuse)
-        with transaction.atomic():
-            current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
-            if current.revision == snapshot.revision:
-                active = _refuse_start(pipeline, user, queue)
-                return _queue_run(
-                    pipeline, user, document, parameters, reuse, active, schedule, scheduled_for
-                )
-    raise ActionError(
-        409,
-        "pipeline_changed",
-        f"the pipeline was saved {CHECK_ATTEMPTS} times while it was checked before its run; "
-        "start the run again once the edits are saved",
-    )
+    snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
+    document = to_document(snapshot)
+    parameters = parameters or {}
+    _check_before_run(pipeline, user, document, parameters, reuse)
+    return CheckedStart(pipeline, user, document, snapshot.revision, parameters, reuse)
+
+
+def queue_checked(
+    checked: CheckedStart,
+    *,
+    schedule: Schedule | None = None,
+    scheduled_for: datetime | None = None,
+    queue: bool = False,
+) -> Run:
+    """The run of `checked`, queued within the caller's transaction (see `start_run`): of the
+    document its check passed, as the start found it; a save made since goes to the next run."""
+    Pipeline.objects.select_for_update().get(pk=checked.pipeline.pk)
+    active = _refuse_start(checked.pipeline, checked.user, queue)
+    return _queue_run(checked, active, schedule, scheduled_for)
 
 
 def _refuse_start(pipeline: Pipeline, user, queue: bool) -> list[Run]:
@@ -226,21 +247,19 @@ def _check_before_run(
 
 
 def _queue_run(
-    pipeline: Pipeline,
-    user,
-    document: PipelineSpec,
-    parameters: dict,
-    reuse: Reuse,
+    checked: CheckedStart,
     active: list[Run],
     schedule: Schedule | None,
     scheduled_for: datetime | None,
 ) -> Run:
     """The run's rows, in the caller's transaction; its worker is woken once they commit."""
+    reuse = checked.reuse
     run = Run.objects.create(
-        pipeline=pipeline,
-        document=to_json_dict(document),
-        parameters=parameters,
-        started_by=user,
+        pipeline=checked.pipeline,
+        revision=checked.revision,
+        document=to_json_dict(checked.document),
+        parameters=checked.parameters,
+        started_by=checked.user,
         status=RunStatus.QUEUED,
         fresh=reuse.fresh,
         up_to=reuse.up_to or "",
@@ -251,9 +270,10 @@ def _queue_run(
         queued_behind=active[0] if active else None,
         **launcher.holder(),
     )
-    node_run_rows.create_pending(run.pk, (node.id for node in document.nodes))
-    audit.record("run.started", run, revision=run.revision, details=_run_details(run), user=user)
-    _prune_runs(pipeline)
+    node_run_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
+    details = _run_details(run)
+    audit.record("run.started", run, revision=run.revision, details=details, user=checked.user)
+    _prune_runs(checked.pipeline)
     transaction.on_commit(lambda: launcher.submit(run.pk))
     return run
 

@@ -3,9 +3,11 @@ scheduler processes run (the web processes' embedded loops, `manage.py runschedu
 
 At each tick it claims each due schedule's row as the run queue claims runs (`run_queue`):
 `SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL and MariaDB, a write transaction (IMMEDIATE)
-on SQLite. In that transaction it re-reads that the schedule is still due, starts the run
-through `actions.start_run` (marked scheduled) and moves `next_fire_at` past now: the run and
-the move commit together, so another claimer finds the schedule no longer due.
+on SQLite. In that transaction it re-reads that the schedule is still due, queues the run
+(marked scheduled) that `actions.check_start` checked just before, outside any transaction
+(the check reads the inputs, which takes up to PIPEWRIGHT_PREVIEW_TIMEOUT), and moves
+`next_fire_at` past now: the run and the move commit together, so another claimer finds the
+schedule no longer due.
 
 A time is on time when a tick sees it within `GRACE_S`; older ones were missed (no scheduler
 ran): `skip` starts nothing for them, `run_once` starts one run for all of them. The loop
@@ -71,7 +73,15 @@ def tick(now: datetime) -> list[int]:
 
 def fire(schedule_id: int, now: datetime) -> Run | None:
     """Claim the schedule if it is still due and nobody else holds it, start its run (or
-    record why not) and move it to its next time; the run started, if any."""
+    record why not) and move it to its next time; the run started, if any.
+
+    The check before the run reads its inputs, up to PIPEWRIGHT_PREVIEW_TIMEOUT: it is made
+    before the claim's transaction, which holds the schedule's row (on SQLite, the database);
+    the run queued in it is of the document checked."""
+    due = Schedule.objects.filter(pk=schedule_id, enabled=True, next_fire_at__lte=now).first()
+    if due is None:
+        return None
+    checked = _checked(due, now)
     with transaction.atomic():
         claim = Schedule.objects.filter(pk=schedule_id, enabled=True, next_fire_at__lte=now)
         if connection.features.has_select_for_update_skip_locked:
@@ -80,17 +90,14 @@ def fire(schedule_id: int, now: datetime) -> Run | None:
         if schedule is None:
             return None
         zone = cron_times.check_zone(schedule.timezone)
-        window_start = max(schedule.next_fire_at, now - timedelta(seconds=GRACE_S))
-        on_time = cron_times.within(
-            window_start - timedelta(microseconds=1), now, schedule.cron, zone
-        )
+        on_time = _on_time(schedule, now)
         run = None
         missed_since = _when(schedule.next_fire_at)
         if on_time is not None:
-            run, outcome = _start(schedule, on_time)
+            run, outcome = _start(schedule, on_time, checked)
             schedule.last_fire_at = on_time
         elif schedule.missed == Schedule.Missed.RUN_ONCE:
-            run, outcome = _start(schedule, schedule.next_fire_at)
+            run, outcome = _start(schedule, schedule.next_fire_at, checked)
             outcome = f"ran once for the times missed since {missed_since}: {outcome}"
             schedule.last_fire_at = schedule.next_fire_at
         else:
@@ -109,19 +116,47 @@ def fire(schedule_id: int, now: datetime) -> Run | None:
     return run
 
 
-def _start(schedule: Schedule, fire_at: datetime) -> tuple[Run | None, str]:
-    """Start the schedule's run for `fire_at` with its owner's rights: the run and what
-    happened, in words."""
+def _on_time(schedule: Schedule, now: datetime) -> datetime | None:
+    """The schedule's fire time seen within the grace before `now`, if one is."""
+    zone = cron_times.check_zone(schedule.timezone)
+    window_start = max(schedule.next_fire_at, now - timedelta(seconds=GRACE_S))
+    return cron_times.within(window_start - timedelta(microseconds=1), now, schedule.cron, zone)
+
+
+def _checked(schedule: Schedule, now: datetime) -> actions.CheckedStart | ActionError | None:
+    """The check of the run the schedule would start now, or why it cannot start; None when
+    it would start none (times missed under `skip`) or its owner may no longer run it."""
+    starts = _on_time(schedule, now) is not None or schedule.missed == Schedule.Missed.RUN_ONCE
+    if not starts or not may(schedule.owner, Action.RUN, schedule.pipeline):
+        return None
+    try:
+        return actions.check_start(
+            schedule.pipeline,
+            schedule.owner,
+            schedule.parameters,
+            queue=schedule.overlap == Schedule.Overlap.QUEUE,
+        )
+    except ActionError as refused:
+        return refused
+
+
+def _start(
+    schedule: Schedule, fire_at: datetime, checked: actions.CheckedStart | ActionError | None
+) -> tuple[Run | None, str]:
+    """Start the schedule's run for `fire_at` with its owner's rights, from its check made
+    before the claim: the run and what happened, in words."""
     pipeline, owner = schedule.pipeline, schedule.owner
     if not may(owner, Action.RUN, pipeline):
         schedules.pause(schedule, schedules.owner_left_reason(owner, pipeline.workspace))
         return None, schedule.paused_reason
     try:
+        if checked is None:  # changed between the look and the claim (it was edited)
+            raise ActionError(409, "schedule_changed", "the schedule was changed as it fired")
+        if isinstance(checked, ActionError):
+            raise checked
         with transaction.atomic(), audit.acting(AuditSource.SCHEDULE, owner):
-            run = actions.start_run(
-                pipeline,
-                owner,
-                schedule.parameters,
+            run = actions.queue_checked(
+                checked,
                 schedule=schedule,
                 scheduled_for=fire_at,
                 queue=schedule.overlap == Schedule.Overlap.QUEUE,

@@ -16,13 +16,15 @@ import time
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
 
-from editor import preview_pool
-from editor.models import Pipeline, Run
+from editor import preview_pool, scheduler
+from editor.models import Node, Pipeline, Run
 from tests.editor.conftest import client_for, post_json, put_json
+from tests.editor.schedules import make_schedule
 
 CHECK_TIMEOUT_S = 30
 ACCEPTABLE_WAIT_S = 1.0
@@ -53,7 +55,7 @@ def test_a_save_of_the_pipeline_answers_while_its_runs_check_goes_on(
     owner, data_root, pause_operator
 ):
     """On PostgreSQL the check held the pipeline's row (saves of it waited); on SQLite the
-    write lock. The run is made from the document saved meanwhile, checked in turn."""
+    write lock. The run is of the document its check passed; the save goes to the next run."""
     client = client_for(owner)
     created = post_json(client, "/api/pipelines", slow_document(8)).json()
 
@@ -75,9 +77,44 @@ def test_a_save_of_the_pipeline_answers_while_its_runs_check_goes_on(
     assert still_checking, "the save waited for the check to end"
     assert started.status_code == 202, started.content
     run = Run.objects.get(pk=started.json()["id"])
-    assert run.revision == answer.json()["revision"]
-    assert run.document["name"] == "edited"
+    assert (run.revision, run.document["name"]) == (created["revision"], "slow")
+    assert answer.json()["revision"] == created["revision"] + 1
     Pipeline.objects.get(pk=created["id"]).runs.update(status="cancelled")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_schedule_firing_leaves_saves_of_its_pipeline_answered_while_the_run_is_checked(
+    owner, data_root, pause_operator, settings
+):
+    """The scheduler claimed the schedule and checked the run in one transaction: on SQLite
+    the database's write lock, on PostgreSQL the pipeline's row, were held for the check."""
+    settings.PIPEWRIGHT_WORKERS = "service"  # the run stays queued: the test ends it
+    client = client_for(owner)
+    created = post_json(client, "/api/pipelines", slow_document(0)).json()
+    pipeline = Pipeline.objects.get(pk=created["id"])
+    start = datetime(2026, 5, 1, 8, 59, tzinfo=UTC)
+    schedule = make_schedule(pipeline, owner, start, cron="0 9 * * *")
+    Node.objects.filter(pipeline=pipeline).update(params={"seconds": 8})  # slow from now on
+
+    def fire():
+        try:
+            return scheduler.tick(datetime(2026, 5, 1, 9, 0, 30, tzinfo=UTC))
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        firing = pool.submit(fire)
+        wait_until(lambda: preview_pool.going() > 0)
+        edit = {**slow_document(0, "edited"), "revision": created["revision"]}
+        answer = put_json(client, f"/api/pipelines/{created['id']}", edit)
+        still_checking = not firing.done()
+        [run_id] = firing.result()
+
+    assert answer.status_code == 200, answer.content
+    assert still_checking, "the save waited for the check to end"
+    run = Run.objects.get(pk=run_id)
+    assert (run.schedule_id, run.document["name"]) == (schedule.pk, "slow")
+    Run.objects.filter(pk=run_id).update(status="cancelled")
 
 
 def signed_in_in(server, username: str, password: str) -> tuple[int, float]:
