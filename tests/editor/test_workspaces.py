@@ -440,7 +440,7 @@ def test_the_admin_refuses_sqlite_files_outside_the_workspace(admin_client, owne
 def test_file_requests_the_file_system_refuses_are_4xx_not_500(client, data_root):
     url = "/api/workspaces/owner/files"
     too_long = client.post(url, {"file": _upload("é" * 200 + ".csv", b"1")})  # 404 bytes
-    assert too_long.status_code == 409 and "too long" in too_long.json()["message"]
+    assert too_long.status_code == 400 and "255 bytes" in too_long.json()["message"]
     over_a_file = client.post(url, {"file": _upload("a.csv", b"1"), "folder": "people.csv"})
     assert over_a_file.status_code == 409
     assert client.get(url, {"folder": "a\x00b"}).status_code == 400
