@@ -58,15 +58,24 @@ class EdgesDiff(Schema):
     removed: list[EdgeOut]
 
 
-class DocumentDiff(Schema):
-    from_: int = Field(alias="from")
-    to: int
+class Differences(Schema):
     summary: str
     pipeline: list[Change] = Field(description="Name, description and settings that changed.")
     nodes: ItemsDiff
     edges: EdgesDiff
     notes: ItemsDiff
     groups: ItemsDiff
+
+
+class DocumentDiff(Differences):
+    from_: int = Field(alias="from")
+    to: int
+
+
+class UnsavedDiff(Differences):
+    from_: int = Field(
+        alias="from", description="The saved revision the document is compared with."
+    )
 
 
 class RestoreIn(Schema):

@@ -13,22 +13,24 @@ from django.http import Http404
 from ninja import Query, Router
 
 from editor import revisions
-from editor.api.bodies import json_object, parse_body
-from editor.api.pipelines import saved_answer
+from editor.api.bodies import json_object, parse_body, read_document
+from editor.api.pipelines import DOCUMENT_BODY, saved_answer
 from editor.api.representations import page
 from editor.api.revision_schemas import (
     DocumentDiff,
     RestoreIn,
     RevisionDocument,
     RevisionPage,
+    UnsavedDiff,
 )
 from editor.api.schemas import Limit, ObjectId, Offset, SavedPipeline, answers, request_body
+from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, PipelineRevision
 from editor.permissions import Action, pipeline_for
 from runtime.document_diff import diff_documents, summarise
 from runtime.errors import PipelineValidationError
-from runtime.spec import load_document
+from runtime.spec import load_document, to_json_dict
 
 router = Router()
 
@@ -78,6 +80,23 @@ def diff_revisions(
             raise ActionError(422, "invalid_request", f"give `{name}`, a revision", field=name)
     diff = diff_documents(_version(pipeline, from_).document, _version(pipeline, to).document)
     return {"from": from_, "to": to, "summary": summarise(diff), **diff}
+
+
+@router.post(
+    "/{int:pipeline_id}/diff",
+    response=answers({200: UnsavedDiff}, 400, 404, 413),
+    openapi_extra=DOCUMENT_BODY,
+    by_alias=True,
+    summary="What an unsaved document changes",
+)
+def diff_unsaved(request, pipeline_id: ObjectId):
+    """What differs from the pipeline as saved (`from`: its revision) to the document in the
+    body, as `diff` answers two versions: after a refused save (409), what the editor's version
+    changes in the one saved meanwhile. Whoever may view the pipeline may ask: nothing runs."""
+    pipeline = pipeline_for(request.user, pipeline_id)
+    document, _ = read_document(request)
+    diff = diff_documents(to_json_dict(to_document(pipeline)), to_json_dict(document))
+    return {"from": pipeline.revision, "summary": summarise(diff), **diff}
 
 
 @router.post(

@@ -123,3 +123,21 @@ async def test_after_a_conflicting_save_overwrite_keeps_this_version(signed_in, 
     saved = await api.get(pipeline_id)
     assert saved["name"] == "Renamed here" and saved["revision"] == 3
     assert graph_of(saved) == graph_of(seed(people))
+
+
+@pytest.mark.console_allows(CONFLICT)
+async def test_show_what_differs_tells_what_this_version_changes_in_theirs_and_saves_nothing(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await opened_then_saved_elsewhere(page, api, people)
+    dialog = await save_over(page, "Renamed here")
+    await dialog.get_by_role("button", name="Show what differs").click()
+
+    await expect(dialog.get_by_role("status", name="What differs")).to_have_text(
+        "Compared with theirs, your version: changed name."
+    )
+    saved = await api.get(pipeline_id)
+    assert saved["name"] == "Renamed elsewhere" and saved["revision"] == 2
+    await dialog.get_by_role("button", name="Reload theirs").click()
+    await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")

@@ -291,3 +291,24 @@ def test_history_keeps_no_more_bytes_than_its_limit_but_always_the_last_change(
     a_minute_passes(pipeline_id)
     save(client, pipeline_id, set_condition("age >= 99"))
     assert [item["revision"] for item in history(client, pipeline_id)] == [6, 5]
+
+
+def test_what_an_unsaved_version_changes_in_the_saved_one_is_answered_without_saving_it(
+    client, pipeline_id
+):
+    """After a refused save (409), the editor asks what its version changes in the one saved
+    meanwhile: the server's diff, from the saved revision to the document sent."""
+    mine = client.get(f"/api/pipelines/{pipeline_id}").json()
+    save(client, pipeline_id, set_condition("age >= 21"))  # someone else's save
+    set_condition("age >= 40")(mine)
+    mine["name"] = "mine"
+    answer = post_json(client, f"/api/pipelines/{pipeline_id}/diff", mine)
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["from"] == 2
+    assert body["summary"] == "changed adults (params.condition); changed name"
+    [changed] = body["nodes"]["changed"]
+    assert changed["changes"] == [
+        {"field": "params.condition", "from": "age >= 21", "to": "age >= 40"}
+    ]
+    assert client.get(f"/api/pipelines/{pipeline_id}").json()["revision"] == 2  # nothing saved

@@ -448,7 +448,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             />
           ) : null}
           {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} options={dialog.options} onStart={runs.startRun} onClose={closeDialog} /> : null}
-          {saving.conflict ? <ConflictDialog onReload={conflictChoices.reloadTheirs} onKeepCopy={conflictChoices.keepMineAsCopy} onOverwrite={conflictChoices.overwrite} /> : null}
+          {saving.conflict ? <ConflictDialog onReload={conflictChoices.reloadTheirs} onKeepCopy={conflictChoices.keepMineAsCopy} onOverwrite={conflictChoices.overwrite} onShowDifferences={conflictChoices.showDifferences} differences={conflictChoices.differences} /> : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>
       </OverlayContext.Provider>

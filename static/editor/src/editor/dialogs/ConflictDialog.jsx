@@ -1,5 +1,6 @@
-// A save was refused because someone else saved first: reload theirs, keep mine as a new
-// pipeline (then continue from theirs), or, said in so many words, overwrite theirs with mine.
+// A save was refused because someone else saved first: see what differs, reload theirs, keep
+// mine as a new pipeline (then continue from theirs), or, said in so many words, overwrite
+// theirs with mine.
 
 import Dialog from "../../ui/Dialog.jsx";
 
@@ -7,7 +8,7 @@ import Dialog from "../../ui/Dialog.jsx";
 const STAY_OPEN = () => {};
 
 /** Nothing is decided for the user: autosave waits until they choose (hooks/useConflict.js). */
-export default function ConflictDialog({ onReload, onKeepCopy, onOverwrite }) {
+export default function ConflictDialog({ onReload, onKeepCopy, onOverwrite, onShowDifferences, differences }) {
   return (
     <Dialog title="Someone else saved this pipeline" onClose={STAY_OPEN}>
       <p>Someone else saved changes to this pipeline while you were editing it, so your latest changes are not saved yet.</p>
@@ -22,6 +23,15 @@ export default function ConflictDialog({ onReload, onKeepCopy, onOverwrite }) {
           <strong>Overwrite with mine</strong> to save your version over theirs. Their changes are lost.
         </li>
       </ul>
+      {differences ? (
+        <p role="status" aria-label="What differs">
+          Compared with theirs, your version: {differences}.
+        </p>
+      ) : (
+        <button type="button" className="pw-link-button" onClick={onShowDifferences}>
+          Show what differs
+        </button>
+      )}
       <div className="pw-dialog-actions">
         <button type="button" onClick={onReload}>
           Reload theirs
