@@ -6,10 +6,10 @@ drops what it has already seen by `seq`). Anyone who may not see the pipeline is
 with code 4403, also later: when the user leaves the workspace, is deactivated or changes
 password (it asks again when told, and at every heartbeat), or signs out of the session that
 opened the socket (`editor.watcher_access`). While the database cannot be reached, a socket
-that needs a snapshot is closed with 1013 (try again later). A client that sends a frame
-over 4 KiB (4413) or more than about 20 a second (4429) is closed too, before its message
-costs anything (`editor.inbound_limits`). What it fails to read is bounded by
-`editor.backpressure`.
+that needs a snapshot is closed with 4503 (try again later; the browser reconnects). A client
+that sends a frame over 4 KiB (4413) or more than about 20 a second (4429) is closed too,
+before its message costs anything (`editor.inbound_limits`). What it fails to read is bounded
+by `editor.backpressure`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from editor.database_outage import UNAVAILABLE
 from editor.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
 from editor.live import group_name, remember_server_loop, user_group
+from editor.outage_responses import TRY_AGAIN_LATER
 from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
 from editor.watcher_access import may_still_watch, session_digest
@@ -29,8 +30,6 @@ from runtime import json_text
 from runtime.json_text import JsonTextError
 
 FORBIDDEN = 4403
-TRY_AGAIN_LATER = 1013
-"""The database cannot be reached: no snapshot to start from (the client reconnects)."""
 NOT_JSON = 4400
 HEARTBEAT_S = 15
 

@@ -14,6 +14,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from editor.backpressure import BoundedWebsocketOutput  # noqa: E402
 from editor.launcher import serve_embedded  # noqa: E402
+from editor.outage_responses import WebsocketOutageGuard  # noqa: E402
 from editor.routing import websocket_urlpatterns  # noqa: E402
 from editor.run_process import fork_server  # noqa: E402
 from editor.run_watch import start_reaping  # noqa: E402
@@ -27,7 +28,9 @@ application = ProtocolTypeRouter(
     {
         "http": StreamedBody(django_application),
         "websocket": BoundedWebsocketOutput(
-            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            AllowedHostsOriginValidator(
+                WebsocketOutageGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )

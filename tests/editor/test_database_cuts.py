@@ -15,12 +15,16 @@ import json
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
 import psycopg
 import pytest
+from websockets.exceptions import ConnectionClosed
 
+from editor.outage_responses import MESSAGE, TRY_AGAIN_LATER
 from editor.snapshots import SNAPSHOT_SPANS
 from tests.editor.test_live_server import succeeded, wait_for
 from tests.live_client import (
@@ -78,8 +82,8 @@ def manage(database: str, *arguments: str) -> str:
 
 @pytest.fixture(scope="module")
 def behind_a_proxy(plugin_site, redis_layer, tmp_path_factory):
-    """A fresh PostgreSQL database, a web process on it and a worker service reaching it
-    through a proxy; fails (never skips) without PostgreSQL."""
+    """A fresh PostgreSQL database, a web process and a worker service each reaching it
+    through a proxy of its own; fails (never skips) without PostgreSQL."""
     name = f"pw_cuts_{os.getpid()}"
     server = f"postgresql://postgres@{POSTGRES[0]}:{POSTGRES[1]}"
     try:
@@ -88,7 +92,7 @@ def behind_a_proxy(plugin_site, redis_layer, tmp_path_factory):
         pytest.fail(f"PostgreSQL is needed at {server}: {error}")
     admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     admin.execute(f'CREATE DATABASE "{name}"')
-    proxy = TcpProxy(*POSTGRES)
+    proxy, web_proxy = TcpProxy(*POSTGRES), TcpProxy(*POSTGRES)
     started = []
     try:
         manage(f"{server}/{name}", "migrate", "--noinput")
@@ -104,20 +108,20 @@ def behind_a_proxy(plugin_site, redis_layer, tmp_path_factory):
             )  # fmt: skip
             return started[-1]
 
-        web = process(
-            DaphneServer, f"{server}/{name}", {**redis_layer, "PIPEWRIGHT_WORKERS": "service"}
-        )
+        web_database = f"postgres://postgres@127.0.0.1:{web_proxy.port}/{name}"
+        web = process(DaphneServer, web_database, {**redis_layer, "PIPEWRIGHT_WORKERS": "service"})
         through_proxy = f"postgres://postgres@127.0.0.1:{proxy.port}/{name}"
         workers = process(WorkerService, through_proxy, redis_layer)
         start_servers([web])
         workers.start().wait_until_ready()
         yield SimpleNamespace(
-            web=web, workers=workers, proxy=proxy, token=token, cookie=f"sessionid={session}",
-            data=data_root,
+            web=web, workers=workers, proxy=proxy, web_proxy=web_proxy, token=token,
+            cookie=f"sessionid={session}", data=data_root,
         )  # fmt: skip
     finally:
         stop_servers(started)
         proxy.close()
+        web_proxy.close()
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
 
@@ -222,3 +226,33 @@ async def test_every_snapshot_is_the_run_as_of_its_seq_while_the_recorder_writes
             )
             for node in snapshot["run"]["nodes"]
         }, f"snapshot at seq {snapshot['seq']}"
+
+
+async def test_while_its_database_is_cut_the_web_answers_503_with_retry_after(behind_a_proxy):
+    """The API with JSON, a page in plain text; the same requests answer again once the
+    database is back. A live view connecting meanwhile is told to come back later (4503)."""
+    web, token = behind_a_proxy.web, behind_a_proxy.token
+    behind_a_proxy.web_proxy.cut()
+    try:
+        api_answer = await asyncio.to_thread(web.request, "GET", "/api/pipelines", None, token)
+        page = await asyncio.to_thread(signed_in_page, web, behind_a_proxy.cookie)
+        async with open_socket(web, 1, behind_a_proxy.cookie) as socket:
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(socket.recv(), 10)
+    finally:
+        behind_a_proxy.web_proxy.restore()
+    assert api_answer == (503, {"code": "database_unavailable", "message": MESSAGE,
+                                "node": None, "field": None})  # fmt: skip
+    assert page.status == 503 and page.headers["Retry-After"] == "5"
+    assert b"Try again shortly" in page.read()
+    assert closed.value.rcvd.code == TRY_AGAIN_LATER
+    assert (await asyncio.to_thread(web.request, "GET", "/api/pipelines", None, token))[0] == 200
+
+
+def signed_in_page(web, cookie: str) -> urllib.error.HTTPError:
+    """The answer to a signed-in browser asking for the home page (an error answer, here)."""
+    request = urllib.request.Request(f"{web.url}/", headers={"Cookie": cookie})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        opener.open(request, timeout=10)
+    return answer.value

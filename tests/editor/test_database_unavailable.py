@@ -64,7 +64,7 @@ def test_signing_in_answers_a_503_page_while_the_database_is_locked(owner, locke
 async def test_a_live_view_asking_for_a_snapshot_is_told_to_come_back_later(
     pipeline_id, cookie, monkeypatch
 ):
-    """No snapshot to start from: closed with 1013 (try again later), not a server error;
+    """No snapshot to start from: closed with 4503 (try again later), not a server error;
     the browser reconnects with backoff."""
     socket = communicator(pipeline_id, cookie)
     assert (await socket.connect())[0]
