@@ -87,8 +87,11 @@ def refuse_too_many(pipeline: Pipeline) -> None:
         )  # fmt: skip
 
 
-def _apply(schedule: Schedule, fields: ScheduleIn, owner, now: datetime) -> Schedule:
-    expression, zone = check(schedule.pipeline, owner, fields)
+def _apply(
+    schedule: Schedule, fields: ScheduleIn, owner, now: datetime, checked: tuple[str, object]
+) -> Schedule:
+    """Set `fields` on the schedule and save it; `checked`: what `check` answered of them."""
+    expression, zone = checked
     times_changed = (schedule.cron, schedule.timezone) != (expression, fields.timezone)
     resumed = fields.enabled and not schedule.enabled
     schedule.name = fields.name
@@ -108,27 +111,32 @@ def _apply(schedule: Schedule, fields: ScheduleIn, owner, now: datetime) -> Sche
     return schedule
 
 
-@transaction.atomic
 def create_schedule(
     pipeline: Pipeline, owner, fields: ScheduleIn, now: datetime | None = None
 ) -> Schedule:
     """A new schedule of `pipeline`, owned by `owner`, first firing after `now`; at most
-    `MAX_PER_PIPELINE` (the pipeline's row is locked while they are counted)."""
-    refuse_too_many(Pipeline.objects.select_for_update().get(pk=pipeline.pk))
-    schedule = _apply(Schedule(pipeline=pipeline), fields, owner, now or timezone.now())
-    changed(schedule, "created", owner)
+    `MAX_PER_PIPELINE` (the pipeline's row is locked while they are counted). Its parameters
+    are checked as a run's are, before the transaction: the check reads the inputs."""
+    checked = check(pipeline, owner, fields)
+    with transaction.atomic():
+        refuse_too_many(Pipeline.objects.select_for_update().get(pk=pipeline.pk))
+        schedule = _apply(
+            Schedule(pipeline=pipeline), fields, owner, now or timezone.now(), checked
+        )
+        changed(schedule, "created", owner)
     return schedule
 
 
-@transaction.atomic
 def update_schedule(
     schedule: Schedule, fields: ScheduleIn, by, now: datetime | None = None
 ) -> Schedule:
     """Replace the schedule's settings; `by` becomes its owner. A new expression, zone, or a
-    resume counts from `now`."""
-    schedule = Schedule.objects.select_for_update().get(pk=schedule.pk)
-    _apply(schedule, fields, by, now or timezone.now())
-    changed(schedule, "updated", by)
+    resume counts from `now`. Checked before the transaction, as `create_schedule` is."""
+    checked = check(schedule.pipeline, by, fields)
+    with transaction.atomic():
+        schedule = Schedule.objects.select_for_update().get(pk=schedule.pk)
+        _apply(schedule, fields, by, now or timezone.now(), checked)
+        changed(schedule, "updated", by)
     return schedule
 
 

@@ -117,6 +117,35 @@ def test_a_schedule_firing_leaves_saves_of_its_pipeline_answered_while_the_run_i
     Run.objects.filter(pk=run_id).update(status="cancelled")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_saving_a_schedule_leaves_saves_of_its_pipeline_answered_while_it_is_checked(
+    owner, data_root, pause_operator
+):
+    """A schedule's parameters are checked as a run's are: that check ran in the save's
+    transaction, with the pipeline's row locked."""
+    client = client_for(owner)
+    created = post_json(client, "/api/pipelines", slow_document(8)).json()
+
+    def schedule():
+        try:
+            body = {"cron": "0 9 * * *", "timezone": "UTC"}
+            return post_json(client_for(owner), f"/api/pipelines/{created['id']}/schedules", body)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        scheduling = pool.submit(schedule)
+        wait_until(lambda: preview_pool.going() > 0)
+        edit = {**slow_document(0, "edited"), "revision": created["revision"]}
+        answer = put_json(client, f"/api/pipelines/{created['id']}", edit)
+        still_checking = not scheduling.done()
+        scheduled = scheduling.result()
+
+    assert answer.status_code == 200, answer.content
+    assert still_checking, "the save waited for the check to end"
+    assert scheduled.status_code == 201, scheduled.content
+
+
 def signed_in_in(server, username: str, password: str) -> tuple[int, float]:
     """Sign in through the sign-in page as a browser does: its status and how long the
     credentials' POST took."""
