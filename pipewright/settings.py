@@ -17,8 +17,6 @@
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
   default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
-  `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
-  default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
   `manage.py runworkers` does, see docs/deploy.md),
   `PIPEWRIGHT_SCHEDULER` (`embedded`, the default: this process fires schedules; `service`:
@@ -186,12 +184,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # Redis Pub/Sub: a frame is one PUBLISH, pushed to each web process once and handed
+            # to its watchers there. The list-based layer (`channels_redis.core`) took four
+            # round trips and a Lua script per frame, and each watcher a lock and two tasks per
+            # message: with two web processes and 50 watchers, p95 290 ms from event to
+            # receipt (bench/live.py). Nothing is kept for a watcher that is not there: a
+            # client that misses a frame sees the gap in `seq` and asks for a snapshot.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
-                # A consumer waits for its next message in a blocking read of up to 5 s
-                # (channels-redis's `brpop_timeout`); redis-py 8's default socket timeout is
-                # the same 5 s, so an idle socket died with TimeoutError (closed 1011). The
-                # reads get room beyond it; a Redis that cannot be reached still fails in 5 s.
+                # redis-py 8's default socket timeout is 5 s, which closed every idle socket
+                # of the list-based layer (its blocking receive lasts 5 s too). Reads get room;
+                # a Redis that cannot be reached still fails within 5 s.
                 "hosts": [
                     {
                         "address": os.environ["REDIS_URL"],
@@ -200,8 +203,6 @@ if os.environ.get("REDIS_URL"):
                     }
                 ],
                 "prefix": os.environ.get("PIPEWRIGHT_CHANNEL_PREFIX", "pipewright"),
-                "capacity": 2000,
-                "expiry": 30,
             },
         }
     }
@@ -287,9 +288,6 @@ if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
         "executes runs) or 'service' (`manage.py runworkers` does)"
     )
 PIPEWRIGHT_MAX_RUNS_PER_USER = _count("PIPEWRIGHT_MAX_RUNS_PER_USER", 5)
-PIPEWRIGHT_MAX_RUNNING_PER_USER = _count(
-    "PIPEWRIGHT_MAX_RUNNING_PER_USER", max(1, PIPEWRIGHT_MAX_RUNS // 2)
-)
 PIPEWRIGHT_MAX_RUNNING_PER_USER = _count(
     "PIPEWRIGHT_MAX_RUNNING_PER_USER", max(1, PIPEWRIGHT_MAX_RUNS // 2)
 )

@@ -25,7 +25,7 @@ from editor.run_watch import start_reaping
 from editor.stale_outputs import start_removing
 from editor.worker_pool import WorkerPool
 
-REDIS_LAYER = "channels_redis.core.RedisChannelLayer"
+REDIS_LAYER = "channels_redis.pubsub.RedisPubSubChannelLayer"
 
 
 class Command(BaseCommand):
