@@ -44,15 +44,21 @@ def remove_leftovers(run_ids: Iterable[int]) -> list[str]:
     try:
         removed += [str(path) for path in remove_stale_temporaries(root, reaped)]
         removed += [str(path) for path in remove_stale_spill_folders(root / SCRATCH, reaped)]
-        for run in Run.objects.filter(pk__in=[int(run_id) for run_id in ended]).select_related(
-            "pipeline__workspace", "started_by"
-        ):
-            removed += _drop_staging_tables(run)
+        removed += drop_staging_tables_of(int(run_id) for run_id in ended)
     except Exception:  # a cleanup never takes the reaper down
         log.warning("could not remove what runs %s left", sorted(ended), exc_info=True)
     if removed:
         log.info("removed what the reaped runs %s left: %s", sorted(ended), removed)
     return removed
+
+
+def drop_staging_tables_of(run_ids: Iterable[int]) -> list[str]:
+    """Drop the staging tables the runs `run_ids` (ended) left; their names."""
+    dropped: list[str] = []
+    runs = Run.objects.filter(pk__in=list(run_ids))
+    for run in runs.select_related("pipeline__workspace", "started_by"):
+        dropped += _drop_staging_tables(run)
+    return dropped
 
 
 def _drop_staging_tables(run: Run) -> list[str]:

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from editor.models import Run
+from editor.run_leftovers import drop_staging_tables_of
 from editor.run_watch import reap_interrupted_runs
 from editor.unwritten_events import remove_left_behind
 from runtime.backends.spill import remove_stale_spill_folders
@@ -36,8 +37,8 @@ def start_removing() -> None:
 
 def remove_stale_outputs() -> list[Path]:
     """Mark abandoned runs interrupted, then delete the temporaries and spill folders of
-    ended runs."""
-    reap_interrupted_runs()
+    ended runs (and drop the staging tables of those just reaped)."""
+    drop_staging_tables_of(reap_interrupted_runs())
     root = Path(settings.PIPEWRIGHT_DATA_ROOT)
     removed = remove_stale_temporaries(root, run_has_ended)
     removed += remove_left_behind(run_has_ended)

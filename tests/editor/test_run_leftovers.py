@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from editor.models import Connection, Run
 from editor.run_watch import reap_and_remove_leftovers
+from editor.stale_outputs import remove_stale_outputs
 from editor.workspaces import personal_workspace
 from tests.editor import test_run_processes
 from tests.editor.conftest import wait_for_run
@@ -119,3 +120,17 @@ def test_a_killed_worker_services_temporary_output_goes_when_another_process_rea
 
     assert reap_and_remove_leftovers() == [run_id]
     assert files_under(big / "out") == []
+
+
+def test_a_server_starting_after_its_worker_service_died_drops_the_staging_table_it_left(
+    client, worker_service, warehouse
+):
+    """The runs a starting server reaps (`remove_stale_outputs`, run at every start) have
+    their staging tables dropped too, not only those the periodic reaper finds."""
+    run_id = start(client, replace_big_table())
+    wait_for_staging(run_id, warehouse)
+    worker_service.kill()
+
+    remove_stale_outputs()
+    assert Run.objects.get(pk=run_id).status == "interrupted"
+    assert tables(warehouse) == []
