@@ -31,6 +31,7 @@ LISTS = {
     "api/expressions",  # the expression language: the same for everyone
     "docs/<slug:name>/",  # the documentation pages
     "api/schedules/preview",  # the times a cron expression fires: the same for everyone
+    "api/previews/line",  # where the caller's own waiting preview is: every user has one
 }
 
 
