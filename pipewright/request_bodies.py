@@ -26,6 +26,7 @@ import functools
 import io
 import json
 import re
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from daphne import server as daphne_server
@@ -43,31 +44,44 @@ UPLOAD_PATH = re.compile(r"^/api/workspaces/[^/]+/files/?$")
 LARGE_BODY_PREFIXES = ("/api/", "/admin/")
 
 
-def body_limit(method: bytes, path: str, has_credentials: bool) -> int:
+class Limit(NamedTuple):
+    """The most bytes a request may send, and what the 413 says when it sends more."""
+
+    size: int
+    message: str
+
+
+def body_limit(method: bytes, path: str, has_credentials: bool) -> Limit:
     """The most bytes a request to `path` may send (see the module's docstring)."""
-    if method == b"POST" and UPLOAD_PATH.match(path):
-        limit = settings.PIPEWRIGHT_MAX_UPLOAD_BYTES + FORM_FIELDS_ROOM
-    elif path.startswith(LARGE_BODY_PREFIXES):
-        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    else:
-        limit = SMALL_LIMIT
-    return limit if has_credentials else min(limit, SMALL_LIMIT)
+    upload = settings.PIPEWRIGHT_MAX_UPLOAD_BYTES
+    if method == b"POST" and UPLOAD_PATH.match(path) and has_credentials:
+        # in the words the files API uses when it checks the declared size itself
+        return Limit(
+            upload + FORM_FIELDS_ROOM, f"the upload is larger than the {upload:,}-byte limit"
+        )
+    size = (
+        settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if path.startswith(LARGE_BODY_PREFIXES)
+        else SMALL_LIMIT
+    )
+    size = size if has_credentials else min(size, SMALL_LIMIT)
+    shown = f"{size / MIB:g} MiB" if size >= MIB else f"{size:,} bytes"
+    return Limit(size, f"the request body is larger than this address accepts ({shown})")
 
 
-def too_large_response(limit: int) -> bytes:
+def too_large_response(limit: Limit) -> bytes:
     """The whole HTTP answer to a body over `limit`: 413 with the API's error shape."""
-    shown = f"{limit / MIB:g} MiB" if limit >= MIB else f"{limit:,} bytes"
     body = json.dumps(
         {
             "code": "too_large",
-            "message": f"the request body is larger than this address accepts ({shown})",
+            "message": limit.message,
             "node": None,
             "field": None,
-            "limit_bytes": limit,
+            "limit_bytes": limit.size,
         }
     ).encode()
     head = (
-        "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\n"
+        "HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     )
     return head.encode() + body
@@ -78,7 +92,7 @@ class LimitedRequest(WebRequest):
 
     def __init__(self, channel, *args, **kwargs):
         super().__init__(channel, *args, parsePOSTFormSubmission=False, **kwargs)
-        self.limit = SMALL_LIMIT
+        self.limit: Limit | None = None  # known once the headers are in (`gotLength`)
         self.received = 0
         self.refused = False
         self.body = None
@@ -92,7 +106,7 @@ class LimitedRequest(WebRequest):
             or self.received_cookies.get(settings.SESSION_COOKIE_NAME.encode())
         )
         self.limit = body_limit(channel._command, path, has_credentials)
-        if length is not None and length > self.limit:
+        if length is not None and length > self.limit.size:
             self.refuse()
             return
         super().gotLength(length)
@@ -102,7 +116,7 @@ class LimitedRequest(WebRequest):
         if self.refused:
             return
         self.received += len(data)
-        if self.received > self.limit:
+        if self.received > self.limit.size:
             self.refuse()
             return
         super().handleContentChunk(data)
