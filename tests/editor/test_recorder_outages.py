@@ -20,6 +20,7 @@ from runtime.events import Emitter
 from runtime.paths import SYSTEM
 from runtime.spec import load_document
 from tests.editor.conftest import SEED
+from tests.editor.runs import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NODES = ["read", "adults", "write"]
@@ -164,3 +165,22 @@ def test_events_a_killed_process_left_on_disk_are_removed_once_their_run_ended(r
         path.write_text('{"seq": 1}\n')
     assert remove_stale_outputs() == [ended]
     assert active.exists()
+
+
+def test_a_batch_that_can_never_be_written_shows_watchers_a_gap(run):
+    """A batch that fails for a reason other than an outage (here a metric JSON cannot hold)
+    would fail the same way forever: it is dropped, and the next frame says it follows that
+    batch's last `seq`, so a watcher sees the gap and asks for a snapshot."""
+    frames: list[tuple[int, list[dict]]] = []
+    recorder = RunRecorder(run.pk, lambda after, events: frames.append((after, events)))
+    emitter = Emitter([recorder], run_id=run.pk)
+    emitter.emit("node_status", node="read", status="running", attempt=1)
+    wait_until(lambda: frames)
+    emitter.emit("node_status", node="read", status="succeeded", attempt=1, metrics={1j})
+    time.sleep(0.2)  # its own batch (one flush interval is 20 ms)
+    emitter.emit("node_log", node="adults", level="info", message="after the bad batch")
+    recorder.close()
+    assert [(after, [event["seq"] for event in events]) for after, events in frames] == [
+        (0, [1]),
+        (2, [3]),
+    ]
