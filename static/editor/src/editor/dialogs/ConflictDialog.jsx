@@ -28,9 +28,11 @@ export default function ConflictDialog({ onReload, onKeepCopy, onOverwrite, onSh
           Compared with theirs, your version: {differences}.
         </p>
       ) : (
-        <button type="button" className="pw-link-button" onClick={onShowDifferences}>
-          Show what differs
-        </button>
+        <p>
+          <button type="button" onClick={onShowDifferences}>
+            Show what differs
+          </button>
+        </p>
       )}
       <div className="pw-dialog-actions">
         <button type="button" onClick={onReload}>
