@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from editor import preview_pool, scheduler
@@ -144,6 +145,33 @@ def test_saving_a_schedule_leaves_saves_of_its_pipeline_answered_while_it_is_che
     assert answer.status_code == 200, answer.content
     assert still_checking, "the save waited for the check to end"
     assert scheduled.status_code == 201, scheduled.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runpipeline_leaves_saves_of_its_pipeline_answered_while_its_run_is_checked(
+    owner, data_root, pause_operator, capsys
+):
+    """`manage.py runpipeline ID` started its run inside one transaction, check included."""
+    client = client_for(owner)
+    created = post_json(client, "/api/pipelines", slow_document(4)).json()
+
+    def save_during_the_check():
+        try:
+            wait_until(lambda: preview_pool.going() > 0)
+            edit = {**slow_document(0, "edited"), "revision": created["revision"]}
+            answer = put_json(client_for(owner), f"/api/pipelines/{created['id']}", edit)
+            return answer, not Run.objects.exists()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        saving = pool.submit(save_during_the_check)
+        call_command("runpipeline", str(created["id"]))  # signals: the main thread's
+        answer, still_checking = saving.result()
+
+    assert answer.status_code == 200, answer.content
+    assert still_checking, "the save waited for the check to end"
+    assert Run.objects.get().status == "succeeded"
 
 
 def signed_in_in(server, username: str, password: str) -> tuple[int, float]:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.db import transaction
-
 from editor import launcher
-from editor.actions import start_run
+from editor.actions import delete_pipeline, start_run
 from editor.errors import ActionError
 from editor.management.commands._arguments import (
     DocumentCommand,
@@ -58,9 +56,11 @@ class Command(DocumentCommand):
     def handle(self, *, target: str, param: list, owner: str | None, **options):
         workspace = options.get("workspace")
         parameters = dict(param)
-        # One transaction: a file whose run is refused is not left behind as a pipeline.
+        # No transaction around the start: its check reads the inputs, and would hold the
+        # database (a server's SQLite) meanwhile. A file whose run is refused is deleted again.
+        imported = None
         try:
-            with launcher.foreground(), transaction.atomic():
+            with launcher.foreground():
                 if target.isdigit():
                     pipeline = pipeline_numbered(int(target))
                     user = user_named(owner) if owner else pipeline.owner
@@ -68,8 +68,11 @@ class Command(DocumentCommand):
                 else:
                     user = owner_or_first_superuser(owner)
                     pipeline = import_document(Path(target), user, workspace_named(workspace, user))
+                    imported = pipeline
                 run = start_run(pipeline, user, parameters)
         except ActionError as error:
+            if imported is not None:
+                delete_pipeline(imported)
             raise refused(error) from error
         self.stdout.write(f"run {run.pk} of pipeline {pipeline.pk} ({pipeline.name})")
         with cancel_on_interrupt(lambda: launcher.cancel(run.pk)):
