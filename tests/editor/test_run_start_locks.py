@@ -51,35 +51,48 @@ def wait_until(condition, timeout: float = 20) -> None:
         time.sleep(0.01)
 
 
+def own_connection(action):
+    """`action` for another thread: its database connection is closed once it is done."""
+
+    def run():
+        try:
+            return action()
+        finally:
+            connection.close()
+
+    return run
+
+
+def save_during_the_check(owner, created: dict, checking) -> bool:
+    """Once a job executes in this process, save another document over `created` and assert
+    it was saved; whether `checking()` still said the check went on when the save answered."""
+    wait_until(lambda: preview_pool.going() > 0)
+    edit = {**slow_document(0, "edited"), "revision": created["revision"]}
+    answer = put_json(client_for(owner), f"/api/pipelines/{created['id']}", edit)
+    still_checking = checking()
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["revision"] == created["revision"] + 1
+    return still_checking
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_save_of_the_pipeline_answers_while_its_runs_check_goes_on(
     owner, data_root, pause_operator
 ):
     """On PostgreSQL the check held the pipeline's row (saves of it waited); on SQLite the
     write lock. The run is of the document its check passed; the save goes to the next run."""
-    client = client_for(owner)
-    created = post_json(client, "/api/pipelines", slow_document(8)).json()
-
-    def start():
-        try:
-            return post_json(client_for(owner), f"/api/pipelines/{created['id']}/runs", {})
-        finally:
-            connection.close()
+    created = post_json(client_for(owner), "/api/pipelines", slow_document(8)).json()
+    url = f"/api/pipelines/{created['id']}/runs"
 
     with ThreadPoolExecutor(1) as pool:
-        starting = pool.submit(start)
-        wait_until(lambda: preview_pool.going() > 0)
-        edit = {**slow_document(0, "edited"), "revision": created["revision"]}
-        answer = put_json(client, f"/api/pipelines/{created['id']}", edit)
-        still_checking = not starting.done()
+        starting = pool.submit(own_connection(lambda: post_json(client_for(owner), url, {})))
+        still_checking = save_during_the_check(owner, created, lambda: not starting.done())
         started = starting.result()
 
-    assert answer.status_code == 200, answer.content
     assert still_checking, "the save waited for the check to end"
     assert started.status_code == 202, started.content
     run = Run.objects.get(pk=started.json()["id"])
     assert (run.revision, run.document["name"]) == (created["revision"], "slow")
-    assert answer.json()["revision"] == created["revision"] + 1
     Pipeline.objects.get(pk=created["id"]).runs.update(status="cancelled")
 
 
@@ -90,28 +103,18 @@ def test_a_schedule_firing_leaves_saves_of_its_pipeline_answered_while_the_run_i
     """The scheduler claimed the schedule and checked the run in one transaction: on SQLite
     the database's write lock, on PostgreSQL the pipeline's row, were held for the check."""
     settings.PIPEWRIGHT_WORKERS = "service"  # the run stays queued: the test ends it
-    client = client_for(owner)
-    created = post_json(client, "/api/pipelines", slow_document(0)).json()
+    created = post_json(client_for(owner), "/api/pipelines", slow_document(0)).json()
     pipeline = Pipeline.objects.get(pk=created["id"])
     start = datetime(2026, 5, 1, 8, 59, tzinfo=UTC)
     schedule = make_schedule(pipeline, owner, start, cron="0 9 * * *")
     Node.objects.filter(pipeline=pipeline).update(params={"seconds": 8})  # slow from now on
-
-    def fire():
-        try:
-            return scheduler.tick(datetime(2026, 5, 1, 9, 0, 30, tzinfo=UTC))
-        finally:
-            connection.close()
+    nine = datetime(2026, 5, 1, 9, 0, 30, tzinfo=UTC)
 
     with ThreadPoolExecutor(1) as pool:
-        firing = pool.submit(fire)
-        wait_until(lambda: preview_pool.going() > 0)
-        edit = {**slow_document(0, "edited"), "revision": created["revision"]}
-        answer = put_json(client, f"/api/pipelines/{created['id']}", edit)
-        still_checking = not firing.done()
+        firing = pool.submit(own_connection(lambda: scheduler.tick(nine)))
+        still_checking = save_during_the_check(owner, created, lambda: not firing.done())
         [run_id] = firing.result()
 
-    assert answer.status_code == 200, answer.content
     assert still_checking, "the save waited for the check to end"
     run = Run.objects.get(pk=run_id)
     assert (run.schedule_id, run.document["name"]) == (schedule.pk, "slow")
@@ -124,25 +127,14 @@ def test_saving_a_schedule_leaves_saves_of_its_pipeline_answered_while_it_is_che
 ):
     """A schedule's parameters are checked as a run's are: that check ran in the save's
     transaction, with the pipeline's row locked."""
-    client = client_for(owner)
-    created = post_json(client, "/api/pipelines", slow_document(8)).json()
-
-    def schedule():
-        try:
-            body = {"cron": "0 9 * * *", "timezone": "UTC"}
-            return post_json(client_for(owner), f"/api/pipelines/{created['id']}/schedules", body)
-        finally:
-            connection.close()
+    created = post_json(client_for(owner), "/api/pipelines", slow_document(8)).json()
+    url, body = f"/api/pipelines/{created['id']}/schedules", {"cron": "0 9 * * *"}
 
     with ThreadPoolExecutor(1) as pool:
-        scheduling = pool.submit(schedule)
-        wait_until(lambda: preview_pool.going() > 0)
-        edit = {**slow_document(0, "edited"), "revision": created["revision"]}
-        answer = put_json(client, f"/api/pipelines/{created['id']}", edit)
-        still_checking = not scheduling.done()
+        scheduling = pool.submit(own_connection(lambda: post_json(client_for(owner), url, body)))
+        still_checking = save_during_the_check(owner, created, lambda: not scheduling.done())
         scheduled = scheduling.result()
 
-    assert answer.status_code == 200, answer.content
     assert still_checking, "the save waited for the check to end"
     assert scheduled.status_code == 201, scheduled.content
 
@@ -152,24 +144,16 @@ def test_runpipeline_leaves_saves_of_its_pipeline_answered_while_its_run_is_chec
     owner, data_root, pause_operator, capsys
 ):
     """`manage.py runpipeline ID` started its run inside one transaction, check included."""
-    client = client_for(owner)
-    created = post_json(client, "/api/pipelines", slow_document(4)).json()
-
-    def save_during_the_check():
-        try:
-            wait_until(lambda: preview_pool.going() > 0)
-            edit = {**slow_document(0, "edited"), "revision": created["revision"]}
-            answer = put_json(client_for(owner), f"/api/pipelines/{created['id']}", edit)
-            return answer, not Run.objects.exists()
-        finally:
-            connection.close()
+    created = post_json(client_for(owner), "/api/pipelines", slow_document(4)).json()
+    no_run_yet = own_connection(lambda: not Run.objects.exists())
 
     with ThreadPoolExecutor(1) as pool:
-        saving = pool.submit(save_during_the_check)
-        call_command("runpipeline", str(created["id"]))  # signals: the main thread's
-        answer, still_checking = saving.result()
+        saving = pool.submit(
+            own_connection(lambda: save_during_the_check(owner, created, no_run_yet))
+        )
+        call_command("runpipeline", str(created["id"]))  # it sets signals: the main thread
+        still_checking = saving.result()
 
-    assert answer.status_code == 200, answer.content
     assert still_checking, "the save waited for the check to end"
     assert Run.objects.get().status == "succeeded"
 
