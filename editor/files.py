@@ -22,10 +22,9 @@ from django.conf import settings
 
 from editor.errors import ActionError
 from runtime.errors import UnsafePathError
-from runtime.paths import SHARED, FileArea
+from runtime.paths import MAX_PATH_LENGTH, SHARED, FileArea
 
 CHUNK = 1 << 20
-MAX_PATH_LENGTH = 1000
 
 
 def _located(area: FileArea, path: str, *, write: bool = False) -> Path:
