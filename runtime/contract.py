@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from runtime.context import NodeContext
     from runtime.paths import FileArea
     from runtime.plan.relational import Relation
-    from runtime.schema import Schema
+    from runtime.tables.schema import Schema
 
 T = TypeVar("T")
 Kind = Literal["input", "process", "output"]

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from runtime.errors import OperatorError, ParamsError
 from runtime.file_patterns import InputFile
 from runtime.lazy import pd
-from runtime.schema import TypeName, type_name_of
+from runtime.tables.schema import TypeName, type_name_of
 
 WATERMARK_TYPES: frozenset[TypeName] = frozenset({"integer", "float", "string", "date", "datetime"})
 """Column types a watermark can compare (a boolean cannot grow)."""

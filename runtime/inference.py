@@ -22,8 +22,8 @@ from runtime.parameters import PLACEHOLDER
 from runtime.paths import FileArea
 from runtime.problems import field_title
 from runtime.registry import Registry
-from runtime.schema import Schema
 from runtime.spec import Pipeline
+from runtime.tables.schema import Schema
 
 if TYPE_CHECKING:
     from runtime.connection_specs import Connections

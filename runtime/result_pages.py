@@ -31,9 +31,9 @@ from runtime.errors import NotLowerable
 from runtime.expressions.errors import ExpressionError
 from runtime.expressions.sql_parts import identifier
 from runtime.expressions.to_sql import to_sql_condition
-from runtime.frames import public_type, to_pandas
-from runtime.json_rows import json_rows, json_value
-from runtime.schema import Column, Schema
+from runtime.tables.frames import public_type, to_pandas
+from runtime.tables.json_rows import json_rows, json_value
+from runtime.tables.schema import Column, Schema
 
 MAX_LIMIT = 1_000
 """The most rows one page holds."""

@@ -75,7 +75,7 @@ def read_stored(location: Path, limit: int | None = None):
     import pyarrow.parquet as pq
 
     from runtime.errors import OperatorError
-    from runtime.frames import to_pandas
+    from runtime.tables.frames import to_pandas
 
     try:
         table = pq.read_table(location) if limit is None else _head(location, limit)

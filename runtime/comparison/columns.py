@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from runtime.frames import public_type
+from runtime.tables.frames import public_type
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from runtime.expressions.parser import parse
 from runtime.expressions.type_checks import Checker
 from runtime.expressions.values import NULL, Compiled
 from runtime.parameters import PLACEHOLDER
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 from .errors import CompileRefused
 from .literals import literal

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from runtime import parameters as runtime_parameters
 from runtime.parameters import PLACEHOLDER
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 from .errors import CompileRefused
 from .expressions import ExpressionCode, expression_code

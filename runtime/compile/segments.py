@@ -28,8 +28,8 @@ from runtime.expressions.sql_parts import identifier as quoted
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.plan.model import Segment
-from runtime.schema import Schema
 from runtime.spec import Source
+from runtime.tables.schema import Schema
 
 TOKEN = "script"
 """The end of the names of a script's CTEs and tables (a run draws a random one)."""

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from runtime.frames import column_dtypes
 from runtime.lazy import pd
-from runtime.schema import Column as SchemaColumn
-from runtime.schema import Schema, type_name_of
 from runtime.suggestions import suggestion
+from runtime.tables.frames import column_dtypes
+from runtime.tables.schema import Column as SchemaColumn
+from runtime.tables.schema import Schema, type_name_of
 
 from .errors import ExpressionError
 from .functions import FUNCTIONS

@@ -14,7 +14,7 @@ from functools import partial, reduce
 import numpy as np
 
 from runtime.lazy import pd
-from runtime.schema import type_name_of
+from runtime.tables.schema import type_name_of
 
 from .nodes import Between, Binary, In, IsNull, Logical, Unary
 from .sizes import joined_sizes

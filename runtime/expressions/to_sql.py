@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runtime.errors import NotLowerable
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 from .compiler import check_condition, infer_type
 from .nodes import Between, Binary, Call, Column, In, IsNull, Literal, Logical, Node, Unary, walk

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.lazy import pd
-from runtime.schema import date_dtype, type_name_of
+from runtime.tables.schema import date_dtype, type_name_of
 
 from .errors import ExpressionError
 from .lexer import printable, shorten

@@ -3,7 +3,7 @@
 Grouped tables go through one `groupby(...).agg(...)` call with named aggregations, sorted by
 the group keys (groups whose key is null are kept, last). Without group keys the whole table is
 summarised into one row, with the same meaning for every function, also for an empty table.
-Result dtypes follow runtime/frames.py: counts are Int64, means float64, and the functions
+Result dtypes follow runtime/tables/frames.py: counts are Int64, means float64, and the functions
 that pick values (min, max, first, last) keep the input's dtype.
 """
 
@@ -30,7 +30,7 @@ from runtime.operators.column_params import (
     require_type,
 )
 from runtime.plan import relational
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 Function = Literal[
     "count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first", "last"

@@ -10,7 +10,6 @@ import dataclasses
 
 from pydantic import Field
 
-from runtime.casting import cast_series
 from runtime.column_names import needed_with, require_columns
 from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
@@ -32,7 +31,8 @@ from runtime.operators.column_params import (
     with_nullable,
 )
 from runtime.plan import relational
-from runtime.schema import Column, Schema, TypeName
+from runtime.tables.casting import cast_series
+from runtime.tables.schema import Column, Schema, TypeName
 
 
 class Mapping(OperatorParams):

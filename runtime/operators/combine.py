@@ -23,7 +23,7 @@ from runtime.operators.column_params import (
     one_or_more_columns,
 )
 from runtime.plan import relational
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 JoinHow = Literal["inner", "left", "right", "outer"]
 

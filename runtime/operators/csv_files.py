@@ -16,13 +16,11 @@ import pyarrow as pa
 from pyarrow import csv as pa_csv
 from pydantic import Field
 
-from runtime.casting import cast_series
 from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath, FileEndings
 from runtime.file_patterns import InputFile
-from runtime.frames import table_schema, to_pandas
 from runtime.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
@@ -37,7 +35,9 @@ from runtime.operators.file_common import (
     readable_files,
 )
 from runtime.plan import relational
-from runtime.schema import TypeName, schema_of
+from runtime.tables.casting import cast_series
+from runtime.tables.frames import table_schema, to_pandas
+from runtime.tables.schema import TypeName, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a CSV file's column types for the schema view."""

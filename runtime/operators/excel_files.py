@@ -35,7 +35,7 @@ from runtime.operators.file_common import (
     arrow_table,
     conform_table,
 )
-from runtime.schema import type_name_of
+from runtime.tables.schema import type_name_of
 
 MAX_ROWS = 1_048_576
 """Rows an Excel sheet holds, its header included."""

@@ -28,7 +28,6 @@ from typing import Annotated
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
-from runtime.casting import cast_series
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError, ParamsError
@@ -36,7 +35,6 @@ from runtime.fields import DataPath
 from runtime.file_checks import named_files
 from runtime.file_identity import files_identity
 from runtime.file_patterns import InputFile
-from runtime.frames import public_type, to_pandas
 from runtime.incremental import (
     after_watermark,
     incremental_of,
@@ -47,7 +45,9 @@ from runtime.incremental import (
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.plan import relational
-from runtime.schema import Column, Schema, schema_of
+from runtime.tables.casting import cast_series
+from runtime.tables.frames import public_type, to_pandas
+from runtime.tables.schema import Column, Schema, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a text or spreadsheet file's column types for the schema view."""

@@ -39,7 +39,7 @@ from runtime.operators.file_common import (
     with_file_name_field,
 )
 from runtime.plan import relational
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 BATCH_ROWS = 128 * 1024
 """Rows decoded at a time, between progress events and cancellation checks."""
@@ -166,7 +166,7 @@ _PANDAS_TYPES = (
 
 def pandas_schema(schema: pa.Schema) -> pa.Schema:
     """The Arrow schema, pandas' metadata included, that `_arrow` gives a frame holding data
-    of `schema` in the engine's dtypes (runtime/frames.py): a file written in it reads back
+    of `schema` in the engine's dtypes (runtime/tables/frames.py): a file written in it reads back
     with `pd.read_parquet` in those dtypes, like one the pandas path wrote, without pandas."""
     fields, columns = [], []
     for item in schema:

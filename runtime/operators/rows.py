@@ -24,7 +24,7 @@ from runtime.operators.column_params import (
     with_nullable,
 )
 from runtime.plan import relational
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 
 class SortKey(OperatorParams):

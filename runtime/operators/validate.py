@@ -29,7 +29,7 @@ from runtime.operators.column_params import (
     written,
 )
 from runtime.patterns import check_pattern, full_matches
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 REASON = "_reason"
 """The column of `invalid` rows that says which rules they failed."""

@@ -12,7 +12,7 @@ from runtime.context import NodeContext
 from runtime.contract import InputSchemas
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 OutputSchemas = dict[str, dict[str, Schema] | None]
 """node → port → Schema, or None for a node whose columns are not known."""

@@ -6,7 +6,7 @@ import pandas as pd
 from pydantic import Field
 
 from runtime.operator import Operator, OperatorParams
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 
 class ReverseRows(Operator):

@@ -17,8 +17,8 @@ from pydantic import Field
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
 from runtime.registry import Registry
-from runtime.schema import Column, Schema
 from runtime.spec import Pipeline, load_document
+from runtime.tables.schema import Column, Schema
 
 
 class Tracker:

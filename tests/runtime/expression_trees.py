@@ -27,7 +27,7 @@ from runtime.expressions.nodes import (
     Node,
     Unary,
 )
-from runtime.schema import date_dtype, schema_of
+from runtime.tables.schema import date_dtype, schema_of
 from tests.strategies import INT64_MAX as BIG
 from tests.strategies import finite_floats, int64s
 

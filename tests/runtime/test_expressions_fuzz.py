@@ -25,7 +25,7 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.expressions.nodes import Binary, Literal
-from runtime.schema import type_name_of
+from runtime.tables.schema import type_name_of
 from tests.runtime.expression_trees import FRAME, SCHEMA, WELL_TYPED, render, untyped
 from tests.strategies import bounded, parameter_values
 

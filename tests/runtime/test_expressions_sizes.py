@@ -18,8 +18,8 @@ from runtime.expressions.sizes import MAX_VALUE_BYTES, size_text
 from runtime.inference import infer_schemas
 from runtime.plan import build_plan
 from runtime.preview import preview
-from runtime.schema import Column, Schema
 from runtime.spec import load_document
+from runtime.tables.schema import Column, Schema
 
 TENFOLD = "'a', 'aaaaaaaaaa'"
 BOMB = f"replace(replace(replace(name, {TENFOLD}), {TENFOLD}), {TENFOLD})"

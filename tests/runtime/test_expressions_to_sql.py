@@ -24,8 +24,8 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.expressions.to_sql import to_sql, to_sql_condition
-from runtime.frames import to_pandas
-from runtime.schema import Column, Schema, date_dtype, schema_of, type_name_of
+from runtime.tables.frames import to_pandas
+from runtime.tables.schema import Column, Schema, date_dtype, schema_of, type_name_of
 from tests.runtime.expression_trees import COLUMNS, render, typed
 from tests.runtime.test_expressions_fuzz import FUZZ, same_value
 

@@ -49,7 +49,7 @@ PROBE = '''
 import os, sys
 import pandas as pd
 from runtime.operator import Operator, Port
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 class Probe(Operator):
     name = "probe"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.plan import relational as rel
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 if TYPE_CHECKING:
     from runtime.backends.duckdb.rendered import Rendered

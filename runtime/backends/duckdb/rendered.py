@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.schema import Schema
+from runtime.tables.schema import Schema
 
 OrderKey = tuple[str, bool, bool]
 """A hidden column, descending?, nulls last?"""

@@ -33,7 +33,7 @@ from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_optio
 from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.paths import FileArea
 from runtime.plan.relational import Scan, Stored
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 
 NULL_MARKERS = pa_csv.ConvertOptions().null_values
 """pyarrow's default null strings, which `csv_input` uses."""

@@ -5,7 +5,7 @@ every member's rows (counts.py).
 Everything that can refuse (a file whose types pandas keeps its own way, a frame of an
 unusual dtype, an expression DuckDB computes differently) refuses while rendering, before any
 query runs: `run_segment` raises `NotLowerable` then, and the caller runs the segment on
-pandas. The exits come back as frames in the engine's dtype convention (runtime/frames.py).
+pandas. The exits come back as frames in the engine's dtype convention (runtime/tables/frames.py).
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, w
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.frames import to_pandas
 from runtime.lazy import pd
 from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
-from runtime.schema import date_dtype
 from runtime.spec import Source
+from runtime.tables.frames import to_pandas
+from runtime.tables.schema import date_dtype
 
 PROGRESS_INTERVAL_S = 0.2
 Exit = tuple[str, str]

@@ -26,7 +26,7 @@ from runtime.operators.atomic import Staged, staged_file, temporary_path, write_
 from runtime.operators.parquet_files import appended, pandas_schema
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
-from runtime.schema import Column
+from runtime.tables.schema import Column
 
 BATCH_ROWS = 128 * 1024
 """Rows DuckDB hands pyarrow at a time while a Parquet file is written."""

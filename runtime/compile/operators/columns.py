@@ -4,7 +4,6 @@ runtime evaluates them."""
 
 from __future__ import annotations
 
-from runtime.casting import cast_series
 from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
@@ -12,6 +11,7 @@ from runtime.expressions.compiler import _positional
 from runtime.expressions.values import is_true
 from runtime.operators import column_ops
 from runtime.operators.column_params import conventional
+from runtime.tables.casting import cast_series
 
 
 @emits("filter")

@@ -8,8 +8,8 @@ from runtime import file_patterns, paths
 from runtime.compile import support
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
-from runtime.frames import to_pandas
 from runtime.operators import csv_files, excel_files, file_common, json_files, parquet_files
+from runtime.tables.frames import to_pandas
 
 
 def _read(node: NodeCode, endings: tuple[str, ...], reader: list[str]) -> None:

@@ -20,8 +20,8 @@ from sqlalchemy.engine import Connection, CursorResult
 from sqlalchemy.exc import SQLAlchemyError
 
 from runtime.errors import ParamsError
-from runtime.schema import type_name_of
 from runtime.sql_sessions import sqlite_temporary_objects
+from runtime.tables.schema import type_name_of
 
 SWAP_DIALECTS = frozenset({"mysql", "mariadb"})
 """Dialects whose DDL commits at once: a table to create or replace is built aside, then

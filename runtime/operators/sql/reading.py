@@ -18,13 +18,11 @@ import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection, CursorResult
 
-from runtime.casting import cast_series
 from runtime.connection_specs import as_spec, fingerprint
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
 from runtime.fields import VerbatimText
-from runtime.frames import to_pandas
 from runtime.incremental import (
     IncrementalField,
     incremental_of,
@@ -48,8 +46,10 @@ from runtime.operators.sql.node_connection import (
     node_connection,
     open_connection,
 )
-from runtime.schema import Column, Schema, TypeName, schema_of, type_name_of
 from runtime.sql_connections import database_errors
+from runtime.tables.casting import cast_series
+from runtime.tables.frames import to_pandas
+from runtime.tables.schema import Column, Schema, TypeName, schema_of, type_name_of
 
 READ_CHUNK_ROWS = 50_000
 """Rows fetched at a time; progress and cancellation are checked between chunks."""

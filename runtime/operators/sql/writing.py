@@ -34,8 +34,8 @@ from runtime.operators.sql.dialects import (
 from runtime.operators.sql.node_connection import close_connection, node_connection, open_connection
 from runtime.operators.sql.staging import OLD
 from runtime.operators.sql.staging import staging_name as staging_table_name
-from runtime.schema import type_name_of
 from runtime.sql_connections import database_errors, driver_message, writable
+from runtime.tables.schema import type_name_of
 
 
 class SqlOutputParams(OperatorParams):

@@ -20,7 +20,7 @@ from runtime.backends.duckdb import run_segment
 from runtime.context import NodeContext
 from runtime.plan.relational import Input
 from runtime.registry import default_registry
-from runtime.schema import schema_of
+from runtime.tables.schema import schema_of
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 from runtime.contract import Operator
 from runtime.errors import NotLowerable
 from runtime.registry import default_registry
-from runtime.schema import date_dtype, schema_of
+from runtime.tables.schema import date_dtype, schema_of
 from tests.runtime.backends.both import Step, assert_same, lower_all
 
 D = datetime.date

@@ -18,7 +18,7 @@ from runtime.backends.duckdb import SegmentError
 from runtime.context import NodeContext
 from runtime.errors import OperatorError
 from runtime.operators.parquet_files import ParquetInput, ParquetInputParams
-from runtime.schema import date_dtype
+from runtime.tables.schema import date_dtype
 from tests.runtime.backends.both import Step, write_both_ways, write_on_duckdb, write_on_pandas
 from tests.runtime.backends.test_duckdb_csv_outputs import AWKWARD_TEXTS, frames
 from tests.strategies import bounded

@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.schema import date_dtype
+from runtime.tables.schema import date_dtype
 from tests.runtime.backends.both import Step, assert_frames_match, run_duckdb, run_pandas
 from tests.strategies import bounded
 

@@ -16,7 +16,7 @@ from runtime.compile.script import _exception_classes
 from runtime.compile.support import PipelineError
 from runtime.expressions import ExpressionError, evaluate
 from runtime.expressions.compiler import _positional
-from runtime.schema import schema_of
+from runtime.tables.schema import schema_of
 from tests.runtime.expression_trees import FRAME, SCHEMA, WELL_TYPED, render
 from tests.strategies import bounded
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from runtime.expressions import ExpressionError, evaluate
-from runtime.schema import date_dtype
+from runtime.tables.schema import date_dtype
 
 
 @pytest.fixture

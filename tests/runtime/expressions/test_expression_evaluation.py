@@ -14,7 +14,7 @@ from runtime.expressions import (
     filter_mask,
     infer_type,
 )
-from runtime.schema import schema_of
+from runtime.tables.schema import schema_of
 from tests.runtime.expressions.conftest import fails, values
 
 

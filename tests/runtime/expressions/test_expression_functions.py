@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 
 from runtime.expressions import evaluate
-from runtime.schema import date_dtype
+from runtime.tables.schema import date_dtype
 from tests.runtime.expressions.conftest import values
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from runtime.expressions import compile_expression, evaluate, filter_mask, infer_type, parse
-from runtime.schema import Column as SchemaColumn
-from runtime.schema import Schema, date_dtype, schema_of
+from runtime.tables.schema import Column as SchemaColumn
+from runtime.tables.schema import Schema, date_dtype, schema_of
 from tests.runtime.expressions.conftest import fails
 
 # --- checking against a schema ---------------------------------------------------------------

@@ -21,8 +21,8 @@ from runtime.contract import Operator
 from runtime.errors import PipelineValidationError
 from runtime.plan import build_plan
 from runtime.registry import Registry
-from runtime.schema import Schema, schema_of
 from runtime.spec import load_document
+from runtime.tables.schema import Schema, schema_of
 
 
 def make_ctx(operator: Operator, params: dict, data_root: Path, **options) -> NodeContext:

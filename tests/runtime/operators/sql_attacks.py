@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from runtime.operators.sql import SqlInput, SqlOutput
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 from tests.runtime.operators.contract import make_ctx
 
 REFUSED = r"refused: an SQLite connection may not attach or detach a database"

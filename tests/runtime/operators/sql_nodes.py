@@ -12,7 +12,7 @@ import pandas as pd
 
 from runtime import context
 from runtime.operators.sql import SqlInput, SqlOutput
-from runtime.schema import date_dtype
+from runtime.tables.schema import date_dtype
 from tests.runtime.operators.contract import make_ctx
 
 DATA_ROOT = Path(__file__).parent

@@ -10,7 +10,7 @@ import pytest
 
 from runtime.errors import ParamsError
 from runtime.operators.aggregate import Aggregate
-from runtime.schema import date_dtype, schema_of
+from runtime.tables.schema import date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, assert_schema_predicts, make_ctx
 
 SALES = pd.DataFrame(

@@ -9,7 +9,7 @@ import pytest
 
 from runtime.errors import ParamsError
 from runtime.operators.column_ops import Cast, FillNulls, Select, Transform
-from runtime.schema import Column, Schema, date_dtype, schema_of
+from runtime.tables.schema import Column, Schema, date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 ORDERS = pd.DataFrame(

@@ -7,7 +7,7 @@ import pytest
 
 from runtime.errors import OperatorError, ParamsError
 from runtime.operators.combine import Join, Union
-from runtime.schema import schema_of
+from runtime.tables.schema import schema_of
 from tests.runtime.operators.contract import (
     OperatorContract,
     assert_schema_predicts,

@@ -7,7 +7,7 @@ import pytest
 
 from runtime.errors import OperatorError
 from runtime.operators.filter import Filter
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 PEOPLE = pd.DataFrame(

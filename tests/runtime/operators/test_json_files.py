@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from runtime.errors import NodeCancelled, OperatorError
 from runtime.operators import json_files
 from runtime.operators.json_files import JsonInput, JsonOutput
-from runtime.schema import date_dtype
+from runtime.tables.schema import date_dtype
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 from tests.strategies import bounded, finite_floats, texts
 

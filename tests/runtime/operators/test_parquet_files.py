@@ -12,9 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime.errors import NodeCancelled, OperatorError, ParamsError
-from runtime.frames import to_pandas
 from runtime.operators import parquet_files
 from runtime.operators.parquet_files import ParquetInput, ParquetOutput
+from runtime.tables.frames import to_pandas
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 from tests.runtime.operators.test_json_files import EVERY_TYPE
 

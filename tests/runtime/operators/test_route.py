@@ -9,7 +9,7 @@ import pytest
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.operators.route import Route
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 PEOPLE = pd.DataFrame(

@@ -7,7 +7,7 @@ import pytest
 
 from runtime.errors import ParamsError
 from runtime.operators.rows import Deduplicate, DropNulls, Limit, Sample, Sort
-from runtime.schema import schema_of
+from runtime.tables.schema import schema_of
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 PEOPLE = pd.DataFrame(

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from runtime.errors import ParamsError
 from runtime.operators.validate import Validate, ValidateParams
-from runtime.schema import date_dtype, schema_of
+from runtime.tables.schema import date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 
 PEOPLE = pd.DataFrame(

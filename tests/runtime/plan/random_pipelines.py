@@ -16,8 +16,8 @@ import pandas as pd
 from hypothesis import strategies as st
 
 from runtime.inference import infer_schemas
-from runtime.schema import Schema
 from runtime.spec import Pipeline, load_document
+from runtime.tables.schema import Schema
 
 TEXTS = [None, "a", "b", "é", "ß", "", "a b", "日本"]
 INTEGERS = [None, -3, -1, 0, 1, 2, 3]

@@ -15,7 +15,7 @@ from runtime.plan.fusion import MAX_SEGMENT_NODES, fuse
 from runtime.plan.relational import Input, Relation
 from runtime.plan.tasks import tasks_of
 from runtime.registry import Registry
-from runtime.schema import Column, Schema
+from runtime.tables.schema import Column, Schema
 from tests.runtime.engine_operators import document
 
 

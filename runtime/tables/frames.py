@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.lazy import pd
-from runtime.schema import Column, Schema, TypeName, date_dtype
+from runtime.tables.schema import Column, Schema, TypeName, date_dtype
 
 
 def _pandas_dtype(arrow_type: pa.DataType):

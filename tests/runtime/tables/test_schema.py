@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime.frames import table_schema, to_pandas
-from runtime.schema import schema_of
+from runtime.tables.frames import table_schema, to_pandas
+from runtime.tables.schema import schema_of
 from tests.strategies import bounded, texts
 
 _VALUES = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from runtime.errors import OperatorError
 from runtime.lazy import pd
-from runtime.schema import TypeName, date_dtype
+from runtime.tables.schema import TypeName, date_dtype
 
 
 def cast_series(series: pd.Series, type_name: TypeName) -> pd.Series:
