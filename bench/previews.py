@@ -41,10 +41,10 @@ def main() -> None:
     from bench.table import print_table
     from editor import preview_pool, run_process
     from editor.management.commands.seed_demo import DEMO_DOCUMENTS, _write_sample_data
+    from runtime.document.spec import load_document
     from runtime.inference import infer_schemas
     from runtime.paths import FileArea
     from runtime.preview import preview
-    from runtime.spec import load_document
 
     folder = Path(tempfile.mkdtemp(prefix="pw-previews-"))
     _write_sample_data(folder)

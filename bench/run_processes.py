@@ -70,10 +70,10 @@ def order_of(document: dict, area, run_id: int):
 
 def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=()):
     """A run as the launcher executed it before: prepared and executed in this process."""
+    from runtime.document.spec import load_document
     from runtime.executor import execute
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
-    from runtime.spec import load_document
 
     plan = prepare(build_plan(load_document(document), {}), data_root=area)
     return execute(plan, sinks=sinks, run_id=run_id, cancel_event=cancel, data_root=area)
@@ -83,8 +83,8 @@ def in_process(document: dict, area, run_id, cancel: threading.Event, sinks=(), 
     """A run as the launcher executes it now: supervised, in a process of its own (or where
     `supervise`, a function like `run_process.supervise`, executes it)."""
     from editor import run_process
+    from runtime.document.spec import load_document
     from runtime.plan import build_plan
-    from runtime.spec import load_document
 
     plan = build_plan(load_document(document), {})
     order = order_of(document, area, run_id)

@@ -26,8 +26,8 @@ from editor.outage_responses import TRY_AGAIN_LATER
 from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
 from editor.watcher_access import may_still_watch, session_digest
-from runtime import json_text
-from runtime.json_text import JsonTextError
+from runtime.document import json_text
+from runtime.document.json_text import JsonTextError
 
 FORBIDDEN = 4403
 NOT_JSON = 4400

@@ -14,7 +14,7 @@ from django.utils.text import slugify
 
 from editor.documents import to_document
 from editor.models import Pipeline
-from runtime.spec import dump_document
+from runtime.document.spec import dump_document
 
 
 def export_name(pipeline: Pipeline) -> str:

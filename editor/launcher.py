@@ -41,12 +41,12 @@ from editor.run_recorder import RunRecorder, settle
 from editor.worker_pool import WorkerPool
 from editor.workspaces import engine_access
 from runtime.backends.budget import Budget
+from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.plan import Plan, build_plan
 from runtime.results import RunResult
 from runtime.run_options import RunOptions
-from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
 from runtime.worker.wire import RunOrder, named_connections
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from sqlalchemy.engine import make_url
 
 from editor import encryption
-from runtime.spec import (
+from runtime.document.spec import (
     LABEL_MAX_LENGTH,
     NAME_MAX_LENGTH,
     NODE_ID_MAX_LENGTH,

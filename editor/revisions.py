@@ -23,8 +23,8 @@ from django.utils import timezone
 
 from editor.documents import to_document
 from editor.models import Pipeline, PipelineRevision
-from runtime.document_diff import changes_content, diff_documents, summarise
-from runtime.spec import to_json_dict
+from runtime.document.diff import changes_content, diff_documents, summarise
+from runtime.document.spec import to_json_dict
 
 COMPACT_WITHIN = timedelta(minutes=1)
 ALWAYS_KEPT = 2

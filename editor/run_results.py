@@ -26,12 +26,12 @@ from editor.models import NodeRun, Run
 from editor.workspaces import cache_folder, file_area
 from runtime.cache import stored
 from runtime.cache.store import ResultStore
+from runtime.document.spec import Pipeline as PipelineSpec
+from runtime.document.spec import load_document
 from runtime.errors import OperatorError, PipelineValidationError
 from runtime.file_patterns import input_files
 from runtime.plan import build_plan
 from runtime.registry import default_registry
-from runtime.spec import Pipeline as PipelineSpec
-from runtime.spec import load_document
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from runtime.backend_names import BACKENDS
+from runtime.document.backend_names import BACKENDS
 from runtime.errors import PipelineValidationError, PipewrightError
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
@@ -182,7 +182,7 @@ def add_param_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _parameter(text: str) -> tuple[str, Any]:
-    from runtime.parameters import parse_cli_pair
+    from runtime.document.parameters import parse_cli_pair
 
     try:
         return parse_cli_pair(text)
@@ -315,7 +315,7 @@ def operators_command(args) -> int:
 
 def schema_command(args) -> int:
     """Print the pipeline document's JSON Schema."""
-    from runtime.spec import json_schema
+    from runtime.document.spec import json_schema
 
     print(json.dumps(json_schema(), indent=2, sort_keys=True, ensure_ascii=False))
     return EXIT_OK

@@ -77,7 +77,7 @@ class PipelineValidationError(PipewrightError):
     """The document cannot run as it is; `problems` lists everything found.
 
     `outline` is, for a document whose fields do not validate, the graph as far as it does
-    (see `runtime.spec.outline`), so that its structural problems can be reported too.
+    (see `runtime.document.spec.outline`), so that its structural problems can be reported too.
     """
 
     def __init__(self, problems: list[Problem], outline=None):

@@ -1,7 +1,7 @@
 """Typed field kinds for operator `Params` models.
 
 A field's kind changes two things: how `${parameter}` substitution treats it (see
-`runtime.parameters`) and how the editor draws it (through the JSON Schema `format`).
+`runtime.document.parameters`) and how the editor draws it (through the JSON Schema `format`).
 """
 
 from __future__ import annotations

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.context import NodeContext
+from runtime.document.parameters import PLACEHOLDER
+from runtime.document.problems import field_title
+from runtime.document.spec import Pipeline
 from runtime.errors import OperatorError, ParamsError, Problem
 from runtime.graph import Analysis, analyse
-from runtime.parameters import PLACEHOLDER
 from runtime.paths import FileArea
-from runtime.problems import field_title
 from runtime.registry import Registry
-from runtime.spec import Pipeline
 from runtime.tables.schema import Schema
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ def bounded(max_examples: int, *, tolerate: Iterable[HealthCheck] = (), **extra)
 
 
 # Text as documents and files hold it: valid UTF-8 (no lone surrogates) and no NUL, which no
-# database stores (see tests/runtime/test_json_text.py).
+# database stores (see tests/runtime/document/test_json_text.py).
 texts = partial(st.text, st.characters(codec="utf-8", exclude_characters="\x00"))
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 int64s = st.integers(-INT64_MAX, INT64_MAX)

@@ -14,10 +14,10 @@ from pydantic import BaseModel, ValidationError
 
 from editor import actions
 from editor.models import Pipeline
+from runtime.document.spec import Config, load_document, problems_from_validation
+from runtime.document.spec import Node as NodeSpec
+from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.errors import PipelineValidationError
-from runtime.spec import Config, load_document, problems_from_validation
-from runtime.spec import Node as NodeSpec
-from runtime.spec import Pipeline as PipelineSpec
 
 
 def spec_problems(spec: type[BaseModel], data: dict) -> list:

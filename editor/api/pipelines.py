@@ -38,8 +38,8 @@ from editor.graph_image import layout, render
 from editor.models import latest_statuses
 from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from editor.workspaces import engine_access, personal_workspace
+from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.errors import Problem
-from runtime.spec import Pipeline as PipelineSpec
 
 router = Router()
 

@@ -17,8 +17,8 @@ from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.permissions import pipeline_for
 from editor.workspaces import engine_access
-from runtime.backend_names import Backend
-from runtime.parameters import parse_cli_pair
+from runtime.document.backend_names import Backend
+from runtime.document.parameters import parse_cli_pair
 
 router = Router()
 

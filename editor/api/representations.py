@@ -7,8 +7,8 @@ from django.db.models import QuerySet
 from editor.documents import to_document
 from editor.models import Pipeline, Run, RunLog
 from editor.permissions import is_operator
-from runtime.spec import Pipeline as PipelineSpec
-from runtime.spec import to_json_dict
+from runtime.document.spec import Pipeline as PipelineSpec
+from runtime.document.spec import to_json_dict
 
 
 def page(items: QuerySet, limit: int, offset: int, encode) -> dict:

@@ -28,9 +28,9 @@ from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, PipelineRevision
 from editor.permissions import Action, pipeline_for
-from runtime.document_diff import diff_documents, summarise
+from runtime.document.diff import diff_documents, summarise
+from runtime.document.spec import load_document, to_json_dict
 from runtime.errors import PipelineValidationError
-from runtime.spec import load_document, to_json_dict
 
 router = Router()
 

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 from ninja import Schema
 from pydantic import BaseModel, Field
 
+from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.preview import DEFAULT_LIMIT, MAX_LIMIT
-from runtime.spec import Pipeline as PipelineSpec
 from runtime.statuses import RunStatus
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)

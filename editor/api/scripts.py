@@ -20,7 +20,7 @@ from editor.errors import problems_error
 from editor.exports import download, script_name
 from editor.permissions import pipeline_for
 from editor.workspaces import engine_access
-from runtime.backend_names import Backend
+from runtime.document.backend_names import Backend
 from runtime.errors import PipelineValidationError
 
 router = Router()

@@ -25,12 +25,12 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
+from runtime.document.spec import Source
 from runtime.errors import PipewrightError
 from runtime.incremental import is_incremental
 from runtime.paths import FileArea
 from runtime.plan.model import Plan
 from runtime.plan.passes.projection import needed_columns
-from runtime.spec import Source
 
 FRESHNESS = "cache_for_s"
 """A param saying how long an input's result stays good (sql_input): not part of the key."""

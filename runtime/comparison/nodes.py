@@ -23,7 +23,7 @@ from runtime.backends.budget import Budget
 from runtime.comparison.columns import column_changes, stored_columns
 from runtime.comparison.records import RunRecord
 from runtime.comparison.rows import Side, compare_rows
-from runtime.document_diff import diff_documents
+from runtime.document.diff import diff_documents
 from runtime.errors import ComparisonError
 from runtime.registry import Registry, default_registry
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from runtime.compile.errors import CompileRefused
 from runtime.compile.segments import SegmentSql
+from runtime.document.parameters import PLACEHOLDER
 from runtime.errors import PipewrightError
-from runtime.parameters import PLACEHOLDER
 
 CODED = {"input": {"path"}, "output": {"path", "mode", "delimiter", "header", "compression"}}
 """Fields whose placeholders the script's code fills, by operator kind."""

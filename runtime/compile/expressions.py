@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from runtime.document.parameters import PLACEHOLDER
 from runtime.expressions import compiler as runtime_compiler
 from runtime.expressions import functions, symbols, values
 from runtime.expressions.lexer import literal as expression_literal
@@ -36,7 +37,6 @@ from runtime.expressions.nodes import (
 from runtime.expressions.parser import parse
 from runtime.expressions.type_checks import Checker
 from runtime.expressions.values import NULL, Compiled
-from runtime.parameters import PLACEHOLDER
 from runtime.tables.schema import Schema
 
 from .errors import CompileRefused

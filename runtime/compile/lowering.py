@@ -15,6 +15,7 @@ from typing import Any
 
 from runtime.compile.bound import Rendered, Slot, parameter_slots
 from runtime.compile.segments import SegmentSql, segment_sql
+from runtime.document.spec import Pipeline
 from runtime.errors import NotLowerable
 from runtime.inference import InferredSchemas
 from runtime.paths import FileArea
@@ -23,7 +24,6 @@ from runtime.plan.fusion import fuse
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
 from runtime.plan.tasks import tasks_of
 from runtime.registry import Registry
-from runtime.spec import Pipeline
 
 
 @dataclass

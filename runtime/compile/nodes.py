@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from runtime import parameters as runtime_parameters
-from runtime.parameters import PLACEHOLDER
+from runtime.document import parameters as runtime_parameters
+from runtime.document.parameters import PLACEHOLDER
 from runtime.tables.schema import Schema
 
 from .errors import CompileRefused

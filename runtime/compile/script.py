@@ -28,6 +28,7 @@ from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emitter_for
 from runtime.compile.segment_code import LOCALS, SegmentCode
 from runtime.compile.segments import SegmentSql
+from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
 from runtime.inference import infer_schemas
 from runtime.operators import BUILTIN_OPERATORS
@@ -35,7 +36,6 @@ from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
 from runtime.registry import Registry, default_registry
-from runtime.spec import Pipeline
 
 BACKENDS = ("auto", "duckdb", "pandas")
 """What a script may run on, as a run: `auto` puts segments on DuckDB when the inputs are large

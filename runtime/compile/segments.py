@@ -23,12 +23,12 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import Sink, sinks, statement, writes_of
 from runtime.compile.support import parquet_columns
+from runtime.document.spec import Source
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.plan.model import Segment
-from runtime.spec import Source
 from runtime.tables.schema import Schema
 
 TOKEN = "script"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
 from runtime.graph import analyse
 from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, count_consumers
 from runtime.registry import Registry
-from runtime.spec import Pipeline
 
 
 def build_plan(

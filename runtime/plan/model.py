@@ -16,8 +16,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from runtime.contract import Operator, Ports
+from runtime.document.spec import Config, Source
 from runtime.plan.relational import Relation
-from runtime.spec import Config, Source
 
 
 @dataclass(slots=True)

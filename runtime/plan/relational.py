@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Literal
 
+from runtime.document.spec import Source
 from runtime.errors import NotLowerable
-from runtime.spec import Source
 
 EXACT_CASTS = {
     ("integer", "float"),

@@ -28,6 +28,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import asdict
 
+from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
 from runtime.events import Event
 from runtime.executor import execute
@@ -35,7 +36,6 @@ from runtime.plan import Plan, build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
 from runtime.results import RunResult
-from runtime.spec import load_document
 from runtime.statuses import NodeStatus
 from runtime.worker import process_flags
 from runtime.worker.wire import MessageLink, RunOrder

@@ -18,13 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from runtime.compile import CompileRefused, compile_script
+from runtime.document.spec import load_document
 from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
 from runtime.preview import preview
-from runtime.spec import load_document
 from runtime.worker import process_flags
 from runtime.worker.child import EXIT_CRASHED, EXIT_OK, find_modules_as_the_supervisor
 from runtime.worker.wire import JobOrder, Link

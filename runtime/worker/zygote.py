@@ -302,11 +302,11 @@ def main(control_fd: int) -> NoReturn:
 def _warm_up() -> None:
     """Execute `WARM_UP` in a folder of its own, then wait for its threads to end: the
     server forks with no thread of its own running."""
+    from runtime.document.spec import load_document
     from runtime.executor import execute
     from runtime.paths import FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
-    from runtime.spec import load_document
 
     with tempfile.TemporaryDirectory(prefix="pipewright-warm-up-") as folder:
         Path(folder, "in.csv").write_text("id,name\n1,Ada\n")

@@ -12,7 +12,7 @@ from django.test import Client
 
 from editor import actions
 from editor.models import Run
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.e2e.browser import VIEWPORT, sign_in_with_session
 
 pytestmark = [

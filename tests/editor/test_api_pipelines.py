@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from editor import actions
 from editor.models import Pipeline, Run
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.editor.conftest import SEED, post_json, put_json
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from editor import actions
 from editor.attempt_spans import with_event
 from editor.models import NodeRun, Run
 from editor.snapshots import SNAPSHOT_SPANS, latest_run_snapshot
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.editor.conftest import SEED, post_json, wait_for_run
 from tests.editor.runs import chain, start
 

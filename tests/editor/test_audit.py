@@ -17,7 +17,7 @@ from editor.audit_csv import cell
 from editor.models import AppendOnly, AuditEntry, Connection, Role
 from editor.tokens import create_token
 from editor.workspaces import create_workspace, set_member
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
 
 pytestmark = pytest.mark.django_db

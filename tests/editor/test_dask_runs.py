@@ -24,11 +24,11 @@ from editor import run_dask, run_process
 from editor.models import Run, RunLog
 from runtime.backends.budget import Budget
 from runtime.connection_specs import ConnectionSpec
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.registry import default_registry
-from runtime.spec import load_document
 from runtime.worker.wire import RunOrder
 from tests.dask_clusters import DaskProcesses, tls_config
 from tests.editor.conftest import SEED, wait_for_run

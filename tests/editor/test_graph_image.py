@@ -9,7 +9,7 @@ import pytest
 
 from editor.graph_image import layout, render
 from editor.models import Edge, Pipeline
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.editor.conftest import SEED, post_json
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ from django.conf import settings
 
 from editor import models
 from editor.models import Pipeline
-from runtime import spec
-from runtime.json_text import MAX_DEPTH
+from runtime.document import spec
+from runtime.document.json_text import MAX_DEPTH
 from tests.editor.conftest import SEED, post_json, put_json
 
 pytestmark = pytest.mark.django_db

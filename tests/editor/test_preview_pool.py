@@ -15,11 +15,11 @@ import pytest
 
 from editor import preview_pool, run_process
 from editor.workspaces import engine_access, personal_workspace
+from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
 from runtime.operators.csv_files import CsvInput
 from runtime.preview import preview
-from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, post_json
 from tests.editor.test_run_processes import processes_named, wait_until
 

@@ -16,9 +16,9 @@ from editor import actions, run_watch, unwritten_events
 from editor.models import NodeRun, Run, RunLog
 from editor.run_recorder import RunRecorder
 from editor.stale_outputs import remove_stale_outputs
+from runtime.document.spec import load_document
 from runtime.events import Emitter
 from runtime.paths import SYSTEM
-from runtime.spec import load_document
 from tests.editor.conftest import SEED
 from tests.editor.runs import wait_until
 

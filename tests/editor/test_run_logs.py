@@ -8,8 +8,8 @@ import pytest
 from editor import actions
 from editor.models import Run
 from editor.run_recorder import RunRecorder
+from runtime.document.spec import load_document
 from runtime.events import Emitter
-from runtime.spec import load_document
 from tests.editor.conftest import SEED, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,13 +20,13 @@ import pytest
 from editor import run_process
 from editor.models import Run
 from runtime.backends.budget import Budget
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
-from runtime.spec import load_document
 from runtime.worker.wire import RunOrder
 from tests.editor.conftest import SEED, wait_for_run
 from tests.editor.runs import (

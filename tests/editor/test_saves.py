@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from editor import actions
 from editor.documents import to_document
 from editor.models import Edge, Node, Pipeline
-from runtime.spec import load_document, to_json_dict
+from runtime.document.spec import load_document, to_json_dict
 from tests.editor.conftest import SEED, post_json, put_json
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from editor import actions
 from editor.models import Run, Schedule
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.servers import SchedulerService, pause_pipeline, stop_servers
 
 SCHEDULES = 12

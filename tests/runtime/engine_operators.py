@@ -15,9 +15,9 @@ import pandas as pd
 from pydantic import Field
 
 from runtime.contract import Operator, OperatorParams, Port
+from runtime.document.spec import Pipeline, load_document
 from runtime.errors import OperatorError, ParamsError
 from runtime.registry import Registry
-from runtime.spec import Pipeline, load_document
 from runtime.tables.schema import Column, Schema
 
 

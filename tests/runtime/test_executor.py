@@ -9,10 +9,10 @@ import uuid
 import pandas as pd
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.plan import build_plan
-from runtime.spec import load_document
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 
 

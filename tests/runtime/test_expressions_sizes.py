@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError
 from runtime.executor import execute
 from runtime.expressions import ExpressionError, evaluate, infer_type, sizes
@@ -18,7 +19,6 @@ from runtime.expressions.sizes import MAX_VALUE_BYTES, size_text
 from runtime.inference import infer_schemas
 from runtime.plan import build_plan
 from runtime.preview import preview
-from runtime.spec import load_document
 from runtime.tables.schema import Column, Schema
 
 TENFOLD = "'a', 'aaaaaaaaaa'"

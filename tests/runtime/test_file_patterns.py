@@ -9,6 +9,7 @@ import re
 import pytest
 
 from runtime import file_patterns
+from runtime.document.spec import load_document
 from runtime.errors import OperatorError, UnsafePathError
 from runtime.file_checks import input_bytes
 from runtime.file_patterns import input_files
@@ -16,7 +17,6 @@ from runtime.graph import analyse
 from runtime.inference import infer_schemas
 from runtime.paths import FileArea
 from runtime.registry import default_registry
-from runtime.spec import load_document
 
 CSV = (".csv", ".tsv", ".txt")
 

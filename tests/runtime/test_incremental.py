@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from runtime.backends.budget import Budget
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.incremental import reached_positions
@@ -20,7 +21,6 @@ from runtime.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.run_options import RunOptions
-from runtime.spec import load_document
 from runtime.worker.wire import RunOrder
 from tests.runtime.test_cli import runtime_cli
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from runtime.document.spec import load_document
 from runtime.inference import infer_schemas, run_problems
-from runtime.spec import load_document
 
 
 def pipeline(nodes, edges):

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.lifecycle import Lifecycles
 from runtime.plan import build_plan
-from runtime.spec import load_document
 from tests.runtime.engine_operators import Source, engine_registry
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.events import ListSink
 from runtime.executor import execute
@@ -27,7 +28,6 @@ from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.preview import preview
 from runtime.registry import Registry, default_registry
-from runtime.spec import load_document
 
 PEOPLE = "id,name\n1,Ada\n2,Grace\n"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.preview import preview
-from runtime.spec import load_document
 
 
 @pytest.fixture

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.graph import validate
 from runtime.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
-from runtime.spec import load_document
 from tests.runtime.cache.runs import ran, run
 
 CONDITIONS = [

@@ -21,6 +21,7 @@ import pytest
 
 from runtime.backends.budget import Budget
 from runtime.connection_specs import ConnectionSpec
+from runtime.document.spec import load_document
 from runtime.graph import analyse
 from runtime.inference import infer_schemas, run_problems
 from runtime.paths import FileArea
@@ -28,7 +29,6 @@ from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
 from runtime.preview import preview
-from runtime.spec import load_document
 from runtime.statuses import RunStatus
 from runtime.worker.child import EXIT_ORPHANED
 from runtime.worker.trail import Trail

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping
 
 from runtime.backends.duckdb.profiles import skeleton
 from runtime.backends.duckdb.shapes import is_row_wise, matched, planned
+from runtime.document.spec import Source
 from runtime.plan import relational as rel
-from runtime.spec import Source
 
 
 class Tally:

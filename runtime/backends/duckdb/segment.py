@@ -29,13 +29,13 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
+from runtime.document.spec import Source
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.lazy import pd
 from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
-from runtime.spec import Source
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype
 

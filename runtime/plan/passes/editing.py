@@ -12,8 +12,8 @@ import dataclasses
 import heapq
 from collections import defaultdict
 
+from runtime.document.spec import Source
 from runtime.plan.model import Plan, PlannedNode, count_consumers, predecessors_of
-from runtime.spec import Source
 
 
 def copied(plan: Plan) -> Plan:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from runtime.document.spec import Source
 from runtime.expressions import referenced_columns
 from runtime.plan.model import COPY_MARK, Plan, PlannedNode
 from runtime.plan.passes.editing import Wiring, copied, copied_node, only_input, rederived
-from runtime.spec import Source
 from runtime.tables.schema import Schema
 
 Schemas = Mapping[str, Mapping[str, Schema]]

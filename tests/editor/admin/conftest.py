@@ -14,7 +14,7 @@ from editor.documents import to_document
 from editor.models import ApiToken, Connection, NodeRun, Pipeline, Run
 from editor.tokens import create_token
 from editor.workspaces import personal_workspace
-from runtime.spec import load_document, to_json_dict
+from runtime.document.spec import load_document, to_json_dict
 from tests.editor.conftest import SEED
 
 SECRET = "hunter2-not-in-any-page"

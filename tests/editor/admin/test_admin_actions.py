@@ -12,7 +12,7 @@ import pytest
 from editor import actions
 from editor.documents import to_document
 from editor.models import Pipeline, Run
-from runtime.spec import dump_document, to_json_dict
+from runtime.document.spec import dump_document, to_json_dict
 from tests.editor.admin.forms import act, messages_of
 
 pytestmark = pytest.mark.django_db

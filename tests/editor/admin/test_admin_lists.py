@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from editor import actions
 from editor.models import Pipeline, Run
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 from tests.editor.conftest import SEED
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ from editor import actions
 from editor.documents import to_document
 from editor.models import Pipeline
 from editor.workspaces import personal_workspace
-from runtime.spec import load_document, to_json_dict
+from runtime.document.spec import load_document, to_json_dict
 from tests.editor.admin.forms import change_form_data
 from tests.editor.conftest import SEED, post_json, put_json
 

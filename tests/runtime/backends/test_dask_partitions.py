@@ -19,6 +19,7 @@ from distributed import LocalCluster
 
 from runtime.backends.dask import partitions
 from runtime.contract import Operator, OperatorParams
+from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.paths import FileArea
@@ -27,7 +28,6 @@ from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
 from runtime.plan.tasks import tasks_of
 from runtime.registry import Registry
-from runtime.spec import load_document
 
 ROOT = Path(__file__).resolve().parents[3]
 REGIONS = ["north", "south", "east", None]

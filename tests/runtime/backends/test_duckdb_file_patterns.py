@@ -9,13 +9,13 @@ import pytest
 
 from runtime.backends.duckdb import SegmentError
 from runtime.backends.duckdb.scans import scan_sql
+from runtime.document.spec import load_document
 from runtime.errors import NotLowerable
 from runtime.executor import execute
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
-from runtime.spec import load_document
 from tests.runtime.backends.both import Step, assert_same, run_duckdb, run_pandas
 
 

@@ -22,13 +22,13 @@ from runtime.backends.budget import Budget
 from runtime.backends.duckdb import SegmentError, run_segment
 from runtime.backends.duckdb.session import open_session
 from runtime.context import NodeContext
+from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan import relational as r
 from runtime.plan.prepare import prepare
-from runtime.spec import load_document
 from tests.runtime.backends.both import Step, write_both_ways
 from tests.runtime.plan.test_backends_agree import self_join
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bench.seed_etl import PIPELINE
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.paths import CACHE, FileArea
@@ -18,7 +19,6 @@ from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.results import RunResult
 from runtime.run_options import RunOptions
-from runtime.spec import load_document
 
 
 def seed_document(**changes) -> dict:

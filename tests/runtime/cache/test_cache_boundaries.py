@@ -14,10 +14,10 @@ import pytest
 
 from runtime.cache.store import ResultStore
 from runtime.cache.stored import missing_columns, read_stored
+from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError
 from runtime.paths import CACHE, FileArea
 from runtime.preview import preview
-from runtime.spec import load_document
 from tests.runtime.cache.runs import run, seed_document, write_data
 
 PARAMETERS = {"min_age": 18}

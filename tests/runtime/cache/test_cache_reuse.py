@@ -248,12 +248,12 @@ def test_a_run_option_naming_no_node_is_refused(root):
 def test_a_result_evicted_after_planning_fails_its_node_saying_to_run_again(root, backend):
     import json
 
+    from runtime.document.spec import load_document
     from runtime.events import ListSink
     from runtime.executor import execute
     from runtime.paths import FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
-    from runtime.spec import load_document
 
     document = seed_document()
     run(document, root, backend=backend)

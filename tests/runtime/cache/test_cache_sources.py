@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from runtime.cache.store import ResultStore
 from runtime.connection_specs import ConnectionSpec
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.paths import CACHE, FileArea
@@ -18,7 +19,6 @@ from runtime.plan import build_plan
 from runtime.plan.explain import reuse_reasons
 from runtime.plan.prepare import prepare
 from runtime.run_options import RunOptions
-from runtime.spec import load_document
 from tests.runtime.cache.runs import ran, run, seed_document, write_data
 
 

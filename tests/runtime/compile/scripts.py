@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from runtime.compile import compile_script
-from runtime.spec import load_document
+from runtime.document.spec import load_document
 
 
 def compiled(

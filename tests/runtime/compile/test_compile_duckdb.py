@@ -16,12 +16,12 @@ import pytest
 
 from bench.seed_etl import PIPELINE
 from runtime.compile import CompileRefused, compile_script
+from runtime.document.parameters import parse_cli_value
+from runtime.document.spec import load_document
 from runtime.executor import execute
-from runtime.parameters import parse_cli_value
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.spec import load_document
 from tests.runtime.backends.both import assert_frames_match
 from tests.runtime.compile.scripts import compiled, run_script
 from tests.runtime.compile.test_compile_pipelines import (

@@ -11,10 +11,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.executor import execute
 from runtime.plan import build_plan
-from runtime.spec import load_document
 from tests.runtime.compile.scripts import compiled, run_script
 
 ROWS = {

@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 
 from runtime import cli
 from runtime.compile import CompileRefused, compile_script
+from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.expressions import literal
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry
-from runtime.spec import load_document
 from tests.runtime.backends.both import assert_frames_match
 from tests.runtime.compile.scripts import compiled, run_script
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables

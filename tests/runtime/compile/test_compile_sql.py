@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
+from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.plan import build_plan
-from runtime.spec import load_document
 from tests.runtime.compile.scripts import compiled, run_script
 
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -18,10 +18,10 @@ import pytest
 
 from runtime.context import NodeContext
 from runtime.contract import Operator
+from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.plan import build_plan
 from runtime.registry import Registry
-from runtime.spec import load_document
 from runtime.tables.schema import Schema, schema_of
 
 

@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from runtime import context
+from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled, OperatorError, ParamsError
 from runtime.executor import execute
 from runtime.operators import sql
 from runtime.operators.sql import SqlInput
 from runtime.plan import build_plan
-from runtime.spec import load_document
 from tests.runtime.operators.contract import make_ctx
 from tests.runtime.operators.sql_nodes import numbers, people, progress_into, read, write
 

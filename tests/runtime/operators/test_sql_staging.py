@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from runtime.document.spec import load_document
 from runtime.operators.sql.staging import NAME_LIMIT, OLD, drop_staging_tables, staging_name
 from runtime.paths import FileArea
 from runtime.plan import build_plan
-from runtime.spec import load_document
 from tests.runtime.operators.conftest import Database
 
 

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.spec import load_document
 from runtime.statuses import NodeStatus, RunStatus
 from tests.runtime.plan.seed import etl, node
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.plan import build_plan
 from runtime.plan.passes.projection import needed_columns
-from runtime.spec import load_document
 from tests.runtime.plan.seed import etl
 
 USERS = (

@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime import cli
+from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.graph import load_checked
 from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.spec import load_document
 from runtime.statuses import NodeStatus
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables
 from tests.runtime.plan.seed import etl, node

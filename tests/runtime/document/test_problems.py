@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.graph import validate
-from runtime.spec import load_document
 
 
 def params_problems(operator: str, params: dict) -> list:

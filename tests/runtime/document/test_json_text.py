@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from runtime.json_text import MAX_DEPTH, JsonTextError, check, loads
+from runtime.document.json_text import MAX_DEPTH, JsonTextError, check, loads
 
 
 def nested(depth: int) -> str:

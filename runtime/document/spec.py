@@ -15,11 +15,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runtime import json_text
-from runtime.backend_names import Backend
-from runtime.canvas_items import canvas_item_problems
+from runtime.document import json_text
+from runtime.document.backend_names import Backend
+from runtime.document.canvas_items import canvas_item_problems
+from runtime.document.problems import validation_problems
 from runtime.errors import PipelineValidationError, Problem
-from runtime.problems import validation_problems
 
 FORMAT = "pipewright.pipeline"
 FORMAT_VERSION = 2

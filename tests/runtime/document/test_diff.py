@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from runtime.document_diff import changes_content, diff_documents, summarise
-from runtime.spec import load_document, to_json_dict
+from runtime.document.diff import changes_content, diff_documents, summarise
+from runtime.document.spec import load_document, to_json_dict
 
 BASE = to_json_dict(
     load_document(

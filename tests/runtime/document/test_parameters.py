@@ -6,12 +6,12 @@ import pytest
 from pydantic import BaseModel
 
 from runtime.contract import Operator, OperatorParams
+from runtime.document.parameters import parse_cli_value
+from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.fields import Expression, VerbatimText
-from runtime.parameters import parse_cli_value
 from runtime.plan import build_plan
 from runtime.registry import Registry
-from runtime.spec import load_document
 
 
 class Mapping(BaseModel):

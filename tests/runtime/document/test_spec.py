@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime import cli, spec
+from runtime import cli
+from runtime.document import spec
+from runtime.document.spec import dump_document, json_schema, load_document
 from runtime.errors import PipelineValidationError
-from runtime.spec import dump_document, json_schema, load_document
 from tests.strategies import bounded, json_scalars, texts
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = sorted((ROOT / "tests" / "golden").glob("*/pipeline.json"))
 
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from runtime import spec
+from runtime.document import spec
+from runtime.document.spec import dump_document, load_document
 from runtime.errors import PipelineValidationError
 from runtime.graph import load_checked
 from runtime.plan import build_plan
-from runtime.spec import dump_document, load_document
 
 NODES = [{"id": "read", "operator": "csv_input"}, {"id": "keep", "operator": "filter"}]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from runtime.errors import Problem
 
 if TYPE_CHECKING:
-    from runtime.spec import Pipeline
+    from runtime.document.spec import Pipeline
 
 
 def canvas_item_problems(pipeline: Pipeline) -> list[Problem]:
