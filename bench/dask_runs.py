@@ -46,7 +46,7 @@ def bench_cancel(rows: int, cluster) -> None:
     from bench.seed_etl import generate
     from bench.table import print_table
     from editor import run_process
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
 
     area = FileArea(linked(generate(rows), "users.csv"))
     run_process.fork_server.start()

@@ -24,8 +24,8 @@ from bench.overhead import best_of  # noqa: E402
 from bench.table import print_table  # noqa: E402
 from runtime.document.spec import load_document  # noqa: E402
 from runtime.executor import execute  # noqa: E402
-from runtime.file_patterns import input_files  # noqa: E402
-from runtime.paths import FileArea  # noqa: E402
+from runtime.io.file_patterns import input_files  # noqa: E402
+from runtime.io.paths import FileArea  # noqa: E402
 from runtime.plan import build_plan  # noqa: E402
 from runtime.plan.prepare import prepare  # noqa: E402
 

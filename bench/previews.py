@@ -43,7 +43,7 @@ def main() -> None:
     from editor.management.commands.seed_demo import DEMO_DOCUMENTS, _write_sample_data
     from runtime.document.spec import load_document
     from runtime.inference import infer_schemas
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
     from runtime.preview import preview
 
     folder = Path(tempfile.mkdtemp(prefix="pw-previews-"))

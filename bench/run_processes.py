@@ -110,7 +110,7 @@ def print_start(ways: dict, repeat: int) -> None:
 def start_rows(ways: dict, repeat: int) -> list[list]:
     """For each way of running (name → function), the tiny run's times: until its
     run_finished event, and until the call returned (median and p95 of each)."""
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
 
     folder = Path(tempfile.mkdtemp(prefix="pw-start-"))
     (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n2,Linus,17\n3,Grace,85\n")
@@ -143,7 +143,7 @@ def bench_cancel(rows: int) -> None:
     from bench.seed_etl import generate
     from bench.table import print_table
     from editor import run_process
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
 
     area = FileArea(linked(generate(rows), "users.csv"))
     run_process.fork_server.start()

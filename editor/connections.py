@@ -4,7 +4,7 @@ runtime is given.
 A URL is checked at entry (admin and API alike): no password in it (it has its own,
 encrypted field); for SQLite only a relative file path inside the workspace's folder — no
 absolute path, no `file:` URI, no options, no in-memory database; for a server, the rules of
-`runtime.connection_guard` (a host, allowed options, an address that is public, or listed in
+`runtime.io.sql.connection_guard` (a host, allowed options, an address that is public, or listed in
 `PIPEWRIGHT_CONNECTION_ALLOW` and saved by staff, and never the app's own database or Redis).
 A name that does not resolve yet is accepted: the same guard travels with the connection to
 every query (preview, check, schemas, runs, Dask runs) and is applied again each time it
@@ -26,9 +26,9 @@ from sqlalchemy.exc import ArgumentError
 
 from editor.errors import ActionError
 from editor.models import Connection, Workspace
-from runtime.addresses import AddressRefused, Unresolvable
-from runtime.connection_guard import DEFAULT_PORTS, ConnectionGuard, Server, StaffOnly
-from runtime.connection_specs import ConnectionSpec
+from runtime.io.addresses import AddressRefused, Unresolvable
+from runtime.io.sql.connection_guard import DEFAULT_PORTS, ConnectionGuard, Server, StaffOnly
+from runtime.io.sql.connection_specs import ConnectionSpec
 
 PASSWORD_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword", "secret", "token"})
 """Query-string options that would carry a secret in the URL itself."""
@@ -61,7 +61,7 @@ def checked_url(text: str) -> URL:
 
 
 def guard(*, private_allowed: bool = False) -> ConnectionGuard:
-    """The rules a workspace's connection is held to (`runtime.connection_guard`)."""
+    """The rules a workspace's connection is held to (`runtime.io.sql.connection_guard`)."""
     database = django_databases["default"].settings_dict
     backend = database["ENGINE"].rsplit(".", 1)[-1]
     refused, files = list(_redis_servers()), ()

@@ -22,7 +22,7 @@ from django.conf import settings
 
 from editor.errors import ActionError
 from runtime.errors import UnsafePathError
-from runtime.paths import MAX_PATH_LENGTH, SHARED, FileArea
+from runtime.io.paths import MAX_PATH_LENGTH, SHARED, FileArea
 
 CHUNK = 1 << 20
 

@@ -2,13 +2,13 @@
 by a run that succeeded as a whole (in the transaction that writes its end), reset by editors.
 
 Belongs here: reading, advancing and resetting `InputPosition` rows. Who may do that is
-`editor.permissions`' business; the positions' meaning is `runtime.incremental`'s.
+`editor.permissions`' business; the positions' meaning is `runtime.io.incremental`'s.
 """
 
 from __future__ import annotations
 
 from editor.models import InputPosition, NodeRun, Pipeline, Run
-from runtime.incremental import reached_positions
+from runtime.io.incremental import reached_positions
 
 
 def positions_of(pipeline_id: int) -> dict:

@@ -517,7 +517,7 @@ class ApiToken(models.Model):
 
 
 class InputPosition(models.Model):
-    """Where an incremental input of a pipeline stopped reading (runtime/incremental.py):
+    """Where an incremental input of a pipeline stopped reading (runtime/io/incremental.py):
     written with the end of a run that succeeded as a whole, read by the next run."""
 
     pipeline = models.ForeignKey(Pipeline, on_delete=models.CASCADE, related_name="positions")

@@ -42,11 +42,11 @@ from editor import audit, run_process
 from editor.errors import ActionError
 from runtime.backends.budget import Budget
 from runtime.comparison.records import RunRecord
-from runtime.connection_specs import ConnectionSpec
 from runtime.document.spec import Pipeline, to_json_dict
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.graph import analyse
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.preview import DEFAULT_LIMIT
 from runtime.worker.wire import JobOrder, named_connections
 from runtime.worker.zygote import RunProcess

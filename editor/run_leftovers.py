@@ -22,9 +22,9 @@ from editor.workspaces import engine_access
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
+from runtime.io.paths import SCRATCH
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.operators.sql.staging import drop_staging_tables
-from runtime.paths import SCRATCH
 from runtime.plan import build_plan
 
 log = logging.getLogger(__name__)

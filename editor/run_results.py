@@ -29,7 +29,7 @@ from runtime.cache.store import ResultStore
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import load_document
 from runtime.errors import OperatorError, PipelineValidationError
-from runtime.file_patterns import input_files
+from runtime.io.file_patterns import input_files
 from runtime.plan import build_plan
 from runtime.registry import default_registry
 

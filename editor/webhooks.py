@@ -1,7 +1,7 @@
 """Posting a signed JSON message to a webhook, to addresses on the public internet only.
 
 A webhook's host is resolved once per attempt and every address it resolves to is checked
-(`runtime.addresses`, as database connections are): private, loopback, link-local, shared,
+(`runtime.io.addresses`, as database connections are): private, loopback, link-local, shared,
 multicast, reserved and this server's own addresses are refused, unless
 `PIPEWRIGHT_WEBHOOK_ALLOW` lists the host or a network holding the address. The request then
 goes to that resolved address (the Host header and TLS name stay the host's), so a DNS answer
@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from runtime import addresses
-from runtime.addresses import AddressRefused
+from runtime.io import addresses
+from runtime.io.addresses import AddressRefused
 
 TIMEOUT_S = 5.0
 RETRY_DELAYS_S = (1.0, 4.0)

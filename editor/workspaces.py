@@ -19,7 +19,7 @@ from editor.connections import runtime_connections
 from editor.errors import ActionError
 from editor.models import Membership, Role, Workspace
 from editor.permissions import is_operator
-from runtime.paths import CACHE, SCRATCH, SHARED, SYSTEM, FileArea
+from runtime.io.paths import CACHE, SCRATCH, SHARED, SYSTEM, FileArea
 
 RESERVED_SLUGS = frozenset({SHARED})
 SLUG_PATTERN = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$")

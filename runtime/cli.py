@@ -245,10 +245,10 @@ def explain_command(args) -> int:
 def _prepared(args):
     """The optimised plan of `args.file`, its file area (with the result store unless
     `--no-cache`) and its connections."""
-    from runtime.paths import CACHE, FileArea
+    from runtime.io.paths import CACHE, FileArea
+    from runtime.io.position_files import read_positions
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
-    from runtime.position_files import read_positions
     from runtime.run_options import RunOptions
 
     # Absolute: the paths of the run travel to the Dask workers, whose folder is not ours.
@@ -267,7 +267,7 @@ def _prepared(args):
 
 
 def _positions_file(args) -> Path:
-    from runtime.position_files import default_positions_file
+    from runtime.io.position_files import default_positions_file
 
     return args.positions or default_positions_file(_data_root(args), args.file)
 
@@ -279,8 +279,8 @@ def _data_root(args) -> Path:
 
 def _keep_positions(path: Path, result) -> None:
     """After a run that succeeded as a whole: its incremental inputs' new positions."""
-    from runtime.incremental import reached_positions
-    from runtime.position_files import read_positions, write_positions
+    from runtime.io.incremental import reached_positions
+    from runtime.io.position_files import read_positions, write_positions
 
     reached = reached_positions({node_id: node.extra for node_id, node in result.nodes.items()})
     if result.ok and reached:
@@ -377,7 +377,7 @@ def _connections(path: Path | None) -> dict:
 
 
 def _connection(path: Path, name: str, value):
-    from runtime.connection_specs import ConnectionSpec
+    from runtime.io.sql.connection_specs import ConnectionSpec
 
     if isinstance(value, str):
         return value

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from runtime.errors import NodeCancelled
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 
 if TYPE_CHECKING:
-    from runtime.connection_specs import Connections
+    from runtime.io.sql.connection_specs import Connections
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40}
 PROGRESS_INTERVAL_S = 0.05

@@ -22,7 +22,7 @@ from runtime.lazy import pd
 
 if TYPE_CHECKING:
     from runtime.context import NodeContext
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
     from runtime.plan.relational import Relation
     from runtime.tables.schema import Schema
 

@@ -32,10 +32,10 @@ from runtime.cache.recording import Recorder
 from runtime.context import NodeContext
 from runtime.errors import MemberError, NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
+from runtime.io.paths import FileArea
 from runtime.lifecycle import Lifecycles
 from runtime.node_reports import NodeReports
 from runtime.output_store import OutputStore
-from runtime.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.passes.projection import needed_columns
 from runtime.plan.tasks import tasks_of
@@ -53,7 +53,7 @@ from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
     from runtime.backends.budget import Budget
-    from runtime.connection_specs import Connections
+    from runtime.io.sql.connection_specs import Connections
 
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""

@@ -48,7 +48,7 @@ DataPath = Annotated[str, Field(min_length=1, json_schema_extra={"format": "path
 @dataclass(frozen=True)
 class FileEndings:
     """Marks an input's path field that may also name a folder, meaning its files whose names
-    end in one of `endings` (lower case), or a pattern (see `runtime.file_patterns`)."""
+    end in one of `endings` (lower case), or a pattern (see `runtime.io.file_patterns`)."""
 
     endings: tuple[str, ...]
 

@@ -17,8 +17,8 @@ from pydantic.fields import FieldInfo
 from runtime.contract import Operator
 from runtime.errors import OperatorError, Problem, UnsafePathError
 from runtime.fields import file_endings
-from runtime.file_patterns import InputFile, input_files, is_pattern
-from runtime.paths import FileArea
+from runtime.io.file_patterns import InputFile, input_files, is_pattern
+from runtime.io.paths import FileArea
 
 
 def path_fields(params: BaseModel) -> Iterator[tuple[str, FieldInfo, str]]:

@@ -9,7 +9,7 @@ import hashlib
 from pydantic import BaseModel
 
 from runtime.file_checks import named_files, path_fields
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 
 HASHED_BYTES = 1 << 20
 """Files up to this size are hashed too: reading them costs less than a run's start-up."""

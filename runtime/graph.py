@@ -24,7 +24,7 @@ from runtime.document.problems import validation_problems
 from runtime.document.spec import Edge, Pipeline, Source, load_document
 from runtime.errors import PipelineValidationError, Problem
 from runtime.file_checks import path_problems
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.registry import Registry, default_registry
 
 STRUCTURAL = ("duplicate_node", "dangling_edge", "duplicate_edge", "unknown_port", "cycle",

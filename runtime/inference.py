@@ -21,12 +21,12 @@ from runtime.document.problems import field_title
 from runtime.document.spec import Pipeline
 from runtime.errors import OperatorError, ParamsError, Problem
 from runtime.graph import Analysis, analyse
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.registry import Registry
 from runtime.tables.schema import Schema
 
 if TYPE_CHECKING:
-    from runtime.connection_specs import Connections
+    from runtime.io.sql.connection_specs import Connections
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from runtime.cache.store import ResultStore
 from runtime.document.spec import Pipeline
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.registry import Registry, default_registry
 from runtime.statuses import NodeStatus
@@ -32,7 +32,7 @@ from runtime.tables.schema import Schema, schema_of
 
 if TYPE_CHECKING:
     from runtime.backends.budget import Budget
-    from runtime.connection_specs import Connections
+    from runtime.io.sql.connection_specs import Connections
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 10_000

@@ -36,7 +36,7 @@ from editor.run_results import (
 )
 from editor.workspaces import data_root, engine_access
 from runtime import result_pages
-from runtime.paths import SCRATCH
+from runtime.io.paths import SCRATCH
 from runtime.preview import MAX_LIMIT as RECOMPUTED_ROWS
 from runtime.result_pages import ResultQueryError, ResultTimeout
 

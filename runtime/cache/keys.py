@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 from runtime.document.spec import Source
 from runtime.errors import PipewrightError
-from runtime.incremental import is_incremental
-from runtime.paths import FileArea
+from runtime.io.incremental import is_incremental
+from runtime.io.paths import FileArea
 from runtime.plan.model import Plan
 from runtime.plan.passes.projection import needed_columns
 

@@ -15,7 +15,7 @@ from functools import partial
 
 from runtime.cache.reuse import record_target, remember, written_by
 from runtime.cache.write_behind import WriteBehind
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
 from runtime.results import frame_bytes

@@ -29,7 +29,7 @@ from runtime.cache.stored import StoredResult
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, PipewrightError
 from runtime.file_identity import file_hash
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import copied, rederived
 from runtime.plan.schemas import OutputSchemas

@@ -18,7 +18,7 @@ from runtime.compile.segments import SegmentSql, segment_sql
 from runtime.document.spec import Pipeline
 from runtime.errors import NotLowerable
 from runtime.inference import InferredSchemas
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import Plan, build_plan
 from runtime.plan.fusion import fuse
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes

@@ -31,8 +31,8 @@ from runtime.compile.segments import SegmentSql
 from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
 from runtime.inference import infer_schemas
+from runtime.io.paths import FileArea
 from runtime.operators import BUILTIN_OPERATORS
-from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
 from runtime.registry import Registry, default_registry

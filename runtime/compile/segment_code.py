@@ -19,10 +19,10 @@ from runtime.compile import support
 from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.segments import Scanned, SegmentSql, Statement
-from runtime.file_patterns import input_files
+from runtime.io.file_patterns import input_files
+from runtime.io.paths import FileArea
 from runtime.operators.csv_files import CSV_ENDINGS
 from runtime.operators.parquet_files import PARQUET_ENDINGS
-from runtime.paths import FileArea
 from runtime.tables.frames import to_pandas
 
 LOCALS = ("read_paths", "read_names", "spill", "sql", "bound", "files", "connection", "rows")

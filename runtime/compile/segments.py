@@ -26,7 +26,7 @@ from runtime.compile.support import parquet_columns
 from runtime.document.spec import Source
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.plan.model import Segment
 from runtime.tables.schema import Schema

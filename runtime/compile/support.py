@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
 from runtime.backends.duckdb.scans import _WILDCARDS, _csv_columns
-from runtime.sql_connections import _make_sqlite_transactional
+from runtime.io.sql.connections import _make_sqlite_transactional
 
 
 class PipelineError(Exception):

@@ -25,7 +25,7 @@ from typing import Literal
 
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 
 WriteMode = Literal["overwrite", "append", "error_if_exists"]
 

@@ -1,6 +1,6 @@
 """`csv_input` and `csv_output`: CSV files under the data root.
 
-`csv_input` reads one file, or each file of a folder or a pattern (runtime/file_patterns.py;
+`csv_input` reads one file, or each file of a folder or a pattern (runtime/io/file_patterns.py;
 a folder's files are those ending in `CSV_ENDINGS`), each with its own header and types.
 """
 
@@ -20,8 +20,8 @@ from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import NotLowerable, OperatorError
 from runtime.fields import DataPath, FileEndings
-from runtime.file_patterns import InputFile
-from runtime.incremental import IncrementalField
+from runtime.io.file_patterns import InputFile
+from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,

@@ -24,7 +24,7 @@ from pydantic import AfterValidator, Field
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, ParamsError
 from runtime.fields import DataPath, FileEndings
-from runtime.incremental import IncrementalField
+from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.file_common import (
     FileInput,

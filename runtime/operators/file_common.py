@@ -1,7 +1,7 @@
 """What the file operators share: input paths, the dtype convention for Arrow data, batched
 reads with progress and cancellation, and the all-or-nothing write of an output file.
 
-An input's path names one file, a folder or a pattern (runtime/file_patterns.py). Its files
+An input's path names one file, a folder or a pattern (runtime/io/file_patterns.py). Its files
 are read one after the other, in sorted path order, into one table: columns are matched by
 name and take the first file's order, and a file whose columns or types differ from the
 first file's is an error at `path` naming both files. `file_name_column` adds each row's
@@ -34,8 +34,8 @@ from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.fields import DataPath
 from runtime.file_checks import named_files
 from runtime.file_identity import files_identity
-from runtime.file_patterns import InputFile
-from runtime.incremental import (
+from runtime.io.file_patterns import InputFile
+from runtime.io.incremental import (
     after_watermark,
     incremental_of,
     new_files,

@@ -25,7 +25,7 @@ from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath, FileEndings
-from runtime.incremental import IncrementalField
+from runtime.io.incremental import IncrementalField
 from runtime.lazy import pc, pd
 from runtime.operators.file_common import (
     FileInput,

@@ -21,8 +21,8 @@ from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
 from runtime.fields import DataPath, FileEndings
-from runtime.file_patterns import InputFile
-from runtime.incremental import IncrementalField
+from runtime.io.file_patterns import InputFile
+from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd, pq
 from runtime.operators.file_common import (
     FileInput,

@@ -15,6 +15,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
+from runtime.io.regex import check_pattern, full_matches
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
@@ -28,7 +29,6 @@ from runtime.operators.column_params import (
     require_type,
     written,
 )
-from runtime.patterns import check_pattern, full_matches
 from runtime.tables.schema import Column, Schema
 
 REASON = "_reason"

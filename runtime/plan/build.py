@@ -8,7 +8,7 @@ from typing import Any
 from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
 from runtime.graph import analyse
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, count_consumers
 from runtime.registry import Registry
 

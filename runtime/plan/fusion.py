@@ -17,9 +17,9 @@ from runtime.contract import InputRelations, InputSchemas
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
 from runtime.file_checks import input_bytes
-from runtime.incremental import is_incremental
+from runtime.io.incremental import is_incremental
+from runtime.io.paths import FileArea
 from runtime.lifecycle import has_lifecycle
-from runtime.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
 from runtime.plan.relational import Input, Relation

@@ -34,7 +34,7 @@ class PlannedNode:
     row_limit: int | None = None
     """For an input: read no more rows than this (a limit downstream was pushed down to it)."""
     position: Any = None
-    """For an incremental input: the position this run starts from (`runtime.incremental`)."""
+    """For an incremental input: the position this run starts from (`runtime.io.incremental`)."""
 
     @property
     def ports(self) -> Ports:

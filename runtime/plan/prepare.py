@@ -9,8 +9,8 @@ from typing import Any
 from runtime.cache.reuse import plan_reuse, up_to
 from runtime.cache.store import ResultStore
 from runtime.errors import PipewrightError
-from runtime.incremental import is_incremental
-from runtime.paths import FileArea
+from runtime.io.incremental import is_incremental
+from runtime.io.paths import FileArea
 from runtime.plan.fusion import fuse
 from runtime.plan.model import Plan
 from runtime.plan.passes import optimize
@@ -34,7 +34,7 @@ def prepare(
     is the address of the Dask scheduler the run may send partitions to. `options` make it a
     run's plan (runtime/run_options.py): it then reuses and stores results in
     `data_root.cache` when there is one and `config.cache` is on. `positions` are where the
-    incremental inputs start, by node id (runtime/incremental.py)."""
+    incremental inputs start, by node id (runtime/io/incremental.py)."""
     backend = backend or plan.config.backend
     plan = with_positions(plan, positions or {})
     keep = set(keep)

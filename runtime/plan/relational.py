@@ -71,7 +71,7 @@ class Scan(_Options, Relation):
     """Files read as their input operator reads them, in the files' row order.
 
     `path` is as the document names it: one file, a folder or a pattern, whose files a backend
-    lists and resolves in the run's file area (runtime/file_patterns.py); `options` are the
+    lists and resolves in the run's file area (runtime/io/file_patterns.py); `options` are the
     reader's settings as (name, value) pairs (csv: delimiter, header, skip_rows; both:
     file_name_column); `columns` the columns to read, in that order (None: all).
     """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from runtime.context import NodeContext
 from runtime.contract import InputSchemas
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan.model import Plan, PlannedNode
 from runtime.tables.schema import Schema
 

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runtime.backends.budget import Budget
-from runtime.connection_specs import ConnectionSpec, as_spec
 from runtime.graph import Analysis
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_specs import ConnectionSpec, as_spec
 from runtime.plan import Plan
 from runtime.run_options import RunOptions
 
@@ -113,7 +113,7 @@ class RunOrder(Order):
     run_options: RunOptions = field(default_factory=RunOptions)
     """Fresh, up to a node, from a node (`runtime.run_options`); the store is `area.cache`."""
     positions: dict = field(default_factory=dict)
-    """Where each incremental input starts, by node id (`runtime.incremental`)."""
+    """Where each incremental input starts, by node id (`runtime.io.incremental`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -304,7 +304,7 @@ def _warm_up() -> None:
     server forks with no thread of its own running."""
     from runtime.document.spec import load_document
     from runtime.executor import execute
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
 

@@ -17,7 +17,7 @@ from playwright.async_api import expect
 
 from editor.models import NodeRun, Run
 from runtime.cache.store import ResultStore
-from runtime.paths import CACHE
+from runtime.io.paths import CACHE
 from tests.e2e.editor_page import node, open_editor, select
 from tests.e2e.seed_pipeline import seed
 from tests.e2e.test_accessibility import assert_no_blocking_violation

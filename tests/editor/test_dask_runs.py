@@ -23,10 +23,10 @@ from distributed import Client, LocalCluster, get_task_stream
 from editor import run_dask, run_process
 from editor.models import Run, RunLog
 from runtime.backends.budget import Budget
-from runtime.connection_specs import ConnectionSpec
 from runtime.document.spec import load_document
 from runtime.events import ListSink
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.registry import default_registry
 from runtime.worker.wire import RunOrder

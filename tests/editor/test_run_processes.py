@@ -23,7 +23,7 @@ from runtime.backends.budget import Budget
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry

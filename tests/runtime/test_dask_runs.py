@@ -15,7 +15,7 @@ import pytest
 from distributed import Client, LocalCluster, Queue
 
 from runtime.backends.budget import Budget
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.worker import dask_task
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.wire import RunOrder

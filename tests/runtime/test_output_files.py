@@ -16,6 +16,7 @@ from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.inference import infer_schemas
+from runtime.io.paths import FileArea
 from runtime.operators.atomic import (
     UNKNOWN_RUN_GRACE_S,
     remove_stale_temporaries,
@@ -24,7 +25,6 @@ from runtime.operators.atomic import (
 )
 from runtime.operators.csv_files import CsvInput
 from runtime.operators.file_common import FileOutput, FileOutputParams
-from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.preview import preview
 from runtime.registry import Registry, default_registry

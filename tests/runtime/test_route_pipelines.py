@@ -12,7 +12,7 @@ import pytest
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.graph import validate
-from runtime.paths import CACHE, FileArea
+from runtime.io.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare

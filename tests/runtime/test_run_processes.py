@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from runtime.backends.budget import Budget
-from runtime.connection_specs import ConnectionSpec
 from runtime.document.spec import load_document
 from runtime.graph import analyse
 from runtime.inference import infer_schemas, run_problems
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
@@ -375,7 +375,7 @@ def test_a_run_process_is_niced_named_after_its_run_and_ends_when_its_socket_clo
 SUPERVISOR = """
 import json, sys
 from runtime.backends.budget import Budget
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.worker.wire import RunOrder
 from runtime.worker.zygote import ForkServer
 

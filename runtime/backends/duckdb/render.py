@@ -24,8 +24,8 @@ from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.expressions.to_sql import to_sql, to_sql_condition
-from runtime.file_patterns import InputFile
-from runtime.paths import FileArea
+from runtime.io.file_patterns import InputFile
+from runtime.io.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.tables.frames import public_type
 from runtime.tables.schema import Column, Schema

@@ -7,7 +7,7 @@ types the public convention maps through a conversion (float32, timestamps' unit
 Anything else (a column of no values, time zones, decimals, nested values) is `NotLowerable`,
 found before the query runs, so the segment runs on pandas instead.
 
-A scan of a folder or a pattern reads the files `runtime.file_patterns` lists, each checked
+A scan of a folder or a pattern reads the files `runtime.io.file_patterns` lists, each checked
 against the run's file area, handed to DuckDB as a bound list of real paths: DuckDB never
 expands a pattern itself, which would bypass those checks (a file whose real path holds a
 wildcard character stays on pandas, since DuckDB would take it for one). Every file must read
@@ -27,11 +27,11 @@ from pyarrow import csv as pa_csv
 from runtime.cache.stored import GONE
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.file_patterns import InputFile, input_files
+from runtime.io.file_patterns import InputFile, input_files
+from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
-from runtime.paths import FileArea
 from runtime.plan.relational import Scan, Stored
 from runtime.tables.schema import Column, Schema
 

@@ -33,8 +33,8 @@ from runtime.document.spec import Source
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
+from runtime.io.paths import FileArea
 from runtime.lazy import pd
-from runtime.paths import FileArea
 from runtime.plan.relational import Relation, Scan
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype

@@ -21,10 +21,10 @@ from pathlib import Path
 from runtime.backends.duckdb.rendered import Rendered
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
+from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.atomic import Staged, staged_file, temporary_path, write_error
 from runtime.operators.parquet_files import appended, pandas_schema
-from runtime.paths import FileArea
 from runtime.plan import relational as rel
 from runtime.tables.schema import Column
 

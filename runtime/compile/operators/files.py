@@ -4,10 +4,10 @@ rules), write an output as the runtime writes it, whole or not at all."""
 
 from __future__ import annotations
 
-from runtime import file_patterns, paths
 from runtime.compile import support
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
+from runtime.io import file_patterns, paths
 from runtime.operators import csv_files, excel_files, file_common, json_files, parquet_files
 from runtime.tables.frames import to_pandas
 

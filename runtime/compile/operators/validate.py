@@ -6,8 +6,8 @@ from __future__ import annotations
 from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
+from runtime.io.regex import whole_matches
 from runtime.operators import validate as operator
-from runtime.patterns import whole_matches
 
 
 def _column(frame: str, name: str) -> str:

@@ -1,6 +1,6 @@
 """`sql_input` and `sql_output`: read a query's rows from, and write rows to, a named database.
 
-Both name a connection (see `runtime.sql_connections`); the query is verbatim SQL whose values
+Both name a connection (see `runtime.io.sql.connections`); the query is verbatim SQL whose values
 are bound as `:name` parameters, never formatted into its text. A query always runs in a
 read-only session, whatever its connection allows; only `sql_output` writes, and only through
 a connection that allows writes, to a table inside the connection's prefix.

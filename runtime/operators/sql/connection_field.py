@@ -14,4 +14,4 @@ ConnectionName = Annotated[
         min_length=1,
     ),
 ]
-"""A connection's name, looked up in the run's connections (see `runtime.sql_connections`)."""
+"""A connection's name, looked up in the run's connections (see `runtime.io.sql.connections`)."""

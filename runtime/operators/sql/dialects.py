@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection, CursorResult
 from sqlalchemy.exc import SQLAlchemyError
 
 from runtime.errors import ParamsError
-from runtime.sql_sessions import sqlite_temporary_objects
+from runtime.io.sql.sessions import sqlite_temporary_objects
 from runtime.tables.schema import type_name_of
 
 SWAP_DIALECTS = frozenset({"mysql", "mariadb"})

@@ -14,7 +14,7 @@ from contextlib import ExitStack, contextmanager
 from sqlalchemy.engine import Connection
 
 from runtime.context import NodeContext
-from runtime.sql_connections import connect
+from runtime.io.sql.connections import connect
 
 _KEY = "sql_connection"
 

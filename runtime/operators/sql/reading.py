@@ -18,17 +18,18 @@ import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection, CursorResult
 
-from runtime.connection_specs import as_spec, fingerprint
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
 from runtime.fields import VerbatimText
-from runtime.incremental import (
+from runtime.io.incremental import (
     IncrementalField,
     incremental_of,
     start_value,
     watermark_position,
 )
+from runtime.io.sql.connection_specs import as_spec, fingerprint
+from runtime.io.sql.connections import database_errors
 from runtime.lazy import pd
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
@@ -46,7 +47,6 @@ from runtime.operators.sql.node_connection import (
     node_connection,
     open_connection,
 )
-from runtime.sql_connections import database_errors
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import Column, Schema, TypeName, schema_of, type_name_of

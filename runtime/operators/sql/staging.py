@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
-from runtime.connection_specs import Connections, as_spec
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_specs import Connections, as_spec
+from runtime.io.sql.connections import connect
 from runtime.operators.sql.dialects import SWAP_DIALECTS
-from runtime.paths import FileArea
-from runtime.sql_connections import connect
 
 if TYPE_CHECKING:
     from runtime.plan.model import Plan

@@ -22,6 +22,7 @@ from runtime.column_names import require_columns
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
+from runtime.io.sql.connections import database_errors, driver_message, writable
 from runtime.lazy import pd
 from runtime.operators.column_params import ColumnOf
 from runtime.operators.sql.connection_field import ConnectionName
@@ -34,7 +35,6 @@ from runtime.operators.sql.dialects import (
 from runtime.operators.sql.node_connection import close_connection, node_connection, open_connection
 from runtime.operators.sql.staging import OLD
 from runtime.operators.sql.staging import staging_name as staging_table_name
-from runtime.sql_connections import database_errors, driver_message, writable
 from runtime.tables.schema import type_name_of
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from runtime.incremental import is_incremental
+from runtime.io.incremental import is_incremental
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import Wiring, copied, rederived
 

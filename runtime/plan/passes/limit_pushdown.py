@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from runtime.incremental import is_incremental
+from runtime.io.incremental import is_incremental
 from runtime.plan.model import Plan
 from runtime.plan.passes.editing import Wiring, copied, only_input, rederived
 

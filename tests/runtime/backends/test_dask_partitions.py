@@ -21,8 +21,8 @@ from runtime.backends.dask import partitions
 from runtime.contract import Operator, OperatorParams
 from runtime.document.spec import load_document
 from runtime.executor import execute
+from runtime.io.paths import FileArea
 from runtime.operators import BUILTIN_OPERATORS
-from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare

@@ -12,7 +12,7 @@ from runtime.backends.duckdb.scans import scan_sql
 from runtime.document.spec import load_document
 from runtime.errors import NotLowerable
 from runtime.executor import execute
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry

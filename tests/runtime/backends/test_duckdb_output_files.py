@@ -24,8 +24,8 @@ from runtime.backends.duckdb.session import open_session
 from runtime.context import NodeContext
 from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled
+from runtime.io.paths import FileArea
 from runtime.operators.atomic import remove_stale_temporaries
-from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan import relational as r
 from runtime.plan.prepare import prepare

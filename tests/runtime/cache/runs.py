@@ -14,7 +14,7 @@ from bench.seed_etl import PIPELINE
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.paths import CACHE, FileArea
+from runtime.io.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.results import RunResult

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.errors import UnsafePathError
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ def test_a_csv_input_path_into_the_store_is_refused_before_the_run(tmp_path):
     "pattern", [".p*/**/*.parquet", ".pipewrigh?/cache/*/*.parquet", "./.p*/**/*.parquet"]
 )
 def test_a_pattern_that_reaches_the_store_is_refused(tmp_path, pattern):
-    from runtime.file_patterns import input_files
+    from runtime.io.file_patterns import input_files
     from tests.runtime.cache.runs import run, seed_document, write_data
 
     write_data(tmp_path)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from runtime.cache.store import ResultStore
-from runtime.paths import CACHE
+from runtime.io.paths import CACHE
 from runtime.run_options import RunOptions
 from tests.runtime.cache.runs import ALL, node_params, ran, reused, run, seed_document, write_data
 
@@ -251,7 +251,7 @@ def test_a_result_evicted_after_planning_fails_its_node_saying_to_run_again(root
     from runtime.document.spec import load_document
     from runtime.events import ListSink
     from runtime.executor import execute
-    from runtime.paths import FileArea
+    from runtime.io.paths import FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
 

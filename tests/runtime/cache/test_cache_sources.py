@@ -10,11 +10,11 @@ import time
 import sqlalchemy as sa
 
 from runtime.cache.store import ResultStore
-from runtime.connection_specs import ConnectionSpec
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.paths import CACHE, FileArea
+from runtime.io.paths import CACHE, FileArea
+from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.plan.explain import reuse_reasons
 from runtime.plan.prepare import prepare

@@ -19,7 +19,7 @@ from runtime.compile import CompileRefused, compile_script
 from runtime.document.parameters import parse_cli_value
 from runtime.document.spec import load_document
 from runtime.executor import execute
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from tests.runtime.backends.both import assert_frames_match

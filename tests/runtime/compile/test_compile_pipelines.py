@@ -24,7 +24,7 @@ from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.expressions import literal
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.registry import default_registry

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from runtime.connection_specs import ConnectionSpec, as_spec, hidden
 from runtime.errors import OperatorError, ParamsError
+from runtime.io.sql.connection_specs import ConnectionSpec, as_spec, hidden
+from runtime.io.sql.connections import engine_for
 from runtime.operators.sql import SqlInput
-from runtime.sql_connections import engine_for
 from tests.runtime.operators.contract import make_ctx
 from tests.runtime.operators.sql_attacks import output, query, superuser
 

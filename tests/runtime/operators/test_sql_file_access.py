@@ -12,8 +12,8 @@ import uuid
 
 import pytest
 
-from runtime.connection_specs import ConnectionSpec
 from runtime.errors import ParamsError
+from runtime.io.sql.connection_specs import ConnectionSpec
 from tests.runtime.operators.sql_attacks import query
 
 REFUSED = "reads or writes the database server's files or runs code there"

@@ -10,10 +10,10 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from runtime.connection_specs import ConnectionSpec
 from runtime.errors import OperatorError, UnsafePathError
-from runtime.paths import FileArea
-from runtime.sql_sessions import sqlite_authorizer
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_specs import ConnectionSpec
+from runtime.io.sql.sessions import sqlite_authorizer
 from tests.runtime.operators.sql_attacks import (
     READ_ONLY_REFUSALS,
     REFUSED,

@@ -8,10 +8,10 @@ import pytest
 import sqlalchemy as sa
 
 from runtime.document.spec import load_document
+from runtime.io.paths import FileArea
 from runtime.operators.sql.staging import NAME_LIMIT, OLD, drop_staging_tables, staging_name
-from runtime.paths import FileArea
 from runtime.plan import build_plan
-from tests.runtime.operators.conftest import Database
+from tests.runtime.conftest import Database
 
 
 @pytest.fixture

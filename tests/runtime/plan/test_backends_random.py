@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from runtime.context import NodeContext
 from runtime.executor import execute
+from runtime.io.paths import FileArea
 from runtime.operators.csv_files import CsvInput, CsvInputParams
 from runtime.operators.parquet_files import ParquetInput, ParquetInputParams
-from runtime.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from tests.runtime.backends.both import assert_frames_match

@@ -7,7 +7,7 @@ import pandas as pd
 
 from bench.seed_etl import PIPELINE
 from runtime.document.spec import load_document
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare

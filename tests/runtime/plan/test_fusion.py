@@ -9,7 +9,7 @@ import pytest
 
 from runtime.contract import Operator, Port
 from runtime.errors import NotLowerable
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.fusion import MAX_SEGMENT_NODES, fuse
 from runtime.plan.relational import Input, Relation

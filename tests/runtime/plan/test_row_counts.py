@@ -18,7 +18,7 @@ from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.graph import load_checked
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.statuses import NodeStatus

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.errors import PipewrightError
-from runtime.paths import SYSTEM
+from runtime.io.paths import SYSTEM
 
 POSITIONS = Path(SYSTEM, "positions")
 

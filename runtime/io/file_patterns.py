@@ -32,7 +32,7 @@ from fnmatch import translate
 from pathlib import Path, PurePosixPath
 
 from runtime.errors import OperatorError, UnsafePathError
-from runtime.paths import SHARED, SYSTEM, FileArea
+from runtime.io.paths import SHARED, SYSTEM, FileArea
 
 MAX_FILES = 10_000
 """Files one input path may name; a pattern matching more is refused, not cut short."""

@@ -15,7 +15,7 @@ position it reached in `ctx.metrics["position"]`. Two modes:
   files the path names now, so it stays as small as the folder.
 
 Belongs here: the params, the positions and the filtering. Does not belong here: keeping
-positions between runs (the CLI's `runtime.position_files`, the editor's model) or reading.
+positions between runs (the CLI's `runtime.io.position_files`, the editor's model) or reading.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from runtime.errors import OperatorError, ParamsError
-from runtime.file_patterns import InputFile
+from runtime.io.file_patterns import InputFile
 from runtime.lazy import pd
 from runtime.tables.schema import TypeName, type_name_of
 

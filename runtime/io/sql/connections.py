@@ -10,7 +10,7 @@ An SQLite connection is a relative path to a file inside the data root, nothing 
 absolute path, no `file:` URI, no in-memory database, no URL options. One engine per (URL,
 read-only flag, prefix, session kind) serves the process, created on first use under a lock;
 it keeps no pooled connection (`NullPool`), so no state of one query reaches the next, and
-`runtime.sql_sessions` confines every connection it opens. No message ever shows a password.
+`runtime.io.sql.sessions` confines every connection it opens. No message ever shows a password.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError, StatementError
 from sqlalchemy.pool import NullPool
 
-from runtime.addresses import AddressRefused
-from runtime.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
 from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
-from runtime.sql_sessions import SQLITE_REFUSED, confine
+from runtime.io.addresses import AddressRefused
+from runtime.io.sql.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
+from runtime.io.sql.sessions import SQLITE_REFUSED, confine
 
 CONNECT_TIMEOUT_S = 10
 """How long to wait for a server that does not answer (a refused connection fails at once)."""

@@ -9,10 +9,10 @@ import shutil
 import pytest
 import sqlalchemy as sa
 
-from runtime.connection_specs import ConnectionSpec
 from runtime.errors import OperatorError, ParamsError
+from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.operators.sql import SqlOutput
-from tests.runtime.operators.conftest import DATABASES
+from tests.runtime.conftest import DATABASES
 from tests.runtime.operators.contract import make_ctx
 from tests.runtime.operators.sql_attacks import READ_ONLY_REFUSALS, output, query, superuser
 

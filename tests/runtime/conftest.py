@@ -1,10 +1,10 @@
-"""Real databases for the SQL operator tests: SQLite, PostgreSQL and MariaDB.
+"""Real databases for the SQL tests (operators and io/sql): SQLite, PostgreSQL and MariaDB.
 
 Each test session works in a schema (PostgreSQL) or database (MariaDB) of its own, named
 `pw_test_<random>` and dropped at the end, so runs never see each other's tables. The servers
 are found at the URLs below (override them with PIPEWRIGHT_TEST_POSTGRES_URL and
 PIPEWRIGHT_TEST_MARIADB_URL). A server that is missing FAILS the tests that need it, it does
-not skip them: CI must notice. The fixtures are lazy: other operator tests never connect.
+not skip them: CI must notice. The fixtures are lazy: other runtime tests never connect.
 The `app` fixture is the SQLite "application database" the attack tests aim at.
 """
 

@@ -1,6 +1,6 @@
 """What the runtime is told about a named connection, and how its URL may be shown.
 
-Kept apart from `runtime.sql_connections` (engines and sessions) so that the node context can
+Kept apart from `runtime.io.sql.connections` (engines and sessions) so that the node context can
 name the type without importing the engine code.
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError
 
-from runtime.connection_guard import ConnectionGuard
+from runtime.io.sql.connection_guard import ConnectionGuard
 
 _SECRET_KEY = re.compile(r"pass|secret|token|key", re.IGNORECASE)
 """URL query options whose value is masked wherever a URL is shown."""
@@ -34,7 +34,7 @@ class ConnectionSpec:
     """When the connection was last changed (ISO 8601; "" if unknown): part of the key of a
     query's stored result, so that a connection pointed elsewhere never reuses it."""
     guard: ConnectionGuard | None = None
-    """Where a workspace's connection may go (`runtime.connection_guard`); None: anywhere
+    """Where a workspace's connection may go (`runtime.io.sql.connection_guard`); None: anywhere
     (the CLI's own connections file)."""
 
     def __post_init__(self) -> None:

@@ -1,6 +1,6 @@
 """Which network addresses Pipewright may reach for a user: public ones, or those an operator
 listed. Shared by webhooks (`editor.webhooks`) and database connections
-(`runtime.connection_guard`), so both refuse the same addresses in every spelling.
+(`runtime.io.sql.connection_guard`), so both refuse the same addresses in every spelling.
 
 An address is public when it is global unicast and not one of this server's own. Every other
 address — loopback, private, link-local, shared (100.64/10), multicast, reserved, unspecified,

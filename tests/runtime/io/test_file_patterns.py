@@ -1,5 +1,5 @@
 """Folders and patterns as input paths: which files they name, in which order, and what they
-may never reach (runtime/file_patterns.py), and how validation reports them."""
+may never reach (runtime/io/file_patterns.py), and how validation reports them."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-from runtime import file_patterns
 from runtime.document.spec import load_document
 from runtime.errors import OperatorError, UnsafePathError
 from runtime.file_checks import input_bytes
-from runtime.file_patterns import input_files
 from runtime.graph import analyse
 from runtime.inference import infer_schemas
-from runtime.paths import FileArea
+from runtime.io import file_patterns
+from runtime.io.file_patterns import input_files
+from runtime.io.paths import FileArea
 from runtime.registry import default_registry
 
 CSV = (".csv", ".tsv", ".txt")

@@ -16,10 +16,10 @@ import pytest
 import sqlalchemy as sa
 
 from runtime.backends.budget import Budget
-from runtime.connection_guard import ConnectionGuard, Server, StaffOnly
-from runtime.connection_specs import ConnectionSpec
 from runtime.errors import OperatorError
-from runtime.paths import FileArea
+from runtime.io.paths import FileArea
+from runtime.io.sql.connection_guard import ConnectionGuard, Server, StaffOnly
+from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.worker.wire import RunOrder
 from tests.runtime.operators.sql_attacks import query
 

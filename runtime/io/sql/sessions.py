@@ -1,6 +1,6 @@
 """What a database session of a named connection may do, enforced by the database itself.
 
-The engines of `runtime.sql_connections` open a fresh DBAPI connection for every use and
+The engines of `runtime.io.sql.connections` open a fresh DBAPI connection for every use and
 close it after (no pool, so no `ATTACH`, `SET`, temporary table or session setting outlives
 the query that made it). On each new connection, `confine` installs the limits below, before
 any user SQL runs:

@@ -11,10 +11,10 @@ import pytest
 import sqlalchemy as sa
 
 from runtime.errors import OperatorError, ParamsError, UnsafePathError
+from runtime.io.sql.connections import engine_for
 from runtime.operators.sql import SqlInput, SqlOutput
-from runtime.sql_connections import engine_for
 from runtime.tables.schema import Column, Schema
-from tests.runtime.operators.conftest import DATABASES
+from tests.runtime.conftest import DATABASES
 from tests.runtime.operators.contract import make_ctx
 from tests.runtime.operators.sql_nodes import DATA_ROOT, numbers, read_from
 

@@ -8,7 +8,7 @@ the URL and returns it pinned to the address it checked:
   socket of this server); only the URL options of `ALLOWED_OPTIONS` — none that runs SQL
   (`init_command`, `options=-c …`), loads code or files (`local_infile`, plugins,
   `read_default_file`, `service`) or picks another host (`host`, `hostaddr`, `unix_socket`);
-- every address the host resolves to public (`runtime.addresses`), or, for a connection that
+- every address the host resolves to public (`runtime.io.addresses`), or, for a connection that
   staff saved (`private_allowed`), listed in `PIPEWRIGHT_CONNECTION_ALLOW`;
 - never a server of `refused` (the app's own database, its Redis), however it is spelled and
   even if allowed: the same port on a matching address, where every address of this server
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import URL
 
-from runtime import addresses
-from runtime.addresses import Address, AddressRefused
+from runtime.io import addresses
+from runtime.io.addresses import Address, AddressRefused
 
 ALLOW_SETTING = "PIPEWRIGHT_CONNECTION_ALLOW"
 DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "mariadb": 3306}

@@ -15,9 +15,9 @@ from runtime.backends.budget import Budget
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.incremental import reached_positions
+from runtime.io.incremental import reached_positions
+from runtime.io.paths import CACHE, FileArea
 from runtime.operators.csv_files import CsvInputParams
-from runtime.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.run_options import RunOptions
