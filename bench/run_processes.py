@@ -60,7 +60,7 @@ SORT = {
 
 
 def order_of(document: dict, area, run_id: int):
-    from runtime.backends.budget import Budget
+    from runtime.budget import Budget
     from runtime.worker.wire import RunOrder
 
     return RunOrder(

@@ -40,7 +40,7 @@ from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder, settle
 from editor.worker_pool import WorkerPool
 from editor.workspaces import engine_access
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
 from runtime.events import EventSink

@@ -40,7 +40,7 @@ from django.conf import settings
 
 from editor import audit, run_process
 from editor.errors import ActionError
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.comparison.records import RunRecord
 from runtime.document.spec import Pipeline, to_json_dict
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem

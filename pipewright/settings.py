@@ -11,7 +11,7 @@
 - `PIPEWRIGHT_KEEP_RUNS` (default 100), `PIPEWRIGHT_KEEP_REVISIONS` (versions of a pipeline that
   history keeps, default 200) and `PIPEWRIGHT_KEEP_REVISIONS_MB` (their documents' size, 50),
   `PIPEWRIGHT_MAX_RUNS` (runs executing at once, each in a process of its own, default 2),
-  `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by `runtime.backends.budget`),
+  `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by `runtime.budget`),
   `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),

@@ -205,7 +205,7 @@ def validate_command(args) -> int:
 
 def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
-    from runtime.backends.budget import Budget
+    from runtime.budget import Budget
     from runtime.events import JsonLinesSink
     from runtime.executor import execute
     from runtime.progress import TerminalProgress

@@ -23,7 +23,7 @@ from runtime.lazy import pd
 if TYPE_CHECKING:
     from runtime.context import NodeContext
     from runtime.io.paths import FileArea
-    from runtime.plan.relational import Relation
+    from runtime.relational import Relation
     from runtime.tables.schema import Schema
 
 T = TypeVar("T")

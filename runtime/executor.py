@@ -52,7 +52,7 @@ from runtime.results import (
 from runtime.statuses import NodeStatus
 
 if TYPE_CHECKING:
-    from runtime.backends.budget import Budget
+    from runtime.budget import Budget
     from runtime.io.sql.connection_specs import Connections
 
 POLL_S = 0.1

@@ -31,7 +31,7 @@ from runtime.tables.json_rows import json_rows
 from runtime.tables.schema import Schema, schema_of
 
 if TYPE_CHECKING:
-    from runtime.backends.budget import Budget
+    from runtime.budget import Budget
     from runtime.io.sql.connection_specs import Connections
 
 DEFAULT_LIMIT = 50

@@ -24,9 +24,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from runtime.backends.budget import Budget
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.session import open_session
+from runtime.budget import Budget
 from runtime.errors import NotLowerable
 from runtime.expressions.errors import ExpressionError
 from runtime.expressions.sql_parts import identifier

@@ -236,7 +236,7 @@ def _checked(key: str) -> str:
 
 def max_bytes_from_environment(environ=None) -> int:
     """`PIPEWRIGHT_CACHE_SIZE` ("2GB", "500MiB", bytes), else `DEFAULT_MAX_BYTES`."""
-    from runtime.backends.budget import parse_bytes
+    from runtime.budget import parse_bytes
 
     written = (os.environ if environ is None else environ).get("PIPEWRIGHT_CACHE_SIZE")
     if not written:

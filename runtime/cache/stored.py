@@ -59,7 +59,7 @@ class StoredResult(Operator):
         }
 
     def lower(self, params, inputs, schemas):
-        from runtime.plan import relational
+        from runtime import relational
 
         return {
             port: relational.Stored(

@@ -19,7 +19,7 @@ import graphlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.comparison.columns import column_changes, stored_columns
 from runtime.comparison.records import RunRecord
 from runtime.comparison.rows import Side, compare_rows

@@ -37,9 +37,9 @@ from pathlib import Path
 
 import duckdb
 
-from runtime.backends.budget import Budget
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.session import open_session
+from runtime.budget import Budget
 from runtime.comparison.columns import StoredColumn, stored_columns
 from runtime.errors import ComparisonError, NotLowerable
 from runtime.expressions.sql_parts import identifier

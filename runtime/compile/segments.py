@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from runtime import relational as rel
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import Sink, sinks, statement, writes_of
@@ -27,7 +28,6 @@ from runtime.document.spec import Source
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
-from runtime.plan import relational as rel
 from runtime.plan.model import Segment
 from runtime.tables.schema import Schema
 

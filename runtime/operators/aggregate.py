@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from runtime import relational
 from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
 from runtime.lazy import pd
@@ -29,7 +30,6 @@ from runtime.operators.column_params import (
     frame_schema,
     require_type,
 )
-from runtime.plan import relational
 from runtime.tables.schema import Column, Schema
 
 Function = Literal[

@@ -10,6 +10,7 @@ import dataclasses
 
 from pydantic import Field
 
+from runtime import relational
 from runtime.column_names import needed_with, require_columns
 from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
@@ -30,7 +31,6 @@ from runtime.operators.column_params import (
     frame_schema,
     with_nullable,
 )
-from runtime.plan import relational
 from runtime.tables.casting import cast_series
 from runtime.tables.schema import Column, Schema, TypeName
 

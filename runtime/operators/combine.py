@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
+from runtime import relational
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
 from runtime.lazy import pd
@@ -22,7 +23,6 @@ from runtime.operators.column_params import (
     frame_schema,
     one_or_more_columns,
 )
-from runtime.plan import relational
 from runtime.tables.schema import Column, Schema
 
 JoinHow = Literal["inner", "left", "right", "outer"]

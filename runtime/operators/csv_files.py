@@ -16,6 +16,7 @@ import pyarrow as pa
 from pyarrow import csv as pa_csv
 from pydantic import Field
 
+from runtime import relational
 from runtime.context import NodeContext
 from runtime.contract import OperatorParams
 from runtime.errors import NotLowerable, OperatorError
@@ -34,7 +35,6 @@ from runtime.operators.file_common import (
     read_files,
     readable_files,
 )
-from runtime.plan import relational
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import table_schema, to_pandas
 from runtime.tables.schema import TypeName, schema_of

@@ -28,6 +28,7 @@ from typing import Annotated
 import pyarrow as pa
 from pydantic import AfterValidator, Field
 
+from runtime import relational
 from runtime.context import NodeContext
 from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError, ParamsError
@@ -44,7 +45,6 @@ from runtime.io.incremental import (
 )
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
-from runtime.plan import relational
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import public_type, to_pandas
 from runtime.tables.schema import Column, Schema, schema_of

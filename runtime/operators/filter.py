@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
+from runtime import relational
 from runtime.column_names import needed_with
 from runtime.contract import Operator, OperatorParams
 from runtime.errors import ParamsError
@@ -16,7 +17,6 @@ from runtime.expressions import (
 )
 from runtime.expressions.to_sql import to_sql_condition
 from runtime.operators.column_params import InputExpression
-from runtime.plan import relational
 
 
 class FilterParams(OperatorParams):

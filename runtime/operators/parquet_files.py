@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 import pyarrow as pa
 from pydantic import Field
 
+from runtime import relational
 from runtime.column_names import require_columns
 from runtime.context import NodeContext
 from runtime.contract import OperatorParams
@@ -38,7 +39,6 @@ from runtime.operators.file_common import (
     readable_files,
     with_file_name_field,
 )
-from runtime.plan import relational
 from runtime.tables.schema import Schema
 
 BATCH_ROWS = 128 * 1024

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import AfterValidator, Field
 
+from runtime import relational
 from runtime.column_names import needed_with
 from runtime.contract import Operator, OperatorParams, OutputsFrom, Port
 from runtime.document.spec import PORT_MAX_LENGTH
@@ -21,7 +22,6 @@ from runtime.errors import ParamsError
 from runtime.expressions import ExpressionError, condition_array, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql_condition
 from runtime.operators.column_params import InputExpression, first_repeated
-from runtime.plan import relational
 
 OTHERWISE = "otherwise"
 MAX_CONDITIONS = 100

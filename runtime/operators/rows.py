@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
+from runtime import relational
 from runtime.column_names import needed_with
 from runtime.contract import Operator, OperatorParams
 from runtime.operators.column_params import (
@@ -23,7 +24,6 @@ from runtime.operators.column_params import (
     frame_schema,
     with_nullable,
 )
-from runtime.plan import relational
 from runtime.tables.schema import Schema
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from runtime.plan.model import Plan
-from runtime.plan.relational import SINK, Input, Relation
+from runtime.relational import SINK, Input, Relation
 
 
 def explain(plan: Plan) -> str:

@@ -22,8 +22,8 @@ from runtime.io.paths import FileArea
 from runtime.lifecycle import has_lifecycle
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
-from runtime.plan.relational import Input, Relation
 from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas
+from runtime.relational import Input, Relation
 
 MAX_SEGMENT_NODES = 64
 """Longer chains become several segments: one query stays small enough for DuckDB to plan

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from runtime.contract import Operator, Ports
 from runtime.document.spec import Config, Source
-from runtime.plan.relational import Relation
+from runtime.relational import Relation
 
 
 @dataclass(slots=True)

@@ -49,8 +49,8 @@ class SegmentOperator(Operator):
         self.outputs = ()
 
     def run(self, ctx, inputs):
-        from runtime.backends.budget import Budget
         from runtime.backends.duckdb import run_segment
+        from runtime.budget import Budget
 
         frames = {source: inputs[str(index)] for index, source in enumerate(self.sources)}
         spill = ctx.files.scratch_folder / ctx.run_id / self.segment.id.replace(":", "-")

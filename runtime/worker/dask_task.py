@@ -33,8 +33,8 @@ from dataclasses import replace
 
 from distributed import Queue, Worker, get_client, get_worker, rejoin, secede
 
-from runtime.backends.budget import Budget, usable_cores
 from runtime.backends.dask.partitions import use_worker_client
+from runtime.budget import Budget, usable_cores
 from runtime.plan import Plan
 from runtime.registry import default_registry
 from runtime.worker.child import Host, serve

@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.graph import Analysis
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec, as_spec

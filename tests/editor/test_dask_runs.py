@@ -22,7 +22,7 @@ from distributed import Client, LocalCluster, get_task_stream
 
 from editor import run_dask, run_process
 from editor.models import Run, RunLog
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.io.paths import FileArea

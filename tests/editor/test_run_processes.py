@@ -19,7 +19,7 @@ import pytest
 
 from editor import run_process
 from editor.models import Run
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute

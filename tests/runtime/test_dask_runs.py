@@ -14,7 +14,7 @@ import uuid
 import pytest
 from distributed import Client, LocalCluster, Queue
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.io.paths import FileArea
 from runtime.worker import dask_task
 from runtime.worker.queue_link import QueueLink

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.graph import analyse
 from runtime.inference import infer_schemas, run_problems
@@ -374,7 +374,7 @@ def test_a_run_process_is_niced_named_after_its_run_and_ends_when_its_socket_clo
 
 SUPERVISOR = """
 import json, sys
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.io.paths import FileArea
 from runtime.worker.wire import RunOrder
 from runtime.worker.zygote import ForkServer

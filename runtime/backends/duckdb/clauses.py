@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from runtime import relational as rel
 from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.plan import relational as rel
 from runtime.tables.schema import Column, Schema
 
 if TYPE_CHECKING:

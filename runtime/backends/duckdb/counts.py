@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from runtime import relational as rel
 from runtime.backends.duckdb.profiles import skeleton
 from runtime.backends.duckdb.shapes import is_row_wise, matched, planned
 from runtime.document.spec import Source
-from runtime.plan import relational as rel
 
 
 class Tally:

@@ -1,7 +1,7 @@
 """A segment's relational tree as one DuckDB query: one CTE per relation, identifiers quoted,
 every value a bound `?` parameter, column types as the pandas backend gives them.
 
-Row order is part of the meaning (runtime/plan/relational.py). A rendered relation is either
+Row order is part of the meaning (runtime/relational.py). A rendered relation is either
 *natural* (DuckDB's stream order, kept by `preserve_insertion_order`, is pandas' order: scans,
 frames, and row-wise nodes over them), ordered by hidden columns it carries (after a sort, an
 aggregate, or where a consumer needs the order), or unordered (a multiset). Hidden columns are
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from runtime import relational as rel
 from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
 from runtime.backends.duckdb.scans import scan_sql, stored_sql
@@ -26,7 +27,6 @@ from runtime.expressions.sql_parts import identifier as quoted
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.io.file_patterns import InputFile
 from runtime.io.paths import FileArea
-from runtime.plan import relational as rel
 from runtime.tables.frames import public_type
 from runtime.tables.schema import Column, Schema
 

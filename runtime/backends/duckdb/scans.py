@@ -32,7 +32,7 @@ from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
-from runtime.plan.relational import Scan, Stored
+from runtime.relational import Scan, Stored
 from runtime.tables.schema import Column, Schema
 
 NULL_MARKERS = pa_csv.ConvertOptions().null_values

@@ -21,7 +21,6 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from runtime.backends.budget import Budget
 from runtime.backends.duckdb.counts import Tally
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.profiles import scan_name
@@ -29,13 +28,14 @@ from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
 from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
+from runtime.budget import Budget
 from runtime.document.spec import Source
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
 from runtime.lazy import pd
-from runtime.plan.relational import Relation, Scan
+from runtime.relational import Relation, Scan
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 
 PROFILED = ["operator.name", "operator.type", "operator.extra_info", "operator.intermediate_rows"]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from runtime.plan import relational as rel
+from runtime import relational as rel
 
 JOIN_TYPES = {"inner": {"INNER"}, "left": {"LEFT"}, "right": {"RIGHT"}, "outer": {"OUTER", "FULL"}}
 SWAPPED = {"inner": {"INNER"}, "left": {"RIGHT"}, "right": {"LEFT"}, "outer": {"OUTER", "FULL"}}

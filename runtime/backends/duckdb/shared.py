@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from runtime.plan import relational as rel
+from runtime import relational as rel
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime import relational as rel
 from runtime.backends.duckdb.rendered import Rendered
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
@@ -25,7 +26,6 @@ from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.atomic import Staged, staged_file, temporary_path, write_error
 from runtime.operators.parquet_files import appended, pandas_schema
-from runtime.plan import relational as rel
 from runtime.tables.schema import Column
 
 BATCH_ROWS = 128 * 1024

@@ -18,8 +18,8 @@ import pandas as pd
 
 from runtime.backends.duckdb import run_segment
 from runtime.context import NodeContext
-from runtime.plan.relational import Input
 from runtime.registry import default_registry
+from runtime.relational import Input
 from runtime.tables.schema import schema_of
 
 

@@ -10,9 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-from runtime.backends.budget import Budget
+from runtime import relational as r
 from runtime.backends.duckdb import run_segment
-from runtime.plan import relational as r
+from runtime.budget import Budget
 
 
 def spilled_bytes(folder: Path) -> int:

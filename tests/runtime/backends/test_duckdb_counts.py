@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
+from runtime import relational as rel
 from runtime.backends.duckdb.profiles import parsed, skeleton
 from runtime.backends.duckdb.shapes import Shape, matched
-from runtime.plan import relational as rel
 from tests.runtime.backends.both import Step, run_duckdb, run_pandas
 from tests.runtime.backends.test_duckdb_properties import frames, steps
 from tests.strategies import bounded, json_scalars

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from runtime.context import NodeContext
 from runtime.errors import NotLowerable, OperatorError
 from runtime.operators.csv_files import CsvInput, CsvInputParams, CsvOutput, CsvOutputParams
-from runtime.plan.relational import Input
+from runtime.relational import Input
 from runtime.tables.schema import date_dtype, schema_of
 from tests.runtime.backends.both import Step, write_both_ways
 from tests.strategies import bounded, texts

@@ -18,16 +18,16 @@ import duckdb
 import pandas as pd
 import pytest
 
-from runtime.backends.budget import Budget
+from runtime import relational as r
 from runtime.backends.duckdb import SegmentError, run_segment
 from runtime.backends.duckdb.session import open_session
+from runtime.budget import Budget
 from runtime.context import NodeContext
 from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled
 from runtime.io.paths import FileArea
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.plan import build_plan
-from runtime.plan import relational as r
 from runtime.plan.prepare import prepare
 from tests.runtime.backends.both import Step, write_both_ways
 from tests.runtime.plan.test_backends_agree import self_join

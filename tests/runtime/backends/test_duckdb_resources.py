@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from runtime.backends.budget import Budget, machine_memory, parse_bytes, usable_cores
+from runtime import relational as r
 from runtime.backends.duckdb import run_segment
+from runtime.budget import Budget, machine_memory, parse_bytes, usable_cores
 from runtime.errors import NodeCancelled, OperatorError
-from runtime.plan import relational as r
 
 ROOT = Path(__file__).resolve().parents[3]
 ROWS = 3_000_000
@@ -137,7 +137,7 @@ def test_the_default_budget_shares_memory_and_cores_between_runs():
 
 def test_a_pandas_only_run_never_imports_duckdb():
     code = (
-        "import sys, runtime.cli, runtime.executor, runtime.registry, runtime.plan.relational;"
+        "import sys, runtime.cli, runtime.executor, runtime.registry, runtime.relational;"
         "runtime.registry.default_registry();"
         "print('duckdb' in sys.modules)"
     )

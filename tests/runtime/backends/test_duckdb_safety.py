@@ -8,12 +8,12 @@ import duckdb
 import pandas as pd
 import pytest
 
-from runtime.backends.budget import Budget
+from runtime import relational as r
 from runtime.backends.duckdb import SegmentError, run_segment
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.session import open_session
+from runtime.budget import Budget
 from runtime.errors import UnsafePathError
-from runtime.plan import relational as r
 from tests.runtime.backends.both import Step, assert_same
 
 BUDGET = Budget(memory_bytes=256 * 2**20, threads=1)

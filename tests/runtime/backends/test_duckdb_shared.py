@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.backends.budget import Budget
+from runtime import relational as r
 from runtime.backends.duckdb import run_segment
 from runtime.backends.duckdb.shared import steps
+from runtime.budget import Budget
 from runtime.errors import NodeCancelled
-from runtime.plan import relational as r
 from tests.runtime.backends.both import Step, assert_frames_match, run_duckdb, run_pandas
 from tests.runtime.backends.test_duckdb_properties import frames as random_frames
 from tests.runtime.backends.test_duckdb_properties import steps as random_chains

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.io.paths import CACHE, FileArea
 from runtime.run_options import RunOptions
 from runtime.worker.wire import RunOrder

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute

@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 import sqlalchemy as sa
 
-from runtime.backends.budget import Budget
+from runtime.budget import Budget
 from runtime.errors import OperatorError
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_guard import ConnectionGuard, Server, StaffOnly
