@@ -30,8 +30,8 @@ from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import load_document
 from runtime.errors import OperatorError, PipelineValidationError
 from runtime.io.file_patterns import input_files
+from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
-from runtime.registry import default_registry
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from editor.run_watch import start_reaping  # noqa: E402
 from editor.scheduler import serve_embedded as fire_schedules  # noqa: E402
 from editor.stale_outputs import start_removing  # noqa: E402
 from pipewright.request_bodies import StreamedBody, install  # noqa: E402
-from runtime.registry import default_registry  # noqa: E402
+from runtime.operators.registry import default_registry  # noqa: E402
 
 install()  # daphne's requests refuse bodies over their address's limit before reading them
 application = ProtocolTypeRouter(

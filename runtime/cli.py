@@ -296,7 +296,7 @@ def _collect_garbage_from_here() -> None:
 
 def operators_command(args) -> int:
     """The operator catalog: a table, or everything (params JSON Schema included) as JSON."""
-    from runtime.registry import default_registry
+    from runtime.operators.registry import default_registry
 
     catalog = default_registry().catalog()
     if args.json:

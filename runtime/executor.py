@@ -11,7 +11,7 @@ soon as its last consumer has taken it. Every state change goes out as an event.
 Threads cannot be killed: a node that times out or is cancelled is told to stop, its result
 is discarded when it returns, and `NodeContext.commit` keeps it from committing side effects
 after the decision. Such a thread no longer counts against `max_concurrency`. An operator's
-`open` and `close` (runtime/lifecycle.py) wrap a node's attempts: a stopped attempt's node
+`open` and `close` (runtime/operators/lifecycle.py) wrap a node's attempts: a stopped attempt's node
 closes when its thread returns, and the run's end waits for that, at most `CLOSE_WAIT_S`.
 """
 
@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.cache.recording import Recorder
-from runtime.context import NodeContext
 from runtime.errors import MemberError, NodeCancelled
 from runtime.events import Emitter, EventSink, now_iso
 from runtime.io.paths import FileArea
-from runtime.lifecycle import Lifecycles
 from runtime.node_reports import NodeReports
+from runtime.operators.context import NodeContext
+from runtime.operators.lifecycle import Lifecycles
 from runtime.output_store import OutputStore
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.passes.projection import needed_columns

@@ -18,14 +18,14 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from runtime.contract import Operator, Port
 from runtime.document.parameters import resolve_values, substitute
 from runtime.document.problems import validation_problems
 from runtime.document.spec import Edge, Pipeline, Source, load_document
 from runtime.errors import PipelineValidationError, Problem
-from runtime.file_checks import path_problems
 from runtime.io.paths import FileArea
-from runtime.registry import Registry, default_registry
+from runtime.operators.contract import Operator, Port
+from runtime.operators.file_checks import path_problems
+from runtime.operators.registry import Registry, default_registry
 
 STRUCTURAL = ("duplicate_node", "dangling_edge", "duplicate_edge", "unknown_port", "cycle",
               "too_many_edges")  # fmt: skip

@@ -1,9 +1,9 @@
 """The plugin contract's old import path: installed plugins import `runtime.operator`.
 
-The contract lives in `runtime/contract.py`; this module only keeps that path working.
+The contract lives in `runtime/operators/contract.py`; this module only keeps that path working.
 """
 
-from runtime.contract import (
+from runtime.operators.contract import (
     KINDS,
     InputFrames,
     InputRelations,

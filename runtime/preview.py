@@ -24,8 +24,8 @@ from runtime.document.spec import Pipeline
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.executor import execute
 from runtime.io.paths import FileArea
+from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
-from runtime.registry import Registry, default_registry
 from runtime.statuses import NodeStatus
 from runtime.tables.json_rows import json_rows
 from runtime.tables.schema import Schema, schema_of

@@ -16,7 +16,7 @@ import pytest
 
 pytest.register_assert_rewrite("tests.live_client")
 
-from runtime.registry import default_registry  # noqa: E402
+from runtime.operators.registry import default_registry  # noqa: E402
 from tests.servers import (  # noqa: E402
     DaphneServer,
     WorkerService,

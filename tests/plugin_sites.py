@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.registry import ENTRY_POINT_GROUP
+from runtime.operators.registry import ENTRY_POINT_GROUP
 
 
 def operator_site(folder: Path, module: str, source: str, operators: dict[str, str]) -> Path:

@@ -3,7 +3,7 @@
 from ninja import Router
 
 from editor.api.schemas import OperatorCatalog, answers
-from runtime.registry import default_registry
+from runtime.operators.registry import default_registry
 from runtime.statuses import status_catalog
 
 router = Router()

@@ -26,10 +26,10 @@ from pathlib import Path
 from runtime.cache.keys import Keys, Parts, plan_keys
 from runtime.cache.store import ResultStore
 from runtime.cache.stored import StoredResult
-from runtime.contract import OperatorParams
 from runtime.errors import OperatorError, PipewrightError
-from runtime.file_identity import file_hash
 from runtime.io.paths import FileArea
+from runtime.operators.contract import OperatorParams
+from runtime.operators.file_identity import file_hash
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import copied, rederived
 from runtime.plan.schemas import OutputSchemas

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.contract import Operator, Port
+from runtime.operators.contract import Operator, Port
 
 BATCH_ROWS = 65_536
 """Rows per batch when reading only a file's head."""

@@ -25,7 +25,7 @@ from runtime.comparison.records import RunRecord
 from runtime.comparison.rows import Side, compare_rows
 from runtime.document.diff import diff_documents
 from runtime.errors import ComparisonError
-from runtime.registry import Registry, default_registry
+from runtime.operators.registry import Registry, default_registry
 
 NOT_KEPT = "data not kept"
 

@@ -19,11 +19,11 @@ from runtime.document.spec import Pipeline
 from runtime.errors import NotLowerable
 from runtime.inference import InferredSchemas
 from runtime.io.paths import FileArea
+from runtime.operators.registry import Registry
 from runtime.plan import Plan, build_plan
 from runtime.plan.fusion import fuse
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
 from runtime.plan.tasks import tasks_of
-from runtime.registry import Registry
 
 
 @dataclass

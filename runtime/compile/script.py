@@ -33,9 +33,9 @@ from runtime.errors import PipelineValidationError
 from runtime.inference import infer_schemas
 from runtime.io.paths import FileArea
 from runtime.operators import BUILTIN_OPERATORS
+from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
-from runtime.registry import Registry, default_registry
 
 BACKENDS = ("auto", "duckdb", "pandas")
 """What a script may run on, as a run: `auto` puts segments on DuckDB when the inputs are large

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from runtime.errors import Problem
-from runtime.fields import EXPRESSION, VERBATIM, FieldKind, field_kind
+from runtime.operators.fields import EXPRESSION, VERBATIM, FieldKind, field_kind
 
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -1,9 +1,14 @@
-"""The built-in operator catalog (the contract they implement is `runtime/contract.py`).
+"""The built-in operator catalog and the contract they implement (`contract.py`).
 
 Each module holds one operator family; each operator is one class. They are listed by name
 and imported on first use, so that a run imports only the operators it needs (the SQL and
 Excel families pull in SQLAlchemy and openpyxl, which a CSV pipeline should not pay for at
 start-up). The registry checks that each class has the listed name.
+
+Besides the families, this package holds what every operator works with: the contract
+(`contract.py`), what a node sees of its run (`context.py`), typed param fields, the open/close
+lifecycle, the registry, and param helpers (column names, file checks, file identity). Does not
+belong here: planning (operators lower to `runtime.relational`, never import `runtime.plan`).
 """
 
 BUILTIN_OPERATORS: dict[str, str] = {

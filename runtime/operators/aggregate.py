@@ -17,7 +17,6 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from runtime import relational
-from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_params import (
@@ -30,6 +29,7 @@ from runtime.operators.column_params import (
     frame_schema,
     require_type,
 )
+from runtime.operators.contract import Operator, OperatorParams
 from runtime.tables.schema import Column, Schema
 
 Function = Literal[

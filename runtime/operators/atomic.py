@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.paths import FileArea
+from runtime.operators.context import NodeContext
 
 WriteMode = Literal["overwrite", "append", "error_if_exists"]
 

@@ -11,12 +11,11 @@ import dataclasses
 from pydantic import Field
 
 from runtime import relational
-from runtime.column_names import needed_with, require_columns
-from runtime.contract import Operator, OperatorParams
 from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, evaluate, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql
 from runtime.lazy import pd
+from runtime.operators.column_names import needed_with, require_columns
 from runtime.operators.column_params import (
     ColumnName,
     ColumnNames,
@@ -31,6 +30,7 @@ from runtime.operators.column_params import (
     frame_schema,
     with_nullable,
 )
+from runtime.operators.contract import Operator, OperatorParams
 from runtime.tables.casting import cast_series
 from runtime.tables.schema import Column, Schema, TypeName
 

@@ -5,7 +5,7 @@ param types that hold column names and values (`ColumnNames`, `Scalar` ...), eac
 its JSON Schema which input port's columns it names (`ColumnOf`), the type a named
 column must have, a value written in params converted to a column's type, and result dtypes in
 the engine's convention (runtime/tables/frames.py). Whether a named column exists at all is
-`runtime/column_names.py`'s job. Each operator writes its checks once, against a `Schema`:
+`runtime/operators/column_names.py`'s job. Each operator writes its checks once, against a `Schema`:
 `output_schema` calls them with the predicted input schema and `run` with
 `frame_schema(frame)`. Nothing here reads more than one value of a table.
 """
@@ -20,10 +20,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
-from runtime.column_names import require_columns
 from runtime.errors import ParamsError
-from runtime.fields import Expression
 from runtime.lazy import pd
+from runtime.operators.column_names import require_columns
+from runtime.operators.fields import Expression
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import column_dtypes
 from runtime.tables.schema import Column, Schema, TypeName, type_name_of

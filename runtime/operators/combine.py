@@ -13,7 +13,6 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from runtime import relational
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_params import (
@@ -23,6 +22,7 @@ from runtime.operators.column_params import (
     frame_schema,
     one_or_more_columns,
 )
+from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.tables.schema import Column, Schema
 
 JoinHow = Literal["inner", "left", "right", "outer"]

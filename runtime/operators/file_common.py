@@ -29,12 +29,7 @@ import pyarrow as pa
 from pydantic import AfterValidator, Field
 
 from runtime import relational
-from runtime.context import NodeContext
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import NotLowerable, OperatorError, ParamsError
-from runtime.fields import DataPath
-from runtime.file_checks import named_files
-from runtime.file_identity import files_identity
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import (
     after_watermark,
@@ -45,6 +40,11 @@ from runtime.io.incremental import (
 )
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import Operator, OperatorParams, Port
+from runtime.operators.fields import DataPath
+from runtime.operators.file_checks import named_files
+from runtime.operators.file_identity import files_identity
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import public_type, to_pandas
 from runtime.tables.schema import Column, Schema, schema_of

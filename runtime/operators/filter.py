@@ -6,8 +6,6 @@ import numpy as np
 from pydantic import Field
 
 from runtime import relational
-from runtime.column_names import needed_with
-from runtime.contract import Operator, OperatorParams
 from runtime.errors import ParamsError
 from runtime.expressions import (
     ExpressionError,
@@ -16,7 +14,9 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.expressions.to_sql import to_sql_condition
+from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import InputExpression
+from runtime.operators.contract import Operator, OperatorParams
 
 
 class FilterParams(OperatorParams):

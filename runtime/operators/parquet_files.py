@@ -17,14 +17,14 @@ import pyarrow as pa
 from pydantic import Field
 
 from runtime import relational
-from runtime.column_names import require_columns
-from runtime.context import NodeContext
-from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
-from runtime.fields import DataPath, FileEndings
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd, pq
+from runtime.operators.column_names import require_columns
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import OperatorParams
+from runtime.operators.fields import DataPath, FileEndings
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

@@ -15,13 +15,13 @@ import numpy as np
 from pydantic import AfterValidator, Field
 
 from runtime import relational
-from runtime.column_names import needed_with
-from runtime.contract import Operator, OperatorParams, OutputsFrom, Port
 from runtime.document.spec import PORT_MAX_LENGTH
 from runtime.errors import ParamsError
 from runtime.expressions import ExpressionError, condition_array, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql_condition
+from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import InputExpression, first_repeated
+from runtime.operators.contract import Operator, OperatorParams, OutputsFrom, Port
 
 OTHERWISE = "otherwise"
 MAX_CONDITIONS = 100

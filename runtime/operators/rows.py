@@ -13,8 +13,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from runtime import relational
-from runtime.column_names import needed_with
-from runtime.contract import Operator, OperatorParams
+from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import (
     ColumnNames,
     InputColumn,
@@ -24,6 +23,7 @@ from runtime.operators.column_params import (
     frame_schema,
     with_nullable,
 )
+from runtime.operators.contract import Operator, OperatorParams
 from runtime.tables.schema import Schema
 
 

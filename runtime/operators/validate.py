@@ -13,7 +13,6 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
 from runtime.io.regex import check_pattern, full_matches
 from runtime.lazy import pd
@@ -29,6 +28,7 @@ from runtime.operators.column_params import (
     require_type,
     written,
 )
+from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.tables.schema import Column, Schema
 
 REASON = "_reason"

@@ -9,8 +9,8 @@ from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
 from runtime.graph import analyse
 from runtime.io.paths import FileArea
+from runtime.operators.registry import Registry
 from runtime.plan.model import Plan, PlannedNode, count_consumers
-from runtime.registry import Registry
 
 
 def build_plan(

@@ -13,13 +13,13 @@ import dataclasses
 from collections.abc import Iterable
 
 from runtime.cache.stored import StoredResult
-from runtime.contract import InputRelations, InputSchemas
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
-from runtime.file_checks import input_bytes
 from runtime.io.incremental import is_incremental
 from runtime.io.paths import FileArea
-from runtime.lifecycle import has_lifecycle
+from runtime.operators.contract import InputRelations, InputSchemas
+from runtime.operators.file_checks import input_bytes
+from runtime.operators.lifecycle import has_lifecycle
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
 from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas

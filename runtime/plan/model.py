@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from runtime.contract import Operator, Ports
 from runtime.document.spec import Config, Source
+from runtime.operators.contract import Operator, Ports
 from runtime.relational import Relation
 
 

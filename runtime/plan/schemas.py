@@ -8,9 +8,9 @@ simply has none, and nothing is decided from it.
 
 from __future__ import annotations
 
-from runtime.context import NodeContext
-from runtime.contract import InputSchemas
 from runtime.io.paths import FileArea
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import InputSchemas
 from runtime.plan.model import Plan, PlannedNode
 from runtime.tables.schema import Schema
 

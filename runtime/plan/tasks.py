@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.document.spec import Source
 from runtime.errors import NotLowerable
+from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
 from runtime.results import check_outputs

@@ -32,9 +32,9 @@ from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
 from runtime.events import Event
 from runtime.executor import execute
+from runtime.operators.registry import default_registry
 from runtime.plan import Plan, build_plan
 from runtime.plan.prepare import prepare
-from runtime.registry import default_registry
 from runtime.results import RunResult
 from runtime.statuses import NodeStatus
 from runtime.worker import process_flags

@@ -35,8 +35,8 @@ from distributed import Queue, Worker, get_client, get_worker, rejoin, secede
 
 from runtime.backends.dask.partitions import use_worker_client
 from runtime.budget import Budget, usable_cores
+from runtime.operators.registry import default_registry
 from runtime.plan import Plan
-from runtime.registry import default_registry
 from runtime.worker.child import Host, serve
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.wire import RunOrder

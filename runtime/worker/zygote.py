@@ -260,7 +260,7 @@ def main(control_fd: int) -> NoReturn:
     os.setsid()  # terminal signals (Ctrl+C in `manage.py runpipeline`) reach the supervisor only
     for module in PRELOAD:
         importlib.import_module(module)
-    from runtime.registry import default_registry
+    from runtime.operators.registry import default_registry
 
     default_registry().catalog()
     try:

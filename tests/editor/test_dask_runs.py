@@ -27,8 +27,8 @@ from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
+from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
-from runtime.registry import default_registry
 from runtime.worker.wire import RunOrder
 from tests.dask_clusters import DaskProcesses, tls_config
 from tests.editor.conftest import SEED, wait_for_run

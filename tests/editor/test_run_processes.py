@@ -24,9 +24,9 @@ from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
 from runtime.io.paths import FileArea
+from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.registry import default_registry
 from runtime.worker.wire import RunOrder
 from tests.editor.conftest import SEED, wait_for_run
 from tests.editor.runs import (

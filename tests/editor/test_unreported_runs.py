@@ -11,7 +11,7 @@ import pytest
 
 from editor.models import NodeRun, Run
 from editor.run_watch import reap_and_remove_leftovers
-from runtime.registry import default_registry
+from runtime.operators.registry import default_registry
 from tests.editor.conftest import wait_for_run
 from tests.editor.runs import nodes_of, start, wait_until
 from tests.plugin_sites import operator_site

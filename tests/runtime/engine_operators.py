@@ -14,10 +14,10 @@ from typing import Annotated, Literal
 import pandas as pd
 from pydantic import Field
 
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.document.spec import Pipeline, load_document
 from runtime.errors import OperatorError, ParamsError
-from runtime.registry import Registry
+from runtime.operators.contract import Operator, OperatorParams, Port
+from runtime.operators.registry import Registry
 from runtime.tables.schema import Column, Schema
 
 

@@ -17,7 +17,7 @@ import pytest
 from runtime import cli, graph
 from runtime.events import read_json_lines
 from runtime.operators import BUILTIN_OPERATORS
-from runtime.registry import Registry
+from runtime.operators.registry import Registry
 from tests.runtime.engine_operators import Sink, Source, Step
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -231,8 +231,8 @@ def test_a_long_chain_never_holds_every_intermediate_at_once(max_concurrency):
     """Each node makes a fresh 4 MB frame; peak memory must stay a few frames, not 40."""
     import tracemalloc
 
-    from runtime.contract import Operator, OperatorParams
-    from runtime.registry import Registry
+    from runtime.operators.contract import Operator, OperatorParams
+    from runtime.operators.registry import Registry
 
     class Big(Operator):
         name, kind, title, inputs = "big", "input", "Big", ()

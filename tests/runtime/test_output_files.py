@@ -25,9 +25,9 @@ from runtime.operators.atomic import (
 )
 from runtime.operators.csv_files import CsvInput
 from runtime.operators.file_common import FileOutput, FileOutputParams
+from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
 from runtime.preview import preview
-from runtime.registry import Registry, default_registry
 
 PEOPLE = "id,name\n1,Ada\n2,Grace\n"
 

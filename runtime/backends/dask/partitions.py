@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from runtime.backends.dask.decompose import SplitAggregate
 from runtime.backends.dask.method_pickling import standard_method_pickling
-from runtime.context import NodeContext
 from runtime.errors import NodeCancelled, OperatorError
 from runtime.io.paths import FileArea
 from runtime.lazy import pd
+from runtime.operators.context import NodeContext
 from runtime.plan.model import PlannedNode
 
 CONNECT_TIMEOUT_S = 10

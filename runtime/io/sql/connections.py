@@ -25,11 +25,11 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError, StatementError
 from sqlalchemy.pool import NullPool
 
-from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.addresses import AddressRefused
 from runtime.io.sql.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
 from runtime.io.sql.sessions import SQLITE_REFUSED, confine
+from runtime.operators.context import NodeContext
 
 CONNECT_TIMEOUT_S = 10
 """How long to wait for a server that does not answer (a refused connection fails at once)."""

@@ -1,5 +1,5 @@
 """One database connection per SQL node, opened before its first attempt and closed after its
-last (`Operator.open` / `close`, runtime/lifecycle.py), kept in `ctx.resources`.
+last (`Operator.open` / `close`, runtime/operators/lifecycle.py), kept in `ctx.resources`.
 
 Every attempt of the node uses it, starting with a rollback, so that a failed attempt's
 transaction never reaches the retry. A context made outside a run (the schema view, a
@@ -13,8 +13,8 @@ from contextlib import ExitStack, contextmanager
 
 from sqlalchemy.engine import Connection
 
-from runtime.context import NodeContext
 from runtime.io.sql.connections import connect
+from runtime.operators.context import NodeContext
 
 _KEY = "sql_connection"
 

@@ -18,10 +18,7 @@ import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection, CursorResult
 
-from runtime.context import NodeContext
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import ParamsError
-from runtime.fields import VerbatimText
 from runtime.io.incremental import (
     IncrementalField,
     incremental_of,
@@ -31,6 +28,9 @@ from runtime.io.incremental import (
 from runtime.io.sql.connection_specs import as_spec, fingerprint
 from runtime.io.sql.connections import database_errors
 from runtime.lazy import pd
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import Operator, OperatorParams, Port
+from runtime.operators.fields import VerbatimText
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     DATE,

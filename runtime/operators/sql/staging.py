@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
-from runtime.context import NodeContext
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import Connections, as_spec
 from runtime.io.sql.connections import connect
+from runtime.operators.context import NodeContext
 from runtime.operators.sql.dialects import SWAP_DIALECTS
 
 if TYPE_CHECKING:

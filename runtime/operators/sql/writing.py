@@ -18,13 +18,13 @@ from pydantic import Field, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from runtime.column_names import require_columns
-from runtime.context import NodeContext
-from runtime.contract import Operator, OperatorParams, Port
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.sql.connections import database_errors, driver_message, writable
 from runtime.lazy import pd
+from runtime.operators.column_names import require_columns
 from runtime.operators.column_params import ColumnOf
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     SWAP_DIALECTS,

@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from runtime.backends.duckdb import run_segment
-from runtime.context import NodeContext
-from runtime.registry import default_registry
+from runtime.operators.context import NodeContext
+from runtime.operators.registry import default_registry
 from runtime.relational import Input
 from runtime.tables.schema import schema_of
 

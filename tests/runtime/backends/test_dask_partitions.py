@@ -18,16 +18,16 @@ import pytest
 from distributed import LocalCluster
 
 from runtime.backends.dask import partitions
-from runtime.contract import Operator, OperatorParams
 from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.io.paths import FileArea
 from runtime.operators import BUILTIN_OPERATORS
+from runtime.operators.contract import Operator, OperatorParams
+from runtime.operators.registry import Registry
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
 from runtime.plan.tasks import tasks_of
-from runtime.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[3]
 REGIONS = ["north", "south", "east", None]

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.context import NodeContext
 from runtime.errors import NotLowerable, OperatorError
+from runtime.operators.context import NodeContext
 from runtime.operators.csv_files import CsvInput, CsvInputParams, CsvOutput, CsvOutputParams
 from runtime.relational import Input
 from runtime.tables.schema import date_dtype, schema_of

@@ -13,9 +13,9 @@ from runtime.document.spec import load_document
 from runtime.errors import NotLowerable
 from runtime.executor import execute
 from runtime.io.paths import FileArea
+from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.registry import default_registry
 from tests.runtime.backends.both import Step, assert_same, run_duckdb, run_pandas
 
 

@@ -8,9 +8,9 @@ import datetime
 import pandas as pd
 import pytest
 
-from runtime.contract import Operator
 from runtime.errors import NotLowerable
-from runtime.registry import default_registry
+from runtime.operators.contract import Operator
+from runtime.operators.registry import default_registry
 from runtime.tables.schema import date_dtype, schema_of
 from tests.runtime.backends.both import Step, assert_same, lower_all
 

@@ -22,11 +22,11 @@ from runtime import relational as r
 from runtime.backends.duckdb import SegmentError, run_segment
 from runtime.backends.duckdb.session import open_session
 from runtime.budget import Budget
-from runtime.context import NodeContext
 from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled
 from runtime.io.paths import FileArea
 from runtime.operators.atomic import remove_stale_temporaries
+from runtime.operators.context import NodeContext
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from tests.runtime.backends.both import Step, write_both_ways

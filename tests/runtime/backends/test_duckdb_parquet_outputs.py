@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given
 
 from runtime.backends.duckdb import SegmentError
-from runtime.context import NodeContext
 from runtime.errors import OperatorError
+from runtime.operators.context import NodeContext
 from runtime.operators.parquet_files import ParquetInput, ParquetInputParams
 from runtime.tables.schema import date_dtype
 from tests.runtime.backends.both import Step, write_both_ways, write_on_duckdb, write_on_pandas

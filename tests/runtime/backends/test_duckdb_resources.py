@@ -137,8 +137,8 @@ def test_the_default_budget_shares_memory_and_cores_between_runs():
 
 def test_a_pandas_only_run_never_imports_duckdb():
     code = (
-        "import sys, runtime.cli, runtime.executor, runtime.registry, runtime.relational;"
-        "runtime.registry.default_registry();"
+        "import sys, runtime.cli, runtime.executor, runtime.operators.registry, runtime.relational;"
+        "runtime.operators.registry.default_registry();"
         "print('duckdb' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -73,7 +73,7 @@ def test_a_csv_column_of_no_values_stays_on_pandas(root):
 
 
 def test_a_csv_file_in_another_encoding_stays_on_pandas(root):
-    from runtime.registry import default_registry
+    from runtime.operators.registry import default_registry
 
     operator = default_registry().get("csv_input")
     params = operator.Params.model_validate({"path": "in.csv", "encoding": "latin-1"})

@@ -25,9 +25,9 @@ from runtime.document.spec import load_document
 from runtime.executor import execute
 from runtime.expressions import literal
 from runtime.io.paths import FileArea
+from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.registry import default_registry
 from tests.runtime.backends.both import assert_frames_match
 from tests.runtime.compile.scripts import compiled, run_script
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from runtime.contract import Operator, OperatorParams
 from runtime.document.parameters import parse_cli_value
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
-from runtime.fields import Expression, VerbatimText
+from runtime.operators.contract import Operator, OperatorParams
+from runtime.operators.fields import Expression, VerbatimText
+from runtime.operators.registry import Registry
 from runtime.plan import build_plan
-from runtime.registry import Registry
 
 
 class Mapping(BaseModel):

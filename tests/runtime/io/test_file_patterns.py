@@ -10,13 +10,13 @@ import pytest
 
 from runtime.document.spec import load_document
 from runtime.errors import OperatorError, UnsafePathError
-from runtime.file_checks import input_bytes
 from runtime.graph import analyse
 from runtime.inference import infer_schemas
 from runtime.io import file_patterns
 from runtime.io.file_patterns import input_files
 from runtime.io.paths import FileArea
-from runtime.registry import default_registry
+from runtime.operators.file_checks import input_bytes
+from runtime.operators.registry import default_registry
 
 CSV = (".csv", ".tsv", ".txt")
 

@@ -16,12 +16,12 @@ from typing import ClassVar
 import pandas as pd
 import pytest
 
-from runtime.context import NodeContext
-from runtime.contract import Operator
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import Operator
+from runtime.operators.registry import Registry
 from runtime.plan import build_plan
-from runtime.registry import Registry
 from runtime.tables.schema import Schema, schema_of
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from runtime import context
+from runtime.operators import context
 from runtime.operators.sql import SqlInput, SqlOutput
 from runtime.tables.schema import date_dtype
 from tests.runtime.operators.contract import make_ctx

@@ -8,8 +8,8 @@ import io
 import pandas as pd
 import pytest
 
-from runtime import context
 from runtime.errors import OperatorError, ParamsError
+from runtime.operators import context
 from runtime.operators.csv_files import CsvInput
 from runtime.operators.excel_files import ExcelInput
 from runtime.operators.json_files import JsonInput

@@ -8,10 +8,10 @@ from typing import Annotated
 
 import pytest
 
-from runtime.contract import Operator, OperatorParams
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.column_params import ColumnOf, ExpressionOver, column_names
-from runtime.registry import default_registry
+from runtime.operators.contract import Operator, OperatorParams
+from runtime.operators.registry import default_registry
 
 COLUMN_PARAMS = {
     "aggregate": {"group_by[]": "in", "aggregations[].column": "in"},
@@ -80,7 +80,7 @@ def test_every_declared_port_is_an_input_port_of_its_operator(name):
 
 
 def test_a_plugin_marks_its_own_column_and_expression_params():
-    from runtime.fields import Expression
+    from runtime.operators.fields import Expression
 
     class Params(OperatorParams):
         keys: column_names("lookup") = []

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from runtime.contract import OperatorParams
 from runtime.errors import OperatorError
+from runtime.operators.contract import OperatorParams
 from runtime.operators.route import Route
 from runtime.tables.schema import Column, Schema
 from tests.runtime.operators.contract import OperatorContract, make_ctx

@@ -7,11 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from runtime import context
 from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled, OperatorError, ParamsError
 from runtime.executor import execute
-from runtime.operators import sql
+from runtime.operators import context, sql
 from runtime.operators.sql import SqlInput
 from runtime.plan import build_plan
 from tests.runtime.operators.contract import make_ctx

@@ -11,9 +11,9 @@ import pandas as pd
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.context import NodeContext
 from runtime.executor import execute
 from runtime.io.paths import FileArea
+from runtime.operators.context import NodeContext
 from runtime.operators.csv_files import CsvInput, CsvInputParams
 from runtime.operators.parquet_files import ParquetInput, ParquetInputParams
 from runtime.plan import build_plan

@@ -8,8 +8,8 @@ import hashlib
 
 from pydantic import BaseModel
 
-from runtime.file_checks import named_files, path_fields
 from runtime.io.paths import FileArea
+from runtime.operators.file_checks import named_files, path_fields
 
 HASHED_BYTES = 1 << 20
 """Files up to this size are hashed too: reading them costs less than a run's start-up."""

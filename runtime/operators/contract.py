@@ -21,8 +21,8 @@ from runtime.errors import NotLowerable
 from runtime.lazy import pd
 
 if TYPE_CHECKING:
-    from runtime.context import NodeContext
     from runtime.io.paths import FileArea
+    from runtime.operators.context import NodeContext
     from runtime.relational import Relation
     from runtime.tables.schema import Schema
 

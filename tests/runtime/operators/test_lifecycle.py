@@ -13,7 +13,7 @@ import pytest
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.lifecycle import Lifecycles
+from runtime.operators.lifecycle import Lifecycles
 from runtime.plan import build_plan
 from tests.runtime.engine_operators import Source, engine_registry
 
@@ -21,7 +21,7 @@ from tests.runtime.engine_operators import Source, engine_registry
 def _demo_plugin():
     """The demo plugin's module, loaded from its file: on `sys.path`, its folder's metadata
     would add its operators to every registry this process builds later."""
-    path = Path(__file__).resolve().parent.parent / "plugin_demo" / "pipewright_plugin_demo.py"
+    path = Path(__file__).resolve().parents[2] / "plugin_demo" / "pipewright_plugin_demo.py"
     spec = importlib.util.spec_from_file_location("pipewright_plugin_demo", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from runtime.context import NodeContext
-from runtime.contract import Operator
+from runtime.operators.context import NodeContext
+from runtime.operators.contract import Operator
 
 CLOSE_WAIT_S = 30.0
 """How long the end of a run waits for stopped attempts' threads to return and their nodes to

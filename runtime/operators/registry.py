@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib.metadata import entry_points
 
-from runtime.contract import KINDS, Operator
+from runtime.operators.contract import KINDS, Operator
 
 ENTRY_POINT_GROUP = "pipewright.operators"
 
@@ -37,7 +37,9 @@ class Registry:
     def register(self, operator_class: type[Operator]) -> None:
         """Add an operator class; its name must be new and its declaration complete."""
         if not (isinstance(operator_class, type) and issubclass(operator_class, Operator)):
-            raise TypeError(f"{operator_class!r} is not a subclass of runtime.contract.Operator")
+            raise TypeError(
+                f"{operator_class!r} is not a subclass of runtime.operators.contract.Operator"
+            )
         for attribute in ("name", "kind", "title"):
             if not getattr(operator_class, attribute, None):
                 raise TypeError(f"operator {operator_class.__name__} does not set `{attribute}`")

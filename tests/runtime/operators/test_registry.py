@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime.contract import Operator, OperatorParams
 from runtime.operators import BUILTIN_OPERATORS
-from runtime.registry import Registry, default_registry
+from runtime.operators.contract import Operator, OperatorParams
+from runtime.operators.registry import Registry, default_registry
 
 
 def runtime_cli(*args: str, site: Path, cwd: Path) -> subprocess.CompletedProcess:
@@ -108,7 +108,7 @@ def test_every_builtin_operator_is_listed_under_its_own_name():
 
 def test_a_run_imports_only_the_operators_it_uses():
     code = (
-        "import sys, runtime.registry; r = runtime.registry.default_registry();"
+        "import sys, runtime.operators.registry; r = runtime.operators.registry.default_registry();"
         "r.get('csv_input'); r.get('filter');"
         "print('sqlalchemy' in sys.modules, 'openpyxl' in sys.modules)"
     )
