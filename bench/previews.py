@@ -3,7 +3,7 @@
     python bench/previews.py [--repeat 50]
 
 Over the demo's pipelines and sample data (`manage.py seed_demo`'s), each job is done
-`--repeat` times in this process (`runtime.preview`, `runtime.inference`, as the web server
+`--repeat` times in this process (`runtime.preview`, `runtime.checks.inference`, as the web server
 did before) and in a job process forked by the pre-started server (`editor.preview_pool`, as
 it does now: the spare process warmed up after the last job, the document and answer as
 JSON), with a pause between jobs as between saves; median and p95 in ms. Every save answers
@@ -41,8 +41,8 @@ def main() -> None:
     from bench.table import print_table
     from editor import preview_pool, run_process
     from editor.management.commands.seed_demo import DEMO_DOCUMENTS, _write_sample_data
+    from runtime.checks.inference import infer_schemas
     from runtime.document.spec import load_document
-    from runtime.inference import infer_schemas
     from runtime.io.paths import FileArea
     from runtime.preview import preview
 

@@ -18,10 +18,10 @@ from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule, Workspace
 from editor.run_limits import refuse_too_many_runs
 from editor.workspaces import engine_access, personal_workspace
+from runtime.checks.analysis import structural_problems
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import to_json_dict
 from runtime.errors import Problem
-from runtime.graph import structural_problems
 from runtime.statuses import RunStatus
 
 

@@ -41,10 +41,10 @@ from django.conf import settings
 from editor import audit, run_process
 from editor.errors import ActionError
 from runtime.budget import Budget
+from runtime.checks.analysis import analyse
 from runtime.comparison.records import RunRecord
 from runtime.document.spec import Pipeline, to_json_dict
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
-from runtime.graph import analyse
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.preview import DEFAULT_LIMIT
@@ -104,7 +104,7 @@ def infer_schemas(
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
 ) -> dict:
-    """What `runtime.inference.infer_schemas` answers, in its JSON form, computed in a job's
+    """What `runtime.checks.inference.infer_schemas` answers, in its JSON form, computed in a job's
     process."""
     job = _Job("schemas", "working out the pipeline's columns", SLOW_INPUTS)
     return _answer(job, document, parameters, data_root, connections)
@@ -117,7 +117,7 @@ def run_problems(
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
 ) -> list[Problem]:
-    """What `runtime.inference.run_problems` answers, computed in a job's process."""
+    """What `runtime.checks.inference.run_problems` answers, computed in a job's process."""
     # A run follows at once: its start, not a spare's warm-up, gets the CPU (the run makes
     # the next spare when it ends).
     job = _Job("run_problems", "checking the pipeline before its run", SLOW_INPUTS, refill=False)

@@ -192,7 +192,7 @@ def _parameter(text: str) -> tuple[str, Any]:
 
 def validate_command(args) -> int:
     """Exit 0 when the document can run, else 2 with one `node.field: message` line each."""
-    from runtime.graph import validate
+    from runtime.checks.analysis import validate
 
     problems = validate(_load(args.file), dict(args.param))
     for problem in problems:
@@ -346,7 +346,7 @@ def compile_command(args) -> int:
 
 
 def _load(path: Path):
-    from runtime.graph import load_checked
+    from runtime.checks.analysis import load_checked
 
     try:
         text = path.read_text(encoding="utf-8")

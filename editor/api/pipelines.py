@@ -317,7 +317,7 @@ def _checked(request, pipeline, document: PipelineSpec) -> dict:
 
 def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:
     """The schemas and problems of `document` (default: the pipeline's stored one), in the
-    JSON form of `runtime.inference.InferredSchemas`."""
+    JSON form of `runtime.checks.inference.InferredSchemas`."""
     return preview_pool.infer_schemas(
         document or to_document(pipeline),
         parameters,

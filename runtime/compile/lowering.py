@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.checks.inference import InferredSchemas
 from runtime.compile.bound import Rendered, Slot, parameter_slots
 from runtime.compile.segments import SegmentSql, segment_sql
 from runtime.document.spec import Pipeline
 from runtime.errors import NotLowerable
-from runtime.inference import InferredSchemas
 from runtime.io.paths import FileArea
 from runtime.operators.registry import Registry
 from runtime.plan import Plan, build_plan

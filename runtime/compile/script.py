@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from runtime.checks.inference import infer_schemas
 from runtime.compile import support
 from runtime.compile.carry import EXCEPTIONS, carried
 from runtime.compile.errors import CompileRefused
@@ -30,7 +31,6 @@ from runtime.compile.segment_code import LOCALS, SegmentCode
 from runtime.compile.segments import SegmentSql
 from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
-from runtime.inference import infer_schemas
 from runtime.io.paths import FileArea
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.registry import Registry, default_registry

@@ -3,7 +3,8 @@
 Pydantic models define it and publish its JSON Schema. `load_document` turns JSON into a
 `Pipeline` (migrating older format versions, refusing newer ones) with problems that name the
 node and field; `dump_document` is the only serialiser, stable so that git diffs stay small.
-What a node's `params` mean is the operator's business (see `runtime.graph`), not this module's.
+What a node's `params` mean is the operator's business (see `runtime.checks.analysis`), not
+this module's.
 """
 
 from __future__ import annotations

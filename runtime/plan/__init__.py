@@ -3,7 +3,7 @@
 Belongs here: the plan's data structures, building one from a document, the optimisation
 passes (each a pure function: plan in, plan out), choosing a backend per segment, and the
 text `explain` prints. Does not belong here: running anything (the executor and the
-backends do), reading data, or validating documents (`runtime.graph`).
+backends do), reading data, or validating documents (`runtime.checks.analysis`).
 """
 
 from runtime.plan.build import build_plan

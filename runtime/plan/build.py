@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from runtime.checks.analysis import analyse
 from runtime.document.spec import Pipeline
 from runtime.errors import PipelineValidationError
-from runtime.graph import analyse
 from runtime.io.paths import FileArea
 from runtime.operators.registry import Registry
 from runtime.plan.model import Plan, PlannedNode, count_consumers

@@ -17,10 +17,10 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from runtime.checks.inference import infer_schemas, run_problems
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
 from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
-from runtime.inference import infer_schemas, run_problems
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runtime.budget import Budget
-from runtime.graph import Analysis
+from runtime.checks.analysis import Analysis
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec, as_spec
 from runtime.plan import Plan

@@ -22,8 +22,8 @@ from editor.documents import to_document
 from editor.management.commands.seed_demo import DEMO_DOCUMENTS
 from editor.models import ApiToken, NodeRun, Pipeline, Run
 from editor.tokens import user_for_token
+from runtime.checks.analysis import validate
 from runtime.document.spec import dump_document, load_document
-from runtime.graph import validate
 from tests.editor.conftest import SEED, client_for, make_user
 from tests.servers import database_url
 

@@ -15,9 +15,9 @@ import pytest
 
 from editor import preview_pool, run_process
 from editor.workspaces import engine_access, personal_workspace
+from runtime.checks.inference import infer_schemas, run_problems
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
-from runtime.inference import infer_schemas, run_problems
 from runtime.operators.csv_files import CsvInput
 from runtime.preview import preview
 from tests.editor.conftest import SEED, client_for, post_json

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from runtime import cli, graph
+from runtime import cli
+from runtime.checks import analysis
 from runtime.events import read_json_lines
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.registry import Registry
@@ -207,7 +208,7 @@ def test_schema_and_operators_print_json():
 def test_ctrl_c_cancels_the_run_and_exits_130(tmp_path, monkeypatch, capsys):
     """A real SIGINT, delivered to this process while the CLI runs a slow node."""
     registry = Registry([Source, Step, Sink], lazy=BUILTIN_OPERATORS)
-    monkeypatch.setattr(graph, "default_registry", lambda: registry)
+    monkeypatch.setattr(analysis, "default_registry", lambda: registry)
     nodes = [
         {"id": "slow", "operator": "test_source", "params": {"sleep_s": 10}},
         {"id": "after", "operator": "test_sink"},

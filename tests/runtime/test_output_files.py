@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from runtime.checks.inference import infer_schemas
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.inference import infer_schemas
 from runtime.io.paths import FileArea
 from runtime.operators.atomic import (
     UNKNOWN_RUN_GRACE_S,

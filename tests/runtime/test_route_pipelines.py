@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from runtime.checks.analysis import validate
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
-from runtime.graph import validate
 from runtime.io.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
@@ -127,7 +127,7 @@ def test_edges_wait_while_the_conditions_are_not_valid():
 
 
 def test_a_condition_naming_a_missing_column_is_a_problem_naming_its_field(users):
-    from runtime.inference import infer_schemas
+    from runtime.checks.inference import infer_schemas
 
     document = routed(conditions=[CONDITIONS[0], {"name": "b", "condition": "agee > 1"}])
     inferred = infer_schemas(load_document(document), data_root=FileArea.of(users))

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from runtime.budget import Budget
+from runtime.checks.analysis import analyse
+from runtime.checks.inference import infer_schemas, run_problems
 from runtime.document.spec import load_document
-from runtime.graph import analyse
-from runtime.inference import infer_schemas, run_problems
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan

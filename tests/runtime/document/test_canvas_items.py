@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from runtime.checks.analysis import load_checked
 from runtime.document import spec
 from runtime.document.spec import dump_document, load_document
 from runtime.errors import PipelineValidationError
-from runtime.graph import load_checked
 from runtime.plan import build_plan
 
 NODES = [{"id": "read", "operator": "csv_input"}, {"id": "keep", "operator": "filter"}]

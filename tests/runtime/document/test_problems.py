@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.checks.analysis import validate
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
-from runtime.graph import validate
 
 
 def params_problems(operator: str, params: dict) -> list:

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
+from runtime.checks.analysis import analyse
+from runtime.checks.inference import infer_schemas
 from runtime.document.spec import load_document
 from runtime.errors import OperatorError, UnsafePathError
-from runtime.graph import analyse
-from runtime.inference import infer_schemas
 from runtime.io import file_patterns
 from runtime.io.file_patterns import input_files
 from runtime.io.paths import FileArea

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runtime.inference import infer_schemas
+from runtime.checks.inference import infer_schemas
 from runtime.plan import Plan, build_plan
 from tests.runtime.engine_operators import document
 

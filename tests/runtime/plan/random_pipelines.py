@@ -15,8 +15,8 @@ from random import Random
 import pandas as pd
 from hypothesis import strategies as st
 
+from runtime.checks.inference import infer_schemas
 from runtime.document.spec import Pipeline, load_document
-from runtime.inference import infer_schemas
 from runtime.tables.schema import Schema
 
 TEXTS = [None, "a", "b", "é", "ß", "", "a b", "日本"]

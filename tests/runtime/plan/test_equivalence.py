@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime import cli
+from runtime.checks.analysis import load_checked
+from runtime.checks.inference import infer_schemas
 from runtime.executor import execute
-from runtime.graph import load_checked
-from runtime.inference import infer_schemas
 from runtime.plan import build_plan
 from runtime.plan.passes import optimize
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime import cli
+from runtime.checks.analysis import load_checked
 from runtime.document.spec import load_document
 from runtime.events import ListSink
 from runtime.executor import execute
-from runtime.graph import load_checked
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare

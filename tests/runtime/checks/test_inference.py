@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from runtime.checks.inference import infer_schemas, run_problems
 from runtime.document.spec import load_document
-from runtime.inference import infer_schemas, run_problems
 
 
 def pipeline(nodes, edges):

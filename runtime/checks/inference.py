@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from runtime.checks.analysis import Analysis, analyse
 from runtime.document.parameters import PLACEHOLDER
 from runtime.document.problems import field_title
 from runtime.document.spec import Pipeline
 from runtime.errors import OperatorError, ParamsError, Problem
-from runtime.graph import Analysis, analyse
 from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
 from runtime.operators.registry import Registry

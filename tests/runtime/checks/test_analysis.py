@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.checks.analysis import load_checked, structural_problems, validate
 from runtime.errors import PipelineValidationError
-from runtime.graph import load_checked, structural_problems, validate
 from runtime.plan import build_plan
 from tests.runtime.engine_operators import document, engine_registry
 
