@@ -45,8 +45,8 @@ from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
 from runtime.events import EventSink
 from runtime.plan import Plan, build_plan
+from runtime.plan.run_options import RunOptions
 from runtime.results import RunResult
-from runtime.run_options import RunOptions
 from runtime.statuses import NodeStatus, RunStatus
 from runtime.worker.wire import RunOrder, named_connections
 

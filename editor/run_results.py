@@ -24,7 +24,6 @@ from pydantic import ValidationError
 from editor.errors import ActionError
 from editor.models import NodeRun, Run
 from editor.workspaces import cache_folder, file_area
-from runtime.cache import stored
 from runtime.cache.store import ResultStore
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import load_document
@@ -32,6 +31,7 @@ from runtime.errors import OperatorError, PipelineValidationError
 from runtime.io.file_patterns import input_files
 from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
+from runtime.plan.reuse import stored_result
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def stored_results(run: Run) -> dict[str, dict[str, str]]:
 def missing_columns(result: PortResult) -> list[str]:
     """The port's columns that its stored result does not hold (nothing after the node read
     them, so the run did not keep them)."""
-    return stored.missing_columns(_store(result.run), result.key) if result.path else []
+    return stored_result.missing_columns(_store(result.run), result.key) if result.path else []
 
 
 def _store(run: Run) -> ResultStore:

@@ -249,7 +249,7 @@ def _prepared(args):
     from runtime.io.position_files import read_positions
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
-    from runtime.run_options import RunOptions
+    from runtime.plan.run_options import RunOptions
 
     # Absolute: the paths of the run travel to the Dask workers, whose folder is not ours.
     data_root = _data_root(args).absolute()

@@ -7,7 +7,7 @@ read in full, because a filter or an aggregate over a head would give wrong rows
 
 Given the keys of the results a run stored (`results`), the preview recomputes a port of that
 run: the nearest of those results that the area's store still holds are read instead of
-computed (runtime/cache/boundaries.py), and the answer says which (`read_from_store`) and which
+computed (runtime/plan/reuse/boundaries.py), and the answer says which (`read_from_store`) and which
 input nodes it read again (`inputs_read`).
 """
 
@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runtime.cache.boundaries import Results, from_stored
 from runtime.cache.store import ResultStore
 from runtime.document.spec import Pipeline
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
@@ -26,6 +25,7 @@ from runtime.executor import execute
 from runtime.io.paths import FileArea
 from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
+from runtime.plan.reuse.boundaries import Results, from_stored
 from runtime.statuses import NodeStatus
 from runtime.tables.json_rows import json_rows
 from runtime.tables.schema import Schema, schema_of

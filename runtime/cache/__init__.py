@@ -1,9 +1,8 @@
-"""Content-addressed results: what a node computed, stored under a key of everything it
-depends on, so a run re-executes only what changed (docs/cache.md).
+"""Content-addressed results: the store itself (docs/cache.md).
 
 - `store.ResultStore`: Parquet entries by key, atomic, bounded, least recently used first out.
-- `keys`: each node's key (operator, version, params, inputs' keys, what an input reads).
-- `reuse`: the plan pass that replaces reused nodes by reads of their results and marks
-  which results a run stores.
-- `recording`: what the executor does with those marks after a node ran.
+- `write_behind`: writes entries after the node that produced them moved on.
+
+Deciding what is reused is a plan pass (`runtime.plan.reuse`); recording what a run produced
+is the executor's side (`runtime.execution.recording`).
 """

@@ -13,11 +13,11 @@ from __future__ import annotations
 import time
 from functools import partial
 
-from runtime.cache.reuse import record_target, remember, written_by
 from runtime.cache.write_behind import WriteBehind
 from runtime.io.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
+from runtime.plan.reuse.reuse_pass import record_target, remember, written_by
 from runtime.results import frame_bytes
 
 UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError)

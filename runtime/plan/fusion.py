@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from runtime.cache.stored import StoredResult
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
 from runtime.io.incremental import is_incremental
@@ -22,6 +21,7 @@ from runtime.operators.file_checks import input_bytes
 from runtime.operators.lifecycle import has_lifecycle
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
+from runtime.plan.reuse.stored_result import StoredResult
 from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas
 from runtime.relational import Input, Relation
 

@@ -78,7 +78,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     """What the passes did, in words, for `explain`."""
     reused: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Nodes left out because stored results stand for them (runtime/cache/reuse.py): each
+    """Nodes left out because stored results stand for them (runtime/plan/reuse/reuse_pass.py): each
     with its stored results, `{port: key}` (empty for a node whose result was never stored
     but whose descendants' results were)."""
     stored: set[Source] = field(default_factory=set)
@@ -92,7 +92,7 @@ class Plan:
     """Nodes whose every column is computed though nothing reads them (the node a run goes
     up to: its stored result serves any later reader)."""
     cache: Any = None
-    """The run's `runtime.cache.reuse.CacheRun` (store, keys, why each node runs): None
+    """The run's `runtime.plan.reuse.reuse_pass.CacheRun` (store, keys, why each node runs): None
     when the run uses no store."""
 
     def labels(self) -> dict[str, str]:

@@ -6,7 +6,6 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from runtime.cache.reuse import plan_reuse, up_to
 from runtime.cache.store import ResultStore
 from runtime.errors import PipewrightError
 from runtime.io.incremental import is_incremental
@@ -14,8 +13,9 @@ from runtime.io.paths import FileArea
 from runtime.plan.fusion import fuse
 from runtime.plan.model import Plan
 from runtime.plan.passes import optimize
+from runtime.plan.reuse.reuse_pass import plan_reuse, up_to
+from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import output_schemas
-from runtime.run_options import RunOptions
 
 
 def prepare(
@@ -32,7 +32,7 @@ def prepare(
     """`plan` optimised for a run; `backend` overrides the document's `config.backend`,
     `keep` names nodes whose whole output the caller reads (a preview's node), and `cluster`
     is the address of the Dask scheduler the run may send partitions to. `options` make it a
-    run's plan (runtime/run_options.py): it then reuses and stores results in
+    run's plan (runtime/plan/run_options.py): it then reuses and stores results in
     `data_root.cache` when there is one and `config.cache` is on. `positions` are where the
     incremental inputs start, by node id (runtime/io/incremental.py)."""
     backend = backend or plan.config.backend

@@ -33,7 +33,7 @@ from runtime.checks.analysis import Analysis
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec, as_spec
 from runtime.plan import Plan
-from runtime.run_options import RunOptions
+from runtime.plan.run_options import RunOptions
 
 
 class MessageLink(Protocol):
@@ -111,7 +111,7 @@ class RunOrder(Order):
     cluster: str = ""
     """The address of the Dask scheduler its partitioned segments run on (none: no cluster)."""
     run_options: RunOptions = field(default_factory=RunOptions)
-    """Fresh, up to a node, from a node (`runtime.run_options`); the store is `area.cache`."""
+    """Fresh, up to a node, from a node (`runtime.plan.run_options`); the store is `area.cache`."""
     positions: dict = field(default_factory=dict)
     """Where each incremental input starts, by node id (`runtime.io.incremental`)."""
 

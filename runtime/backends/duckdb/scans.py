@@ -24,7 +24,6 @@ from pathlib import Path
 import pyarrow as pa
 from pyarrow import csv as pa_csv
 
-from runtime.cache.stored import GONE
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.file_patterns import InputFile, input_files
@@ -32,6 +31,7 @@ from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
+from runtime.plan.reuse.stored_result import GONE
 from runtime.relational import Scan, Stored
 from runtime.tables.schema import Column, Schema
 

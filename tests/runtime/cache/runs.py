@@ -17,8 +17,8 @@ from runtime.executor import execute
 from runtime.io.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
+from runtime.plan.run_options import RunOptions
 from runtime.results import RunResult
-from runtime.run_options import RunOptions
 
 
 def seed_document(**changes) -> dict:

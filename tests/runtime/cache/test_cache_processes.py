@@ -9,7 +9,7 @@ import pytest
 
 from runtime.budget import Budget
 from runtime.io.paths import CACHE, FileArea
-from runtime.run_options import RunOptions
+from runtime.plan.run_options import RunOptions
 from runtime.worker.wire import RunOrder
 from runtime.worker.zygote import ForkServer
 from tests.runtime.cache.runs import seed_document, write_data

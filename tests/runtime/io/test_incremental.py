@@ -20,7 +20,7 @@ from runtime.io.paths import CACHE, FileArea
 from runtime.operators.csv_files import CsvInputParams
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.run_options import RunOptions
+from runtime.plan.run_options import RunOptions
 from runtime.worker.wire import RunOrder
 from tests.runtime.test_cli import runtime_cli
 

@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from runtime.cache.reuse import ancestors, read_instead
 from runtime.cache.store import KEY, ResultStore
 from runtime.plan.model import Plan
 from runtime.plan.passes.editing import copied, rederived
 from runtime.plan.passes.projection import Columns, needed_columns
+from runtime.plan.reuse.reuse_pass import ancestors, read_instead
 
 Results = Mapping[str, Mapping[str, str]]
 """The keys of the results a run stored, by node and port (its nodes' `metrics.results`)."""

@@ -18,7 +18,7 @@ from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.plan.explain import reuse_reasons
 from runtime.plan.prepare import prepare
-from runtime.run_options import RunOptions
+from runtime.plan.run_options import RunOptions
 from tests.runtime.cache.runs import ran, run, seed_document, write_data
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from runtime.cache.store import ResultStore
 from runtime.io.paths import CACHE
-from runtime.run_options import RunOptions
+from runtime.plan.run_options import RunOptions
 from tests.runtime.cache.runs import ALL, node_params, ran, reused, run, seed_document, write_data
 
 BACKENDS = ["pandas", "duckdb"]

@@ -23,17 +23,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runtime.cache.keys import Keys, Parts, plan_keys
 from runtime.cache.store import ResultStore
-from runtime.cache.stored import StoredResult
 from runtime.errors import OperatorError, PipewrightError
 from runtime.io.paths import FileArea
 from runtime.operators.contract import OperatorParams
 from runtime.operators.file_identity import file_hash
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import copied, rederived
+from runtime.plan.reuse.keys import Keys, Parts, plan_keys
+from runtime.plan.reuse.stored_result import StoredResult
+from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import OutputSchemas
-from runtime.run_options import RunOptions
 
 REUSED = "reused from the cache"
 
