@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench import seed_etl
 from bench.table import print_table
-from runtime.events import read_json_lines
+from runtime.execution.events import read_json_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -71,7 +71,7 @@ def _chunk(ids: np.ndarray, amount: np.ndarray) -> pa.Table:
 
 def measure(a: str, b: str, keys: str, spill: str) -> None:
     """In the child: compare once and print seconds, peak RSS and the counts as JSON."""
-    from runtime.comparison.rows import Side, compare_rows
+    from runtime.results.comparison.rows import Side, compare_rows
 
     started = time.perf_counter()
     found = compare_rows(

@@ -6,7 +6,7 @@ A Parquet file of the seed ETL's users (bench/seed_etl.py's columns, generated o
 bench/.data/pages/) stands for a node's stored result. Each request is timed `--repeat` times
 (median and best, in ms): a page of 100 rows unsorted (first, middle, last), the first page
 sorted by a float and by text, a filtered page, and the column statistics; once by calling
-`runtime.result_pages` in this process, once by `GET /api/runs/{id}/nodes/{node}/data` of a
+`runtime.results.pages` in this process, once by `GET /api/runs/{id}/nodes/{node}/data` of a
 daphne server (over a fresh SQLite database, the file in its workspace's result store, the
 run's node recording its key as a run with the store does). Targets (issue 15): an unsorted
 page at most 200 ms, the first sorted page at most 1.5 s.
@@ -39,7 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from bench.table import print_table
-    from runtime import result_pages
+    from runtime.results import pages
 
     path = stored_result(args.rows)
     middle = args.rows // 2
@@ -54,10 +54,9 @@ def main() -> None:
         }),
     ]  # fmt: skip
     local = [
-        _timed(lambda query=query: result_pages.page(path, **query), args.repeat)
-        for _, query in requests
+        _timed(lambda query=query: pages.page(path, **query), args.repeat) for _, query in requests
     ]
-    local.append(_timed(lambda: result_pages.stats(path), max(1, args.repeat // 2)))
+    local.append(_timed(lambda: pages.stats(path), max(1, args.repeat // 2)))
     server, token, run_id = serve(path)
     try:
         base = f"/api/runs/{run_id}/nodes/{NODE}"

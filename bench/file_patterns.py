@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from bench.overhead import best_of  # noqa: E402
 from bench.table import print_table  # noqa: E402
 from runtime.document.spec import load_document  # noqa: E402
-from runtime.executor import execute  # noqa: E402
+from runtime.execution.executor import execute  # noqa: E402
 from runtime.io.file_patterns import input_files  # noqa: E402
 from runtime.io.paths import FileArea  # noqa: E402
 from runtime.plan import build_plan  # noqa: E402

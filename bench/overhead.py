@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 from bench.processes import best, compile_bytecode  # noqa: E402
 from bench.table import print_table  # noqa: E402
 from runtime.document.spec import load_document  # noqa: E402
-from runtime.events import ListSink  # noqa: E402
-from runtime.executor import execute  # noqa: E402
+from runtime.execution.events import ListSink  # noqa: E402
+from runtime.execution.executor import execute  # noqa: E402
 from runtime.operators.contract import Operator, OperatorParams, Port  # noqa: E402
 from runtime.operators.registry import Registry  # noqa: E402
 from runtime.plan import build_plan  # noqa: E402

@@ -71,7 +71,7 @@ def order_of(document: dict, area, run_id: int):
 def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=()):
     """A run as the launcher executed it before: prepared and executed in this process."""
     from runtime.document.spec import load_document
-    from runtime.executor import execute
+    from runtime.execution.executor import execute
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare
 

@@ -22,7 +22,7 @@ from runtime.checks.analysis import structural_problems
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import to_json_dict
 from runtime.errors import Problem
-from runtime.statuses import RunStatus
+from runtime.execution.statuses import RunStatus
 
 
 def save_problems(document: PipelineSpec, found: list[Problem] | None = None) -> list[Problem]:

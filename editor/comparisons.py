@@ -13,11 +13,11 @@ from editor import preview_pool
 from editor.models import Run
 from editor.workspaces import file_area
 from runtime.cache.store import ResultStore
-from runtime.comparison.records import RunRecord
+from runtime.results.comparison.records import RunRecord
 
 
 def compare(user, a: Run, b: Run, keys: list[str], node: str | None) -> list[dict]:
-    """The nodes of the two runs side by side (`runtime.comparison.nodes.compare_runs`)."""
+    """The nodes of the two runs side by side (`runtime.results.comparison.nodes.compare_runs`)."""
     records = [run_record(run, _name(run, other), user) for run, other in ((a, b), (b, a))]
     return preview_pool.compared_runs(
         *records, keys=keys, node=node, data_root=file_area(a.pipeline.workspace, user)

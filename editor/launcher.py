@@ -43,11 +43,11 @@ from editor.workspaces import engine_access
 from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
-from runtime.events import EventSink
+from runtime.execution.events import EventSink
+from runtime.execution.results import RunResult
+from runtime.execution.statuses import NodeStatus, RunStatus
 from runtime.plan import Plan, build_plan
 from runtime.plan.run_options import RunOptions
-from runtime.results import RunResult
-from runtime.statuses import NodeStatus, RunStatus
 from runtime.worker.wire import RunOrder, named_connections
 
 CANCEL_POLL_S = 0.25

@@ -27,7 +27,7 @@ from runtime.document.spec import (
     OPERATOR_MAX_LENGTH,
     PORT_MAX_LENGTH,
 )
-from runtime.statuses import NodeStatus, RunStatus
+from runtime.execution.statuses import NodeStatus, RunStatus
 
 RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RunStatus]
 NODE_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in NodeStatus]

@@ -29,7 +29,7 @@ from django.utils import timezone
 from editor import webhooks
 from editor.models import Notification, Run, RunLog
 from editor.notification_limits import MAX_PER_PIPELINE
-from runtime.statuses import RunStatus
+from runtime.execution.statuses import RunStatus
 
 FAILURES = frozenset({RunStatus.FAILED, RunStatus.INTERRUPTED})
 log = logging.getLogger(__name__)

@@ -42,12 +42,12 @@ from editor import audit, run_process
 from editor.errors import ActionError
 from runtime.budget import Budget
 from runtime.checks.analysis import analyse
-from runtime.comparison.records import RunRecord
 from runtime.document.spec import Pipeline, to_json_dict
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
+from runtime.execution.preview import DEFAULT_LIMIT
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
-from runtime.preview import DEFAULT_LIMIT
+from runtime.results.comparison.records import RunRecord
 from runtime.worker.wire import JobOrder, named_connections
 from runtime.worker.zygote import RunProcess
 
@@ -89,8 +89,9 @@ def preview(
     connections: Mapping[str, ConnectionSpec | str],
     results: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict:
-    """What `runtime.preview.preview` answers, in its JSON form, computed in a job's process;
-    `results`: a run's stored results to start from (looked up in `data_root.cache` only)."""
+    """What `runtime.execution.preview.preview` answers, in its JSON form, computed in a job's
+    process; `results`: a run's stored results to start from (looked up in `data_root.cache`
+    only)."""
     advice = f"preview a node nearer the inputs, or run the pipeline instead; {SLOW_INPUTS}"
     job = _Job("preview", f"the preview of node '{node_id}'", advice, node_id)
     options = {"node": node_id, "limit": limit, "port": port, "results": results}
@@ -163,7 +164,7 @@ def compared_runs(
     node: str | None,
     data_root: FileArea,
 ) -> list[dict]:
-    """What `runtime.comparison.compare_runs` answers, computed in a job's process; a
+    """What `runtime.results.comparison.compare_runs` answers, computed in a job's process; a
     `ComparisonError` is a 422 `cannot_compare` naming its field."""
     job = _Job("compare", f"comparing {a.name} with {b.name}", COMPARE_ADVICE, node)
     options = {"a": a.to_json(), "b": b.to_json(), "keys": keys, "node": node}

@@ -33,10 +33,10 @@ from django.conf import settings
 from editor.models import Run
 from editor.run_process import Ending, Supervision
 from runtime.backends.dask.method_pickling import standard_method_pickling
-from runtime.events import EventSink
-from runtime.executor import CANCELLED_REASON
+from runtime.execution.events import EventSink
+from runtime.execution.executor import CANCELLED_REASON
+from runtime.execution.statuses import RunStatus
 from runtime.plan import Plan
-from runtime.statuses import RunStatus
 from runtime.worker import dask_task
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.queue_reader import WAKE, QueueReader

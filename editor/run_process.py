@@ -37,13 +37,13 @@ from typing import Protocol
 
 from editor.spare_process import SpareProcess
 from runtime.backends.spill import remove_stale_spill_folders
-from runtime.events import Event, EventSink
-from runtime.executor import CANCELLED_REASON
+from runtime.execution.events import Event, EventSink
+from runtime.execution.executor import CANCELLED_REASON
+from runtime.execution.results import NodeResult, RunResult
+from runtime.execution.statuses import RunStatus
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.operators.sql.staging import drop_staging_tables
 from runtime.plan import Plan
-from runtime.results import NodeResult, RunResult
-from runtime.statuses import RunStatus
 from runtime.worker.trail import Trail
 from runtime.worker.wire import MessageLink, RunOrder
 from runtime.worker.zygote import ForkServer

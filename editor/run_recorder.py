@@ -34,8 +34,8 @@ from editor import attempt_spans, input_positions, node_run_rows, run_logs
 from editor.database_outage import UNAVAILABLE, Backoff, until_written
 from editor.models import NodeRun, Run
 from editor.unwritten_events import UnwrittenEvents
-from runtime.events import Event
-from runtime.statuses import RunStatus
+from runtime.execution.events import Event
+from runtime.execution.statuses import RunStatus
 
 FLUSH_INTERVAL_S = 0.02
 """Short, so that live views lag by little; still one write per node per interval."""

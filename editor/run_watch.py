@@ -31,7 +31,7 @@ from editor import notifications
 from editor.models import NodeRun, Run
 from editor.run_leftovers import remove_leftovers
 from editor.run_process import UNREPORTED
-from runtime.statuses import NodeStatus, RunStatus
+from runtime.execution.statuses import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5
 STALE_AFTER_S = 60

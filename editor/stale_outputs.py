@@ -23,9 +23,9 @@ from editor.run_leftovers import drop_staging_tables_of
 from editor.run_watch import reap_interrupted_runs
 from editor.unwritten_events import remove_left_behind
 from runtime.backends.spill import remove_stale_spill_folders
+from runtime.execution.statuses import RunStatus
 from runtime.io.paths import SCRATCH
 from runtime.operators.atomic import remove_stale_temporaries
-from runtime.statuses import RunStatus
 
 log = logging.getLogger(__name__)
 

@@ -206,9 +206,9 @@ def validate_command(args) -> int:
 def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
     from runtime.budget import Budget
-    from runtime.events import JsonLinesSink
-    from runtime.executor import execute
-    from runtime.progress import TerminalProgress
+    from runtime.execution.events import JsonLinesSink
+    from runtime.execution.executor import execute
+    from runtime.execution.progress import TerminalProgress
 
     if args.fresh_process:
         _collect_garbage_from_here()

@@ -32,7 +32,7 @@ def test_no_runtime_module_imports_the_web_side():
 
 def test_running_the_engine_loads_no_django():
     code = (
-        "import sys, runtime.cli, runtime.executor, runtime.checks.analysis;"
+        "import sys, runtime.cli, runtime.execution.executor, runtime.checks.analysis;"
         "import runtime.operators.registry;"
         "runtime.operators.registry.default_registry();"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN_IN_RUNTIME!r}))"

@@ -3,8 +3,8 @@
 from ninja import Router
 
 from editor.api.schemas import OperatorCatalog, answers
+from runtime.execution.statuses import status_catalog
 from runtime.operators.registry import default_registry
-from runtime.statuses import status_catalog
 
 router = Router()
 

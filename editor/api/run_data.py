@@ -1,6 +1,6 @@
 """A run's node results: a page of rows and per-column statistics, for the editor's Data tab.
 
-A stored port is read from its Parquet file by `runtime.result_pages` (DuckDB in a session
+A stored port is read from its Parquet file by `runtime.results.pages` (DuckDB in a session
 that reads only that file, with a memory and a time limit); at most `READERS` such reads run
 at once in this web process, and a request that waits `READER_WAIT_S` for one answers 429. A
 port the run did not store, or whose result the store evicted, is recomputed by a preview of
@@ -35,15 +35,13 @@ from editor.run_results import (
     stored_results,
 )
 from editor.workspaces import data_root, engine_access
-from runtime import result_pages
+from runtime.execution.preview import MAX_LIMIT as RECOMPUTED_ROWS
 from runtime.io.paths import SCRATCH
-from runtime.preview import MAX_LIMIT as RECOMPUTED_ROWS
-from runtime.result_pages import ResultQueryError, ResultTimeout
+from runtime.results import pages
+from runtime.results.pages import ResultQueryError, ResultTimeout
 
 router = Router()
-PageRows = Annotated[
-    int, Field(ge=1, le=result_pages.MAX_LIMIT, description="Rows per page, 1 to 1,000.")
-]
+PageRows = Annotated[int, Field(ge=1, le=pages.MAX_LIMIT, description="Rows per page, 1 to 1,000.")]
 
 READERS = 2
 """Stored results read at once in this web process (each with `result_pages.BUDGET`)."""
@@ -74,7 +72,7 @@ def node_data(
     result = port_result(run_for(request.user, run_id), node, port)
     if result.path is not None and not recompute:
         with _reader(result):
-            found = _read(result, lambda: result_pages.page(
+            found = _read(result, lambda: pages.page(
                 result.path, offset, limit, sort, filter, spill_root=_spill_root()
             ))  # fmt: skip
         return {
@@ -125,9 +123,7 @@ def node_stats(request, run_id: ObjectId, node: str, port: str | None = None,
     if result.path is None:
         _refuse_on_recomputed(result, stats=True)
     with _reader(result):
-        found = _read(
-            result, lambda: result_pages.stats(result.path, filter, spill_root=_spill_root())
-        )
+        found = _read(result, lambda: pages.stats(result.path, filter, spill_root=_spill_root()))
     return {**_about(result, "stored"), "columns": [item.to_json() for item in found]}
 
 

@@ -16,8 +16,8 @@ from ninja import Schema
 from pydantic import BaseModel, Field
 
 from runtime.document.spec import Pipeline as PipelineSpec
-from runtime.preview import DEFAULT_LIMIT, MAX_LIMIT
-from runtime.statuses import RunStatus
+from runtime.execution.preview import DEFAULT_LIMIT, MAX_LIMIT
+from runtime.execution.statuses import RunStatus
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)
 

@@ -18,12 +18,12 @@ from runtime.compile.bound import Rendered, Slot, parameter_slots
 from runtime.compile.segments import SegmentSql, segment_sql
 from runtime.document.spec import Pipeline
 from runtime.errors import NotLowerable
+from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
 from runtime.operators.registry import Registry
 from runtime.plan import Plan, build_plan
 from runtime.plan.fusion import fuse
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
-from runtime.plan.tasks import tasks_of
 
 
 @dataclass

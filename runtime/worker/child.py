@@ -30,13 +30,13 @@ from dataclasses import asdict
 
 from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
-from runtime.events import Event
-from runtime.executor import execute
+from runtime.execution.events import Event
+from runtime.execution.executor import execute
+from runtime.execution.results import RunResult
+from runtime.execution.statuses import NodeStatus
 from runtime.operators.registry import default_registry
 from runtime.plan import Plan, build_plan
 from runtime.plan.prepare import prepare
-from runtime.results import RunResult
-from runtime.statuses import NodeStatus
 from runtime.worker import process_flags
 from runtime.worker.wire import MessageLink, RunOrder
 

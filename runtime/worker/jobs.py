@@ -21,10 +21,10 @@ from runtime.checks.inference import infer_schemas, run_problems
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
 from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
+from runtime.execution.preview import preview
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
-from runtime.preview import preview
 from runtime.worker import process_flags
 from runtime.worker.child import EXIT_CRASHED, EXIT_OK, find_modules_as_the_supervisor
 from runtime.worker.wire import JobOrder, Link
@@ -80,10 +80,10 @@ def _script(order: JobOrder) -> str:
 
 
 def _compare(order: JobOrder) -> list[dict]:
-    """Two runs node by node (`runtime.comparison`): the records in the options, spilling into
-    the area's scratch folder."""
-    from runtime.comparison.nodes import compare_runs  # DuckDB loads for this job only
-    from runtime.comparison.records import RunRecord
+    """Two runs node by node (`runtime.results.comparison`): the records in the options,
+    spilling into the area's scratch folder."""
+    from runtime.results.comparison.nodes import compare_runs  # DuckDB loads for this job only
+    from runtime.results.comparison.records import RunRecord
 
     options = order.options
     return compare_runs(

@@ -5,9 +5,9 @@ a cancel gives it, or the Dask worker executing it was lost.
 The ending continues the run's own numbering, so a listener sees one run whose last events
 come from the supervisor: every node not final yet gets its final status (a node that was
 running fails with the reason when the process died, or is interrupted when the run is; any
-other is cancelled), then `run_finished` with the totals `runtime.results.outcome` computes
-from what the nodes did. A line of the supervisor's own in the run's log (`log`) is numbered
-the same way.
+other is cancelled), then `run_finished` with the totals `runtime.execution.results.outcome`
+computes from what the nodes did. A line of the supervisor's own in the run's log (`log`) is
+numbered the same way.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from runtime.events import Event, now_iso
-from runtime.results import NodeResult, outcome
-from runtime.statuses import NodeStatus, RunStatus
+from runtime.execution.events import Event, now_iso
+from runtime.execution.results import NodeResult, outcome
+from runtime.execution.statuses import NodeStatus, RunStatus
 
 _STOPPED = {RunStatus.FAILED: NodeStatus.FAILED, RunStatus.INTERRUPTED: NodeStatus.INTERRUPTED}
 """What a node that was running becomes when the run ends so; any other node is cancelled."""

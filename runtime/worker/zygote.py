@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
 
-from runtime.statuses import RunStatus
+from runtime.execution.statuses import RunStatus
 from runtime.worker.wire import Link
 
 PRELOAD = (
@@ -303,7 +303,7 @@ def _warm_up() -> None:
     """Execute `WARM_UP` in a folder of its own, then wait for its threads to end: the
     server forks with no thread of its own running."""
     from runtime.document.spec import load_document
-    from runtime.executor import execute
+    from runtime.execution.executor import execute
     from runtime.io.paths import FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare

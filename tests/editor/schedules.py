@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from editor import schedules
 from editor.models import Pipeline, Run, Schedule
-from runtime.statuses import RunStatus
+from runtime.execution.statuses import RunStatus
 
 
 class FakeClock:

@@ -8,7 +8,7 @@ from editor import launcher
 from editor.live import frame_events
 from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
-from runtime.statuses import NodeStatus, RunStatus
+from runtime.execution.statuses import NodeStatus, RunStatus
 from tests.editor.conftest import SEED, client_for, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -24,7 +24,7 @@ from editor import run_dask, run_process
 from editor.models import Run, RunLog
 from runtime.budget import Budget
 from runtime.document.spec import load_document
-from runtime.events import ListSink
+from runtime.execution.events import ListSink
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.operators.registry import default_registry

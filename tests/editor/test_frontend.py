@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.statuses import status_catalog
+from runtime.execution.statuses import status_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "static" / "editor" / "dist"
@@ -95,7 +95,8 @@ def test_the_unit_tests_statuses_are_the_catalogs():
     """The editor's unit tests read the catalog's statuses from a file: it must be the server's."""
     fixture = ROOT / "static" / "editor" / "tests" / "statuses.json"
     assert json.loads(fixture.read_text()) == status_catalog(), (
-        "static/editor/tests/statuses.json is not runtime.statuses.status_catalog(): write it again"
+        "static/editor/tests/statuses.json is not runtime.execution.statuses.status_catalog():"
+        " write it again"
     )
 
 

@@ -18,8 +18,8 @@ from editor.workspaces import engine_access, personal_workspace
 from runtime.checks.inference import infer_schemas, run_problems
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
+from runtime.execution.preview import preview
 from runtime.operators.csv_files import CsvInput
-from runtime.preview import preview
 from tests.editor.conftest import SEED, client_for, post_json
 from tests.editor.test_run_processes import processes_named, wait_until
 

@@ -17,7 +17,7 @@ from editor.models import NodeRun, Run, RunLog
 from editor.run_recorder import RunRecorder
 from editor.stale_outputs import remove_stale_outputs
 from runtime.document.spec import load_document
-from runtime.events import Emitter
+from runtime.execution.events import Emitter
 from runtime.io.paths import SYSTEM
 from tests.editor.conftest import SEED
 from tests.editor.runs import wait_until

@@ -9,7 +9,7 @@ from editor import actions
 from editor.models import Run
 from editor.run_recorder import RunRecorder
 from runtime.document.spec import load_document
-from runtime.events import Emitter
+from runtime.execution.events import Emitter
 from tests.editor.conftest import SEED, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

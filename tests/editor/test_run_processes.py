@@ -21,8 +21,8 @@ from editor import run_process
 from editor.models import Run
 from runtime.budget import Budget
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
 from runtime.io.paths import FileArea
 from runtime.operators.registry import default_registry
 from runtime.plan import build_plan

@@ -15,7 +15,7 @@ from django.utils import timezone
 from editor import run_queue, scheduler, schedules
 from editor.models import AuditEntry, Pipeline, Run
 from editor.scheduler import Scheduler
-from runtime.statuses import RunStatus
+from runtime.execution.statuses import RunStatus
 from tests.editor.conftest import SEED, post_json
 from tests.editor.schedules import FakeClock, fire_times, make_schedule
 

@@ -16,7 +16,7 @@ import pytest
 
 from runtime import cli
 from runtime.checks import analysis
-from runtime.events import read_json_lines
+from runtime.execution.events import read_json_lines
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.registry import Registry
 from tests.runtime.engine_operators import Sink, Source, Step

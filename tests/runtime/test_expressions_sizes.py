@@ -14,11 +14,11 @@ import pytest
 from runtime.checks.inference import infer_schemas
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError
-from runtime.executor import execute
+from runtime.execution.executor import execute
+from runtime.execution.preview import preview
 from runtime.expressions import ExpressionError, evaluate, infer_type, sizes
 from runtime.expressions.sizes import MAX_VALUE_BYTES, size_text
 from runtime.plan import build_plan
-from runtime.preview import preview
 from runtime.tables.schema import Column, Schema
 
 TENFOLD = "'a', 'aaaaaaaaaa'"

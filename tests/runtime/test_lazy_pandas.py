@@ -23,7 +23,8 @@ def _run(code: str) -> str:
 
 def test_importing_the_engine_and_its_operators_loads_no_pandas():
     code = (
-        "import sys, runtime.cli, runtime.executor, runtime.plan, runtime.operators.registry;"
+        "import sys, runtime.cli, runtime.execution.executor, runtime.plan;"
+        "import runtime.operators.registry;"
         "import runtime.backends.duckdb;"
         "runtime.operators.registry.default_registry();"
         "print('pandas.core.frame' in sys.modules)"

@@ -32,7 +32,7 @@ from runtime.cli import (
     cancel_on_interrupt,
     print_summary,
 )
-from runtime.progress import TerminalProgress
+from runtime.execution.progress import TerminalProgress
 
 EXIT_CODES = {"succeeded": EXIT_OK, "cancelled": EXIT_CANCELLED}
 

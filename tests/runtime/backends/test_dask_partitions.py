@@ -19,7 +19,8 @@ from distributed import LocalCluster
 
 from runtime.backends.dask import partitions
 from runtime.document.spec import load_document
-from runtime.executor import execute
+from runtime.execution.executor import execute
+from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.contract import Operator, OperatorParams
@@ -27,7 +28,6 @@ from runtime.operators.registry import Registry
 from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
-from runtime.plan.tasks import tasks_of
 
 ROOT = Path(__file__).resolve().parents[3]
 REGIONS = ["north", "south", "east", None]

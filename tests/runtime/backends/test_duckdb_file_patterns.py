@@ -11,7 +11,7 @@ from runtime.backends.duckdb import SegmentError
 from runtime.backends.duckdb.scans import scan_sql
 from runtime.document.spec import load_document
 from runtime.errors import NotLowerable
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.io.paths import FileArea
 from runtime.operators.registry import default_registry
 from runtime.plan import build_plan

@@ -137,7 +137,8 @@ def test_the_default_budget_shares_memory_and_cores_between_runs():
 
 def test_a_pandas_only_run_never_imports_duckdb():
     code = (
-        "import sys, runtime.cli, runtime.executor, runtime.operators.registry, runtime.relational;"
+        "import sys, runtime.cli, runtime.execution.executor, runtime.relational;"
+        "import runtime.operators.registry;"
         "runtime.operators.registry.default_registry();"
         "print('duckdb' in sys.modules)"
     )

@@ -12,13 +12,13 @@ import pandas as pd
 
 from bench.seed_etl import PIPELINE
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.results import RunResult
 from runtime.io.paths import CACHE, FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.plan.run_options import RunOptions
-from runtime.results import RunResult
 
 
 def seed_document(**changes) -> dict:

@@ -18,7 +18,7 @@ from bench.seed_etl import PIPELINE
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.parameters import parse_cli_value
 from runtime.document.spec import load_document
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare

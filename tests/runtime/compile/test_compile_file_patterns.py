@@ -13,7 +13,7 @@ import pytest
 
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.plan import build_plan
 from tests.runtime.compile.scripts import compiled, run_script
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from runtime import cli
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.expressions import literal
 from runtime.io.paths import FileArea
 from runtime.operators.registry import default_registry

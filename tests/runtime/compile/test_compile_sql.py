@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from runtime.document.spec import load_document
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.plan import build_plan
 from tests.runtime.compile.scripts import compiled, run_script
 

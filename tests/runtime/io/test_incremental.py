@@ -13,8 +13,8 @@ from pydantic import ValidationError
 
 from runtime.budget import Budget
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
 from runtime.io.incremental import reached_positions
 from runtime.io.paths import CACHE, FileArea
 from runtime.operators.csv_files import CsvInputParams

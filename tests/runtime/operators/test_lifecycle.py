@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
 from runtime.operators.lifecycle import Lifecycles
 from runtime.plan import build_plan
 from tests.runtime.engine_operators import Source, engine_registry

@@ -9,7 +9,7 @@ import pytest
 
 from runtime.document.spec import load_document
 from runtime.errors import NodeCancelled, OperatorError, ParamsError
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.operators import context, sql
 from runtime.operators.sql import SqlInput
 from runtime.plan import build_plan

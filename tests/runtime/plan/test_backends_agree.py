@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.statuses import NodeStatus, RunStatus
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.statuses import NodeStatus, RunStatus
 from tests.runtime.plan.seed import etl, node
 
 SEED = etl(

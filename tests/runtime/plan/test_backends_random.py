@@ -11,7 +11,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
 from runtime.operators.csv_files import CsvInput, CsvInputParams

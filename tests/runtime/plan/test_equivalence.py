@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from runtime import cli
 from runtime.checks.analysis import load_checked
 from runtime.checks.inference import infer_schemas
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.plan import build_plan
 from runtime.plan.passes import optimize
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables

@@ -7,11 +7,11 @@ import pandas as pd
 
 from bench.seed_etl import PIPELINE
 from runtime.document.spec import load_document
+from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare
-from runtime.plan.tasks import tasks_of
 
 
 def test_the_seed_is_one_duckdb_segment_that_ends_with_its_write(tmp_path):

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 import pytest
 
 from runtime.errors import NotLowerable
+from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
 from runtime.operators.contract import Operator, Port
 from runtime.operators.registry import Registry
 from runtime.plan import build_plan
 from runtime.plan.fusion import MAX_SEGMENT_NODES, fuse
-from runtime.plan.tasks import tasks_of
 from runtime.relational import Input, Relation
 from runtime.tables.schema import Column, Schema
 from tests.runtime.engine_operators import document

@@ -7,7 +7,7 @@ from itertools import pairwise
 import pandas as pd
 import pytest
 
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.plan.passes.limit_pushdown import push_down_limits
 from tests.runtime.plan.plans import USERS_NODE, WRITE, plan_of, reads
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
 from runtime.plan.passes.predicate_pushdown import push_down_predicates
 from tests.runtime.plan.plans import COUNTRIES_NODE, USERS_NODE, WRITE, reads, with_schemas
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.document.spec import load_document
-from runtime.executor import execute
+from runtime.execution.executor import execute
 from runtime.plan import build_plan
 from runtime.plan.passes.projection import needed_columns
 from tests.runtime.plan.seed import etl

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from runtime.events import ListSink
-from runtime.executor import execute
-from runtime.node_reports import NodeReports
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.node_reports import NodeReports
+from runtime.execution.results import NodeResult
+from runtime.execution.statuses import NodeStatus
+from runtime.execution.tasks import tasks_of
 from runtime.plan import build_plan
 from runtime.plan.model import count_consumers, predecessors_of
-from runtime.plan.tasks import tasks_of
-from runtime.results import NodeResult
-from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import document, engine_registry
 
 

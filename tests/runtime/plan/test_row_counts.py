@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from runtime import cli
 from runtime.checks.analysis import load_checked
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.statuses import NodeStatus
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
-from runtime.statuses import NodeStatus
 from tests.runtime.plan.random_pipelines import pipelines, tables, write_tables
 from tests.runtime.plan.seed import etl, node
 from tests.runtime.test_cli import runtime_cli

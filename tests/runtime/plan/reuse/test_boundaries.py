@@ -15,9 +15,9 @@ import pytest
 from runtime.cache.store import ResultStore
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError
+from runtime.execution.preview import preview
 from runtime.io.paths import CACHE, FileArea
 from runtime.plan.reuse.stored_result import missing_columns, read_stored
-from runtime.preview import preview
 from tests.runtime.cache.runs import run, seed_document, write_data
 
 PARAMETERS = {"min_age": 18}

@@ -249,8 +249,8 @@ def test_a_result_evicted_after_planning_fails_its_node_saying_to_run_again(root
     import json
 
     from runtime.document.spec import load_document
-    from runtime.events import ListSink
-    from runtime.executor import execute
+    from runtime.execution.events import ListSink
+    from runtime.execution.executor import execute
     from runtime.io.paths import FileArea
     from runtime.plan import build_plan
     from runtime.plan.prepare import prepare

@@ -11,8 +11,8 @@ import sqlalchemy as sa
 
 from runtime.cache.store import ResultStore
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
 from runtime.io.paths import CACHE, FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from runtime.cache.store import ResultStore
-from runtime.comparison.nodes import compare_runs
-from runtime.comparison.records import RunRecord
 from runtime.errors import ComparisonError
+from runtime.results.comparison.nodes import compare_runs
+from runtime.results.comparison.records import RunRecord
 
 
 def key(text: str) -> str:

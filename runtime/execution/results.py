@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.errors import PipewrightError
+from runtime.execution.statuses import NodeStatus, RunStatus
 from runtime.lazy import pd
 from runtime.plan import Source
-from runtime.statuses import NodeStatus, RunStatus
 
 
 @dataclass(slots=True)

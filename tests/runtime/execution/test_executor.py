@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from runtime.document.spec import load_document
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
 from runtime.plan import build_plan
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 

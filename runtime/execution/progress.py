@@ -13,8 +13,8 @@ import sys
 import time
 from typing import IO
 
-from runtime.events import Event
-from runtime.statuses import NodeStatus
+from runtime.execution.events import Event
+from runtime.execution.statuses import NodeStatus
 
 REDRAW_INTERVAL_S = 0.1
 BAR_WIDTH = 30

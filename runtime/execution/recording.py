@@ -14,11 +14,11 @@ import time
 from functools import partial
 
 from runtime.cache.write_behind import WriteBehind
+from runtime.execution.results import frame_bytes
 from runtime.io.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
 from runtime.plan.reuse.reuse_pass import record_target, remember, written_by
-from runtime.results import frame_bytes
 
 UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError)
 """What writing a frame to Parquet raises for data or disks it cannot handle (pyarrow's

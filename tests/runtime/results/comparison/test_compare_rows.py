@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from runtime.comparison.rows import SAMPLE, Side, compare_rows
 from runtime.errors import ComparisonError
+from runtime.results.comparison.rows import SAMPLE, Side, compare_rows
 
 
 def stored(folder: Path, name: str, columns: dict) -> Side:

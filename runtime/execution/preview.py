@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from runtime.cache.store import ResultStore
 from runtime.document.spec import Pipeline
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
-from runtime.executor import execute
+from runtime.execution.executor import execute
+from runtime.execution.statuses import NodeStatus
 from runtime.io.paths import FileArea
 from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
 from runtime.plan.reuse.boundaries import Results, from_stored
-from runtime.statuses import NodeStatus
 from runtime.tables.json_rows import json_rows
 from runtime.tables.schema import Schema, schema_of
 

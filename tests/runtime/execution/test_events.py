@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 import json
 
-from runtime.events import Emitter, JsonLinesSink, ListSink, read_json_lines
-from runtime.progress import TerminalProgress
-from runtime.statuses import NodeStatus, RunStatus, status_catalog
+from runtime.execution.events import Emitter, JsonLinesSink, ListSink, read_json_lines
+from runtime.execution.progress import TerminalProgress
+from runtime.execution.statuses import NodeStatus, RunStatus, status_catalog
 
 
 def test_json_lines_sink_writes_one_parseable_event_per_line(tmp_path):

@@ -5,7 +5,7 @@ one run has is listed as added (only in `b`) or removed (only in `a`). For each 
 status, rows in and out, duration and whether it was reused, in each run; the document
 fields that changed between the runs; for each port with a stored result, its columns in each
 run and the columns added, removed and changed in type; and, for output nodes when keys are
-named, the rows added, removed and changed (runtime/comparison/rows.py).
+named, the rows added, removed and changed (runtime/results/comparison/rows.py).
 
 What a run stored is found through its record: `metrics["results"] = {port: key}`, each key
 looked up in the side's `stored` files (the caller asks the result store for them). A key
@@ -20,12 +20,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from runtime.budget import Budget
-from runtime.comparison.columns import column_changes, stored_columns
-from runtime.comparison.records import RunRecord
-from runtime.comparison.rows import Side, compare_rows
 from runtime.document.diff import diff_documents
 from runtime.errors import ComparisonError
 from runtime.operators.registry import Registry, default_registry
+from runtime.results.comparison.columns import column_changes, stored_columns
+from runtime.results.comparison.records import RunRecord
+from runtime.results.comparison.rows import Side, compare_rows
 
 NOT_KEPT = "data not kept"
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 from runtime.document.spec import Source
 from runtime.errors import NotLowerable
+from runtime.execution.results import check_outputs
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
-from runtime.results import check_outputs
 
 
 @dataclass(slots=True)

@@ -14,8 +14,9 @@ import pytest
 from runtime.checks.inference import infer_schemas
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.preview import preview
 from runtime.io.paths import FileArea
 from runtime.operators.atomic import (
     UNKNOWN_RUN_GRACE_S,
@@ -27,7 +28,6 @@ from runtime.operators.csv_files import CsvInput
 from runtime.operators.file_common import FileOutput, FileOutputParams
 from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
-from runtime.preview import preview
 
 PEOPLE = "id,name\n1,Ada\n2,Grace\n"
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from runtime.events import now_iso
+from runtime.execution.events import now_iso
+from runtime.execution.results import NodeResult, frame_bytes
+from runtime.execution.statuses import NodeStatus
+from runtime.execution.tasks import Tasks
 from runtime.plan import Plan
 from runtime.plan.model import is_copy, original_of
 from runtime.plan.reuse.reuse_pass import REUSED
-from runtime.plan.tasks import Tasks
-from runtime.results import NodeResult, frame_bytes
-from runtime.statuses import NodeStatus
 
 
 class NodeReports:

@@ -6,7 +6,7 @@ import pytest
 
 from runtime.document.spec import load_document
 from runtime.errors import NodeExecutionError, PipelineValidationError
-from runtime.preview import preview
+from runtime.execution.preview import preview
 
 
 @pytest.fixture

@@ -40,9 +40,9 @@ import duckdb
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.session import open_session
 from runtime.budget import Budget
-from runtime.comparison.columns import StoredColumn, stored_columns
 from runtime.errors import ComparisonError, NotLowerable
 from runtime.expressions.sql_parts import identifier
+from runtime.results.comparison.columns import StoredColumn, stored_columns
 
 SAMPLE = 20
 """Rows of each kind (added, removed, changed) an answer shows."""

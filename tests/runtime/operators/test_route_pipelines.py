@@ -156,7 +156,7 @@ def test_editing_one_condition_runs_the_route_again_and_keys_differ_per_port(use
 
 
 def test_a_preview_of_a_route_shows_its_first_condition_or_the_port_asked(users):
-    from runtime.preview import preview
+    from runtime.execution.preview import preview
 
     document = load_document(routed())
     first = preview(document, "split", data_root=users)

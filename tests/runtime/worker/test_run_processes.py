@@ -23,13 +23,13 @@ from runtime.budget import Budget
 from runtime.checks.analysis import analyse
 from runtime.checks.inference import infer_schemas, run_problems
 from runtime.document.spec import load_document
+from runtime.execution.preview import preview
+from runtime.execution.statuses import RunStatus
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
-from runtime.preview import preview
-from runtime.statuses import RunStatus
 from runtime.worker.child import EXIT_ORPHANED
 from runtime.worker.trail import Trail
 from runtime.worker.wire import JobOrder, Link, RunOrder, named_connections
@@ -210,7 +210,7 @@ def test_a_run_or_job_process_loads_no_django_nor_anything_of_the_web_side(probe
     modules = {
         item.removeprefix("module:") for item in probed["items"] if item.startswith("module:")
     }
-    assert "runtime.executor" in modules  # the probe saw the modules of its process
+    assert "runtime.execution.executor" in modules  # the probe saw the modules of its process
     assert {name for name in modules if name.split(".")[0] in FORBIDDEN_IN_RUNTIME} == set()
 
 
@@ -401,7 +401,7 @@ def test_a_run_process_and_its_server_end_when_the_supervisor_process_is_killed(
     )
     supervisor = subprocess.Popen(
         [sys.executable, "-c", SUPERVISOR, json.dumps(document), str(tmp_path), str(plugin_site)],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[3],
     )  # fmt: skip
     run_pid = int(supervisor.stdout.readline())
     server_pid = int(Path(f"/proc/{run_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])

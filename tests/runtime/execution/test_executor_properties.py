@@ -8,10 +8,10 @@ import uuid
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from runtime.events import ListSink
-from runtime.executor import execute
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.statuses import NodeStatus
 from runtime.plan import build_plan
-from runtime.statuses import NodeStatus
 from tests.runtime.engine_operators import ATTEMPTS, TRACKER, document, engine_registry
 from tests.strategies import bounded
 

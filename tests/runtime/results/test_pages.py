@@ -1,4 +1,4 @@
-"""Paging, sorting, filtering and summarising one stored result (runtime/result_pages.py)."""
+"""Paging, sorting, filtering and summarising one stored result (runtime/results/pages.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from runtime import result_pages
-from runtime.result_pages import ResultQueryError, ResultTimeout, page, stats
+from runtime.results import pages
+from runtime.results.pages import ResultQueryError, ResultTimeout, page, stats
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def test_statistics_count_nulls_distinct_values_and_ranges(result):
 
 def test_a_numeric_histogram_has_equal_width_bins_covering_every_value(result):
     bins = {item.name: item for item in stats(result)}["amount"].histogram
-    assert len(bins) == result_pages.BINS
+    assert len(bins) == pages.BINS
     assert bins[0]["low"] == -2.0 and bins[-1]["high"] == 10.5
     assert sum(item["count"] for item in bins) == 4
     assert bins[-1]["count"] == 2  # the maximum falls in the last bin
@@ -181,14 +181,14 @@ def test_statistics_follow_the_filter(result):
 
 
 def test_a_column_of_unique_text_lists_no_frequent_values(tmp_path, monkeypatch):
-    monkeypatch.setattr(result_pages, "TOP_DISTINCT", 3)
+    monkeypatch.setattr(pages, "TOP_DISTINCT", 3)
     path = tmp_path / "unique.parquet"
     pq.write_table(pa.table({"s": ["a", "b", "c", "d"]}), path)
     assert stats(path)[0].histogram == []
 
 
 def test_distinct_values_of_a_big_result_are_estimated(tmp_path, monkeypatch):
-    monkeypatch.setattr(result_pages, "EXACT_DISTINCT_ROWS", 2)
+    monkeypatch.setattr(pages, "EXACT_DISTINCT_ROWS", 2)
     path = tmp_path / "big.parquet"
     pq.write_table(pa.table({"s": ["a", "b", "c", "a"]}), path)
     found = stats(path)[0]

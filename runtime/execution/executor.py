@@ -28,18 +28,12 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runtime.cache.recording import Recorder
 from runtime.errors import MemberError, NodeCancelled
-from runtime.events import Emitter, EventSink, now_iso
-from runtime.io.paths import FileArea
-from runtime.node_reports import NodeReports
-from runtime.operators.context import NodeContext
-from runtime.operators.lifecycle import Lifecycles
-from runtime.output_store import OutputStore
-from runtime.plan import Plan, PlannedNode
-from runtime.plan.passes.projection import needed_columns
-from runtime.plan.tasks import tasks_of
-from runtime.results import (
+from runtime.execution.events import Emitter, EventSink, now_iso
+from runtime.execution.node_reports import NodeReports
+from runtime.execution.output_store import OutputStore
+from runtime.execution.recording import Recorder
+from runtime.execution.results import (
     NodeResult,
     RunResult,
     check_outputs,
@@ -49,7 +43,13 @@ from runtime.results import (
     retryable,
     rows_written,
 )
-from runtime.statuses import NodeStatus
+from runtime.execution.statuses import NodeStatus
+from runtime.execution.tasks import tasks_of
+from runtime.io.paths import FileArea
+from runtime.operators.context import NodeContext
+from runtime.operators.lifecycle import Lifecycles
+from runtime.plan import Plan, PlannedNode
+from runtime.plan.passes.projection import needed_columns
 
 if TYPE_CHECKING:
     from runtime.budget import Budget
