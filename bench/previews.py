@@ -40,14 +40,14 @@ def main() -> None:
     django.setup()
     from bench.table import print_table
     from editor import preview_pool, run_process
-    from editor.management.commands.seed_demo import DEMO_DOCUMENTS, _write_sample_data
+    from editor.management.commands.seed_demo import DEMO_DOCUMENTS, write_sample_data
     from runtime.inference import infer_schemas
     from runtime.paths import FileArea
     from runtime.preview import preview
     from runtime.spec import load_document
 
     folder = Path(tempfile.mkdtemp(prefix="pw-previews-"))
-    _write_sample_data(folder)
+    write_sample_data(folder)
     area = {"data_root": FileArea(folder), "connections": {}}
     run_process.fork_server.start()
     rows = []
