@@ -41,11 +41,12 @@ def test_running_the_engine_loads_no_django():
     assert result.stdout.strip() == "[]"
 
 
-PACKAGES = ("runtime", "editor")
+PACKAGES = ("runtime", "editor", "pipewright", "bench")
+"""The project's own packages: none takes another's underscored names."""
 
 
 def module_file(dotted: str) -> Path | None:
-    """The file of a runtime/editor module or package named `dotted`, or None if it is not one."""
+    """The file of the project's module or package named `dotted`, or None if it is not one."""
     if dotted.split(".")[0] not in PACKAGES:
         return None
     base = ROOT.joinpath(*dotted.split("."))
@@ -75,45 +76,51 @@ def absolute_module(node: ast.ImportFrom, path: Path) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+def parent_and_name(dotted: str) -> tuple[str, str]:
+    parent, _, name = dotted.rpartition(".")
+    return parent, name
+
+
 def is_private(name: str) -> bool:
     return name.startswith("_") and not name.endswith("__")
 
 
 def foreign_private_names(path: Path) -> list[str]:
-    """Underscored names `path` takes from a runtime/editor module outside its own folder."""
+    """Underscored names (and modules) `path` takes from a project module outside its folder."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     own_folder = package_folder(path)
-    found, modules = [], {}
+    taken, modules = [], {}  # (module, name) pairs; local name → project module it binds
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if module_file(alias.name):
-                    bound = alias.asname or alias.name
-                    modules[bound] = alias.name if alias.asname else alias.name.split(".")[0]
+                    first = alias.name.split(".")[0]
+                    modules[alias.asname or first] = alias.name if alias.asname else first
+                    taken.append(parent_and_name(alias.name))
         elif isinstance(node, ast.ImportFrom):
             source = absolute_module(node, path)
-            source_file = module_file(source)
-            if source_file is None:
-                continue
-            for alias in node.names:
-                if module_file(f"{source}.{alias.name}"):
-                    modules[alias.asname or alias.name] = f"{source}.{alias.name}"
-                if is_private(alias.name) and package_folder(source_file) != own_folder:
-                    found.append(f"{source}.{alias.name}")
+            if module_file(source):
+                taken.append(parent_and_name(source))
+                for alias in node.names:
+                    taken.append((source, alias.name))
+                    if module_file(f"{source}.{alias.name}"):
+                        modules[alias.asname or alias.name] = f"{source}.{alias.name}"
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Attribute) and is_private(node.attr)):
-            continue
-        chain, value = [], node.value
-        while isinstance(value, ast.Attribute):
-            chain.append(value.attr)
-            value = value.value
-        if not (isinstance(value, ast.Name) and value.id in modules):
-            continue
-        dotted = ".".join([modules[value.id], *reversed(chain)])
-        source_file = module_file(dotted)
-        if source_file and package_folder(source_file) != own_folder:
-            found.append(f"{dotted}.{node.attr}")
-    return sorted(set(found))
+        if isinstance(node, ast.Attribute):
+            chain, value = [node.attr], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in modules:
+                *parents, name = [modules[value.id], *reversed(chain)]
+                taken.append((".".join(parents), name))
+    return sorted(
+        f"{module}.{name}"
+        for module, name in set(taken)
+        if is_private(name)
+        and (source := module_file(module))
+        and package_folder(source) != own_folder
+    )
 
 
 def test_no_package_imports_another_packages_underscored_names():
