@@ -3,11 +3,11 @@
     python bench/previews.py [--repeat 50]
 
 Over the demo's pipelines and sample data (`manage.py seed_demo`'s), each job is done
-`--repeat` times in this process (`runtime.execution.preview`, `runtime.checks.inference`, as
-the web server did before) and in a job process forked by the pre-started server
-(`editor.preview_pool`, as it does now: the spare process warmed up after the last job, the document
-and answer as JSON), with a pause between jobs as between saves; median and p95 in ms. Every save
-answers with an inference, so its cost is each save's.
+`--repeat` times in this process (`runtime.execution.preview`, `runtime.checks.inference`, as the
+web server did before) and in a job process forked by the pre-started server (`editor.preview_pool`,
+as it does now: the spare process warmed up after the last job, the document and answer as JSON),
+with a pause between jobs as between saves; median and p95 in ms. Every save answers with an
+inference, so its cost is each save's.
 """
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ def main() -> None:
     django.setup()
     from bench.table import print_table
     from editor import preview_pool, run_process
-    from editor.management.commands.seed_demo import DEMO_DOCUMENTS, _write_sample_data
+    from editor.management.commands.seed_demo import DEMO_DOCUMENTS, write_sample_data
     from runtime.checks.inference import infer_schemas
     from runtime.document.spec import load_document
     from runtime.execution.preview import preview
     from runtime.io.paths import FileArea
 
     folder = Path(tempfile.mkdtemp(prefix="pw-previews-"))
-    _write_sample_data(folder)
+    write_sample_data(folder)
     area = {"data_root": FileArea(folder), "connections": {}}
     run_process.fork_server.start()
     rows = []

@@ -40,3 +40,95 @@ def test_running_the_engine_loads_no_django():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+PACKAGES = ("runtime", "editor", "pipewright", "bench")
+"""The project's own packages: none takes another's underscored names."""
+
+
+def module_file(dotted: str) -> Path | None:
+    """The file of the project's module or package named `dotted`, or None if it is not one."""
+    if dotted.split(".")[0] not in PACKAGES:
+        return None
+    base = ROOT.joinpath(*dotted.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def package_folder(path: Path) -> Path:
+    """The folder a module belongs to: a package's own folder, a module's parent."""
+    return path.parent
+
+
+def dotted_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def absolute_module(node: ast.ImportFrom, path: Path) -> str:
+    if not node.level:
+        return node.module or ""
+    package = dotted_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def parent_and_name(dotted: str) -> tuple[str, str]:
+    parent, _, name = dotted.rpartition(".")
+    return parent, name
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")
+
+
+def foreign_private_names(path: Path) -> list[str]:
+    """Underscored names (and modules) `path` takes from a project module outside its folder."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own_folder = package_folder(path)
+    taken, modules = [], {}  # (module, name) pairs; local name → project module it binds
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if module_file(alias.name):
+                    first = alias.name.split(".")[0]
+                    modules[alias.asname or first] = alias.name if alias.asname else first
+                    taken.append(parent_and_name(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            source = absolute_module(node, path)
+            if module_file(source):
+                taken.append(parent_and_name(source))
+                for alias in node.names:
+                    taken.append((source, alias.name))
+                    if module_file(f"{source}.{alias.name}"):
+                        modules[alias.asname or alias.name] = f"{source}.{alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            chain, value = [node.attr], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in modules:
+                *parents, name = [modules[value.id], *reversed(chain)]
+                taken.append((".".join(parents), name))
+    return sorted(
+        f"{module}.{name}"
+        for module, name in set(taken)
+        if is_private(name)
+        and (source := module_file(module))
+        and package_folder(source) != own_folder
+    )
+
+
+def test_no_package_imports_another_packages_underscored_names():
+    offenders = {
+        str(path.relative_to(ROOT)): names
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if (names := foreign_private_names(path))
+    }
+    assert offenders == {}

@@ -4,7 +4,7 @@ The runtime parses and type-checks the expression (`runtime.expressions`); this 
 what its compiler decided for every node (type, constant value) and writes, node by node, the
 pandas code that computes the same values: the same calls where they are one line (`s.str.upper()`),
 and a carried copy of the runtime's function where the semantics are intricate (`compare` for
-nulls in comparisons, `_divide` for division by zero). Column names and texts only ever reach the
+nulls in comparisons, `divide` for division by zero). Column names and texts only ever reach the
 code through `repr()`; nothing of the expression's text is pasted into it.
 
 A `${parameter}` in the expression becomes the script's option (`params["name"]`); a part that
@@ -50,8 +50,8 @@ _TEXT_TESTS = {
 }
 _ARITHMETIC = {"+": "{} + {}", "-": "{} - {}", "*": "{} * {}"}
 _HELPERS = {
-    "/": symbols._divide,
-    "**": symbols._power,
+    "/": symbols.divide,
+    "**": symbols.power,
 }
 
 
@@ -99,7 +99,7 @@ def _substituted(text: str, parameters: dict[str, object]) -> tuple[str, dict]:
     return "".join(parts), spans
 
 
-class _Recorder(runtime_compiler._Compiler):
+class _Recorder(runtime_compiler.Compiler):
     """The runtime's compiler, keeping what it decided for each node of the tree."""
 
     def __init__(self, text: str, schema: Schema) -> None:
@@ -213,7 +213,7 @@ class _Writer:
         return when_null if shared == NULL else shared
 
     def binary(self, node: Binary, kind: str) -> str:
-        if node.op in symbols._COMPARISONS:
+        if node.op in symbols.COMPARISONS:
             shared = self.common([node.left, node.right], "string")
             left, right = self.argument(node.left, shared), self.argument(node.right, shared)
             self.helpers.add(symbols.compare)
@@ -223,8 +223,8 @@ class _Writer:
         if node.op in _ARITHMETIC:
             return self.conformed(_ARITHMETIC[node.op].format(left, right), kind)
         if node.op == "%":
-            self.helpers.add(symbols._modulo)
-            return self.conformed(f"_modulo({shared!r}, {left}, {right})", kind)
+            self.helpers.add(symbols.modulo)
+            return self.conformed(f"modulo({shared!r}, {left}, {right})", kind)
         helper = _HELPERS[node.op]
         self.helpers.add(helper)
         return self.conformed(f"{helper.__name__}({left}, {right})", kind)

@@ -65,12 +65,12 @@ class NodeCode:
         whole = PLACEHOLDER.fullmatch(raw)
         if whole:
             return f"params[{whole[1]!r}]"
-        self.carry(runtime_parameters._as_text)
+        self.carry(runtime_parameters.placeholder_text)
         parts, end = [], 0
         for match in PLACEHOLDER.finditer(raw):
             if match.start() > end:
                 parts.append(repr(raw[end : match.start()]))
-            parts.append(f"_as_text(params[{match[1]!r}])")
+            parts.append(f"placeholder_text(params[{match[1]!r}])")
             end = match.end()
         if end < len(raw):
             parts.append(repr(raw[end:]))

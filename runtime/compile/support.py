@@ -22,8 +22,8 @@ import pyarrow.parquet as pq
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
-from runtime.backends.duckdb.scans import _WILDCARDS, _csv_columns
-from runtime.io.sql.connections import _make_sqlite_transactional
+from runtime.backends.duckdb.scans import DUCKDB_WILDCARDS, csv_columns
+from runtime.io.sql.connections import make_sqlite_transactional
 
 
 class PipelineError(Exception):
@@ -70,7 +70,7 @@ def database(name: str, variable: str, root: Path) -> Iterator[sa.Connection]:
         url = url.set(database=str(data_path(root, url.database or "")))
     engine = sa.create_engine(url, poolclass=NullPool)
     if engine.dialect.name == "sqlite":
-        _make_sqlite_transactional(engine)
+        make_sqlite_transactional(engine)
     with engine.connect() as connection:
         yield connection
 
@@ -136,7 +136,7 @@ def csv_as_compiled(
         delimiter=delimiter, header=header, skip_rows=skip_rows, encoding="utf-8"
     )
     for file in files:
-        found = {name: kind for name, (kind, _) in _csv_columns(options, file).items()}
+        found = {name: kind for name, (kind, _) in csv_columns(options, file).items()}
         if list(found.items()) != list(columns.items()):
             raise PipelineError(_changed(file.name, found, columns))
     return _located(files)
@@ -159,7 +159,7 @@ def parquet_columns(location: Path) -> list[list[str]]:
 
 def _located(files: list) -> tuple[list[str], list[str]]:
     for file in files:
-        if any(character in str(file.location) for character in _WILDCARDS):
+        if any(character in str(file.location) for character in DUCKDB_WILDCARDS):
             raise PipelineError(
                 f"'{file.name}' has wildcard characters, which DuckDB would take for a pattern"
             )

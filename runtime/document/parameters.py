@@ -110,7 +110,7 @@ def _substitute_text(text, kind: FieldKind | None, values, node, path, problems)
     whole = PLACEHOLDER.fullmatch(text)
     if whole:
         return values[whole[1]]
-    return PLACEHOLDER.sub(lambda match: _as_text(values[match[1]]), text)
+    return PLACEHOLDER.sub(lambda match: placeholder_text(values[match[1]]), text)
 
 
 def _substitute_expression(text, values, node, path, problems):
@@ -123,7 +123,8 @@ def _substitute_expression(text, values, node, path, problems):
         return text
 
 
-def _as_text(value) -> str:
+def placeholder_text(value) -> str:
+    """A parameter's value as it reads inside a longer text: a string as is, else as JSON."""
     if isinstance(value, str):
         return value
     return json.dumps(value)

@@ -96,7 +96,7 @@ def _schema_for(names: tuple, dtypes: tuple) -> Schema:
 def _compile(text: str, schema: Schema) -> Compiled:
     # Cached: compiled code is immutable and thread-safe, and the same expression is checked
     # against the same columns by validation, schema inference, previews and runs.
-    compiled = _Compiler(text, schema).compile_node(parse(text))
+    compiled = Compiler(text, schema).compile_node(parse(text))
     return resolve(compiled, "boolean")  # an expression that can only be null: "unknown"
 
 
@@ -111,10 +111,10 @@ def _evaluator(compiled: Compiled) -> Callable[[pd.DataFrame], pd.Series]:
 def _run(compiled: Compiled, frame: pd.DataFrame) -> pd.Series:
     """The value on each row of `frame`, indexed 0..n-1 (numpy warnings off: nulls are ours)."""
     with np.errstate(all="ignore"):
-        return compiled.run(_positional(frame))
+        return compiled.run(positional_view(frame))
 
 
-def _positional(frame: pd.DataFrame) -> pd.DataFrame:
+def positional_view(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with a plain 0..n-1 index and string column names, so nothing mis-aligns."""
     index = frame.index
     positional = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
@@ -125,7 +125,7 @@ def _positional(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-class _Compiler:
+class Compiler:
     """Type-checks a syntax tree against a schema, building each node's pandas code."""
 
     def __init__(self, text: str, schema: Schema) -> None:

@@ -37,7 +37,7 @@ from .values import (
     with_nulls,
 )
 
-_COMPARISONS = {
+COMPARISONS = {
     "=": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -45,6 +45,7 @@ _COMPARISONS = {
     ">": operator.gt,
     ">=": operator.ge,
 }
+"""The comparison symbols, each with the function comparing two values by it."""
 _CANNOT_COMPARE = "they cannot be compared"
 
 
@@ -61,7 +62,7 @@ def unary(checker: Checker, node: Unary, operand: Compiled) -> Compiled:
 
 def binary(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
     """Arithmetic or a comparison."""
-    if node.op in _COMPARISONS:
+    if node.op in COMPARISONS:
         return _comparison(checker, node, left, right)
     return _arithmetic(checker, node, left, right)
 
@@ -82,7 +83,7 @@ def _arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compiled)
         type = "float"
     nullable = left.nullable or right.nullable or type == "float" or op == "%"
     if op == "%":
-        impl = partial(_modulo, type)
+        impl = partial(modulo, type)
     elif type == "string":
         impl = partial(_joined, checker, node)
     else:
@@ -96,13 +97,15 @@ def _joined(checker: Checker, node: Binary, left: object, right: object) -> obje
     return left + right
 
 
-def _divide(left: object, right: object) -> pd.Series:
+def divide(left: object, right: object) -> pd.Series:
+    """`left / right` as floats, null where the divisor is zero."""
     numerator, denominator = floats(left), floats(right)
     quotient = np.where(denominator == 0, np.nan, np.divide(numerator, denominator))
     return pd.Series(quotient, index=index_of(left, right))
 
 
-def _modulo(type: str, left: object, right: object) -> pd.Series:
+def modulo(type: str, left: object, right: object) -> pd.Series:
+    """`left % right` in `type`, null where the divisor is zero."""
     # Both sides as nullable Series: pandas sends `scalar % Int64` through float64 when a
     # divisor is zero, losing digits of large integers.
     index = index_of(left, right)
@@ -111,17 +114,18 @@ def _modulo(type: str, left: object, right: object) -> pd.Series:
     return with_nulls(dividend % divisor, is_true(divisor == 0))
 
 
-def _power(left: object, right: object) -> pd.Series:
-    power = pd.Series(np.power(floats(left), floats(right)), index=index_of(left, right))
-    return with_nulls(power, null_mask(left, right))  # numpy says nan ** 0 and 1 ** nan are 1
+def power(left: object, right: object) -> pd.Series:
+    """`left ** right` as floats, null where either side is null."""
+    raised = pd.Series(np.power(floats(left), floats(right)), index=index_of(left, right))
+    return with_nulls(raised, null_mask(left, right))  # numpy says nan ** 0 and 1 ** nan are 1
 
 
 _ARITHMETIC = {
     "+": operator.add,
     "-": operator.sub,
     "*": operator.mul,
-    "/": _divide,
-    "**": _power,
+    "/": divide,
+    "**": power,
 }
 
 
@@ -144,7 +148,7 @@ def compare(op: str, left: object, right: object) -> pd.Series:
         raise TypeError("cannot compare a time-zone-aware datetime with a naive one")
     # On the arrays, not the Series: both sides come from one frame, so there is nothing to
     # align, and a Series comparison costs several times as much on a small frame.
-    raw = _COMPARISONS[op](_array_of(left), _array_of(right))
+    raw = COMPARISONS[op](_array_of(left), _array_of(right))
     result = pd.Series(raw, index=index_of(left, right), copy=False)
     if isinstance(result.dtype, pd.BooleanDtype):
         return result  # masked arrays (Int64, boolean) already give null where a side is null

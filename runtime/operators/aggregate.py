@@ -36,7 +36,7 @@ Function = Literal[
     "count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first", "last"
 ]
 
-_FIXED_TYPES = {
+FIXED_TYPES = {
     "count": "integer",
     "size": "integer",
     "nunique": "integer",
@@ -45,7 +45,8 @@ _FIXED_TYPES = {
     "std": "float",
 }
 """Functions whose result has one type whatever the column's; the others keep its type."""
-_DTYPES = {"integer": "Int64", "float": "float64"}
+FIXED_DTYPES = {"integer": "Int64", "float": "float64"}
+"""The engine's dtype for each of those fixed types."""
 _NEED_NUMBERS = ("sum", "mean", "median", "std")
 _IN_ROW_ORDER = ("first", "last")
 """Functions that pick a value by its place in the input, which a columnar backend does not
@@ -116,12 +117,12 @@ class Aggregate(Operator):
         return {"in": set(params.group_by) | columns}
 
     def output_schema(self, ctx, inputs):
-        return {"out": Schema(_output_columns(ctx.params, inputs["in"]))}
+        return {"out": Schema(aggregate_columns(ctx.params, inputs["in"]))}
 
     def run(self, ctx, inputs):
         params: AggregateParams = ctx.params
         frame = inputs["in"]
-        _output_columns(params, frame_schema(frame))
+        aggregate_columns(params, frame_schema(frame))
         result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
         dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
@@ -196,11 +197,11 @@ _REDUCERS: dict[str, Callable[[pd.Series], object]] = {
 
 def _result_dtype(aggregation: Aggregation, frame: pd.DataFrame):
     """The dtype of a summary column, following the engine's convention."""
-    fixed = _FIXED_TYPES.get(aggregation.function)
-    return frame[aggregation.column].dtype if fixed is None else _DTYPES[fixed]
+    fixed = FIXED_TYPES.get(aggregation.function)
+    return frame[aggregation.column].dtype if fixed is None else FIXED_DTYPES[fixed]
 
 
-def _output_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
+def aggregate_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
     """The group columns then one column per aggregation, after checking names and types."""
     keys = [column_of("group_by", name, schema) for name in params.group_by]
     summaries = [
@@ -225,5 +226,5 @@ def _summary_column(index: int, aggregation: Aggregation, schema: Schema) -> Col
     column = column_of(field, aggregation.column, schema)
     if function in _NEED_NUMBERS:
         require_type(field, column, NUMBERS, f"{function} needs numbers")
-    type_name = _FIXED_TYPES.get(function, column.type)
+    type_name = FIXED_TYPES.get(function, column.type)
     return Column(aggregation.output_name, type_name, function not in _NEVER_NULL)

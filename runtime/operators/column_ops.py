@@ -93,7 +93,7 @@ class Transform(Operator):
         params: TransformParams = ctx.params
         schema = inputs["in"]
         for index, mapping in enumerate(params.mappings):
-            schema = _with_column(schema, _mapped_column(index, mapping, schema))
+            schema = with_column(schema, mapped_column(index, mapping, schema))
         return {"out": _kept(schema, params)}
 
     def run(self, ctx, inputs):
@@ -120,7 +120,7 @@ class Transform(Operator):
             lowered = to_sql(mapping.expression, schema)  # NotLowerable if DuckDB differs
             if mapping.type is not None:
                 relational.require_exact_cast(mapping.target, lowered.type, mapping.type)
-            schema = _with_column(schema, _mapped_column(index, mapping, schema))
+            schema = with_column(schema, mapped_column(index, mapping, schema))
         mappings = tuple(
             relational.Mapping(mapping.target, mapping.expression, mapping.type)
             for mapping in params.mappings
@@ -149,7 +149,8 @@ def _expression_error(index: int, error: ExpressionError) -> ParamsError:
     return ParamsError(f"mappings[{index}].expression", str(error), error.position)
 
 
-def _mapped_column(index: int, mapping: Mapping, schema: Schema) -> Column:
+def mapped_column(index: int, mapping: Mapping, schema: Schema) -> Column:
+    """The column mapping number `index` gives over `schema`: its target, type and nullability."""
     try:
         result_type, nullable = infer_type(mapping.expression, schema)
     except ExpressionError as error:
@@ -167,7 +168,7 @@ def _mapped_values(index: int, mapping: Mapping, frame: pd.DataFrame) -> pd.Seri
     return conventional(values if mapping.type is None else cast_series(values, mapping.type))
 
 
-def _with_column(schema: Schema, column: Column) -> Schema:
+def with_column(schema: Schema, column: Column) -> Schema:
     """`schema` with `column` replacing the one of the same name, or added at the end."""
     if column.name not in schema:
         return Schema((*schema.columns, column))
@@ -219,7 +220,7 @@ class Select(Operator):
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
         rename = ctx.params.rename
-        columns = (schema.get(name) for name in _selected_names(ctx.params, schema))
+        columns = (schema.get(name) for name in selected_names(ctx.params, schema))
         return {
             "out": Schema(
                 tuple(dataclasses.replace(c, name=rename.get(c.name, c.name)) for c in columns)
@@ -229,7 +230,7 @@ class Select(Operator):
     def run(self, ctx, inputs):
         params: SelectParams = ctx.params
         frame = inputs["in"]
-        names = _selected_names(params, frame_schema(frame))
+        names = selected_names(params, frame_schema(frame))
         if params.columns:
             frame = frame[names]
         return {"out": frame.rename(columns=params.rename) if params.rename else frame}
@@ -239,7 +240,7 @@ class Select(Operator):
         return {"out": relational.Project(inputs["in"], tuple(params.columns), renames)}
 
 
-def _selected_names(params: SelectParams, schema: Schema) -> list[str]:
+def selected_names(params: SelectParams, schema: Schema) -> list[str]:
     """The kept columns, checking that renames name kept columns and give distinct names."""
     names = chosen_columns("columns", params.columns, schema)
     require_columns("rename", params.rename, names)
@@ -275,24 +276,25 @@ class Cast(Operator):
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
-        types = _cast_types(ctx.params, schema)
+        types = cast_types(ctx.params, schema)
         return {"out": Schema(tuple(_cast_column(c, types.get(c.name)) for c in schema.columns))}
 
     def run(self, ctx, inputs):
         frame = inputs["in"]
-        types = _cast_types(ctx.params, frame_schema(frame))
+        types = cast_types(ctx.params, frame_schema(frame))
         return {
             "out": frame.assign(**{name: cast_series(frame[name], t) for name, t in types.items()})
         }
 
     def lower(self, params, inputs, schemas):
         schema = schemas["in"]
-        for name, type_name in _cast_types(params, schema).items():
+        for name, type_name in cast_types(params, schema).items():
             relational.require_exact_cast(name, schema.get(name).type, type_name)
         return {"out": relational.Cast(inputs["in"], tuple(params.types.items()))}
 
 
-def _cast_types(params: CastParams, schema: Schema) -> dict[str, TypeName]:
+def cast_types(params: CastParams, schema: Schema) -> dict[str, TypeName]:
+    """The type each column is converted to, after checking every column is in `schema`."""
     require_columns("types", params.types, schema.names)
     return params.types
 
@@ -327,16 +329,16 @@ class FillNulls(Operator):
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
-        _fill_values(ctx.params, schema)
+        fill_values(ctx.params, schema)
         return {"out": with_nullable(schema, ctx.params.values, False)}
 
     def run(self, ctx, inputs):
         frame = inputs["in"]
-        return {"out": frame.fillna(_fill_values(ctx.params, frame_schema(frame)))}
+        return {"out": frame.fillna(fill_values(ctx.params, frame_schema(frame)))}
 
     def lower(self, params, inputs, schemas):
         schema = schemas["in"]
-        values = _fill_values(params, schema)
+        values = fill_values(params, schema)
         timed = [name for name in values if schema.get(name).type == "datetime"]
         if timed:
             raise NotLowerable(f"filling datetime column '{timed[0]}' keeps pandas' time unit")
@@ -349,7 +351,7 @@ def _plain(value: object) -> object:
     return value.item() if hasattr(value, "item") else value
 
 
-def _fill_values(params: FillNullsParams, schema: Schema) -> dict[str, object]:
+def fill_values(params: FillNullsParams, schema: Schema) -> dict[str, object]:
     """Each value converted to its column's type (`ParamsError` when it does not fit)."""
     return {
         name: cast_value("values", value, column_of("values", name, schema).type, name)

@@ -77,13 +77,13 @@ class Join(Operator):
     Params = JoinParams
 
     def output_schema(self, ctx, inputs):
-        plan = _join_plan(ctx.params, inputs["left"], inputs["right"])
+        plan = join_plan(ctx.params, inputs["left"], inputs["right"])
         return {"out": Schema(plan.columns)}
 
     def run(self, ctx, inputs):
         params: JoinParams = ctx.params
         left, right = inputs["left"], inputs["right"]
-        plan = _join_plan(params, frame_schema(left), frame_schema(right))
+        plan = join_plan(params, frame_schema(left), frame_schema(right))
         joined = left.merge(
             right,
             how=params.how,
@@ -100,7 +100,7 @@ class Join(Operator):
 
     def lower(self, params, inputs, schemas):
         left, right = schemas["left"], schemas["right"]
-        plan = _join_plan(params, left, right)
+        plan = join_plan(params, left, right)
         shared = {
             key for key, other in zip(params.left_on, params.right_on, strict=True) if key == other
         }
@@ -117,13 +117,15 @@ class Join(Operator):
 
 
 @dataclass(frozen=True, slots=True)
-class _JoinPlan:
+class JoinPlan:
+    """The columns a join gives, in order, and the keys it widens to float."""
+
     columns: tuple[Column, ...]
     widened_keys: tuple[str, ...]
     """Keys named alike on both sides, integer on one and float on the other: output as float."""
 
 
-def _join_plan(params: JoinParams, left: Schema, right: Schema) -> _JoinPlan:
+def join_plan(params: JoinParams, left: Schema, right: Schema) -> JoinPlan:
     """The joined columns as pandas names and orders them, after checking keys and suffixes."""
     pairs = [
         (column_of("left_on", left_key, left), column_of("right_on", right_key, right))
@@ -160,7 +162,7 @@ def _join_plan(params: JoinParams, left: Schema, right: Schema) -> _JoinPlan:
     widened = tuple(
         name for name, right_key in shared.items() if left.get(name).type != right_key.type
     )
-    return _JoinPlan(tuple(columns), widened)
+    return JoinPlan(tuple(columns), widened)
 
 
 def _check_key_types(left_key: Column, right_key: Column) -> None:
@@ -197,14 +199,14 @@ class Union(Operator):
     inputs = (Port("in", many=True, description="The tables to stack, in edge order."),)
 
     def output_schema(self, ctx, inputs):
-        return {"out": Schema(_union_columns(inputs["in"]))}
+        return {"out": Schema(union_columns(inputs["in"]))}
 
     def run(self, ctx, inputs):
         frames = inputs["in"]
         if len(frames) == 1:
             return {"out": frames[0]}
         schemas = [frame_schema(frame) for frame in frames]
-        columns = _union_columns(schemas)
+        columns = union_columns(schemas)
         floats = {column.name for column in columns if column.type == "float"}
         frames = [
             _as_floats(frame, schema, floats) for frame, schema in zip(frames, schemas, strict=True)
@@ -215,11 +217,11 @@ class Union(Operator):
         relations = inputs["in"]
         if len(relations) == 1:
             return {"out": relations[0]}
-        names = tuple(column.name for column in _union_columns(schemas["in"]))
+        names = tuple(column.name for column in union_columns(schemas["in"]))
         return {"out": relational.Union(tuple(relations), names)}
 
 
-def _union_columns(schemas: list[Schema]) -> tuple[Column, ...]:
+def union_columns(schemas: list[Schema]) -> tuple[Column, ...]:
     """The union's columns: first-seen order, widened types; nullable unless in every input."""
     merged: dict[str, Column] = {}
     for position, schema in enumerate(schemas, start=1):

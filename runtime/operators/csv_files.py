@@ -130,7 +130,7 @@ class CsvInput(FileInput):
 
     def frame(self, ctx, table):
         """The rows read, in the engine's dtypes and the declared column types."""
-        return _apply_dtypes(to_pandas(table), ctx.params.dtypes, ctx.params.path)
+        return apply_dtypes(to_pandas(table), ctx.params.dtypes, ctx.params.path)
 
 
 def _columns_to_read(ctx: NodeContext, params: CsvInputParams, path: Path) -> list[str] | None:
@@ -214,11 +214,11 @@ class CsvOutput(FileOutput):
             sep=params.delimiter,
             header=params.header and not appending,
             index=False,
-            lineterminator="\r\n" if _holds_carriage_return(frame) else "\n",
+            lineterminator="\r\n" if holds_carriage_return(frame) else "\n",
         )
 
 
-def _holds_carriage_return(frame: pd.DataFrame) -> bool:
+def holds_carriage_return(frame: pd.DataFrame) -> bool:
     """Whether a name or a text holds a carriage return: Python's CSV writer quotes only
     fields holding a character of the line ending, and every reader ends a row at an
     unquoted one; with CRLF line endings such fields are quoted and read back whole."""
@@ -233,7 +233,9 @@ def _holds_carriage_return(frame: pd.DataFrame) -> bool:
     return False
 
 
-def _apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:
+def apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:
+    """`frame` with the columns `dtypes` names converted to their types; an OperatorError
+    naming `source` when one of them is not in the file."""
     missing = [name for name in dtypes if name not in frame.columns]
     if missing:
         raise OperatorError(

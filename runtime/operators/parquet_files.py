@@ -126,14 +126,14 @@ class ParquetOutput(FileOutput):
 
     def write(self, ctx, frame, temporary, appending):
         params: ParquetOutputParams = ctx.params
-        table = _arrow(frame)
+        table = parquet_table(frame)
         if appending:
             table = appended(pq.read_table(temporary), table, params.path)
         compression = None if params.compression == "none" else params.compression
         pq.write_table(table, temporary, compression=compression)
 
 
-def _arrow(frame: pd.DataFrame) -> pa.Table:
+def parquet_table(frame: pd.DataFrame) -> pa.Table:
     """`frame` as Arrow, with pandas' metadata so that `pd.read_parquet` restores its dtypes."""
     try:
         return pa.Table.from_pandas(frame, preserve_index=False)
@@ -165,7 +165,7 @@ _PANDAS_TYPES = (
 
 
 def pandas_schema(schema: pa.Schema) -> pa.Schema:
-    """The Arrow schema, pandas' metadata included, that `_arrow` gives a frame holding data
+    """The Arrow schema, pandas' metadata included, that `parquet_table` gives a frame holding data
     of `schema` in the engine's dtypes (runtime/tables/frames.py): a file written in it reads back
     with `pd.read_parquet` in those dtypes, like one the pandas path wrote, without pandas."""
     fields, columns = [], []

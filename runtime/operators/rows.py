@@ -62,14 +62,14 @@ class Sort(Operator):
         return {"in": needed_with(output_columns["out"], (key.column for key in params.by))}
 
     def output_schema(self, ctx, inputs):
-        _sort_columns(ctx.params, inputs["in"])
+        sort_columns(ctx.params, inputs["in"])
         return {"out": inputs["in"]}
 
     def run(self, ctx, inputs):
         params: SortParams = ctx.params
         frame = inputs["in"]
         ordered = frame.sort_values(
-            _sort_columns(params, frame_schema(frame)),
+            sort_columns(params, frame_schema(frame)),
             ascending=[not key.descending for key in params.by],
             na_position="last" if params.nulls_last else "first",
             kind="stable",
@@ -82,7 +82,8 @@ class Sort(Operator):
         return {"out": relational.Sort(inputs["in"], keys, params.nulls_last)}
 
 
-def _sort_columns(params: SortParams, schema: Schema) -> list[str]:
+def sort_columns(params: SortParams, schema: Schema) -> list[str]:
+    """The sort keys' column names, after checking each is in `schema`."""
     return [
         column_of(f"by[{i}].column", key.column, schema).name for i, key in enumerate(params.by)
     ]

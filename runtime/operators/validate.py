@@ -98,7 +98,7 @@ class RangeRule(_Rule):
         return self
 
     def check(self, field: str, schema: Schema) -> None:
-        low, high = self._bounds(field, schema)
+        low, high = self.converted_bounds(field, schema)
         if low is not None and high is not None and low > high:
             raise ParamsError(f"{field}.max", f"{written(self.max)} is below the minimum")
 
@@ -108,11 +108,11 @@ class RangeRule(_Rule):
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
         _, above = self._outside(rows, schema, field)
-        values = f"{self.column}: " + _value_texts(rows[self.column])
-        above_max = values + f" is above the maximum {_shown(self.max)}"
-        return above_max.where(above, values + f" is below the minimum {_shown(self.min)}")
+        values = f"{self.column}: " + value_texts(rows[self.column])
+        above_max = values + f" is above the maximum {shown_value(self.max)}"
+        return above_max.where(above, values + f" is below the minimum {shown_value(self.min)}")
 
-    def _bounds(self, field: str, schema: Schema) -> tuple[object, object]:
+    def converted_bounds(self, field: str, schema: Schema) -> tuple[object, object]:
         column = column_of(f"{field}.column", self.column, schema)
         require_type(
             f"{field}.column",
@@ -129,10 +129,10 @@ class RangeRule(_Rule):
     def _outside(
         self, frame: pd.DataFrame, schema: Schema, field: str
     ) -> tuple[np.ndarray, np.ndarray]:
-        low, high = self._bounds(field, schema)
+        low, high = self.converted_bounds(field, schema)
         values = frame[self.column]
-        below = _where_true(values < low) if low is not None else np.zeros(len(frame), bool)
-        above = _where_true(values > high) if high is not None else np.zeros(len(frame), bool)
+        below = where_true(values < low) if low is not None else np.zeros(len(frame), bool)
+        above = where_true(values > high) if high is not None else np.zeros(len(frame), bool)
         return below, above
 
 
@@ -167,7 +167,7 @@ class RegexRule(_Rule):
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
         return (
-            f"{self.column}: " + _value_texts(rows[self.column]) + f" does not match {self.pattern}"
+            f"{self.column}: " + value_texts(rows[self.column]) + f" does not match {self.pattern}"
         )
 
 
@@ -187,23 +187,24 @@ class AllowedValuesRule(_Rule):
     )
 
     def check(self, field: str, schema: Schema) -> None:
-        self._allowed(field, schema)
+        self.converted_values(field, schema)
 
     def failed(self, frame: pd.DataFrame, schema: Schema, field: str) -> np.ndarray:
         values = frame[self.column]
-        allowed = values.isin(self._allowed(field, schema)).to_numpy(dtype=bool, na_value=False)
-        return ~allowed & values.notna().to_numpy()
+        allowed = self.converted_values(field, schema)
+        inside = values.isin(allowed).to_numpy(dtype=bool, na_value=False)
+        return ~inside & values.notna().to_numpy()
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
-        shown = [_shown(value) for value in self.values[:LISTED_VALUES]]
+        shown = [shown_value(value) for value in self.values[:LISTED_VALUES]]
         more = ", …" if len(self.values) > LISTED_VALUES else ""
         return (
             f"{self.column}: "
-            + _value_texts(rows[self.column])
+            + value_texts(rows[self.column])
             + f" is not one of {', '.join(shown)}{more}"
         )
 
-    def _allowed(self, field: str, schema: Schema) -> list[object]:
+    def converted_values(self, field: str, schema: Schema) -> list[object]:
         column = column_of(f"{field}.column", self.column, schema)
         return [
             cast_value(f"{field}.values", value, column.type, self.column) for value in self.values
@@ -247,9 +248,9 @@ class UniqueRule(_Rule):
         return repeated & complete
 
     def reasons(self, rows: pd.DataFrame, schema: Schema, field: str) -> pd.Series:
-        values = _value_texts(rows[self.names[0]])
+        values = value_texts(rows[self.names[0]])
         for name in self.names[1:]:
-            values = values + ", " + _value_texts(rows[name])
+            values = values + ", " + value_texts(rows[name])
         return f"{', '.join(self.names)}: " + values + " appears more than once"
 
 
@@ -285,7 +286,7 @@ class Validate(Operator):
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
-        _check(ctx.params, schema)
+        check_rules(ctx.params, schema)
         reason = Column(REASON, "string", False)
         return {"valid": schema, "invalid": Schema((*schema.columns, reason))}
 
@@ -293,7 +294,7 @@ class Validate(Operator):
         params: ValidateParams = ctx.params
         frame = inputs["in"]
         schema = frame_schema(frame)
-        _check(params, schema)
+        check_rules(params, schema)
         fields = [f"rules[{index}]" for index in range(len(params.rules))]
         failures = [
             rule.failed(frame, schema, f) for rule, f in zip(params.rules, fields, strict=True)
@@ -309,7 +310,8 @@ class Validate(Operator):
         return {"valid": frame[~invalid], "invalid": rows.assign(**{REASON: reasons})}
 
 
-def _check(params: ValidateParams, schema: Schema) -> None:
+def check_rules(params: ValidateParams, schema: Schema) -> None:
+    """ParamsError unless every rule fits `schema` and the input has no `_reason` column."""
     if REASON in schema:
         raise ParamsError(
             "rules",
@@ -320,15 +322,16 @@ def _check(params: ValidateParams, schema: Schema) -> None:
         rule.check(f"rules[{index}]", schema)
 
 
-def _where_true(mask: pd.Series) -> np.ndarray:
+def where_true(mask: pd.Series) -> np.ndarray:
     """A comparison's result as numpy bools, null (a skipped value) counting as false."""
     return mask.to_numpy(dtype=bool, na_value=False)
 
 
-def _value_texts(values: pd.Series) -> pd.Series:
+def value_texts(values: pd.Series) -> pd.Series:
+    """The values as the texts a reason shows."""
     return values.astype("str")
 
 
-def _shown(value: object) -> str:
+def shown_value(value: object) -> str:
     """A params value in a reason: text as is, anything else as written in JSON."""
     return value if isinstance(value, str) else written(value)

@@ -59,7 +59,7 @@ class Command(BaseCommand):
         with transaction.atomic():
             user, created = _demo_user()
             folder = workspace_folder(personal_workspace(user))
-            for name in _write_sample_data(folder):
+            for name in write_sample_data(folder):
                 self.stdout.write(f"kept {name}: a file of that name is there already")
             self.stdout.write(f"sample data in {folder}")
             for path in DEMO_DOCUMENTS:
@@ -86,7 +86,7 @@ def _demo_user():
     return user, True
 
 
-def _write_sample_data(folder: Path) -> list[str]:
+def write_sample_data(folder: Path) -> list[str]:
     """Write users.csv and countries.csv, the same bytes every time, unless there already; the
     names of those kept."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ NULL_MARKERS = pa_csv.ConvertOptions().null_values
 """pyarrow's default null strings, which `csv_input` uses."""
 _TIMESTAMPS = {"s": "TIMESTAMP_S", "ms": "TIMESTAMP_MS", "us": "TIMESTAMP", "ns": "TIMESTAMP_NS"}
 _ENDINGS = {"csv": CSV_ENDINGS, "parquet": PARQUET_ENDINGS}
-_WILDCARDS = "*?[]{}"
+DUCKDB_WILDCARDS = "*?[]{}"
 """Characters DuckDB's readers take a path holding them to be a pattern of."""
 
 
@@ -72,7 +72,7 @@ def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:
     real paths DuckDB reads as they are."""
     files = tuple(input_files(area, scan.path, _ENDINGS[scan.format]))
     for file in files:
-        if any(character in str(file.location) for character in _WILDCARDS):
+        if any(character in str(file.location) for character in DUCKDB_WILDCARDS):
             raise NotLowerable(f"'{file.name}' has wildcard characters and is read on pandas")
     return files
 
@@ -84,9 +84,9 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
         header=scan.option("header", True),
         skip_rows=scan.option("skip_rows", 0),
     )
-    first = _csv_columns(params, files[0])
+    first = csv_columns(params, files[0])
     for file in files[1:]:
-        if list(_csv_columns(params, file).items()) != list(first.items()):
+        if list(csv_columns(params, file).items()) != list(first.items()):
             raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
     names = list(first)
     chosen = _chosen(scan, names)
@@ -106,7 +106,7 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     return _select(scan, files, names, columns, reader_sql, reader_params)
 
 
-def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
+def csv_columns(params: CsvInputParams, file: InputFile) -> dict:
     """Each column of the file, in order, with its DuckDB and public type."""
     try:
         options = arrow_options(params, None, threads=False)  # the types alone: one block

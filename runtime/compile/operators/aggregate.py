@@ -10,16 +10,16 @@ from runtime.operators import aggregate as operator
 
 
 def _dtype(node: NodeCode, aggregation) -> str:
-    fixed = operator._FIXED_TYPES.get(aggregation.function)
+    fixed = operator.FIXED_TYPES.get(aggregation.function)
     if fixed is None:
         return f"{node.inputs['in']}[{aggregation.column!r}].dtype"
-    return repr(operator._DTYPES[fixed])
+    return repr(operator.FIXED_DTYPES[fixed])
 
 
 @emits("aggregate")
 def aggregate(node: NodeCode) -> None:
     params, frame, out = node.params, node.inputs["in"], node.outputs["out"]
-    operator._output_columns(params, node.schemas["in"])
+    operator.aggregate_columns(params, node.schemas["in"])
     if params.group_by:
         named = ", ".join(
             f"{a.output_name!r}: ({(a.column or params.group_by[0])!r}, {a.function!r})"

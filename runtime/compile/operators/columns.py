@@ -7,7 +7,7 @@ from __future__ import annotations
 from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
-from runtime.expressions.compiler import _positional
+from runtime.expressions.compiler import positional_view
 from runtime.expressions.values import is_true
 from runtime.operators import column_ops
 from runtime.operators.column_params import conventional
@@ -18,9 +18,9 @@ from runtime.tables.casting import cast_series
 def filter_rows(node: NodeCode) -> None:
     frame, out = node.inputs["in"], node.outputs["out"]
     condition = node.expression("condition", node.raw["condition"], node.schemas["in"])
-    node.carry(_positional, is_true)
+    node.carry(positional_view, is_true)
     node.imports.add("import numpy as np")
-    node.line(f"view = _positional({frame})")
+    node.line(f"view = positional_view({frame})")
     node.line(f"keep = is_true({condition.code})")
     node.line(f"{out} = {frame} if keep.all() else {frame}.take(np.flatnonzero(keep))")
 
@@ -29,19 +29,19 @@ def filter_rows(node: NodeCode) -> None:
 def transform(node: NodeCode) -> None:
     frame, out = node.inputs["in"], node.outputs["out"]
     schema = node.schemas["in"]
-    node.carry(_positional, conventional)
+    node.carry(positional_view, conventional)
     node.line(f"{out} = {frame}")
     for index, mapping in enumerate(node.params.mappings):
         raw = node.raw["mappings"][index]["expression"]
         code = node.expression(f"mappings[{index}].expression", raw, schema)
-        node.line(f"view = _positional({out})")
+        node.line(f"view = positional_view({out})")
         node.line(f"values = {code.code}.set_axis({out}.index).rename(None)")
         values = "values"
         if mapping.type is not None:
             node.carry(cast_series)
             values = f"cast_series(values, {mapping.type!r})"
         node.line(f"{out} = {out}.assign(**{{{mapping.target!r}: conventional({values})}})")
-        schema = column_ops._with_column(schema, column_ops._mapped_column(index, mapping, schema))
+        schema = column_ops.with_column(schema, column_ops.mapped_column(index, mapping, schema))
     if not node.params.keep_other_columns:
         targets = list(dict.fromkeys(m.target for m in node.params.mappings))
         node.line(f"{out} = {out}[{literal(targets)}]")
@@ -50,7 +50,7 @@ def transform(node: NodeCode) -> None:
 @emits("select")
 def select(node: NodeCode) -> None:
     frame, out = node.inputs["in"], node.outputs["out"]
-    names = column_ops._selected_names(node.params, node.schemas["in"])
+    names = column_ops.selected_names(node.params, node.schemas["in"])
     code = f"{frame}[{literal(names)}]" if node.params.columns else frame
     if node.params.rename:
         code += f".rename(columns={literal(node.params.rename)})"
@@ -60,7 +60,7 @@ def select(node: NodeCode) -> None:
 @emits("cast")
 def cast(node: NodeCode) -> None:
     frame, out = node.inputs["in"], node.outputs["out"]
-    types = column_ops._cast_types(node.params, node.schemas["in"])
+    types = column_ops.cast_types(node.params, node.schemas["in"])
     node.carry(cast_series)
     converted = ", ".join(
         f"{name!r}: cast_series({frame}[{name!r}], {kind!r})" for name, kind in types.items()
@@ -71,5 +71,5 @@ def cast(node: NodeCode) -> None:
 @emits("fill_nulls")
 def fill_nulls(node: NodeCode) -> None:
     frame, out = node.inputs["in"], node.outputs["out"]
-    values = column_ops._fill_values(node.params, node.schemas["in"])
+    values = column_ops.fill_values(node.params, node.schemas["in"])
     node.line(f"{out} = {frame}.fillna({literal(values)})")

@@ -1,5 +1,5 @@
 """Emitters of `join` and `union`, with the column plans the operators compute from their
-input schemas (`_join_plan`, `_union_columns`) worked out once, while compiling."""
+input schemas (`join_plan`, `union_columns`) worked out once, while compiling."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from runtime.operators import combine
 def join(node: NodeCode) -> None:
     params, out = node.params, node.outputs["out"]
     left, right = node.inputs["left"], node.inputs["right"]
-    plan = combine._join_plan(params, node.schemas["left"], node.schemas["right"])
+    plan = combine.join_plan(params, node.schemas["left"], node.schemas["right"])
     node.line(
         f"{out} = {left}.merge({right}, how={params.how!r}, left_on={literal(params.left_on)}, "
         f"right_on={literal(params.right_on)}, suffixes={tuple(params.suffixes)!r})"
@@ -34,7 +34,7 @@ def union(node: NodeCode) -> None:
         node.line(f"{out} = {frames[0]}")
         return
     schemas = node.schemas["in"]
-    floats = {c.name for c in combine._union_columns(schemas) if c.type == "float"}
+    floats = {c.name for c in combine.union_columns(schemas) if c.type == "float"}
     parts = []
     for frame, schema in zip(frames, schemas, strict=True):
         names = [c.name for c in schema.columns if c.name in floats and c.type == "integer"]

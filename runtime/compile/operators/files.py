@@ -31,7 +31,7 @@ def _read(node: NodeCode, endings: tuple[str, ...], reader: list[str]) -> None:
 def csv_input(node: NodeCode) -> None:
     params = node.params
     node.imports |= {"import pyarrow as pa", "from pyarrow import csv as pa_csv"}
-    node.carry(to_pandas, csv_files._apply_dtypes)
+    node.carry(to_pandas, csv_files.apply_dtypes)
     columns = list(params.columns) if params.columns else None
     reader = [
         "table = pa_csv.read_csv(",
@@ -50,7 +50,7 @@ def csv_input(node: NodeCode) -> None:
     _read(node, csv_files.CSV_ENDINGS, [*reader, "return table"])
     dtypes = dict(params.dtypes)
     path = node.value("path")
-    node.line(f"{node.outputs['out']} = _apply_dtypes(to_pandas(table), {dtypes!r}, {path})")
+    node.line(f"{node.outputs['out']} = apply_dtypes(to_pandas(table), {dtypes!r}, {path})")
 
 
 @emits("parquet_input")
@@ -88,7 +88,7 @@ def _written(node: NodeCode, lines: list[str]) -> None:
 def csv_output(node: NodeCode) -> None:
     frame = node.inputs["in"]
     params = node.params
-    node.carry(csv_files._holds_carriage_return)
+    node.carry(csv_files.holds_carriage_return)
     _written(
         node,
         [
@@ -98,7 +98,7 @@ def csv_output(node: NodeCode) -> None:
             f"    sep={params.delimiter!r},",
             "    header=not appending," if params.header else "    header=False,",
             "    index=False,",
-            f'    lineterminator="\\r\\n" if _holds_carriage_return({frame}) else "\\n",',
+            f'    lineterminator="\\r\\n" if holds_carriage_return({frame}) else "\\n",',
             ")",
         ],
     )
@@ -110,11 +110,11 @@ def parquet_output(node: NodeCode) -> None:
     compression = node.fixed("compression")
     compression = None if compression == "none" else compression
     node.imports |= {"import pyarrow.parquet as pq"}
-    node.carry(parquet_files._arrow, parquet_files.appended)
+    node.carry(parquet_files.parquet_table, parquet_files.appended)
     _written(
         node,
         [
-            f"table = _arrow({frame})",
+            f"table = parquet_table({frame})",
             "if appending:",
             f"    table = appended(pq.read_table(temporary), table, {node.value('path')})",
             f"pq.write_table(table, temporary, compression={compression!r})",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
-from runtime.expressions.compiler import _positional
+from runtime.expressions.compiler import positional_view
 from runtime.expressions.values import is_true
 from runtime.operators.route import OTHERWISE
 
@@ -13,9 +13,9 @@ from runtime.operators.route import OTHERWISE
 @emits("route")
 def route(node: NodeCode) -> None:
     frame, params = node.inputs["in"], node.params
-    node.carry(_positional, is_true)
+    node.carry(positional_view, is_true)
     node.imports.add("import numpy as np")
-    node.line(f"view = _positional({frame})")
+    node.line(f"view = positional_view({frame})")
     node.line(f"taken = np.zeros(len({frame}), dtype=bool)")
     for index, condition in enumerate(params.conditions):
         raw = node.raw["conditions"][index]["condition"]

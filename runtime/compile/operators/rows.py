@@ -12,7 +12,7 @@ from runtime.operators.column_params import chosen_columns
 @emits("sort")
 def sort(node: NodeCode) -> None:
     frame, out = node.inputs["in"], node.outputs["out"]
-    by = rows._sort_columns(node.params, node.schemas["in"])
+    by = rows.sort_columns(node.params, node.schemas["in"])
     ascending = [not key.descending for key in node.params.by]
     position = "last" if node.params.nulls_last else "first"
     node.line(

@@ -40,12 +40,12 @@ def sql_input(node: NodeCode) -> None:
 
 @emits("sql_output")
 def sql_output(node: NodeCode) -> None:
-    node.carry(writing._write)
+    node.carry(writing.write_frame)
     params = node.params
     context = (
         f"ScriptContext(table={params.table!r}, mode={params.mode!r}, keys={params.keys!r}, "
         f"chunk_size={params.chunk_size!r})"
     )
     node.line(_connected(node))
-    node.line(f"    _write({context}, connection, {node.inputs['in']})")
+    node.line(f"    write_frame({context}, connection, {node.inputs['in']})")
     node.line(f'print("wrote", len({node.inputs["in"]}), "rows to table", {params.table!r})')

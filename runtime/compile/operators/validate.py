@@ -22,7 +22,7 @@ def _above(rule, bounds, frame: str) -> str:
     high = bounds[1]
     if high is None:
         return _never(frame)
-    return f"_where_true({_column(frame, rule.column)} > {literal(high)})"
+    return f"where_true({_column(frame, rule.column)} > {literal(high)})"
 
 
 def _failed(node: NodeCode, rule, field: str, frame: str) -> str:
@@ -31,16 +31,16 @@ def _failed(node: NodeCode, rule, field: str, frame: str) -> str:
     if isinstance(rule, operator.NotNullRule):
         return f"{column}.isna().to_numpy()"
     if isinstance(rule, operator.RangeRule):
-        bounds = rule._bounds(field, schema)
+        bounds = rule.converted_bounds(field, schema)
         below = (
-            _never(frame) if bounds[0] is None else f"_where_true({column} < {literal(bounds[0])})"
+            _never(frame) if bounds[0] is None else f"where_true({column} < {literal(bounds[0])})"
         )
         return f"{below} | {_above(rule, bounds, frame)}"
     if isinstance(rule, operator.RegexRule):
         node.carry(whole_matches)
         return f"~whole_matches({column}, {rule.pattern!r})"
     if isinstance(rule, operator.AllowedValuesRule):
-        allowed = literal(rule._allowed(field, schema))
+        allowed = literal(rule.converted_values(field, schema))
         return (
             f"~{column}.isin({allowed}).to_numpy(dtype=bool, na_value=False) "
             f"& {column}.notna().to_numpy()"
@@ -56,17 +56,17 @@ def _reasons(node: NodeCode, rule, field: str, rows: str) -> str:
     if isinstance(rule, operator.NotNullRule):
         return f'pd.Series({f"{rule.column}: is missing"!r}, index={rows}.index, dtype="str")'
     if isinstance(rule, operator.UniqueRule):
-        values = " + ', ' + ".join(f"_value_texts({_column(rows, name)})" for name in rule.names)
+        values = " + ', ' + ".join(f"value_texts({_column(rows, name)})" for name in rule.names)
         return f"{', '.join(rule.names) + ': '!r} + {values} + ' appears more than once'"
-    values = f"{rule.column + ': '!r} + _value_texts({_column(rows, rule.column)})"
+    values = f"{rule.column + ': '!r} + value_texts({_column(rows, rule.column)})"
     if isinstance(rule, operator.RangeRule):
-        above = _above(rule, rule._bounds(field, node.schemas["in"]), rows)
-        high = f" is above the maximum {operator._shown(rule.max)}"
-        low = f" is below the minimum {operator._shown(rule.min)}"
+        above = _above(rule, rule.converted_bounds(field, node.schemas["in"]), rows)
+        high = f" is above the maximum {operator.shown_value(rule.max)}"
+        low = f" is below the minimum {operator.shown_value(rule.min)}"
         return f"({values} + {high!r}).where({above}, {values} + {low!r})"
     if isinstance(rule, operator.RegexRule):
         return f"{values} + {' does not match ' + rule.pattern!r}"
-    shown = [operator._shown(value) for value in rule.values[: operator.LISTED_VALUES]]
+    shown = [operator.shown_value(value) for value in rule.values[: operator.LISTED_VALUES]]
     more = ", …" if len(rule.values) > operator.LISTED_VALUES else ""
     return f"{values} + {' is not one of ' + ', '.join(shown) + more!r}"
 
@@ -74,8 +74,8 @@ def _reasons(node: NodeCode, rule, field: str, rows: str) -> str:
 @emits("validate")
 def validate(node: NodeCode) -> None:
     frame, params = node.inputs["in"], node.params
-    operator._check(params, node.schemas["in"])
-    node.carry(operator._where_true, operator._value_texts)
+    operator.check_rules(params, node.schemas["in"])
+    node.carry(operator.where_true, operator.value_texts)
     node.imports.add("import numpy as np")
     fields = [f"rules[{index}]" for index in range(len(params.rules))]
     node.line("failed = [")

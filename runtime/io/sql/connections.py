@@ -142,11 +142,11 @@ def _create_engine(url: URL, name: str, *, read_only: bool) -> Engine:
         ) from None
     confine(engine, name, read_only=read_only)
     if engine.dialect.name == "sqlite":
-        _make_sqlite_transactional(engine)
+        make_sqlite_transactional(engine)
     return engine
 
 
-def _make_sqlite_transactional(engine: Engine) -> None:
+def make_sqlite_transactional(engine: Engine) -> None:
     """Let SQLAlchemy, not Python's sqlite3 module, begin transactions, so DDL is inside them."""
 
     @sa.event.listens_for(engine, "connect")

@@ -115,13 +115,14 @@ class SqlOutput(Operator):
                 connection.engine.url,
             ),
         ):
-            _write(ctx, connection, frame)
+            write_frame(ctx, connection, frame)
         ctx.metrics.update(table=params.table, rows_written=len(frame))
         ctx.logger.info(f"wrote {len(frame)} rows to '{params.table}' ({params.mode})")
         return {}
 
 
-def _write(ctx: NodeContext, connection: Connection, frame: pd.DataFrame) -> None:
+def write_frame(ctx: NodeContext, connection: Connection, frame: pd.DataFrame) -> None:
+    """Write `frame` to the table `ctx.params` names, in its mode, committing through `ctx`."""
     params: SqlOutputParams = ctx.params
     schema, _, name = params.table.rpartition(".")
     existing = _existing_table(connection, name, schema or None)

@@ -15,7 +15,7 @@ from runtime.compile.expressions import expression_code
 from runtime.compile.script import _exception_classes
 from runtime.compile.support import PipelineError
 from runtime.expressions import ExpressionError, evaluate
-from runtime.expressions.compiler import _positional
+from runtime.expressions.compiler import positional_view
 from runtime.tables.schema import schema_of
 from tests.runtime.expression_trees import FRAME, SCHEMA, WELL_TYPED, render
 from tests.strategies import bounded
@@ -24,7 +24,7 @@ from tests.strategies import bounded
 def generated(text: str, frame: pd.DataFrame, parameters: dict | None = None, **values):
     """The code's value over `frame`, run with only the carried helpers in scope."""
     code = expression_code(text, schema_of(frame), parameters or {})
-    helpers = carried([*code.helpers, _positional, PipelineError])
+    helpers = carried([*code.helpers, positional_view, PipelineError])
     source = "\n".join(
         [
             "from __future__ import annotations",
@@ -36,7 +36,7 @@ def generated(text: str, frame: pd.DataFrame, parameters: dict | None = None, **
     )
     scope: dict = {}
     exec(compile(source, "<helpers>", "exec"), scope)
-    scope.update(view=_positional(frame), params=values)
+    scope.update(view=positional_view(frame), params=values)
     with np.errstate(all="ignore"):
         result = eval(compile(code.code, "<expression>", "eval"), scope)
     return result.set_axis(frame.index).rename(None)
