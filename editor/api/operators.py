@@ -2,7 +2,7 @@
 
 from ninja import Router
 
-from editor.api.schemas import OperatorCatalog, answers
+from editor.api.schemas.contract import OperatorCatalog, answers
 from runtime.registry import default_registry
 from runtime.statuses import status_catalog
 

@@ -10,7 +10,7 @@ from ninja.errors import HttpError
 from editor import actions, preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
-from editor.api.schemas import (
+from editor.api.schemas.contract import (
     CheckedDocument,
     InferredSchemas,
     Layout,

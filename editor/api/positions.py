@@ -9,7 +9,7 @@ from __future__ import annotations
 from ninja import Router, Schema
 from ninja.responses import Status
 
-from editor.api.schemas import ObjectId, answers
+from editor.api.schemas.contract import ObjectId, answers
 from editor.errors import ActionError
 from editor.input_positions import reset, stored_position
 from editor.permissions import Action, pipeline_for

@@ -10,7 +10,7 @@ from ninja import Router, Schema
 from pydantic import Field
 
 from editor import preview_pool
-from editor.api.schemas import answers
+from editor.api.schemas.contract import answers
 
 router = Router()
 

@@ -4,7 +4,7 @@ from ninja import Router
 
 from editor import actions
 from editor.api.representations import run_json
-from editor.api.schemas import ObjectId, Run, answers
+from editor.api.schemas.contract import ObjectId, Run, answers
 from editor.permissions import Action, run_for
 
 router = Router()

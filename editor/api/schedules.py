@@ -14,7 +14,7 @@ from ninja.responses import Status
 
 from editor import schedules
 from editor.api.bodies import json_object, parse_body
-from editor.api.schemas import ObjectId, answers, request_body
+from editor.api.schemas.contract import ObjectId, answers, request_body
 from editor.models import Schedule
 from editor.permissions import Action, pipeline_for
 from editor.schedules import ScheduleIn
