@@ -2,7 +2,8 @@
 
 from ninja import Router
 
-from editor.api.schemas.contract import OperatorCatalog, answers
+from editor.api.schemas.contract import answers
+from editor.api.schemas.operators import OperatorCatalog
 from runtime.registry import default_registry
 from runtime.statuses import status_catalog
 

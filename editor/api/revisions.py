@@ -16,14 +16,8 @@ from editor import revisions
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.pipelines import DOCUMENT_BODY, saved_answer
 from editor.api.representations import page
-from editor.api.schemas.contract import (
-    Limit,
-    ObjectId,
-    Offset,
-    SavedPipeline,
-    answers,
-    request_body,
-)
+from editor.api.schemas.contract import Limit, ObjectId, Offset, answers, request_body
+from editor.api.schemas.pipelines import SavedPipeline
 from editor.api.schemas.revisions import (
     DocumentDiff,
     RestoreIn,
