@@ -8,7 +8,7 @@ process, recording every event through `RunRecorder`, down to the outcome the ru
 computed. With `PIPEWRIGHT_WORKERS=service` the web process executes nothing: the pools of
 `runworkers` find the row themselves. `cancel` stops a run within a second wherever it
 executes: the run is told to stop (at once in this process, through `cancel_requested`,
-which `watch_cancels` polls, in another), its process is terminated if it does not, nothing
+which `_watch_cancels` polls, in another), its process is terminated if it does not, nothing
 new starts, outputs stay whole.
 
 Management commands run in the foreground instead: runs started inside `foreground()` are held

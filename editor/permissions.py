@@ -107,12 +107,6 @@ def visible_pipelines(user) -> QuerySet[Pipeline]:
     return pipelines.filter(workspace__in=visible_workspaces(user))
 
 
-def visible_runs(user) -> QuerySet[Run]:
-    """The runs of the pipelines `user` may see."""
-    runs = Run.objects.select_related("pipeline", "pipeline__workspace", "started_by")
-    return runs.filter(pipeline__workspace__in=visible_workspaces(user))
-
-
 def workspace_for(user, slug: str, action: Action = Action.VIEW) -> Workspace:
     """The workspace with this slug, if `user` may do `action` in it."""
     return _allowed(user, action, Workspace.objects.all(), "no such workspace", slug=slug)

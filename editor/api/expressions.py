@@ -4,7 +4,8 @@ the editor's completion, and where its documentation page is."""
 from django.urls import reverse
 from ninja import Router
 
-from editor.api.schemas import ExpressionLanguage, answers
+from editor.api.schemas.contract import answers
+from editor.api.schemas.expressions import ExpressionLanguage
 from runtime.expressions.language import language_json
 
 router = Router()

@@ -7,8 +7,8 @@ from django.http import FileResponse
 from ninja import Router, Status
 
 from editor import files
-from editor.api.schemas import answers
-from editor.api.workspace_schemas import FileListing, Uploaded
+from editor.api.schemas.contract import answers
+from editor.api.schemas.workspaces import FileListing, Uploaded
 from editor.errors import ActionError
 from editor.permissions import Action, workspace_for
 from editor.workspaces import file_area

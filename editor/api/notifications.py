@@ -16,13 +16,13 @@ from ninja import Router, Status
 
 from editor import audit, encryption, notifications, webhooks
 from editor.api.bodies import json_object, parse_body
-from editor.api.notification_schemas import (
+from editor.api.schemas.contract import ObjectId, answers, request_body
+from editor.api.schemas.notifications import (
     NotificationIn,
     NotificationList,
     NotificationOut,
     TestDelivery,
 )
-from editor.api.schemas import ObjectId, answers, request_body
 from editor.errors import ActionError
 from editor.models import Notification, Pipeline, Run
 from editor.notification_limits import refuse_too_many_notifications, refuse_too_many_tests

@@ -2,7 +2,8 @@
 
 from ninja import Router
 
-from editor.api.schemas import OperatorCatalog, answers
+from editor.api.schemas.contract import answers
+from editor.api.schemas.operators import OperatorCatalog
 from runtime.execution.statuses import status_catalog
 from runtime.operators.registry import default_registry
 

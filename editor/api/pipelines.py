@@ -10,27 +10,22 @@ from ninja.errors import HttpError
 from editor import actions, preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
-from editor.api.schemas import (
+from editor.api.schemas.contract import Limit, ObjectId, Offset, answers, request_body
+from editor.api.schemas.pipelines import (
     CheckedDocument,
     InferredSchemas,
     Layout,
-    Limit,
-    ObjectId,
-    Offset,
     PipelineIn,
     PipelineOut,
     PipelinePage,
     PreviewIn,
     RowsPreview,
-    Run,
     RunIn,
-    RunPage,
     RunStartIn,
     SavedPipeline,
     Validation,
-    answers,
-    request_body,
 )
+from editor.api.schemas.runs import Run, RunPage
 from editor.documents import to_document
 from editor.errors import ActionError
 from editor.exports import export_download

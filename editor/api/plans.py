@@ -12,7 +12,8 @@ from typing import Annotated
 from ninja import Query, Router
 
 from editor import preview_pool
-from editor.api.schemas import ExplainedPlan, ObjectId, answers
+from editor.api.schemas.contract import ObjectId, answers
+from editor.api.schemas.plans import ExplainedPlan
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.permissions import pipeline_for

@@ -6,24 +6,16 @@ Whoever may view the pipeline reads the position; editors reset it; anyone else 
 
 from __future__ import annotations
 
-from ninja import Router, Schema
+from ninja import Router
 from ninja.responses import Status
 
-from editor.api.schemas import ObjectId, answers
+from editor.api.schemas.contract import ObjectId, answers
+from editor.api.schemas.positions import StoredPosition
 from editor.errors import ActionError
 from editor.input_positions import reset, stored_position
 from editor.permissions import Action, pipeline_for
 
 router = Router()
-
-
-class StoredPosition(Schema):
-    node_id: str
-    position: dict
-    """As the runtime reported it: `{"column", "type", "value"}` or `{"files": {...}}`."""
-    updated_at: str
-    run_id: int | None
-    run_number: int
 
 
 @router.get(

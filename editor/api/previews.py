@@ -6,20 +6,13 @@ its place, so the editor asks here meanwhile and shows "waiting for a process (2
 
 from __future__ import annotations
 
-from ninja import Router, Schema
-from pydantic import Field
+from ninja import Router
 
 from editor import preview_pool
-from editor.api.schemas import answers
+from editor.api.schemas.contract import answers
+from editor.api.schemas.previews import PreviewLine
 
 router = Router()
-
-
-class PreviewLine(Schema):
-    place: int | None = Field(
-        description="1 when the caller's next waiting job is served next; null when none waits. "
-        "It is the line of the web process answering: behind a load balancer, each keeps its own."
-    )
 
 
 @router.get("/line", response=answers({200: PreviewLine}), summary="Place in the preview line")

@@ -16,14 +16,15 @@ from editor import revisions
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.pipelines import DOCUMENT_BODY, saved_answer
 from editor.api.representations import page
-from editor.api.revision_schemas import (
+from editor.api.schemas.contract import Limit, ObjectId, Offset, answers, request_body
+from editor.api.schemas.pipelines import SavedPipeline
+from editor.api.schemas.revisions import (
     DocumentDiff,
     RestoreIn,
     RevisionDocument,
     RevisionPage,
     UnsavedDiff,
 )
-from editor.api.schemas import Limit, ObjectId, Offset, SavedPipeline, answers, request_body
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, PipelineRevision

@@ -23,8 +23,8 @@ from ninja import Router
 from pydantic import Field
 
 from editor import preview_pool
-from editor.api.run_data_schemas import DataPage, DataStats
-from editor.api.schemas import ObjectId, Offset, answers
+from editor.api.schemas.contract import ObjectId, Offset, answers
+from editor.api.schemas.run_data import DataPage, DataStats
 from editor.errors import ActionError
 from editor.permissions import run_for
 from editor.run_results import (

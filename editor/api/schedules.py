@@ -9,12 +9,13 @@ Seeing a pipeline lets one read its schedules; changing them needs the right to 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema
+from ninja import Router
 from ninja.responses import Status
 
 from editor import schedules
 from editor.api.bodies import json_object, parse_body
-from editor.api.schemas import ObjectId, answers, request_body
+from editor.api.schemas.contract import ObjectId, answers, request_body
+from editor.api.schemas.schedules import Preview, PreviewIn, ScheduleList, ScheduleOut
 from editor.models import Schedule
 from editor.permissions import Action, pipeline_for
 from editor.schedules import ScheduleIn
@@ -23,38 +24,6 @@ router = Router()
 previews = Router()
 
 SCHEDULE_BODY = request_body(ScheduleIn.model_json_schema())
-
-
-class PreviewIn(Schema):
-    cron: str
-    timezone: str = "UTC"
-
-
-class ScheduleOut(Schema):
-    id: int
-    pipeline: int
-    owner: str
-    name: str
-    cron: str
-    timezone: str
-    parameters: dict
-    enabled: bool
-    paused_reason: str
-    missed: str
-    overlap: str
-    next_fire_at: str | None
-    last_fire_at: str | None
-    last_run: int | None
-    last_outcome: str
-    next_times: list[str]
-
-
-class ScheduleList(Schema):
-    items: list[ScheduleOut]
-
-
-class Preview(Schema):
-    next_times: list[str]
 
 
 def schedule_json(schedule: Schedule) -> dict:

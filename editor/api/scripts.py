@@ -14,7 +14,7 @@ from __future__ import annotations
 from ninja import Router
 
 from editor import preview_pool
-from editor.api.schemas import ObjectId, answers
+from editor.api.schemas.contract import ObjectId, answers
 from editor.documents import to_document
 from editor.errors import problems_error
 from editor.exports import download, script_name

@@ -7,10 +7,10 @@ from django.contrib.auth import get_user_model
 from ninja import Router, Status
 
 from editor.api.bodies import json_object, parse_body
-from editor.api.notification_schemas import AuditPage
 from editor.api.representations import page
-from editor.api.schemas import Limit, Offset, answers, request_body
-from editor.api.workspace_schemas import (
+from editor.api.schemas.contract import Limit, Offset, answers, request_body
+from editor.api.schemas.notifications import AuditPage
+from editor.api.schemas.workspaces import (
     ConnectionIn,
     ConnectionList,
     ConnectionOut,

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from ninja import Schema
 from pydantic import Field
 
-from editor.api.schemas import Timestamp
+from editor.api.schemas.contract import Timestamp
 
 MAX_RECIPIENTS = 20
 LONGEST_S = 30 * 24 * 3600

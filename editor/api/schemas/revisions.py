@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
-from editor.api.schemas import Timestamp
+from editor.api.schemas.contract import Timestamp
 
 
 class RevisionOut(Schema):

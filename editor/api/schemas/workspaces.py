@@ -6,7 +6,7 @@ from typing import Literal
 
 from ninja import Field, Schema
 
-from editor.api.schemas import Timestamp
+from editor.api.schemas.contract import Timestamp
 from editor.models import Role
 
 RoleName = Literal["viewer", "editor", "admin"]

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from ninja import Schema
 from pydantic import Field
 
-from editor.api.schemas import RunSummary
+from editor.api.schemas.runs import RunSummary
 
 
 class ComparedRun(RunSummary):

@@ -1,0 +1,26 @@
+"""The OpenAPI contract of a pipeline's explained plan: segments, eliminated and merged nodes."""
+
+from __future__ import annotations
+
+from ninja import Schema
+from pydantic import Field
+
+
+class PlanSegment(Schema):
+    """Nodes that one backend runs in one go, and why that backend."""
+
+    id: str
+    backend: str
+    nodes: list[str]
+    reason: str
+
+
+class ExplainedPlan(Schema):
+    """What a run would do: `explain`'s account as data, and its text."""
+
+    segments: list[PlanSegment]
+    pandas: list[str] = Field(description="Nodes run one by one on pandas, in run order.")
+    eliminated: dict[str, str] = Field(description="Nodes not run, with the reason.")
+    merged: dict[str, str] = Field(description="Nodes computed once: alias to the kept node.")
+    notes: list[str]
+    text: str
