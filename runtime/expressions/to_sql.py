@@ -6,7 +6,7 @@ and every literal is a bound `?` parameter: no text a user wrote is ever part of
 Where DuckDB would give a different result than `compiler.py`, it raises NotLowerable with the
 reason instead: never a silent difference. The rules for operators are here, those for
 functions in `sql_functions.py`; each was decided by running both engines, and
-tests/runtime/test_expressions_to_sql.py keeps checking them against each other.
+tests/runtime/expressions/test_to_sql.py keeps checking them against each other.
 
 Belongs here: SQL text for one expression. Does not belong here: connections, relations and
 running queries (this package never imports duckdb), or deciding what runs where.

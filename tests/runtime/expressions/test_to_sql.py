@@ -27,7 +27,7 @@ from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import Column, Schema, date_dtype, schema_of, type_name_of
 from tests.runtime.expression_trees import COLUMNS, render, typed
-from tests.runtime.test_expressions_fuzz import FUZZ, same_value
+from tests.runtime.expressions.test_fuzz import FUZZ, same_value
 
 DIFFERENTIAL = settings(FUZZ, max_examples=600)
 SMALLEST = -(2**63)
