@@ -4,8 +4,8 @@ An operator is one class: a name, a kind, a title and description, its ports, a 
 `Params` model (whose JSON Schema drives the editor's form), `output_schema` (the columns it
 will produce, computed without data) and `run` (the work, over pandas DataFrames). Operators
 hold no state: one instance serves every node that uses it, from several threads at once.
-Plugins may import it by its older path, `runtime.operator` (a re-export); docs/operators.md
-says how one is published.
+Plugins import it from `runtime` (`from runtime import Operator`); docs/operators.md says how
+one is published.
 """
 
 from __future__ import annotations

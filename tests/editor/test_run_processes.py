@@ -47,7 +47,7 @@ FINAL_WITHIN_S = 5
 EXITING = """
 import os
 from pydantic import Field
-from runtime.operator import Operator, OperatorParams
+from runtime.operators.contract import Operator, OperatorParams
 
 class ExitParams(OperatorParams):
     code: int = Field(3, title="Exit code", description="The process's exit code.")

@@ -21,7 +21,7 @@ import os
 import signal
 import time
 from pydantic import Field
-from runtime.operator import Operator, OperatorParams, Port
+from runtime.operators.contract import Operator, OperatorParams, Port
 
 class KillParams(OperatorParams):
     after: str = Field(title="After", description="The file whose commit ends the process.")

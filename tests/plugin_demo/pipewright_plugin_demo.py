@@ -5,8 +5,7 @@ import time
 import pandas as pd
 from pydantic import Field
 
-from runtime.operator import Operator, OperatorParams
-from runtime.tables.schema import Column, Schema
+from runtime import Column, Operator, OperatorParams, Schema
 
 
 class ReverseRows(Operator):

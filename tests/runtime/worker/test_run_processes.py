@@ -48,7 +48,7 @@ PROBE = '''
 """An operator that reports what its process has loaded and been given."""
 import os, sys
 import pandas as pd
-from runtime.operator import Operator, Port
+from runtime.operators.contract import Operator, Port
 from runtime.tables.schema import Column, Schema
 
 class Probe(Operator):
