@@ -48,9 +48,9 @@ PUBLIC: dict[str, str] = {
     "NodeContext": "runtime.operators.context",
     "Registry": "runtime.operators.registry",
     "default_registry": "runtime.operators.registry",
-    "Expression": "runtime.operators.fields",
-    "DataPath": "runtime.operators.fields",
-    "VerbatimText": "runtime.operators.fields",
+    "Expression": "runtime.document.fields",
+    "DataPath": "runtime.document.fields",
+    "VerbatimText": "runtime.document.fields",
     "Column": "runtime.tables.schema",
     "Schema": "runtime.tables.schema",
     # problems and errors

@@ -18,7 +18,7 @@ OLD_PATHS: dict[str, str] = {
     "runtime.operator": "runtime.operators.contract",
     "runtime.contract": "runtime.operators.contract",
     "runtime.context": "runtime.operators.context",
-    "runtime.fields": "runtime.operators.fields",
+    "runtime.fields": "runtime.document.fields",
     "runtime.lifecycle": "runtime.operators.lifecycle",
     "runtime.registry": "runtime.operators.registry",
     "runtime.column_names": "runtime.operators.column_names",

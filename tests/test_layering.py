@@ -132,3 +132,63 @@ def test_no_package_imports_another_packages_underscored_names():
         if (names := foreign_private_names(path))
     }
     assert offenders == {}
+
+
+STAGE_RULES = {
+    "document": ("operators",),
+    "tables": ("operators",),
+    "io": ("operators",),
+    "operators": ("plan",),
+    "plan": ("execution", "backends"),
+}
+"""runtime's one-way rules (../shared/LAYOUT.md): a package → the packages it never imports.
+The vocabulary (documents, tables, io) knows no operators; operators describe their work and
+know no planner; the planner decides and runs nothing."""
+
+
+def runtime_imports(path: Path) -> list[tuple[int, str]]:
+    """The runtime modules `path` imports as it runs (an import under `if TYPE_CHECKING:` only
+    names a type for annotations and loads nothing, so it is left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            module = absolute_module(node, path)
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return [(line, name) for line, name in found if name.startswith("runtime.")]
+
+
+def test_runtime_stages_import_one_way():
+    offences = []
+    for package, never in STAGE_RULES.items():
+        for path in sorted((ROOT / "runtime" / package).rglob("*.py")):
+            for line, name in runtime_imports(path):
+                if name.split(".")[1] in never:
+                    offences.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert offences == []
+
+
+def test_the_stage_rules_see_an_import_against_the_order(tmp_path):
+    module = tmp_path / "runtime" / "operators" / "planning.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from runtime.plan.model import Plan\n"
+        "if TYPE_CHECKING:\n    from runtime.plan.build import build_plan\n"
+        "def later():\n    import runtime.plan.fusion\n"
+    )
+    assert [name for _, name in runtime_imports(module)] == [
+        "runtime.plan.model.Plan",
+        "runtime.plan.fusion",
+    ]

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from runtime.document.fields import EXPRESSION, VERBATIM, FieldKind, field_kind
 from runtime.errors import Problem
-from runtime.operators.fields import EXPRESSION, VERBATIM, FieldKind, field_kind
 
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -20,10 +20,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
+from runtime.document.fields import Expression
 from runtime.errors import ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_names import require_columns
-from runtime.operators.fields import Expression
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import column_dtypes
 from runtime.tables.schema import Column, Schema, TypeName, type_name_of

@@ -17,13 +17,13 @@ from pyarrow import csv as pa_csv
 from pydantic import Field
 
 from runtime import relational
+from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import NotLowerable, OperatorError
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
-from runtime.operators.fields import DataPath, FileEndings
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

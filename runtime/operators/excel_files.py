@@ -21,11 +21,11 @@ import pyarrow as pa
 from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
 from pydantic import AfterValidator, Field
 
+from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd
 from runtime.operators.contract import OperatorParams
-from runtime.operators.fields import DataPath, FileEndings
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

@@ -14,11 +14,11 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from runtime.document.fields import file_endings
 from runtime.errors import OperatorError, Problem, UnsafePathError
 from runtime.io.file_patterns import InputFile, input_files, is_pattern
 from runtime.io.paths import FileArea
 from runtime.operators.contract import Operator
-from runtime.operators.fields import file_endings
 
 
 def path_fields(params: BaseModel) -> Iterator[tuple[str, FieldInfo, str]]:

@@ -29,6 +29,7 @@ import pyarrow as pa
 from pydantic import AfterValidator, Field
 
 from runtime import relational
+from runtime.document.fields import DataPath
 from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import (
@@ -42,7 +43,6 @@ from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import Operator, OperatorParams, Port
-from runtime.operators.fields import DataPath
 from runtime.operators.file_checks import named_files
 from runtime.operators.file_identity import files_identity
 from runtime.tables.casting import cast_series

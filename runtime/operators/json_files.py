@@ -21,12 +21,12 @@ import pyarrow as pa
 from pyarrow import json as pa_json
 from pydantic import Field
 
+from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError
 from runtime.io.incremental import IncrementalField
 from runtime.lazy import pc, pd
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
-from runtime.operators.fields import DataPath, FileEndings
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

@@ -17,6 +17,7 @@ import pyarrow as pa
 from pydantic import Field
 
 from runtime import relational
+from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import IncrementalField
@@ -24,7 +25,6 @@ from runtime.lazy import pd, pq
 from runtime.operators.column_names import require_columns
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
-from runtime.operators.fields import DataPath, FileEndings
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,

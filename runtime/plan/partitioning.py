@@ -14,12 +14,12 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable
 
-from runtime.backends.dask.decompose import undecomposable
 from runtime.errors import OperatorError
 from runtime.io.incremental import is_incremental
 from runtime.io.paths import FileArea
 from runtime.operators.file_checks import named_files
 from runtime.operators.lifecycle import has_lifecycle
+from runtime.plan.decompose import undecomposable
 from runtime.plan.model import Plan, Segment
 from runtime.plan.passes.projection import needed_columns
 

@@ -53,7 +53,7 @@ ONLY_ON_OTHER_PATHS = (
     "pyarrow.compute",  # computing on frames or Arrow arrays
     "pyarrow.parquet",  # Parquet files, the result store
     "runtime.plan.partitioning",  # a Dask cluster
-    "runtime.backends.dask.decompose",
+    "runtime.plan.decompose",
 )
 """Modules that a run of CSV files on DuckDB without the result store has no use for."""
 

@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from runtime.backends.dask.decompose import SplitAggregate
 from runtime.backends.dask.method_pickling import standard_method_pickling
 from runtime.errors import NodeCancelled, OperatorError
 from runtime.io.paths import FileArea
 from runtime.lazy import pd
 from runtime.operators.context import NodeContext
+from runtime.plan.decompose import SplitAggregate
 from runtime.plan.model import PlannedNode
 
 CONNECT_TIMEOUT_S = 10

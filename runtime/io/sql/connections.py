@@ -16,9 +16,10 @@ it keeps no pooled connection (`NullPool`), so no state of one query reaches the
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Connection, Engine
@@ -29,7 +30,16 @@ from runtime.errors import OperatorError, ParamsError
 from runtime.io.addresses import AddressRefused
 from runtime.io.sql.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
 from runtime.io.sql.sessions import SQLITE_REFUSED, confine
-from runtime.operators.context import NodeContext
+
+
+class ConnectingContext(Protocol):
+    """What connecting needs of a node's context (`runtime.operators.context.NodeContext` is
+    one): the run's connections by name, and its file area for SQLite files."""
+
+    connections: Mapping[str, object]
+
+    def resolve_path(self, path: str, *, write: bool = False) -> Path: ...
+
 
 CONNECT_TIMEOUT_S = 10
 """How long to wait for a server that does not answer (a refused connection fails at once)."""
@@ -43,7 +53,7 @@ _engines: dict[tuple, Engine] = {}
 _engines_lock = threading.Lock()
 
 
-def connection_spec(ctx: NodeContext, name: str) -> ConnectionSpec:
+def connection_spec(ctx: ConnectingContext, name: str) -> ConnectionSpec:
     """The spec of connection `name`; an unknown name says so and nothing about the others."""
     value = ctx.connections.get(name)
     if value is None:
@@ -51,7 +61,7 @@ def connection_spec(ctx: NodeContext, name: str) -> ConnectionSpec:
     return as_spec(value)
 
 
-def connection_url(ctx: NodeContext, name: str, *, write: bool = False) -> URL:
+def connection_url(ctx: ConnectingContext, name: str, *, write: bool = False) -> URL:
     """The URL of connection `name`, an SQLite path checked and resolved in the node's file
     area (for writing, when `write`: the shared folder is read-only); a server's, checked by
     the connection's guard and pinned to the address it checked."""
@@ -88,7 +98,7 @@ def sqlite_path(url: URL, name: str) -> str:
     return database
 
 
-def writable(ctx: NodeContext, name: str, table: str) -> ConnectionSpec:
+def writable(ctx: ConnectingContext, name: str, table: str) -> ConnectionSpec:
     """The spec of connection `name` if it may write `table`, else a ParamsError saying why."""
     spec = connection_spec(ctx, name)
     connection_url(ctx, name, write=True)
@@ -116,7 +126,7 @@ def _within(table: str, prefix: str) -> bool:
     return not schema and name.startswith(prefix)
 
 
-def engine_for(ctx: NodeContext, name: str, *, write: bool = False) -> Engine:
+def engine_for(ctx: ConnectingContext, name: str, *, write: bool = False) -> Engine:
     """The process-wide engine of connection `name` (read-only sessions unless `write`)."""
     spec = connection_spec(ctx, name)
     read_only = spec.read_only or not write
@@ -159,7 +169,9 @@ def make_sqlite_transactional(engine: Engine) -> None:
 
 
 @contextmanager
-def connect(ctx: NodeContext, name: str, *, write_to: str | None = None) -> Iterator[Connection]:
+def connect(
+    ctx: ConnectingContext, name: str, *, write_to: str | None = None
+) -> Iterator[Connection]:
     """A read-only session of connection `name`, or one that may write table `write_to`;
     a server that cannot be reached is an OperatorError."""
     if write_to is not None:

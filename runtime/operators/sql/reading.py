@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 from sqlalchemy.engine import Connection, CursorResult
 
+from runtime.document.fields import VerbatimText
 from runtime.errors import ParamsError
 from runtime.io.incremental import (
     IncrementalField,
@@ -30,7 +31,6 @@ from runtime.io.sql.connections import database_errors
 from runtime.lazy import pd
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import Operator, OperatorParams, Port
-from runtime.operators.fields import VerbatimText
 from runtime.operators.sql.connection_field import ConnectionName
 from runtime.operators.sql.dialects import (
     DATE,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from runtime.document.fields import Expression, VerbatimText
 from runtime.document.parameters import parse_cli_value
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError
 from runtime.operators.contract import Operator, OperatorParams
-from runtime.operators.fields import Expression, VerbatimText
 from runtime.operators.registry import Registry
 from runtime.plan import build_plan
 

@@ -80,7 +80,7 @@ def test_every_declared_port_is_an_input_port_of_its_operator(name):
 
 
 def test_a_plugin_marks_its_own_column_and_expression_params():
-    from runtime.operators.fields import Expression
+    from runtime.document.fields import Expression
 
     class Params(OperatorParams):
         keys: column_names("lookup") = []

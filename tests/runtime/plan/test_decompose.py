@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runtime.backends.dask.decompose import DECOMPOSABLE, SplitAggregate, undecomposable
 from runtime.operators.aggregate import Aggregate, AggregateParams
 from runtime.operators.context import NodeContext
+from runtime.plan.decompose import DECOMPOSABLE, SplitAggregate, undecomposable
 from tests.strategies import bounded
 
 KEYS = st.sampled_from(["a", "b", "c", None])
