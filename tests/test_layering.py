@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -192,3 +193,19 @@ def test_the_stage_rules_see_an_import_against_the_order(tmp_path):
         "runtime.plan.model.Plan",
         "runtime.plan.fusion",
     ]
+
+
+def test_runtime_folders_import_each_other_without_a_cycle():
+    folders = {path.parent.name for path in (ROOT / "runtime").glob("*/__init__.py")}
+    graph: dict[str, set[str]] = {folder: set() for folder in folders}
+    for folder in folders:
+        for path in (ROOT / "runtime" / folder).rglob("*.py"):
+            for _, name in runtime_imports(path):
+                target = name.split(".")[1]
+                if target in folders and target != folder:
+                    graph[folder].add(target)
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as cycle:
+        raise AssertionError(f"runtime's folders import in a circle: {cycle.args[1]}") from None
+    assert order.index("document") < order.index("plan") < order.index("execution")
