@@ -39,3 +39,21 @@ def test_running_the_engine_loads_no_django():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_management_commands_share_the_console_not_the_command_line():
+    """What `manage.py` commands share with `python -m runtime` lives in runtime.console;
+    runtime.cli is that command line's own, and importing it would drag its commands along."""
+    offenders = {}
+    for path in (ROOT / "editor" / "management").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        modules |= {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        if "runtime.cli" in modules:
+            offenders[str(path.relative_to(ROOT))] = "runtime.cli"
+    assert offenders == {}
