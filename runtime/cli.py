@@ -1,9 +1,9 @@
 """`python -m runtime`: validate, run and inspect pipelines without the web app.
 
-Exit codes: 0 success, 1 the run failed, 2 the document (or a command-line value) is invalid,
-130 cancelled with Ctrl+C. User errors print one clear message and no traceback; `--debug`
-shows the traceback too. Heavy modules are imported by the commands that need them, so that
-`schema` and `--help` start fast.
+Exit codes (runtime/console.py, shared with the management commands): 0 success, 1 the run
+failed, 2 the document (or a command-line value) is invalid, 130 cancelled with Ctrl+C. User
+errors print one clear message and no traceback; `--debug` shows the traceback too. Heavy
+modules are imported by the commands that need them, so that `schema` and `--help` start fast.
 """
 
 from __future__ import annotations
@@ -13,20 +13,25 @@ import gc
 import json
 import logging
 import os
-import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import NoReturn
 
+from runtime.console import (
+    EXIT_CANCELLED,
+    EXIT_FAILED,
+    EXIT_INVALID,
+    EXIT_OK,
+    add_param_option,
+    cancel_on_interrupt,
+    print_summary,
+)
 from runtime.document.backend_names import BACKENDS
 from runtime.errors import PipelineValidationError, PipewrightError
-
-EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_CANCELLED = 0, 1, 2, 130
 
 
 class UsageError(PipewrightError):
@@ -166,28 +171,6 @@ def _parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
     return parser
-
-
-def add_param_option(parser: argparse.ArgumentParser) -> None:
-    """The repeatable `--param NAME=VALUE` option (here and in `manage.py runpipeline`):
-    `dict(args.param)` are the run's values; a malformed one is a usage error (exit 2)."""
-    parser.add_argument(
-        "--param",
-        action="append",
-        type=_parameter,
-        default=[],
-        metavar="NAME=VALUE",
-        help="a pipeline parameter (VALUE parses as JSON, else stays a string); repeatable",
-    )
-
-
-def _parameter(text: str) -> tuple[str, Any]:
-    from runtime.document.parameters import parse_cli_pair
-
-    try:
-        return parse_cli_pair(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def validate_command(args) -> int:
@@ -393,63 +376,3 @@ def _connection(path: Path, name: str, value):
             '{"url": "...", "read_only": true|false, "prefix": "schema." or "table_prefix"}'
         )
     return ConnectionSpec(**value)
-
-
-@contextmanager
-def cancel_on_interrupt(cancel: Callable[[], object]) -> Iterator[None]:
-    """While active, the first Ctrl+C calls `cancel` (the run ends cancelled); a second aborts."""
-    interrupted = False
-
-    def handle(*_):
-        nonlocal interrupted
-        if interrupted:
-            raise KeyboardInterrupt
-        interrupted = True
-        print("\ncancelling… (Ctrl+C again to abort)", file=sys.stderr)
-        cancel()
-
-    previous = signal.signal(signal.SIGINT, handle)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def print_summary(plan, result, *, debug: bool, out: IO[str] | None = None) -> None:
-    """Print a table of every node's status, rows and seconds (to `out`, standard output by
-    default), then the errors on stderr."""
-    out = out or sys.stdout
-    rows = [("node", "status", "rows in", "rows out", "seconds")]
-    order = [node_id for node_id in _document_order(plan) if node_id in result.nodes]
-    order += [node_id for node_id in result.nodes if node_id not in order]  # left out
-    for node_id in order:
-        node = result.nodes[node_id]
-        rows_in = sum(node.rows_in.values()) if node.rows_in else None
-        rows.append(
-            (
-                node_id,
-                "reused" if node.extra.get("cached") else node.status,
-                "" if rows_in is None else f"{rows_in:,}",
-                "" if node.rows_out is None else f"{node.rows_out:,}",
-                "" if node.duration_s is None else f"{node.duration_s:.3f}",
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    for index, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
-        cells += [cell.rjust(width) for cell, width in zip(row[2:], widths[2:], strict=True)]
-        print("  ".join(cells).rstrip(), file=out)
-        if index == 0:
-            print("  ".join("-" * width for width in widths), file=out)
-    print(f"\nrun {result.status} in {result.duration_s:.3f} s", file=out)
-    for node_id in order:
-        node = result.nodes[node_id]
-        if node.error:
-            print(f"{node_id}: {node.status}: {node.error}", file=sys.stderr)
-            if debug and node.traceback:
-                print(node.traceback, file=sys.stderr)
-
-
-def _document_order(plan) -> list[str]:
-    """The plan's nodes parents first, with those the result store stood for."""
-    return plan.cache.order if plan.cache is not None else plan.order

@@ -209,3 +209,21 @@ def test_runtime_folders_import_each_other_without_a_cycle():
     except graphlib.CycleError as cycle:
         raise AssertionError(f"runtime's folders import in a circle: {cycle.args[1]}") from None
     assert order.index("document") < order.index("plan") < order.index("execution")
+
+
+def test_management_commands_share_the_console_not_the_command_line():
+    """What `manage.py` commands share with `python -m runtime` lives in runtime.console;
+    runtime.cli is that command line's own, and importing it would drag its commands along."""
+    offenders = {}
+    for path in (ROOT / "editor" / "management").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        modules |= {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        }
+        if "runtime.cli" in modules:
+            offenders[str(path.relative_to(ROOT))] = "runtime.cli"
+    assert offenders == {}

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from runtime.document.parameters import PLACEHOLDER
 from runtime.expressions import compiler as runtime_compiler
-from runtime.expressions import functions, symbols, values
+from runtime.expressions import function_builders, symbols, values
+from runtime.expressions.lexer import MAX_INTEGER
 from runtime.expressions.lexer import literal as expression_literal
 from runtime.expressions.nodes import (
     Between,
@@ -273,7 +274,7 @@ class _Writer:
                 raise CompileRefused("substr() with a parameter as its start or length")
             first = self.seen[id(args[1])].constant
             count = None if len(args) < 3 else self.seen[id(args[2])].constant
-            stop = None if count is None else min(first - 1 + count, functions.MAX_INTEGER)
+            stop = None if count is None else min(first - 1 + count, MAX_INTEGER)
             text = self.argument(args[0], "string")
             return self.conformed(f"{text}.str.slice({first - 1}, {stop})", kind)
         if name == "abs":
@@ -284,11 +285,12 @@ class _Writer:
             if len(args) > 1 and self.uses_parameter(args[1]):
                 raise CompileRefused("round() with a parameter as its digits")
             places = 0 if len(args) < 2 else self.seen[id(args[1])].constant
-            self.helpers.add(functions.rounded)
+            self.helpers.add(function_builders.rounded)
             return self.conformed(f"rounded({places}, {self.argument(args[0], kind)})", kind)
         if name == "date":
             source = self.seen[id(args[0])].type
-            helper = functions.text_to_date if source in ("string", NULL) else values.to_date
+            from_text = source in ("string", NULL)
+            helper = function_builders.text_to_date if from_text else values.to_date
             self.helpers.add(helper)
             argument = self.argument(args[0], "string" if source == NULL else source)
             return self.conformed(f"{helper.__name__}({argument})", kind)
@@ -296,11 +298,11 @@ class _Writer:
             source = self.seen[id(args[0])].type
             return self.conformed(f"{self.argument(args[0], source)}.dt.{name}", kind)
         if name == "coalesce":
-            self.helpers.add(functions.first_not_null)
+            self.helpers.add(function_builders.first_not_null)
             parts = ", ".join(self.argument(arg, kind) for arg in args)
             return self.conformed(f"first_not_null({kind!r}, {parts})", kind)
         if name == "if":
-            self.helpers.add(functions.choose)
+            self.helpers.add(function_builders.choose)
             test = self.argument(args[0], "boolean")
             yes, no = self.argument(args[1], kind), self.argument(args[2], kind)
             return self.conformed(f"choose({kind!r}, {test}, {yes}, {no})", kind)

@@ -13,36 +13,30 @@ is discarded when it returns, and `NodeContext.commit` keeps it from committing 
 after the decision. Such a thread no longer counts against `max_concurrency`. An operator's
 `open` and `close` (runtime/operators/lifecycle.py) wrap a node's attempts: a stopped attempt's node
 closes when its thread returns, and the run's end waits for that, at most `CLOSE_WAIT_S`.
+
+Belongs here: when attempts start, retry, time out or stop, and the run's end. Does not belong
+here: what one attempt does once it runs (runtime/attempts.py) or the backoff between attempts
+(runtime/retries.py).
 """
 
 from __future__ import annotations
 
-import heapq
 import os
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
 from graphlib import TopologicalSorter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from runtime.attempts import Attempt, keep_success, perform, take_inputs
 from runtime.errors import MemberError, NodeCancelled
 from runtime.execution.events import Emitter, EventSink, now_iso
 from runtime.execution.node_reports import NodeReports
 from runtime.execution.output_store import OutputStore
 from runtime.execution.recording import Recorder
-from runtime.execution.results import (
-    NodeResult,
-    RunResult,
-    check_outputs,
-    describe,
-    frame_bytes,
-    outcome,
-    retryable,
-    rows_written,
-)
+from runtime.execution.results import NodeResult, RunResult, describe, outcome, retryable
 from runtime.execution.statuses import NodeStatus
 from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
@@ -50,6 +44,7 @@ from runtime.operators.context import NodeContext
 from runtime.operators.lifecycle import Lifecycles
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.passes.projection import needed_columns
+from runtime.retries import Retries
 
 if TYPE_CHECKING:
     from runtime.budget import Budget
@@ -58,21 +53,6 @@ if TYPE_CHECKING:
 POLL_S = 0.1
 """How often the scheduler looks at the cancel signal and the clock when nothing happens."""
 CANCELLED_REASON = "the run was cancelled"
-
-
-class _Attempt:
-    """One try at running a node, with its own context (and so its own stop flag)."""
-
-    __slots__ = ("ctx", "inputs", "node", "number", "recorded", "started")
-
-    def __init__(self, node: PlannedNode, number: int, ctx: NodeContext, inputs: dict):
-        self.node = node
-        self.number = number
-        self.ctx = ctx
-        self.inputs = inputs
-        self.started: float | None = None
-        self.recorded: dict[str, dict] = {}
-        """Metrics the result store adds, by node (`results`)."""
 
 
 def execute(
@@ -127,9 +107,8 @@ class _Execution:
         self.failed_upstream: dict[str, str] = {}
         """For a skipped node, the failed node it is downstream of."""
         self.queued: deque[str] = deque()
-        self.retry_ready: deque[_Attempt] = deque()
-        self.backoff: list[tuple[float, int, _Attempt]] = []
-        self.running: dict[str, _Attempt] = {}
+        self.retries = Retries(plan.config.retry_delay_s)
+        self.running: dict[str, Attempt] = {}
         self.started_at: dict[str, float] = {}
         self.workers = 0
         self.stopping: str | None = None
@@ -157,7 +136,7 @@ class _Execution:
                 if self.cancel_event.is_set() and not self.cancelled:
                     self._cancel()
                 self._check_deadlines()
-                self._promote_due_retries()
+                self.retries.promote_due()
                 self._take_ready()
                 self._dispatch()
         still_open = self.lifecycles.wait()
@@ -170,17 +149,13 @@ class _Execution:
     def _wait_s(self) -> float:
         wait = POLL_S
         now = time.monotonic()
-        if self.backoff:
-            wait = min(wait, self.backoff[0][0] - now)
+        due_at = self.retries.next_due_at()
+        if due_at is not None:
+            wait = min(wait, due_at - now)
         for attempt in self.running.values():
             if attempt.node.timeout_s is not None and attempt.started is not None:
                 wait = min(wait, attempt.started + attempt.node.timeout_s - now)
         return max(wait, 0.0)
-
-    def _promote_due_retries(self) -> None:
-        now = time.monotonic()
-        while self.backoff and self.backoff[0][0] <= now:
-            self.retry_ready.append(heapq.heappop(self.backoff)[2])
 
     # -- scheduling, under the lock, by whichever thread changed something ----------------
 
@@ -208,22 +183,22 @@ class _Execution:
 
     def _dispatch(self) -> None:
         """Start worker loops for waiting work, never more than `max_concurrency` at once."""
-        waiting = len(self.queued) + len(self.retry_ready)
+        waiting = len(self.queued) + self.retries.due_count()
         while self.workers < self.limit and self.workers - len(self.running) < waiting:
             self.workers += 1
             # Daemon threads: an abandoned node stuck in I/O must not keep the process alive.
             threading.Thread(target=self._worker, name="pipewright-node", daemon=True).start()
 
-    def _next_attempt(self) -> _Attempt | None:
-        if self.retry_ready:
-            previous = self.retry_ready.popleft()
+    def _next_attempt(self) -> Attempt | None:
+        previous = self.retries.take_due()
+        if previous is not None:
             return self._attempt(previous.node, previous.number + 1, previous.inputs)
         if self.queued:
             node = self.tasks.nodes[self.queued.popleft()]
-            return self._attempt(node, 1, self._take_inputs(node))
+            return self._attempt(node, 1, take_inputs(node, self.store, self.results[node.id]))
         return None
 
-    def _attempt(self, node: PlannedNode, number: int, inputs: dict) -> _Attempt:
+    def _attempt(self, node: PlannedNode, number: int, inputs: dict) -> Attempt:
         limits = [limit for limit in (node.row_limit, self.row_limit) if limit is not None]
         ctx = NodeContext(
             node.id, node.params, data_root=self.data_root, connections=self.connections,
@@ -232,7 +207,7 @@ class _Execution:
             run_id=self.emitter.run_id, may_commit=self.may_commit,
             resources=self.lifecycles.resources(node.id), position=node.position,
         )  # fmt: skip
-        return _Attempt(node, number, ctx, inputs)
+        return Attempt(node, number, ctx, inputs)
 
     # -- workers: run a node, then schedule what it unblocked, then take the next one -----
 
@@ -258,7 +233,7 @@ class _Execution:
                     self._take_ready()
                     self._dispatch()
                     last = self.results[node_id].status in NodeStatus.FINAL
-                    if not self.sorter.is_active() or self.backoff:
+                    if not self.sorter.is_active() or self.retries.backing_off:
                         self.lock.notify_all()
                     closing = last and self.lifecycles.is_open(node_id)
                     attempt = None if closing else self._claim_next()
@@ -271,7 +246,7 @@ class _Execution:
                 self.crash = error
                 self.lock.notify_all()
 
-    def _claim_next(self) -> _Attempt | None:
+    def _claim_next(self) -> Attempt | None:
         """Under the lock: this worker's next attempt, marked running, or None (and the worker
         retires)."""
         attempt = self._next_attempt()
@@ -281,7 +256,7 @@ class _Execution:
             self.running[attempt.node.id] = attempt
         return attempt
 
-    def _run_attempt(self, attempt: _Attempt) -> tuple:
+    def _run_attempt(self, attempt: Attempt) -> tuple:
         """Run one attempt outside the lock: its outputs, or the error and its traceback."""
         ctx = attempt.ctx
         node_id = attempt.node.id
@@ -295,85 +270,30 @@ class _Execution:
         if attempt.node.timeout_s is not None:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
-        try:
-            self.lifecycles.open(attempt.node.operator, ctx)
-            outputs = attempt.node.operator.run(ctx, attempt.inputs)
-            check_outputs(attempt.node, outputs)
-        except BaseException as error:
-            return None, error, traceback.format_exc()
-        if self.recorder is not None:
-            members = self.tasks.members[node_id]
-            attempt.recorded = self.recorder.kept(
-                attempt.node, outputs, members, ctx.logger, self._figures_of(ctx, outputs)
-            )
-            if "position" in ctx.metrics:
-                self.recorder.note_position(attempt.node, ctx.metrics["position"])
-        return outputs, None, None
-
-    def _figures_of(self, ctx: NodeContext, outputs: dict) -> Callable[[str], dict]:
-        """A finished task's rows in and out of each of its nodes: a segment's operator
-        counts its members' (in `ctx.metrics`), the executor a node's own."""
-        members = ctx.metrics.get("members")
-        if members is None:
-            rows_out = sum(len(frame) for frame in outputs.values())
-            return lambda node_id: {
-                "rows_in": dict(self.results[node_id].rows_in), "rows_out": rows_out
-            }  # fmt: skip
-        return lambda node_id: {
-            "rows_in": dict(members.get(node_id, {}).get("rows_in", {})),
-            "rows_out": members.get(node_id, {}).get("rows_out"),
-        }
+        members = self.tasks.members[node_id]
+        return perform(attempt, self.lifecycles, self.recorder, members, self.results)
 
     # -- outcomes ---------------------------------------------------------------------------
 
-    def _on_finished(self, attempt: _Attempt, outputs, error, trace) -> None:
+    def _on_finished(self, attempt: Attempt, outputs, error, trace) -> None:
         node = attempt.node
         result = self.results[node.id]
         result.attempts = attempt.number
         if error is None:
-            self._succeeded(attempt, outputs)
+            keep_success(attempt, outputs, self.results, self.reports, self.store)
+            self._final(node.id, NodeStatus.SUCCEEDED)
         elif attempt.number <= node.retries and not self.stopping and retryable(error):
-            delay = self.plan.config.retry_delay_s * 2 ** (attempt.number - 1)
+            delay = self.retries.delay_after(attempt)
             result.status = NodeStatus.RETRYING
             self.reports.status(
                 node.id, NodeStatus.RETRYING, attempt.number, error=describe(error), delay_s=delay
             )
-            heapq.heappush(self.backoff, (time.monotonic() + delay, id(attempt), attempt))
+            self.retries.wait(attempt, delay)
         else:
             result.error, result.traceback = describe(error), trace
             if isinstance(error, MemberError) and error.node is not None:
                 result.error, result.failed_member = error.detail, error.node
             self._final(node.id, NodeStatus.FAILED)
-
-    def _succeeded(self, attempt: _Attempt, outputs: dict) -> None:
-        node = attempt.node
-        if not self.reports.is_node(node.id):
-            self._segment_succeeded(attempt, outputs)
-            return
-        result = self.results[node.id]
-        result.rows_out = sum(len(frame) for frame in outputs.values())
-        result.extra = attempt.ctx.metrics
-        result.bytes_out = result.extra.pop("bytes_out", None)
-        if result.bytes_out is None:
-            result.bytes_out = sum(frame_bytes(frame) for frame in outputs.values())
-        if node.operator.kind == "output":  # only a node that succeeded says it wrote rows
-            result.extra["rows_written"] = rows_written(result)
-        result.extra.update(attempt.recorded.get(node.id, {}))
-        self.store.put(node.id, outputs)
-        self._final(node.id, NodeStatus.SUCCEEDED)
-
-    def _segment_succeeded(self, attempt: _Attempt, outputs: dict) -> None:
-        """Each member of a segment gets its own figures; the exits go to the store."""
-        task = attempt.node
-        backend = task.operator.segment.backend
-        figures = attempt.ctx.metrics.pop("members", {})
-        for member, ports in self.reports.segment_outputs(
-            task.id, backend, outputs, figures
-        ).items():
-            self.store.put(member, ports)
-        for member, recorded in attempt.recorded.items():
-            self.reports.by_node[member].extra.update(recorded)
-        self._final(task.id, NodeStatus.SUCCEEDED)
 
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:
         """Settle a task's status, tell the sinks about its nodes, and let its children become
@@ -392,18 +312,6 @@ class _Execution:
         self.sorter.done(node_id)
         if status in NodeStatus.FAILURES and self.plan.config.stop_on_error and not self.stopping:
             self._stop_queued(f"stopped after the failure of {result.failed_member or node_id}")
-
-    def _take_inputs(self, node: PlannedNode) -> dict[str, Any]:
-        """A node's input frames; an output nobody else will read is dropped from the store."""
-        found = {
-            port.name: [self.store.take(source) for source in node.inputs.get(port.name, [])]
-            for port in node.ports.inputs
-        }
-        rows_in = self.results[node.id].rows_in
-        rows_in.update(
-            {port: sum(len(frame) for frame in frames) for port, frames in found.items()}
-        )
-        return node.operator.arranged(node.params, found)
 
     # -- stopping ---------------------------------------------------------------------------
 
@@ -429,12 +337,9 @@ class _Execution:
     def _stop_queued(self, reason: str) -> None:
         """Cancel what has not started: queued nodes and nodes waiting to retry."""
         self.stopping = reason
-        waiting = [attempt.node.id for attempt in self.retry_ready]
-        waiting += [attempt.node.id for _, _, attempt in self.backoff]
+        waiting = [attempt.node.id for attempt in self.retries.drop_all()]
         waiting += list(self.queued)
         self.queued.clear()
-        self.retry_ready.clear()
-        self.backoff.clear()
         for node_id in waiting:
             self._final(node_id, NodeStatus.CANCELLED, reason)
             self.lifecycles.close_soon(node_id)  # opened, waiting to retry: no thread runs it

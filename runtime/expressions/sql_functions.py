@@ -1,4 +1,4 @@
-"""DuckDB SQL for the expression language's functions, each matching `functions.py` exactly.
+"""DuckDB SQL for the expression language's functions, matching `function_builders.py` exactly.
 
 `lower_call` gets a checked call and its arguments already lowered. A function whose DuckDB
 result can differ from pandas' raises NotLowerable with the reason. The choices, tested
@@ -25,7 +25,8 @@ from .values import NULL
 _WHITESPACE = "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
 """What pandas' `str.strip()` removes: Python's whitespace (none lies above U+3000)."""
 _DATE_TEXT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ].*)?"
-"""`functions._DATE_TEXT` without its look-ahead for year 0000 (RE2 has none; tested apart)."""
+"""`function_builders._DATE_TEXT` without its look-ahead for year 0000 (RE2 has none; tested
+apart)."""
 _MAX_POSITION = 4294967295
 """DuckDB refuses larger substring positions; no DuckDB text is this long, so clamp to it."""
 

@@ -139,10 +139,6 @@ class NodeContext:
         writes to the read-only shared folder)."""
         return self.files.resolve(path, write=write)
 
-    def display_path(self, location: Path) -> str:
-        """A resolved path as the document names it, for messages (never the server's)."""
-        return self.files.display(location)
-
     def progress(self, rows: int | None = None, *, share: float | None = None) -> None:
         """Report rows processed so far, or the share of the work done (0 to 1) when the
         rows are not known but an estimate is (a DuckDB query); at most one event per

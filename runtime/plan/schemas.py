@@ -3,10 +3,13 @@
 The passes need them (a filter moves only where its columns exist with the same types) and so
 does lowering (an expression compiles to SQL against its input's columns). A node whose
 columns cannot be known before the run (a plugin that cannot say, a file that is missing)
-simply has none, and nothing is decided from it.
+simply has none, and nothing is decided from it; why is logged, once per operator class and
+error class, so that a plugin's broken `output_schema` is seen without a line per plan.
 """
 
 from __future__ import annotations
+
+import logging
 
 from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
@@ -16,6 +19,11 @@ from runtime.tables.schema import Schema
 
 OutputSchemas = dict[str, dict[str, Schema] | None]
 """node → port → Schema, or None for a node whose columns are not known."""
+
+log = logging.getLogger(__name__)
+
+_logged: set[tuple[type, type]] = set()
+"""The (operator class, error class) pairs whose unknown columns were logged already."""
 
 
 def output_schemas(plan: Plan, data_root: FileArea, connections=None) -> OutputSchemas:
@@ -30,9 +38,27 @@ def output_schemas(plan: Plan, data_root: FileArea, connections=None) -> OutputS
         ctx = NodeContext(node_id, node.params, data_root=data_root, connections=connections)
         try:
             outputs[node_id] = dict(node.operator.output_schema(ctx, found))
-        except Exception:
+        except Exception as error:
+            _log_once(node, error)
             outputs[node_id] = None
     return outputs
+
+
+def _log_once(node: PlannedNode, error: Exception) -> None:
+    """Say why a node's columns are unknown, the first time its operator fails this way.
+    NotImplementedError is an operator saying it cannot tell (debug); anything else, a
+    warning."""
+    key = (type(node.operator), type(error))
+    if key in _logged:
+        return
+    _logged.add(key)
+    level = logging.DEBUG if isinstance(error, NotImplementedError) else logging.WARNING
+    log.log(
+        level,
+        "columns of node '%s' (%s) unknown to the planner: output_schema raised %s: %s "
+        "(logged once per operator and error class)",
+        node.id, node.operator.name, type(error).__name__, error,
+    )  # fmt: skip
 
 
 def input_schemas(plan: Plan, outputs: OutputSchemas) -> dict[str, InputSchemas | None]:

@@ -19,7 +19,7 @@ from editor.errors import ActionError
 from editor.models import AuditSource, Pipeline, Workspace
 from editor.permissions import Action, require
 from editor.workspaces import personal_workspace
-from runtime.cli import EXIT_INVALID
+from runtime.console import EXIT_INVALID
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import load_document
 from runtime.errors import PipelineValidationError, Problem

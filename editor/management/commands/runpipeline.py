@@ -2,8 +2,8 @@
 
 The run is started and recorded as the web app does (a `Run` with its node runs, visible in
 the editor and the admin), but executes in this process, with live progress on a terminal and
-the runtime CLI's summary table. Exit codes are the CLI's: 0 succeeded, 1 failed, 2 invalid,
-130 cancelled with Ctrl+C.
+the summary table of `python -m runtime`. Exit codes are the CLI's too (runtime/console.py):
+0 succeeded, 1 failed, 2 invalid, 130 cancelled with Ctrl+C.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from editor.management.commands._arguments import (
     workspace_named,
 )
 from editor.permissions import Action
-from runtime.cli import (
+from runtime.console import (
     EXIT_CANCELLED,
     EXIT_FAILED,
     EXIT_OK,

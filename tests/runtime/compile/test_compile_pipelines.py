@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from runtime import cli
 from runtime.compile import CompileRefused, compile_script
+from runtime.console import EXIT_INVALID, EXIT_OK
 from runtime.document.spec import load_document
 from runtime.execution.executor import execute
 from runtime.expressions import literal
@@ -268,12 +269,12 @@ def test_the_cli_writes_the_script_or_says_why_not(tmp_path, capsys):
     code = cli.main(
         ["compile", str(source), "--data-root", str(tmp_path), "-o", str(tmp_path / "s.py")]
     )
-    assert code == cli.EXIT_OK
+    assert code == EXIT_OK
     assert (tmp_path / "s.py").read_text().startswith("#!/usr/bin/env python3")
     document = parameter_pipeline()
     document["nodes"][0]["params"] = {"path": "*.csv", "incremental": {"mode": "new_files"}}
     source.write_text(json.dumps(document))
-    assert cli.main(["compile", str(source), "--data-root", str(tmp_path)]) == cli.EXIT_INVALID
+    assert cli.main(["compile", str(source), "--data-root", str(tmp_path)]) == EXIT_INVALID
     assert "node 'read': an incremental input keeps" in capsys.readouterr().err
 
 

@@ -1,0 +1,131 @@
+"""One try at running a node: its inputs, the operator's work, and what a success leaves behind.
+
+The executor decides when an attempt starts, retries or stops; here is what happens to one
+once it runs: its input frames taken from the output store, its operator opened and run
+outside the executor's lock (and its outputs stored when the plan has a cache), and, when it
+succeeded, its figures put on the results and its outputs in the store.
+
+Belongs here: the work of one attempt. Does not belong here: scheduling, deadlines and
+cancelling (executor), the backoff between attempts (retries), or how a task's outcome becomes
+its nodes' events (node_reports).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from runtime.execution.results import NodeResult, check_outputs, frame_bytes, rows_written
+from runtime.operators.context import NodeContext
+from runtime.plan import PlannedNode
+
+if TYPE_CHECKING:
+    from runtime.execution.node_reports import NodeReports
+    from runtime.execution.output_store import OutputStore
+    from runtime.execution.recording import Recorder
+    from runtime.operators.lifecycle import Lifecycles
+
+
+class Attempt:
+    """One try at running a node, with its own context (and so its own stop flag)."""
+
+    __slots__ = ("ctx", "inputs", "node", "number", "recorded", "started")
+
+    def __init__(self, node: PlannedNode, number: int, ctx: NodeContext, inputs: dict):
+        self.node = node
+        self.number = number
+        self.ctx = ctx
+        self.inputs = inputs
+        self.started: float | None = None
+        self.recorded: dict[str, dict] = {}
+        """Metrics the result store adds, by node (`results`)."""
+
+
+def take_inputs(node: PlannedNode, store: OutputStore, result: NodeResult) -> dict[str, Any]:
+    """A node's input frames, counted in its `rows_in`; an output nobody else will read is
+    dropped from the store."""
+    found = {
+        port.name: [store.take(source) for source in node.inputs.get(port.name, [])]
+        for port in node.ports.inputs
+    }
+    result.rows_in.update(
+        {port: sum(len(frame) for frame in frames) for port, frames in found.items()}
+    )
+    return node.operator.arranged(node.params, found)
+
+
+def perform(
+    attempt: Attempt,
+    lifecycles: Lifecycles,
+    recorder: Recorder | None,
+    members: tuple[str, ...],
+    results: Mapping[str, NodeResult],
+) -> tuple:
+    """Open the node (once), run its operator and check its outputs, then store them when the
+    plan has a cache: the outputs, or the error and its traceback."""
+    ctx = attempt.ctx
+    try:
+        lifecycles.open(attempt.node.operator, ctx)
+        outputs = attempt.node.operator.run(ctx, attempt.inputs)
+        check_outputs(attempt.node, outputs)
+    except BaseException as error:
+        return None, error, traceback.format_exc()
+    if recorder is not None:
+        figures = _figures_of(ctx, outputs, results)
+        attempt.recorded = recorder.kept(attempt.node, outputs, members, ctx.logger, figures)
+        if "position" in ctx.metrics:
+            recorder.note_position(attempt.node, ctx.metrics["position"])
+    return outputs, None, None
+
+
+def _figures_of(
+    ctx: NodeContext, outputs: dict, results: Mapping[str, NodeResult]
+) -> Callable[[str], dict]:
+    """A finished task's rows in and out of each of its nodes: a segment's operator counts its
+    members' (in `ctx.metrics`), the executor a node's own."""
+    members = ctx.metrics.get("members")
+    if members is None:
+        rows_out = sum(len(frame) for frame in outputs.values())
+        return lambda node_id: {"rows_in": dict(results[node_id].rows_in), "rows_out": rows_out}
+    return lambda node_id: {
+        "rows_in": dict(members.get(node_id, {}).get("rows_in", {})),
+        "rows_out": members.get(node_id, {}).get("rows_out"),
+    }
+
+
+def keep_success(
+    attempt: Attempt,
+    outputs: dict,
+    results: Mapping[str, NodeResult],
+    reports: NodeReports,
+    store: OutputStore,
+) -> None:
+    """Put a succeeded attempt's figures on its results and its outputs in the store."""
+    node = attempt.node
+    if not reports.is_node(node.id):
+        _keep_segment_success(attempt, outputs, reports, store)
+        return
+    result = results[node.id]
+    result.rows_out = sum(len(frame) for frame in outputs.values())
+    result.extra = attempt.ctx.metrics
+    result.bytes_out = result.extra.pop("bytes_out", None)
+    if result.bytes_out is None:
+        result.bytes_out = sum(frame_bytes(frame) for frame in outputs.values())
+    if node.operator.kind == "output":  # only a node that succeeded says it wrote rows
+        result.extra["rows_written"] = rows_written(result)
+    result.extra.update(attempt.recorded.get(node.id, {}))
+    store.put(node.id, outputs)
+
+
+def _keep_segment_success(
+    attempt: Attempt, outputs: dict, reports: NodeReports, store: OutputStore
+) -> None:
+    """Each member of a segment gets its own figures; the exits go to the store."""
+    task = attempt.node
+    backend = task.operator.segment.backend
+    figures = attempt.ctx.metrics.pop("members", {})
+    for member, ports in reports.segment_outputs(task.id, backend, outputs, figures).items():
+        store.put(member, ports)
+    for member, recorded in attempt.recorded.items():
+        reports.by_node[member].extra.update(recorded)
