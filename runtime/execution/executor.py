@@ -15,8 +15,8 @@ after the decision. Such a thread no longer counts against `max_concurrency`. An
 closes when its thread returns, and the run's end waits for that, at most `CLOSE_WAIT_S`.
 
 Belongs here: when attempts start, retry, time out or stop, and the run's end. Does not belong
-here: what one attempt does once it runs (runtime/attempts.py) or the backoff between attempts
-(runtime/retries.py).
+here: what one attempt does once it runs (runtime/execution/attempts.py) or the backoff between
+attempts (runtime/execution/retries.py).
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runtime.attempts import Attempt, keep_success, perform, take_inputs
 from runtime.errors import MemberError, NodeCancelled
+from runtime.execution.attempts import Attempt, keep_success, perform, take_inputs
 from runtime.execution.events import Emitter, EventSink, now_iso
 from runtime.execution.node_reports import NodeReports
 from runtime.execution.output_store import OutputStore
 from runtime.execution.recording import Recorder
 from runtime.execution.results import NodeResult, RunResult, describe, outcome, retryable
+from runtime.execution.retries import Retries
 from runtime.execution.statuses import NodeStatus
 from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
@@ -44,7 +45,6 @@ from runtime.operators.context import NodeContext
 from runtime.operators.lifecycle import Lifecycles
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.passes.projection import needed_columns
-from runtime.retries import Retries
 
 if TYPE_CHECKING:
     from runtime.budget import Budget

@@ -15,7 +15,7 @@ import heapq
 import time
 from collections import deque
 
-from runtime.attempts import Attempt
+from runtime.execution.attempts import Attempt
 
 
 class Retries:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from runtime.attempts import Attempt
-from runtime.retries import Retries
+from runtime.execution.attempts import Attempt
+from runtime.execution.retries import Retries
 
 
 def attempt(number: int = 1) -> Attempt:
