@@ -26,7 +26,7 @@ export default defineConfig({
     rollupOptions: { output: { chunkFileNames: "[name].js", minify: true } },
   },
   test: {
-    include: ["static/editor/tests/**/*.test.js"],
+    include: ["static/editor/src/**/*.test.js"],
     environment: "node",
   },
 });

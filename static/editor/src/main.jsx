@@ -7,10 +7,10 @@ import "./editor.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createApi } from "./io/api.js";
-import EditorApp from "./editor/EditorApp.jsx";
-import HomeApp from "./home/HomeApp.jsx";
-import FilesApp from "./workspaces/FilesApp.jsx";
-import WorkspaceApp from "./workspaces/WorkspaceApp.jsx";
+import EditorApp from "./pages/pipeline/EditorApp.jsx";
+import HomeApp from "./pages/home/HomeApp.jsx";
+import FilesApp from "./pages/workspace/FilesApp.jsx";
+import WorkspaceApp from "./pages/workspace/WorkspaceApp.jsx";
 
 const PAGES = {
   home: HomeApp,
