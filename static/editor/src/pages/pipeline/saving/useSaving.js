@@ -103,3 +103,21 @@ export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialR
 
   return { save, phase, conflict, resolve, adopt, revision };
 }
+
+/** `saveFirst()`: saves when there are unsaved changes, and resolves to false (with a toast
+ * saying why) when that did not work: the server previews, runs and exports what is saved. */
+export function useSaveFirst({ save, stateRef, toasts }) {
+  return useCallback(async () => {
+    if (!isDirty(stateRef.current)) return true;
+    const ok = await save();
+    if (!ok) toasts.show("Save the pipeline first: the server works on the saved version.", { kind: "error" });
+    return ok;
+  }, [save, stateRef, toasts]);
+}
+
+/** The top bar's word for the save (`{label, title}`), from `saving`'s phase and conflict. */
+export function saveStatus({ phase, conflict }, dirty) {
+  const label = phase === "saving" ? "Saving…" : dirty || conflict ? "Unsaved" : "Saved";
+  const title = conflict ? "Someone else saved meanwhile: reload theirs or keep yours as a copy" : phase === "failed" ? "The last save failed" : "";
+  return { label, title };
+}
