@@ -1,5 +1,6 @@
 // A modal dialog: a labelled box over a dimmed page; Escape or the backdrop closes it.
 
+import "./dialogs.css";
 import { useEffect, useRef } from "react";
 
 /** `title` names the dialog; `onClose` is called on Escape and on a click outside. */

@@ -1,5 +1,7 @@
 // The corner messages of useToasts.
 
+import "./toasts.css";
+
 /** Renders toasts; errors are announced as alerts. */
 export default function Toasts({ toasts, dismiss }) {
   return (

@@ -2,6 +2,7 @@
 // last run, and what to do next: open one, create or import one in a workspace; rename,
 // duplicate and delete (after confirming). What a viewer may not do is not offered.
 
+import "./home.css";
 import { useCallback, useEffect, useRef, useState } from "react";
 import Dialog from "../../ui/Dialog.jsx";
 import Toasts from "../../ui/Toasts.jsx";

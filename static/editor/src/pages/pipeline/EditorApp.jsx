@@ -7,6 +7,7 @@
 // picked from the history shows its own document instead of the editor's graph, read-only too
 // (runs/useViewedCanvas.js).
 
+import "./editor.css";
 import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useStore } from "../../lib/store.js";

@@ -3,6 +3,7 @@
 // pipeline's `path` takes it, delete after confirming.
 // Viewers and read-only folders (shared/, unless staff) get no upload or delete.
 
+import "./workspace.css";
 import { useCallback, useEffect, useRef, useState } from "react";
 import Toasts from "../../ui/Toasts.jsx";
 import { useToasts } from "../../ui/useToasts.js";

@@ -3,6 +3,7 @@
 // Every member sees them; admins add, change and remove members and connections. Connection
 // passwords are write-only: the form never shows one, and an empty field keeps the stored one.
 
+import "./workspace.css";
 import { useCallback, useEffect, useState } from "react";
 import Dialog from "../../ui/Dialog.jsx";
 import Toasts from "../../ui/Toasts.jsx";

@@ -24,6 +24,8 @@ import ConnectPalette from "./ConnectPalette.jsx";
 import PlainEdges from "./PlainEdges.jsx";
 import { useEdgeDrop } from "./useEdgeDrop.js";
 import { useItemNodes } from "./useItemNodes.js";
+// After the cards' and the palette's styles (imported above), which its rules override.
+import "./canvas.css";
 
 const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];
 const MIN_ZOOM = 0.05;

@@ -3,11 +3,11 @@
 // columns its stored results gained, lost or retyped; an output node's rows are compared by
 // the key columns the user picks (RowChanges.jsx). Nodes only one run has are marked.
 
+import "./compare.css";
 import { useEffect, useMemo, useState } from "react";
 import { formatDuration, timeAgo } from "../../../lib/format.js";
 import { columnChangeLines, compareUrl, countChange, direction, durationChange, keyCandidates, nodeMark } from "./runComparison.js";
 import RowChanges from "./RowChanges.jsx";
-import "./compare.css";
 
 const MARK_WORDS = { added: "only in B", removed: "only in A", changed: "changed", same: "" };
 

@@ -2,6 +2,7 @@
 // history), a page at a time from the server: sorted by a click on a column header, filtered
 // by an expression, with a port picker for nodes of several outputs and per-column statistics.
 
+import "./data.css";
 import { useContext, useEffect, useState } from "react";
 import { formatCell } from "../../../lib/format.js";
 import { shownRun } from "../overlay.js";
@@ -10,7 +11,6 @@ import { useStore } from "../../../lib/store.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
 import ColumnStats from "./ColumnStats.jsx";
 import { useResultData } from "./useResultData.js";
-import "./data.css";
 
 const PAGE_SIZES = [50, 100, 500];
 const FIRST_VIEW = { port: null, offset: 0, limit: 50, sort: null, filter: "", recompute: false };

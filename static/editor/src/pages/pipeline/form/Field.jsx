@@ -1,6 +1,7 @@
 // One field of the params form: its label, its input (Widget.jsx), its hint, and the server's
 // problems at its path.
 
+import "./form.css";
 import { problemsAt } from "../document/problems.js";
 import { fieldKind, pathKey, splitNullable } from "./schemaForm.js";
 import Widget from "./Widget.jsx";

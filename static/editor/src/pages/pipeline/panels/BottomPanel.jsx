@@ -2,6 +2,7 @@
 // data after a run, the plan (the plan view is on while its tab is shown) and the run's
 // timeline; collapsible.
 
+import "./BottomPanel.css";
 import { memo, useContext, useEffect, useRef, useState } from "react";
 import { formatCell } from "../../../lib/format.js";
 import { OverlayContext } from "../contexts.js";

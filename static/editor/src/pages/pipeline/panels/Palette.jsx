@@ -1,6 +1,7 @@
 // The operator palette: the catalog grouped by kind, with search. Items are dragged onto
 // the canvas (or added at the centre with Enter / double-click).
 
+import "./Palette.css";
 import { memo, useState } from "react";
 import { paletteGroups } from "../document/catalog.js";
 

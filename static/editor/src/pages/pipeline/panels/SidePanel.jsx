@@ -2,6 +2,8 @@
 // run details, the Preview button and the node's Run menu), or the pipeline's overview when nothing is selected.
 // Read-only (a viewer): the forms are shown disabled, and nothing offers to delete.
 
+import "../../../ui/menu.css";
+import "./SidePanel.css";
 import { memo, useContext, useEffect, useRef, useState } from "react";
 import { formatCount, formatDuration, formatRate, rowsIn, rowsWritten } from "../../../lib/format.js";
 import { describeProblem, generalProblems, messagesAtField } from "../document/problems.js";

@@ -2,6 +2,8 @@
 // actions, run history, and Run / Cancel. A viewer (`readOnly`) gets the name, export, images
 // and run history: nothing that changes the pipeline or starts a run.
 
+import "../../../ui/menu.css";
+import "./TopBar.css";
 import { memo, useRef } from "react";
 import { fileName } from "../../../lib/format.js";
 import { FRESH } from "../runs/runOptions.js";

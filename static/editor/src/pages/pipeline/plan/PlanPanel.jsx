@@ -1,6 +1,7 @@
 // The bottom panel's plan tab: the backend to plan for, the legend of the marks on the
 // cards, and `explain`'s text; a refused plan shows the server's message and problems.
 
+import "./plan.css";
 import { planClasses } from "./plan.js";
 import { describeProblem } from "../document/problems.js";
 

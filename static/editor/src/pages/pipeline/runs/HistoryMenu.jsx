@@ -2,6 +2,8 @@
 // one shows that run's own document on the canvas, read-only, as the run ended. "Compare
 // with…" opens two runs side by side (compare/RunCompareView.jsx).
 
+import "../../../ui/menu.css";
+import "./runs.css";
 import { formatDuration, timeAgo } from "../../../lib/format.js";
 import { useLoadedMenu } from "../../../ui/useLoadedMenu.js";
 

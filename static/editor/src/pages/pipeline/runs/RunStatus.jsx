@@ -2,6 +2,7 @@
 // past run picked from the history, a banner with its number, the revision it ran, how it
 // ended and the parameters it used.
 
+import "./runs.css";
 import { useContext } from "react";
 import { formatDuration } from "../../../lib/format.js";
 import { shownRun } from "../overlay.js";

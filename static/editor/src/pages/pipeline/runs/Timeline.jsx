@@ -4,6 +4,7 @@
 // are drawn (ROW_HEIGHT each), so 1,000 nodes cost what 20 do. The chart is an image with a
 // summary for its name; "As a table" shows the same attempts as a table.
 
+import "./Timeline.css";
 import { memo, useContext, useEffect, useMemo, useState } from "react";
 import { formatDuration, formatTime } from "../../../lib/format.js";
 import { shownRun } from "../overlay.js";

@@ -4,6 +4,7 @@
 // problems at a setting
 // (`config.<field>`, `config.parameters.<name>`) show at its input, the others above them.
 
+import "./settings.css";
 import { Fragment, useState } from "react";
 import { describeProblem, messagesAtSetting, otherSettingProblems } from "../document/problems.js";
 import { dictFromRows, jsonishText, parseJsonish, rowsFromDict, scalarText } from "../form/schemaForm.js";

@@ -2,10 +2,10 @@
 // added nodes and edges in green, removed in red, changed in amber; a changed node's params
 // side by side. "Restore" makes the version the pipeline again (a new version, undoable).
 
+import "./versions.css";
 import { Background, Controls, Handle, Position, ReactFlow, ReactFlowProvider } from "@xyflow/react";
 import { memo, useEffect, useMemo, useState } from "react";
 import { countsLine, shownValue, unionGraph } from "./versionDiff.js";
-import "./versions.css";
 
 const MARK_WORDS = { added: "added", removed: "removed", changed: "changed", moved: "moved", same: "" };
 

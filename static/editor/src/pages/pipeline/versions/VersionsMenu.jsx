@@ -1,6 +1,7 @@
 // The pipeline's history of versions (who saved what, when): picking one opens it beside the
 // pipeline as it is now, to compare and restore (VersionView).
 
+import "../../../ui/menu.css";
 import { timeAgo } from "../../../lib/format.js";
 import { useLoadedMenu } from "../../../ui/useLoadedMenu.js";
 

@@ -2,6 +2,7 @@
 // to rename; "Ungroup" removes the frame and keeps the nodes) over a light box around them.
 // The box itself lets clicks through, so that the nodes and the canvas inside stay usable.
 
+import "./items.css";
 import { memo, useContext, useState } from "react";
 import { CanvasItemsContext } from "../../contexts.js";
 

@@ -5,6 +5,7 @@
 // where its text could not be read, a card is drawn compact: its box, colours and handles.
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
+import "./nodes.css";
 import { Handle } from "@xyflow/react";
 import { useContext } from "react";
 import { CatalogContext, CompactCardsContext, OverlayContext, RefusedEndsContext } from "../../contexts.js";

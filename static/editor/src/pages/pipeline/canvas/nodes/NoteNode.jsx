@@ -2,6 +2,7 @@
 // or "Edit" writes it in a text box (Escape or leaving the box ends, Ctrl+Enter too), the
 // swatches of a selected note colour it, and the corner handle resizes it. It is no operator: it has no ports and the runtime never sees it.
 
+import "./items.css";
 import { NodeResizeControl } from "@xyflow/react";
 import { memo, useContext, useMemo, useState } from "react";
 import { CanvasItemsContext } from "../../contexts.js";
