@@ -23,12 +23,19 @@ const PAGES = {
 
 const root = document.getElementById("pipewright-app");
 if (root) {
-  const { page, pipelineId, csrfToken, userName, staff, workspaceSlug, workspaceName, role } = root.dataset;
+  const { page, pipelineId, csrfToken, userName, staff, workspaceSlug, workspaceName, role } =
+    root.dataset;
   const Page = PAGES[page] ?? HomeApp;
   const workspace = workspaceSlug ? { slug: workspaceSlug, name: workspaceName, role } : null;
   createRoot(root).render(
     <StrictMode>
-      <Page api={createApi(csrfToken)} pipelineId={Number(pipelineId)} userName={userName} staff={staff === "true"} workspace={workspace} />
+      <Page
+        api={createApi(csrfToken)}
+        pipelineId={Number(pipelineId)}
+        userName={userName}
+        staff={staff === "true"}
+        workspace={workspace}
+      />
     </StrictMode>,
   );
 }

@@ -28,8 +28,12 @@ describe("the websocket client", () => {
   });
 
   it("builds the address from the page's location", () => {
-    expect(pipelineSocketUrl(4, { protocol: "https:", host: "pw.example" })).toBe("wss://pw.example/ws/pipelines/4/");
-    expect(pipelineSocketUrl(4, { protocol: "http:", host: "127.0.0.1:8000" })).toBe("ws://127.0.0.1:8000/ws/pipelines/4/");
+    expect(pipelineSocketUrl(4, { protocol: "https:", host: "pw.example" })).toBe(
+      "wss://pw.example/ws/pipelines/4/",
+    );
+    expect(pipelineSocketUrl(4, { protocol: "http:", host: "127.0.0.1:8000" })).toBe(
+      "ws://127.0.0.1:8000/ws/pipelines/4/",
+    );
   });
 
   it("passes messages on, asks for snapshots and reconnects after a drop", () => {
@@ -37,7 +41,11 @@ describe("the websocket client", () => {
     FakeSocket.made = [];
     const messages = [];
     const states = [];
-    const client = connectPipelineSocket("ws://x/", { onMessage: (message) => messages.push(message), onState: (state) => states.push(state), WebSocketImpl: FakeSocket });
+    const client = connectPipelineSocket("ws://x/", {
+      onMessage: (message) => messages.push(message),
+      onState: (state) => states.push(state),
+      WebSocketImpl: FakeSocket,
+    });
     const first = FakeSocket.made[0];
     first.open();
     first.onmessage({ data: JSON.stringify({ type: "snapshot", seq: 0, run: null }) });
@@ -59,7 +67,11 @@ describe("the websocket client", () => {
     vi.useFakeTimers();
     FakeSocket.made = [];
     const states = [];
-    connectPipelineSocket("ws://x/", { onMessage: () => {}, onState: (state) => states.push(state), WebSocketImpl: FakeSocket });
+    connectPipelineSocket("ws://x/", {
+      onMessage: () => {},
+      onState: (state) => states.push(state),
+      WebSocketImpl: FakeSocket,
+    });
     FakeSocket.made[0].onclose({ code: 4403 });
     vi.advanceTimersByTime(60000);
     expect(FakeSocket.made).toHaveLength(1);

@@ -69,16 +69,24 @@ export function rowsWritten(metrics, status) {
 export function rowsSummary(kind, metrics, status) {
   if (kind === "output") {
     const written = rowsWritten(metrics, status);
-    return written === null ? null : `${formatCount(written)} row${written === 1 ? "" : "s"} written`;
+    return written === null
+      ? null
+      : `${formatCount(written)} row${written === 1 ? "" : "s"} written`;
   }
   const incoming = rowsIn(metrics);
   const outgoing = metrics?.rows_out ?? null;
-  return incoming === null && outgoing === null ? null : `${formatCount(incoming)} → ${formatCount(outgoing)}`;
+  return incoming === null && outgoing === null
+    ? null
+    : `${formatCount(incoming)} → ${formatCount(outgoing)}`;
 }
 
 /** A download's file name from a pipeline's name: without what file systems refuse. */
 export function fileName(name, extension) {
-  const safe = String(name ?? "").replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim();
+  const safe = String(name ?? "")
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused here
+    .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return `${safe || "pipeline"}.${extension}`;
 }
 

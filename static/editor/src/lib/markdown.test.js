@@ -3,11 +3,15 @@ import { renderMarkdown } from "./markdown.js";
 
 describe("a note's markdown", () => {
   it("renders headings, emphasis, code, lists and links that open apart", () => {
-    const html = renderMarkdown("# Why\n**adults** _only_ `age`\n\n- one\n\n[docs](https://example.com/x)");
+    const html = renderMarkdown(
+      "# Why\n**adults** _only_ `age`\n\n- one\n\n[docs](https://example.com/x)",
+    );
     expect(html).toContain("<h1>Why</h1>");
     expect(html).toContain("<strong>adults</strong> <em>only</em> <code>age</code>");
     expect(html).toContain("<li>one</li>");
-    expect(html).toContain('<a href="https://example.com/x" target="_blank" rel="noopener noreferrer nofollow">docs</a>');
+    expect(html).toContain(
+      '<a href="https://example.com/x" target="_blank" rel="noopener noreferrer nofollow">docs</a>',
+    );
   });
 
   it.each([
@@ -25,7 +29,9 @@ describe("a note's markdown", () => {
   });
 
   it("shows raw HTML as text, never as elements", () => {
-    const html = renderMarkdown('<img src=x onerror="alert(1)"> <script>alert(2)</script> <a href="javascript:x">y</a>');
+    const html = renderMarkdown(
+      '<img src=x onerror="alert(1)"> <script>alert(2)</script> <a href="javascript:x">y</a>',
+    );
     expect(html).not.toMatch(/<(img|script|a)\b/);
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
   });
@@ -36,6 +42,8 @@ describe("a note's markdown", () => {
   });
 
   it("keeps relative and mail links", () => {
-    expect(renderMarkdown("[a](docs/x.md) [b](#top) [c](mailto:ada@example.com)").match(/<a /g)).toHaveLength(3);
+    expect(
+      renderMarkdown("[a](docs/x.md) [b](#top) [c](mailto:ada@example.com)").match(/<a /g),
+    ).toHaveLength(3);
   });
 });

@@ -20,8 +20,17 @@ export default function Dialog({ title, onClose, children, wide = false }) {
     };
   }, [onClose]);
   return (
-    <div className="pw-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div className={`pw-dialog${wide ? " pw-dialog-wide" : ""}`} role="dialog" aria-modal="true" aria-labelledby="pw-dialog-title" ref={box}>
+    <div
+      className="pw-backdrop"
+      onMouseDown={(event) => event.target === event.currentTarget && onClose()}
+    >
+      <div
+        className={`pw-dialog${wide ? " pw-dialog-wide" : ""}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="pw-dialog-title"
+        ref={box}
+      >
         <h2 id="pw-dialog-title">{title}</h2>
         {children}
       </div>

@@ -9,7 +9,7 @@
 
 import "./editor.css";
 import { ReactFlowProvider } from "@xyflow/react";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { useStore } from "../../lib/store.js";
 import Toasts from "../../ui/Toasts.jsx";
 import { useToasts } from "../../ui/useToasts.js";
@@ -61,7 +61,11 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
   const [error, setError] = useState(null);
   useEffect(() => {
     Promise.all([api.get("/api/operators"), api.get(`/api/pipelines/${pipelineId}`)]).then(
-      ([operators, pipeline]) => setLoaded({ catalog: createCatalog(operators.items, nodeTypeOf, operators.statuses), pipeline }),
+      ([operators, pipeline]) =>
+        setLoaded({
+          catalog: createCatalog(operators.items, nodeTypeOf, operators.statuses),
+          pipeline,
+        }),
       setError,
     );
   }, [api, pipelineId]);
@@ -77,7 +81,14 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
   if (!loaded) return <div className="pw-page-message pw-muted">Loading the editor…</div>;
   return (
     <ReactFlowProvider>
-      <Editor api={api} pipelineId={pipelineId} userName={userName} workspace={workspace} catalog={loaded.catalog} pipeline={loaded.pipeline} />
+      <Editor
+        api={api}
+        pipelineId={pipelineId}
+        userName={userName}
+        workspace={workspace}
+        catalog={loaded.catalog}
+        pipeline={loaded.pipeline}
+      />
     </ReactFlowProvider>
   );
 }
@@ -90,7 +101,6 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const { meta, nodes, edges } = state.history.present;
   const [overlay] = useState(createOverlay);
   const toasts = useToasts();
-  const canvasBox = useRef(null);
   const [dialog, setDialog] = useState(null);
   const bottom = useBottomPanel();
   const connection = useLiveRun(pipelineId, overlay, catalog.statuses);
@@ -101,33 +111,116 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
   const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
-  const { saving, saveFirst, onReplaced, conflictChoices, files } = useDocumentSaving({ api, pipelineId, catalog, workspace, pipeline, editor, analysis, planSaved: plan.saved, readOnly, toasts });
+  const { saving, saveFirst, onReplaced, conflictChoices, files } = useDocumentSaving({
+    api,
+    pipelineId,
+    catalog,
+    workspace,
+    pipeline,
+    editor,
+    analysis,
+    planSaved: plan.saved,
+    readOnly,
+    toasts,
+  });
   const { save } = saving;
   const wired = useWiredAdds({ catalog, stateRef, commit, amend, toasts });
-  const viewCenter = useViewCenter(canvasBox);
-  const items = useCanvasItems({ meta, stateRef, commit, center: viewCenter, toasts, readOnly: locked });
+  const { box: canvasBox, viewCenter } = useViewCenter();
+  const items = useCanvasItems({
+    meta,
+    stateRef,
+    commit,
+    center: viewCenter,
+    toasts,
+    readOnly: locked,
+  });
   const clipboard = useClipboard({ stateRef, commit, toasts });
 
-  const runs = useRunControls({ api, base, overlay, sets: catalog.statuses, stateRef, saveFirst, showProblems: analysis.showProblems, toasts, setDialog, openLogs: bottom.openLogs });
-  const commands = useEditorCommands({ api, base, catalog, overlay, stateRef, dispatch, commit, viewCenter, canvasBox, wired, withoutSelected: items.withoutSelected, saveFirst, toasts });
+  const runs = useRunControls({
+    api,
+    base,
+    overlay,
+    sets: catalog.statuses,
+    stateRef,
+    saveFirst,
+    showProblems: analysis.showProblems,
+    toasts,
+    setDialog,
+    openLogs: bottom.openLogs,
+  });
+  const commands = useEditorCommands({
+    api,
+    base,
+    catalog,
+    overlay,
+    stateRef,
+    dispatch,
+    commit,
+    viewCenter,
+    canvasBox,
+    wired,
+    withoutSelected: items.withoutSelected,
+    saveFirst,
+    toasts,
+  });
   const { undo, redo, deleteSelection } = commands;
-  useShortcuts(locked, { save, undo, redo, copy: clipboard.copy, paste: clipboard.paste, remove: deleteSelection, selectAll: commands.selectAll });
+  useShortcuts(locked, {
+    save,
+    undo,
+    redo,
+    copy: clipboard.copy,
+    paste: clipboard.paste,
+    remove: deleteSelection,
+    selectAll: commands.selectAll,
+  });
   const { openTab } = bottom;
   const showPreview = useCallback(() => openTab("preview"), [openTab]);
   const { preview, runPreview } = usePreview({ api, base, saveFirst, onStart: showPreview });
 
-  const versions = useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts });
+  const versions = useVersions({
+    api,
+    base,
+    catalog,
+    saving,
+    saveFirst,
+    dispatch,
+    onReplaced,
+    toasts,
+  });
   const viewedVersion = versions.viewing?.item.revision ?? null;
-  const { comparing, showRun, showVersion, compareRuns, comparePair, closeComparison } = useHistoryViews({ runs, versions, viewedId });
+  const { comparing, showRun, showVersion, compareRuns, comparePair, closeComparison } =
+    useHistoryViews({ runs, versions, viewedId });
   const { backToLive } = runs;
   const historyMenu = useMemo(
     () => (
       <>
-        <HistoryMenu load={runs.loadRuns} onPick={showRun} onLive={backToLive} onCompare={compareRuns} viewedId={viewedId} userName={userName} />
-        <VersionsMenu load={versions.load} onPick={showVersion} viewed={viewedVersion} userName={userName} />
+        <HistoryMenu
+          load={runs.loadRuns}
+          onPick={showRun}
+          onLive={backToLive}
+          onCompare={compareRuns}
+          viewedId={viewedId}
+          userName={userName}
+        />
+        <VersionsMenu
+          load={versions.load}
+          onPick={showVersion}
+          viewed={viewedVersion}
+          userName={userName}
+        />
       </>
     ),
-    [runs.loadRuns, showRun, backToLive, compareRuns, viewedId, userName, versions.load, showVersion, viewedVersion],
+    [
+      runs.loadRuns,
+      showRun,
+      backToLive,
+      compareRuns,
+      viewedId,
+      userName,
+      versions.load,
+      showVersion,
+      viewedVersion,
+    ],
   );
   const saveNow = useCallback(() => save(), [save]);
   const openSettings = useCallback(() => setDialog({ kind: "settings" }), []);
@@ -137,7 +230,12 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const { label: saveLabel, title: saveTitle } = saveStatus(saving, dirty);
   const shown = viewedCanvas ?? { nodes, edges };
   const selectedId = !viewedCanvas && selected.length === 1 ? selected[0].id : null;
-  const { nodeIds, labels, data } = useBottomPanelData({ api, nodes, shown: shown.nodes, selectedId });
+  const { nodeIds, labels, data } = useBottomPanelData({
+    api,
+    nodes,
+    shown: shown.nodes,
+    selectedId,
+  });
 
   return (
     <CatalogContext.Provider value={catalog}>
@@ -171,8 +269,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
           <RunProgress />
           {readOnly ? (
             <div className="pw-readonly-bar" role="status">
-              <strong>Read only</strong> — you are a viewer in {workspace?.name ?? "this workspace"}. You can look, preview and export; ask one of
-              its admins for the editor role to change or run it.
+              <strong>Read only</strong> — you are a viewer in {workspace?.name ?? "this workspace"}
+              . You can look, preview and export; ask one of its admins for the editor role to
+              change or run it.
             </div>
           ) : null}
           <div className="pw-workspace">
@@ -197,7 +296,11 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 {!shown.nodes.length ? (
                   <div className="pw-canvas-empty">
                     <h2>An empty pipeline</h2>
-                    <p>{readOnly ? "Nobody has added a node yet." : "Drag an input from the palette on the left onto this canvas to begin."}</p>
+                    <p>
+                      {readOnly
+                        ? "Nobody has added a node yet."
+                        : "Drag an input from the palette on the left onto this canvas to begin."}
+                    </p>
                   </div>
                 ) : null}
               </Canvas>
@@ -212,8 +315,28 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                   readOnly={readOnly}
                 />
               ) : null}
-              {comparing ? <RunCompareView api={api} runs={comparing.runs} pair={comparing.pair} onPair={comparePair} onClose={closeComparison} userName={userName} /> : null}
-              <BottomPanel open={bottom.open} tab={bottom.tab} onTab={bottom.openTab} onToggle={bottom.toggle} preview={preview} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} data={data} />
+              {comparing ? (
+                <RunCompareView
+                  api={api}
+                  runs={comparing.runs}
+                  pair={comparing.pair}
+                  onPair={comparePair}
+                  onClose={closeComparison}
+                  userName={userName}
+                />
+              ) : null}
+              <BottomPanel
+                open={bottom.open}
+                tab={bottom.tab}
+                onTab={bottom.openTab}
+                onToggle={bottom.toggle}
+                preview={preview}
+                nodeIds={nodeIds}
+                labels={labels}
+                plan={plan}
+                dirty={dirty}
+                data={data}
+              />
             </div>
             <SidePanel
               api={api}
@@ -245,8 +368,23 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               }}
             />
           ) : null}
-          {dialog?.kind === "run" ? <RunDialog parameters={dialog.parameters} options={dialog.options} onStart={runs.startRun} onClose={closeDialog} /> : null}
-          {saving.conflict ? <ConflictDialog onReload={conflictChoices.reloadTheirs} onKeepCopy={conflictChoices.keepMineAsCopy} onOverwrite={conflictChoices.overwrite} onShowDifferences={conflictChoices.showDifferences} differences={conflictChoices.differences} /> : null}
+          {dialog?.kind === "run" ? (
+            <RunDialog
+              parameters={dialog.parameters}
+              options={dialog.options}
+              onStart={runs.startRun}
+              onClose={closeDialog}
+            />
+          ) : null}
+          {saving.conflict ? (
+            <ConflictDialog
+              onReload={conflictChoices.reloadTheirs}
+              onKeepCopy={conflictChoices.keepMineAsCopy}
+              onOverwrite={conflictChoices.overwrite}
+              onShowDifferences={conflictChoices.showDifferences}
+              differences={conflictChoices.differences}
+            />
+          ) : null}
           <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
         </div>
       </OverlayContext.Provider>

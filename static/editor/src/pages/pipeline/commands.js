@@ -30,7 +30,11 @@ const NODE_SIZE = { width: 200, height: 56 };
  */
 export function useEditorState(pipeline, catalog, readOnly) {
   // The pipeline is converted once, not at every render (1,000 nodes: a few ms each time).
-  const [state, dispatch] = useReducer(readOnly ? viewerReducer : editorReducer, pipeline, (loaded) => initialEditorState(documentToCanvas(loaded, catalog.typeOf)));
+  const [state, dispatch] = useReducer(
+    readOnly ? viewerReducer : editorReducer,
+    pipeline,
+    (loaded) => initialEditorState(documentToCanvas(loaded, catalog.typeOf)),
+  );
   const stateRef = useLatest(state);
   const commit = useCallback((update, key) => dispatch({ type: "commit", update, key }), []);
   const amend = useCallback((update) => dispatch({ type: "commit", update, amend: true }), []);
@@ -44,20 +48,44 @@ export function useEditorState(pipeline, catalog, readOnly) {
  * deleted nodes from notes and groups (canvas/useCanvasItems.js); `saveFirst()` saves before
  * asking the server for a layout.
  */
-export function useEditorCommands({ api, base, catalog, overlay, stateRef, dispatch, commit, viewCenter, canvasBox, wired, withoutSelected, saveFirst, toasts }) {
+export function useEditorCommands({
+  api,
+  base,
+  catalog,
+  overlay,
+  stateRef,
+  dispatch,
+  commit,
+  viewCenter,
+  canvasBox,
+  wired,
+  withoutSelected,
+  saveFirst,
+  toasts,
+}) {
   const reactFlow = useReactFlow();
 
   const addOperator = useCallback(
     (name, center) => {
       if (!catalog.byName.get(name)) return;
-      const id = uniqueNodeId(name, stateRef.current.history.present.nodes.map((node) => node.id));
+      const id = uniqueNodeId(
+        name,
+        stateRef.current.history.present.nodes.map((node) => node.id),
+      );
       const position = { x: center.x - NODE_SIZE.width / 2, y: center.y - NODE_SIZE.height / 2 };
-      commit((now) => ({ ...now, nodes: addNode(now.nodes, createNode(name, catalog.typeOf(name), position, id)) }));
+      commit((now) => ({
+        ...now,
+        nodes: addNode(now.nodes, createNode(name, catalog.typeOf(name), position, id)),
+      }));
     },
     [catalog, commit, stateRef],
   );
 
-  const dropOperator = useCallback((name, point, edgeId) => (edgeId ? wired.dropOnEdge(name, edgeId, point) : addOperator(name, point)), [wired, addOperator]);
+  const dropOperator = useCallback(
+    (name, point, edgeId) =>
+      edgeId ? wired.dropOnEdge(name, edgeId, point) : addOperator(name, point),
+    [wired, addOperator],
+  );
 
   const addAtCenter = useCallback(
     (name) => {
@@ -91,7 +119,9 @@ export function useEditorCommands({ api, base, catalog, overlay, stateRef, dispa
   const deleteSelection = useCallback(() => {
     commit((now) => {
       const result = deleteSelected(now.nodes, now.edges);
-      const deleted = result.changed ? now.nodes.filter((node) => node.selected).map((node) => node.id) : [];
+      const deleted = result.changed
+        ? now.nodes.filter((node) => node.selected).map((node) => node.id)
+        : [];
       const meta = withoutSelected(now.meta, deleted);
       if (!result.changed && meta === now.meta) return now;
       return { ...now, meta, nodes: result.nodes, edges: result.edges };
@@ -100,12 +130,35 @@ export function useEditorCommands({ api, base, catalog, overlay, stateRef, dispa
 
   const undo = useCallback(() => dispatch({ type: "undo" }), [dispatch]);
   const redo = useCallback(() => dispatch({ type: "redo" }), [dispatch]);
-  const selectAll = useCallback(() => dispatch({ type: "nodesChange", changes: selectAllChanges(stateRef.current.history.present.nodes) }), [dispatch, stateRef]);
-  const onNodesChange = useCallback((changes) => dispatch({ type: "nodesChange", changes }), [dispatch]);
-  const onEdgesChange = useCallback((changes) => dispatch({ type: "edgesChange", changes }), [dispatch]);
-  const onNodesMoved = useCallback((positions, key) => dispatch({ type: "move", positions, key }), [dispatch]);
-  const onNodeChange = useCallback((id, patch, key) => commit((now) => ({ ...now, nodes: updateNodeData(now.nodes, id, patch) }), key), [commit]);
-  const rename = useCallback((name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"), [commit]);
+  const selectAll = useCallback(
+    () =>
+      dispatch({
+        type: "nodesChange",
+        changes: selectAllChanges(stateRef.current.history.present.nodes),
+      }),
+    [dispatch, stateRef],
+  );
+  const onNodesChange = useCallback(
+    (changes) => dispatch({ type: "nodesChange", changes }),
+    [dispatch],
+  );
+  const onEdgesChange = useCallback(
+    (changes) => dispatch({ type: "edgesChange", changes }),
+    [dispatch],
+  );
+  const onNodesMoved = useCallback(
+    (positions, key) => dispatch({ type: "move", positions, key }),
+    [dispatch],
+  );
+  const onNodeChange = useCallback(
+    (id, patch, key) =>
+      commit((now) => ({ ...now, nodes: updateNodeData(now.nodes, id, patch) }), key),
+    [commit],
+  );
+  const rename = useCallback(
+    (name) => commit((now) => ({ ...now, meta: { ...now.meta, name } }), "name"),
+    [commit],
+  );
   const applySettings = useCallback((meta) => commit((now) => ({ ...now, meta })), [commit]);
 
   /** Selects only node `id` and brings it to the middle of the view (the problem list). */
@@ -114,10 +167,18 @@ export function useEditorCommands({ api, base, catalog, overlay, stateRef, dispa
       const present = stateRef.current.history.present;
       const node = present.nodes.find((item) => item.id === id);
       if (!node) return;
-      const changes = present.nodes.filter((item) => item.selected !== (item.id === id)).map((item) => ({ id: item.id, type: "select", selected: item.id === id }));
+      const changes = present.nodes
+        .filter((item) => item.selected !== (item.id === id))
+        .map((item) => ({ id: item.id, type: "select", selected: item.id === id }));
       dispatch({ type: "nodesChange", changes });
-      const { width, height } = cardGeometry(catalog.portsOf(node), Boolean(overlay.get().problems[id]?.length));
-      reactFlow.setCenter(node.position.x + width / 2, node.position.y + height / 2, { zoom: Math.max(reactFlow.getZoom(), 0.8), duration: 300 });
+      const { width, height } = cardGeometry(
+        catalog.portsOf(node),
+        Boolean(overlay.get().problems[id]?.length),
+      );
+      reactFlow.setCenter(node.position.x + width / 2, node.position.y + height / 2, {
+        zoom: Math.max(reactFlow.getZoom(), 0.8),
+        duration: 300,
+      });
     },
     [catalog, dispatch, overlay, reactFlow, stateRef],
   );
@@ -127,7 +188,12 @@ export function useEditorCommands({ api, base, catalog, overlay, stateRef, dispa
     try {
       const { positions } = await api.post(`${base}/layout`, {});
       const { problems } = overlay.get();
-      const sizes = Object.fromEntries(stateRef.current.history.present.nodes.map((node) => [node.id, cardGeometry(catalog.portsOf(node), Boolean(problems[node.id]?.length))]));
+      const sizes = Object.fromEntries(
+        stateRef.current.history.present.nodes.map((node) => [
+          node.id,
+          cardGeometry(catalog.portsOf(node), Boolean(problems[node.id]?.length)),
+        ]),
+      );
       dispatch({ type: "move", positions: spreadLayout(positions, sizes) });
       window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2, duration: 300 }));
     } catch (error) {

@@ -4,7 +4,10 @@
 import { useEffect } from "react";
 
 function isTyping(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+  );
 }
 
 /** Listens while mounted; `actions` are `{save, undo, redo, copy, paste, remove, selectAll}`. */

@@ -8,13 +8,30 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import Toasts from "../../ui/Toasts.jsx";
 import { useToasts } from "../../ui/useToasts.js";
 import { formatTime, timeAgo } from "../../lib/format.js";
-import { breadcrumbs, deleteUrl, downloadUrl, formatSize, isNameTaken, isReadOnlyFolder, isTaken, listUrl, mayDelete, uploadForm, uploadProblem } from "./files.js";
+import {
+  breadcrumbs,
+  deleteUrl,
+  downloadUrl,
+  formatSize,
+  isNameTaken,
+  isReadOnlyFolder,
+  isTaken,
+  listUrl,
+  mayDelete,
+  uploadForm,
+  uploadProblem,
+} from "./files.js";
 import { filesUrl, mayEdit, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../../ui/ListTable.jsx";
 import ConfirmDialog from "../../ui/ConfirmDialog.jsx";
 
-const FILE_COLUMNS = ["Name", "Path in a pipeline", { label: "Size", className: "pw-number" }, "Modified"];
+const FILE_COLUMNS = [
+  "Name",
+  "Path in a pipeline",
+  { label: "Size", className: "pw-number" },
+  "Modified",
+];
 
 const folderInAddress = () => new URLSearchParams(window.location.search).get("folder") ?? "";
 
@@ -44,8 +61,14 @@ export default function FilesApp({ api, workspace, staff }) {
       ),
     [api, workspace.slug, folder],
   );
-  useEffect(() => {
+  // Another folder shows "Loading" until its entries arrive (set while rendering).
+  const listing = `${workspace.slug}/${folder}`;
+  const [listed, setListed] = useState(listing);
+  if (listed !== listing) {
+    setListed(listing);
     setEntries(null);
+  }
+  useEffect(() => {
     load();
   }, [load]);
   useEffect(() => {
@@ -63,7 +86,10 @@ export default function FilesApp({ api, workspace, staff }) {
     setReplacing(null);
     setUploading(chosen.name);
     try {
-      const { path } = await api.post(`${workspaceApi(workspace.slug)}/files`, uploadForm(chosen, folder, replace));
+      const { path } = await api.post(
+        `${workspaceApi(workspace.slug)}/files`,
+        uploadForm(chosen, folder, replace),
+      );
       await load();
       toasts.show(`${replace ? "Replaced" : "Uploaded"} ${path}.`, { kind: "success" });
     } catch (error) {
@@ -122,7 +148,12 @@ export default function FilesApp({ api, workspace, staff }) {
         </nav>
         {writable ? (
           <>
-            <button type="button" className="pw-primary" disabled={uploading !== null} onClick={() => chooser.current?.click()}>
+            <button
+              type="button"
+              className="pw-primary"
+              disabled={uploading !== null}
+              onClick={() => chooser.current?.click()}
+            >
               {uploading ? `Uploading ${uploading}…` : "Upload file"}
             </button>
             <input
@@ -140,7 +171,9 @@ export default function FilesApp({ api, workspace, staff }) {
           </>
         ) : (
           <span className="pw-muted pw-small" role="note">
-            {mayEdit(workspace.role) ? "The shared folder is read-only: staff put files here." : `Read only: you are a viewer in ${workspace.name}.`}
+            {mayEdit(workspace.role)
+              ? "The shared folder is read-only: staff put files here."
+              : `Read only: you are a viewer in ${workspace.name}.`}
           </span>
         )}
       </div>
@@ -153,7 +186,11 @@ export default function FilesApp({ api, workspace, staff }) {
       {entries?.length === 0 && !loadError ? (
         <div className="pw-empty-state">
           <h2>This folder is empty</h2>
-          <p>{writable ? "Upload a CSV, Excel, JSON or Parquet file; pipelines of this workspace read it by the path shown here." : "Nothing has been put here yet."}</p>
+          <p>
+            {writable
+              ? "Upload a CSV, Excel, JSON or Parquet file; pipelines of this workspace read it by the path shown here."
+              : "Nothing has been put here yet."}
+          </p>
         </div>
       ) : null}
       {entries?.length ? (
@@ -176,26 +213,45 @@ export default function FilesApp({ api, workspace, staff }) {
                 ) : (
                   <span className="pw-file-name">{entry.name}</span>
                 )}
-                {entry.read_only && entry.path === "shared" ? <span className="pw-role pw-role-viewer">read-only</span> : null}
+                {entry.read_only && entry.path === "shared" ? (
+                  <span className="pw-role pw-role-viewer">read-only</span>
+                ) : null}
               </td>
               <td>
                 <code className="pw-path">{entry.path}</code>
               </td>
               <td className="pw-number">{formatSize(entry.size)}</td>
-              <td title={entry.modified ? formatTime(entry.modified) : ""}>{entry.modified ? timeAgo(entry.modified) : ""}</td>
+              <td title={entry.modified ? formatTime(entry.modified) : ""}>
+                {entry.modified ? timeAgo(entry.modified) : ""}
+              </td>
               <td className="pw-row-actions">
                 {entry.kind === "file" ? (
                   <>
-                    <button type="button" onClick={() => copyPath(entry)} aria-label={`Copy the path of ${entry.name}`} title="Copy the path a pipeline's path field takes">
+                    <button
+                      type="button"
+                      onClick={() => copyPath(entry)}
+                      aria-label={`Copy the path of ${entry.name}`}
+                      title="Copy the path a pipeline's path field takes"
+                    >
                       Copy path
                     </button>
-                    <a className="pw-button" href={downloadUrl(workspace.slug, entry.path)} download aria-label={`Download ${entry.name}`}>
+                    <a
+                      className="pw-button"
+                      href={downloadUrl(workspace.slug, entry.path)}
+                      download
+                      aria-label={`Download ${entry.name}`}
+                    >
                       Download
                     </a>
                   </>
                 ) : null}
                 {mayDelete(entry, workspace.role) ? (
-                  <button type="button" className="pw-danger-soft" onClick={() => setDeleting(entry)} aria-label={`Delete ${entry.name}`}>
+                  <button
+                    type="button"
+                    className="pw-danger-soft"
+                    onClick={() => setDeleting(entry)}
+                    aria-label={`Delete ${entry.name}`}
+                  >
                     Delete
                   </button>
                 ) : null}
@@ -205,11 +261,18 @@ export default function FilesApp({ api, workspace, staff }) {
         </ListTable>
       ) : null}
       <p className="pw-muted pw-small pw-files-note">
-        Pipelines of this workspace name a file by its path here; <code>shared/…</code> is the folder every workspace reads.
+        Pipelines of this workspace name a file by its path here; <code>shared/…</code> is the
+        folder every workspace reads.
       </p>
       {deleting ? (
-        <ConfirmDialog title={`Delete ${deleting.path}?`} onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)}>
-          {deleting.kind === "folder" ? "The folder is deleted if it is empty." : "Pipelines that read this file will fail until it is uploaded again. It cannot be undone."}
+        <ConfirmDialog
+          title={`Delete ${deleting.path}?`}
+          onConfirm={() => remove(deleting)}
+          onClose={() => setDeleting(null)}
+        >
+          {deleting.kind === "folder"
+            ? "The folder is deleted if it is empty."
+            : "Pipelines that read this file will fail until it is uploaded again. It cannot be undone."}
         </ConfirmDialog>
       ) : null}
       {replacing ? (
@@ -220,7 +283,8 @@ export default function FilesApp({ api, workspace, staff }) {
           onConfirm={() => upload(replacing, true)}
           onClose={() => setReplacing(null)}
         >
-          A file of this name is here already. Pipelines that read it will read the new one from their next run; the old one cannot be brought back.
+          A file of this name is here already. Pipelines that read it will read the new one from
+          their next run; the old one cannot be brought back.
         </ConfirmDialog>
       ) : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />

@@ -5,7 +5,6 @@
 
 import "./workspace.css";
 import { useCallback, useEffect, useState } from "react";
-import Dialog from "../../ui/Dialog.jsx";
 import Toasts from "../../ui/Toasts.jsx";
 import { useToasts } from "../../ui/useToasts.js";
 import { connectionBody, connectionForm } from "./connections.js";
@@ -13,6 +12,7 @@ import { ROLE_MEANING, ROLES, mayManage, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../../ui/ListTable.jsx";
 import ConfirmDialog from "../../ui/ConfirmDialog.jsx";
+import { ConnectionDialog } from "./ConnectionDialog.jsx";
 
 /** The page for `workspace` ({slug, name, role}). */
 export default function WorkspaceApp({ api, workspace, userName }) {
@@ -72,7 +72,10 @@ export default function WorkspaceApp({ api, workspace, userName }) {
 
   const saveConnection = async (form) => {
     try {
-      await api.put(`${base}/connections/${encodeURIComponent(form.name.trim())}`, connectionBody(form));
+      await api.put(
+        `${base}/connections/${encodeURIComponent(form.name.trim())}`,
+        connectionBody(form),
+      );
       setEditing(null);
       await load();
       toasts.show(`Saved the connection “${form.name.trim()}”.`, { kind: "success" });
@@ -104,11 +107,15 @@ export default function WorkspaceApp({ api, workspace, userName }) {
       {pausedSchedules.length ? (
         <section className="pw-workspace-section" aria-labelledby="pw-paused-schedules">
           <h2 id="pw-paused-schedules">Paused schedules</h2>
-          <p className="pw-muted pw-small">The server paused these schedules. An editor who saves one again (pipeline Settings → Schedules) becomes its owner and can resume it.</p>
+          <p className="pw-muted pw-small">
+            The server paused these schedules. An editor who saves one again (pipeline Settings →
+            Schedules) becomes its owner and can resume it.
+          </p>
           <ul role="alert">
             {pausedSchedules.map((schedule) => (
               <li key={schedule.id}>
-                <a href={`/pipelines/${schedule.pipeline}/`}>{schedule.pipeline_name}</a> <code>{schedule.cron}</code>: {schedule.reason}
+                <a href={`/pipelines/${schedule.pipeline}/`}>{schedule.pipeline_name}</a>{" "}
+                <code>{schedule.cron}</code>: {schedule.reason}
               </li>
             ))}
           </ul>
@@ -117,12 +124,21 @@ export default function WorkspaceApp({ api, workspace, userName }) {
       <section className="pw-workspace-section" aria-labelledby="pw-members">
         <div className="pw-workspace-head">
           <h2 id="pw-members">Members</h2>
-          {!admin ? <span className="pw-muted pw-small pw-workspace-note">Only the workspace's admins change members.</span> : null}
+          {!admin ? (
+            <span className="pw-muted pw-small pw-workspace-note">
+              Only the workspace's admins change members.
+            </span>
+          ) : null}
         </div>
         {memberProblem ? (
           <div className="pw-alert" role="alert">
             {memberProblem}
-            <button type="button" className="pw-icon-button" aria-label="Dismiss" onClick={() => setMemberProblem("")}>
+            <button
+              type="button"
+              className="pw-icon-button"
+              aria-label="Dismiss"
+              onClick={() => setMemberProblem("")}
+            >
               ×
             </button>
           </div>
@@ -138,7 +154,12 @@ export default function WorkspaceApp({ api, workspace, userName }) {
                 </td>
                 <td>
                   {admin ? (
-                    <select className="pw-member-role" aria-label={`Role of ${member.user}`} value={member.role} onChange={(event) => setRole(member.user, event.target.value)}>
+                    <select
+                      className="pw-member-role"
+                      aria-label={`Role of ${member.user}`}
+                      value={member.role}
+                      onChange={(event) => setRole(member.user, event.target.value)}
+                    >
                       {ROLES.map((role) => (
                         <option key={role} value={role}>
                           {role}: {ROLE_MEANING[role]}
@@ -151,7 +172,12 @@ export default function WorkspaceApp({ api, workspace, userName }) {
                 </td>
                 <td className="pw-row-actions">
                   {admin ? (
-                    <button type="button" className="pw-danger-soft" onClick={() => setRemoving(member.user)} aria-label={`Remove ${member.user}`}>
+                    <button
+                      type="button"
+                      className="pw-danger-soft"
+                      onClick={() => setRemoving(member.user)}
+                      aria-label={`Remove ${member.user}`}
+                    >
                       Remove
                     </button>
                   ) : null}
@@ -166,40 +192,68 @@ export default function WorkspaceApp({ api, workspace, userName }) {
         <div className="pw-workspace-head">
           <h2 id="pw-connections">Database connections</h2>
           {admin ? (
-            <button type="button" className="pw-primary pw-workspace-note" onClick={() => setEditing({ form: connectionForm(), isNew: true })}>
+            <button
+              type="button"
+              className="pw-primary pw-workspace-note"
+              onClick={() => setEditing({ form: connectionForm(), isNew: true })}
+            >
               Add connection
             </button>
           ) : (
-            <span className="pw-muted pw-small pw-workspace-note">Only the workspace's admins change connections.</span>
+            <span className="pw-muted pw-small pw-workspace-note">
+              Only the workspace's admins change connections.
+            </span>
           )}
         </div>
         <p className="pw-muted pw-small">
-          SQL operators of this workspace's pipelines name a connection; its password stays on the server and is shown nowhere.
+          SQL operators of this workspace's pipelines name a connection; its password stays on the
+          server and is shown nowhere.
         </p>
-        {connections?.length === 0 ? <p className="pw-muted pw-workspace-empty">No connections yet.</p> : null}
+        {connections?.length === 0 ? (
+          <p className="pw-muted pw-workspace-empty">No connections yet.</p>
+        ) : null}
         {connections?.length ? (
           <ListTable columns={["Name", "URL", "Access", "Password"]}>
             {connections.map((connection) => (
               <tr key={connection.name} data-connection={connection.name}>
                 <td>
                   <strong>{connection.name}</strong>
-                  {connection.description ? <div className="pw-muted pw-small">{connection.description}</div> : null}
+                  {connection.description ? (
+                    <div className="pw-muted pw-small">{connection.description}</div>
+                  ) : null}
                 </td>
                 <td>
                   <code className="pw-path">{connection.url}</code>
                 </td>
                 <td>
                   {connection.read_only ? "read-only" : "reads and writes"}
-                  {connection.prefix ? <div className="pw-muted pw-small">tables starting with {connection.prefix}</div> : null}
+                  {connection.prefix ? (
+                    <div className="pw-muted pw-small">
+                      tables starting with {connection.prefix}
+                    </div>
+                  ) : null}
                 </td>
-                <td>{connection.has_password ? "stored" : <span className="pw-muted">none</span>}</td>
+                <td>
+                  {connection.has_password ? "stored" : <span className="pw-muted">none</span>}
+                </td>
                 <td className="pw-row-actions">
                   {admin ? (
                     <>
-                      <button type="button" onClick={() => setEditing({ form: connectionForm(connection), isNew: false })} aria-label={`Edit ${connection.name}`}>
+                      <button
+                        type="button"
+                        onClick={() =>
+                          setEditing({ form: connectionForm(connection), isNew: false })
+                        }
+                        aria-label={`Edit ${connection.name}`}
+                      >
                         Edit
                       </button>
-                      <button type="button" className="pw-danger-soft" onClick={() => setDeleting(connection)} aria-label={`Delete ${connection.name}`}>
+                      <button
+                        type="button"
+                        className="pw-danger-soft"
+                        onClick={() => setDeleting(connection)}
+                        aria-label={`Delete ${connection.name}`}
+                      >
                         Delete
                       </button>
                     </>
@@ -211,16 +265,36 @@ export default function WorkspaceApp({ api, workspace, userName }) {
         ) : null}
       </section>
       {removing ? (
-        <ConfirmDialog title={`Remove ${removing} from ${workspace.name}?`} keepLabel="Keep them" actLabel="Remove" onConfirm={() => removeMember(removing)} onClose={() => setRemoving(null)}>
+        <ConfirmDialog
+          title={`Remove ${removing} from ${workspace.name}?`}
+          keepLabel="Keep them"
+          actLabel="Remove"
+          onConfirm={() => removeMember(removing)}
+          onClose={() => setRemoving(null)}
+        >
           They no longer see its pipelines, runs, files or connections.
         </ConfirmDialog>
       ) : null}
       {deleting ? (
-        <ConfirmDialog title={`Delete the connection “${deleting.name}”?`} onConfirm={() => deleteConnection(deleting)} onClose={() => setDeleting(null)}>
+        <ConfirmDialog
+          title={`Delete the connection “${deleting.name}”?`}
+          onConfirm={() => deleteConnection(deleting)}
+          onClose={() => setDeleting(null)}
+        >
           Pipelines that name it fail until a connection of that name is added again.
         </ConfirmDialog>
       ) : null}
-      {editing ? <ConnectionDialog initial={editing.form} isNew={editing.isNew} hadPassword={!editing.isNew && connections.find((c) => c.name === editing.form.name)?.has_password} onSave={saveConnection} onClose={() => setEditing(null)} /> : null}
+      {editing ? (
+        <ConnectionDialog
+          initial={editing.form}
+          isNew={editing.isNew}
+          hadPassword={
+            !editing.isNew && connections.find((c) => c.name === editing.form.name)?.has_password
+          }
+          onSave={saveConnection}
+          onClose={() => setEditing(null)}
+        />
+      ) : null}
       <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
     </div>
   );
@@ -239,8 +313,18 @@ function AddMember({ onAdd }) {
         setUser("");
       }}
     >
-      <input aria-label="User name to add" placeholder="User name" value={user} maxLength={150} onChange={(event) => setUser(event.target.value)} />
-      <select aria-label="Role of the new member" value={role} onChange={(event) => setRole(event.target.value)}>
+      <input
+        aria-label="User name to add"
+        placeholder="User name"
+        value={user}
+        maxLength={150}
+        onChange={(event) => setUser(event.target.value)}
+      />
+      <select
+        aria-label="Role of the new member"
+        value={role}
+        onChange={(event) => setRole(event.target.value)}
+      >
         {ROLES.map((name) => (
           <option key={name} value={name}>
             {name}
@@ -251,74 +335,5 @@ function AddMember({ onAdd }) {
         Add member
       </button>
     </form>
-  );
-}
-
-function ConnectionDialog({ initial, isNew, hadPassword, onSave, onClose }) {
-  const [form, setForm] = useState(initial);
-  const [problem, setProblem] = useState("");
-  const [busy, setBusy] = useState(false);
-  const set = (field) => (event) => setForm({ ...form, [field]: event.target.type === "checkbox" ? event.target.checked : event.target.value });
-  return (
-    <Dialog title={isNew ? "New connection" : `Connection “${form.name}”`} onClose={onClose} wide>
-      <form
-        className="pw-connection-form"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setBusy(true);
-          setProblem((await onSave(form)) ?? "");
-          setBusy(false);
-        }}
-      >
-        {isNew ? <Field id="pw-connection-name" label="Name" hint="What SQL operators call it." input={<input id="pw-connection-name" value={form.name} maxLength={100} onChange={set("name")} required />} /> : null}
-        <Field
-          id="pw-connection-url"
-          label="URL"
-          hint="A SQLAlchemy URL without the password, e.g. postgresql+psycopg://reader@db.example.com/shop or sqlite:///shop.db (a file in this workspace)."
-          input={<input id="pw-connection-url" value={form.url} onChange={set("url")} required spellCheck={false} />}
-        />
-        <Field
-          id="pw-connection-password"
-          label="Password"
-          hint={hadPassword ? "A password is stored. Leave empty to keep it." : "Leave empty when the database needs none."}
-          input={<input id="pw-connection-password" type="password" autoComplete="new-password" value={form.password} disabled={form.removePassword} onChange={set("password")} />}
-        />
-        {hadPassword ? (
-          <label className="pw-check">
-            <input type="checkbox" checked={form.removePassword} onChange={set("removePassword")} /> Remove the stored password
-          </label>
-        ) : null}
-        <label className="pw-check">
-          <input type="checkbox" checked={form.read_only} onChange={set("read_only")} /> Read-only (the database refuses writes; an SQL output needs this off)
-        </label>
-        <Field id="pw-connection-prefix" label="Table prefix" hint="With writes allowed: the only tables an output may write start with this (empty: any)." input={<input id="pw-connection-prefix" value={form.prefix} onChange={set("prefix")} />} />
-        <Field id="pw-connection-description" label="Description" input={<input id="pw-connection-description" value={form.description} onChange={set("description")} />} />
-        {problem ? (
-          <p className="pw-alert" role="alert">
-            Not saved: {problem}
-          </p>
-        ) : null}
-        <div className="pw-dialog-actions">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="pw-primary" disabled={busy || !form.name.trim() || !form.url.trim()}>
-            Save connection
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
-function Field({ id, label, hint, input }) {
-  return (
-    <div className="pw-field">
-      <label className="pw-label" htmlFor={id}>
-        {label}
-      </label>
-      {input}
-      {hint ? <p className="pw-hint">{hint}</p> : null}
-    </div>
   );
 }

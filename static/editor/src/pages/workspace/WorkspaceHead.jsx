@@ -11,9 +11,14 @@ export default function WorkspaceHead({ workspace, page }) {
         <p className="pw-small pw-muted">
           <a href="/">Pipelines</a> / {workspace.name}
         </p>
-        <h1>{page === "files" ? `Files of ${workspace.name}` : `${workspace.name}: members and connections`}</h1>
+        <h1>
+          {page === "files"
+            ? `Files of ${workspace.name}`
+            : `${workspace.name}: members and connections`}
+        </h1>
         <p className="pw-muted">
-          You are <span className={`pw-role pw-role-${workspace.role}`}>{workspace.role}</span> in this workspace.
+          You are <span className={`pw-role pw-role-${workspace.role}`}>{workspace.role}</span> in
+          this workspace.
         </p>
       </div>
       <nav className="pw-workspace-links" aria-label="Workspace pages">

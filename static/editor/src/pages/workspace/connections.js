@@ -16,7 +16,12 @@ export function connectionForm(connection = null) {
 
 /** The body of `PUT …/connections/<name>` for a filled-in form. */
 export function connectionBody(form) {
-  const body = { url: form.url.trim(), read_only: form.read_only, prefix: form.prefix.trim(), description: form.description };
+  const body = {
+    url: form.url.trim(),
+    read_only: form.read_only,
+    prefix: form.prefix.trim(),
+    description: form.description,
+  };
   if (form.removePassword) body.password = "";
   else if (form.password) body.password = form.password;
   return body;

@@ -10,7 +10,10 @@ export const SHARED = "shared";
 /** `a/b` → the crumbs from the workspace's top: [{name: top, folder: ""}, {a}, {a/b}]. */
 export function breadcrumbs(folder, top) {
   const parts = folder.split("/").filter(Boolean);
-  return [{ name: top, folder: "" }, ...parts.map((name, index) => ({ name, folder: parts.slice(0, index + 1).join("/") }))];
+  return [
+    { name: top, folder: "" },
+    ...parts.map((name, index) => ({ name, folder: parts.slice(0, index + 1).join("/") })),
+  ];
 }
 
 /** Whether `folder` is inside the shared folder, which only staff may change. */
@@ -40,13 +43,16 @@ export function formatSize(bytes) {
 }
 
 /** The listing of `folder` ("" for the top). */
-export const listUrl = (slug, folder) => `${workspaceApi(slug)}/files?folder=${encodeURIComponent(folder)}`;
+export const listUrl = (slug, folder) =>
+  `${workspaceApi(slug)}/files?folder=${encodeURIComponent(folder)}`;
 
 /** The download of the file at `path`. */
-export const downloadUrl = (slug, path) => `${workspaceApi(slug)}/files/content?path=${encodeURIComponent(path)}`;
+export const downloadUrl = (slug, path) =>
+  `${workspaceApi(slug)}/files/content?path=${encodeURIComponent(path)}`;
 
 /** The file or empty folder at `path`, to DELETE. */
-export const deleteUrl = (slug, path) => `${workspaceApi(slug)}/files?path=${encodeURIComponent(path)}`;
+export const deleteUrl = (slug, path) =>
+  `${workspaceApi(slug)}/files?path=${encodeURIComponent(path)}`;
 
 /** Whether uploading `name` into the listed folder would replace a file: the page asks first. */
 export function isTaken(entries, name) {

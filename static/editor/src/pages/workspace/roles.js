@@ -39,5 +39,8 @@ export function groupByWorkspace(workspaces, pipelines, { staff = false } = {}) 
   for (const pipeline of pipelines) bySlug.get(pipeline.workspace)?.push(pipeline);
   return workspaces
     .map((workspace) => ({ workspace, pipelines: bySlug.get(workspace.slug) }))
-    .filter(({ workspace, pipelines: own }) => !staff || workspace.mine || !workspace.personal || own.length);
+    .filter(
+      ({ workspace, pipelines: own }) =>
+        !staff || workspace.mine || !workspace.personal || own.length,
+    );
 }

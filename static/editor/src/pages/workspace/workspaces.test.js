@@ -21,7 +21,12 @@ const bob = { slug: "bob", name: "bob", personal: true, mine: false, role: "admi
 
 describe("roles", () => {
   it("let editors and admins edit, and only admins manage", () => {
-    expect(["viewer", "editor", "admin", undefined].map(mayEdit)).toEqual([false, true, true, false]);
+    expect(["viewer", "editor", "admin", undefined].map(mayEdit)).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
     expect(["viewer", "editor", "admin"].map(mayManage)).toEqual([false, false, true]);
   });
 });
@@ -34,16 +39,26 @@ describe("the home page's sections", () => {
       { id: 3, workspace: "team" },
     ];
     const sections = groupByWorkspace([own, team], pipelines);
-    expect(sections.map((section) => [section.workspace.slug, section.pipelines.map((p) => p.id)])).toEqual([
+    expect(
+      sections.map((section) => [section.workspace.slug, section.pipelines.map((p) => p.id)]),
+    ).toEqual([
       ["ada", [2]],
       ["team", [1, 3]],
     ]);
   });
 
   it("show an empty workspace, but not, to staff, other users' empty personal ones", () => {
-    expect(groupByWorkspace([own, team, bob], []).map((section) => section.workspace.slug)).toEqual(["ada", "team", "bob"]);
-    expect(groupByWorkspace([own, team, bob], [], { staff: true }).map((section) => section.workspace.slug)).toEqual(["ada", "team"]);
-    const withPipeline = groupByWorkspace([own, team, bob], [{ id: 9, workspace: "bob" }], { staff: true });
+    expect(groupByWorkspace([own, team, bob], []).map((section) => section.workspace.slug)).toEqual(
+      ["ada", "team", "bob"],
+    );
+    expect(
+      groupByWorkspace([own, team, bob], [], { staff: true }).map(
+        (section) => section.workspace.slug,
+      ),
+    ).toEqual(["ada", "team"]);
+    const withPipeline = groupByWorkspace([own, team, bob], [{ id: 9, workspace: "bob" }], {
+      staff: true,
+    });
     expect(withPipeline.map((section) => section.workspace.slug)).toEqual(["ada", "team", "bob"]);
   });
 
@@ -80,19 +95,32 @@ describe("the Files page", () => {
   });
 
   it("reads sizes in bytes, KB, MB and GB", () => {
-    expect([null, 0, 512, 1536, 20 * 1024, 5 * 2 ** 20, 3.5 * 2 ** 30].map(formatSize)).toEqual(["", "0 B", "512 B", "1.5 KB", "20 KB", "5.0 MB", "3.5 GB"]);
+    expect([null, 0, 512, 1536, 20 * 1024, 5 * 2 ** 20, 3.5 * 2 ** 30].map(formatSize)).toEqual([
+      "",
+      "0 B",
+      "512 B",
+      "1.5 KB",
+      "20 KB",
+      "5.0 MB",
+      "3.5 GB",
+    ]);
   });
 
   it("encodes paths in the API's addresses", () => {
     expect(listUrl("team", "a b")).toBe("/api/workspaces/team/files?folder=a%20b");
-    expect(downloadUrl("team", "a/b&c.csv")).toBe("/api/workspaces/team/files/content?path=a%2Fb%26c.csv");
+    expect(downloadUrl("team", "a/b&c.csv")).toBe(
+      "/api/workspaces/team/files/content?path=a%2Fb%26c.csv",
+    );
     expect(deleteUrl("team", "x.csv")).toBe("/api/workspaces/team/files?path=x.csv");
     expect(filesUrl("team", "shared/x")).toBe("/workspaces/team/files/?folder=shared%2Fx");
     expect(filesUrl("team")).toBe("/workspaces/team/files/");
   });
 
   it("asks before an upload over a listed file, or once the server says the name is taken", () => {
-    const listed = [{ name: "in", kind: "folder" }, { name: "people.csv", kind: "file" }];
+    const listed = [
+      { name: "in", kind: "folder" },
+      { name: "people.csv", kind: "file" },
+    ];
     expect(isTaken(listed, "people.csv")).toBe(true);
     expect(isTaken(listed, "in")).toBe(false);
     expect(isTaken(null, "people.csv")).toBe(false);
@@ -108,24 +136,48 @@ describe("the Files page", () => {
   });
 
   it("says a refused upload was too large, with the server's limit", () => {
-    const tooLarge = { status: 413, message: "the file is 2,097,152 bytes; the limit is 1,048,576" };
-    expect(uploadProblem("big.csv", tooLarge)).toBe("big.csv is too large to upload: the file is 2,097,152 bytes; the limit is 1,048,576.");
-    expect(uploadProblem("x.csv", { status: 403, message: "you are a viewer" })).toBe("x.csv was not uploaded: you are a viewer");
+    const tooLarge = {
+      status: 413,
+      message: "the file is 2,097,152 bytes; the limit is 1,048,576",
+    };
+    expect(uploadProblem("big.csv", tooLarge)).toBe(
+      "big.csv is too large to upload: the file is 2,097,152 bytes; the limit is 1,048,576.",
+    );
+    expect(uploadProblem("x.csv", { status: 403, message: "you are a viewer" })).toBe(
+      "x.csv was not uploaded: you are a viewer",
+    );
   });
 });
 
 describe("the connection form", () => {
-  const stored = { name: "shop", url: "postgresql://reader@db/shop", has_password: true, read_only: true, prefix: "", description: "" };
+  const stored = {
+    name: "shop",
+    url: "postgresql://reader@db/shop",
+    has_password: true,
+    read_only: true,
+    prefix: "",
+    description: "",
+  };
 
   it("never starts with a password, and an empty one keeps the stored password", () => {
     const form = connectionForm(stored);
     expect(form.password).toBe("");
-    expect(connectionBody(form)).toEqual({ url: "postgresql://reader@db/shop", read_only: true, prefix: "", description: "" });
+    expect(connectionBody(form)).toEqual({
+      url: "postgresql://reader@db/shop",
+      read_only: true,
+      prefix: "",
+      description: "",
+    });
   });
 
   it("sends a typed password, and an empty one to remove it", () => {
-    expect(connectionBody({ ...connectionForm(stored), password: "s3cret" }).password).toBe("s3cret");
-    expect(connectionBody({ ...connectionForm(stored), password: "typed", removePassword: true }).password).toBe("");
+    expect(connectionBody({ ...connectionForm(stored), password: "s3cret" }).password).toBe(
+      "s3cret",
+    );
+    expect(
+      connectionBody({ ...connectionForm(stored), password: "typed", removePassword: true })
+        .password,
+    ).toBe("");
   });
 
   it("makes a new connection read-only by default", () => {

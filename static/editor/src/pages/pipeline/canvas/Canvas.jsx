@@ -6,15 +6,38 @@
 // `readOnly` (a viewer's editor): nodes are selected and the view moves, nothing else.
 // While a connection is dragged, the handles it may not end at are greyed (useRefusedEnds.js).
 
-import { Background, Controls, MiniMap, ReactFlow, getViewportForBounds, useReactFlow, useStore, useStoreApi } from "@xyflow/react";
-import { useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import {
+  Background,
+  Controls,
+  MiniMap,
+  ReactFlow,
+  getViewportForBounds,
+  useReactFlow,
+  useStore,
+  useStoreApi,
+} from "@xyflow/react";
+import {
+  useCallback,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import { itemOf } from "../document/canvasItems.js";
 import { isStrayEdge, strayPorts } from "../document/graph.js";
 import { operatorsFor } from "../document/wiring.js";
 import { useNodeDrag } from "./useNodeDrag.js";
 import { useRefusedEnds } from "./useRefusedEnds.js";
 import { useSizedNodes } from "./useSizedNodes.js";
-import { CanvasItemsContext, CatalogContext, CompactCardsContext, OverlayContext, RefusedEndsContext } from "../contexts.js";
+import {
+  CanvasItemsContext,
+  CatalogContext,
+  CompactCardsContext,
+  OverlayContext,
+  RefusedEndsContext,
+} from "../contexts.js";
 import { nodeTypes } from "./nodes/registry.js";
 import { useStore as useOverlayStore } from "../../../lib/store.js";
 import { isInView, isZoomedOut } from "./viewport.js";
@@ -30,7 +53,11 @@ import "./canvas.css";
 const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];
 const MIN_ZOOM = 0.05;
 const FIT_VIEW = { padding: 0.08, maxZoom: 1.2 };
-const TYPE_COLORS = { inputOperator: "#0d9488", processOperator: "#4f46e5", outputOperator: "#d97706" };
+const TYPE_COLORS = {
+  inputOperator: "#0d9488",
+  processOperator: "#4f46e5",
+  outputOperator: "#d97706",
+};
 // At module scope: every edge re-renders when React Flow is given a new object here.
 const EDGE_OPTIONS = { interactionWidth: 16 };
 // The minimap redraws every node on every move; on big graphs it costs more than it helps
@@ -48,18 +75,40 @@ const PALETTE_BOX = { width: 270, height: 330 }; // ConnectPalette.jsx's, with a
  * go, `onInsertNode(nodeId, edgeId)` when a node without edges is let go on an edge. `items`
  * (canvas/useCanvasItems.js) does the notes' and groups' edits.
  */
-export default function Canvas({ readOnly = false, nodes, edges, notes, groups, items, onNodesChange, onNodesMoved, onEdgesChange, onConnect, onDropOperator, onAddConnected, onInsertNode, children }) {
+export default function Canvas({
+  readOnly = false,
+  nodes,
+  edges,
+  notes,
+  groups,
+  items,
+  onNodesChange,
+  onNodesMoved,
+  onEdgesChange,
+  onConnect,
+  onDropOperator,
+  onAddConnected,
+  onInsertNode,
+  children,
+}) {
   const { screenToFlowPosition, viewportInitialized } = useReactFlow();
   const drag = useNodeDrag(nodes, onNodesChange, onNodesMoved);
   const catalog = useContext(CatalogContext);
-  const stray = useMemo(() => strayPorts(nodes, edges, catalog.portsOf, (node) => catalog.byName.has(node.data.operator)), [nodes, edges, catalog]);
+  const stray = useMemo(
+    () =>
+      strayPorts(nodes, edges, catalog.portsOf, (node) => catalog.byName.has(node.data.operator)),
+    [nodes, edges, catalog],
+  );
   const sized = useSizedNodes(drag.nodes, catalog.portsOf, useFlaggedNodes(), stray);
   const markedEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
   const edgeDrop = useEdgeDrop({ sized, edges: markedEdges, onInsertNode });
   const shownEdges = edgeDrop.shownEdges;
   const itemNodes = useItemNodes({ items, notes, groups, shown: sized });
   const { groupNodes, noteNodes, route } = itemNodes;
-  const flowNodes = useMemo(() => (groupNodes.length || noteNodes.length ? [...groupNodes, ...noteNodes, ...sized] : sized), [groupNodes, noteNodes, sized]);
+  const flowNodes = useMemo(
+    () => (groupNodes.length || noteNodes.length ? [...groupNodes, ...noteNodes, ...sized] : sized),
+    [groupNodes, noteNodes, sized],
+  );
   const dragChange = drag.onNodesChange;
   const onFlowNodesChange = useCallback(
     (changes) => {
@@ -70,7 +119,9 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
       }
       const moved = route(theirs);
       const movedIds = new Set(moved.map((change) => change.id));
-      const own = changes.filter((change) => !itemOf(change.id) && !(change.type === "position" && movedIds.has(change.id)));
+      const own = changes.filter(
+        (change) => !itemOf(change.id) && !(change.type === "position" && movedIds.has(change.id)),
+      );
       if (own.length || moved.length) dragChange([...own, ...moved]);
     },
     [dragChange, route],
@@ -86,12 +137,22 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
       const rect = box.current.getBoundingClientRect();
       const { nodeId, id, type } = state.fromHandle;
       // The palette opens at the pointer, kept inside the canvas.
-      const at = { x: Math.min(clientX - rect.left, rect.width - PALETTE_BOX.width), y: Math.min(clientY - rect.top, rect.height - PALETTE_BOX.height) };
-      setReach({ from: { nodeId, id, type }, at: { x: Math.max(0, at.x), y: Math.max(0, at.y) }, position: screenToFlowPosition({ x: clientX, y: clientY }) });
+      const at = {
+        x: Math.min(clientX - rect.left, rect.width - PALETTE_BOX.width),
+        y: Math.min(clientY - rect.top, rect.height - PALETTE_BOX.height),
+      };
+      setReach({
+        from: { nodeId, id, type },
+        at: { x: Math.max(0, at.x), y: Math.max(0, at.y) },
+        position: screenToFlowPosition({ x: clientX, y: clientY }),
+      });
     },
     [readOnly, screenToFlowPosition],
   );
-  const reachable = useMemo(() => (reach ? operatorsFor(catalog.items, reach.from.type) : []), [reach, catalog]);
+  const reachable = useMemo(
+    () => (reach ? operatorsFor(catalog.items, reach.from.type) : []),
+    [reach, catalog],
+  );
   const pickReached = useCallback(
     (name) => {
       setReach(null);
@@ -129,7 +190,11 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
               event.preventDefault();
               const edgeId = edgeDrop.overAt(event);
               edgeDrop.clear();
-              onDropOperator(name, screenToFlowPosition({ x: event.clientX, y: event.clientY }), edgeId);
+              onDropOperator(
+                name,
+                screenToFlowPosition({ x: event.clientX, y: event.clientY }),
+                edgeId,
+              );
             }}
           >
             <ReactFlow
@@ -154,7 +219,14 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
               <Background gap={20} size={1} color="#d5dbe5" />
               <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
               {nodes.length <= MINIMAP_MAX_NODES && (
-                <MiniMap pannable zoomable style={{ width: 150, height: 96 }} nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"} nodeStrokeWidth={0} maskColor="rgba(241,245,249,0.7)" />
+                <MiniMap
+                  pannable
+                  zoomable
+                  style={{ width: 150, height: 96 }}
+                  nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"}
+                  nodeStrokeWidth={0}
+                  maskColor="rgba(241,245,249,0.7)"
+                />
               )}
               {plainEdges ? <PlainEdges nodes={sized} edges={edges} moving={drag.moving} /> : null}
               {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
@@ -162,7 +234,15 @@ export default function Canvas({ readOnly = false, nodes, edges, notes, groups, 
               <KeepGraphInView />
               {children}
             </ReactFlow>
-            {reach ? <ConnectPalette items={reachable} at={reach.at} side={reach.from.type} onClose={closeReach} onPick={pickReached} /> : null}
+            {reach ? (
+              <ConnectPalette
+                items={reachable}
+                at={reach.at}
+                side={reach.from.type}
+                onClose={closeReach}
+                onPick={pickReached}
+              />
+            ) : null}
           </div>
         </CanvasItemsContext.Provider>
       </CompactCardsContext.Provider>
@@ -175,7 +255,15 @@ const selectedCount = (nodes) => nodes.reduce((count, node) => count + (node.sel
 /** The edges with those ending at a stray port drawn in red (the others the same objects). */
 function markStrayEdges(edges, stray) {
   if (!Object.keys(stray).length) return edges;
-  return edges.map((edge) => (isStrayEdge(edge, stray) ? { ...edge, className: "pw-edge-stray", ariaLabel: `Invalid edge ${edge.id}: a port its node does not have` } : edge));
+  return edges.map((edge) =>
+    isStrayEdge(edge, stray)
+      ? {
+          ...edge,
+          className: "pw-edge-stray",
+          ariaLabel: `Invalid edge ${edge.id}: a port its node does not have`,
+        }
+      : edge,
+  );
 }
 
 /** The ids of the nodes with problems, as a Set that changes only when they do. */
@@ -192,7 +280,9 @@ function useFlaggedNodes() {
 function useUnselectedEdges(plainEdges, edges, onEdgesChange) {
   useEffect(() => {
     if (!plainEdges) return;
-    const changes = edges.filter((edge) => edge.selected).map((edge) => ({ id: edge.id, type: "select", selected: false }));
+    const changes = edges
+      .filter((edge) => edge.selected)
+      .map((edge) => ({ id: edge.id, type: "select", selected: false }));
     if (changes.length) onEdgesChange(changes);
   }, [plainEdges, edges, onEdgesChange]);
 }
@@ -209,7 +299,16 @@ function FitOnOpen() {
     const nodes = getNodes();
     if (!nodes.length) return;
     const { width, height } = store.getState();
-    setViewport(getViewportForBounds(getNodesBounds(nodes), width, height, MIN_ZOOM, FIT_VIEW.maxZoom, FIT_VIEW.padding));
+    setViewport(
+      getViewportForBounds(
+        getNodesBounds(nodes),
+        width,
+        height,
+        MIN_ZOOM,
+        FIT_VIEW.maxZoom,
+        FIT_VIEW.padding,
+      ),
+    );
   }, [store, getNodes, getNodesBounds, setViewport]);
   return null;
 }

@@ -8,13 +8,30 @@ import { memo } from "react";
 function CanvasTools({ items, selectedNodes }) {
   return (
     <Panel position="top-left" className="pw-canvas-tools" role="toolbar" aria-label="Canvas">
-      <button type="button" className="pw-button" onClick={items.addNote} title="A sticky note in the middle of the view (markdown)">
+      <button
+        type="button"
+        className="pw-button"
+        onClick={items.addNote}
+        title="A sticky note in the middle of the view (markdown)"
+      >
         Add note
       </button>
-      <button type="button" className="pw-button" onClick={items.group} disabled={!selectedNodes} title="Frame the selected nodes in a group (Ctrl+G)">
+      <button
+        type="button"
+        className="pw-button"
+        onClick={items.group}
+        disabled={!selectedNodes}
+        title="Frame the selected nodes in a group (Ctrl+G)"
+      >
         Group
       </button>
-      <button type="button" className="pw-button" onClick={items.removeFromGroups} disabled={!selectedNodes} title="Take the selected nodes out of their groups (Ctrl+Shift+G)">
+      <button
+        type="button"
+        className="pw-button"
+        onClick={items.removeFromGroups}
+        disabled={!selectedNodes}
+        title="Take the selected nodes out of their groups (Ctrl+Shift+G)"
+      >
         Remove from group
       </button>
     </Panel>

@@ -11,7 +11,10 @@ export default function ConnectPalette({ items, at, side, onPick, onClose }) {
   const [active, setActive] = useState(0);
   const box = useRef(null);
   const listId = useId();
-  const matches = useMemo(() => paletteGroups(items, search).flatMap((group) => group.items), [items, search]);
+  const matches = useMemo(
+    () => paletteGroups(items, search).flatMap((group) => group.items),
+    [items, search],
+  );
   const current = Math.min(active, matches.length - 1);
 
   useEffect(() => {
@@ -40,9 +43,16 @@ export default function ConnectPalette({ items, at, side, onPick, onClose }) {
     }
   };
 
-  const title = side === "source" ? "Add a node fed by this output" : "Add a node feeding this input";
+  const title =
+    side === "source" ? "Add a node fed by this output" : "Add a node feeding this input";
   return (
-    <div className="pw-connect-palette" ref={box} style={{ left: at.x, top: at.y }} role="dialog" aria-label={title}>
+    <div
+      className="pw-connect-palette"
+      ref={box}
+      style={{ left: at.x, top: at.y }}
+      role="dialog"
+      aria-label={title}
+    >
       <input
         type="search"
         role="combobox"
@@ -79,7 +89,9 @@ export default function ConnectPalette({ items, at, side, onPick, onClose }) {
           </li>
         ))}
       </ul>
-      {!matches.length ? <p className="pw-muted pw-connect-none">No operator matches “{search}”.</p> : null}
+      {!matches.length ? (
+        <p className="pw-muted pw-connect-none">No operator matches “{search}”.</p>
+      ) : null}
     </div>
   );
 }

@@ -7,7 +7,7 @@
 // all the others stays unchanged, so each frame of the drag redraws a few paths, not them all.
 
 import { ViewportPortal } from "@xyflow/react";
-import { memo, useMemo, useRef } from "react";
+import { memo, useMemo, useState } from "react";
 import { edgePath } from "./edgeCurves.js";
 
 /** `nodes` as React Flow gets them (with `handles`, see canvas/useSizedNodes.js);
@@ -30,7 +30,8 @@ function splitByEnds(edges, moving) {
   if (!moving.size) return [edges, NO_EDGES];
   const still = [];
   const moved = [];
-  for (const edge of edges) (moving.has(edge.source) || moving.has(edge.target) ? moved : still).push(edge);
+  for (const edge of edges)
+    (moving.has(edge.source) || moving.has(edge.target) ? moved : still).push(edge);
   return [still, moved];
 }
 
@@ -38,9 +39,9 @@ const NO_EDGES = [];
 
 /** `value`, or while `held`, the value it had when it began to be. */
 function useHeldWhile(held, value) {
-  const kept = useRef(value);
-  if (!held) kept.current = value;
-  return kept.current;
+  const [kept, setKept] = useState(value);
+  if (!held && kept !== value) setKept(value);
+  return held ? kept : value;
 }
 
 /** One SVG of paths, drawn again only when its edges or their nodes change. */

@@ -19,7 +19,14 @@ function edgeEnds(edge, byId) {
 }
 
 function pathBetween({ from, to }) {
-  const [path] = getBezierPath({ sourceX: from.x, sourceY: from.y, sourcePosition: from.side, targetX: to.x, targetY: to.y, targetPosition: to.side });
+  const [path] = getBezierPath({
+    sourceX: from.x,
+    sourceY: from.y,
+    sourcePosition: from.side,
+    targetX: to.x,
+    targetY: to.y,
+    targetPosition: to.side,
+  });
   return path;
 }
 
@@ -62,7 +69,8 @@ export function edgeNear(point, nodes, edges, reach, skip = null) {
  * far beyond them as they are apart (plus a little for ends nearly above one another).
  */
 function mayReach(point, { from, to }, reach) {
-  if (point.y < Math.min(from.y, to.y) - reach || point.y > Math.max(from.y, to.y) + reach) return false;
+  if (point.y < Math.min(from.y, to.y) - reach || point.y > Math.max(from.y, to.y) + reach)
+    return false;
   const beyond = Math.abs(to.x - from.x) + 60 + reach;
   return point.x >= Math.min(from.x, to.x) - beyond && point.x <= Math.max(from.x, to.x) + beyond;
 }
@@ -94,6 +102,8 @@ function distanceToSegment(point, a, b) {
   const dx = b.x - a.x;
   const dy = b.y - a.y;
   const length = dx * dx + dy * dy;
-  const t = length ? Math.max(0, Math.min(1, ((point.x - a.x) * dx + (point.y - a.y) * dy) / length)) : 0;
+  const t = length
+    ? Math.max(0, Math.min(1, ((point.x - a.x) * dx + (point.y - a.y) * dy) / length))
+    : 0;
   return Math.hypot(point.x - (a.x + t * dx), point.y - (a.y + t * dy));
 }

@@ -7,14 +7,22 @@ const handles = [
   { id: "out", type: "source", position: Position.Right, x: 196, y: 40, width: 8, height: 8 },
 ];
 const node = (id, x, y) => ({ id, position: { x, y }, handles });
-const edge = (source, target) => ({ id: `${source}->${target}`, source, sourceHandle: "out", target, targetHandle: "in" });
+const edge = (source, target) => ({
+  id: `${source}->${target}`,
+  source,
+  sourceHandle: "out",
+  target,
+  targetHandle: "in",
+});
 
 describe("edges found under the pointer", () => {
   const nodes = [node("a", 0, 0), node("b", 400, 0), node("c", 0, 300), node("d", 400, 300)];
   const edges = [edge("a", "b"), edge("c", "d")];
 
   it("draws an edge from the outer side of its source handle to that of its target", () => {
-    expect(edgePath(edges[0], new Map(nodes.map((item) => [item.id, item])))).toBe("M204,44 C300,44 300,44 396,44");
+    expect(edgePath(edges[0], new Map(nodes.map((item) => [item.id, item])))).toBe(
+      "M204,44 C300,44 300,44 396,44",
+    );
   });
 
   it("finds the nearest edge within reach, and none out of reach", () => {

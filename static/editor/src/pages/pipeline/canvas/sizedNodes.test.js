@@ -7,13 +7,23 @@ const FILTER = { inputs: [port("in")], outputs: [port("out")] };
 const JOIN = { inputs: [port("left"), port("right")], outputs: [port("out")] };
 
 describe("nodes sized for React Flow", () => {
-  const node = (id, operator) => ({ id, type: "processOperator", position: { x: 0, y: 0 }, data: { operator } });
+  const node = (id, operator) => ({
+    id,
+    type: "processOperator",
+    position: { x: 0, y: 0 },
+    data: { operator },
+  });
   const portsOf = (item) => ({ filter: FILTER, join: JOIN })[item.data.operator];
 
   it("carry their card's size as measured, and its handles", () => {
     const [sized] = sizeNodes([node("a", "join")], portsOf, new Set(), new WeakMap());
     const { width, height, handles } = cardGeometry(JOIN, false);
-    expect(sized).toMatchObject({ id: "a", data: { operator: "join" }, measured: { width, height }, handles });
+    expect(sized).toMatchObject({
+      id: "a",
+      data: { operator: "join" },
+      measured: { width, height },
+      handles,
+    });
   });
 
   it("stay the same objects while the nodes and their problems do", () => {

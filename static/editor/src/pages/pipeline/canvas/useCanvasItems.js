@@ -4,12 +4,25 @@
 
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { freePosition } from "../document/graph.js";
-import { deleteItems, groupNodes, itemKey, itemOf, newNote, renameGroup, updateNote, withoutNodes, NOTE_SIZE } from "../document/canvasItems.js";
+import {
+  deleteItems,
+  groupNodes,
+  itemKey,
+  itemOf,
+  newNote,
+  renameGroup,
+  updateNote,
+  withoutNodes,
+  NOTE_SIZE,
+} from "../document/canvasItems.js";
 
 const NONE = new Set();
 
 function isTyping(target) {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+  );
 }
 
 /**
@@ -35,27 +48,44 @@ export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnl
     });
   }, []);
 
-  const editMeta = useCallback((update, key) => commit((now) => ({ ...now, meta: update(now.meta) }), key), [commit]);
+  const editMeta = useCallback(
+    (update, key) => commit((now) => ({ ...now, meta: update(now.meta) }), key),
+    [commit],
+  );
 
   /** A new note in the middle of the view (right of the nodes there), open for writing. */
   const addNote = useCallback(() => {
     const middle = center();
     const present = stateRef.current.history.present;
-    const spot = freePosition(present.nodes, { x: middle.x - NOTE_SIZE.width / 2, y: middle.y - NOTE_SIZE.height / 2 }, NOTE_SIZE);
+    const spot = freePosition(
+      present.nodes,
+      { x: middle.x - NOTE_SIZE.width / 2, y: middle.y - NOTE_SIZE.height / 2 },
+      NOTE_SIZE,
+    );
     const note = newNote(present.meta.notes ?? [], spot);
     editMeta((meta) => ({ ...meta, notes: [...(meta.notes ?? []), note] }));
     setSelected(new Set([itemKey("note", note.id)]));
     setEditing(note.id);
   }, [center, stateRef, editMeta]);
 
-  const editNote = useCallback((id, patch, key) => editMeta((meta) => ({ ...meta, notes: updateNote(meta.notes ?? [], id, patch) }), key), [editMeta]);
+  const editNote = useCallback(
+    (id, patch, key) =>
+      editMeta((meta) => ({ ...meta, notes: updateNote(meta.notes ?? [], id, patch) }), key),
+    [editMeta],
+  );
 
-  const selectedNodeIds = useCallback(() => stateRef.current.history.present.nodes.filter((node) => node.selected).map((node) => node.id), [stateRef]);
+  const selectedNodeIds = useCallback(
+    () =>
+      stateRef.current.history.present.nodes.filter((node) => node.selected).map((node) => node.id),
+    [stateRef],
+  );
 
   const group = useCallback(() => {
     const ids = selectedNodeIds();
     if (!ids.length) {
-      toasts.show("Select the nodes to group first (click, Shift+click or drag a box around them).");
+      toasts.show(
+        "Select the nodes to group first (click, Shift+click or drag a box around them).",
+      );
       return;
     }
     const { groups, id } = groupNodes(stateRef.current.history.present.meta.groups ?? [], ids);
@@ -71,12 +101,35 @@ export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnl
     });
   }, [selectedNodeIds, editMeta]);
 
-  const ungroup = useCallback((id) => editMeta((meta) => ({ ...meta, groups: (meta.groups ?? []).filter((group) => group.id !== id) })), [editMeta]);
-  const editGroupBox = useCallback((id, position) => editMeta((meta) => ({ ...meta, groups: (meta.groups ?? []).map((group) => (group.id === id ? { ...group, position } : group)) })), [editMeta]);
-  const rename = useCallback((id, label) => editMeta((meta) => ({ ...meta, groups: renameGroup(meta.groups ?? [], id, label) })), [editMeta]);
+  const ungroup = useCallback(
+    (id) =>
+      editMeta((meta) => ({
+        ...meta,
+        groups: (meta.groups ?? []).filter((group) => group.id !== id),
+      })),
+    [editMeta],
+  );
+  const editGroupBox = useCallback(
+    (id, position) =>
+      editMeta((meta) => ({
+        ...meta,
+        groups: (meta.groups ?? []).map((group) =>
+          group.id === id ? { ...group, position } : group,
+        ),
+      })),
+    [editMeta],
+  );
+  const rename = useCallback(
+    (id, label) =>
+      editMeta((meta) => ({ ...meta, groups: renameGroup(meta.groups ?? [], id, label) })),
+    [editMeta],
+  );
 
   /** `meta` without the selected notes and groups, and without `deleted` node ids in groups. */
-  const withoutSelected = useCallback((meta, deleted) => deleteItems(meta, selected, deleted), [selected]);
+  const withoutSelected = useCallback(
+    (meta, deleted) => deleteItems(meta, selected, deleted),
+    [selected],
+  );
 
   useEffect(() => {
     if (readOnly) return undefined;
@@ -93,8 +146,35 @@ export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnl
 
   const shownSelection = useShown(selected, meta);
   return useMemo(
-    () => ({ selected: shownSelection, editing, onSelect, addNote, setEditing, editNote, group, removeFromGroups, ungroup, rename, editGroupBox, withoutSelected, readOnly }),
-    [shownSelection, editing, onSelect, addNote, editNote, group, removeFromGroups, ungroup, rename, editGroupBox, withoutSelected, readOnly],
+    () => ({
+      selected: shownSelection,
+      editing,
+      onSelect,
+      addNote,
+      setEditing,
+      editNote,
+      group,
+      removeFromGroups,
+      ungroup,
+      rename,
+      editGroupBox,
+      withoutSelected,
+      readOnly,
+    }),
+    [
+      shownSelection,
+      editing,
+      onSelect,
+      addNote,
+      editNote,
+      group,
+      removeFromGroups,
+      ungroup,
+      rename,
+      editGroupBox,
+      withoutSelected,
+      readOnly,
+    ],
   );
 }
 
@@ -102,7 +182,10 @@ export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnl
 function useShown(selected, meta) {
   return useMemo(() => {
     if (!selected.size) return selected;
-    const present = new Set([...(meta.notes ?? []).map((note) => itemKey("note", note.id)), ...(meta.groups ?? []).map((group) => itemKey("group", group.id))]);
+    const present = new Set([
+      ...(meta.notes ?? []).map((note) => itemKey("note", note.id)),
+      ...(meta.groups ?? []).map((group) => itemKey("group", group.id)),
+    ]);
     const kept = [...selected].filter((key) => itemOf(key) && present.has(key));
     return kept.length === selected.size ? selected : new Set(kept);
   }, [selected, meta]);

@@ -4,6 +4,7 @@
 
 import { useReactFlow } from "@xyflow/react";
 import { useCallback, useMemo, useRef, useState } from "react";
+import { useLatest } from "../../../lib/useLatest.js";
 import { edgeNear } from "./edgeCurves.js";
 import { isUnconnected } from "../document/wiring.js";
 
@@ -26,20 +27,30 @@ export function useEdgeDrop({ sized, edges, onInsertNode }) {
 
   // The callbacks read the latest nodes and edges: React Flow keeps one `onNodeDrag` through
   // a drag, whose every frame gives new nodes.
-  const latest = useRef(null);
-  latest.current = { sized, edges };
+  const latest = useLatest({ sized, edges });
   // A palette drag repeats its `dragover` while the pointer rests: the answer is kept for it.
   const lastFind = useRef(null);
   const find = useCallback(
     (event, skip = null) => {
       const { sized: nodes, edges: shown } = latest.current;
       const key = `${event.clientX},${event.clientY},${getZoom()},${skip}`;
-      if (lastFind.current?.key === key && lastFind.current.nodes === nodes && lastFind.current.edges === shown) return lastFind.current.found;
-      const found = edgeNear(screenToFlowPosition({ x: event.clientX, y: event.clientY }), nodes, shown, REACH_PX / getZoom(), skip);
+      if (
+        lastFind.current?.key === key &&
+        lastFind.current.nodes === nodes &&
+        lastFind.current.edges === shown
+      )
+        return lastFind.current.found;
+      const found = edgeNear(
+        screenToFlowPosition({ x: event.clientX, y: event.clientY }),
+        nodes,
+        shown,
+        REACH_PX / getZoom(),
+        skip,
+      );
       lastFind.current = { key, nodes, edges: shown, found };
       return found;
     },
-    [screenToFlowPosition, getZoom],
+    [screenToFlowPosition, getZoom, latest],
   );
   /** The edge under a palette drag's pointer now, also made the target. */
   const overAt = useCallback(
@@ -54,10 +65,14 @@ export function useEdgeDrop({ sized, edges, onInsertNode }) {
 
   const onNodeDrag = useCallback(
     (event, node, dragged) => {
-      const alone = dragged.length === 1 && node.type !== "canvasNote" && node.type !== "canvasGroup" && isUnconnected(latest.current.edges, node.id);
+      const alone =
+        dragged.length === 1 &&
+        node.type !== "canvasNote" &&
+        node.type !== "canvasGroup" &&
+        isUnconnected(latest.current.edges, node.id);
       setTarget(alone ? find(event, node.id) : null);
     },
-    [find, setTarget],
+    [find, setTarget, latest],
   );
   const onNodeDragStop = useCallback(
     (_event, node) => {
@@ -68,6 +83,16 @@ export function useEdgeDrop({ sized, edges, onInsertNode }) {
     [onInsertNode, setTarget],
   );
 
-  const shownEdges = useMemo(() => (target ? edges.map((edge) => (edge.id === target ? { ...edge, className: `${edge.className ?? ""} pw-edge-drop-target`.trim() } : edge)) : edges), [edges, target]);
+  const shownEdges = useMemo(
+    () =>
+      target
+        ? edges.map((edge) =>
+            edge.id === target
+              ? { ...edge, className: `${edge.className ?? ""} pw-edge-drop-target`.trim() }
+              : edge,
+          )
+        : edges,
+    [edges, target],
+  );
   return { target, shownEdges, overAt, clear, onNodeDrag, onNodeDragStop };
 }

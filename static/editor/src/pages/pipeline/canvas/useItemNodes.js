@@ -6,6 +6,7 @@
 // draw it themselves: their React Flow wrappers stay 0 × 0 (see editor.css).
 
 import { useCallback, useMemo, useRef, useState } from "react";
+import { useLatest } from "../../../lib/useLatest.js";
 import { groupFrame, itemKey, itemOf, noteSize, shifted } from "../document/canvasItems.js";
 
 const NO_ITEMS = [];
@@ -53,22 +54,41 @@ export function useItemNodes({ items, notes = NO_ITEMS, groups = NO_ITEMS, shown
 
   // `route` reads the latest of these, so that React Flow keeps one `onNodesChange` through a
   // drag (a new one each frame would be handed to its store each frame).
-  const latest = useRef(null);
-  latest.current = { items, notes, groups, frames, shown };
-  const route = useCallback((changes) => {
-    const { items: now, notes: noteList, groups: groupList, frames: frameOf, shown: shownNodes } = latest.current;
-    const nodeChanges = [];
-    const selects = changes.filter((change) => change.type === "select");
-    if (selects.length) now.onSelect(selects);
-    if (now.readOnly) return nodeChanges;
-    for (const change of changes) {
-      const item = itemOf(change.id);
-      if (!item) continue;
-      if (item.kind === "note") routeNote(item.id, change, noteList, setLive, now.editNote);
-      else if (change.type === "position" && change.position) nodeChanges.push(...routeGroup(item.id, change, groupList, frameOf, shownNodes, groupDrag, now.editGroupBox));
-    }
-    return nodeChanges;
-  }, []);
+  const latest = useLatest({ items, notes, groups, frames, shown });
+  const route = useCallback(
+    (changes) => {
+      const {
+        items: now,
+        notes: noteList,
+        groups: groupList,
+        frames: frameOf,
+        shown: shownNodes,
+      } = latest.current;
+      const nodeChanges = [];
+      const selects = changes.filter((change) => change.type === "select");
+      if (selects.length) now.onSelect(selects);
+      if (now.readOnly) return nodeChanges;
+      for (const change of changes) {
+        const item = itemOf(change.id);
+        if (!item) continue;
+        if (item.kind === "note") routeNote(item.id, change, noteList, setLive, now.editNote);
+        else if (change.type === "position" && change.position)
+          nodeChanges.push(
+            ...routeGroup(
+              item.id,
+              change,
+              groupList,
+              frameOf,
+              shownNodes,
+              groupDrag,
+              now.editGroupBox,
+            ),
+          );
+      }
+      return nodeChanges;
+    },
+    [latest],
+  );
 
   return { groupNodes, noteNodes, route };
 }
@@ -85,8 +105,15 @@ function routeNote(id, change, notes, setLive, editNote) {
       setLive(null);
       editNote(id, { position }, change.dragging === false ? null : `nudge.note.${id}`);
     }
-  } else if (change.type === "dimensions" && typeof change.resizing === "boolean" && change.dimensions) {
-    const size = { width: Math.round(change.dimensions.width), height: Math.round(change.dimensions.height) };
+  } else if (
+    change.type === "dimensions" &&
+    typeof change.resizing === "boolean" &&
+    change.dimensions
+  ) {
+    const size = {
+      width: Math.round(change.dimensions.width),
+      height: Math.round(change.dimensions.height),
+    };
     if (change.resizing) {
       setLive((old) => ({ ...old, [id]: { ...old?.[id], ...size } }));
     } else {
@@ -107,16 +134,29 @@ function routeGroup(id, change, groups, frames, shown, groupDrag, editGroupBox) 
   const byId = new Map(shown.map((node) => [node.id, node]));
   const members = group.nodes.filter((nodeId) => byId.has(nodeId));
   if (!members.length) {
-    if (!change.dragging) editGroupBox(id, { x: Math.round(change.position.x), y: Math.round(change.position.y) });
+    if (!change.dragging)
+      editGroupBox(id, { x: Math.round(change.position.x), y: Math.round(change.position.y) });
     return [];
   }
   if (groupDrag.current?.id !== id) {
-    groupDrag.current = { id, from: { x: frame.x, y: frame.y }, start: Object.fromEntries(members.map((nodeId) => [nodeId, byId.get(nodeId).position])) };
+    groupDrag.current = {
+      id,
+      from: { x: frame.x, y: frame.y },
+      start: Object.fromEntries(members.map((nodeId) => [nodeId, byId.get(nodeId).position])),
+    };
   }
   const { from, start } = groupDrag.current;
-  const delta = { x: Math.round(change.position.x - from.x), y: Math.round(change.position.y - from.y) };
+  const delta = {
+    x: Math.round(change.position.x - from.x),
+    y: Math.round(change.position.y - from.y),
+  };
   if (!change.dragging) groupDrag.current = null;
-  return Object.entries(shifted(start, delta)).map(([nodeId, position]) => ({ id: nodeId, type: "position", position, dragging: change.dragging }));
+  return Object.entries(shifted(start, delta)).map(([nodeId, position]) => ({
+    id: nodeId,
+    type: "position",
+    position,
+    dragging: change.dragging,
+  }));
 }
 
 /**
@@ -124,13 +164,14 @@ function routeGroup(id, change, groups, frames, shown, groupDrag, editGroupBox) 
  * React Flow redraws only the nodes whose objects change, and a drag changes every frame.
  */
 function useGroupNodes(groups, frames, selected, readOnly) {
-  const last = useRef(new Map());
+  // The nodes of the last call, by group id: kept across renders, refilled by each call.
+  const [last] = useState(() => new Map());
   return useMemo(() => {
     const next = new Map();
     const nodes = groups.map((group) => {
       const frame = frames.get(group.id);
       const key = itemKey("group", group.id);
-      const before = last.current.get(group.id);
+      const before = last.get(group.id);
       const same =
         before?.data.group === group &&
         before.selected === selected.has(key) &&
@@ -158,7 +199,8 @@ function useGroupNodes(groups, frames, selected, readOnly) {
       next.set(group.id, node);
       return node;
     });
-    last.current = next;
+    last.clear();
+    for (const [id, node] of next) last.set(id, node);
     return nodes;
-  }, [groups, frames, selected, readOnly]);
+  }, [groups, frames, selected, readOnly, last]);
 }

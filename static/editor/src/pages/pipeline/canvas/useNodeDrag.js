@@ -37,7 +37,10 @@ export function useNodeDrag(nodes, onNodesChange, onNodesMoved) {
     [onNodesChange, onNodesMoved],
   );
 
-  const shownNodes = useMemo(() => (shownDrag ? applyPositions(nodes, shownDrag) : nodes), [nodes, shownDrag]);
+  const shownNodes = useMemo(
+    () => (shownDrag ? applyPositions(nodes, shownDrag) : nodes),
+    [nodes, shownDrag],
+  );
   const movingKey = shownDrag ? Object.keys(shownDrag).join("\n") : "";
   const moving = useMemo(() => new Set(movingKey ? movingKey.split("\n") : []), [movingKey]);
   return { nodes: shownNodes, onNodesChange: handleNodesChange, moving };

@@ -2,7 +2,7 @@
 // declared, so that React Flow draws a pipeline's nodes and edges in one go when it opens
 // instead of drawing the cards hidden, measuring every one and then drawing them again.
 
-import { useMemo, useRef } from "react";
+import { useMemo, useState } from "react";
 import { cardGeometry } from "./nodes/geometry.js";
 
 /**
@@ -18,8 +18,11 @@ import { cardGeometry } from "./nodes/geometry.js";
  * React Flow compares node objects, and looks again only at the nodes that changed.
  */
 export function useSizedNodes(nodes, portsOf, flagged, stray = NO_STRAY) {
-  const copies = useRef(new WeakMap());
-  return useMemo(() => sizeNodes(nodes, portsOf, flagged, copies.current, stray), [nodes, portsOf, flagged, stray]);
+  const [copies] = useState(() => new WeakMap());
+  return useMemo(
+    () => sizeNodes(nodes, portsOf, flagged, copies, stray),
+    [nodes, portsOf, flagged, stray, copies],
+  );
 }
 
 const NO_STRAY = {};
@@ -30,7 +33,8 @@ export function sizeNodes(nodes, portsOf, flagged, copies, stray = NO_STRAY) {
     const withProblem = flagged.has(node.id);
     const strayPorts = stray[node.id];
     const known = copies.get(node);
-    if (known?.withProblem === withProblem && known.strayKey === strayKey(strayPorts)) return known.sized;
+    if (known?.withProblem === withProblem && known.strayKey === strayKey(strayPorts))
+      return known.sized;
     const { width, height, handles } = cardGeometry(portsOf(node), withProblem, strayPorts);
     const data = strayPorts ? { ...node.data, strayPorts } : node.data;
     const sized = { ...node, data, measured: { width, height }, handles };

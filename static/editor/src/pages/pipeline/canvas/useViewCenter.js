@@ -2,13 +2,21 @@
 // palette click put what they add.
 
 import { useReactFlow } from "@xyflow/react";
-import { useCallback } from "react";
+import { useCallback, useRef } from "react";
 
-/** `viewCenter()`: the middle of the element in `canvasBox` (a ref), as a flow position. */
-export function useViewCenter(canvasBox) {
+/** `{box, viewCenter}`: `box` is the ref to give the canvas's element; `viewCenter()` is the
+ * middle of that element as a flow position. */
+export function useViewCenter() {
   const reactFlow = useReactFlow();
-  return useCallback(() => {
-    const box = canvasBox.current?.getBoundingClientRect();
-    return box ? reactFlow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 }) : { x: 0, y: 0 };
-  }, [canvasBox, reactFlow]);
+  const box = useRef(null);
+  const viewCenter = useCallback(() => {
+    const rect = box.current?.getBoundingClientRect();
+    return rect
+      ? reactFlow.screenToFlowPosition({
+          x: rect.left + rect.width / 2,
+          y: rect.top + rect.height / 2,
+        })
+      : { x: 0, y: 0 };
+  }, [reactFlow]);
+  return { box, viewCenter };
 }

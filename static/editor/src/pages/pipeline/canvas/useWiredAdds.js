@@ -18,7 +18,10 @@ export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
   const newNode = useCallback(
     (name, place) => {
       const present = stateRef.current.history.present;
-      const id = uniqueNodeId(name, present.nodes.map((node) => node.id));
+      const id = uniqueNodeId(
+        name,
+        present.nodes.map((node) => node.id),
+      );
       const ports = catalog.byName.get(name);
       return createNode(name, catalog.typeOf(name), place(cardGeometry(ports, false)), id);
     },
@@ -32,12 +35,15 @@ export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
       // The new node's first port of the side it connects by lands where the pointer was.
       const node = newNode(name, ({ handles }) => {
         const handle = handles.find((candidate) => candidate.type === side);
-        return handle ? { x: point.x - handle.x - handle.width / 2, y: point.y - handle.y - handle.height / 2 } : point;
+        return handle
+          ? { x: point.x - handle.x - handle.width / 2, y: point.y - handle.y - handle.height / 2 }
+          : point;
       });
       const present = stateRef.current.history.present;
       const result = addConnected(present.nodes, present.edges, node, from, catalog.portsOf);
       commit((now) => ({ ...now, nodes: result.nodes, edges: result.edges }));
-      if (result.error) toasts.show(`Added ${node.id}, not connected: ${result.error}.`, { kind: "error" });
+      if (result.error)
+        toasts.show(`Added ${node.id}, not connected: ${result.error}.`, { kind: "error" });
     },
     [catalog, stateRef, commit, toasts, newNode],
   );
@@ -45,7 +51,10 @@ export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
   const dropOnEdge = useCallback(
     (name, edgeId, point) => {
       if (!catalog.byName.has(name)) return;
-      const node = newNode(name, ({ width, height }) => ({ x: point.x - width / 2, y: point.y - height / 2 }));
+      const node = newNode(name, ({ width, height }) => ({
+        x: point.x - width / 2,
+        y: point.y - height / 2,
+      }));
       const present = stateRef.current.history.present;
       const result = insertOnEdge(present.nodes, present.edges, edgeId, node, catalog.portsOf);
       if (result.error) {

@@ -8,7 +8,9 @@ import { cellText, compareUrl, rowCountsLine } from "./runComparison.js";
 
 /** `entry`: the output node's comparison; `candidates`: the column names it may be keyed by. */
 export default function RowChanges({ api, pair, entry, candidates, runs, onClose }) {
-  const [keys, setKeys] = useState(() => (candidates.includes("id") ? ["id"] : candidates.slice(0, 1)));
+  const [keys, setKeys] = useState(() =>
+    candidates.includes("id") ? ["id"] : candidates.slice(0, 1),
+  );
   const [state, setState] = useState({ phase: "idle" });
   const name = entry.label || entry.id;
 
@@ -23,7 +25,10 @@ export default function RowChanges({ api, pair, entry, candidates, runs, onClose
       setState({ phase: "failed", message: error.message });
     }
   };
-  const toggle = (column) => setKeys((old) => (old.includes(column) ? old.filter((item) => item !== column) : [...old, column]));
+  const toggle = (column) =>
+    setKeys((old) =>
+      old.includes(column) ? old.filter((item) => item !== column) : [...old, column],
+    );
 
   return (
     <section className="pw-compare-rows" aria-label={`Rows of ${name}`}>
@@ -38,25 +43,46 @@ export default function RowChanges({ api, pair, entry, candidates, runs, onClose
           <fieldset>
             <legend>Key columns: they identify a row in both runs</legend>
             {candidates.map((column) => (
-              <label key={column} className="pw-compare-key" title={column.includes(",") ? "A column whose name holds a comma cannot be a key" : undefined}>
-                <input type="checkbox" checked={keys.includes(column)} onChange={() => toggle(column)} disabled={column.includes(",")} />
+              <label
+                key={column}
+                className="pw-compare-key"
+                title={
+                  column.includes(",")
+                    ? "A column whose name holds a comma cannot be a key"
+                    : undefined
+                }
+              >
+                <input
+                  type="checkbox"
+                  checked={keys.includes(column)}
+                  onChange={() => toggle(column)}
+                  disabled={column.includes(",")}
+                />
                 {column}
               </label>
             ))}
           </fieldset>
-          <button type="submit" className="pw-primary" disabled={!keys.length || state.phase === "loading"}>
+          <button
+            type="submit"
+            className="pw-primary"
+            disabled={!keys.length || state.phase === "loading"}
+          >
             {state.phase === "loading" ? "Comparing…" : "Compare rows"}
           </button>
         </form>
       ) : (
-        <p className="pw-muted">Neither run kept this output's rows (data not kept), so they cannot be compared.</p>
+        <p className="pw-muted">
+          Neither run kept this output's rows (data not kept), so they cannot be compared.
+        </p>
       )}
       {state.phase === "failed" ? (
         <p className="pw-error" role="alert">
           {state.message}
         </p>
       ) : null}
-      {state.phase === "done" ? <Outcome rows={state.rows} a={runs.a.number} b={runs.b.number} /> : null}
+      {state.phase === "done" ? (
+        <Outcome rows={state.rows} a={runs.a.number} b={runs.b.number} />
+      ) : null}
     </section>
   );
 }
@@ -74,7 +100,9 @@ function Outcome({ rows, a, b }) {
     <div className="pw-compare-outcome">
       <p role="status">
         <strong>{rowCountsLine(rows)}</strong>
-        {byColumn.length ? ` — changed: ${byColumn.map(([column, count]) => `${column} (${formatCount(count)})`).join(", ")}` : ""}
+        {byColumn.length
+          ? ` — changed: ${byColumn.map(([column, count]) => `${column} (${formatCount(count)})`).join(", ")}`
+          : ""}
       </p>
       <RowsTable caption={`Added in #${b}`} rows={rows.samples.added} total={rows.added} />
       <RowsTable caption={`Removed since #${a}`} rows={rows.samples.removed} total={rows.removed} />
@@ -124,9 +152,7 @@ function ChangedTable({ rows, total, keys, a, b }) {
   if (!rows.length) return null;
   return (
     <table className="pw-compare-sample">
-      <caption>
-        Changed{shownOf(rows, total)}
-      </caption>
+      <caption>Changed{shownOf(rows, total)}</caption>
       <thead>
         <tr>
           {keys.map((key) => (
@@ -164,5 +190,9 @@ function ChangedTable({ rows, total, keys, a, b }) {
 }
 
 function Value({ value }) {
-  return value === null || value === undefined ? <em className="pw-muted">null</em> : cellText(value);
+  return value === null || value === undefined ? (
+    <em className="pw-muted">null</em>
+  ) : (
+    cellText(value)
+  );
 }

@@ -6,7 +6,15 @@
 import "./compare.css";
 import { useEffect, useMemo, useState } from "react";
 import { formatDuration, timeAgo } from "../../../lib/format.js";
-import { columnChangeLines, compareUrl, countChange, direction, durationChange, keyCandidates, nodeMark } from "./runComparison.js";
+import {
+  columnChangeLines,
+  compareUrl,
+  countChange,
+  direction,
+  durationChange,
+  keyCandidates,
+  nodeMark,
+} from "./runComparison.js";
 import RowChanges from "./RowChanges.jsx";
 
 const MARK_WORDS = { added: "only in B", removed: "only in A", changed: "changed", same: "" };
@@ -18,11 +26,16 @@ export default function RunCompareView({ api, runs, pair, onPair, onClose, userN
   const [error, setError] = useState("");
   const [rowsOf, setRowsOf] = useState(null);
 
-  useEffect(() => {
-    let stale = false;
+  // Another pair starts empty (set while rendering, before its answer is asked for).
+  const [shownPair, setShownPair] = useState(pair);
+  if (shownPair !== pair) {
+    setShownPair(pair);
     setAnswer(null);
     setError("");
     setRowsOf(null);
+  }
+  useEffect(() => {
+    let stale = false;
     api.get(compareUrl(pair.a, pair.b)).then(
       (loaded) => !stale && setAnswer(loaded),
       (failure) => !stale && setError(failure.message),
@@ -32,16 +45,32 @@ export default function RunCompareView({ api, runs, pair, onPair, onClose, userN
     };
   }, [api, pair]);
 
-  const marks = useMemo(() => (answer ? Object.fromEntries(answer.nodes.map((entry) => [entry.id, nodeMark(entry)])) : null), [answer]);
+  const marks = useMemo(
+    () =>
+      answer ? Object.fromEntries(answer.nodes.map((entry) => [entry.id, nodeMark(entry)])) : null,
+    [answer],
+  );
   const picked = answer?.nodes.find((entry) => entry.id === rowsOf) ?? null;
 
   return (
     <section className="pw-compare-view" aria-label="Compare runs">
       <header className="pw-version-head">
         <h2>Compare runs</h2>
-        <RunPicker label="A" value={pair.a} runs={runs} userName={userName} onChange={(a) => onPair({ ...pair, a })} />
+        <RunPicker
+          label="A"
+          value={pair.a}
+          runs={runs}
+          userName={userName}
+          onChange={(a) => onPair({ ...pair, a })}
+        />
         <span aria-hidden="true">→</span>
-        <RunPicker label="B" value={pair.b} runs={runs} userName={userName} onChange={(b) => onPair({ ...pair, b })} />
+        <RunPicker
+          label="B"
+          value={pair.b}
+          runs={runs}
+          userName={userName}
+          onChange={(b) => onPair({ ...pair, b })}
+        />
         <span className="pw-topbar-spacer" />
         <button type="button" onClick={onClose}>
           Back to the editor
@@ -52,10 +81,26 @@ export default function RunCompareView({ api, runs, pair, onPair, onClose, userN
           {error}
         </p>
       ) : null}
-      {answer ? <RunsLine a={answer.a} b={answer.b} /> : !error ? <p className="pw-muted pw-pad">Comparing…</p> : null}
+      {answer ? (
+        <RunsLine a={answer.a} b={answer.b} />
+      ) : !error ? (
+        <p className="pw-muted pw-pad">Comparing…</p>
+      ) : null}
       <div className="pw-compare-body">
-        {answer ? <NodesTable answer={answer} marks={marks} rowsOf={rowsOf} onRows={setRowsOf} /> : null}
-        {picked ? <RowChanges key={`${pair.a}-${pair.b}-${picked.id}`} api={api} pair={pair} entry={picked} candidates={keyCandidates(picked)} runs={answer} onClose={() => setRowsOf(null)} /> : null}
+        {answer ? (
+          <NodesTable answer={answer} marks={marks} rowsOf={rowsOf} onRows={setRowsOf} />
+        ) : null}
+        {picked ? (
+          <RowChanges
+            key={`${pair.a}-${pair.b}-${picked.id}`}
+            api={api}
+            pair={pair}
+            entry={picked}
+            candidates={keyCandidates(picked)}
+            runs={answer}
+            onClose={() => setRowsOf(null)}
+          />
+        ) : null}
       </div>
     </section>
   );
@@ -69,7 +114,9 @@ function RunPicker({ label, value, runs, userName, onChange }) {
       <select id={id} value={value} onChange={(event) => onChange(Number(event.target.value))}>
         {runs.map((run) => (
           <option key={run.id} value={run.id}>
-            #{run.number} · {run.status.replace("_", " ")} · {run.started_by === userName ? "you" : (run.started_by ?? "unknown")} · {timeAgo(run.created_at)}
+            #{run.number} · {run.status.replace("_", " ")} ·{" "}
+            {run.started_by === userName ? "you" : (run.started_by ?? "unknown")} ·{" "}
+            {timeAgo(run.created_at)}
           </option>
         ))}
       </select>
@@ -78,7 +125,8 @@ function RunPicker({ label, value, runs, userName, onChange }) {
 }
 
 function RunsLine({ a, b }) {
-  const line = (run) => `#${run.number} (version ${run.revision ?? "?"}, ${run.status.replace("_", " ")}, ${formatDuration(run.duration_s)})`;
+  const line = (run) =>
+    `#${run.number} (version ${run.revision ?? "?"}, ${run.status.replace("_", " ")}, ${formatDuration(run.duration_s)})`;
   return (
     <p className="pw-version-counts" role="status">
       A: {line(a)} → B: {line(b)} · run time {durationChange(a.duration_s, b.duration_s)}
@@ -105,7 +153,13 @@ function NodesTable({ answer, marks, rowsOf, onRows }) {
         </thead>
         <tbody>
           {answer.nodes.map((entry) => (
-            <NodeRow key={entry.id} entry={entry} mark={marks[entry.id]} picked={rowsOf === entry.id} onRows={onRows} />
+            <NodeRow
+              key={entry.id}
+              entry={entry}
+              mark={marks[entry.id]}
+              picked={rowsOf === entry.id}
+              onRows={onRows}
+            />
           ))}
         </tbody>
       </table>
@@ -115,7 +169,10 @@ function NodesTable({ answer, marks, rowsOf, onRows }) {
 
 function NodeRow({ entry, mark, picked, onRows }) {
   const { a, b } = entry;
-  const changes = [...entry.changes.map((field) => `${field} edited`), ...entry.results.flatMap((result) => columnChangeLines(result.column_changes))];
+  const changes = [
+    ...entry.changes.map((field) => `${field} edited`),
+    ...entry.results.flatMap((result) => columnChangeLines(result.column_changes)),
+  ];
   const notes = entry.results.map((result) => result.note).filter(Boolean);
   const comparable = entry.kind === "output" && entry.presence === "both";
   return (
@@ -123,9 +180,17 @@ function NodeRow({ entry, mark, picked, onRows }) {
       <th scope="row">
         <span className="pw-compare-node">{entry.label || entry.id}</span>
         <span className="pw-muted"> {entry.operator}</span>
-        {MARK_WORDS[mark] ? <span className={`pw-version-mark is-${mark}`}>{MARK_WORDS[mark]}</span> : null}
+        {MARK_WORDS[mark] ? (
+          <span className={`pw-version-mark is-${mark}`}>{MARK_WORDS[mark]}</span>
+        ) : null}
         {comparable ? (
-          <button type="button" className="pw-compare-rows-button" aria-pressed={picked} aria-label={`Compare rows of ${entry.label || entry.id}`} onClick={() => onRows(picked ? null : entry.id)}>
+          <button
+            type="button"
+            className="pw-compare-rows-button"
+            aria-pressed={picked}
+            aria-label={`Compare rows of ${entry.label || entry.id}`}
+            onClick={() => onRows(picked ? null : entry.id)}
+          >
             Compare rows
           </button>
         ) : null}
@@ -133,8 +198,12 @@ function NodeRow({ entry, mark, picked, onRows }) {
       <td>
         <Status figures={a} /> → <Status figures={b} />
       </td>
-      <td className={`pw-compare-figure is-${direction(a?.rows_in, b?.rows_in)}`}>{countChange(a?.rows_in, b?.rows_in)}</td>
-      <td className={`pw-compare-figure is-${direction(a?.rows_out, b?.rows_out)}`}>{entry.kind === "output" ? "–" : countChange(a?.rows_out, b?.rows_out)}</td>
+      <td className={`pw-compare-figure is-${direction(a?.rows_in, b?.rows_in)}`}>
+        {countChange(a?.rows_in, b?.rows_in)}
+      </td>
+      <td className={`pw-compare-figure is-${direction(a?.rows_out, b?.rows_out)}`}>
+        {entry.kind === "output" ? "–" : countChange(a?.rows_out, b?.rows_out)}
+      </td>
       <td className="pw-compare-figure">{durationChange(a?.duration_s, b?.duration_s)}</td>
       <td>
         {changes.length || notes.length ? (

@@ -9,7 +9,10 @@ const MINUS = "\u2212";
 /** `{a, b}` run ids to compare first: the run viewed (else the latest) and the one before it. */
 export function defaultPair(runs, viewedId) {
   if (!runs?.length) return null;
-  const index = Math.max(0, runs.findIndex((run) => run.id === viewedId));
+  const index = Math.max(
+    0,
+    runs.findIndex((run) => run.id === viewedId),
+  );
   const newer = runs[index];
   const older = runs[index + 1] ?? runs[index];
   return { a: older.id, b: newer.id };
@@ -66,7 +69,9 @@ export function nodeMark(entry) {
   if (entry.presence === "a") return "removed";
   const { a, b } = entry;
   const figures = ["status", "rows_in", "rows_out"].some((name) => a?.[name] !== b?.[name]);
-  const columns = entry.results.some((result) => columnChangeLines(result.column_changes).length > 0);
+  const columns = entry.results.some(
+    (result) => columnChangeLines(result.column_changes).length > 0,
+  );
   return entry.changes.length || figures || columns ? "changed" : "same";
 }
 
@@ -83,7 +88,9 @@ export function keyCandidates(entry) {
 
 /** "1 added · 2 removed · 3 changed · 40 unchanged" for a compared output. */
 export function rowCountsLine(rows) {
-  return ["added", "removed", "changed", "unchanged"].map((kind) => `${formatCount(rows[kind])} ${kind}`).join(" · ");
+  return ["added", "removed", "changed", "unchanged"]
+    .map((kind) => `${formatCount(rows[kind])} ${kind}`)
+    .join(" · ");
 }
 
 /** A sample value (not null: the view marks nulls apart) as a cell shows it: text as it is,

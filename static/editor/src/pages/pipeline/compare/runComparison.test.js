@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { cellText, columnChangeLines, compareUrl, countChange, defaultPair, direction, durationChange, keyCandidates, nodeMark, rowCountsLine } from "./runComparison.js";
+import {
+  cellText,
+  columnChangeLines,
+  compareUrl,
+  countChange,
+  defaultPair,
+  direction,
+  durationChange,
+  keyCandidates,
+  nodeMark,
+  rowCountsLine,
+} from "./runComparison.js";
 
 const runs = [{ id: 9 }, { id: 7 }, { id: 4 }];
 
@@ -18,7 +29,9 @@ describe("defaultPair", () => {
 
 describe("compareUrl", () => {
   it("encodes keys with any character but a comma", () => {
-    expect(compareUrl(1, 2, ["id", 'we"ird & é'], "write")).toBe("/api/runs/compare?a=1&b=2&keys=id%2Cwe%22ird+%26+%C3%A9&node=write");
+    expect(compareUrl(1, 2, ["id", 'we"ird & é'], "write")).toBe(
+      "/api/runs/compare?a=1&b=2&keys=id%2Cwe%22ird+%26+%C3%A9&node=write",
+    );
   });
   it("leaves out keys and node when there are none", () => {
     expect(compareUrl(1, 2)).toBe("/api/runs/compare?a=1&b=2");
@@ -39,20 +52,40 @@ describe("figures with their change", () => {
     expect(countChange(null, 4)).toBe("– → 4");
   });
   it("says which way a figure went", () => {
-    expect([direction(1, 2), direction(2, 1), direction(2, 2), direction(null, 2)]).toEqual(["up", "down", "", ""]);
+    expect([direction(1, 2), direction(2, 1), direction(2, 2), direction(null, 2)]).toEqual([
+      "up",
+      "down",
+      "",
+      "",
+    ]);
   });
 });
 
 describe("columnChangeLines", () => {
   it("lists added, removed and retyped columns", () => {
-    const changes = { added: [{ name: "band", type: "string" }], removed: [{ name: "name", type: "string" }], changed: [{ name: "age", from: "integer", to: "float" }] };
-    expect(columnChangeLines(changes)).toEqual(["+band (string)", "\u2212name (string)", "age: integer → float"]);
+    const changes = {
+      added: [{ name: "band", type: "string" }],
+      removed: [{ name: "name", type: "string" }],
+      changed: [{ name: "age", from: "integer", to: "float" }],
+    };
+    expect(columnChangeLines(changes)).toEqual([
+      "+band (string)",
+      "\u2212name (string)",
+      "age: integer → float",
+    ]);
     expect(columnChangeLines(null)).toEqual([]);
   });
 });
 
 const figures = { status: "succeeded", rows_in: 3, rows_out: 2 };
-const entry = (extra) => ({ presence: "both", changes: [], a: figures, b: figures, results: [], ...extra });
+const entry = (extra) => ({
+  presence: "both",
+  changes: [],
+  a: figures,
+  b: figures,
+  results: [],
+  ...extra,
+});
 
 describe("nodeMark", () => {
   it("marks nodes only one run has", () => {
@@ -62,28 +95,48 @@ describe("nodeMark", () => {
   it("marks a node whose document, figures or columns changed", () => {
     expect(nodeMark(entry({ changes: ["params.condition"] }))).toBe("changed");
     expect(nodeMark(entry({ b: { ...figures, rows_out: 1 } }))).toBe("changed");
-    const retyped = { added: [], removed: [], changed: [{ name: "x", from: "integer", to: "float" }] };
+    const retyped = {
+      added: [],
+      removed: [],
+      changed: [{ name: "x", from: "integer", to: "float" }],
+    };
     expect(nodeMark(entry({ results: [{ column_changes: retyped }] }))).toBe("changed");
     expect(nodeMark(entry())).toBe("same");
   });
 });
 
 describe("keyCandidates", () => {
-  const columns = (...names) => ({ kept: true, columns: names.map((name) => ({ name, type: "string" })) });
+  const columns = (...names) => ({
+    kept: true,
+    columns: names.map((name) => ({ name, type: "string" })),
+  });
   it("offers the columns both kept results have, in b's order", () => {
-    expect(keyCandidates({ results: [{ a: columns("id", "name", "old"), b: columns("name", "id", "new") }] })).toEqual(["name", "id"]);
+    expect(
+      keyCandidates({
+        results: [{ a: columns("id", "name", "old"), b: columns("name", "id", "new") }],
+      }),
+    ).toEqual(["name", "id"]);
   });
   it("offers one side's columns when only it is kept, and none without a result", () => {
-    expect(keyCandidates({ results: [{ a: { kept: false, columns: null }, b: columns("id") }] })).toEqual(["id"]);
+    expect(
+      keyCandidates({ results: [{ a: { kept: false, columns: null }, b: columns("id") }] }),
+    ).toEqual(["id"]);
     expect(keyCandidates({ results: [] })).toEqual([]);
   });
 });
 
 describe("row counts and cells", () => {
   it("reads as one line", () => {
-    expect(rowCountsLine({ added: 1, removed: 2, changed: 1200, unchanged: 0 })).toBe("1 added · 2 removed · 1,200 changed · 0 unchanged");
+    expect(rowCountsLine({ added: 1, removed: 2, changed: 1200, unchanged: 0 })).toBe(
+      "1 added · 2 removed · 1,200 changed · 0 unchanged",
+    );
   });
   it("shows text as it is and other values as JSON", () => {
-    expect([cellText("null"), cellText("1.5"), cellText(1.5), cellText(true)]).toEqual(["null", "1.5", "1.5", "true"]);
+    expect([cellText("null"), cellText("1.5"), cellText(1.5), cellText(true)]).toEqual([
+      "null",
+      "1.5",
+      "1.5",
+      "true",
+    ]);
   });
 });

@@ -54,7 +54,13 @@ function Histogram({ column }) {
             <th scope="row">{bar.label}</th>
             <td>
               <svg width={BAR_WIDTH} height={BAR_HEIGHT} aria-hidden="true" focusable="false">
-                <rect x="0" y="1" width={Math.max(bar.count ? 1 : 0, bar.share * BAR_WIDTH)} height={BAR_HEIGHT - 2} rx="2" />
+                <rect
+                  x="0"
+                  y="1"
+                  width={Math.max(bar.count ? 1 : 0, bar.share * BAR_WIDTH)}
+                  height={BAR_HEIGHT - 2}
+                  rx="2"
+                />
               </svg>
             </td>
             <td className="pw-number">{bar.count.toLocaleString("en-US")}</td>

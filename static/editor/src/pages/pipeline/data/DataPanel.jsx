@@ -3,7 +3,7 @@
 // by an expression, with a port picker for nodes of several outputs and per-column statistics.
 
 import "./data.css";
-import { useContext, useEffect, useState } from "react";
+import { useContext, useState } from "react";
 import { formatCell } from "../../../lib/format.js";
 import { shownRun } from "../overlay.js";
 import { nextSort, resultPorts, rowRange, sortState, sourceNote } from "./resultData.js";
@@ -21,16 +21,32 @@ const ARROWS = { ascending: "▲", descending: "▼", none: "" };
 export default function DataPanel({ api, selectedId, operators }) {
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, shownRun);
-  const [picked, setPicked] = useState(null);
+  // The node selected on the canvas is picked here too, each time the selection changes.
+  const [picked, setPicked] = useState(selectedId || null);
   const [withStats, setWithStats] = useState(false);
-  useEffect(() => {
+  const [seenSelected, setSeenSelected] = useState(selectedId);
+  if (seenSelected !== selectedId) {
+    setSeenSelected(selectedId);
     if (selectedId) setPicked(selectedId);
-  }, [selectedId]);
-  if (!run.runId) return <p className="pw-muted pw-pad">Run the pipeline to see every node's data here.</p>;
+  }
+  if (!run.runId)
+    return <p className="pw-muted pw-pad">Run the pipeline to see every node's data here.</p>;
   const order = run.order.length ? run.order : Object.keys(run.nodes);
-  const node = picked && run.nodes[picked] ? picked : order[0] ?? null;
+  const node = picked && run.nodes[picked] ? picked : (order[0] ?? null);
   // Keyed by run and node: another node starts from the first page, unsorted and unfiltered.
-  return <NodeData key={`${run.runId}:${node}`} api={api} run={run} order={order} node={node} operator={operators[node]} onPick={setPicked} withStats={withStats} onStats={setWithStats} />;
+  return (
+    <NodeData
+      key={`${run.runId}:${node}`}
+      api={api}
+      run={run}
+      order={order}
+      node={node}
+      operator={operators[node]}
+      onPick={setPicked}
+      withStats={withStats}
+      onStats={setWithStats}
+    />
+  );
 }
 
 function NodeData({ api, run, order, node, operator, onPick, withStats, onStats }) {
@@ -52,7 +68,11 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
         }}
       >
         <label htmlFor="pw-data-node">Node</label>
-        <select id="pw-data-node" value={node ?? ""} onChange={(event) => onPick(event.target.value)}>
+        <select
+          id="pw-data-node"
+          value={node ?? ""}
+          onChange={(event) => onPick(event.target.value)}
+        >
           {order.map((id) => (
             <option key={id} value={id}>
               {id}
@@ -62,7 +82,11 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
         {ports.length > 1 ? (
           <>
             <label htmlFor="pw-data-port">Port</label>
-            <select id="pw-data-port" value={view.port ?? page.value?.port ?? ports[0]} onChange={(event) => change({ port: event.target.value })}>
+            <select
+              id="pw-data-port"
+              value={view.port ?? page.value?.port ?? ports[0]}
+              onChange={(event) => change({ port: event.target.value })}
+            >
               {ports.map((port) => (
                 <option key={port} value={port}>
                   {port}
@@ -72,7 +96,15 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
           </>
         ) : null}
         <label htmlFor="pw-data-filter">Filter</label>
-        <input id="pw-data-filter" type="search" className="pw-data-filter" value={draft} placeholder="age > 18 and country = 'FR'" spellCheck="false" onChange={(event) => setDraft(event.target.value)} />
+        <input
+          id="pw-data-filter"
+          type="search"
+          className="pw-data-filter"
+          value={draft}
+          placeholder="age > 18 and country = 'FR'"
+          spellCheck="false"
+          onChange={(event) => setDraft(event.target.value)}
+        />
         <button type="submit">Apply</button>
         {view.filter ? (
           <button
@@ -110,11 +142,26 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
   );
 }
 
-function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, onSort, onRecompute }) {
+function DataBody({
+  run,
+  node,
+  nodeRun,
+  finished,
+  page,
+  stats,
+  withStats,
+  view,
+  onSort,
+  onRecompute,
+}) {
   if (!node) return <p className="pw-muted pw-pad">This run has no nodes.</p>;
   if (!finished) {
     const status = nodeRun?.status ?? "not run";
-    return <p className="pw-muted pw-pad">Node {node} is {status} in run #{run.number}: its data appears once it has succeeded.</p>;
+    return (
+      <p className="pw-muted pw-pad">
+        Node {node} is {status} in run #{run.number}: its data appears once it has succeeded.
+      </p>
+    );
   }
   const shown = page.value;
   return (
@@ -148,12 +195,26 @@ function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, 
         </p>
       ) : null}
       <div className="pw-data-body">
-        {shown ? <DataTable node={node} page={shown} sort={view.sort} sortable={shown.source === "stored"} onSort={onSort} /> : <div />}
+        {shown ? (
+          <DataTable
+            node={node}
+            page={shown}
+            sort={view.sort}
+            sortable={shown.source === "stored"}
+            onSort={onSort}
+          />
+        ) : (
+          <div />
+        )}
         {withStats ? (
           <aside className="pw-data-side" aria-label="Statistics" tabIndex={0}>
             <h3>Column statistics{view.filter ? " (filtered)" : ""}</h3>
             {shown?.source === "recomputed" ? (
-              <p className="pw-muted pw-small">{view.recompute ? "Statistics are of the stored result: go back to it to see them." : "Statistics need the whole result, which this run did not keep."}</p>
+              <p className="pw-muted pw-small">
+                {view.recompute
+                  ? "Statistics are of the stored result: go back to it to see them."
+                  : "Statistics need the whole result, which this run did not keep."}
+              </p>
             ) : null}
             {stats.loading ? <p className="pw-muted pw-small">Computing…</p> : null}
             {stats.error ? (
@@ -161,7 +222,9 @@ function DataBody({ run, node, nodeRun, finished, page, stats, withStats, view, 
                 {stats.error.message}
               </p>
             ) : null}
-            {stats.value && !stats.loading && shown?.source === "stored" ? <ColumnStats columns={stats.value.columns} /> : null}
+            {stats.value && !stats.loading && shown?.source === "stored" ? (
+              <ColumnStats columns={stats.value.columns} />
+            ) : null}
           </aside>
         ) : null}
       </div>
@@ -183,7 +246,12 @@ function DataTable({ node, page, sort, sortable, onSort }) {
               return (
                 <th key={column.name} scope="col" aria-sort={sortable ? state : undefined}>
                   {sortable ? (
-                    <button type="button" className="pw-data-sort" title={`Sort by ${column.name}`} onClick={() => onSort(column.name)}>
+                    <button
+                      type="button"
+                      className="pw-data-sort"
+                      title={`Sort by ${column.name}`}
+                      onClick={() => onSort(column.name)}
+                    >
                       {column.name}
                       <span className="pw-type">{column.type}</span>
                       <span aria-hidden="true">{ARROWS[state]}</span>
@@ -217,19 +285,25 @@ function DataTable({ node, page, sort, sortable, onSort }) {
 
 function Pager({ page, view, onView }) {
   const total = page.total_rows;
-  const last = total === null ? null : Math.max(0, Math.floor((total - 1) / view.limit) * view.limit);
+  const last =
+    total === null ? null : Math.max(0, Math.floor((total - 1) / view.limit) * view.limit);
   const go = (offset) => onView((old) => ({ ...old, offset }));
   const pageNumber = Math.floor(view.offset / view.limit) + 1;
   const pages = total === null ? null : Math.max(1, Math.ceil(total / view.limit));
   // A recomputed result has its first rows only; past them there is nothing to ask for.
   const recomputedEnd = page.recomputed_rows && view.offset + view.limit >= page.recomputed_rows;
-  const atEnd = recomputedEnd || (last !== null ? view.offset >= last : page.rows.length < view.limit);
+  const atEnd =
+    recomputedEnd || (last !== null ? view.offset >= last : page.rows.length < view.limit);
   return (
     <nav className="pw-data-pager" aria-label="Pages of rows">
       <button type="button" disabled={view.offset === 0} onClick={() => go(0)}>
         First
       </button>
-      <button type="button" disabled={view.offset === 0} onClick={() => go(Math.max(0, view.offset - view.limit))}>
+      <button
+        type="button"
+        disabled={view.offset === 0}
+        onClick={() => go(Math.max(0, view.offset - view.limit))}
+      >
         Previous
       </button>
       <span>
@@ -239,11 +313,21 @@ function Pager({ page, view, onView }) {
       <button type="button" disabled={atEnd} onClick={() => go(view.offset + view.limit)}>
         Next
       </button>
-      <button type="button" disabled={last === null || view.offset >= last} onClick={() => go(last)}>
+      <button
+        type="button"
+        disabled={last === null || view.offset >= last}
+        onClick={() => go(last)}
+      >
         Last
       </button>
       <label htmlFor="pw-data-size">Rows per page</label>
-      <select id="pw-data-size" value={view.limit} onChange={(event) => onView((old) => ({ ...old, offset: 0, limit: Number(event.target.value) }))}>
+      <select
+        id="pw-data-size"
+        value={view.limit}
+        onChange={(event) =>
+          onView((old) => ({ ...old, offset: 0, limit: Number(event.target.value) }))
+        }
+      >
         {PAGE_SIZES.map((size) => (
           <option key={size} value={size}>
             {size}

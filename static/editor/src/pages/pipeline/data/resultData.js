@@ -6,10 +6,14 @@
  * `{port, offset, limit, sort, filter, recompute}`; empty and false values are left out. */
 export function resultUrl(runId, node, what, view) {
   const query = new URLSearchParams();
-  const fields = what === "stats" ? ["port", "filter"] : ["port", "offset", "limit", "sort", "filter", "recompute"];
+  const fields =
+    what === "stats"
+      ? ["port", "filter"]
+      : ["port", "offset", "limit", "sort", "filter", "recompute"];
   for (const field of fields) {
     const value = view[field];
-    if (value !== null && value !== undefined && value !== "" && value !== false) query.set(field, String(value));
+    if (value !== null && value !== undefined && value !== "" && value !== false)
+      query.set(field, String(value));
   }
   const text = query.toString();
   return `/api/runs/${encodeURIComponent(runId)}/nodes/${encodeURIComponent(node)}/${what}${text ? `?${text}` : ""}`;
@@ -34,7 +38,9 @@ export function sortState(sort, column) {
  * it wrote, its input port). */
 export function resultPorts(nodeRun, ports) {
   const stored = Object.keys(nodeRun?.metrics?.results ?? {});
-  const declared = (ports?.kind === "output" ? ports.inputs : ports?.outputs ?? []).map((port) => port.name);
+  const declared = (ports?.kind === "output" ? ports.inputs : (ports?.outputs ?? [])).map(
+    (port) => port.name,
+  );
   return [...new Set([...stored, ...declared])];
 }
 
@@ -58,7 +64,9 @@ export function sourceNote(page) {
     return `${stored}. Not kept by the run: ${inWords(missing)} (nothing after this node reads ${them}).`;
   }
   const from = page.recomputed_from ?? [];
-  const origin = from.length ? `the stored result${from.length > 1 ? "s" : ""} of ${inWords(from)}` : "the run's pipeline";
+  const origin = from.length
+    ? `the stored result${from.length > 1 ? "s" : ""} of ${inWords(from)}`
+    : "the run's pipeline";
   const changed = page.changed_inputs?.length
     ? ` Input files changed since the run (${page.changed_inputs.join(", ")}): these rows may differ from what the run saw.`
     : "";

@@ -21,7 +21,10 @@ export function usePreview({ api, base, saveFirst, onStart }) {
       }
       const inLine = window.setInterval(() => {
         api.get("/api/previews/line").then(
-          ({ place }) => setPreview((shown) => (shown?.node === node && shown.loading ? { ...shown, place } : shown)),
+          ({ place }) =>
+            setPreview((shown) =>
+              shown?.node === node && shown.loading ? { ...shown, place } : shown,
+            ),
           () => {},
         );
       }, LINE_POLL_MS);

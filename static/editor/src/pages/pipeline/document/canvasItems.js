@@ -18,8 +18,18 @@ const MAX_SIZE = 100_000; // runtime/spec.py MAX_SIZE
 
 /** A new empty note, its top left corner at `position`, with an id no note has. */
 export function newNote(notes, position) {
-  const id = uniqueNodeId("note", notes.map((note) => note.id));
-  return { id, text: "", position: rounded(position), width: NOTE_SIZE.width, height: NOTE_SIZE.height, color: NOTE_COLORS[0] };
+  const id = uniqueNodeId(
+    "note",
+    notes.map((note) => note.id),
+  );
+  return {
+    id,
+    text: "",
+    position: rounded(position),
+    width: NOTE_SIZE.width,
+    height: NOTE_SIZE.height,
+    color: NOTE_COLORS[0],
+  };
 }
 
 /** `notes` with note `id` changed by `patch` (text, position, width, height). */
@@ -38,9 +48,19 @@ export function noteSize(note) {
  */
 export function groupNodes(groups, nodeIds) {
   if (!nodeIds.length) return { groups };
-  const id = uniqueNodeId("group", groups.map((group) => group.id));
+  const id = uniqueNodeId(
+    "group",
+    groups.map((group) => group.id),
+  );
   const label = `Group ${id.slice("group_".length)}`;
-  const group = { id, label, position: { x: 0, y: 0 }, width: 400, height: 300, nodes: [...nodeIds] };
+  const group = {
+    id,
+    label,
+    position: { x: 0, y: 0 },
+    width: 400,
+    height: 300,
+    nodes: [...nodeIds],
+  };
   return { groups: [...withoutNodes(groups, nodeIds), group], id };
 }
 
@@ -81,7 +101,8 @@ export function groupFrame(group, byId, sizeOf) {
     right = Math.max(right, node.position.x + width);
     bottom = Math.max(bottom, node.position.y + height);
   }
-  if (left === Infinity) return { x: group.position.x, y: group.position.y, width: group.width, height: group.height };
+  if (left === Infinity)
+    return { x: group.position.x, y: group.position.y, width: group.width, height: group.height };
   return {
     x: left - FRAME_PAD,
     y: top - FRAME_PAD - FRAME_HEAD,
@@ -109,7 +130,9 @@ export function framedGroups(groups, nodes, sizeOf) {
  * from where they were (`start`: `{id: {x, y}}`).
  */
 export function shifted(start, delta) {
-  return Object.fromEntries(Object.entries(start).map(([id, at]) => [id, { x: at.x + delta.x, y: at.y + delta.y }]));
+  return Object.fromEntries(
+    Object.entries(start).map(([id, at]) => [id, { x: at.x + delta.x, y: at.y + delta.y }]),
+  );
 }
 
 function rounded({ x, y }) {

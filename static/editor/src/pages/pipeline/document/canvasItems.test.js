@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { deleteItems, framedGroups, groupFrame, groupNodes, itemKey, itemOf, newNote, noteSize, renameGroup, shifted, updateNote, withoutNodes } from "./canvasItems.js";
+import {
+  deleteItems,
+  framedGroups,
+  groupFrame,
+  groupNodes,
+  itemKey,
+  itemOf,
+  newNote,
+  noteSize,
+  renameGroup,
+  shifted,
+  updateNote,
+  withoutNodes,
+} from "./canvasItems.js";
 
 const at = (x, y) => ({ position: { x, y } });
 const SIZE = () => ({ width: 200, height: 92 });
@@ -7,11 +20,20 @@ const SIZE = () => ({ width: 200, height: 92 });
 describe("notes", () => {
   it("get an id no note has, a rounded position and the default size", () => {
     const note = newNote([{ id: "note_1" }], { x: 10.4, y: -3.6 });
-    expect(note).toEqual({ id: "note_2", text: "", position: { x: 10, y: -4 }, width: 240, height: 140, color: "yellow" });
+    expect(note).toEqual({
+      id: "note_2",
+      text: "",
+      position: { x: 10, y: -4 },
+      width: 240,
+      height: 140,
+      color: "yellow",
+    });
   });
 
   it("change by patch and fill an open side with the default", () => {
-    const notes = updateNote([{ id: "a", text: "", width: null, height: 80 }], "a", { text: "**hi**" });
+    const notes = updateNote([{ id: "a", text: "", width: null, height: 80 }], "a", {
+      text: "**hi**",
+    });
     expect(notes[0].text).toBe("**hi**");
     expect(noteSize(notes[0])).toEqual({ width: 240, height: 80 });
   });
@@ -38,7 +60,9 @@ describe("groups", () => {
   });
 
   it("are renamed", () => {
-    expect(renameGroup([{ id: "g", label: "x", nodes: [] }], "g", "Inputs")[0].label).toBe("Inputs");
+    expect(renameGroup([{ id: "g", label: "x", nodes: [] }], "g", "Inputs")[0].label).toBe(
+      "Inputs",
+    );
   });
 
   it("frame their nodes' cards with room for the label, wherever the nodes are", () => {
@@ -46,7 +70,12 @@ describe("groups", () => {
       ["a", at(0, 0)],
       ["b", at(300, 100)],
     ]);
-    expect(groupFrame({ nodes: ["a", "b"] }, byId, SIZE)).toEqual({ x: -20, y: -52, width: 540, height: 264 });
+    expect(groupFrame({ nodes: ["a", "b"] }, byId, SIZE)).toEqual({
+      x: -20,
+      y: -52,
+      width: 540,
+      height: 264,
+    });
   });
 
   it("keep their own box when none of their nodes is on the canvas", () => {
@@ -55,13 +84,30 @@ describe("groups", () => {
   });
 
   it("store their frame as their box, within the document's largest size", () => {
-    const nodes = [{ id: "a", ...at(0, 0) }, { id: "b", ...at(200_000, 0) }];
-    const [group] = framedGroups([{ id: "g", label: "", position: { x: 0, y: 0 }, width: 1, height: 1, nodes: ["a", "b"] }], nodes, SIZE);
-    expect(group).toEqual({ id: "g", label: "", position: { x: -20, y: -52 }, width: 100_000, height: 164, nodes: ["a", "b"] });
+    const nodes = [
+      { id: "a", ...at(0, 0) },
+      { id: "b", ...at(200_000, 0) },
+    ];
+    const [group] = framedGroups(
+      [{ id: "g", label: "", position: { x: 0, y: 0 }, width: 1, height: 1, nodes: ["a", "b"] }],
+      nodes,
+      SIZE,
+    );
+    expect(group).toEqual({
+      id: "g",
+      label: "",
+      position: { x: -20, y: -52 },
+      width: 100_000,
+      height: 164,
+      nodes: ["a", "b"],
+    });
   });
 
   it("move their nodes by the frame's drag", () => {
-    expect(shifted({ a: { x: 1, y: 2 }, b: { x: 10, y: 20 } }, { x: 5, y: -2 })).toEqual({ a: { x: 6, y: 0 }, b: { x: 15, y: 18 } });
+    expect(shifted({ a: { x: 1, y: 2 }, b: { x: 10, y: 20 } }, { x: 5, y: -2 })).toEqual({
+      a: { x: 6, y: 0 },
+      b: { x: 15, y: 18 },
+    });
   });
 });
 
@@ -83,7 +129,11 @@ describe("React Flow ids and deleting", () => {
       ],
     };
     const next = deleteItems(meta, new Set(["note:n1", "group:g2"]), ["b"]);
-    expect(next).toEqual({ name: "p", notes: [{ id: "n2" }], groups: [{ id: "g1", nodes: ["a"] }] });
+    expect(next).toEqual({
+      name: "p",
+      notes: [{ id: "n2" }],
+      groups: [{ id: "g1", nodes: ["a"] }],
+    });
     expect(deleteItems(meta, new Set(), ["z"])).toBe(meta);
   });
 });

@@ -44,9 +44,15 @@ export function nodePorts(entry, params) {
   const names = [];
   for (const item of items) {
     const name = item?.[from.key];
-    if (typeof name === "string" && name && !names.includes(name) && !from.after.includes(name)) names.push(name);
+    if (typeof name === "string" && name && !names.includes(name) && !from.after.includes(name))
+      names.push(name);
   }
-  const outputs = [...names, ...from.after].map((name) => ({ name, many: false, required: true, description: "" }));
+  const outputs = [...names, ...from.after].map((name) => ({
+    name,
+    many: false,
+    required: true,
+    description: "",
+  }));
   return { ...entry, outputs };
 }
 

@@ -9,24 +9,48 @@ const ROUTE = {
   outputs: [{ name: "otherwise", many: false, required: true, description: "" }],
   outputs_from: { param: "conditions", key: "name", after: ["otherwise"] },
 };
-const FILTER = { name: "filter", kind: "process", inputs: [{ name: "in" }], outputs: [{ name: "out" }], outputs_from: null };
+const FILTER = {
+  name: "filter",
+  kind: "process",
+  inputs: [{ name: "in" }],
+  outputs: [{ name: "out" }],
+  outputs_from: null,
+};
 
 const names = (ports) => ports.outputs.map((port) => port.name);
 
 describe("nodePorts", () => {
   it("gives a route one output per condition, in order, then otherwise", () => {
-    const params = { conditions: [{ name: "big", condition: "amount > 9" }, { name: "été", condition: "" }] };
+    const params = {
+      conditions: [
+        { name: "big", condition: "amount > 9" },
+        { name: "été", condition: "" },
+      ],
+    };
     expect(names(nodePorts(ROUTE, params))).toEqual(["big", "été", "otherwise"]);
     expect(nodePorts(ROUTE, params).inputs).toBe(ROUTE.inputs);
   });
   it("follows conditions as they are added, renamed and removed", () => {
     expect(names(nodePorts(ROUTE, {}))).toEqual(["otherwise"]);
     expect(names(nodePorts(ROUTE, { conditions: [{ name: "a" }] }))).toEqual(["a", "otherwise"]);
-    expect(names(nodePorts(ROUTE, { conditions: [{ name: "b" }, { name: "c" }] }))).toEqual(["b", "c", "otherwise"]);
+    expect(names(nodePorts(ROUTE, { conditions: [{ name: "b" }, { name: "c" }] }))).toEqual([
+      "b",
+      "c",
+      "otherwise",
+    ]);
     expect(names(nodePorts(ROUTE, { conditions: [{ name: "c" }] }))).toEqual(["c", "otherwise"]);
   });
   it("draws no port for a name being typed that the server would refuse", () => {
-    const params = { conditions: [{ name: "" }, { name: "a" }, { name: "a" }, { name: "otherwise" }, { condition: "x" }, null] };
+    const params = {
+      conditions: [
+        { name: "" },
+        { name: "a" },
+        { name: "a" },
+        { name: "otherwise" },
+        { condition: "x" },
+        null,
+      ],
+    };
     expect(names(nodePorts(ROUTE, params))).toEqual(["a", "otherwise"]);
     expect(names(nodePorts(ROUTE, { conditions: "not a list" }))).toEqual(["otherwise"]);
   });

@@ -8,7 +8,17 @@ import { makeEdge } from "./graph.js";
 
 // The fields the server answers beside the document and does not take back (a save's and a
 // restore's answer carry what the save found: `problems`, `schemas`).
-const READ_ONLY = new Set(["id", "revision", "owner", "workspace", "created_at", "updated_at", "last_run", "problems", "schemas"]);
+const READ_ONLY = new Set([
+  "id",
+  "revision",
+  "owner",
+  "workspace",
+  "created_at",
+  "updated_at",
+  "last_run",
+  "problems",
+  "schemas",
+]);
 
 /** `{meta, nodes, edges}` for the canvas; `typeOf(operator)` picks each node's React Flow type. */
 export function documentToCanvas(document, typeOf) {
@@ -80,7 +90,11 @@ export function canvasToDocument(meta, nodes, edges, sizeOf = null) {
 /** `groups`, each framing only nodes still on the canvas: a deleted node leaves its group. */
 function framing(groups, nodes) {
   const ids = new Set(nodes.map((node) => node.id));
-  return groups.map((group) => (Array.isArray(group.nodes) ? { ...group, nodes: group.nodes.filter((id) => ids.has(id)) } : group));
+  return groups.map((group) =>
+    Array.isArray(group.nodes)
+      ? { ...group, nodes: group.nodes.filter((id) => ids.has(id)) }
+      : group,
+  );
 }
 
 function compare(a, b) {

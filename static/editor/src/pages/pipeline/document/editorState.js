@@ -26,19 +26,39 @@ export function editorReducer(state, action) {
   const present = state.history.present;
   switch (action.type) {
     case "nodesChange":
-      return withHistory(state, replace(state.history, { ...present, nodes: applyNodeChanges(action.changes, present.nodes) }), false);
+      return withHistory(
+        state,
+        replace(state.history, {
+          ...present,
+          nodes: applyNodeChanges(action.changes, present.nodes),
+        }),
+        false,
+      );
     case "edgesChange":
-      return withHistory(state, replace(state.history, { ...present, edges: applyEdgeChanges(action.changes, present.edges) }), false);
+      return withHistory(
+        state,
+        replace(state.history, {
+          ...present,
+          edges: applyEdgeChanges(action.changes, present.edges),
+        }),
+        false,
+      );
     case "commit": {
       const next = action.update(present);
       if (!next || next === present) return state;
-      const history = action.amend ? amend(state.history, next) : record(state.history, next, action.key ?? null);
+      const history = action.amend
+        ? amend(state.history, next)
+        : record(state.history, next, action.key ?? null);
       return withHistory(state, history, true);
     }
     case "move": {
       const nodes = applyPositions(present.nodes, action.positions);
       if (nodes === present.nodes) return state;
-      return withHistory(state, record(state.history, { ...present, nodes }, action.key ?? null), true);
+      return withHistory(
+        state,
+        record(state.history, { ...present, nodes }, action.key ?? null),
+        true,
+      );
     }
     case "undo":
       return withHistory(state, undo(state.history), true);
@@ -47,7 +67,11 @@ export function editorReducer(state, action) {
     case "saved":
       return { ...state, savedVersion: action.version };
     case "take":
-      return { history: createHistory(action.canvas), version: state.version + 1, savedVersion: state.version + 1 };
+      return {
+        history: createHistory(action.canvas),
+        version: state.version + 1,
+        savedVersion: state.version + 1,
+      };
     case "reload": {
       const history = record(state.history, action.canvas);
       return { history, version: state.version + 1, savedVersion: state.version + 1 };

@@ -1,13 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { editorReducer, initialEditorState, isDirty, viewerReducer } from "./editorState.js";
 
-const canvas = { meta: { name: "p" }, nodes: [{ id: "a", type: "t", position: { x: 0, y: 0 }, data: { operator: "filter", params: {} } }], edges: [] };
+const canvas = {
+  meta: { name: "p" },
+  nodes: [
+    { id: "a", type: "t", position: { x: 0, y: 0 }, data: { operator: "filter", params: {} } },
+  ],
+  edges: [],
+};
 
 describe("the editor's state", () => {
   it("is saved when loaded, unsaved after a change, saved once the server has that version", () => {
     let state = initialEditorState(canvas);
     expect(isDirty(state)).toBe(false);
-    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "q" } }) });
+    state = editorReducer(state, {
+      type: "commit",
+      update: (present) => ({ ...present, meta: { name: "q" } }),
+    });
     expect(isDirty(state)).toBe(true);
     state = editorReducer(state, { type: "saved", version: state.version });
     expect(isDirty(state)).toBe(false);
@@ -15,7 +24,10 @@ describe("the editor's state", () => {
 
   it("does not count selection changes as edits", () => {
     let state = initialEditorState(canvas);
-    state = editorReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "select", selected: true }] });
+    state = editorReducer(state, {
+      type: "nodesChange",
+      changes: [{ id: "a", type: "select", selected: true }],
+    });
     expect(state.history.present.nodes[0].selected).toBe(true);
     expect(isDirty(state)).toBe(false);
   });
@@ -33,7 +45,11 @@ describe("the editor's state", () => {
   it("makes what a drop does besides moving (an edge it is put into) part of the move's undo step", () => {
     let state = initialEditorState(canvas);
     state = editorReducer(state, { type: "move", positions: { a: { x: 5, y: 5 } } });
-    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, edges: [{ id: "e" }] }), amend: true });
+    state = editorReducer(state, {
+      type: "commit",
+      update: (present) => ({ ...present, edges: [{ id: "e" }] }),
+      amend: true,
+    });
     expect(isDirty(state)).toBe(true);
     state = editorReducer(state, { type: "undo" });
     expect(state.history.present).toBe(canvas);
@@ -41,8 +57,14 @@ describe("the editor's state", () => {
 
   it("reloads the server's version as saved, and undo brings the local edits back", () => {
     let state = initialEditorState(canvas);
-    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "mine" } }) });
-    state = editorReducer(state, { type: "reload", canvas: { ...canvas, meta: { name: "theirs" } } });
+    state = editorReducer(state, {
+      type: "commit",
+      update: (present) => ({ ...present, meta: { name: "mine" } }),
+    });
+    state = editorReducer(state, {
+      type: "reload",
+      canvas: { ...canvas, meta: { name: "theirs" } },
+    });
     expect(isDirty(state)).toBe(false);
     expect(state.history.present.meta.name).toBe("theirs");
     state = editorReducer(state, { type: "undo" });
@@ -52,7 +74,10 @@ describe("the editor's state", () => {
 
   it("takes the server's version after a conflict with nothing to undo back to", () => {
     let state = initialEditorState(canvas);
-    state = editorReducer(state, { type: "commit", update: (present) => ({ ...present, meta: { name: "mine" } }) });
+    state = editorReducer(state, {
+      type: "commit",
+      update: (present) => ({ ...present, meta: { name: "mine" } }),
+    });
     state = editorReducer(state, { type: "take", canvas: { ...canvas, meta: { name: "theirs" } } });
     expect(isDirty(state)).toBe(false);
     state = editorReducer(state, { type: "undo" });
@@ -62,7 +87,10 @@ describe("the editor's state", () => {
 
   it("for a viewer, selects but ignores edits, moves, undo and redo", () => {
     let state = initialEditorState(canvas);
-    state = viewerReducer(state, { type: "nodesChange", changes: [{ id: "a", type: "select", selected: true }] });
+    state = viewerReducer(state, {
+      type: "nodesChange",
+      changes: [{ id: "a", type: "select", selected: true }],
+    });
     expect(state.history.present.nodes[0].selected).toBe(true);
     const before = state;
     for (const action of [

@@ -142,7 +142,10 @@ export function refusedEnds(nodes, edges, from, portsOf) {
     const { inputs, outputs } = portsOf(node);
     for (const port of fromOutput ? outputs : inputs) {
       if (node.id !== from.nodeId || port.name !== from.id) {
-        refused.set(handleKey(node.id, from.type, port.name), fromOutput ? "an output connects to an input" : "an input connects to an output");
+        refused.set(
+          handleKey(node.id, from.type, port.name),
+          fromOutput ? "an output connects to an input" : "an input connects to an output",
+        );
       }
     }
     for (const port of fromOutput ? inputs : outputs) {
@@ -150,7 +153,8 @@ export function refusedEnds(nodes, edges, from, portsOf) {
         ? { source: from.nodeId, sourceHandle: from.id, target: node.id, targetHandle: port.name }
         : { source: node.id, sourceHandle: port.name, target: from.nodeId, targetHandle: from.id };
       const problem = rule(ends);
-      if (problem) refused.set(handleKey(node.id, fromOutput ? "target" : "source", port.name), problem);
+      if (problem)
+        refused.set(handleKey(node.id, fromOutput ? "target" : "source", port.name), problem);
     }
   }
   return refused;
@@ -227,7 +231,9 @@ export function paste(nodes, edges, clipboard, offset = { x: 40, y: 40 }) {
 
 /** The nodes with one node's data changed by `patch`. */
 export function updateNodeData(nodes, id, patch) {
-  return nodes.map((node) => (node.id === id ? { ...node, data: { ...node.data, ...patch } } : node));
+  return nodes.map((node) =>
+    node.id === id ? { ...node, data: { ...node.data, ...patch } } : node,
+  );
 }
 
 /** The nodes moved to `positions` ({id: {x, y}}); the same array when none of them moves. */
@@ -284,7 +290,9 @@ export function freePosition(nodes, position, size, gap = 24) {
 
 /** React Flow's changes that select every node (Ctrl+A); none for the nodes already selected. */
 export function selectAllChanges(nodes) {
-  return nodes.filter((node) => !node.selected).map((node) => ({ id: node.id, type: "select", selected: true }));
+  return nodes
+    .filter((node) => !node.selected)
+    .map((node) => ({ id: node.id, type: "select", selected: true }));
 }
 
 /**
@@ -310,5 +318,8 @@ export function strayPorts(nodes, edges, portsOf, isKnown) {
 
 /** Whether an edge ends at a stray port (see `strayPorts`). */
 export function isStrayEdge(edge, stray) {
-  return Boolean(stray[edge.source]?.outputs.includes(edge.sourceHandle) || stray[edge.target]?.inputs.includes(edge.targetHandle));
+  return Boolean(
+    stray[edge.source]?.outputs.includes(edge.sourceHandle) ||
+    stray[edge.target]?.inputs.includes(edge.targetHandle),
+  );
 }

@@ -37,7 +37,9 @@ export const NODE_FIELDS = ["label", "retries", "timeout_s"];
 
 /** The messages of the problems at the node field `field` (one of `NODE_FIELDS`). */
 export function messagesAtField(problems, field) {
-  return (problems ?? []).filter((problem) => problem.field === field).map((problem) => problem.message);
+  return (problems ?? [])
+    .filter((problem) => problem.field === field)
+    .map((problem) => problem.message);
 }
 
 /** A problem's field as a path inside the pipeline's settings (`config.parameters.min_age` →
@@ -46,15 +48,18 @@ export function settingPath(field) {
   return field?.startsWith("config.") ? field.slice("config.".length) : null;
 }
 
-const isAtOrInside = (path, at) => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`);
+const isAtOrInside = (path, at) =>
+  path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`);
 
 /** The messages of the problems at the setting `at` (a `settingPath`) or inside it: a
  * parameter's row shows those at its name and its value. */
 export function messagesAtSetting(problems, at) {
-  return (problems ?? []).filter((problem) => {
-    const path = settingPath(problem.field);
-    return path !== null && isAtOrInside(path, at);
-  }).map((problem) => problem.message);
+  return (problems ?? [])
+    .filter((problem) => {
+      const path = settingPath(problem.field);
+      return path !== null && isAtOrInside(path, at);
+    })
+    .map((problem) => problem.message);
 }
 
 /** The problems at settings that none of the `shown` settings paths holds (an unknown

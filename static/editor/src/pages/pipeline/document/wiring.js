@@ -49,9 +49,29 @@ export function insertOnEdge(nodes, edges, id, node, portsOf) {
   const present = nodes.some((other) => other.id === node.id);
   const withNode = present ? nodes : addNode(nodes, node);
   const without = edges.filter((other) => other.id !== id);
-  const into = connect(withNode, without, { source: edge.source, sourceHandle: edge.sourceHandle, target: node.id, targetHandle: inputs[0].name }, portsOf);
+  const into = connect(
+    withNode,
+    without,
+    {
+      source: edge.source,
+      sourceHandle: edge.sourceHandle,
+      target: node.id,
+      targetHandle: inputs[0].name,
+    },
+    portsOf,
+  );
   if (into.error) return { error: into.error };
-  const out = connect(withNode, into.edges, { source: node.id, sourceHandle: outputs[0].name, target: edge.target, targetHandle: edge.targetHandle }, portsOf);
+  const out = connect(
+    withNode,
+    into.edges,
+    {
+      source: node.id,
+      sourceHandle: outputs[0].name,
+      target: edge.target,
+      targetHandle: edge.targetHandle,
+    },
+    portsOf,
+  );
   if (out.error) return { error: out.error };
   return { nodes: withNode, edges: out.edges };
 }

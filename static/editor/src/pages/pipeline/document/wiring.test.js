@@ -5,7 +5,10 @@ import { addConnected, insertOnEdge, isUnconnected, operatorsFor } from "./wirin
 const PORTS = {
   csv_input: { inputs: [], outputs: [{ name: "out", many: true, required: true }] },
   csv_output: { inputs: [{ name: "in", many: false, required: true }], outputs: [] },
-  filter: { inputs: [{ name: "in", many: false, required: true }], outputs: [{ name: "out", many: true, required: true }] },
+  filter: {
+    inputs: [{ name: "in", many: false, required: true }],
+    outputs: [{ name: "out", many: true, required: true }],
+  },
   join: {
     inputs: [
       { name: "left", many: false, required: true },
@@ -17,38 +20,71 @@ const PORTS = {
 const ITEMS = Object.entries(PORTS).map(([name, ports]) => ({ name, ...ports }));
 const portsOf = (node) => PORTS[node.data.operator];
 const node = (id, operator) => createNode(operator, "t", { x: 0, y: 0 }, id);
-const link = (source, target, targetHandle = "in") => makeEdge({ source, sourceHandle: "out", target, targetHandle });
+const link = (source, target, targetHandle = "in") =>
+  makeEdge({ source, sourceHandle: "out", target, targetHandle });
 
 describe("the palette at a let-go connection", () => {
   it("offers operators with an input for an output, with an output for an input", () => {
-    expect(operatorsFor(ITEMS, "source").map((item) => item.name)).toEqual(["csv_output", "filter", "join"]);
-    expect(operatorsFor(ITEMS, "target").map((item) => item.name)).toEqual(["csv_input", "filter", "join"]);
+    expect(operatorsFor(ITEMS, "source").map((item) => item.name)).toEqual([
+      "csv_output",
+      "filter",
+      "join",
+    ]);
+    expect(operatorsFor(ITEMS, "target").map((item) => item.name)).toEqual([
+      "csv_input",
+      "filter",
+      "join",
+    ]);
   });
 });
 
 describe("a new node connected where a connection was let go", () => {
   it("is fed by the output through its first input, and selected", () => {
-    const result = addConnected([node("read", "csv_input")], [], node("join_1", "join"), { nodeId: "read", id: "out", type: "source" }, portsOf);
+    const result = addConnected(
+      [node("read", "csv_input")],
+      [],
+      node("join_1", "join"),
+      { nodeId: "read", id: "out", type: "source" },
+      portsOf,
+    );
     expect(result.error).toBeUndefined();
     expect(result.edges).toEqual([link("read", "join_1", "left")]);
     expect(result.nodes.find((item) => item.id === "join_1").selected).toBe(true);
   });
 
   it("feeds the input from its first output", () => {
-    const result = addConnected([node("write", "csv_output")], [], node("filter_1", "filter"), { nodeId: "write", id: "in", type: "target" }, portsOf);
+    const result = addConnected(
+      [node("write", "csv_output")],
+      [],
+      node("filter_1", "filter"),
+      { nodeId: "write", id: "in", type: "target" },
+      portsOf,
+    );
     expect(result.edges).toEqual([link("filter_1", "write")]);
   });
 
   it("is added alone, with the rule's reason, when the input it would feed is taken", () => {
     const nodes = [node("read", "csv_input"), node("write", "csv_output")];
-    const result = addConnected(nodes, [link("read", "write")], node("filter_1", "filter"), { nodeId: "write", id: "in", type: "target" }, portsOf);
+    const result = addConnected(
+      nodes,
+      [link("read", "write")],
+      node("filter_1", "filter"),
+      { nodeId: "write", id: "in", type: "target" },
+      portsOf,
+    );
     expect(result.nodes).toHaveLength(3);
     expect(result.edges).toEqual([link("read", "write")]);
     expect(result.error).toMatch(/input "in" of write takes one connection and already has one/);
   });
 
   it("says so when the operator has no port of that side", () => {
-    const result = addConnected([node("read", "csv_input")], [], node("csv_input_2", "csv_input"), { nodeId: "read", id: "out", type: "source" }, portsOf);
+    const result = addConnected(
+      [node("read", "csv_input")],
+      [],
+      node("csv_input_2", "csv_input"),
+      { nodeId: "read", id: "out", type: "source" },
+      portsOf,
+    );
     expect(result.error).toBe("csv_input_2 has no input");
   });
 });
@@ -64,8 +100,12 @@ describe("a node dropped on an edge", () => {
   });
 
   it("is refused for an operator without an input or an output", () => {
-    expect(insertOnEdge(nodes, edges, edges[0].id, node("csv_input_2", "csv_input"), portsOf)).toEqual({ error: "csv_input_2 has no input" });
-    expect(insertOnEdge(nodes, edges, edges[0].id, node("csv_output_2", "csv_output"), portsOf)).toEqual({ error: "csv_output_2 has no output" });
+    expect(
+      insertOnEdge(nodes, edges, edges[0].id, node("csv_input_2", "csv_input"), portsOf),
+    ).toEqual({ error: "csv_input_2 has no input" });
+    expect(
+      insertOnEdge(nodes, edges, edges[0].id, node("csv_output_2", "csv_output"), portsOf),
+    ).toEqual({ error: "csv_output_2 has no output" });
   });
 
   it("takes a node already on the canvas only while it has no edge", () => {
@@ -75,10 +115,14 @@ describe("a node dropped on an edge", () => {
     expect(inserted.edges).toEqual([link("read", "filter_1"), link("filter_1", "write")]);
     const wired = [...edges, link("read", "filter_1")];
     expect(isUnconnected(wired, "filter_1")).toBe(false);
-    expect(insertOnEdge([...nodes, filter], wired, edges[0].id, filter, portsOf)).toEqual({ error: "filter_1 is connected already" });
+    expect(insertOnEdge([...nodes, filter], wired, edges[0].id, filter, portsOf)).toEqual({
+      error: "filter_1 is connected already",
+    });
   });
 
   it("is refused when the edge is gone (undone meanwhile)", () => {
-    expect(insertOnEdge(nodes, [], "read.out->write.in", node("filter_1", "filter"), portsOf)).toEqual({ error: "that edge is gone" });
+    expect(
+      insertOnEdge(nodes, [], "read.out->write.in", node("filter_1", "filter"), portsOf),
+    ).toEqual({ error: "that edge is gone" });
   });
 });

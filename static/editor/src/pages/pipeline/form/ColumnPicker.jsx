@@ -12,7 +12,19 @@ const MAX_SHOWN = 200;
  * `value` is a name (or a list of names when `multiple`); `columns` the port's `[{name,
  * type}]` or null while not known; `onChange(next)` gets the new name or list.
  */
-export default function ColumnPicker({ id, label, ariaLabel, port, columns, value, multiple = false, onChange, invalid, required, placeholder }) {
+export default function ColumnPicker({
+  id,
+  label,
+  ariaLabel,
+  port,
+  columns,
+  value,
+  multiple = false,
+  onChange,
+  invalid,
+  required,
+  placeholder,
+}) {
   const listId = useId();
   const [query, setQuery] = useState("");
   const [open, setOpen] = useState(false);
@@ -20,7 +32,10 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
   const chosen = multiple ? (Array.isArray(value) ? value : []) : [];
   const known = new Set((columns ?? []).map((column) => column.name));
   const text = multiple ? query : (value ?? "");
-  const shown = matchingColumns(columns ?? [], multiple ? query : open ? text : "").slice(0, MAX_SHOWN);
+  const shown = matchingColumns(columns ?? [], multiple ? query : open ? text : "").slice(
+    0,
+    MAX_SHOWN,
+  );
 
   const pick = (name) => {
     if (multiple) {
@@ -58,7 +73,12 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
           {chosen.map((name) => (
             <li key={name} className={`pw-chip${columns && !known.has(name) ? " is-unknown" : ""}`}>
               <span>{name}</span>
-              <button type="button" className="pw-chip-remove" aria-label={`Remove ${name}`} onClick={() => onChange(chosen.filter((item) => item !== name))}>
+              <button
+                type="button"
+                className="pw-chip-remove"
+                aria-label={`Remove ${name}`}
+                onClick={() => onChange(chosen.filter((item) => item !== name))}
+              >
                 ×
               </button>
             </li>
@@ -94,7 +114,13 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
         }}
       />
       {open && shown.length ? (
-        <ul className="pw-picker-list" id={listId} role="listbox" aria-label={`Columns of ${port}`} aria-multiselectable={multiple || undefined}>
+        <ul
+          className="pw-picker-list"
+          id={listId}
+          role="listbox"
+          aria-label={`Columns of ${port}`}
+          aria-multiselectable={multiple || undefined}
+        >
           {shown.map((column, index) => {
             const selected = multiple ? chosen.includes(column.name) : column.name === value;
             return (
@@ -110,7 +136,9 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
                   pick(column.name);
                 }}
               >
-                <span className="pw-picker-check" aria-hidden="true">{selected ? "✓" : ""}</span>
+                <span className="pw-picker-check" aria-hidden="true">
+                  {selected ? "✓" : ""}
+                </span>
                 <span className="pw-picker-name">{column.name}</span>
                 <span className="pw-type">{column.type}</span>
               </li>
@@ -125,7 +153,13 @@ export default function ColumnPicker({ id, label, ariaLabel, port, columns, valu
 
 /** Why the list is empty, or which chosen names are not columns of the port (a warning). */
 function PickerNote({ columns, port, unknown }) {
-  if (!columns) return <p className="pw-hint">The columns of {port} appear once its input is connected and readable; you can type a name meanwhile.</p>;
+  if (!columns)
+    return (
+      <p className="pw-hint">
+        The columns of {port} appear once its input is connected and readable; you can type a name
+        meanwhile.
+      </p>
+    );
   if (!unknown.length) return null;
   const names = unknown.map((name) => `'${name}'`).join(", ");
   return (

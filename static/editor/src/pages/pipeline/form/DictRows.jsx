@@ -1,33 +1,47 @@
 // The params form's dict field: rows of name and value, kept as typed (empty names too)
 // until they make a dict.
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { keyReference, portColumns } from "./columnFields.js";
-import { defaultValue, dictFromRows, dictValueSchema, enumOptions, fieldKind, parseScalar, rowsFromDict, scalarText } from "./schemaForm.js";
+import {
+  defaultValue,
+  dictFromRows,
+  dictValueSchema,
+  enumOptions,
+  fieldKind,
+  parseScalar,
+  rowsFromDict,
+  scalarText,
+} from "./schemaForm.js";
 import ColumnPicker from "./ColumnPicker.jsx";
 import { AddButton, OptionSelect, RemoveButton, useFocusAdded } from "./controls.jsx";
 
+const NO_ENTRIES = {};
+
 /** Name → value rows for a dict; rows without a name are not saved. */
 export default function DictRows({ id, context, path, field, value, onChange, required }) {
-  const current = value ?? field.default ?? {};
+  const current = value ?? field.default ?? NO_ENTRIES;
   const [rows, setRows] = useState(() => rowsFromDict(current));
-  useEffect(() => {
-    // Take the value when it changed from outside (undo, another node), not while typing.
-    setRows((old) => (sameDict(dictFromRows(old), current) ? old : rowsFromDict(current)));
-  }, [current]);
+  // Take the value when it changed from outside (undo, another node), not while typing.
+  const [taken, setTaken] = useState(current);
+  if (taken !== current) {
+    setTaken(current);
+    if (!sameDict(dictFromRows(rows), current)) setRows(rowsFromDict(current));
+  }
   const valueSchema = dictValueSchema(field) ?? {};
   const valueOptions = enumOptions(valueSchema, context.root);
   const valueKind = fieldKind(valueSchema, context.root);
   const keyPort = keyReference(field, context.root)?.port;
-  const focus = useFocusAdded();
+  const { box, added } = useFocusAdded();
   const update = (next) => {
     setRows(next);
     const dict = dictFromRows(next);
     onChange(Object.keys(dict).length || required ? dict : undefined);
   };
-  const setRow = (index, patch) => update(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
+  const setRow = (index, patch) =>
+    update(rows.map((row, at) => (at === index ? { ...row, ...patch } : row)));
   return (
-    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`} ref={focus.box}>
+    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`} ref={box}>
       {rows.map((row, index) => (
         <div className="pw-row pw-row-pair" key={index} data-item="">
           {keyPort ? (
@@ -42,10 +56,21 @@ export default function DictRows({ id, context, path, field, value, onChange, re
               onChange={(name) => setRow(index, { key: name ?? "" })}
             />
           ) : (
-            <input type="text" aria-label={`Name ${index + 1}`} placeholder="name" value={row.key} onChange={(event) => setRow(index, { key: event.target.value })} />
+            <input
+              type="text"
+              aria-label={`Name ${index + 1}`}
+              placeholder="name"
+              value={row.key}
+              onChange={(event) => setRow(index, { key: event.target.value })}
+            />
           )}
           {valueOptions ? (
-            <OptionSelect aria-label={`Value ${index + 1}`} options={valueOptions} value={row.value} onChange={(option) => setRow(index, { value: option })} />
+            <OptionSelect
+              aria-label={`Value ${index + 1}`}
+              options={valueOptions}
+              value={row.value}
+              onChange={(option) => setRow(index, { value: option })}
+            />
           ) : (
             <input
               type="text"
@@ -63,11 +88,21 @@ export default function DictRows({ id, context, path, field, value, onChange, re
       ))}
       <AddButton
         onClick={() => {
-          focus.added();
-          setRows([...rows, { key: "", value: valueOptions ? valueOptions[0] : (defaultValue(valueSchema, context.root) ?? "") }]);
+          added();
+          setRows([
+            ...rows,
+            {
+              key: "",
+              value: valueOptions
+                ? valueOptions[0]
+                : (defaultValue(valueSchema, context.root) ?? ""),
+            },
+          ]);
         }}
       />
-      {path.length === 1 && rows.some((row) => row.key === "") ? <p className="pw-hint">Rows without a name are not saved.</p> : null}
+      {path.length === 1 && rows.some((row) => row.key === "") ? (
+        <p className="pw-hint">Rows without a name are not saved.</p>
+      ) : null}
     </div>
   );
 }

@@ -3,7 +3,12 @@
 // types) and of the functions (usage and one-line help, from the runtime's registry), the
 // server's problems underlined at their line and columns, and a link to the language's page.
 
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
+import {
+  autocompletion,
+  closeBrackets,
+  closeBracketsKeymap,
+  completionKeymap,
+} from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { HighlightStyle, StreamLanguage, syntaxHighlighting } from "@codemirror/language";
 import { linter, setDiagnostics } from "@codemirror/lint";
@@ -11,6 +16,7 @@ import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView, keymap, placeholder as placeholderText } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 import { useEffect, useRef } from "react";
+import { useLatest } from "../../../lib/useLatest.js";
 import { completionOptions, expressionTokens, problemRanges } from "./expressionHelp.js";
 import { cspNonce, docsUrl, useExpressionLanguage } from "./expressionLanguage.js";
 
@@ -30,47 +36,77 @@ const highlighting = HighlightStyle.define([
 const theme = EditorView.theme({
   "&": { fontSize: "12.5px", border: "1px solid #cbd5e1", borderRadius: "6px", background: "#fff" },
   "&.cm-focused": { outline: "2px solid #6366f1", outlineOffset: "0" },
-  ".cm-content": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace", padding: "5px 0", minHeight: "2.6em" },
+  ".cm-content": {
+    fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
+    padding: "5px 0",
+    minHeight: "2.6em",
+  },
   ".cm-line": { padding: "0 7px" },
-  ".cm-tooltip-autocomplete ul li": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace" },
+  ".cm-tooltip-autocomplete ul li": {
+    fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace",
+  },
 });
 
 /** The expression editor; `problems` are the server's at this field (with `line`, `column`). */
-export default function ExpressionEditor({ id, value, onChange, columns, problems, readOnly, placeholder }) {
+export default function ExpressionEditor({
+  id,
+  value,
+  onChange,
+  columns,
+  problems,
+  readOnly,
+  placeholder,
+}) {
   const host = useRef(null);
   const view = useRef(null);
-  const options = useRef([]);
-  const changed = useRef(onChange);
-  changed.current = onChange;
+  const changed = useLatest(onChange);
   const editable = useRef(new Compartment());
   const marked = useRef("[]");
   const served = useExpressionLanguage();
-  options.current = completionOptions(columns, served);
+  const options = useLatest(completionOptions(columns, served));
+  // What the editor starts with when it is made (once per field); later changes of these are
+  // followed by the effects below.
+  const initial = useLatest({ value, placeholder, readOnly });
 
   useEffect(() => {
+    const start = initial.current;
     const complete = (context) => {
       const word = context.matchBefore(/`[^`]*|[A-Za-z_][A-Za-z0-9_]*/);
       if (!word && !context.explicit) return null;
-      return { from: word ? word.from : context.pos, options: options.current, validFor: /^[A-Za-z0-9_]*$/ };
+      return {
+        from: word ? word.from : context.pos,
+        options: options.current,
+        validFor: /^[A-Za-z0-9_]*$/,
+      };
     };
     const created = new EditorView({
       parent: host.current,
       state: EditorState.create({
-        doc: value ?? "",
+        doc: start.value ?? "",
         extensions: [
           history(),
           closeBrackets(),
           autocompletion({ override: [complete], activateOnTyping: true }),
-          keymap.of([...closeBracketsKeymap, ...completionKeymap, ...historyKeymap, ...defaultKeymap]),
+          keymap.of([
+            ...closeBracketsKeymap,
+            ...completionKeymap,
+            ...historyKeymap,
+            ...defaultKeymap,
+          ]),
           language,
           linter(null), // no linting here: the server's check sets the diagnostics
           syntaxHighlighting(highlighting),
           theme,
           EditorView.cspNonce.of(cspNonce()),
           EditorView.lineWrapping,
-          placeholderText(placeholder ?? ""),
-          editable.current.of(EditorView.editable.of(!readOnly)),
-          EditorView.contentAttributes.of({ id, "aria-labelledby": `${id}-label`, "aria-multiline": "true", spellcheck: "false" }),
+          placeholderText(start.placeholder ?? ""),
+          editable.current.of(EditorView.editable.of(!start.readOnly)),
+          EditorView.contentAttributes.of({
+            id,
+            "aria-labelledby": `${id}-label`,
+            "aria-multiline": "true",
+            spellcheck: "false",
+          }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) {
               const text = update.state.doc.toString();
@@ -82,9 +118,7 @@ export default function ExpressionEditor({ id, value, onChange, columns, problem
     });
     view.current = created;
     return () => created.destroy();
-    // The editor is made once per field; value, problems and readOnly are followed below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [id]);
+  }, [id, changed, options, initial]);
 
   useEffect(() => {
     const current = view.current;
@@ -98,7 +132,10 @@ export default function ExpressionEditor({ id, value, onChange, columns, problem
     const current = view.current;
     if (!current) return;
     const text = current.state.doc.toString();
-    const diagnostics = problemRanges(problems, text).map((range) => ({ ...range, severity: "error" }));
+    const diagnostics = problemRanges(problems, text).map((range) => ({
+      ...range,
+      severity: "error",
+    }));
     const shown = JSON.stringify(diagnostics);
     if (shown === marked.current) return; // a transaction would close an open completion list
     marked.current = shown;
@@ -106,7 +143,9 @@ export default function ExpressionEditor({ id, value, onChange, columns, problem
   }, [problems]);
 
   useEffect(() => {
-    view.current?.dispatch({ effects: editable.current.reconfigure(EditorView.editable.of(!readOnly)) });
+    view.current?.dispatch({
+      effects: editable.current.reconfigure(EditorView.editable.of(!readOnly)),
+    });
   }, [readOnly]);
 
   return (

@@ -9,7 +9,16 @@ import Widget from "./Widget.jsx";
 const GROUPED_KINDS = ["stringList", "scalarList", "objectList", "unionList", "dict", "object"];
 
 /** The field at `path` of the form; `aliases` are other paths its problems may name. */
-export default function Field({ context, path, schema, value, required, onChange, aliases = [], label }) {
+export default function Field({
+  context,
+  path,
+  schema,
+  value,
+  required,
+  onChange,
+  aliases = [],
+  label,
+}) {
   const { schema: field, nullable } = splitNullable(schema, context.root);
   const kind = fieldKind(schema, context.root);
   const id = `${context.idPrefix}-${path.join("-")}`;
@@ -67,7 +76,12 @@ export default function Field({ context, path, schema, value, required, onChange
 
 /** The star after a required field's label: seen, not read out (the field says it is required). */
 function RequiredMark() {
-  return <span className="pw-required" title="required" aria-hidden="true"> *</span>;
+  return (
+    <span className="pw-required" title="required" aria-hidden="true">
+      {" "}
+      *
+    </span>
+  );
 }
 
 /** The server's messages at a field, read out as they appear. */

@@ -1,7 +1,16 @@
 // The params form's compound fields: lists of values, lists of objects (or of a tagged
 // union's variants), and objects, each with its own fields.
 
-import { defaultValue, enumOptions, parseScalar, pathKey, scalarText, setIn, splitNullable, unionVariants } from "./schemaForm.js";
+import {
+  defaultValue,
+  enumOptions,
+  parseScalar,
+  pathKey,
+  scalarText,
+  setIn,
+  splitNullable,
+  unionVariants,
+} from "./schemaForm.js";
 import { AddButton, OptionSelect, RemoveButton, useFocusAdded } from "./controls.jsx";
 import Field from "./Field.jsx";
 
@@ -11,9 +20,9 @@ export function ValueList({ id, context, field, value, required, onChange, scala
   const item = splitNullable(field.items ?? {}, context.root).schema;
   const itemOptions = enumOptions(item, context.root);
   const update = (next) => onChange(next.length || required ? next : undefined);
-  const focus = useFocusAdded();
+  const { box, added } = useFocusAdded();
   return (
-    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`} ref={focus.box}>
+    <div className="pw-rows" role="group" aria-labelledby={`${id}-label`} ref={box}>
       {items.map((entry, index) => (
         <div className="pw-row" key={index} data-item="">
           {itemOptions ? (
@@ -40,7 +49,7 @@ export function ValueList({ id, context, field, value, required, onChange, scala
       ))}
       <AddButton
         onClick={() => {
-          focus.added();
+          added();
           onChange([...items, itemOptions ? itemOptions[0] : ""]);
         }}
       />
@@ -54,17 +63,26 @@ export function ObjectList({ id, context, path, field, value, required, onChange
   const itemSchema = field.items ?? {};
   const update = (next) => onChange(next.length || required ? next : undefined);
   const variants = union ? unionVariants(itemSchema, context.root) : null;
-  const focus = useFocusAdded();
+  const { box, added } = useFocusAdded();
   return (
-    <div className="pw-cards" role="group" aria-labelledby={`${id}-label`} ref={focus.box}>
+    <div className="pw-cards" role="group" aria-labelledby={`${id}-label`} ref={box}>
       {items.map((entry, index) => (
         <div className="pw-card" key={index} data-item="">
           <div className="pw-card-head">
             <span className="pw-card-number">{index + 1}</span>
-            <RemoveButton label={`Remove ${index + 1}`} onClick={() => update(items.filter((_, at) => at !== index))} />
+            <RemoveButton
+              label={`Remove ${index + 1}`}
+              onClick={() => update(items.filter((_, at) => at !== index))}
+            />
           </div>
           {variants ? (
-            <UnionItem context={context} path={[...path, index]} variants={variants} value={entry} onChange={(next) => update(items.map((old, at) => (at === index ? next : old)))} />
+            <UnionItem
+              context={context}
+              path={[...path, index]}
+              variants={variants}
+              value={entry}
+              onChange={(next) => update(items.map((old, at) => (at === index ? next : old)))}
+            />
           ) : (
             <ObjectFields
               context={context}
@@ -78,7 +96,7 @@ export function ObjectList({ id, context, path, field, value, required, onChange
       ))}
       <AddButton
         onClick={() => {
-          focus.added();
+          added();
           onChange([...items, defaultValue(itemSchema, context.root)]);
         }}
       />
@@ -89,7 +107,8 @@ export function ObjectList({ id, context, path, field, value, required, onChange
 /** One item of a union list: the variant's select, then its fields. */
 function UnionItem({ context, path, variants, value, onChange }) {
   const { prop } = variants;
-  const current = variants.variants.find((variant) => variant.tag === value?.[prop]) ?? variants.variants[0];
+  const current =
+    variants.variants.find((variant) => variant.tag === value?.[prop]) ?? variants.variants[0];
   const choose = (tag) => {
     const variant = variants.variants.find((option) => option.tag === tag);
     const fresh = defaultValue(variant.schema, context.root);
@@ -105,7 +124,11 @@ function UnionItem({ context, path, variants, value, onChange }) {
         <label className="pw-label" htmlFor={selectId}>
           {current.schema.properties[prop]?.title ?? prop}
         </label>
-        <select id={selectId} value={String(current.tag)} onChange={(event) => choose(event.target.value)}>
+        <select
+          id={selectId}
+          value={String(current.tag)}
+          onChange={(event) => choose(event.target.value)}
+        >
           {variants.variants.map((variant) => (
             <option key={String(variant.tag)} value={String(variant.tag)}>
               {variant.title ? `${variant.title} (${variant.tag})` : String(variant.tag)}

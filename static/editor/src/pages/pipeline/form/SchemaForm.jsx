@@ -13,7 +13,15 @@ import Field from "./Field.jsx";
  * `schemas` is the node's `{inputs, outputs}` columns (the analysis'), which column pickers
  * and expression editors offer; `readOnly` for a viewer.
  */
-export default function SchemaForm({ schema, value, onChange, problems, schemas, idPrefix, readOnly = false }) {
+export default function SchemaForm({
+  schema,
+  value,
+  onChange,
+  problems,
+  schemas,
+  idPrefix,
+  readOnly = false,
+}) {
   const properties = Object.entries(schema?.properties ?? {});
   if (!properties.length) return <p className="pw-muted">This operator has no settings.</p>;
   const required = new Set(schema.required ?? []);

@@ -15,17 +15,46 @@ const ExpressionEditor = lazy(() => import("./ExpressionEditor.jsx"));
 
 /** The input for `kind`; `invalid` marks it when the server found a problem there, and
  * `problems` are those problems (an expression editor underlines them in its text). */
-export default function Widget({ kind, id, context, path, field, nullable, required, value, onChange, invalid, problems, title }) {
+export default function Widget({
+  kind,
+  id,
+  context,
+  path,
+  field,
+  nullable,
+  required,
+  value,
+  onChange,
+  invalid,
+  problems,
+  title,
+}) {
   const optional = !required;
   const empty = (text) => (text === "" && (optional || nullable) ? undefined : text);
-  const placeholder = field.default !== undefined && field.default !== null ? String(field.default) : "";
-  const common = { id, "aria-invalid": invalid || undefined, "aria-required": required || undefined };
+  const placeholder =
+    field.default !== undefined && field.default !== null ? String(field.default) : "";
+  const common = {
+    id,
+    "aria-invalid": invalid || undefined,
+    "aria-required": required || undefined,
+  };
   switch (kind) {
     case "expression": {
       const port = portReference(field, context.root)?.port;
       const text = typeof value === "string" ? value : scalarText(value);
       return (
-        <Suspense fallback={<input className="pw-code" id={id} value={text} placeholder={placeholder} readOnly aria-busy="true" />}>
+        <Suspense
+          fallback={
+            <input
+              className="pw-code"
+              id={id}
+              value={text}
+              placeholder={placeholder}
+              readOnly
+              aria-busy="true"
+            />
+          }
+        >
           <ExpressionEditor
             id={id}
             value={text}
@@ -40,7 +69,9 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
     }
     case "column":
     case "columnList": {
-      const port = (kind === "column" ? portReference(field, context.root) : itemReference(field, context.root)).port;
+      const port = (
+        kind === "column" ? portReference(field, context.root) : itemReference(field, context.root)
+      ).port;
       return (
         <ColumnPicker
           id={id}
@@ -51,7 +82,9 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
           multiple={kind === "columnList"}
           invalid={invalid}
           required={required}
-          onChange={(next) => onChange(kind === "columnList" && !next.length && !required ? undefined : next)}
+          onChange={(next) =>
+            onChange(kind === "columnList" && !next.length && !required ? undefined : next)
+          }
         />
       );
     }
@@ -102,7 +135,17 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
         />
       );
     case "enum":
-      return <EnumSelect common={common} field={field} context={context} value={value} onChange={onChange} nullable={nullable} required={required} />;
+      return (
+        <EnumSelect
+          common={common}
+          field={field}
+          context={context}
+          value={value}
+          onChange={onChange}
+          nullable={nullable}
+          required={required}
+        />
+      );
     case "scalar":
       return (
         <input
@@ -142,9 +185,27 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
         />
       );
     case "dict":
-      return <DictRows id={id} context={context} path={path} field={field} value={value} onChange={onChange} required={required} />;
+      return (
+        <DictRows
+          id={id}
+          context={context}
+          path={path}
+          field={field}
+          value={value}
+          onChange={onChange}
+          required={required}
+        />
+      );
     case "object":
-      return <ObjectFields context={context} path={path} field={field} value={value} onChange={onChange} />;
+      return (
+        <ObjectFields
+          context={context}
+          path={path}
+          field={field}
+          value={value}
+          onChange={onChange}
+        />
+      );
     default:
       return <JsonText id={id} value={value} onChange={onChange} invalid={invalid} />;
   }
@@ -153,8 +214,17 @@ export default function Widget({ kind, id, context, path, field, nullable, requi
 function EnumSelect({ common, field, context, value, onChange, nullable, required }) {
   const options = enumOptions(field, context.root) ?? [];
   const current = value === undefined ? field.default : value;
-  const blank = nullable || (!required && field.default === undefined) || !options.includes(current);
-  return <OptionSelect {...common} options={options} value={current} onChange={onChange} blank={blank ? (nullable ? "— none —" : "— choose —") : null} />;
+  const blank =
+    nullable || (!required && field.default === undefined) || !options.includes(current);
+  return (
+    <OptionSelect
+      {...common}
+      options={options}
+      value={current}
+      onChange={onChange}
+      blank={blank ? (nullable ? "— none —" : "— choose —") : null}
+    />
+  );
 }
 
 function JsonText({ id, value, onChange, invalid }) {

@@ -7,7 +7,13 @@ import { useEffect, useRef } from "react";
 export function OptionSelect({ options, value, onChange, blank, ...props }) {
   const index = options.findIndex((option) => option === value);
   return (
-    <select {...props} value={index < 0 ? "" : String(index)} onChange={(event) => onChange(event.target.value === "" ? undefined : options[Number(event.target.value)])}>
+    <select
+      {...props}
+      value={index < 0 ? "" : String(index)}
+      onChange={(event) =>
+        onChange(event.target.value === "" ? undefined : options[Number(event.target.value)])
+      }
+    >
       {blank ? <option value="">{blank}</option> : null}
       {options.map((option, position) => (
         <option key={String(option)} value={String(position)}>
@@ -21,7 +27,13 @@ export function OptionSelect({ options, value, onChange, blank, ...props }) {
 /** The × that removes a row. */
 export function RemoveButton({ label = "Remove", onClick }) {
   return (
-    <button type="button" className="pw-icon-button" aria-label={label} title="Remove" onClick={onClick}>
+    <button
+      type="button"
+      className="pw-icon-button"
+      aria-label={label}
+      title="Remove"
+      onClick={onClick}
+    >
       ×
     </button>
   );

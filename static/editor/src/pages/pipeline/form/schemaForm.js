@@ -74,7 +74,9 @@ export function dictValueSchema(schema) {
 /** The variants of a discriminated union of objects: `{prop, variants: [{tag, title, schema}]}`. */
 export function unionVariants(schema, root) {
   const resolved = resolveSchema(schema, root);
-  const options = (resolved.oneOf ?? resolved.anyOf ?? []).map((option) => resolveSchema(option, root));
+  const options = (resolved.oneOf ?? resolved.anyOf ?? []).map((option) =>
+    resolveSchema(option, root),
+  );
   if (options.length < 2 || !options.every((option) => option.properties)) return null;
   let prop = resolved.discriminator?.propertyName;
   if (!prop) {
@@ -84,7 +86,9 @@ export function unionVariants(schema, root) {
   }
   if (!prop) return null;
   const variants = options.map((option) => ({
-    tag: resolveSchema(option.properties[prop], root).const ?? resolveSchema(option.properties[prop], root).enum?.[0],
+    tag:
+      resolveSchema(option.properties[prop], root).const ??
+      resolveSchema(option.properties[prop], root).enum?.[0],
     title: option.title ?? null,
     description: option.description ?? "",
     schema: option,

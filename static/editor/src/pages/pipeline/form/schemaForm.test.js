@@ -21,7 +21,10 @@ const TRANSFORM = {
       properties: {
         target: { type: "string", minLength: 1, title: "Column" },
         expression: { type: "string", format: "expression", title: "Expression" },
-        type: { anyOf: [{ enum: ["string", "integer"], type: "string" }, { type: "null" }], default: null },
+        type: {
+          anyOf: [{ enum: ["string", "integer"], type: "string" }, { type: "null" }],
+          default: null,
+        },
       },
       required: ["target", "expression"],
       type: "object",
@@ -36,12 +39,28 @@ const TRANSFORM = {
 };
 const VALIDATE = {
   $defs: {
-    NotNullRule: { properties: { rule: { const: "not_null", type: "string" }, column: { type: "string" } }, required: ["rule", "column"], title: "Not null", type: "object" },
-    RangeRule: { properties: { rule: { const: "range", type: "string" }, column: { type: "string" }, min: { anyOf: [{ type: "number" }, { type: "null" }], default: null } }, required: ["rule", "column"], type: "object" },
+    NotNullRule: {
+      properties: { rule: { const: "not_null", type: "string" }, column: { type: "string" } },
+      required: ["rule", "column"],
+      title: "Not null",
+      type: "object",
+    },
+    RangeRule: {
+      properties: {
+        rule: { const: "range", type: "string" },
+        column: { type: "string" },
+        min: { anyOf: [{ type: "number" }, { type: "null" }], default: null },
+      },
+      required: ["rule", "column"],
+      type: "object",
+    },
   },
   properties: {
     rules: {
-      items: { discriminator: { propertyName: "rule", mapping: {} }, oneOf: [{ $ref: "#/$defs/NotNullRule" }, { $ref: "#/$defs/RangeRule" }] },
+      items: {
+        discriminator: { propertyName: "rule", mapping: {} },
+        oneOf: [{ $ref: "#/$defs/NotNullRule" }, { $ref: "#/$defs/RangeRule" }],
+      },
       type: "array",
     },
   },
@@ -61,9 +80,15 @@ describe("field kinds", () => {
     expect(kind({ const: "x", type: "string" })).toBe("enum");
     expect(kind({ anyOf: [{ const: "a" }, { const: "b" }] })).toBe("enum");
     expect(kind({ type: "array", items: { type: "string" } })).toBe("stringList");
-    expect(kind({ anyOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] })).toBe("stringList");
-    expect(kind({ type: "array", items: { anyOf: [{ type: "string" }, { type: "integer" }] } })).toBe("scalarList");
-    expect(kind({ type: "object", additionalProperties: { type: "string", enum: ["integer"] } })).toBe("dict");
+    expect(kind({ anyOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] })).toBe(
+      "stringList",
+    );
+    expect(
+      kind({ type: "array", items: { anyOf: [{ type: "string" }, { type: "integer" }] } }),
+    ).toBe("scalarList");
+    expect(
+      kind({ type: "object", additionalProperties: { type: "string", enum: ["integer"] } }),
+    ).toBe("dict");
     expect(kind({ type: "object", patternProperties: { "^a$": { type: "string" } } })).toBe("dict");
     expect(kind({ anyOf: [{ type: "integer" }, { type: "string" }] })).toBe("scalar");
     expect(kind({ anyOf: [{ type: "integer", minimum: 0 }, { type: "null" }] })).toBe("integer");
@@ -87,7 +112,11 @@ describe("schema helpers", () => {
     expect(schema.default).toBeNull();
   });
   it("lists enum values", () => {
-    expect(enumOptions({ anyOf: [{ const: "a" }, { enum: ["b", "c"] }] }, {})).toEqual(["a", "b", "c"]);
+    expect(enumOptions({ anyOf: [{ const: "a" }, { enum: ["b", "c"] }] }, {})).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
     expect(enumOptions({ type: "string" }, {})).toBeNull();
   });
   it("finds the variants of a discriminated union", () => {
@@ -96,8 +125,14 @@ describe("schema helpers", () => {
     expect(union.variants.map((variant) => variant.tag)).toEqual(["not_null", "range"]);
   });
   it("starts new rows with the required fields", () => {
-    expect(defaultValue(TRANSFORM.properties.mappings.items, TRANSFORM)).toEqual({ target: "", expression: "" });
-    expect(defaultValue(VALIDATE.properties.rules.items, VALIDATE)).toEqual({ rule: "not_null", column: "" });
+    expect(defaultValue(TRANSFORM.properties.mappings.items, TRANSFORM)).toEqual({
+      target: "",
+      expression: "",
+    });
+    expect(defaultValue(VALIDATE.properties.rules.items, VALIDATE)).toEqual({
+      rule: "not_null",
+      column: "",
+    });
     expect(defaultValue({ type: "boolean", default: true }, {})).toBe(true);
   });
 });
@@ -135,13 +170,21 @@ describe("values", () => {
       { key: "age", value: "integer" },
       { key: "name", value: "string" },
     ]);
-    expect(dictFromRows([...rows, { key: "", value: "float" }])).toEqual({ age: "integer", name: "string" });
+    expect(dictFromRows([...rows, { key: "", value: "float" }])).toEqual({
+      age: "integer",
+      name: "string",
+    });
   });
 });
 
 describe("problems at fields", () => {
   const problems = [
-    { code: "invalid_params", node: "t", field: "params.mappings.0.expression", message: "unknown column x" },
+    {
+      code: "invalid_params",
+      node: "t",
+      field: "params.mappings.0.expression",
+      message: "unknown column x",
+    },
     { code: "schema", node: "t", field: "params.mappings[1].expression", message: "bad token" },
     { code: "missing_input", node: "t", field: "inputs.in", message: "connect it" },
     { code: "cycle", node: null, field: null, message: "a cycle" },

@@ -22,33 +22,78 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, pla
   const overlay = useContext(OverlayContext);
   const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
   return (
-    <section className={`pw-bottom${open ? " is-open" : ""}`} aria-label="Logs, preview, data, plan and timeline">
+    <section
+      className={`pw-bottom${open ? " is-open" : ""}`}
+      aria-label="Logs, preview, data, plan and timeline"
+    >
       <div className="pw-bottom-tabs">
         <div className="pw-bottom-tablist" role="tablist" aria-label="Panel">
-          <button type="button" role="tab" aria-selected={open && tab === "logs"} onClick={() => onTab("logs")}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={open && tab === "logs"}
+            onClick={() => onTab("logs")}
+          >
             Logs{logCount ? ` (${logCount})` : ""}
           </button>
-          <button type="button" role="tab" aria-selected={open && tab === "preview"} onClick={() => onTab("preview")}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={open && tab === "preview"}
+            onClick={() => onTab("preview")}
+          >
             Preview{preview ? ` · ${preview.node}` : ""}
           </button>
-          <button type="button" role="tab" aria-selected={open && tab === "data"} onClick={() => onTab("data")} title="Every node's data in the run shown: paged, sorted, filtered, with statistics">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={open && tab === "data"}
+            onClick={() => onTab("data")}
+            title="Every node's data in the run shown: paged, sorted, filtered, with statistics"
+          >
             Data
           </button>
-          <button type="button" role="tab" aria-selected={open && tab === "plan"} onClick={() => onTab("plan")} title="Where each node runs: segments and their backend, nodes not run">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={open && tab === "plan"}
+            onClick={() => onTab("plan")}
+            title="Where each node runs: segments and their backend, nodes not run"
+          >
             Plan
           </button>
-          <button type="button" role="tab" aria-selected={open && tab === "timeline"} onClick={() => onTab("timeline")} title="When each node ran: one bar per attempt">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={open && tab === "timeline"}
+            onClick={() => onTab("timeline")}
+            title="When each node ran: one bar per attempt"
+          >
             Timeline
           </button>
         </div>
         <span className="pw-topbar-spacer" />
-        <button type="button" className="pw-icon-button" aria-label={open ? "Collapse the panel" : "Expand the panel"} aria-expanded={open} onClick={onToggle}>
+        <button
+          type="button"
+          className="pw-icon-button"
+          aria-label={open ? "Collapse the panel" : "Expand the panel"}
+          aria-expanded={open}
+          onClick={onToggle}
+        >
           {open ? "▾" : "▴"}
         </button>
       </div>
       {open ? (
         <div className="pw-bottom-body" role="tabpanel">
-          <Tab tab={tab} nodeIds={nodeIds} labels={labels} plan={plan} dirty={dirty} preview={preview} data={data} />
+          <Tab
+            tab={tab}
+            nodeIds={nodeIds}
+            labels={labels}
+            plan={plan}
+            dirty={dirty}
+            preview={preview}
+            data={data}
+          />
         </div>
       ) : null}
     </section>
@@ -72,7 +117,9 @@ function Logs({ nodeIds }) {
   useEffect(() => {
     end.current?.scrollIntoView({ block: "nearest" });
   }, [shown.length]);
-  const choices = [...new Set([...nodeIds, ...logs.map((entry) => entry.node).filter(Boolean)])].sort();
+  const choices = [
+    ...new Set([...nodeIds, ...logs.map((entry) => entry.node).filter(Boolean)]),
+  ].sort();
   return (
     <div className="pw-logs">
       <div className="pw-logs-filter">
@@ -95,7 +142,11 @@ function Logs({ nodeIds }) {
             <span className="pw-log-message">{entry.message}</span>
           </li>
         ))}
-        {!shown.length ? <li className="pw-muted">No log lines yet. Run the pipeline to see what each node does.</li> : null}
+        {!shown.length ? (
+          <li className="pw-muted">
+            No log lines yet. Run the pipeline to see what each node does.
+          </li>
+        ) : null}
         <li ref={end} aria-hidden="true" />
       </ol>
     </div>
@@ -105,16 +156,24 @@ function Logs({ nodeIds }) {
 /** 1 → "1st", 2 → "2nd", 11 → "11th", 23 → "23rd". */
 function ordinal(count) {
   const teen = count % 100 >= 11 && count % 100 <= 13;
-  const suffix = teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[count % 10] ?? "th";
+  const suffix = teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[count % 10] ?? "th");
   return `${count}${suffix}`;
 }
 
 function Preview({ preview }) {
-  if (!preview) return <p className="pw-muted pw-pad">Select a node and press “Preview” to see its first rows.</p>;
+  if (!preview)
+    return (
+      <p className="pw-muted pw-pad">Select a node and press “Preview” to see its first rows.</p>
+    );
   if (preview.loading && preview.place) {
-    return <p className="pw-muted pw-pad">Waiting for a process to preview {preview.node} ({ordinal(preview.place)} in line)…</p>;
+    return (
+      <p className="pw-muted pw-pad">
+        Waiting for a process to preview {preview.node} ({ordinal(preview.place)} in line)…
+      </p>
+    );
   }
-  if (preview.loading) return <p className="pw-muted pw-pad">Computing the first rows of {preview.node}…</p>;
+  if (preview.loading)
+    return <p className="pw-muted pw-pad">Computing the first rows of {preview.node}…</p>;
   if (preview.error) {
     return (
       <p className="pw-error pw-pad" role="alert">

@@ -15,7 +15,13 @@ function Palette({ items, onAdd }) {
   return (
     <aside className="pw-palette" aria-label="Operators">
       <div className="pw-palette-search">
-        <input type="search" placeholder="Search operators" aria-label="Search operators" value={search} onChange={(event) => setSearch(event.target.value)} />
+        <input
+          type="search"
+          placeholder="Search operators"
+          aria-label="Search operators"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
       </div>
       <div className="pw-palette-groups">
         {groups.map((group) => (
@@ -52,7 +58,9 @@ function Palette({ items, onAdd }) {
         ))}
         {!groups.length ? <p className="pw-muted pw-pad">No operator matches “{search}”.</p> : null}
       </div>
-      <p className="pw-palette-tip">Drag an operator onto the canvas, then connect an output (right) to an input (left).</p>
+      <p className="pw-palette-tip">
+        Drag an operator onto the canvas, then connect an output (right) to an input (left).
+      </p>
     </aside>
   );
 }

@@ -45,7 +45,11 @@ function TopBar({
         </a>
         {workspace ? (
           <>
-            <a className="pw-topbar-workspace" href={filesUrl(workspace.slug)} title={`The files of ${workspace.name}`}>
+            <a
+              className="pw-topbar-workspace"
+              href={filesUrl(workspace.slug)}
+              title={`The files of ${workspace.name}`}
+            >
               {workspace.name}
             </a>
             <span className="pw-muted" aria-hidden="true">
@@ -53,10 +57,21 @@ function TopBar({
             </span>
           </>
         ) : null}
-        <input className="pw-name" aria-label="Pipeline name" value={name} maxLength={200} readOnly={readOnly} onChange={(event) => onRename(event.target.value)} />
+        <input
+          className="pw-name"
+          aria-label="Pipeline name"
+          value={name}
+          maxLength={200}
+          readOnly={readOnly}
+          onChange={(event) => onRename(event.target.value)}
+        />
         {readOnly ? null : (
           <>
-            <span className={`pw-save-state pw-save-${saveLabel === "Saved" ? "saved" : saveLabel === "Saving…" ? "saving" : "unsaved"}`} title={saveTitle} role="status">
+            <span
+              className={`pw-save-state pw-save-${saveLabel === "Saved" ? "saved" : saveLabel === "Saving…" ? "saving" : "unsaved"}`}
+              title={saveTitle}
+              role="status"
+            >
               {saveLabel}
             </span>
             <button type="button" onClick={onSave} title="Save (Ctrl+S)">
@@ -67,10 +82,22 @@ function TopBar({
       </div>
       {readOnly ? null : (
         <div className="pw-topbar-group">
-          <button type="button" onClick={onUndo} disabled={!canUndo} title="Undo (Ctrl+Z)" aria-label="Undo">
+          <button
+            type="button"
+            onClick={onUndo}
+            disabled={!canUndo}
+            title="Undo (Ctrl+Z)"
+            aria-label="Undo"
+          >
             ↶
           </button>
-          <button type="button" onClick={onRedo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">
+          <button
+            type="button"
+            onClick={onRedo}
+            disabled={!canRedo}
+            title="Redo (Ctrl+Shift+Z)"
+            aria-label="Redo"
+          >
             ↷
           </button>
           <button type="button" onClick={onLayout} title="Arrange the nodes with Graphviz">
@@ -99,7 +126,11 @@ function TopBar({
         </button>
         {readOnly ? null : (
           <>
-            <button type="button" onClick={() => file.current?.click()} title="Replace this pipeline's graph with a JSON file">
+            <button
+              type="button"
+              onClick={() => file.current?.click()}
+              title="Replace this pipeline's graph with a JSON file"
+            >
               Import
             </button>
             <JsonFileInput ref={file} onChoose={onImport} />
@@ -108,10 +139,20 @@ function TopBar({
         <details className="pw-menu">
           <summary>Image</summary>
           <div className="pw-menu-items">
-            <a href={`${imageUrl}.svg`} target="_blank" rel="noreferrer" download={fileName(name, "svg")}>
+            <a
+              href={`${imageUrl}.svg`}
+              target="_blank"
+              rel="noreferrer"
+              download={fileName(name, "svg")}
+            >
               Graph as SVG
             </a>
-            <a href={`${imageUrl}.png`} target="_blank" rel="noreferrer" download={fileName(name, "png")}>
+            <a
+              href={`${imageUrl}.png`}
+              target="_blank"
+              rel="noreferrer"
+              download={fileName(name, "png")}
+            >
               Graph as PNG
             </a>
           </div>
@@ -120,18 +161,35 @@ function TopBar({
       </div>
       <div className="pw-topbar-group pw-run-group">
         {connection === "reconnecting" || connection === "forbidden" ? (
-          <span className="pw-connection" title={connection === "forbidden" ? "The server refused the live view" : "The live view reconnects by itself"}>
+          <span
+            className="pw-connection"
+            title={
+              connection === "forbidden"
+                ? "The server refused the live view"
+                : "The live view reconnects by itself"
+            }
+          >
             {connection === "forbidden" ? "live view refused" : "live view offline"}
           </span>
         ) : null}
         {cancelling ? (
-          <span className="pw-cancelling" aria-live="polite" title="The nodes running now finish first; no new node starts">
+          <span
+            className="pw-cancelling"
+            aria-live="polite"
+            title="The nodes running now finish first; no new node starts"
+          >
             <span className="pw-spinner" aria-hidden="true" /> Cancelling…
           </span>
         ) : null}
         {readOnly ? null : (
           <>
-            <button type="button" className="pw-primary" onClick={() => onRun()} disabled={runActive} title="Run, reusing the stored results of nodes that did not change">
+            <button
+              type="button"
+              className="pw-primary"
+              onClick={() => onRun()}
+              disabled={runActive}
+              title="Run, reusing the stored results of nodes that did not change"
+            >
               Run
             </button>
             <RunMenu disabled={runActive} onRun={onRun} />
@@ -150,7 +208,11 @@ function RunMenu({ disabled, onRun }) {
   const menu = useRef(null);
   return (
     <details className="pw-menu pw-run-menu" ref={menu}>
-      <summary aria-label="More ways to run" title="More ways to run" aria-disabled={disabled || undefined}>
+      <summary
+        aria-label="More ways to run"
+        title="More ways to run"
+        aria-disabled={disabled || undefined}
+      >
         ▾
       </summary>
       <div className="pw-menu-items">

@@ -6,7 +6,12 @@ export function positionText(position) {
   if (position && typeof position === "object" && "column" in position) {
     return `${position.column} = ${position.value}`;
   }
-  if (position && typeof position === "object" && position.files && typeof position.files === "object") {
+  if (
+    position &&
+    typeof position === "object" &&
+    position.files &&
+    typeof position.files === "object"
+  ) {
     const count = Object.keys(position.files).length;
     return `${count.toLocaleString("en-US")} file${count === 1 ? "" : "s"}`;
   }
@@ -17,7 +22,9 @@ export function positionText(position) {
 export function describeStoredPosition(stored, locale = undefined) {
   const what = positionText(stored.position) ?? "an unknown position";
   const when = new Date(stored.updated_at);
-  const time = Number.isNaN(when.getTime()) ? "" : ` at ${when.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit", hour12: false })}`;
+  const time = Number.isNaN(when.getTime())
+    ? ""
+    : ` at ${when.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit", hour12: false })}`;
   return `read up to ${what}${time}, run #${stored.run_number}`;
 }
 

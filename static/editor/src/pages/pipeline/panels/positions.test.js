@@ -12,12 +12,18 @@ describe("an incremental input's stored position in words", () => {
   });
 
   it("gives the time and the run that reached it", () => {
-    const stored = { position: { column: "id", value: 7 }, updated_at: "2026-12-02T03:10:00", run_number: 12 };
+    const stored = {
+      position: { column: "id", value: 7 },
+      updated_at: "2026-12-02T03:10:00",
+      run_number: 12,
+    };
     expect(describeStoredPosition(stored, "en-GB")).toBe("read up to id = 7 at 03:10, run #12");
   });
 
   it("says so when the shape is unknown", () => {
-    expect(describeStoredPosition({ position: 3, updated_at: "nonsense", run_number: 1 })).toBe("read up to an unknown position, run #1");
+    expect(describeStoredPosition({ position: 3, updated_at: "nonsense", run_number: 1 })).toBe(
+      "read up to an unknown position, run #1",
+    );
   });
 
   it("knows incremental params", () => {

@@ -10,7 +10,14 @@ export function useBottomPanel() {
   const [bottom, setBottom] = useState({ open: false, tab: "logs" });
   const openTab = useCallback((tab) => setBottom({ open: true, tab }), []);
   const toggle = useCallback(() => setBottom((old) => ({ ...old, open: !old.open })), []);
-  const openLogs = useCallback(() => setBottom((old) => ({ open: true, tab: old.open && old.tab === "timeline" ? "timeline" : "logs" })), []);
+  const openLogs = useCallback(
+    () =>
+      setBottom((old) => ({
+        open: true,
+        tab: old.open && old.tab === "timeline" ? "timeline" : "logs",
+      })),
+    [],
+  );
   return { ...bottom, openTab, toggle, openLogs };
 }
 
@@ -21,7 +28,12 @@ export function useBottomPanelData({ api, nodes, shown, selectedId }) {
   const nodeIds = useMemo(() => (idKey ? idKey.split("\n") : []), [idKey]);
   const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
   const labels = useMemo(() => Object.fromEntries(JSON.parse(labelKey)), [labelKey]);
-  const operatorKey = JSON.stringify(shown.map((node) => [node.id, { operator: node.data.operator, params: node.data.params }]));
-  const data = useMemo(() => ({ api, selectedId, operators: Object.fromEntries(JSON.parse(operatorKey)) }), [api, selectedId, operatorKey]);
+  const operatorKey = JSON.stringify(
+    shown.map((node) => [node.id, { operator: node.data.operator, params: node.data.params }]),
+  );
+  const data = useMemo(
+    () => ({ api, selectedId, operators: Object.fromEntries(JSON.parse(operatorKey)) }),
+    [api, selectedId, operatorKey],
+  );
   return { nodeIds, labels, data };
 }

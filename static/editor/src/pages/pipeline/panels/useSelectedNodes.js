@@ -1,14 +1,15 @@
 // The selected nodes, for the side panel.
 
-import { useRef } from "react";
+import { useState } from "react";
 
 /** The selected nodes: the same array while the same node objects are selected, so that the
  * panels showing them skip a render when other nodes change. */
 export function useSelectedNodes(nodes) {
-  const last = useRef([]);
+  const [last, setLast] = useState([]);
   const selected = nodes.filter((node) => node.selected);
-  if (!sameItems(selected, last.current)) last.current = selected;
-  return last.current;
+  const same = sameItems(selected, last);
+  if (!same) setLast(selected);
+  return same ? last : selected;
 }
 
 const sameItems = (a, b) => a.length === b.length && a.every((item, index) => item === b[index]);

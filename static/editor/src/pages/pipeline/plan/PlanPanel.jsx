@@ -19,7 +19,11 @@ export default function PlanPanel({ view, dirty }) {
     <div className="pw-plan">
       <div className="pw-logs-filter pw-plan-bar">
         <label htmlFor="pw-plan-backend">Backend</label>
-        <select id="pw-plan-backend" value={backend} onChange={(event) => setBackend(event.target.value)}>
+        <select
+          id="pw-plan-backend"
+          value={backend}
+          onChange={(event) => setBackend(event.target.value)}
+        >
           {BACKENDS.map(([value, title]) => (
             <option key={value} value={value}>
               {title}
@@ -36,7 +40,11 @@ export default function PlanPanel({ view, dirty }) {
         </ul>
         {shown.loading ? <span className="pw-muted pw-small">Planning…</span> : null}
       </div>
-      {dirty ? <p className="pw-muted pw-small pw-pad">This is the plan of the saved pipeline: save to see your changes in it.</p> : null}
+      {dirty ? (
+        <p className="pw-muted pw-small pw-pad">
+          This is the plan of the saved pipeline: save to see your changes in it.
+        </p>
+      ) : null}
       <PlanBody shown={shown} />
     </div>
   );

@@ -15,19 +15,43 @@ export function planMarks(plan) {
   const legend = plan.segments.map((segment, index) => {
     const tone = index % PLAN_TONES;
     const title = `${segment.id} on ${segment.backend}: ${segment.reason}`;
-    for (const id of segment.nodes) byNode[id] = { kind: "segment", backend: segment.backend, segment: segment.id, tone, label: segment.backend, title };
-    return { kind: "segment", tone, label: `${segment.id} · ${segment.backend}`, count: segment.nodes.length, title };
+    for (const id of segment.nodes)
+      byNode[id] = {
+        kind: "segment",
+        backend: segment.backend,
+        segment: segment.id,
+        tone,
+        label: segment.backend,
+        title,
+      };
+    return {
+      kind: "segment",
+      tone,
+      label: `${segment.id} · ${segment.backend}`,
+      count: segment.nodes.length,
+      title,
+    };
   });
-  for (const id of plan.pandas) byNode[id] = { kind: "pandas", backend: "pandas", label: "pandas", title: "runs on pandas, node by node" };
-  for (const [id, reason] of Object.entries(plan.eliminated)) byNode[id] = { kind: "eliminated", label: "not run", title: `not run: ${reason}` };
-  for (const [id, kept] of Object.entries(plan.merged)) byNode[id] = { kind: "merged", label: `= ${kept}`, title: `computed once with ${kept}` };
+  for (const id of plan.pandas)
+    byNode[id] = {
+      kind: "pandas",
+      backend: "pandas",
+      label: "pandas",
+      title: "runs on pandas, node by node",
+    };
+  for (const [id, reason] of Object.entries(plan.eliminated))
+    byNode[id] = { kind: "eliminated", label: "not run", title: `not run: ${reason}` };
+  for (const [id, kept] of Object.entries(plan.merged))
+    byNode[id] = { kind: "merged", label: `= ${kept}`, title: `computed once with ${kept}` };
   const counts = countKinds(byNode);
   const others = [
     { kind: "pandas", label: "pandas, node by node" },
     { kind: "eliminated", label: "not run" },
     { kind: "merged", label: "computed once with another node" },
   ];
-  for (const entry of others) if (counts[entry.kind]) legend.push({ ...entry, count: counts[entry.kind], title: entry.label });
+  for (const entry of others)
+    if (counts[entry.kind])
+      legend.push({ ...entry, count: counts[entry.kind], title: entry.label });
   return { byNode, legend };
 }
 

@@ -9,7 +9,14 @@ import { planMarks, planQuery } from "./plan.js";
 export function usePlanView({ api, base, overlay, active }) {
   const [backend, setBackend] = useState("");
   const [version, setVersion] = useState(0);
-  const [shown, setShown] = useState({ loading: false, plan: null, legend: [], error: null });
+  const [shown, setShown] = useState({ loading: active, plan: null, legend: [], error: null });
+  // Each question (opened, another backend, a save) shows "loading" from the render that asks it.
+  const question = `${base}:${active}:${backend}:${version}`;
+  const [asked, setAsked] = useState(question);
+  if (asked !== question) {
+    setAsked(question);
+    if (active) setShown((old) => ({ ...old, loading: true }));
+  }
 
   useEffect(() => {
     if (!active) {
@@ -17,7 +24,6 @@ export function usePlanView({ api, base, overlay, active }) {
       return undefined;
     }
     let current = true; // an answer to an older request (before a save, another backend) is dropped
-    setShown((old) => ({ ...old, loading: true }));
     api.get(`${base}/plan${planQuery(backend)}`).then(
       (plan) => {
         if (!current) return;

@@ -19,11 +19,26 @@ export default function HistoryMenu({ load, onPick, onLive, onCompare, viewedId,
       </button>
       {open ? (
         <div className="pw-menu-items pw-history" role="menu">
-          <button type="button" role="menuitem" className={viewedId === null ? "is-current" : ""} onClick={() => { onLive(); setOpen(false); }}>
+          <button
+            type="button"
+            role="menuitem"
+            className={viewedId === null ? "is-current" : ""}
+            onClick={() => {
+              onLive();
+              setOpen(false);
+            }}
+          >
             Latest (live)
           </button>
           {runs?.length ? (
-            <button type="button" role="menuitem" onClick={() => { onCompare(runs); setOpen(false); }}>
+            <button
+              type="button"
+              role="menuitem"
+              onClick={() => {
+                onCompare(runs);
+                setOpen(false);
+              }}
+            >
               {compareLabel(runs, viewedId)}
             </button>
           ) : null}

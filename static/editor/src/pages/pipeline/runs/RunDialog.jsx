@@ -8,13 +8,22 @@ import Dialog from "../../../ui/Dialog.jsx";
 /** `onStart(parameters, options)` starts the run with the values typed (read as JSON when they
  * parse) and the run's `options` as given (runOptions.js). */
 export default function RunDialog({ parameters, options, onStart, onClose }) {
-  const [values, setValues] = useState(() => Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, jsonishText(value)])));
+  const [values, setValues] = useState(() =>
+    Object.fromEntries(
+      Object.entries(parameters).map(([name, value]) => [name, jsonishText(value)]),
+    ),
+  );
   return (
     <Dialog title={`${runOptionTitle(options)} with parameters`} onClose={onClose}>
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          onStart(Object.fromEntries(Object.entries(values).map(([name, text]) => [name, parseJsonish(text)])), options);
+          onStart(
+            Object.fromEntries(
+              Object.entries(values).map(([name, text]) => [name, parseJsonish(text)]),
+            ),
+            options,
+          );
         }}
       >
         {Object.keys(values).map((name) => (
@@ -22,7 +31,11 @@ export default function RunDialog({ parameters, options, onStart, onClose }) {
             <label className="pw-label" htmlFor={`pw-param-${name}`}>
               {name}
             </label>
-            <input id={`pw-param-${name}`} value={values[name]} onChange={(event) => setValues({ ...values, [name]: event.target.value })} />
+            <input
+              id={`pw-param-${name}`}
+              value={values[name]}
+              onChange={(event) => setValues({ ...values, [name]: event.target.value })}
+            />
           </div>
         ))}
         <div className="pw-dialog-actions">

@@ -20,7 +20,15 @@ export function RunProgress() {
   if (status === "idle" || !total) return <div className="pw-progress" aria-hidden="true" />;
   const percent = Math.round((done / total) * 100);
   return (
-    <div className={`pw-progress pw-progress-${status}`} role="progressbar" aria-label="Run progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} title={`${done} of ${total} nodes done`}>
+    <div
+      className={`pw-progress pw-progress-${status}`}
+      role="progressbar"
+      aria-label="Run progress"
+      aria-valuemin={0}
+      aria-valuemax={total}
+      aria-valuenow={done}
+      title={`${done} of ${total} nodes done`}
+    >
       <div className="pw-progress-fill" style={{ width: `${percent}%` }} />
     </div>
   );

@@ -25,10 +25,19 @@ function Timeline({ labels }) {
   const run = useStore(overlay, shownRun);
   const live = isActive(run, statuses);
   const now = useNow(live);
-  const names = useMemo(() => ({ ...labels, ...documentLabels(run.document) }), [labels, run.document]);
-  const layout = useMemo(() => timelineLayout(run, { now, live, labels: names }), [run, now, live, names]);
+  const names = useMemo(
+    () => ({ ...labels, ...documentLabels(run.document) }),
+    [labels, run.document],
+  );
+  const layout = useMemo(
+    () => timelineLayout(run, { now, live, labels: names }),
+    [run, now, live, names],
+  );
   const [asTable, setAsTable] = useState(false);
-  if (run.status === "idle") return <p className="pw-muted pw-pad">No run yet. Run the pipeline to see when each node ran.</p>;
+  if (run.status === "idle")
+    return (
+      <p className="pw-muted pw-pad">No run yet. Run the pipeline to see when each node ran.</p>
+    );
   const summary = timelineSummary(layout, run);
   return (
     <div className="pw-timeline">
@@ -48,25 +57,53 @@ function Timeline({ labels }) {
 function Chart({ layout, summary }) {
   const [scroll, setScroll] = useState({ top: 0, height: 400 });
   const first = Math.max(0, Math.floor(scroll.top / ROW_HEIGHT) - OVERSCAN_ROWS);
-  const last = Math.min(layout.rows.length, Math.ceil((scroll.top + scroll.height) / ROW_HEIGHT) + OVERSCAN_ROWS);
-  const measure = (element) => element && setScroll({ top: element.scrollTop, height: element.clientHeight });
+  const last = Math.min(
+    layout.rows.length,
+    Math.ceil((scroll.top + scroll.height) / ROW_HEIGHT) + OVERSCAN_ROWS,
+  );
+  const measure = (element) =>
+    element && setScroll({ top: element.scrollTop, height: element.clientHeight });
   return (
     <>
       <div className="pw-timeline-axis" aria-hidden="true">
         <span className="pw-timeline-label" />
         <div className="pw-timeline-track">
           {layout.ticks.map((tick) => (
-            <span key={tick.label} className="pw-timeline-tick" style={{ left: `${tick.at * 100}%` }}>
+            <span
+              key={tick.label}
+              className="pw-timeline-tick"
+              style={{ left: `${tick.at * 100}%` }}
+            >
               {tick.label}
             </span>
           ))}
         </div>
       </div>
-      <div className="pw-timeline-scroll" tabIndex={0} role="region" aria-label="Timeline rows" onScroll={(event) => measure(event.currentTarget)} ref={(element) => element && element.clientHeight !== scroll.height && measure(element)}>
-        <div role="img" aria-label={summary} className="pw-timeline-rows" style={{ height: layout.rows.length * ROW_HEIGHT }}>
+      <div
+        className="pw-timeline-scroll"
+        tabIndex={0}
+        role="region"
+        aria-label="Timeline rows"
+        onScroll={(event) => measure(event.currentTarget)}
+        ref={(element) => element && element.clientHeight !== scroll.height && measure(element)}
+      >
+        <div
+          role="img"
+          aria-label={summary}
+          className="pw-timeline-rows"
+          style={{ height: layout.rows.length * ROW_HEIGHT }}
+        >
           {layout.rows.slice(first, last).map((row, index) => (
-            <div key={row.id} className="pw-timeline-row" data-timeline-node={row.id} style={{ top: (first + index) * ROW_HEIGHT, height: ROW_HEIGHT }}>
-              <span className="pw-timeline-label" title={row.label === row.id ? row.id : `${row.label} (${row.id})`}>
+            <div
+              key={row.id}
+              className="pw-timeline-row"
+              data-timeline-node={row.id}
+              style={{ top: (first + index) * ROW_HEIGHT, height: ROW_HEIGHT }}
+            >
+              <span
+                className="pw-timeline-label"
+                title={row.label === row.id ? row.id : `${row.label} (${row.id})`}
+              >
                 {row.label}
               </span>
               <div className="pw-timeline-track">
@@ -92,11 +129,15 @@ function Chart({ layout, summary }) {
 /** The attempts as a table (at most TABLE_MAX_ATTEMPTS), for those who cannot see the chart. */
 function AttemptTable({ layout }) {
   // Keyed by place: a run started again (its Dask worker lost) numbers its attempts anew.
-  const attempts = layout.rows.flatMap((row) => row.bars.map((bar, index) => ({ row, bar, key: `${row.id}/${index}` })));
+  const attempts = layout.rows.flatMap((row) =>
+    row.bars.map((bar, index) => ({ row, bar, key: `${row.id}/${index}` })),
+  );
   return (
     <div className="pw-timeline-scroll" tabIndex={0} role="region" aria-label="Attempts">
       <table className="pw-table">
-        <caption className="pw-visually-hidden">Each attempt of each node: when it started and how long it took</caption>
+        <caption className="pw-visually-hidden">
+          Each attempt of each node: when it started and how long it took
+        </caption>
         <thead>
           <tr>
             <th scope="col">Node</th>
@@ -118,7 +159,11 @@ function AttemptTable({ layout }) {
           ))}
         </tbody>
       </table>
-      {attempts.length > TABLE_MAX_ATTEMPTS ? <p className="pw-muted pw-pad">The first {TABLE_MAX_ATTEMPTS} of {attempts.length} attempts.</p> : null}
+      {attempts.length > TABLE_MAX_ATTEMPTS ? (
+        <p className="pw-muted pw-pad">
+          The first {TABLE_MAX_ATTEMPTS} of {attempts.length} attempts.
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -126,9 +171,14 @@ function AttemptTable({ layout }) {
 /** The time now, again every TICK_MS while `ticking`. */
 function useNow(ticking) {
   const [now, setNow] = useState(Date.now);
+  // Read the clock again as the ticking starts, from the render that starts it.
+  const [wasTicking, setWasTicking] = useState(ticking);
+  if (wasTicking !== ticking) {
+    setWasTicking(ticking);
+    if (ticking) setNow(() => Date.now());
+  }
   useEffect(() => {
     if (!ticking) return undefined;
-    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), TICK_MS);
     return () => clearInterval(timer);
   }, [ticking]);

@@ -39,11 +39,26 @@ const NO_SPANS = Object.freeze([]);
  * ends it (retrying or final) closes it (the same rule as editor/attempt_spans.py). */
 export function spansWithEvent(spans, event, sets) {
   if (event.status === "running") {
-    return [...spans, { attempt: event.attempt ?? 0, started_at: event.time ?? null, finished_at: null, status: "running" }];
+    return [
+      ...spans,
+      {
+        attempt: event.attempt ?? 0,
+        started_at: event.time ?? null,
+        finished_at: null,
+        status: "running",
+      },
+    ];
   }
   const last = spans[spans.length - 1];
-  if ((event.status === "retrying" || sets.final.has(event.status)) && last && last.finished_at === null) {
-    return [...spans.slice(0, -1), { ...last, finished_at: event.time ?? null, status: event.status }];
+  if (
+    (event.status === "retrying" || sets.final.has(event.status)) &&
+    last &&
+    last.finished_at === null
+  ) {
+    return [
+      ...spans.slice(0, -1),
+      { ...last, finished_at: event.time ?? null, status: event.status },
+    ];
   }
   return spans;
 }
@@ -103,7 +118,15 @@ export function fromStartedRun(state, run) {
   if (state.runId === run.id) return state;
   const nodes = {};
   for (const [id, node] of Object.entries(run.nodes ?? {})) nodes[id] = blankNode(node.status);
-  return { ...IDLE_RUN, runId: run.id, number: run.number ?? null, revision: run.revision ?? null, status: run.status, seqs: state.seqs, nodes };
+  return {
+    ...IDLE_RUN,
+    runId: run.id,
+    number: run.number ?? null,
+    revision: run.revision ?? null,
+    status: run.status,
+    seqs: state.seqs,
+    nodes,
+  };
 }
 
 /** A past run as it ended (`GET /api/runs/<id>`), with the document that ran and the log
@@ -142,7 +165,12 @@ export function fromRunDetails(run) {
 
 /** A log line the server stored for a run, as a log entry. */
 function storedLogLine(line) {
-  return { node: line.node || null, time: line.time ?? "", level: String(line.level ?? "info").toLowerCase(), message: line.message ?? "" };
+  return {
+    node: line.node || null,
+    time: line.time ?? "",
+    level: String(line.level ?? "info").toLowerCase(),
+    message: line.message ?? "",
+  };
 }
 
 /** The run with its cancelling asked for: it says so until its nodes have returned. */
@@ -151,7 +179,17 @@ export function cancelRequested(state, runId, sets) {
 }
 
 function blankNode(status = "pending") {
-  return { status, attempt: 0, metrics: {}, rows: null, share: null, error: "", traceback: "", since: null, spans: NO_SPANS };
+  return {
+    status,
+    attempt: 0,
+    metrics: {},
+    rows: null,
+    share: null,
+    error: "",
+    traceback: "",
+    since: null,
+    spans: NO_SPANS,
+  };
 }
 
 /**
@@ -181,8 +219,17 @@ export function applyFrame(state, frame, sets) {
       for (const id of event.nodes ?? []) nodes[id] = nodes[id] ?? blankNode();
       run = { ...run, status: "running", order: event.nodes ?? [], startedAt: event.time ?? null };
     } else if (event.type === "run_finished") {
-      run = { ...run, status: event.status, durationS: event.duration_s, totals: event.totals, finishedAt: event.time ?? null };
-      logs = [...logs, { node: null, time: event.time ?? "", level: "info", message: finishedLine(event) }];
+      run = {
+        ...run,
+        status: event.status,
+        durationS: event.duration_s,
+        totals: event.totals,
+        finishedAt: event.time ?? null,
+      };
+      logs = [
+        ...logs,
+        { node: null, time: event.time ?? "", level: "info", message: finishedLine(event) },
+      ];
     } else if (event.type === "node_status") {
       if (nodes === next.nodes) nodes = { ...nodes };
       const previous = nodes[event.node] ?? blankNode();
@@ -203,11 +250,20 @@ export function applyFrame(state, frame, sets) {
     } else if (event.type === "node_progress") {
       if (nodes === next.nodes) nodes = { ...nodes };
       const previous = nodes[event.node] ?? blankNode("running");
-      nodes[event.node] = { ...previous, rows: event.rows ?? previous.rows, share: event.share ?? previous.share };
+      nodes[event.node] = {
+        ...previous,
+        rows: event.rows ?? previous.rows,
+        share: event.share ?? previous.share,
+      };
     } else if (event.type === "node_log") {
       logs = [
         ...logs,
-        { node: event.node ?? null, time: event.time ?? "", level: event.level, message: event.message },
+        {
+          node: event.node ?? null,
+          time: event.time ?? "",
+          level: event.level,
+          message: event.message,
+        },
       ];
     }
   }
@@ -217,7 +273,8 @@ export function applyFrame(state, frame, sets) {
 }
 
 function finishedLine(event) {
-  const seconds = typeof event.duration_s === "number" ? ` in ${event.duration_s.toFixed(2)} s` : "";
+  const seconds =
+    typeof event.duration_s === "number" ? ` in ${event.duration_s.toFixed(2)} s` : "";
   return `run ${event.status}${seconds}`;
 }
 

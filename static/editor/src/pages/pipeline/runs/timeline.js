@@ -4,7 +4,10 @@
 
 import { formatDuration } from "../../../lib/format.js";
 
-const TICK_STEPS_S = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+const TICK_STEPS_S = [
+  0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900,
+  1800, 3600, 7200,
+];
 const MAX_TICKS = 8;
 
 /**
@@ -20,7 +23,8 @@ export function timelineLayout(run, { now, live, labels = {} }) {
   for (const node of Object.values(run.nodes)) {
     for (const span of node.spans ?? []) {
       for (const time of timesOf(span)) {
-        if (Number.isFinite(time)) [earliest, latest] = [Math.min(earliest, time), Math.max(latest, time)];
+        if (Number.isFinite(time))
+          [earliest, latest] = [Math.min(earliest, time), Math.max(latest, time)];
       }
     }
   }
@@ -49,9 +53,20 @@ export function timelineLayout(run, { now, live, labels = {} }) {
       };
     });
     attempts += bars.length;
-    return { id, label: labels[id] || id, status: node.status, bars, first: bars.length ? bars[0].from : Infinity };
+    return {
+      id,
+      label: labels[id] || id,
+      status: node.status,
+      bars,
+      first: bars.length ? bars[0].from : Infinity,
+    };
   });
-  rows.sort((a, b) => a.first - b.first || (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity) || (a.id < b.id ? -1 : 1));
+  rows.sort(
+    (a, b) =>
+      a.first - b.first ||
+      (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity) ||
+      (a.id < b.id ? -1 : 1),
+  );
   return { durationS: total / 1000, rows, ticks: axisTicks(total / 1000), attempts };
 }
 
@@ -72,7 +87,9 @@ export function timelineSummary(layout, run) {
 /** Ticks at a round step, at most MAX_TICKS of them, from 0 to `seconds`. */
 export function axisTicks(seconds) {
   if (!(seconds > 0)) return [{ at: 0, label: "0 s" }];
-  const step = TICK_STEPS_S.find((candidate) => seconds / candidate <= MAX_TICKS) ?? Math.ceil(seconds / MAX_TICKS / 3600) * 3600;
+  const step =
+    TICK_STEPS_S.find((candidate) => seconds / candidate <= MAX_TICKS) ??
+    Math.ceil(seconds / MAX_TICKS / 3600) * 3600;
   const ticks = [];
   for (let index = 0; index * step <= seconds + 1e-9; index += 1) {
     const at = index * step;

@@ -11,7 +11,18 @@ import { useStore } from "../../../lib/store.js";
  * `{phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive}`. `phase` is the live
  * run's status, or "cancelling" from a cancel until the run has ended.
  */
-export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, showProblems, toasts, setDialog, openLogs }) {
+export function useRunControls({
+  api,
+  base,
+  overlay,
+  sets,
+  stateRef,
+  saveFirst,
+  showProblems,
+  toasts,
+  setDialog,
+  openLogs,
+}) {
   const phase = useStore(overlay, (value) => runPhase(value.live, sets));
   const cancelToast = useRef(null);
 
@@ -39,7 +50,10 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
         toasts.clear();
         openLogs();
       } catch (error) {
-        toasts.show(`The run did not start: ${error.message}`, { kind: "error", details: refusalDetails(error.body) });
+        toasts.show(`The run did not start: ${error.message}`, {
+          kind: "error",
+          details: refusalDetails(error.body),
+        });
         if (error.body.problems) showProblems(error.body.problems);
       }
     },
@@ -64,7 +78,10 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
       await api.post(`/api/runs/${runId}/cancel`, {});
       overlay.set((value) => ({ ...value, live: cancelRequested(value.live, runId, sets) }));
       if (runPhase(overlay.get().live, sets) === "cancelling") {
-        cancelToast.current = toasts.show("Cancelling the run: the nodes running now finish first…", { timeout: 0 });
+        cancelToast.current = toasts.show(
+          "Cancelling the run: the nodes running now finish first…",
+          { timeout: 0 },
+        );
       }
     } catch (error) {
       toasts.show(`Could not cancel: ${error.message}`, { kind: "error" });
@@ -84,7 +101,10 @@ export function useRunControls({ api, base, overlay, sets, stateRef, saveFirst, 
     },
     [api, overlay, toasts, openLogs],
   );
-  const backToLive = useCallback(() => overlay.set((value) => ({ ...value, viewed: null })), [overlay]);
+  const backToLive = useCallback(
+    () => overlay.set((value) => ({ ...value, viewed: null })),
+    [overlay],
+  );
 
   return { phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive };
 }

@@ -8,19 +8,31 @@ import Dialog from "../../../ui/Dialog.jsx";
 const STAY_OPEN = () => {};
 
 /** Nothing is decided for the user: autosave waits until they choose (saving/useConflict.js). */
-export default function ConflictDialog({ onReload, onKeepCopy, onOverwrite, onShowDifferences, differences }) {
+export default function ConflictDialog({
+  onReload,
+  onKeepCopy,
+  onOverwrite,
+  onShowDifferences,
+  differences,
+}) {
   return (
     <Dialog title="Someone else saved this pipeline" onClose={STAY_OPEN}>
-      <p>Someone else saved changes to this pipeline while you were editing it, so your latest changes are not saved yet.</p>
+      <p>
+        Someone else saved changes to this pipeline while you were editing it, so your latest
+        changes are not saved yet.
+      </p>
       <ul className="pw-choices">
         <li>
-          <strong>Reload theirs</strong> to continue from their version. Your unsaved changes are dropped.
+          <strong>Reload theirs</strong> to continue from their version. Your unsaved changes are
+          dropped.
         </li>
         <li>
-          <strong>Keep mine as a copy</strong> to save your version as a new pipeline, then continue here from theirs.
+          <strong>Keep mine as a copy</strong> to save your version as a new pipeline, then continue
+          here from theirs.
         </li>
         <li>
-          <strong>Overwrite with mine</strong> to save your version over theirs. Their changes are lost.
+          <strong>Overwrite with mine</strong> to save your version over theirs. Their changes are
+          lost.
         </li>
       </ul>
       {differences ? (

@@ -5,6 +5,7 @@
 // for the unsaved document, so that feedback (and the column pickers) follow typing.
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useLatest } from "../../../lib/useLatest.js";
 import { canvasToDocument } from "../document/document.js";
 import { groupProblems } from "../document/problems.js";
 
@@ -25,8 +26,7 @@ export function useAnalysis({ api, base, overlay, present, readOnly = false }) {
   // What the last check was about (the document without positions), so that moves, selections
   // and edits undone before the delay ask nothing.
   const checked = useRef(null);
-  const latest = useRef(present);
-  latest.current = present;
+  const presentRef = useLatest(present);
 
   const showProblems = useCallback(
     (problems) => {
@@ -61,24 +61,28 @@ export function useAnalysis({ api, base, overlay, present, readOnly = false }) {
   const analysed = useCallback(
     (answer) => {
       show(answer);
-      const { meta, nodes, edges } = latest.current;
+      const { meta, nodes, edges } = presentRef.current;
       const current = canvasToDocument(meta, nodes, edges);
       if (!readOnly && analysisKey(answer) !== analysisKey(current)) check(current);
     },
-    [show, check, readOnly],
+    [show, check, readOnly, presentRef],
   );
 
   /** Asks for the stored pipeline's analysis: `stored` (by default the graph as it is now,
    * as the editor opens) is what it describes, so that only a change from it is checked. */
-  const analyseStored = useCallback((stored) => {
-    const { meta, nodes, edges } = latest.current;
-    checked.current = analysisKey(stored ?? canvasToDocument(meta, nodes, edges));
-    const ticket = ++asked.current;
-    api.get(`${base}/schemas`).then(
-      (answer) => ticket === asked.current && show({ problems: answer.problems, schemas: answer.nodes }),
-      () => {},
-    );
-  }, [api, base, show]);
+  const analyseStored = useCallback(
+    (stored) => {
+      const { meta, nodes, edges } = presentRef.current;
+      checked.current = analysisKey(stored ?? canvasToDocument(meta, nodes, edges));
+      const ticket = ++asked.current;
+      api.get(`${base}/schemas`).then(
+        (answer) =>
+          ticket === asked.current && show({ problems: answer.problems, schemas: answer.nodes }),
+        () => {},
+      );
+    },
+    [api, base, show, presentRef],
+  );
 
   useEffect(() => analyseStored(), [analyseStored]);
 
@@ -97,8 +101,17 @@ export function useAnalysis({ api, base, overlay, present, readOnly = false }) {
 /** What an analysis of `document` depends on, as text: its nodes and edges but their places,
  * and its settings, with object keys sorted (a saved document comes back in the server's order). */
 function analysisKey(document) {
-  const nodes = (document.nodes ?? []).map(({ id, operator, params }) => [id, operator, params ?? {}]);
-  const edges = (document.edges ?? []).map((edge) => [edge.source, edge.source_port ?? "out", edge.target, edge.target_port ?? "in"]);
+  const nodes = (document.nodes ?? []).map(({ id, operator, params }) => [
+    id,
+    operator,
+    params ?? {},
+  ]);
+  const edges = (document.edges ?? []).map((edge) => [
+    edge.source,
+    edge.source_port ?? "out",
+    edge.target,
+    edge.target_port ?? "in",
+  ]);
   return stableText([nodes, edges, document.config ?? {}]);
 }
 

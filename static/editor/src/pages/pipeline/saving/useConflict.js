@@ -10,7 +10,18 @@ import { canvasToDocument, copyName, documentToCanvas } from "../document/docume
 
 /** `{reloadTheirs, keepMineAsCopy, overwrite, showDifferences, differences}` for the conflict
  * dialog; `differences` is the server's summary of what this version changes, once asked. */
-export function useConflict({ api, base, catalog, workspace, stateRef, dispatch, resolve, sizeOf, onTaken, toasts }) {
+export function useConflict({
+  api,
+  base,
+  catalog,
+  workspace,
+  stateRef,
+  dispatch,
+  resolve,
+  sizeOf,
+  onTaken,
+  toasts,
+}) {
   const [differences, setDifferences] = useState(null);
   const mine = useCallback(() => {
     const { meta, nodes, edges } = stateRef.current.history.present;
@@ -36,13 +47,20 @@ export function useConflict({ api, base, catalog, workspace, stateRef, dispatch,
   const keepMineAsCopy = useCallback(async () => {
     const document = mine();
     try {
-      const copy = await api.post("/api/pipelines", { ...document, name: copyName(document.name), workspace: workspace?.slug });
-      await takeTheirs();
-      toasts.show(`Your version is kept as a new pipeline, “${copy.name}”; this one shows theirs.`, {
-        kind: "success",
-        link: { href: `/pipelines/${copy.id}/`, label: "Open your copy" },
-        timeout: 0,
+      const copy = await api.post("/api/pipelines", {
+        ...document,
+        name: copyName(document.name),
+        workspace: workspace?.slug,
       });
+      await takeTheirs();
+      toasts.show(
+        `Your version is kept as a new pipeline, “${copy.name}”; this one shows theirs.`,
+        {
+          kind: "success",
+          link: { href: `/pipelines/${copy.id}/`, label: "Open your copy" },
+          timeout: 0,
+        },
+      );
     } catch (error) {
       toasts.show(`Your version was not copied: ${error.message}`, { kind: "error" });
     }

@@ -17,7 +17,18 @@ import { useSaveFirst, useSaving } from "./useSaving.js";
  * (the plan view's) told of every save. `onReplaced(saved)` is for a graph replaced by the
  * server's (an import, a restored version): analysed, then fitted into the view.
  */
-export function useDocumentSaving({ api, pipelineId, catalog, workspace, pipeline, editor, analysis, planSaved, readOnly, toasts }) {
+export function useDocumentSaving({
+  api,
+  pipelineId,
+  catalog,
+  workspace,
+  pipeline,
+  editor,
+  analysis,
+  planSaved,
+  readOnly,
+  toasts,
+}) {
   const base = `/api/pipelines/${pipelineId}`;
   const { state, stateRef, dispatch } = editor;
   const { analysed, analyseStored, showProblems } = analysis;
@@ -32,13 +43,27 @@ export function useDocumentSaving({ api, pipelineId, catalog, workspace, pipelin
   );
   const onFailed = useCallback(
     (error) => {
-      toasts.show(`Not saved: ${error.message}`, { kind: "error", details: refusalDetails(error.body) });
+      toasts.show(`Not saved: ${error.message}`, {
+        kind: "error",
+        details: refusalDetails(error.body),
+      });
       if (error.body.problems) showProblems(error.body.problems);
     },
     [toasts, showProblems],
   );
   const sizeOf = useCallback((node) => cardGeometry(catalog.portsOf(node), false), [catalog]);
-  const saving = useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision: pipeline.revision, onSaved, onFailed, readOnly, sizeOf });
+  const saving = useSaving({
+    api,
+    pipelineId,
+    state,
+    stateRef,
+    dispatch,
+    initialRevision: pipeline.revision,
+    onSaved,
+    onFailed,
+    readOnly,
+    sizeOf,
+  });
   const saveFirst = useSaveFirst({ save: saving.save, stateRef, toasts });
   const onReplaced = useCallback(
     (saved) => {
@@ -54,7 +79,28 @@ export function useDocumentSaving({ api, pipelineId, catalog, workspace, pipelin
     },
     [analyseStored, planSaved],
   );
-  const conflictChoices = useConflict({ api, base, catalog, workspace, stateRef, dispatch, resolve: saving.resolve, sizeOf, onTaken, toasts });
-  const files = usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts });
+  const conflictChoices = useConflict({
+    api,
+    base,
+    catalog,
+    workspace,
+    stateRef,
+    dispatch,
+    resolve: saving.resolve,
+    sizeOf,
+    onTaken,
+    toasts,
+  });
+  const files = usePipelineFiles({
+    api,
+    base,
+    catalog,
+    stateRef,
+    dispatch,
+    saving,
+    saveFirst,
+    onReplaced,
+    toasts,
+  });
   return { saving, saveFirst, onReplaced, conflictChoices, files };
 }

@@ -8,7 +8,17 @@ import { refusalDetails } from "../document/problems.js";
 
 /** `{exportJson, exportPython, importJson(file)}`; each saves first, or works on what the
  * server has. */
-export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, saving, saveFirst, onReplaced, toasts }) {
+export function usePipelineFiles({
+  api,
+  base,
+  catalog,
+  stateRef,
+  dispatch,
+  saving,
+  saveFirst,
+  onReplaced,
+  toasts,
+}) {
   const { adopt, revision } = saving;
 
   const exportJson = useCallback(async () => {
@@ -27,7 +37,10 @@ export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, savin
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
       const where = body.node ? `node ${body.node}: ` : "";
-      toasts.show(`Cannot export as Python: ${where}${body.message || response.statusText}`, { kind: "error", details: refusalDetails(body) });
+      toasts.show(`Cannot export as Python: ${where}${body.message || response.statusText}`, {
+        kind: "error",
+        details: refusalDetails(body),
+      });
       return;
     }
     const disposition = response.headers.get("Content-Disposition") || "";
@@ -59,7 +72,9 @@ export function usePipelineFiles({ api, base, catalog, stateRef, dispatch, savin
         adopt(saved);
         dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
         onReplaced(saved);
-        toasts.show(`Imported ${file.name}. Undo brings the previous graph back.`, { kind: "success" });
+        toasts.show(`Imported ${file.name}. Undo brings the previous graph back.`, {
+          kind: "success",
+        });
       } catch (error) {
         toasts.show(`${file.name} was not imported: ${error.message}`, {
           kind: "error",

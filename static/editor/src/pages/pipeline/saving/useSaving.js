@@ -14,7 +14,18 @@ const AUTOSAVE_MS = 1500;
  * `{revision}` (the server's, after a 409) until the user reloads or overwrites. `sizeOf(node)`
  * (a card's size) makes each group's saved box its frame (document/document.js).
  */
-export function useSaving({ api, pipelineId, state, stateRef, dispatch, initialRevision, onSaved, onFailed, readOnly = false, sizeOf = null }) {
+export function useSaving({
+  api,
+  pipelineId,
+  state,
+  stateRef,
+  dispatch,
+  initialRevision,
+  onSaved,
+  onFailed,
+  readOnly = false,
+  sizeOf = null,
+}) {
   const revision = useRef(initialRevision);
   const inFlight = useRef(null);
   const conflictRef = useRef(null);
@@ -110,7 +121,10 @@ export function useSaveFirst({ save, stateRef, toasts }) {
   return useCallback(async () => {
     if (!isDirty(stateRef.current)) return true;
     const ok = await save();
-    if (!ok) toasts.show("Save the pipeline first: the server works on the saved version.", { kind: "error" });
+    if (!ok)
+      toasts.show("Save the pipeline first: the server works on the saved version.", {
+        kind: "error",
+      });
     return ok;
   }, [save, stateRef, toasts]);
 }
@@ -118,6 +132,10 @@ export function useSaveFirst({ save, stateRef, toasts }) {
 /** The top bar's word for the save (`{label, title}`), from `saving`'s phase and conflict. */
 export function saveStatus({ phase, conflict }, dirty) {
   const label = phase === "saving" ? "Saving…" : dirty || conflict ? "Unsaved" : "Saved";
-  const title = conflict ? "Someone else saved meanwhile: reload theirs or keep yours as a copy" : phase === "failed" ? "The last save failed" : "";
+  const title = conflict
+    ? "Someone else saved meanwhile: reload theirs or keep yours as a copy"
+    : phase === "failed"
+      ? "The last save failed"
+      : "";
   return { label, title };
 }

@@ -5,11 +5,23 @@
 
 import { useCallback, useEffect, useState } from "react";
 
-const BLANK = { kind: "webhook", url: "", recipients: "", on_failure: true, on_success: false, long_after_s: "", enabled: true };
+const BLANK = {
+  kind: "webhook",
+  url: "",
+  recipients: "",
+  on_failure: true,
+  on_success: false,
+  long_after_s: "",
+  enabled: true,
+};
 
 /** The form's fields for a stored notification. */
 function formOf(notification) {
-  return { ...notification, recipients: notification.recipients.join(", "), long_after_s: notification.long_after_s ?? "" };
+  return {
+    ...notification,
+    recipients: notification.recipients.join(", "),
+    long_after_s: notification.long_after_s ?? "",
+  };
 }
 
 /** The API body of the form: addresses split at commas, spaces or semicolons. */
@@ -49,7 +61,12 @@ export default function NotificationSettings({ api, pipelineId }) {
   const load = useCallback(() => {
     api.get(base).then(
       (answer) => setItems(answer.items),
-      (failure) => setRefusal(failure.status === 403 ? "Only the pipeline's editors see its notifications." : failure.message),
+      (failure) =>
+        setRefusal(
+          failure.status === 403
+            ? "Only the pipeline's editors see its notifications."
+            : failure.message,
+        ),
     );
   }, [api, base]);
   useEffect(load, [load]);
@@ -59,7 +76,10 @@ export default function NotificationSettings({ api, pipelineId }) {
     setError("");
     try {
       const body = bodyOf(editing.form);
-      const saved = editing.id == null ? await api.post(base, body) : await api.put(`${base}/${editing.id}`, body);
+      const saved =
+        editing.id == null
+          ? await api.post(base, body)
+          : await api.put(`${base}/${editing.id}`, body);
       if (saved.secret) setSecret(saved.secret);
       setEditing(null);
       load();
@@ -79,7 +99,8 @@ export default function NotificationSettings({ api, pipelineId }) {
       setTests({ ...tests, [id]: { delivered: false, detail: failure.message } });
     }
   };
-  const change = (field, value) => setEditing({ ...editing, form: { ...editing.form, [field]: value } });
+  const change = (field, value) =>
+    setEditing({ ...editing, form: { ...editing.form, [field]: value } });
 
   return (
     <section className="pw-notifications" aria-labelledby="pw-notifications-title">
@@ -89,15 +110,21 @@ export default function NotificationSettings({ api, pipelineId }) {
       {refusal ? <p className="pw-hint">{refusal}</p> : null}
       {secret ? (
         <p className="pw-notice" role="status">
-          Signing secret, shown this once: <code>{secret}</code>. Verify <code>X-Pipewright-Signature</code> (HMAC-SHA256 of the body) with it.
+          Signing secret, shown this once: <code>{secret}</code>. Verify{" "}
+          <code>X-Pipewright-Signature</code> (HMAC-SHA256 of the body) with it.
         </p>
       ) : null}
-      {items?.length === 0 && !editing ? <p className="pw-hint">Nobody is told how runs end.</p> : null}
+      {items?.length === 0 && !editing ? (
+        <p className="pw-hint">Nobody is told how runs end.</p>
+      ) : null}
       <ul className="pw-notification-list">
         {(items ?? []).map((notification) => (
           <li key={notification.id} className="pw-notification">
             <span className="pw-notification-target">
-              {notification.kind === "webhook" ? "Webhook" : "E-mail"} {notification.kind === "webhook" ? notification.url : notification.recipients.join(", ")}
+              {notification.kind === "webhook" ? "Webhook" : "E-mail"}{" "}
+              {notification.kind === "webhook"
+                ? notification.url
+                : notification.recipients.join(", ")}
             </span>
             <span className="pw-hint">
               {whenText(notification)}
@@ -107,7 +134,10 @@ export default function NotificationSettings({ api, pipelineId }) {
               <button type="button" onClick={() => test(notification.id)}>
                 Test
               </button>
-              <button type="button" onClick={() => setEditing({ id: notification.id, form: formOf(notification) })}>
+              <button
+                type="button"
+                onClick={() => setEditing({ id: notification.id, form: formOf(notification) })}
+              >
                 Edit
               </button>
               <button type="button" onClick={() => remove(notification.id)}>
@@ -115,8 +145,15 @@ export default function NotificationSettings({ api, pipelineId }) {
               </button>
             </span>
             {tests[notification.id] ? (
-              <span role="status" className={tests[notification.id].delivered ? "pw-test-ok" : "pw-test-failed"}>
-                {tests[notification.id].delivered === undefined ? "" : tests[notification.id].delivered ? "Delivered: " : "Not delivered: "}
+              <span
+                role="status"
+                className={tests[notification.id].delivered ? "pw-test-ok" : "pw-test-failed"}
+              >
+                {tests[notification.id].delivered === undefined
+                  ? ""
+                  : tests[notification.id].delivered
+                    ? "Delivered: "
+                    : "Not delivered: "}
                 {tests[notification.id].detail}
               </span>
             ) : null}
@@ -130,7 +167,11 @@ export default function NotificationSettings({ api, pipelineId }) {
               <label className="pw-label" htmlFor="pw-notify-kind">
                 Kind
               </label>
-              <select id="pw-notify-kind" value={editing.form.kind} onChange={(event) => change("kind", event.target.value)}>
+              <select
+                id="pw-notify-kind"
+                value={editing.form.kind}
+                onChange={(event) => change("kind", event.target.value)}
+              >
                 <option value="webhook">Webhook</option>
                 <option value="email">E-mail</option>
               </select>
@@ -140,31 +181,68 @@ export default function NotificationSettings({ api, pipelineId }) {
                 <label className="pw-label" htmlFor="pw-notify-url">
                   URL
                 </label>
-                <input id="pw-notify-url" type="url" required placeholder="https://hooks.example.com/pipewright" value={editing.form.url} onChange={(event) => change("url", event.target.value)} />
+                <input
+                  id="pw-notify-url"
+                  type="url"
+                  required
+                  placeholder="https://hooks.example.com/pipewright"
+                  value={editing.form.url}
+                  onChange={(event) => change("url", event.target.value)}
+                />
               </div>
             ) : (
               <div className="pw-field">
                 <label className="pw-label" htmlFor="pw-notify-recipients">
                   Addresses
                 </label>
-                <input id="pw-notify-recipients" required placeholder="ada@example.com, grace@example.com" value={editing.form.recipients} onChange={(event) => change("recipients", event.target.value)} />
-                <p className="pw-hint">Members of the workspace; a workspace admin may add others.</p>
+                <input
+                  id="pw-notify-recipients"
+                  required
+                  placeholder="ada@example.com, grace@example.com"
+                  value={editing.form.recipients}
+                  onChange={(event) => change("recipients", event.target.value)}
+                />
+                <p className="pw-hint">
+                  Members of the workspace; a workspace admin may add others.
+                </p>
               </div>
             )}
             <label className="pw-field-check">
-              <input type="checkbox" checked={editing.form.on_failure} onChange={(event) => change("on_failure", event.target.checked)} /> When a run fails or is interrupted
+              <input
+                type="checkbox"
+                checked={editing.form.on_failure}
+                onChange={(event) => change("on_failure", event.target.checked)}
+              />{" "}
+              When a run fails or is interrupted
             </label>
             <label className="pw-field-check">
-              <input type="checkbox" checked={editing.form.on_success} onChange={(event) => change("on_success", event.target.checked)} /> When a run succeeds
+              <input
+                type="checkbox"
+                checked={editing.form.on_success}
+                onChange={(event) => change("on_success", event.target.checked)}
+              />{" "}
+              When a run succeeds
             </label>
             <div className="pw-field">
               <label className="pw-label" htmlFor="pw-notify-long">
                 When a run lasts over (s)
               </label>
-              <input id="pw-notify-long" type="number" min={1} placeholder="never" value={editing.form.long_after_s} onChange={(event) => change("long_after_s", event.target.value)} />
+              <input
+                id="pw-notify-long"
+                type="number"
+                min={1}
+                placeholder="never"
+                value={editing.form.long_after_s}
+                onChange={(event) => change("long_after_s", event.target.value)}
+              />
             </div>
             <label className="pw-field-check">
-              <input type="checkbox" checked={editing.form.enabled} onChange={(event) => change("enabled", event.target.checked)} /> On
+              <input
+                type="checkbox"
+                checked={editing.form.enabled}
+                onChange={(event) => change("enabled", event.target.checked)}
+              />{" "}
+              On
             </label>
           </div>
           {error ? (
@@ -182,7 +260,14 @@ export default function NotificationSettings({ api, pipelineId }) {
           </div>
         </form>
       ) : items ? (
-        <button type="button" className="pw-add" onClick={() => { setError(""); setEditing({ id: null, form: BLANK }); }}>
+        <button
+          type="button"
+          className="pw-add"
+          onClick={() => {
+            setError("");
+            setEditing({ id: null, form: BLANK });
+          }}
+        >
           + Add notification
         </button>
       ) : null}

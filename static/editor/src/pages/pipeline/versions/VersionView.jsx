@@ -3,11 +3,24 @@
 // side by side. "Restore" makes the version the pipeline again (a new version, undoable).
 
 import "./versions.css";
-import { Background, Controls, Handle, Position, ReactFlow, ReactFlowProvider } from "@xyflow/react";
+import {
+  Background,
+  Controls,
+  Handle,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+} from "@xyflow/react";
 import { memo, useEffect, useMemo, useState } from "react";
 import { countsLine, shownValue, unionGraph } from "./versionDiff.js";
 
-const MARK_WORDS = { added: "added", removed: "removed", changed: "changed", moved: "moved", same: "" };
+const MARK_WORDS = {
+  added: "added",
+  removed: "removed",
+  changed: "changed",
+  moved: "moved",
+  same: "",
+};
 
 const VersionNode = memo(function VersionNode({ data }) {
   const { node, mark } = data;
@@ -16,7 +29,9 @@ const VersionNode = memo(function VersionNode({ data }) {
       <Handle type="target" position={Position.Left} isConnectable={false} />
       <strong>{node.label || node.id}</strong>
       <span className="pw-muted">{node.operator}</span>
-      {MARK_WORDS[mark] ? <span className={`pw-version-mark is-${mark}`}>{MARK_WORDS[mark]}</span> : null}
+      {MARK_WORDS[mark] ? (
+        <span className={`pw-version-mark is-${mark}`}>{MARK_WORDS[mark]}</span>
+      ) : null}
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
   );
@@ -40,11 +55,17 @@ export default function VersionView({ item, items, loadPair, onRestore, onClose,
   const older = against === "previous" ? previous?.revision : item.revision;
   const newer = against === "previous" ? item.revision : items[0].revision;
 
-  useEffect(() => {
-    let stale = false;
+  // Another pair of versions starts empty (set while rendering, before it is asked for).
+  const pairKey = `${older}:${newer}`;
+  const [shownKey, setShownKey] = useState(pairKey);
+  if (shownKey !== pairKey) {
+    setShownKey(pairKey);
     setPair(null);
     setError("");
     setPicked(null);
+  }
+  useEffect(() => {
+    let stale = false;
     loadPair(older, newer).then(
       (loaded) => !stale && setPair(loaded),
       (failure) => !stale && setError(failure.message),
@@ -54,7 +75,10 @@ export default function VersionView({ item, items, loadPair, onRestore, onClose,
     };
   }, [loadPair, older, newer]);
 
-  const graph = useMemo(() => (pair ? unionGraph(pair.older, pair.newer, pair.diff) : null), [pair]);
+  const graph = useMemo(
+    () => (pair ? unionGraph(pair.older, pair.newer, pair.diff) : null),
+    [pair],
+  );
   const changed = pair?.diff.nodes.changed.find((entry) => entry.id === picked) ?? null;
   const title = isNow ? "The pipeline now" : `Version #${item.revision}`;
 
@@ -66,10 +90,20 @@ export default function VersionView({ item, items, loadPair, onRestore, onClose,
           {item.summary} · {item.author ?? "unknown"} · {new Date(item.saved_at).toLocaleString()}
         </span>
         <div className="pw-version-against" role="group" aria-label="Compare">
-          <button type="button" aria-pressed={against === "previous"} disabled={!previous} onClick={() => setAgainst("previous")}>
+          <button
+            type="button"
+            aria-pressed={against === "previous"}
+            disabled={!previous}
+            onClick={() => setAgainst("previous")}
+          >
             What it changed
           </button>
-          <button type="button" aria-pressed={against === "now"} disabled={isNow} onClick={() => setAgainst("now")}>
+          <button
+            type="button"
+            aria-pressed={against === "now"}
+            disabled={isNow}
+            onClick={() => setAgainst("now")}
+          >
             Compared with now
           </button>
         </div>
@@ -92,10 +126,15 @@ export default function VersionView({ item, items, loadPair, onRestore, onClose,
           Back to the editor
         </button>
       </header>
-      {error ? <p className="pw-error pw-pad" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="pw-error pw-pad" role="alert">
+          {error}
+        </p>
+      ) : null}
       {pair ? (
         <p className="pw-version-counts" role="status">
-          {against === "previous" ? `#${older} → #${newer}` : `#${older} → now`}: {countsLine(pair.diff)}
+          {against === "previous" ? `#${older} → #${newer}` : `#${older} → now`}:{" "}
+          {countsLine(pair.diff)}
         </p>
       ) : null}
       <div className="pw-version-body">
@@ -121,7 +160,15 @@ export default function VersionView({ item, items, loadPair, onRestore, onClose,
             <p className="pw-muted pw-pad">Loading…</p>
           )}
         </div>
-        {pair ? <Changes diff={pair.diff} changed={changed} older={older} newer={isNow || against === "now" ? "now" : `#${newer}`} onPick={setPicked} /> : null}
+        {pair ? (
+          <Changes
+            diff={pair.diff}
+            changed={changed}
+            older={older}
+            newer={isNow || against === "now" ? "now" : `#${newer}`}
+            onPick={setPicked}
+          />
+        ) : null}
       </div>
     </section>
   );
@@ -186,7 +233,9 @@ function OtherChanges({ diff }) {
   const lines = [
     ...diff.edges.added.map((edge) => `added edge ${edge.source} → ${edge.target}`),
     ...diff.edges.removed.map((edge) => `removed edge ${edge.source} → ${edge.target}`),
-    ...diff.pipeline.map((change) => `${change.field}: ${shownValue(change.from)} → ${shownValue(change.to)}`),
+    ...diff.pipeline.map(
+      (change) => `${change.field}: ${shownValue(change.from)} → ${shownValue(change.to)}`,
+    ),
     ...["notes", "groups"].flatMap((kind) => [
       ...diff[kind].added.map((id) => `added ${kind.slice(0, -1)} ${id}`),
       ...diff[kind].changed.map((entry) => `changed ${kind.slice(0, -1)} ${entry.id}`),

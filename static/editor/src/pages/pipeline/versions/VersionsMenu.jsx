@@ -11,7 +11,13 @@ export default function VersionsMenu({ load, onPick, viewed, userName }) {
   const items = answer?.items;
   return (
     <div className="pw-menu" ref={box}>
-      <button type="button" aria-expanded={open} aria-haspopup="menu" onClick={() => setOpen(!open)} title="Earlier versions of this pipeline: compare and restore">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-haspopup="menu"
+        onClick={() => setOpen(!open)}
+        title="Earlier versions of this pipeline: compare and restore"
+      >
         Versions
       </button>
       {open ? (
@@ -34,7 +40,8 @@ export default function VersionsMenu({ load, onPick, viewed, userName }) {
                 {item.summary}
               </span>
               <span className="pw-muted">
-                {item.author ? (item.author === userName ? "you" : item.author) : "unknown"} · {timeAgo(item.saved_at)}
+                {item.author ? (item.author === userName ? "you" : item.author) : "unknown"} ·{" "}
+                {timeAgo(item.saved_at)}
               </span>
             </button>
           ))}

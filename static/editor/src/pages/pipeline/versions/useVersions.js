@@ -8,7 +8,16 @@ import { documentToCanvas } from "../document/document.js";
 const LISTED = 200;
 
 /** `{viewing, load, pick, close, loadPair, restore}`; `viewing` is `{item, items}` or null. */
-export function useVersions({ api, base, catalog, saving, saveFirst, dispatch, onReplaced, toasts }) {
+export function useVersions({
+  api,
+  base,
+  catalog,
+  saving,
+  saveFirst,
+  dispatch,
+  onReplaced,
+  toasts,
+}) {
   const [viewing, setViewing] = useState(null);
 
   const load = useCallback(async () => {
@@ -31,7 +40,9 @@ export function useVersions({ api, base, catalog, saving, saveFirst, dispatch, o
   const restore = useCallback(
     async (revision) => {
       try {
-        const saved = await api.post(`${base}/revisions/${revision}/restore`, { revision: saving.revision.current });
+        const saved = await api.post(`${base}/revisions/${revision}/restore`, {
+          revision: saving.revision.current,
+        });
         saving.adopt(saved);
         dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
         onReplaced(saved);

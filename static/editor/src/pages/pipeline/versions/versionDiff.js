@@ -28,19 +28,37 @@ export function unionGraph(older, newer, diff) {
   }));
   const added = new Set(diff.edges.added.map(edgeKey));
   const gone = new Set(diff.edges.removed.map(edgeKey));
-  const edges = [...newer.edges, ...older.edges.filter((edge) => gone.has(edgeKey(edge)))].map((edge) => {
-    const key = edgeKey(edge);
-    const mark = added.has(key) ? "added" : gone.has(key) ? "removed" : "same";
-    return { id: key, source: edge.source, target: edge.target, data: { mark }, className: `pw-version-edge is-${mark}` };
-  });
+  const edges = [...newer.edges, ...older.edges.filter((edge) => gone.has(edgeKey(edge)))].map(
+    (edge) => {
+      const key = edgeKey(edge);
+      const mark = added.has(key) ? "added" : gone.has(key) ? "removed" : "same";
+      return {
+        id: key,
+        source: edge.source,
+        target: edge.target,
+        data: { mark },
+        className: `pw-version-edge is-${mark}`,
+      };
+    },
+  );
   return { nodes, edges };
 }
 
 /** How many things differ, by kind, for the view's heading: "2 added, 1 changed, 1 removed". */
 export function countsLine(diff) {
-  const count = (kind) => diff.nodes[kind].length + (kind === "changed" ? 0 : diff.edges[kind]?.length ?? 0);
-  const parts = ["added", "changed", "removed"].map((kind) => [kind, count(kind)]).filter(([, n]) => n > 0);
-  const extra = diff.pipeline.length + diff.notes.added.length + diff.notes.removed.length + diff.notes.changed.length + diff.groups.added.length + diff.groups.removed.length + diff.groups.changed.length;
+  const count = (kind) =>
+    diff.nodes[kind].length + (kind === "changed" ? 0 : (diff.edges[kind]?.length ?? 0));
+  const parts = ["added", "changed", "removed"]
+    .map((kind) => [kind, count(kind)])
+    .filter(([, n]) => n > 0);
+  const extra =
+    diff.pipeline.length +
+    diff.notes.added.length +
+    diff.notes.removed.length +
+    diff.notes.changed.length +
+    diff.groups.added.length +
+    diff.groups.removed.length +
+    diff.groups.changed.length;
   if (extra) parts.push(["other changes", extra]);
   return parts.length ? parts.map(([kind, n]) => `${n} ${kind}`).join(", ") : "no changes";
 }

@@ -19,7 +19,11 @@ function GroupNode({ data, selected }) {
     setDraft(null);
   };
   return (
-    <div className={`pw-group${selected ? " pw-selected" : ""}`} data-group-id={group.id} style={data.size}>
+    <div
+      className={`pw-group${selected ? " pw-selected" : ""}`}
+      data-group-id={group.id}
+      style={data.size}
+    >
       <div className="pw-group-head">
         {draft !== null ? (
           <input
@@ -43,10 +47,22 @@ function GroupNode({ data, selected }) {
         )}
         {!items.readOnly && draft === null ? (
           <>
-            <button type="button" className="pw-group-button nodrag" aria-label={`Rename group ${name}`} title="Rename" onClick={rename}>
+            <button
+              type="button"
+              className="pw-group-button nodrag"
+              aria-label={`Rename group ${name}`}
+              title="Rename"
+              onClick={rename}
+            >
               ✎
             </button>
-            <button type="button" className="pw-group-button nodrag" aria-label={`Ungroup ${name}`} title="Ungroup (the nodes stay)" onClick={() => items.ungroup(group.id)}>
+            <button
+              type="button"
+              className="pw-group-button nodrag"
+              aria-label={`Ungroup ${name}`}
+              title="Ungroup (the nodes stay)"
+              onClick={() => items.ungroup(group.id)}
+            >
               ✕
             </button>
           </>

@@ -7,10 +7,21 @@
 
 import "./nodes.css";
 import { Handle } from "@xyflow/react";
-import { useContext } from "react";
-import { CatalogContext, CompactCardsContext, OverlayContext, RefusedEndsContext } from "../../contexts.js";
+import { useContext, useState } from "react";
+import {
+  CatalogContext,
+  CompactCardsContext,
+  OverlayContext,
+  RefusedEndsContext,
+} from "../../contexts.js";
 import { handleKey } from "../../document/graph.js";
-import { formatCount, formatDuration, formatRate, rowsIn, rowsSummary } from "../../../../lib/format.js";
+import {
+  formatCount,
+  formatDuration,
+  formatRate,
+  rowsIn,
+  rowsSummary,
+} from "../../../../lib/format.js";
 import { planClasses } from "../../plan/plan.js";
 import { portProblem } from "../../document/problems.js";
 import { shownRun } from "../../overlay.js";
@@ -56,9 +67,31 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           {mark.label}
         </span>
       ) : null}
-      {compact ? null : <CardText id={id} data={data} kind={kind} icon={icon} operator={catalog.byName.get(data.operator)} status={status} run={run} problems={problems} ports={ports} working={catalog.statuses.working} />}
+      {compact ? null : (
+        <CardText
+          id={id}
+          data={data}
+          kind={kind}
+          icon={icon}
+          operator={catalog.byName.get(data.operator)}
+          status={status}
+          run={run}
+          problems={problems}
+          ports={ports}
+          working={catalog.statuses.working}
+        />
+      )}
       {handles.map((handle) => (
-        <PortHandle key={`${handle.type}.${handle.id}`} nodeId={id} handle={handle} problem={portProblem(problems, handle.type === "target" ? "inputs" : "outputs", handle.id)} />
+        <PortHandle
+          key={`${handle.type}.${handle.id}`}
+          nodeId={id}
+          handle={handle}
+          problem={portProblem(
+            problems,
+            handle.type === "target" ? "inputs" : "outputs",
+            handle.id,
+          )}
+        />
       ))}
     </div>
   );
@@ -70,8 +103,19 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
 function PortHandle({ nodeId, handle, problem }) {
   const stray = handle.stray === true;
   const refused = useContext(RefusedEndsContext).get(handleKey(nodeId, handle.type, handle.id));
-  const title = stray ? `${handle.id}: not a port of this operator; delete its edge` : refused ? `${handle.id}: ${refused}` : problem ? `${handle.id}: ${problem.message}` : undefined;
-  const className = [stray ? "pw-handle-stray" : problem ? "has-problem" : null, refused ? "pw-handle-refused" : null].filter(Boolean).join(" ");
+  const title = stray
+    ? `${handle.id}: not a port of this operator; delete its edge`
+    : refused
+      ? `${handle.id}: ${refused}`
+      : problem
+        ? `${handle.id}: ${problem.message}`
+        : undefined;
+  const className = [
+    stray ? "pw-handle-stray" : problem ? "has-problem" : null,
+    refused ? "pw-handle-refused" : null,
+  ]
+    .filter(Boolean)
+    .join(" ");
   return (
     <Handle
       type={handle.type}
@@ -111,7 +155,9 @@ function CardText({ id, data, kind, icon, operator, status, run, problems, ports
             {summary}
           </span>
         ) : null}
-        {status !== "idle" ? <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} /> : null}
+        {status !== "idle" ? (
+          <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} />
+        ) : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
       </div>
       {problems.length ? (
@@ -144,7 +190,10 @@ function PortNames({ ports: { inputs, outputs } }) {
 export function StatusBadge({ status, working, cached = false }) {
   if (cached && status === "succeeded") {
     return (
-      <span className="pw-badge pw-status-succeeded pw-cached" title="Reused from the cache: nothing it depends on changed since it ran">
+      <span
+        className="pw-badge pw-status-succeeded pw-cached"
+        title="Reused from the cache: nothing it depends on changed since it ran"
+      >
         cached
       </span>
     );
@@ -159,10 +208,14 @@ export function StatusBadge({ status, working, cached = false }) {
 
 function Metrics({ run, kind, working }) {
   const metrics = run.metrics ?? {};
+  const drawnAt = useTimeSeen(run);
   if (working.has(run.status)) {
-    const elapsed = run.since ? (Date.now() - Date.parse(run.since)) / 1000 : null;
+    const elapsed = run.since ? (drawnAt - Date.parse(run.since)) / 1000 : null;
     const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
-    const done = [run.rows !== null ? `${formatCount(run.rows)} rows` : null, percentDone(run)].filter(Boolean);
+    const done = [
+      run.rows !== null ? `${formatCount(run.rows)} rows` : null,
+      percentDone(run),
+    ].filter(Boolean);
     const rows = done.length ? done.join(" · ") : null;
     return <MetricLines rows={rows} seconds={elapsed} rate={rate} />;
   }
@@ -177,11 +230,21 @@ const CARD_RATE_UNIT = "/s"; // "rows/s" does not fit beside the badge; the lege
 
 /** Two lines that never wrap (the card's height is fixed): the rows, then time and rate. */
 function MetricLines({ rows, seconds, rate, legend }) {
-  const timing = [seconds != null ? formatDuration(seconds) : null, rate].filter(Boolean).join(" · ");
+  const timing = [seconds != null ? formatDuration(seconds) : null, rate]
+    .filter(Boolean)
+    .join(" · ");
   return (
     <span className="pw-node-metrics" title={legend}>
       {rows !== null ? <span className="pw-node-metric-line">{rows}</span> : null}
       {timing ? <span className="pw-node-metric-line">{timing}</span> : null}
     </span>
   );
+}
+
+/** When `value` was first drawn (ms since the epoch): the clock is read once for each value (a
+ * node's run state, new with each of its frames), not again at every render. */
+function useTimeSeen(value) {
+  const [seen, setSeen] = useState(() => ({ value, at: Date.now() }));
+  if (seen.value !== value) setSeen(() => ({ value, at: Date.now() }));
+  return seen.at;
 }

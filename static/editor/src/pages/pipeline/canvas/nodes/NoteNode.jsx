@@ -18,13 +18,20 @@ function NoteNode({ data, selected }) {
     if (!items.readOnly) items.setEditing(note.id);
   };
   return (
-    <div className={`pw-note pw-note-${note.color ?? NOTE_COLORS[0]}${selected ? " pw-selected" : ""}`} data-note-id={note.id} style={noteSize(note)} onDoubleClick={start}>
+    <div
+      className={`pw-note pw-note-${note.color ?? NOTE_COLORS[0]}${selected ? " pw-selected" : ""}`}
+      data-note-id={note.id}
+      style={noteSize(note)}
+      onDoubleClick={start}
+    >
       {editing ? (
         <NoteEditor note={note} items={items} />
       ) : note.text.trim() ? (
         <div className="pw-note-text" dangerouslySetInnerHTML={{ __html: html }} />
       ) : (
-        <p className="pw-note-text pw-muted">{items.readOnly ? "An empty note" : "Double-click to write (markdown)"}</p>
+        <p className="pw-note-text pw-muted">
+          {items.readOnly ? "An empty note" : "Double-click to write (markdown)"}
+        </p>
       )}
       {!items.readOnly && selected && !editing ? (
         <div className="pw-note-tools nodrag">
@@ -44,7 +51,15 @@ function NoteNode({ data, selected }) {
           </button>
         </div>
       ) : null}
-      {!items.readOnly ? <NodeResizeControl className="pw-note-resize" position="bottom-right" minWidth={NOTE_MIN.width} minHeight={NOTE_MIN.height} aria-label="Resize note" /> : null}
+      {!items.readOnly ? (
+        <NodeResizeControl
+          className="pw-note-resize"
+          position="bottom-right"
+          minWidth={NOTE_MIN.width}
+          minHeight={NOTE_MIN.height}
+          aria-label="Resize note"
+        />
+      ) : null}
     </div>
   );
 }
@@ -67,7 +82,8 @@ function NoteEditor({ note, items }) {
       onBlur={finish}
       onKeyDown={(event) => {
         event.stopPropagation();
-        if (event.key === "Escape" || (event.key === "Enter" && (event.ctrlKey || event.metaKey))) event.currentTarget.blur();
+        if (event.key === "Escape" || (event.key === "Enter" && (event.ctrlKey || event.metaKey)))
+          event.currentTarget.blur();
       }}
     />
   );

@@ -28,22 +28,48 @@ const NO_STRAY_PORTS = Object.freeze({ inputs: [], outputs: [] });
 export function cardGeometry(ports, withProblem, stray = NO_STRAY_PORTS) {
   const { inputs, outputs } = ports;
   const labelled = isLabelled(ports);
-  const portRows = labelled ? Math.max(inputs.length + stray.inputs.length, outputs.length + stray.outputs.length) : 0;
+  const portRows = labelled
+    ? Math.max(inputs.length + stray.inputs.length, outputs.length + stray.outputs.length)
+    : 0;
   const portsTop = BORDER + HEAD + RUN + (withProblem ? PROBLEM : 0);
   const portsHeight = portRows ? 2 * PORT_LIST_EDGE + portRows * PORT_ROW : 0;
   // One port a side sits level with the middle of the head and the run line; labelled ports
   // on their rows.
-  const middleOf = portRows ? (index) => portsTop + PORT_LIST_EDGE + (index + 0.5) * PORT_ROW : () => BORDER + (HEAD + RUN) / 2;
+  const middleOf = portRows
+    ? (index) => portsTop + PORT_LIST_EDGE + (index + 0.5) * PORT_ROW
+    : () => BORDER + (HEAD + RUN) / 2;
   const height = portsTop + portsHeight + BORDER;
   const strayY = height - BORDER - HANDLE / 2 - 2;
   return {
     width: WIDTH,
     height,
     handles: [
-      ...inputs.map((port, index) => handle(port.name, "target", Position.Left, STRIPE, middleOf(index))),
-      ...outputs.map((port, index) => handle(port.name, "source", Position.Right, WIDTH - BORDER, middleOf(index))),
-      ...stray.inputs.map((name, index) => ({ ...handle(name, "target", Position.Left, STRIPE, labelled ? middleOf(inputs.length + index) : strayY), stray: true })),
-      ...stray.outputs.map((name, index) => ({ ...handle(name, "source", Position.Right, WIDTH - BORDER, labelled ? middleOf(outputs.length + index) : strayY), stray: true })),
+      ...inputs.map((port, index) =>
+        handle(port.name, "target", Position.Left, STRIPE, middleOf(index)),
+      ),
+      ...outputs.map((port, index) =>
+        handle(port.name, "source", Position.Right, WIDTH - BORDER, middleOf(index)),
+      ),
+      ...stray.inputs.map((name, index) => ({
+        ...handle(
+          name,
+          "target",
+          Position.Left,
+          STRIPE,
+          labelled ? middleOf(inputs.length + index) : strayY,
+        ),
+        stray: true,
+      })),
+      ...stray.outputs.map((name, index) => ({
+        ...handle(
+          name,
+          "source",
+          Position.Right,
+          WIDTH - BORDER,
+          labelled ? middleOf(outputs.length + index) : strayY,
+        ),
+        stray: true,
+      })),
     ],
   };
 }
@@ -67,5 +93,13 @@ export function edgeEnd(position, handle) {
 }
 
 function handle(id, type, position, centerX, centerY) {
-  return { id, type, position, x: centerX - HANDLE / 2, y: centerY - HANDLE / 2, width: HANDLE, height: HANDLE };
+  return {
+    id,
+    type,
+    position,
+    x: centerX - HANDLE / 2,
+    y: centerY - HANDLE / 2,
+    width: HANDLE,
+    height: HANDLE,
+  };
 }
