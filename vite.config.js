@@ -22,11 +22,19 @@ export default defineConfig({
       cssFileName: "editor",
     },
     minify: true,
-    // Chunks loaded on demand (the expression editor's CodeMirror) get fixed names too.
-    rollupOptions: { output: { chunkFileNames: "[name].js", minify: true } },
+    // Chunks loaded on demand (the expression editor's CodeMirror) get fixed names too, and
+    // what editor.js shares with them is shared.js (the pages preload it; its name must not
+    // follow whichever module the bundler names a shared chunk after).
+    rollupOptions: {
+      output: {
+        chunkFileNames: (chunk) =>
+          chunk.isDynamicEntry || !chunk.moduleIds.length ? "[name].js" : "shared.js",
+        minify: true,
+      },
+    },
   },
   test: {
-    include: ["static/editor/tests/**/*.test.js"],
+    include: ["static/editor/src/**/*.test.js"],
     environment: "node",
   },
 });

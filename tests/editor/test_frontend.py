@@ -93,9 +93,9 @@ def test_each_page_preloads_every_chunk_the_bundle_imports_and_nothing_else(clie
 
 def test_the_unit_tests_statuses_are_the_catalogs():
     """The editor's unit tests read the catalog's statuses from a file: it must be the server's."""
-    fixture = ROOT / "static" / "editor" / "tests" / "statuses.json"
+    fixture = DIST.parent / "src" / "pages" / "pipeline" / "document" / "statuses.json"
     assert json.loads(fixture.read_text()) == status_catalog(), (
-        "static/editor/tests/statuses.json is not runtime.execution.statuses.status_catalog():"
+        f"{fixture.relative_to(ROOT)} is not runtime.execution.statuses.status_catalog():"
         " write it again"
     )
 

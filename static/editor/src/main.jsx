@@ -3,14 +3,16 @@
 // user's name and staff flag, and the workspace (slug, name, the user's role in it).
 
 import "@xyflow/react/dist/style.css";
-import "./editor.css";
+import "./ui/base.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createApi } from "./io/api.js";
-import EditorApp from "./editor/EditorApp.jsx";
-import HomeApp from "./home/HomeApp.jsx";
-import FilesApp from "./workspaces/FilesApp.jsx";
-import WorkspaceApp from "./workspaces/WorkspaceApp.jsx";
+// The pages in the order their stylesheets cascade: shared ones first (each component
+// imports its own stylesheet before its children, so a parent's rules come first).
+import HomeApp from "./pages/home/HomeApp.jsx";
+import FilesApp from "./pages/workspace/FilesApp.jsx";
+import WorkspaceApp from "./pages/workspace/WorkspaceApp.jsx";
+import EditorApp from "./pages/pipeline/EditorApp.jsx";
 
 const PAGES = {
   home: HomeApp,
@@ -21,12 +23,19 @@ const PAGES = {
 
 const root = document.getElementById("pipewright-app");
 if (root) {
-  const { page, pipelineId, csrfToken, userName, staff, workspaceSlug, workspaceName, role } = root.dataset;
+  const { page, pipelineId, csrfToken, userName, staff, workspaceSlug, workspaceName, role } =
+    root.dataset;
   const Page = PAGES[page] ?? HomeApp;
   const workspace = workspaceSlug ? { slug: workspaceSlug, name: workspaceName, role } : null;
   createRoot(root).render(
     <StrictMode>
-      <Page api={createApi(csrfToken)} pipelineId={Number(pipelineId)} userName={userName} staff={staff === "true"} workspace={workspace} />
+      <Page
+        api={createApi(csrfToken)}
+        pipelineId={Number(pipelineId)}
+        userName={userName}
+        staff={staff === "true"}
+        workspace={workspace}
+      />
     </StrictMode>,
   );
 }

@@ -16,7 +16,11 @@ export class ApiError extends Error {
  * `del` return the parsed JSON answer. */
 export function createApi(csrfToken) {
   async function call(method, url, body) {
-    const headers = { Accept: "application/json", "X-CSRFToken": csrfToken, "X-Pipewright-Client": "editor" };
+    const headers = {
+      Accept: "application/json",
+      "X-CSRFToken": csrfToken,
+      "X-Pipewright-Client": "editor",
+    };
     const init = { method, headers, credentials: "same-origin" };
     if (body instanceof FormData) {
       init.body = body; // the browser sets the multipart Content-Type with its boundary
@@ -28,14 +32,20 @@ export function createApi(csrfToken) {
     try {
       response = await fetch(url, init);
     } catch {
-      throw new ApiError(0, { code: "network", message: "the server cannot be reached; check your connection" });
+      throw new ApiError(0, {
+        code: "network",
+        message: "the server cannot be reached; check your connection",
+      });
     }
     const text = await response.text();
     let data = null;
     try {
       data = text ? JSON.parse(text) : null;
     } catch {
-      data = { code: "http_error", message: `the server answered ${response.status} ${response.statusText}` };
+      data = {
+        code: "http_error",
+        message: `the server answered ${response.status} ${response.statusText}`,
+      };
     }
     if (!response.ok) throw new ApiError(response.status, data);
     return data;

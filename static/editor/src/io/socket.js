@@ -18,7 +18,10 @@ export function pipelineSocketUrl(pipelineId, location = window.location) {
  * Connect and keep connected until `close()`. `onMessage(message)` gets each parsed message;
  * `onState(state)` hears "connecting", "open", "reconnecting" or "forbidden".
  */
-export function connectPipelineSocket(url, { onMessage, onState = () => {}, WebSocketImpl = WebSocket }) {
+export function connectPipelineSocket(
+  url,
+  { onMessage, onState = () => {}, WebSocketImpl = WebSocket },
+) {
   let socket = null;
   let attempt = 0;
   let timer = null;
@@ -57,7 +60,8 @@ export function connectPipelineSocket(url, { onMessage, onState = () => {}, WebS
   return {
     /** Ask for a fresh snapshot (after noticing a gap in the sequence numbers). */
     requestSnapshot() {
-      if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: "snapshot_request" }));
+      if (socket && socket.readyState === 1)
+        socket.send(JSON.stringify({ type: "snapshot_request" }));
     },
     /** Disconnect for good. */
     close() {

@@ -3,7 +3,14 @@
 import Dialog from "./Dialog.jsx";
 
 /** `keepLabel` closes; `actLabel` (styled as dangerous) calls `onConfirm`. */
-export default function ConfirmDialog({ title, children, keepLabel = "Keep it", actLabel = "Delete", onConfirm, onClose }) {
+export default function ConfirmDialog({
+  title,
+  children,
+  keepLabel = "Keep it",
+  actLabel = "Delete",
+  onConfirm,
+  onClose,
+}) {
   return (
     <Dialog title={title} onClose={onClose}>
       <p>{children}</p>

@@ -1,5 +1,6 @@
 // A modal dialog: a labelled box over a dimmed page; Escape or the backdrop closes it.
 
+import "./dialogs.css";
 import { useEffect, useRef } from "react";
 
 /** `title` names the dialog; `onClose` is called on Escape and on a click outside. */
@@ -19,8 +20,17 @@ export default function Dialog({ title, onClose, children, wide = false }) {
     };
   }, [onClose]);
   return (
-    <div className="pw-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div className={`pw-dialog${wide ? " pw-dialog-wide" : ""}`} role="dialog" aria-modal="true" aria-labelledby="pw-dialog-title" ref={box}>
+    <div
+      className="pw-backdrop"
+      onMouseDown={(event) => event.target === event.currentTarget && onClose()}
+    >
+      <div
+        className={`pw-dialog${wide ? " pw-dialog-wide" : ""}`}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="pw-dialog-title"
+        ref={box}
+      >
         <h2 id="pw-dialog-title">{title}</h2>
         {children}
       </div>

@@ -9,7 +9,8 @@ export default function ListTable({ columns, className = "", children }) {
         <thead>
           <tr>
             {columns.map((column) => {
-              const { label, className: cell } = typeof column === "string" ? { label: column } : column;
+              const { label, className: cell } =
+                typeof column === "string" ? { label: column } : column;
               return (
                 <th key={label} className={cell}>
                   {label}

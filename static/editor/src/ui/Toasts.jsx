@@ -1,11 +1,17 @@
 // The corner messages of useToasts.
 
+import "./toasts.css";
+
 /** Renders toasts; errors are announced as alerts. */
 export default function Toasts({ toasts, dismiss }) {
   return (
     <div className="pw-toasts" aria-live="polite">
       {toasts.map((toast) => (
-        <div key={toast.id} className={`pw-toast pw-toast-${toast.kind}`} role={toast.kind === "error" ? "alert" : "status"}>
+        <div
+          key={toast.id}
+          className={`pw-toast pw-toast-${toast.kind}`}
+          role={toast.kind === "error" ? "alert" : "status"}
+        >
           <div className="pw-toast-body">
             <div>
               {toast.message}
@@ -24,7 +30,12 @@ export default function Toasts({ toasts, dismiss }) {
               </ul>
             ) : null}
           </div>
-          <button type="button" className="pw-icon-button" aria-label="Dismiss" onClick={() => dismiss(toast.id)}>
+          <button
+            type="button"
+            className="pw-icon-button"
+            aria-label="Dismiss"
+            onClick={() => dismiss(toast.id)}
+          >
             ×
           </button>
         </div>

@@ -10,10 +10,15 @@ export function useLoadedMenu(load) {
   const [answer, setAnswer] = useState(null);
   const [error, setError] = useState("");
   const box = useRef(null);
+  // Opening clears the last error (from the render that opens it); the effect then loads.
+  const [wasOpen, setWasOpen] = useState(open);
+  if (wasOpen !== open) {
+    setWasOpen(open);
+    if (open) setError("");
+  }
   useEffect(() => {
     if (!open) return undefined;
     let stale = false;
-    setError("");
     load().then(
       (loaded) => !stale && setAnswer(loaded),
       (failure) => !stale && setError(failure.message),

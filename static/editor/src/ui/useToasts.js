@@ -8,7 +8,10 @@ let counter = 0;
  * `{href, label}`, shown after the message. */
 export function useToasts() {
   const [toasts, setToasts] = useState([]);
-  const dismiss = useCallback((id) => setToasts((all) => all.filter((toast) => toast.id !== id)), []);
+  const dismiss = useCallback(
+    (id) => setToasts((all) => all.filter((toast) => toast.id !== id)),
+    [],
+  );
   const show = useCallback(
     (message, { kind = "info", details = [], link = null, timeout } = {}) => {
       counter += 1;

@@ -1,0 +1,146 @@
+// One workspace on the home page: its name, the user's role, its pages, and its pipelines,
+// one row each (open, rename in place, duplicate, delete).
+
+import { useState } from "react";
+import { formatTime, timeAgo } from "../../lib/format.js";
+import { filesUrl, mayEdit, mayManage, settingsUrl } from "../workspace/roles.js";
+import ListTable from "../../ui/ListTable.jsx";
+
+/** One workspace: its name, the user's role, its pages, and its pipelines. */
+export function WorkspaceSection({ workspace, pipelines, onCreate, onImport, actions }) {
+  const editable = mayEdit(workspace.role);
+  const headingId = `pw-workspace-${workspace.slug}`;
+  return (
+    <section
+      className="pw-workspace-section"
+      aria-labelledby={headingId}
+      data-workspace={workspace.slug}
+    >
+      <div className="pw-workspace-head">
+        <h2 id={headingId}>{workspace.name}</h2>
+        <span className={`pw-role pw-role-${workspace.role}`} title="Your role in this workspace">
+          {workspace.mine ? "your workspace · " : ""}
+          {workspace.role}
+        </span>
+        <nav className="pw-workspace-links" aria-label={`${workspace.name} pages`}>
+          <a href={filesUrl(workspace.slug)}>Files</a>
+          <a href={settingsUrl(workspace.slug)}>
+            {mayManage(workspace.role) ? "Settings" : "Members"}
+          </a>
+        </nav>
+        {editable ? (
+          <div className="pw-home-actions">
+            <button type="button" onClick={() => onImport(workspace)}>
+              Import JSON
+            </button>
+            <button type="button" className="pw-primary" onClick={() => onCreate(workspace)}>
+              New pipeline
+            </button>
+          </div>
+        ) : (
+          <span className="pw-muted pw-small pw-workspace-note">
+            As a viewer you open, preview and export; an admin can make you an editor.
+          </span>
+        )}
+      </div>
+      {pipelines.length ? (
+        <ListTable columns={["Name", "Last run", "Updated"]} className="pw-pipeline-list">
+          {pipelines.map((pipeline) => (
+            <PipelineRow key={pipeline.id} pipeline={pipeline} editable={editable} {...actions} />
+          ))}
+        </ListTable>
+      ) : (
+        <p className="pw-muted pw-workspace-empty">No pipelines in this workspace yet.</p>
+      )}
+    </section>
+  );
+}
+
+function PipelineRow({
+  pipeline,
+  editable,
+  editorUrl,
+  highlight,
+  renaming,
+  setRenaming,
+  rename,
+  duplicate,
+  setDeleting,
+}) {
+  return (
+    <tr className={highlight === pipeline.id ? "is-new" : undefined}>
+      <td>
+        {renaming === pipeline.id ? (
+          <RenameForm pipeline={pipeline} onDone={rename} onDiscard={() => setRenaming(null)} />
+        ) : (
+          <>
+            <a className="pw-pipeline-name" href={editorUrl(pipeline.id)}>
+              {pipeline.name}
+            </a>
+            {pipeline.description ? (
+              <div className="pw-muted pw-small">{pipeline.description}</div>
+            ) : null}
+          </>
+        )}
+      </td>
+      <td>
+        {pipeline.last_run ? (
+          <span className={`pw-badge pw-status-${pipeline.last_run.status}`}>
+            {pipeline.last_run.status.replace("_", " ")}
+          </span>
+        ) : (
+          <span className="pw-muted">never run</span>
+        )}
+      </td>
+      <td title={formatTime(pipeline.updated_at)}>{timeAgo(pipeline.updated_at)}</td>
+      <td className="pw-row-actions">
+        <a className="pw-button pw-primary-soft" href={editorUrl(pipeline.id)}>
+          Open
+        </a>
+        {editable ? (
+          <>
+            <button type="button" onClick={() => setRenaming(pipeline.id)}>
+              Rename
+            </button>
+            <button type="button" onClick={() => duplicate(pipeline)}>
+              Duplicate
+            </button>
+            <button type="button" className="pw-danger-soft" onClick={() => setDeleting(pipeline)}>
+              Delete
+            </button>
+          </>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+function RenameForm({ pipeline, onDone, onDiscard }) {
+  const [name, setName] = useState(pipeline.name);
+  return (
+    <form
+      className="pw-rename"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onDone(pipeline, name);
+      }}
+    >
+      <input
+        aria-label="New name"
+        value={name}
+        maxLength={200}
+        autoFocus
+        onChange={(event) => setName(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Escape") onDiscard();
+        }}
+      />
+      <button type="submit" className="pw-primary">
+        Save name
+      </button>
+      <button type="button" onClick={onDiscard}>
+        Discard
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,250 @@
+// The body every operator node shares: title, a one-line summary of what it does (while no
+// run is shown; the operator's template filled with the params, canvas/nodes/summary.js), status
+// badge, run metrics, problems, its mark
+// in the plan view (a tag with its backend, or why it is not run), and one handle per port (React Flow handle id = port name, `data-port` = port name). Zoomed out,
+// where its text could not be read, a card is drawn compact: its box, colours and handles.
+// Its size and its handles' places are geometry.js's, which React Flow is given too.
+
+import "./nodes.css";
+import { Handle } from "@xyflow/react";
+import { useContext, useState } from "react";
+import {
+  CatalogContext,
+  CompactCardsContext,
+  OverlayContext,
+  RefusedEndsContext,
+} from "../../contexts.js";
+import { handleKey } from "../../document/graph.js";
+import {
+  formatCount,
+  formatDuration,
+  formatRate,
+  rowsIn,
+  rowsSummary,
+} from "../../../../lib/format.js";
+import { planClasses } from "../../plan/plan.js";
+import { portProblem } from "../../document/problems.js";
+import { shownRun } from "../../overlay.js";
+import { percentDone, statusOf } from "../../runs/runState.js";
+import { useStore } from "../../../../lib/store.js";
+import { summaryText } from "./summary.js";
+import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
+
+const NO_PROBLEMS = [];
+
+/**
+ * Whether a card would show the same for React Flow's new props: the card uses only these.
+ * The others change when nodes are dragged, and re-rendering every card for them costs a
+ * frame on a big canvas. For `memo` of the kind components in this folder.
+ */
+export function sameCardProps(before, after) {
+  return before.id === after.id && before.data === after.data && before.selected === after.selected;
+}
+
+/** A node card for `kind` with an icon; the kind components in this folder wrap it. */
+export default function NodeCard({ id, data, selected, kind, icon }) {
+  const catalog = useContext(CatalogContext);
+  const overlay = useContext(OverlayContext);
+  const run = useStore(overlay, (state) => shownRun(state).nodes[id]);
+  const status = statusOf(run);
+  const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
+  const mark = useStore(overlay, (state) => state.plan?.[id]);
+  // Only crossing the threshold re-renders the card, not every zoom step.
+  const compact = useContext(CompactCardsContext);
+  const ports = catalog.portsOf({ data });
+  const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
+  return (
+    <div
+      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}${planClasses(mark)}`}
+      data-node-id={id}
+      data-status={status}
+      data-plan={mark?.kind}
+      title={mark?.title ?? (run?.error || undefined)}
+      style={{ height }}
+    >
+      {mark ? (
+        <span className="pw-plan-tag" aria-label={mark.title}>
+          {mark.label}
+        </span>
+      ) : null}
+      {compact ? null : (
+        <CardText
+          id={id}
+          data={data}
+          kind={kind}
+          icon={icon}
+          operator={catalog.byName.get(data.operator)}
+          status={status}
+          run={run}
+          problems={problems}
+          ports={ports}
+          working={catalog.statuses.working}
+        />
+      )}
+      {handles.map((handle) => (
+        <PortHandle
+          key={`${handle.type}.${handle.id}`}
+          nodeId={id}
+          handle={handle}
+          problem={portProblem(
+            problems,
+            handle.type === "target" ? "inputs" : "outputs",
+            handle.id,
+          )}
+        />
+      ))}
+    </div>
+  );
+}
+
+/** A port's handle: red, with the message as its title, when a problem names the port (an
+ * input left unconnected, one with too many edges) or when the port is stray; greyed, with
+ * the reason as its title, while a connection is dragged that may not end at it. */
+function PortHandle({ nodeId, handle, problem }) {
+  const stray = handle.stray === true;
+  const refused = useContext(RefusedEndsContext).get(handleKey(nodeId, handle.type, handle.id));
+  const title = stray
+    ? `${handle.id}: not a port of this operator; delete its edge`
+    : refused
+      ? `${handle.id}: ${refused}`
+      : problem
+        ? `${handle.id}: ${problem.message}`
+        : undefined;
+  const className = [
+    stray ? "pw-handle-stray" : problem ? "has-problem" : null,
+    refused ? "pw-handle-refused" : null,
+  ]
+    .filter(Boolean)
+    .join(" ");
+  return (
+    <Handle
+      type={handle.type}
+      position={handle.position}
+      id={handle.id}
+      data-port={handle.id}
+      className={className || undefined}
+      title={title}
+      isConnectable={!stray}
+      style={{ top: handleTop(handle) }}
+    />
+  );
+}
+
+/** What a card says: its title, its summary or its run, its first problem and its ports' names. */
+function CardText({ id, data, kind, icon, operator, status, run, problems, ports, working }) {
+  const summary = status === "idle" ? summaryText(operator?.summary, data.params) : "";
+  return (
+    <>
+      <div className="pw-node-head">
+        <span className="pw-node-icon" aria-hidden="true">
+          {icon}
+        </span>
+        <div className="pw-node-titles">
+          <div className="pw-node-label">{data.label || id}</div>
+          <div className="pw-node-operator">
+            {operator ? operator.title : `unknown operator ${data.operator}`}
+            {data.label ? <span className="pw-node-id"> · {id}</span> : null}
+          </div>
+        </div>
+      </div>
+      {/* Always there and of fixed height: the card's height is declared to React Flow
+          (geometry.js), and a run must not change it. While idle it holds the summary. */}
+      <div className={`pw-node-run${status === "idle" ? " is-idle" : ""}`}>
+        {summary ? (
+          <span className="pw-node-summary" title={summary}>
+            {summary}
+          </span>
+        ) : null}
+        {status !== "idle" ? (
+          <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} />
+        ) : null}
+        {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
+      </div>
+      {problems.length ? (
+        <div className="pw-node-problem" role="note" title={problems[0].message}>
+          <span className="pw-problem-badge">⚠ {problems.length}</span> {problems[0].message}
+        </div>
+      ) : null}
+      {isLabelled(ports) ? <PortNames ports={ports} /> : null}
+    </>
+  );
+}
+
+/** The names of a card's ports, one row per input and output side by side. */
+function PortNames({ ports: { inputs, outputs } }) {
+  const rows = Math.max(inputs.length, outputs.length);
+  return (
+    <div className="pw-node-ports">
+      {Array.from({ length: rows }, (_, index) => (
+        <div className="pw-port-row" key={index}>
+          <span className="pw-port-name">{inputs.length > 1 ? inputs[index]?.name : null}</span>
+          <span className="pw-port-name">{outputs.length > 1 ? outputs[index]?.name : null}</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** A pill with the status, and a spinner while the node works (`working`: a status set); a
+ * node whose result was reused from the cache says "cached". */
+export function StatusBadge({ status, working, cached = false }) {
+  if (cached && status === "succeeded") {
+    return (
+      <span
+        className="pw-badge pw-status-succeeded pw-cached"
+        title="Reused from the cache: nothing it depends on changed since it ran"
+      >
+        cached
+      </span>
+    );
+  }
+  return (
+    <span className={`pw-badge pw-status-${status}`}>
+      {working.has(status) ? <span className="pw-spinner" aria-hidden="true" /> : null}
+      {status.replace("_", " ")}
+    </span>
+  );
+}
+
+function Metrics({ run, kind, working }) {
+  const metrics = run.metrics ?? {};
+  const drawnAt = useTimeSeen(run);
+  if (working.has(run.status)) {
+    const elapsed = run.since ? (drawnAt - Date.parse(run.since)) / 1000 : null;
+    const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
+    const done = [
+      run.rows !== null ? `${formatCount(run.rows)} rows` : null,
+      percentDone(run),
+    ].filter(Boolean);
+    const rows = done.length ? done.join(" · ") : null;
+    return <MetricLines rows={rows} seconds={elapsed} rate={rate} />;
+  }
+  const rows = rowsSummary(kind, metrics, run.status);
+  if (rows === null && metrics.duration_s == null) return null;
+  const rate = formatRate(rowsIn(metrics) ?? metrics.rows_out, metrics.duration_s, CARD_RATE_UNIT);
+  const legend = `${kind === "output" ? "rows written" : "rows in → rows out"} · duration${rate ? " · rows per second" : ""}`;
+  return <MetricLines rows={rows} seconds={metrics.duration_s} rate={rate} legend={legend} />;
+}
+
+const CARD_RATE_UNIT = "/s"; // "rows/s" does not fit beside the badge; the legend says it
+
+/** Two lines that never wrap (the card's height is fixed): the rows, then time and rate. */
+function MetricLines({ rows, seconds, rate, legend }) {
+  const timing = [seconds != null ? formatDuration(seconds) : null, rate]
+    .filter(Boolean)
+    .join(" · ");
+  return (
+    <span className="pw-node-metrics" title={legend}>
+      {rows !== null ? <span className="pw-node-metric-line">{rows}</span> : null}
+      {timing ? <span className="pw-node-metric-line">{timing}</span> : null}
+    </span>
+  );
+}
+
+/** When `value` was first drawn (ms since the epoch): the clock is read once for each value (a
+ * node's run state, new with each of its frames), not again at every render. */
+function useTimeSeen(value) {
+  const [seen, setSeen] = useState(() => ({ value, at: Date.now() }));
+  if (seen.value !== value) setSeen(() => ({ value, at: Date.now() }));
+  return seen.at;
+}

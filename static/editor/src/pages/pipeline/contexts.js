@@ -1,0 +1,18 @@
+// The React contexts of the editor page, apart from the components that provide or read them.
+
+import { createContext } from "react";
+
+/** The catalog (see document/catalog.js), for node components and panels. */
+export const CatalogContext = createContext(null);
+/** The store of run states and problems that nodes show (see overlay.js). */
+export const OverlayContext = createContext(null);
+/** While a connection is dragged, the handles it may not end at (see `refusedEnds` in
+ * document/graph.js and canvas/useRefusedEnds.js); an empty Map otherwise. */
+export const RefusedEndsContext = createContext(new Map());
+/** What notes and groups on the canvas may do (see canvas/useCanvasItems.js): edit a note,
+ * rename or ungroup a group; null in a viewer's editor. */
+export const CanvasItemsContext = createContext(null);
+/** Whether the canvas is zoomed out so far that cards are drawn compact (canvas/viewport.js):
+ * read once by the canvas, not by each card, so that a drag's store updates do not call a
+ * thousand selectors. */
+export const CompactCardsContext = createContext(false);

@@ -1,0 +1,71 @@
+// The operator catalog (`GET /api/operators`) as the editor uses it: by name, by kind, ports,
+// and the status sets the server sends with it.
+
+import { statusSets } from "./statuses.js";
+
+export const KINDS = [
+  { kind: "input", title: "Inputs" },
+  { kind: "process", title: "Processing" },
+  { kind: "output", title: "Outputs" },
+];
+
+const UNKNOWN_PORTS = {
+  inputs: [{ name: "in", many: true, required: false }],
+  outputs: [{ name: "out", many: true, required: false }],
+};
+
+/**
+ * `{items, byName, typeOf(name), portsOf(node), statuses}` from the answer's `items` and
+ * `statuses` (made into sets by document/statuses.js); `nodeTypeOf(kind)` names node types.
+ * `portsOf` follows a node's params where its operator says how (`outputs_from`: route).
+ */
+export function createCatalog(items, nodeTypeOf, statuses) {
+  const byName = new Map(items.map((item) => [item.name, item]));
+  return {
+    items,
+    byName,
+    statuses: statusSets(statuses),
+    typeOf: (name) => nodeTypeOf(byName.get(name)?.kind ?? "unknown"),
+    portsOf: (node) => nodePorts(byName.get(node.data.operator), node.data.params),
+  };
+}
+
+/**
+ * A node's ports: its operator's, with the outputs named by a list param's items when the
+ * operator declares `outputs_from` (one per item's `key`, then `after`), as the server's
+ * `Operator.ports` names them. Items whose name is empty, repeated or one of `after` get no
+ * port: the server refuses them, and an edge to such a port is drawn as stray.
+ */
+export function nodePorts(entry, params) {
+  if (!entry) return UNKNOWN_PORTS;
+  const from = entry.outputs_from;
+  if (!from) return entry;
+  const items = Array.isArray(params?.[from.param]) ? params[from.param] : [];
+  const names = [];
+  for (const item of items) {
+    const name = item?.[from.key];
+    if (typeof name === "string" && name && !names.includes(name) && !from.after.includes(name))
+      names.push(name);
+  }
+  const outputs = [...names, ...from.after].map((name) => ({
+    name,
+    many: false,
+    required: true,
+    description: "",
+  }));
+  return { ...entry, outputs };
+}
+
+/** Catalog entries matching a search (title, name or description), grouped by kind. */
+export function paletteGroups(items, search) {
+  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const matches = items.filter((item) => {
+    const text = `${item.title} ${item.name} ${item.description}`.toLowerCase();
+    return words.every((word) => text.includes(word));
+  });
+  return KINDS.map(({ kind, title }) => ({
+    kind,
+    title,
+    items: matches.filter((item) => item.kind === kind),
+  })).filter((group) => group.items.length);
+}

@@ -1,0 +1,14 @@
+// What the canvas shows on top of the graph: the live run, a past run picked from the
+// history (shown instead of the live one), validation problems by node, and while the plan
+// view is open, each node's mark in the plan (plan/plan.js).
+
+import { IDLE_RUN } from "./runs/runState.js";
+import { createStore } from "../../lib/store.js";
+
+/** A store of `{live, viewed, problems, plan}` (`plan`: null outside the plan view). */
+export function createOverlay() {
+  return createStore({ live: IDLE_RUN, viewed: null, problems: {}, plan: null });
+}
+
+/** The run the canvas shows: the one picked from the history, else the live one. */
+export const shownRun = (state) => state.viewed ?? state.live;

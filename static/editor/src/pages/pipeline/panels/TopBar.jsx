@@ -1,0 +1,235 @@
+// The editor's top bar: the pipeline's workspace and name, save state, editing tools, file
+// actions, run history, and Run / Cancel. A viewer (`readOnly`) gets the name, export, images
+// and run history: nothing that changes the pipeline or starts a run.
+
+import "../../../ui/menu.css";
+import "./TopBar.css";
+import { memo, useRef } from "react";
+import { fileName } from "../../../lib/format.js";
+import { FRESH } from "../runs/runOptions.js";
+import JsonFileInput from "../../../ui/JsonFileInput.jsx";
+import { filesUrl } from "../../workspace/roles.js";
+
+/** The bar; every action is a callback of EditorApp. */
+function TopBar({
+  readOnly,
+  workspace,
+  name,
+  onRename,
+  saveLabel,
+  saveTitle,
+  onSave,
+  onUndo,
+  canUndo,
+  onRedo,
+  canRedo,
+  onLayout,
+  onSettings,
+  onExport,
+  onExportPython,
+  onImport,
+  imageUrl,
+  history,
+  runActive,
+  cancelling,
+  onRun,
+  onCancel,
+  connection,
+}) {
+  const file = useRef(null);
+  return (
+    <div className="pw-topbar" role="toolbar" aria-label="Pipeline">
+      <div className="pw-topbar-group pw-topbar-name">
+        <a className="pw-back" href="/" title="All pipelines" aria-label="All pipelines">
+          ←
+        </a>
+        {workspace ? (
+          <>
+            <a
+              className="pw-topbar-workspace"
+              href={filesUrl(workspace.slug)}
+              title={`The files of ${workspace.name}`}
+            >
+              {workspace.name}
+            </a>
+            <span className="pw-muted" aria-hidden="true">
+              /
+            </span>
+          </>
+        ) : null}
+        <input
+          className="pw-name"
+          aria-label="Pipeline name"
+          value={name}
+          maxLength={200}
+          readOnly={readOnly}
+          onChange={(event) => onRename(event.target.value)}
+        />
+        {readOnly ? null : (
+          <>
+            <span
+              className={`pw-save-state pw-save-${saveLabel === "Saved" ? "saved" : saveLabel === "Saving…" ? "saving" : "unsaved"}`}
+              title={saveTitle}
+              role="status"
+            >
+              {saveLabel}
+            </span>
+            <button type="button" onClick={onSave} title="Save (Ctrl+S)">
+              Save
+            </button>
+          </>
+        )}
+      </div>
+      {readOnly ? null : (
+        <div className="pw-topbar-group">
+          <button
+            type="button"
+            onClick={onUndo}
+            disabled={!canUndo}
+            title="Undo (Ctrl+Z)"
+            aria-label="Undo"
+          >
+            ↶
+          </button>
+          <button
+            type="button"
+            onClick={onRedo}
+            disabled={!canRedo}
+            title="Redo (Ctrl+Shift+Z)"
+            aria-label="Redo"
+          >
+            ↷
+          </button>
+          <button type="button" onClick={onLayout} title="Arrange the nodes with Graphviz">
+            Auto-layout
+          </button>
+        </div>
+      )}
+      <span className="pw-topbar-spacer" />
+      <div className="pw-topbar-group">
+        {readOnly ? null : (
+          <button type="button" onClick={onSettings}>
+            Settings
+          </button>
+        )}
+        <button type="button" onClick={onExport} title="Download the pipeline as JSON">
+          Export
+        </button>
+        {/* "Python" beside Export: the full label would push Run onto a second line at 1440 px */}
+        <button
+          type="button"
+          onClick={onExportPython}
+          aria-label="Export as Python"
+          title="Export as Python: a script that runs the pipeline with pandas"
+        >
+          Python
+        </button>
+        {readOnly ? null : (
+          <>
+            <button
+              type="button"
+              onClick={() => file.current?.click()}
+              title="Replace this pipeline's graph with a JSON file"
+            >
+              Import
+            </button>
+            <JsonFileInput ref={file} onChoose={onImport} />
+          </>
+        )}
+        <details className="pw-menu">
+          <summary>Image</summary>
+          <div className="pw-menu-items">
+            <a
+              href={`${imageUrl}.svg`}
+              target="_blank"
+              rel="noreferrer"
+              download={fileName(name, "svg")}
+            >
+              Graph as SVG
+            </a>
+            <a
+              href={`${imageUrl}.png`}
+              target="_blank"
+              rel="noreferrer"
+              download={fileName(name, "png")}
+            >
+              Graph as PNG
+            </a>
+          </div>
+        </details>
+        {history}
+      </div>
+      <div className="pw-topbar-group pw-run-group">
+        {connection === "reconnecting" || connection === "forbidden" ? (
+          <span
+            className="pw-connection"
+            title={
+              connection === "forbidden"
+                ? "The server refused the live view"
+                : "The live view reconnects by itself"
+            }
+          >
+            {connection === "forbidden" ? "live view refused" : "live view offline"}
+          </span>
+        ) : null}
+        {cancelling ? (
+          <span
+            className="pw-cancelling"
+            aria-live="polite"
+            title="The nodes running now finish first; no new node starts"
+          >
+            <span className="pw-spinner" aria-hidden="true" /> Cancelling…
+          </span>
+        ) : null}
+        {readOnly ? null : (
+          <>
+            <button
+              type="button"
+              className="pw-primary"
+              onClick={() => onRun()}
+              disabled={runActive}
+              title="Run, reusing the stored results of nodes that did not change"
+            >
+              Run
+            </button>
+            <RunMenu disabled={runActive} onRun={onRun} />
+            <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>
+              Cancel
+            </button>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The other ways to start a run, beside Run: fresh, reusing no stored result. */
+function RunMenu({ disabled, onRun }) {
+  const menu = useRef(null);
+  return (
+    <details className="pw-menu pw-run-menu" ref={menu}>
+      <summary
+        aria-label="More ways to run"
+        title="More ways to run"
+        aria-disabled={disabled || undefined}
+      >
+        ▾
+      </summary>
+      <div className="pw-menu-items">
+        <button
+          type="button"
+          disabled={disabled}
+          title="Run every node again, reusing no stored result"
+          onClick={() => {
+            menu.current.open = false;
+            onRun(FRESH);
+          }}
+        >
+          Run fresh
+        </button>
+      </div>
+    </details>
+  );
+}
+
+export default memo(TopBar);

@@ -1,0 +1,71 @@
+// The bottom panel's plan tab: the backend to plan for, the legend of the marks on the
+// cards, and `explain`'s text; a refused plan shows the server's message and problems.
+
+import "./plan.css";
+import { planClasses } from "./plan.js";
+import { describeProblem } from "../document/problems.js";
+
+const BACKENDS = [
+  ["", "As the document says"],
+  ["auto", "auto"],
+  ["duckdb", "duckdb"],
+  ["pandas", "pandas"],
+];
+
+/** `view` is usePlanView's answer; `dirty`: there are unsaved changes, not in the plan. */
+export default function PlanPanel({ view, dirty }) {
+  const { shown, backend, setBackend } = view;
+  return (
+    <div className="pw-plan">
+      <div className="pw-logs-filter pw-plan-bar">
+        <label htmlFor="pw-plan-backend">Backend</label>
+        <select
+          id="pw-plan-backend"
+          value={backend}
+          onChange={(event) => setBackend(event.target.value)}
+        >
+          {BACKENDS.map(([value, title]) => (
+            <option key={value} value={value}>
+              {title}
+            </option>
+          ))}
+        </select>
+        <ul className="pw-plan-legend" aria-label="Legend">
+          {shown.legend.map((entry) => (
+            <li key={entry.label} title={entry.title}>
+              <span className={`pw-plan-swatch${planClasses(entry)}`} aria-hidden="true" />
+              {entry.label} ({entry.count})
+            </li>
+          ))}
+        </ul>
+        {shown.loading ? <span className="pw-muted pw-small">Planning…</span> : null}
+      </div>
+      {dirty ? (
+        <p className="pw-muted pw-small pw-pad">
+          This is the plan of the saved pipeline: save to see your changes in it.
+        </p>
+      ) : null}
+      <PlanBody shown={shown} />
+    </div>
+  );
+}
+
+function PlanBody({ shown }) {
+  if (shown.error) {
+    const problems = shown.error.body?.problems ?? [];
+    return (
+      <div className="pw-pad" role="alert">
+        <p className="pw-error">No plan: {shown.error.message}</p>
+        {problems.length > 1 ? (
+          <ul className="pw-plan-problems">
+            {problems.map((problem, index) => (
+              <li key={index}>{describeProblem(problem, true)}</li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+    );
+  }
+  if (!shown.plan) return <p className="pw-muted pw-pad">Planning…</p>;
+  return <pre className="pw-plan-text">{shown.plan.text}</pre>;
+}

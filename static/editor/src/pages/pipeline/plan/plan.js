@@ -1,0 +1,71 @@
+// The plan view's model: from the server's plan (`GET …/plan`: segments, nodes left on
+// pandas, eliminated and merged nodes) to how each card is marked, and the legend.
+
+/** Segment outlines take their colour from this many tones (editor.css `.pw-plan-tone-N`). */
+export const PLAN_TONES = 4;
+
+/**
+ * `{byNode, legend}`: `byNode[id]` is `{kind, backend, segment, tone, label, title}` with
+ * `kind` "segment", "pandas", "eliminated" or "merged"; `legend` is one entry per segment,
+ * then pandas, eliminated and merged with their counts (only those that occur).
+ * Eliminated and merged win over a place on a backend: those nodes do not run at all.
+ */
+export function planMarks(plan) {
+  const byNode = {};
+  const legend = plan.segments.map((segment, index) => {
+    const tone = index % PLAN_TONES;
+    const title = `${segment.id} on ${segment.backend}: ${segment.reason}`;
+    for (const id of segment.nodes)
+      byNode[id] = {
+        kind: "segment",
+        backend: segment.backend,
+        segment: segment.id,
+        tone,
+        label: segment.backend,
+        title,
+      };
+    return {
+      kind: "segment",
+      tone,
+      label: `${segment.id} · ${segment.backend}`,
+      count: segment.nodes.length,
+      title,
+    };
+  });
+  for (const id of plan.pandas)
+    byNode[id] = {
+      kind: "pandas",
+      backend: "pandas",
+      label: "pandas",
+      title: "runs on pandas, node by node",
+    };
+  for (const [id, reason] of Object.entries(plan.eliminated))
+    byNode[id] = { kind: "eliminated", label: "not run", title: `not run: ${reason}` };
+  for (const [id, kept] of Object.entries(plan.merged))
+    byNode[id] = { kind: "merged", label: `= ${kept}`, title: `computed once with ${kept}` };
+  const counts = countKinds(byNode);
+  const others = [
+    { kind: "pandas", label: "pandas, node by node" },
+    { kind: "eliminated", label: "not run" },
+    { kind: "merged", label: "computed once with another node" },
+  ];
+  for (const entry of others)
+    if (counts[entry.kind])
+      legend.push({ ...entry, count: counts[entry.kind], title: entry.label });
+  return { byNode, legend };
+}
+
+function countKinds(byNode) {
+  const counts = {};
+  for (const mark of Object.values(byNode)) counts[mark.kind] = (counts[mark.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** The class names of a card marked `mark` (none outside the plan view). */
+export function planClasses(mark) {
+  if (!mark) return "";
+  return ` pw-plan-${mark.kind}${mark.kind === "segment" ? ` pw-plan-tone-${mark.tone}` : ""}`;
+}
+
+/** The query string of a plan request: the backend chosen in the panel, if any. */
+export const planQuery = (backend) => (backend ? `?backend=${encodeURIComponent(backend)}` : "");

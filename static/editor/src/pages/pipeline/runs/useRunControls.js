@@ -1,0 +1,110 @@
+// Starting, cancelling and looking back at runs: Run (with its parameters dialog), Cancel,
+// the toasts that say how a run ended, and the History menu's past runs.
+
+import { useCallback, useEffect, useRef } from "react";
+import { formatDuration } from "../../../lib/format.js";
+import { refusalDetails } from "../document/problems.js";
+import { cancelRequested, fromRunDetails, fromStartedRun, isActive, runPhase } from "./runState.js";
+import { useStore } from "../../../lib/store.js";
+
+/**
+ * `{phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive}`. `phase` is the live
+ * run's status, or "cancelling" from a cancel until the run has ended.
+ */
+export function useRunControls({
+  api,
+  base,
+  overlay,
+  sets,
+  stateRef,
+  saveFirst,
+  showProblems,
+  toasts,
+  setDialog,
+  openLogs,
+}) {
+  const phase = useStore(overlay, (value) => runPhase(value.live, sets));
+  const cancelToast = useRef(null);
+
+  // Tell the user when a live run ends; the "Cancelling…" toast ends with it.
+  const lastPhase = useRef(phase);
+  useEffect(() => {
+    const was = lastPhase.current;
+    lastPhase.current = phase;
+    if (!sets.runActive.has(was) && was !== "cancelling") return;
+    if (isActive({ status: phase }, sets) || phase === "cancelling" || phase === "idle") return;
+    if (cancelToast.current !== null) toasts.dismiss(cancelToast.current);
+    cancelToast.current = null;
+    const run = overlay.get().live;
+    const took = run.durationS != null ? ` in ${formatDuration(run.durationS)}` : "";
+    toasts.show(`Run ${phase}${took}.`, { kind: phase === "succeeded" ? "success" : "error" });
+  }, [phase, sets, overlay, toasts]);
+
+  const startRun = useCallback(
+    async (parameters, options = {}) => {
+      setDialog(null);
+      if (!(await saveFirst())) return;
+      try {
+        const run = await api.post(`${base}/runs`, { parameters, ...options });
+        overlay.set((value) => ({ ...value, viewed: null, live: fromStartedRun(value.live, run) }));
+        toasts.clear();
+        openLogs();
+      } catch (error) {
+        toasts.show(`The run did not start: ${error.message}`, {
+          kind: "error",
+          details: refusalDetails(error.body),
+        });
+        if (error.body.problems) showProblems(error.body.problems);
+      }
+    },
+    [api, base, overlay, saveFirst, showProblems, toasts, setDialog, openLogs],
+  );
+
+  // `options`: `{fresh}` to ignore stored results, `{up_to: node}` or `{from_node: node}` to
+  // run part of the pipeline (runOptions.js names them for the user).
+  const onRun = useCallback(
+    (options = {}) => {
+      const parameters = stateRef.current.history.present.meta.config?.parameters ?? {};
+      if (Object.keys(parameters).length) setDialog({ kind: "run", parameters, options });
+      else startRun({}, options);
+    },
+    [stateRef, startRun, setDialog],
+  );
+
+  const onCancel = useCallback(async () => {
+    const runId = overlay.get().live.runId;
+    if (runId === null) return;
+    try {
+      await api.post(`/api/runs/${runId}/cancel`, {});
+      overlay.set((value) => ({ ...value, live: cancelRequested(value.live, runId, sets) }));
+      if (runPhase(overlay.get().live, sets) === "cancelling") {
+        cancelToast.current = toasts.show(
+          "Cancelling the run: the nodes running now finish first…",
+          { timeout: 0 },
+        );
+      }
+    } catch (error) {
+      toasts.show(`Could not cancel: ${error.message}`, { kind: "error" });
+    }
+  }, [api, overlay, sets, toasts]);
+
+  const loadRuns = useCallback(() => api.get(`${base}/runs?limit=30`), [api, base]);
+  const pickRun = useCallback(
+    async (run) => {
+      try {
+        const details = await api.get(`/api/runs/${run.id}`);
+        overlay.set((value) => ({ ...value, viewed: fromRunDetails(details) }));
+        openLogs();
+      } catch (error) {
+        toasts.show(`Could not load run #${run.number}: ${error.message}`, { kind: "error" });
+      }
+    },
+    [api, overlay, toasts, openLogs],
+  );
+  const backToLive = useCallback(
+    () => overlay.set((value) => ({ ...value, viewed: null })),
+    [overlay],
+  );
+
+  return { phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive };
+}

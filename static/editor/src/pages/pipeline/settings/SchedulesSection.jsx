@@ -1,0 +1,324 @@
+// A pipeline's schedules, in its Settings dialog: the list, a form to add or edit one (cron,
+// time zone, parameters, policies, enabled) showing the next five fire times as the user
+// types, and delete. Each save goes to the server at once (`/api/pipelines/<id>/schedules`),
+// apart from the dialog's Apply; the server checks every field and names the wrong one.
+
+import { useCallback, useEffect, useState } from "react";
+import { FieldMessages } from "../form/Field.jsx";
+
+const PREVIEW_DELAY_MS = 300;
+const EMPTY = {
+  name: "",
+  cron: "0 6 * * *",
+  timezone: localZone(),
+  parametersText: "{}",
+  enabled: true,
+  missed: "skip",
+  overlap: "skip",
+};
+const ZONES =
+  typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+
+function localZone() {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+/** `iso` as the zone's wall-clock time, e.g. "Mon 30 Mar 2026, 02:30 CEST". */
+export function zoneTime(iso, zone) {
+  const options = {
+    timeZone: zone,
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  };
+  try {
+    return new Date(iso).toLocaleString("en-GB", options);
+  } catch {
+    return iso;
+  }
+}
+
+function formOf(schedule) {
+  return { ...schedule, parametersText: JSON.stringify(schedule.parameters ?? {}) };
+}
+
+export default function SchedulesSection({ api, pipelineId, readOnly }) {
+  const base = `/api/pipelines/${pipelineId}/schedules`;
+  const [items, setItems] = useState(null);
+  const [editing, setEditing] = useState(null); // a form's values, with `id` when editing
+  const [error, setError] = useState(null);
+  const reload = useCallback(
+    () =>
+      api.get(base).then(
+        (body) => setItems(body.items),
+        (failure) => setError({ message: failure.message }),
+      ),
+    [api, base],
+  );
+  useEffect(() => {
+    reload();
+  }, [reload]);
+
+  const remove = async (schedule) => {
+    try {
+      await api.del(`${base}/${schedule.id}`);
+      await reload();
+    } catch (failure) {
+      setError({ message: failure.message });
+    }
+  };
+  return (
+    <section className="pw-field pw-schedules" aria-label="Schedules">
+      <div className="pw-label">Schedules</div>
+      <p className="pw-hint">
+        Run this pipeline at the times of a cron expression in a time zone, with your rights. Saved
+        at once.{" "}
+        <a href="/docs/schedules/" target="_blank" rel="noreferrer">
+          How schedules work
+        </a>{" "}
+        (daylight saving, missed times, overlap).
+      </p>
+      {error && !editing ? <FieldMessages messages={[error.message]} /> : null}
+      {items === null ? <p className="pw-muted">Loading…</p> : null}
+      {items?.length === 0 ? <p className="pw-muted">No schedules.</p> : null}
+      <ul className="pw-schedule-list">
+        {items?.map((schedule) => (
+          <li key={schedule.id} className="pw-schedule">
+            <div>
+              <strong>{schedule.name || schedule.cron}</strong>{" "}
+              <span className="pw-muted">
+                {schedule.name ? `${schedule.cron} · ` : ""}
+                {schedule.timezone} · {schedule.owner}
+              </span>
+              {schedule.enabled ? (
+                <div className="pw-muted">
+                  next:{" "}
+                  {schedule.next_fire_at
+                    ? zoneTime(schedule.next_fire_at, schedule.timezone)
+                    : "never"}
+                </div>
+              ) : (
+                <div className="pw-muted">
+                  paused{schedule.paused_reason ? ` — ${schedule.paused_reason}` : ""}
+                </div>
+              )}
+              {schedule.last_outcome ? (
+                <div className="pw-muted">last: {schedule.last_outcome}</div>
+              ) : null}
+            </div>
+            {readOnly ? null : (
+              <div className="pw-schedule-actions">
+                <button type="button" onClick={() => setEditing(formOf(schedule))}>
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  aria-label={`Delete schedule ${schedule.name || schedule.cron}`}
+                  onClick={() => remove(schedule)}
+                >
+                  Delete
+                </button>
+              </div>
+            )}
+          </li>
+        ))}
+      </ul>
+      {editing ? (
+        <ScheduleForm
+          api={api}
+          base={base}
+          initial={editing}
+          onDone={() => {
+            setEditing(null);
+            reload();
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      ) : readOnly ? null : (
+        <button type="button" className="pw-add" onClick={() => setEditing({ ...EMPTY })}>
+          + Add schedule
+        </button>
+      )}
+    </section>
+  );
+}
+
+function ScheduleForm({ api, base, initial, onDone, onCancel }) {
+  const [values, setValues] = useState(initial);
+  const [preview, setPreview] = useState({ times: [], error: null });
+  const [error, setError] = useState(null);
+  const set = (field) => (event) =>
+    setValues({
+      ...values,
+      [field]: event.target.type === "checkbox" ? event.target.checked : event.target.value,
+    });
+
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(() => {
+      api.post("/api/schedules/preview", { cron: values.cron, timezone: values.timezone }).then(
+        (body) => current && setPreview({ times: body.next_times, error: null }),
+        (failure) =>
+          current &&
+          setPreview({ times: [], error: { field: failure.body.field, message: failure.message } }),
+      );
+    }, PREVIEW_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [api, values.cron, values.timezone]);
+
+  const save = async () => {
+    let parameters;
+    try {
+      parameters = JSON.parse(values.parametersText || "{}");
+    } catch {
+      setError({
+        field: "parameters",
+        message: 'parameters are a JSON object, e.g. {"min_age": 21}',
+      });
+      return;
+    }
+    const body = {
+      name: values.name,
+      cron: values.cron,
+      timezone: values.timezone,
+      parameters,
+      enabled: values.enabled,
+      missed: values.missed,
+      overlap: values.overlap,
+    };
+    try {
+      await (values.id ? api.put(`${base}/${values.id}`, body) : api.post(base, body));
+      onDone();
+    } catch (failure) {
+      setError({ field: failure.body.field ?? "", message: failure.message });
+    }
+  };
+  const at = (field) =>
+    [error, preview.error]
+      .filter((problem) => problem && (problem.field ?? "").split(".")[0] === field)
+      .map((problem) => problem.message);
+  const elsewhere =
+    error && !["cron", "timezone", "parameters", "name"].includes((error.field ?? "").split(".")[0])
+      ? [error.message]
+      : [];
+  return (
+    <div
+      className="pw-schedule-form"
+      role="group"
+      aria-label={values.id ? "Edit schedule" : "New schedule"}
+    >
+      <div className="pw-grid-2">
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-cron">
+            Cron expression
+          </label>
+          <input
+            id="pw-schedule-cron"
+            aria-invalid={at("cron").length > 0 || undefined}
+            value={values.cron}
+            onChange={set("cron")}
+            placeholder="minute hour day month weekday"
+          />
+          <FieldMessages messages={at("cron")} />
+          <p className="pw-hint">
+            Five fields: minute hour day-of-month month day-of-week, e.g. 0 6 * * MON-FRI.
+          </p>
+        </div>
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-zone">
+            Time zone
+          </label>
+          <input
+            id="pw-schedule-zone"
+            list="pw-zones"
+            aria-invalid={at("timezone").length > 0 || undefined}
+            value={values.timezone}
+            onChange={set("timezone")}
+          />
+          <datalist id="pw-zones">
+            {ZONES.map((zone) => (
+              <option key={zone} value={zone} />
+            ))}
+          </datalist>
+          <FieldMessages messages={at("timezone")} />
+        </div>
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-name">
+            Name
+          </label>
+          <input
+            id="pw-schedule-name"
+            value={values.name}
+            onChange={set("name")}
+            placeholder="optional"
+          />
+        </div>
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-parameters">
+            Parameters (JSON)
+          </label>
+          <input
+            id="pw-schedule-parameters"
+            aria-invalid={at("parameters").length > 0 || undefined}
+            value={values.parametersText}
+            onChange={set("parametersText")}
+          />
+          <FieldMessages messages={at("parameters")} />
+        </div>
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-missed">
+            Times missed while the server was down
+          </label>
+          <select id="pw-schedule-missed" value={values.missed} onChange={set("missed")}>
+            <option value="skip">Skip them</option>
+            <option value="run_once">Run once</option>
+          </select>
+        </div>
+        <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-overlap">
+            While a run is going
+          </label>
+          <select id="pw-schedule-overlap" value={values.overlap} onChange={set("overlap")}>
+            <option value="skip">Skip this time</option>
+            <option value="queue">Queue behind it</option>
+          </select>
+        </div>
+        <div className="pw-field pw-field-check">
+          <label htmlFor="pw-schedule-enabled">
+            <input
+              id="pw-schedule-enabled"
+              type="checkbox"
+              checked={values.enabled}
+              onChange={set("enabled")}
+            />
+            <span>Enabled</span>
+          </label>
+        </div>
+      </div>
+      <div className="pw-field">
+        <div className="pw-label">Next five times</div>
+        <ol className="pw-next-times" aria-label="Next five times">
+          {preview.times.map((moment) => (
+            <li key={moment}>{zoneTime(moment, values.timezone)}</li>
+          ))}
+        </ol>
+      </div>
+      <FieldMessages messages={elsewhere} />
+      <div className="pw-dialog-actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="pw-primary" onClick={save}>
+          Save schedule
+        </button>
+      </div>
+    </div>
+  );
+}
