@@ -115,7 +115,8 @@ class RunHandle(Protocol):
 class Supervisor(ABC):
     """Where runs execute: the one thing the launcher knows of it. Its implementations differ
     only in how a run is started there (and how many times: a Dask task may be started again
-    on another worker); watching, stopping and ending it are `Supervision`'s, the same for all."""
+    on another worker); watching, stopping and ending it are `Supervision`'s, the same for all.
+    A new place is one subclass and one key of `launcher.SUPERVISORS`."""
 
     def supervise(
         self,
