@@ -30,9 +30,10 @@ NODE_THREAD = "pipewright-node"
 def on_dask(document: dict, area, run_id, cancel: threading.Event, sinks=()):
     """A run as a task on the cluster PIPEWRIGHT_DASK_SCHEDULER names."""
     from bench.run_processes import in_process
-    from editor import run_dask
+    from editor.run_dask import DaskSupervisor
 
-    return in_process(document, area, run_id, cancel, sinks, supervise=run_dask.supervise)
+    on_dask = DaskSupervisor().supervise
+    return in_process(document, area, run_id, cancel, sinks, supervise=on_dask)
 
 
 def bench_start(repeat: int) -> None:

@@ -81,14 +81,14 @@ def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=
 
 def in_process(document: dict, area, run_id, cancel: threading.Event, sinks=(), supervise=None):
     """A run as the launcher executes it now: supervised, in a process of its own (or where
-    `supervise`, a function like `run_process.supervise`, executes it)."""
+    `supervise`, a `Supervisor`'s `supervise`, executes it)."""
     from editor import run_process
     from runtime.document.spec import load_document
     from runtime.plan import build_plan
 
     plan = build_plan(load_document(document), {})
     order = order_of(document, area, run_id)
-    supervise = supervise or run_process.supervise
+    supervise = supervise or run_process.LocalSupervisor().supervise
     return supervise(order, plan, sinks, cancel, timeout_s=3600)
 
 

@@ -1,15 +1,15 @@
-"""Runs pipelines in the background, each in a process of its own, supervised by a thread of
-a worker process: this web process (the embedded default) or `manage.py runworkers`.
+"""Runs pipelines in the background, each supervised by a thread of a worker process: this web
+process (the embedded default) or `manage.py runworkers`.
 
 `submit` is called once a started run's `queued` row is committed: the database is the
 queue (`run_queue`), and in the embedded default it wakes this process's `WorkerPool`,
-which claims runs in fair order and has `run_process` execute each snapshot in a child
-process, recording every event through `RunRecorder`, down to the outcome the runtime
-computed. With `PIPEWRIGHT_WORKERS=service` the web process executes nothing: the pools of
-`runworkers` find the row themselves. `cancel` stops a run within a second wherever it
-executes: the run is told to stop (at once in this process, through `cancel_requested`,
-which `_watch_cancels` polls, in another), its process is terminated if it does not, nothing
-new starts, outputs stay whole.
+which claims runs in fair order and has a `Supervisor` execute each snapshot where runs
+execute (`SUPERVISORS`: a child process, or a task on a Dask cluster), recording every event
+through `RunRecorder`, down to the outcome the runtime computed. With
+`PIPEWRIGHT_WORKERS=service` the web process executes nothing: the pools of `runworkers` find
+the row themselves. `cancel` stops a run within a second wherever it executes: the run is told
+to stop (at once in this process, through `cancel_requested`, which `_watch_cancels` polls, in
+another), its process is terminated if it does not, nothing new starts, outputs stay whole.
 
 Management commands run in the foreground instead: runs started inside `foreground()` are held
 by the calling process, so that no pool claims them, and `run_now` supervises them from the
@@ -18,7 +18,6 @@ calling thread the same way.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import socket
@@ -33,11 +32,14 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from editor import live, notifications, run_process, run_queue, run_watch
+from editor import live, notifications, run_queue, run_watch
 from editor.database_outage import until_written
 from editor.input_positions import positions_of
 from editor.models import NodeRun, Run
+from editor.run_dask import DaskSupervisor
+from editor.run_process import LocalSupervisor
 from editor.run_recorder import RunRecorder, settle
+from editor.supervision import StopSignal, Supervisor
 from editor.worker_pool import WorkerPool
 from editor.workspaces import engine_access
 from runtime.budget import Budget
@@ -52,7 +54,10 @@ from runtime.worker.wire import RunOrder, named_connections
 
 CANCEL_POLL_S = 0.25
 """How often `cancel_requested` is read for the runs this process executes: a cancel asked
-in another process reaches the run within this (and `run_process.GRACE_S` to stop it)."""
+in another process reaches the run within this (and `supervision.GRACE_S` to stop it)."""
+
+SUPERVISORS: dict[str, Supervisor] = {"local": LocalSupervisor(), "dask": DaskSupervisor()}
+"""Where runs execute, by the name `_supervisor` reads off the settings."""
 
 LOOK_EVERY_S = 30
 """How often the embedded pool looks for runs it was not told of (queued by other processes)."""
@@ -60,7 +65,7 @@ LOOK_EVERY_S = 30
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_cancels: dict[int, run_process.StopSignal] = {}
+_cancels: dict[int, StopSignal] = {}
 """The stop signal of each run this process executes."""
 _thread = threading.local()
 _embedded: WorkerPool | None = None
@@ -173,7 +178,7 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     """Execute a run this process claimed (marked `running`), to its end; a crash fails the
     run, never the caller."""
     with _lock:
-        cancel_event = _cancels.setdefault(run_id, run_process.StopSignal())
+        cancel_event = _cancels.setdefault(run_id, StopSignal())
     run_watch.hold(run_id)
     _watch_cancels_once()
     try:
@@ -220,15 +225,15 @@ def _watch_cancels() -> None:
 
 
 def _run(
-    run: Run, cancel_event: run_process.StopSignal, extra_sinks: Iterable[EventSink] = ()
+    run: Run, cancel_event: StopSignal, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
-    """Execute a claimed run in a process of its own, recorded; None if it did not run to
-    its end in that process (its snapshot no longer builds a plan, say)."""
+    """Execute a claimed run where runs execute (`_supervisor`), recorded; None if it did not
+    run to its end there (its snapshot no longer builds a plan, say)."""
     recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
     try:
         plan = build_plan(load_document(run.document), run.parameters)
         sinks = [_numbered_after(run.last_seq, sink) for sink in (recorder, *extra_sinks)]
-        ended = _supervisor()(
+        ended = _supervisor().supervise(
             _order(run, plan),
             plan,
             sinks,
@@ -270,13 +275,10 @@ def _queue_again(run_id: int) -> None:
     )
 
 
-def _supervisor():
+def _supervisor() -> Supervisor:
     """Where runs execute: on the Dask cluster `PIPEWRIGHT_DASK_SCHEDULER` names, else in
-    processes of this machine. `distributed` is imported only then: it costs the web process
-    half a second and about 47 MiB."""
-    if settings.PIPEWRIGHT_DASK_SCHEDULER:
-        return importlib.import_module("editor.run_dask").supervise
-    return run_process.supervise
+    processes of this machine."""
+    return SUPERVISORS["dask" if settings.PIPEWRIGHT_DASK_SCHEDULER else "local"]
 
 
 def _order(run: Run, plan: Plan) -> RunOrder:

@@ -38,7 +38,7 @@ from typing import Any
 
 from django.conf import settings
 
-from editor import audit, run_process
+from editor import audit, run_process, supervision
 from editor.errors import ActionError
 from runtime.budget import Budget
 from runtime.checks.analysis import analyse
@@ -324,7 +324,7 @@ def _run(job: _Job, order: JobOrder):
         finally:
             process.send_signal(signal.SIGKILL)  # it answered, or must stop: nothing left to do
             if report is None or report["kind"] in _STOPPED:  # gone before the answer says so
-                process.wait(run_process.EXIT_WAIT_S)
+                process.wait(supervision.EXIT_WAIT_S)
             process.close()
             if job.refill:
                 run_process.spare.refill()
@@ -333,15 +333,15 @@ def _run(job: _Job, order: JobOrder):
 
 def _report(process: RunProcess, order: JobOrder) -> dict:
     """The process's one message, or what stopped it (`timeout`, `out_of_memory`, `ended`)."""
-    limit = order.budget.memory_bytes + run_process.HEADROOM_BYTES
+    limit = order.budget.memory_bytes + supervision.HEADROOM_BYTES
     deadline = time.monotonic() + settings.PIPEWRIGHT_PREVIEW_TIMEOUT_S
     with contextlib.suppress(OSError):  # it is gone already: its socket's end says so below
         process.link.send("job", **order.to_message())
     while (left := deadline - time.monotonic()) > 0:
         try:
-            message = process.link.receive(min(left, run_process.TICK_S))
+            message = process.link.receive(min(left, supervision.TICK_S))
         except EOFError:
-            process.wait(run_process.EXIT_WAIT_S)
+            process.wait(supervision.EXIT_WAIT_S)
             return {"kind": "ended"}
         if message is not None:
             return message
@@ -376,8 +376,8 @@ def _outcome(report: dict, job: _Job, process: RunProcess, budget: Budget):
     if kind == "out_of_memory":
         message = (
             f"{job.words} was stopped: it grew by more than the "
-            f"{run_process.size_text(budget.memory_bytes)} that PIPEWRIGHT_RUN_MEMORY allows a "
-            f"run, and {run_process.size_text(run_process.HEADROOM_BYTES)} for the engine; "
+            f"{supervision.size_text(budget.memory_bytes)} that PIPEWRIGHT_RUN_MEMORY allows a "
+            f"run, and {supervision.size_text(supervision.HEADROOM_BYTES)} for the engine; "
             f"{job.advice}"
         )
         raise ActionError(422, "preview_out_of_memory", message, node=job.node)

@@ -30,7 +30,7 @@ from django.utils import timezone
 from editor import notifications
 from editor.models import NodeRun, Run
 from editor.run_leftovers import remove_leftovers
-from editor.run_process import UNREPORTED
+from editor.supervision import UNREPORTED
 from runtime.execution.statuses import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5

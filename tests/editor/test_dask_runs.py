@@ -20,8 +20,10 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster, get_task_stream
 
-from editor import run_dask, run_process
+from editor import dask_cluster
 from editor.models import Run, RunLog
+from editor.run_dask import DaskSupervisor
+from editor.run_process import LocalSupervisor
 from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.execution.events import ListSink
@@ -68,7 +70,7 @@ def cluster(plugin_site):
             n_workers=2, threads_per_worker=2, processes=True, dashboard_address=":0"
         ) as local:
             yield local
-            run_dask.cluster_clients.close()
+            dask_cluster.cluster_clients.close()
     default_registry.cache_clear()
 
 
@@ -125,10 +127,10 @@ def test_a_run_on_the_cluster_relays_the_events_a_local_run_does_and_writes_the_
     plan = build_plan(load_document(SEED))
     here, there = ListSink(), ListSink()
     order = order_of(SEED, data_root)
-    local = run_process.supervise(order, plan, [here], threading.Event(), timeout_s=60)
+    local = LocalSupervisor().supervise(order, plan, [here], threading.Event(), timeout_s=60)
     written_here = (data_root / "out" / "adults.csv").read_text()
     (data_root / "out" / "adults.csv").unlink()
-    on_dask = run_dask.supervise(order, plan, [there], threading.Event(), timeout_s=60)
+    on_dask = DaskSupervisor().supervise(order, plan, [there], threading.Event(), timeout_s=60)
     assert (on_dask.status, on_dask.error) == (local.status, local.error) == ("succeeded", "")
     assert on_dask.result.totals == local.result.totals
     assert without_timing(there.events) == without_timing(here.events)
@@ -169,7 +171,7 @@ def test_a_run_leaves_its_thread_to_its_partitions_on_a_worker_of_one_thread(
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as single:
         settings.PIPEWRIGHT_DASK_SCHEDULER = single.scheduler_address
         run, nodes = run_over_a_folder(client, data_root)
-        run_dask.cluster_clients.close()
+        dask_cluster.cluster_clients.close()
 
     assert run.status == "succeeded", run.error
     assert nodes["by_region"].metrics["backend"] == "dask"
@@ -302,7 +304,7 @@ def no_worker(settings):
     with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
         settings.PIPEWRIGHT_DASK_SCHEDULER = empty.scheduler_address
         yield empty
-        run_dask.cluster_clients.close()
+        dask_cluster.cluster_clients.close()
 
 
 def waiting_note(cluster) -> str:
@@ -346,7 +348,9 @@ def test_connection_passwords_show_in_no_task_key_argument_repr_or_log(
     plan = build_plan(load_document(document))
     sink, cancel = ListSink(), threading.Event()
     running = threading.Thread(
-        target=run_dask.supervise, args=(order, plan, [sink], cancel), kwargs={"timeout_s": 60}
+        target=DaskSupervisor().supervise,
+        args=(order, plan, [sink], cancel),
+        kwargs={"timeout_s": 60},
     )
     running.start()
     try:
@@ -375,7 +379,7 @@ def dask_commands(tmp_path_factory, plugin_site):
     """A scheduler and two workers, each started with the `dask` command, over TLS."""
     processes = DaskProcesses(tmp_path_factory.mktemp("dask"), workers=2, python_path=[plugin_site])
     yield processes
-    run_dask.cluster_clients.close()
+    dask_cluster.cluster_clients.close()
     processes.stop()
 
 

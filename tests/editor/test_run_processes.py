@@ -19,6 +19,7 @@ import pytest
 
 from editor import run_process
 from editor.models import Run
+from editor.run_process import LocalSupervisor
 from runtime.budget import Budget
 from runtime.document.spec import load_document
 from runtime.execution.events import ListSink
@@ -131,7 +132,7 @@ def test_a_run_in_its_process_relays_the_events_executing_it_here_gives(data_roo
     execute(prepare(plan, data_root=area), sinks=[here], run_id=9, data_root=area)
     relayed = ListSink()
     order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=9)
-    ending = run_process.supervise(order, plan, [relayed], threading.Event(), timeout_s=60)
+    ending = LocalSupervisor().supervise(order, plan, [relayed], threading.Event(), timeout_s=60)
     assert (ending.status, ending.error) == ("succeeded", "")
     assert ending.result.nodes["adults"].rows_out == 2
     assert without_timing(relayed.events) == without_timing(here.events)
@@ -152,7 +153,7 @@ def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     cancel, ended = threading.Event(), []
     plan = build_plan(load_document(document))
     supervising = threading.Thread(target=lambda: ended.append(
-        run_process.supervise(order, plan, [ListSink()], cancel, timeout_s=60)
+        LocalSupervisor().supervise(order, plan, [ListSink()], cancel, timeout_s=60)
     ))  # fmt: skip
     supervising.start()
     wait_until(lambda: process_of(31) is not None)
@@ -173,7 +174,7 @@ def test_a_run_whose_spare_process_was_killed_forks_its_own(data_root):
     area = FileArea(data_root)
     order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=32)
     plan = build_plan(load_document(SEED), {"min_age": 30})
-    ending = run_process.supervise(order, plan, [ListSink()], threading.Event(), timeout_s=60)
+    ending = LocalSupervisor().supervise(order, plan, [ListSink()], threading.Event(), timeout_s=60)
     assert (ending.status, ending.error) == ("succeeded", "")
     wait_until(run_process.spare.is_ready)  # the dead spare was replaced after the run
 
