@@ -136,7 +136,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    "editor.headers.NoStoreAPIMiddleware",
+    "editor.pages.headers.NoStoreAPIMiddleware",
     "editor.audit.AuditContextMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]

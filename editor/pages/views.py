@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
-from editor.docs_pages import PAGES, rendered
+from editor.pages.docs import PAGES, rendered
 from editor.permissions import pipeline_for, role_in, workspace_for
 
 
