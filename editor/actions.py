@@ -12,7 +12,8 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 
-from editor import audit, launcher, node_run_rows, preview_pool, revisions
+from editor import launcher, node_run_rows, preview_pool, revisions
+from editor.audit import log as audit_log
 from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule, Workspace
@@ -54,7 +55,7 @@ def create_pipeline(
     pipeline = Pipeline.objects.create(owner=owner, workspace=workspace, name=document.name)
     replace_graph(pipeline, document)
     revisions.record_creation(pipeline, to_json_dict(document), owner, summary)
-    audit.record(
+    audit_log.record(
         f"pipeline.{how}", pipeline, revision=pipeline.revision, details=details, user=owner
     )
     return pipeline
@@ -99,7 +100,7 @@ def _record_save(pipeline: Pipeline, before: str, author, restored: int | None) 
     action = (
         "restored" if restored is not None else "renamed" if pipeline.name != before else "saved"
     )
-    audit.record(
+    audit_log.record(
         f"pipeline.{action}", pipeline, revision=pipeline.revision, details=details, user=author
     )
 
@@ -109,7 +110,7 @@ def delete_pipeline(pipeline: Pipeline) -> None:
     """Delete the pipeline with its runs (cancelling an active one first)."""
     for run in pipeline.runs.filter(status__in=RunStatus.ACTIVE):
         launcher.cancel(run.pk)
-    audit.record("pipeline.deleted", pipeline, revision=pipeline.revision)
+    audit_log.record("pipeline.deleted", pipeline, revision=pipeline.revision)
     pipeline.delete()
 
 
@@ -272,7 +273,7 @@ def _queue_run(
     )
     node_run_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
     details = _run_details(run)
-    audit.record("run.started", run, revision=run.revision, details=details, user=checked.user)
+    audit_log.record("run.started", run, revision=run.revision, details=details, user=checked.user)
     _prune_runs(checked.pipeline)
     transaction.on_commit(lambda: launcher.submit(run.pk))
     return run
@@ -282,7 +283,7 @@ def cancel_run(run: Run) -> Run:
     """Stop a queued or running run; a finished run is left as it is."""
     if run.status in RunStatus.ACTIVE:
         launcher.cancel(run.pk)
-        audit.record("run.cancelled", run, revision=run.revision, details=_run_details(run))
+        audit_log.record("run.cancelled", run, revision=run.revision, details=_run_details(run))
         run.refresh_from_db()
     return run
 

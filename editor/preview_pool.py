@@ -38,7 +38,8 @@ from typing import Any
 
 from django.conf import settings
 
-from editor import audit, run_process
+from editor import run_process
+from editor.audit import log as audit_log
 from editor.errors import ActionError
 from runtime.backends.budget import Budget
 from runtime.comparison.records import RunRecord
@@ -308,7 +309,7 @@ def _order(job, document: dict, parameters, data_root, connections, options) -> 
 
 def _run(job: _Job, order: JobOrder):
     """The answer of `order` in a process of the pool, or its error raised."""
-    with _line.taken(job, _user_key(audit.current_user())):
+    with _line.taken(job, _user_key(audit_log.current_user())):
         try:
             process = run_process.spare.take()
         except OSError as error:

@@ -25,7 +25,8 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import actions, audit, cron_times, schedules
+from editor import actions, cron_times, schedules
+from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Run, Schedule
 from editor.permissions import Action, may
@@ -154,7 +155,7 @@ def _start(
             raise ActionError(409, "schedule_changed", "the schedule was changed as it fired")
         if isinstance(checked, ActionError):
             raise checked
-        with transaction.atomic(), audit.acting(AuditSource.SCHEDULE, owner):
+        with transaction.atomic(), audit_log.acting(AuditSource.SCHEDULE, owner):
             run = actions.queue_checked(
                 checked,
                 schedule=schedule,

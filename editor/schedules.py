@@ -16,7 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from editor import audit, cron_times, preview_pool
+from editor import cron_times, preview_pool
+from editor.audit import log as audit_log
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
@@ -207,4 +208,4 @@ def changed(schedule: Schedule, change: str, by) -> None:
     details = {"cron": schedule.cron, "timezone": schedule.timezone, "enabled": schedule.enabled}
     if change == "paused":
         details["reason"] = schedule.paused_reason
-    audit.record(f"schedule.{change}", schedule, details=details, user=by)
+    audit_log.record(f"schedule.{change}", schedule, details=details, user=by)

@@ -137,7 +137,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "editor.pages.headers.NoStoreAPIMiddleware",
-    "editor.audit.AuditContextMiddleware",
+    "editor.audit.log.AuditContextMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 ROOT_URLCONF = "pipewright.urls"

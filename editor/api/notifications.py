@@ -14,7 +14,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from ninja import Router, Status
 
-from editor import audit, encryption, notifications, webhooks
+from editor import encryption, notifications, webhooks
 from editor.api.bodies import json_object, parse_body
 from editor.api.notification_schemas import (
     NotificationIn,
@@ -23,6 +23,7 @@ from editor.api.notification_schemas import (
     TestDelivery,
 )
 from editor.api.schemas import ObjectId, answers, request_body
+from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import Notification, Pipeline, Run
 from editor.notification_limits import refuse_too_many_notifications, refuse_too_many_tests
@@ -146,7 +147,7 @@ def create_notification(request, pipeline_id: ObjectId):
         refuse_too_many_notifications(Pipeline.objects.select_for_update().get(pk=pipeline.pk))
         secret = _apply(request, notification, body)
         notification.save()
-        audit.record("notification.created", notification, details=_audit_details(notification))
+        audit_log.record("notification.created", notification, details=_audit_details(notification))
     return Status(201, notification_json(notification, secret))
 
 
@@ -163,7 +164,7 @@ def update_notification(request, pipeline_id: ObjectId, notification_id: ObjectI
         secret = _apply(request, notification, body)
         notification.save()
         details = _audit_details(notification) | ({"signing_renewed": True} if secret else {})
-        audit.record("notification.updated", notification, details=details)
+        audit_log.record("notification.updated", notification, details=details)
     return notification_json(notification, secret)
 
 
@@ -175,7 +176,7 @@ def update_notification(request, pipeline_id: ObjectId, notification_id: ObjectI
 def delete_notification(request, pipeline_id: ObjectId, notification_id: ObjectId):
     notification = _notification_of(request, pipeline_id, notification_id)
     with transaction.atomic():
-        audit.record("notification.deleted", notification, details=_audit_details(notification))
+        audit_log.record("notification.deleted", notification, details=_audit_details(notification))
         notification.delete()
     return Status(204, None)
 

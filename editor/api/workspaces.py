@@ -21,7 +21,7 @@ from editor.api.workspace_schemas import (
     WorkspaceList,
     WorkspaceOut,
 )
-from editor.audit_csv import csv_download
+from editor.audit.csv import csv_download
 from editor.connections import connection_json, save_connection
 from editor.errors import ActionError
 from editor.models import AuditEntry, Workspace

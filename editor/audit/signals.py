@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from editor import audit
+from editor.audit import log as audit_log
 from editor.models import Connection, Membership
 
 
@@ -34,21 +34,21 @@ def connection_saved(sender, instance: Connection, created: bool, raw: bool = Fa
     before = getattr(instance, "_audit_before", None) or {}
     fields = kwargs.get("update_fields")
     if not created and fields is not None and set(fields) == {"encrypted_password"}:
-        audit.record("connection.key_rotated", instance)
+        audit_log.record("connection.key_rotated", instance)
         return
     details = _connection_details(instance)
     if not created:
         details["credentials_changed"] = (
             before.get("encrypted_password") != instance.encrypted_password
         )
-    audit.record(
+    audit_log.record(
         "connection.created" if created else "connection.updated", instance, details=details
     )
 
 
 @receiver(post_delete, sender=Connection, dispatch_uid="audit-connection-deleted")
 def connection_deleted(sender, instance: Connection, **kwargs):
-    audit.record("connection.deleted", instance, details=_connection_details(instance))
+    audit_log.record("connection.deleted", instance, details=_connection_details(instance))
 
 
 @receiver(post_save, sender=Membership, dispatch_uid="audit-membership-saved")
@@ -57,12 +57,12 @@ def membership_saved(sender, instance: Membership, created: bool, raw: bool = Fa
         return
     before = (getattr(instance, "_audit_before", None) or {}).get("role")
     if created:
-        audit.record("member.added", instance, details={"role": instance.role})
+        audit_log.record("member.added", instance, details={"role": instance.role})
     elif before != instance.role:
         details = {"role": instance.role, "previous_role": before}
-        audit.record("member.role_changed", instance, details=details)
+        audit_log.record("member.role_changed", instance, details=details)
 
 
 @receiver(post_delete, sender=Membership, dispatch_uid="audit-membership-removed")
 def membership_removed(sender, instance: Membership, **kwargs):
-    audit.record("member.removed", instance, details={"role": instance.role})
+    audit_log.record("member.removed", instance, details={"role": instance.role})
