@@ -33,10 +33,11 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from editor import live, notifications, run_process, run_queue, run_watch
+from editor import live, run_process, run_queue, run_watch
 from editor.database_outage import until_written
 from editor.input_positions import positions_of
 from editor.models import NodeRun, Run
+from editor.notifications import dispatch
 from editor.run_recorder import RunRecorder, settle
 from editor.worker_pool import WorkerPool
 from editor.workspaces import engine_access
@@ -190,7 +191,7 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
         with _lock:
             _cancels.pop(run_id, None)
         run_watch.release(run_id)
-        notifications.run_ended(run_id)
+        dispatch.run_ended(run_id)
 
 
 def _watch_cancels_once() -> None:

@@ -27,8 +27,8 @@ from datetime import timedelta
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
-from editor import notifications
 from editor.models import NodeRun, Run
+from editor.notifications import dispatch
 from editor.run_leftovers import remove_leftovers
 from editor.run_process import UNREPORTED
 from runtime.statuses import NodeStatus, RunStatus
@@ -187,4 +187,4 @@ def _interrupt(run_id: int) -> None:
         status=NodeStatus.INTERRUPTED
     )
     if interrupted:
-        transaction.on_commit(lambda: notifications.run_ended(run_id))
+        transaction.on_commit(lambda: dispatch.run_ended(run_id))

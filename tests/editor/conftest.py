@@ -10,8 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from editor import launcher, notification_limits
+from editor import launcher
 from editor.models import Run
+from editor.notifications import limits
 
 SEED = {
     "format": "pipewright.pipeline",
@@ -43,7 +44,7 @@ def runs_of_this_test_only():
 @pytest.fixture(autouse=True)
 def test_messages_counted_per_test():
     """Users' ids come again in later tests: their count of test messages must not."""
-    notification_limits.forget()
+    limits.forget()
 
 
 @pytest.fixture(autouse=True)

@@ -15,9 +15,10 @@ import socket
 import pytest
 from django.core import mail
 
-from editor import actions, notifications, run_watch, webhooks
+from editor import actions, run_watch
 from editor.models import AuditEntry, Notification, Role, Run, RunLog
-from editor.notification_limits import MAX_PER_PIPELINE, TESTS_PER_MINUTE
+from editor.notifications import dispatch, webhooks
+from editor.notifications.limits import MAX_PER_PIPELINE, TESTS_PER_MINUTE
 from editor.workspaces import create_workspace, set_member
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
@@ -278,12 +279,12 @@ def test_e_mail_goes_to_members_or_addresses_an_admin_added(team, owner, staff, 
     )
     assert stranger.status_code == 403
     notification = Notification.objects.get(pk=made.json()["id"])
-    assert notifications.allowed_recipients(notification) == [
+    assert dispatch.allowed_recipients(notification) == [
         "Owner@example.com",
         "boss@elsewhere.example",
     ]
     team.memberships.filter(user=owner).delete()
-    assert notifications.allowed_recipients(notification) == ["boss@elsewhere.example"]
+    assert dispatch.allowed_recipients(notification) == ["boss@elsewhere.example"]
 
 
 def test_an_e_mail_is_sent_when_a_run_fails(team, owner, data_root, settings):
@@ -351,9 +352,9 @@ def test_a_long_run_notifies_whatever_its_outcome(owner):
         started_at=now - timedelta(seconds=61),
         finished_at=now,
     )
-    assert notifications.reasons(notification, run) == ["long"]
+    assert dispatch.reasons(notification, run) == ["long"]
     run.started_at = now - timedelta(seconds=59)
-    assert notifications.reasons(notification, run) == []
+    assert dispatch.reasons(notification, run) == []
 
 
 def test_rotatekeys_re_encrypts_signing_secrets(client, pipeline_id, settings):

@@ -26,9 +26,9 @@ from django.db import close_old_connections, connection
 from django.urls import reverse
 from django.utils import timezone
 
-from editor import webhooks
 from editor.models import Notification, Run, RunLog
-from editor.notification_limits import MAX_PER_PIPELINE
+from editor.notifications import webhooks
+from editor.notifications.limits import MAX_PER_PIPELINE
 from runtime.statuses import RunStatus
 
 FAILURES = frozenset({RunStatus.FAILED, RunStatus.INTERRUPTED})
