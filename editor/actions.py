@@ -18,7 +18,7 @@ from editor.documents import replace_graph, to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule, Workspace
 from editor.run_limits import refuse_too_many_runs
-from editor.workspaces import engine_access, personal_workspace
+from editor.workspaces.membership import engine_access, personal_workspace
 from runtime.errors import Problem
 from runtime.graph import structural_problems
 from runtime.spec import Pipeline as PipelineSpec

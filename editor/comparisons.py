@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from editor import preview_pool
 from editor.models import Run
-from editor.workspaces import file_area
+from editor.workspaces.membership import file_area
 from runtime.cache.store import ResultStore
 from runtime.comparison.records import RunRecord
 

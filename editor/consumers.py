@@ -23,9 +23,9 @@ from editor.database_outage import UNAVAILABLE
 from editor.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
 from editor.live import group_name, remember_server_loop, user_group
 from editor.outage_responses import TRY_AGAIN_LATER
-from editor.permissions import visible_pipelines
 from editor.snapshots import latest_run_snapshot
 from editor.watcher_access import may_still_watch, session_digest
+from editor.workspaces.permissions import visible_pipelines
 from runtime import json_text
 from runtime.json_text import JsonTextError
 

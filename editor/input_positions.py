@@ -2,7 +2,7 @@
 by a run that succeeded as a whole (in the transaction that writes its end), reset by editors.
 
 Belongs here: reading, advancing and resetting `InputPosition` rows. Who may do that is
-`editor.permissions`' business; the positions' meaning is `runtime.incremental`'s.
+`editor.workspaces.permissions`' business; the positions' meaning is `runtime.incremental`'s.
 """
 
 from __future__ import annotations

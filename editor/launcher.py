@@ -40,7 +40,7 @@ from editor.models import NodeRun, Run
 from editor.notifications import dispatch
 from editor.run_recorder import RunRecorder, settle
 from editor.worker_pool import WorkerPool
-from editor.workspaces import engine_access
+from editor.workspaces.membership import engine_access
 from runtime.backends.budget import Budget
 from runtime.errors import PipewrightError
 from runtime.events import EventSink

@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 
 from editor.models import Run
-from editor.workspaces import engine_access
+from editor.workspaces.membership import engine_access
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.errors import PipewrightError
 from runtime.operators.atomic import remove_stale_temporaries

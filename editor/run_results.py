@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from editor.errors import ActionError
 from editor.models import NodeRun, Run
-from editor.workspaces import cache_folder, file_area
+from editor.workspaces.membership import cache_folder, file_area
 from runtime.cache import stored
 from runtime.cache.store import ResultStore
 from runtime.errors import OperatorError, PipelineValidationError

@@ -29,7 +29,7 @@ from editor import actions, cron_times, schedules
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Run, Schedule
-from editor.permissions import Action, may
+from editor.workspaces.permissions import Action, may
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from editor.audit import log as audit_log
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
-from editor.permissions import Action, may
-from editor.workspaces import engine_access
+from editor.workspaces.membership import engine_access
+from editor.workspaces.permissions import Action, may
 
 log = logging.getLogger(__name__)
 

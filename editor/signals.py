@@ -13,7 +13,7 @@ from django.dispatch import receiver
 from editor.models import Membership
 from editor.schedules import pause_where_owner_may_not_run
 from editor.watcher_access import session_digest, tell_sockets_of
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="personal-workspace")

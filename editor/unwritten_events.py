@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from editor.workspaces import system_folder
+from editor.workspaces.membership import system_folder
 from runtime.events import Event
 
 IN_MEMORY = 20_000

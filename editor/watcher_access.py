@@ -21,7 +21,7 @@ from django.contrib.auth import get_user
 from django.db import transaction
 
 from editor import live
-from editor.permissions import visible_pipelines
+from editor.workspaces.permissions import visible_pipelines
 
 
 def may_still_watch(session_key: str | None, user_id: int, pipeline_id: int) -> bool:

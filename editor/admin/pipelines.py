@@ -22,7 +22,7 @@ from editor.admin.runs import ADMIN_CSS, status_badge
 from editor.errors import ActionError
 from editor.exports import export_download, exports_zip
 from editor.models import Edge, Node, Pipeline
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 
 ADMIN_VERSIONS = 20
 

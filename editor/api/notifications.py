@@ -28,7 +28,7 @@ from editor.errors import ActionError
 from editor.models import Notification, Pipeline, Run
 from editor.notifications import dispatch, webhooks
 from editor.notifications.limits import refuse_too_many_notifications, refuse_too_many_tests
-from editor.permissions import Action, may, pipeline_for
+from editor.workspaces.permissions import Action, may, pipeline_for
 
 router = Router()
 BODY = request_body(NotificationIn.model_json_schema())

@@ -36,8 +36,8 @@ from editor.errors import ActionError
 from editor.exports import export_download
 from editor.graph_image import layout, render
 from editor.models import latest_statuses
-from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
-from editor.workspaces import engine_access, personal_workspace
+from editor.workspaces.membership import engine_access, personal_workspace
+from editor.workspaces.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from runtime.errors import Problem
 from runtime.spec import Pipeline as PipelineSpec
 

@@ -15,8 +15,8 @@ from editor import preview_pool
 from editor.api.schemas import ExplainedPlan, ObjectId, answers
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
-from editor.permissions import pipeline_for
-from editor.workspaces import engine_access
+from editor.workspaces.membership import engine_access
+from editor.workspaces.permissions import pipeline_for
 from runtime.backend_names import Backend
 from runtime.parameters import parse_cli_pair
 

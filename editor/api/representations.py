@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 
 from editor.documents import to_document
 from editor.models import Pipeline, Run, RunLog
-from editor.permissions import is_operator
+from editor.workspaces.permissions import is_operator
 from runtime.spec import Pipeline as PipelineSpec
 from runtime.spec import to_json_dict
 

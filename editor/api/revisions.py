@@ -27,7 +27,7 @@ from editor.api.schemas import Limit, ObjectId, Offset, SavedPipeline, answers, 
 from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, PipelineRevision
-from editor.permissions import Action, pipeline_for
+from editor.workspaces.permissions import Action, pipeline_for
 from runtime.document_diff import diff_documents, summarise
 from runtime.errors import PipelineValidationError
 from runtime.spec import load_document, to_json_dict

@@ -18,7 +18,7 @@ from editor.api.comparison_schemas import RunComparison
 from editor.api.representations import run_json
 from editor.api.schemas import ObjectId, answers
 from editor.errors import ActionError
-from editor.permissions import run_for
+from editor.workspaces.permissions import run_for
 from runtime.spec import NODE_ID_MAX_LENGTH
 
 router = Router()

@@ -26,7 +26,6 @@ from editor import preview_pool
 from editor.api.run_data_schemas import DataPage, DataStats
 from editor.api.schemas import ObjectId, Offset, answers
 from editor.errors import ActionError
-from editor.permissions import run_for
 from editor.run_results import (
     PortResult,
     changed_inputs,
@@ -34,7 +33,8 @@ from editor.run_results import (
     port_result,
     stored_results,
 )
-from editor.workspaces import data_root, engine_access
+from editor.workspaces.membership import data_root, engine_access
+from editor.workspaces.permissions import run_for
 from runtime import result_pages
 from runtime.paths import SCRATCH
 from runtime.preview import MAX_LIMIT as RECOMPUTED_ROWS

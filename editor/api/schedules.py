@@ -16,8 +16,8 @@ from editor import schedules
 from editor.api.bodies import json_object, parse_body
 from editor.api.schemas import ObjectId, answers, request_body
 from editor.models import Schedule
-from editor.permissions import Action, pipeline_for
 from editor.schedules import ScheduleIn
+from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()
 previews = Router()

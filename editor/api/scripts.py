@@ -18,8 +18,8 @@ from editor.api.schemas import ObjectId, answers
 from editor.documents import to_document
 from editor.errors import problems_error
 from editor.exports import download, script_name
-from editor.permissions import pipeline_for
-from editor.workspaces import engine_access
+from editor.workspaces.membership import engine_access
+from editor.workspaces.permissions import pipeline_for
 from runtime.backend_names import Backend
 from runtime.errors import PipelineValidationError
 

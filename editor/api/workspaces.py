@@ -22,10 +22,12 @@ from editor.api.workspace_schemas import (
     WorkspaceOut,
 )
 from editor.audit.csv import csv_download
-from editor.connections import connection_json, save_connection
 from editor.errors import ActionError
 from editor.models import AuditEntry, Workspace
-from editor.permissions import (
+from editor.schedules import paused_schedules
+from editor.workspaces.connections import connection_json, save_connection
+from editor.workspaces.membership import create_workspace, remove_member, set_member, slug_problem
+from editor.workspaces.permissions import (
     Action,
     is_operator,
     may,
@@ -33,8 +35,6 @@ from editor.permissions import (
     visible_workspaces,
     workspace_for,
 )
-from editor.schedules import paused_schedules
-from editor.workspaces import create_workspace, remove_member, set_member, slug_problem
 
 router = Router()
 

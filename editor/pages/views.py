@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 
 from editor.pages.docs import PAGES, rendered
-from editor.permissions import pipeline_for, role_in, workspace_for
+from editor.workspaces.permissions import pipeline_for, role_in, workspace_for
 
 
 @login_required

@@ -11,7 +11,7 @@ from playwright.async_api import expect
 
 from editor import actions
 from editor.models import Role, Schedule
-from editor.workspaces import create_workspace, remove_member, set_member
+from editor.workspaces.membership import create_workspace, remove_member, set_member
 from runtime.spec import load_document
 from tests.e2e.editor_page import open_editor
 from tests.e2e.seed_pipeline import seed

@@ -106,7 +106,7 @@ def put_json(client: Client, url: str, body) -> object:
 @pytest.fixture
 def token(owner) -> str:
     """A bearer token of `owner`, for servers in other processes."""
-    from editor.tokens import create_token
+    from editor.workspaces.tokens import create_token
 
     return create_token(owner, "tests")
 

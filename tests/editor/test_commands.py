@@ -21,7 +21,7 @@ from editor.actions import create_pipeline
 from editor.documents import to_document
 from editor.management.commands.seed_demo import DEMO_DOCUMENTS
 from editor.models import ApiToken, NodeRun, Pipeline, Run
-from editor.tokens import user_for_token
+from editor.workspaces.tokens import user_for_token
 from runtime.graph import validate
 from runtime.spec import dump_document, load_document
 from tests.editor.conftest import SEED, client_for, make_user

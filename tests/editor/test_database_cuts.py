@@ -57,7 +57,7 @@ from importlib import import_module
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import User
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 user = User.objects.create_user("cuts", password="not used here 1")
 session = import_module(settings.SESSION_ENGINE).SessionStore()
 session[auth.SESSION_KEY] = str(user.pk)

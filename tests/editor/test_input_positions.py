@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from editor.models import InputPosition, Role
-from editor.workspaces import create_workspace, set_member
+from editor.workspaces.membership import create_workspace, set_member
 from tests.editor.conftest import client_for, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -30,7 +30,7 @@ from schemathesis.specs.openapi.checks import (
 from editor import actions
 from editor.api import api
 from editor.models import Notification, Pipeline, Run, Schedule
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 from runtime.spec import load_document
 from tests.editor.conftest import SEED
 from tests.strategies import bounded

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from editor import preview_pool, run_process
-from editor.workspaces import engine_access, personal_workspace
+from editor.workspaces.membership import engine_access, personal_workspace
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
 from runtime.operators.csv_files import CsvInput

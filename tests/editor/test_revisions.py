@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from editor.models import Pipeline, PipelineRevision, Role
-from editor.workspaces import create_workspace, set_member
+from editor.workspaces.membership import create_workspace, set_member
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
 
 pytestmark = pytest.mark.django_db

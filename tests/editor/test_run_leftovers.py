@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from editor.models import Connection, Run
 from editor.run_watch import reap_and_remove_leftovers
 from editor.stale_outputs import remove_stale_outputs
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 from tests.editor import test_run_processes
 from tests.editor.conftest import wait_for_run
 from tests.editor.runs import chain, files_under, start, wait_for_node, wait_until

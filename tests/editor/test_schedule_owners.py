@@ -10,7 +10,7 @@ import pytest
 
 from editor import scheduler
 from editor.models import Role
-from editor.workspaces import create_workspace, remove_member, set_member
+from editor.workspaces.membership import create_workspace, remove_member, set_member
 from tests.editor.conftest import SEED, client_for, make_user, post_json
 from tests.editor.schedules import make_schedule
 

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from editor.models import Pipeline, Run
 from editor.stale_outputs import remove_stale_outputs
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 from runtime.operators.atomic import temporary_path
 from runtime.paths import SCRATCH
 from tests.editor.conftest import make_user

@@ -17,8 +17,8 @@ from editor.actions import create_pipeline
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Pipeline, Workspace
-from editor.permissions import Action, require
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
+from editor.workspaces.permissions import Action, require
 from runtime.cli import EXIT_INVALID
 from runtime.errors import PipelineValidationError, Problem
 from runtime.spec import Pipeline as PipelineSpec

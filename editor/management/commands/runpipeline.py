@@ -23,7 +23,7 @@ from editor.management.commands._arguments import (
     user_named,
     workspace_named,
 )
-from editor.permissions import Action
+from editor.workspaces.permissions import Action
 from runtime.cli import (
     EXIT_CANCELLED,
     EXIT_FAILED,

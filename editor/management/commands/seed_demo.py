@@ -25,7 +25,7 @@ from django.db import transaction
 
 from editor.actions import create_pipeline
 from editor.management.commands._arguments import read_document
-from editor.workspaces import personal_workspace, workspace_folder
+from editor.workspaces.membership import personal_workspace, workspace_folder
 
 DEMO_FOLDER = Path(__file__).resolve().parents[2] / "demo"
 DEMO_DOCUMENTS = [DEMO_FOLDER / "seed_etl.json", DEMO_FOLDER / "customers_join_and_branch.json"]

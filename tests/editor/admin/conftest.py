@@ -12,8 +12,8 @@ from django.utils import timezone
 from editor import actions
 from editor.documents import to_document
 from editor.models import ApiToken, Connection, NodeRun, Pipeline, Run
-from editor.tokens import create_token
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
+from editor.workspaces.tokens import create_token
 from runtime.spec import load_document, to_json_dict
 from tests.editor.conftest import SEED
 

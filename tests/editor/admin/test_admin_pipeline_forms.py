@@ -15,7 +15,7 @@ from pytest_django.asserts import assertInHTML
 from editor import actions
 from editor.documents import to_document
 from editor.models import Pipeline
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 from runtime.spec import load_document, to_json_dict
 from tests.editor.admin.forms import change_form_data
 from tests.editor.conftest import SEED, post_json, put_json

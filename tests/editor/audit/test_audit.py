@@ -15,8 +15,8 @@ from django.test import Client
 from editor import actions
 from editor.audit.csv import cell
 from editor.models import AppendOnly, AuditEntry, Connection, Role
-from editor.tokens import create_token
-from editor.workspaces import create_workspace, set_member
+from editor.workspaces.membership import create_workspace, set_member
+from editor.workspaces.tokens import create_token
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
 

@@ -18,7 +18,7 @@ import pytest
 from django.db import connection as django_connection
 
 from editor.models import Connection
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 from tests.editor.conftest import client_for, post_json, put_json, wait_for_run
 
 POSTGRES = "postgresql+psycopg://postgres@{host}:5432/{database}"

@@ -15,10 +15,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.text import slugify
 
-from editor.connections import runtime_connections
 from editor.errors import ActionError
 from editor.models import Membership, Role, Workspace
-from editor.permissions import is_operator
+from editor.workspaces.connections import runtime_connections
+from editor.workspaces.permissions import is_operator
 from runtime.paths import CACHE, SCRATCH, SHARED, SYSTEM, FileArea
 
 RESERVED_SLUGS = frozenset({SHARED})

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import URLResolver, get_resolver
 
 from editor.models import Connection, InputPosition, Notification, Run, Schedule
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
 METHODS = ("get", "post", "put", "delete")

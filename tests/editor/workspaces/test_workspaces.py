@@ -15,8 +15,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from editor.models import Connection, Pipeline, Role, Run, Workspace
-from editor.tokens import create_token, user_for_token
-from editor.workspaces import create_workspace, personal_workspace, set_member
+from editor.workspaces.membership import create_workspace, personal_workspace, set_member
+from editor.workspaces.tokens import create_token, user_for_token
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json, wait_for_run
 
 SECRET_ROWS = "id,secret\n1,the other team's numbers\n"

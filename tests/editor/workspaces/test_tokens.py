@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from editor.models import ApiToken
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 
 pytestmark = pytest.mark.django_db
 
