@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from editor import cron_times, preview_pool
 from editor.audit import log as audit_log
-from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
+from editor.pipelines.documents import to_document
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import Action, may
 

@@ -7,7 +7,8 @@ from django.http import HttpResponse
 from ninja import Router, Status
 from ninja.errors import HttpError
 
-from editor import actions, preview_pool
+from editor import actions as run_actions
+from editor import preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.api.schemas import (
@@ -31,11 +32,12 @@ from editor.api.schemas import (
     answers,
     request_body,
 )
-from editor.documents import to_document
 from editor.errors import ActionError
-from editor.exports import export_download
-from editor.graph_image import layout, render
 from editor.models import latest_statuses
+from editor.pipelines import actions
+from editor.pipelines.documents import to_document
+from editor.pipelines.exports import export_download
+from editor.pipelines.graph_image import layout, render
 from editor.workspaces.membership import engine_access, personal_workspace
 from editor.workspaces.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from runtime.errors import Problem
@@ -286,8 +288,8 @@ def start_run(request, pipeline_id: ObjectId):
     body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     start = parse_body(RunStartIn, body)
-    reuse = actions.Reuse(fresh=start.fresh, up_to=start.up_to, from_node=start.from_node)
-    run = actions.start_run(pipeline, request.user, start.parameters, reuse)
+    reuse = run_actions.Reuse(fresh=start.fresh, up_to=start.up_to, from_node=start.from_node)
+    run = run_actions.start_run(pipeline, request.user, start.parameters, reuse)
     return Status(202, run_json(run, user=request.user))
 
 

@@ -13,8 +13,8 @@ from ninja import Query, Router
 
 from editor import preview_pool
 from editor.api.schemas import ExplainedPlan, ObjectId, answers
-from editor.documents import to_document
 from editor.errors import ActionError, problems_error
+from editor.pipelines.documents import to_document
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
 from runtime.backend_names import Backend

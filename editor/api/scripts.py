@@ -15,9 +15,9 @@ from ninja import Router
 
 from editor import preview_pool
 from editor.api.schemas import ObjectId, answers
-from editor.documents import to_document
 from editor.errors import problems_error
-from editor.exports import download, script_name
+from editor.pipelines.documents import to_document
+from editor.pipelines.exports import download, script_name
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
 from runtime.backend_names import Backend

@@ -17,10 +17,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from editor.actions import create_pipeline
-from editor.documents import to_document
 from editor.management.commands.seed_demo import DEMO_DOCUMENTS
 from editor.models import ApiToken, NodeRun, Pipeline, Run
+from editor.pipelines.actions import create_pipeline
+from editor.pipelines.documents import to_document
 from editor.workspaces.tokens import user_for_token
 from runtime.graph import validate
 from runtime.spec import dump_document, load_document

@@ -27,9 +27,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from editor import actions
 from editor.api import api
 from editor.models import Notification, Pipeline, Run, Schedule
+from editor.pipelines import actions
 from editor.workspaces.tokens import create_token
 from runtime.spec import load_document
 from tests.editor.conftest import SEED

@@ -12,8 +12,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import actions, run_watch, unwritten_events
+from editor import run_watch, unwritten_events
 from editor.models import NodeRun, Run, RunLog
+from editor.pipelines import actions
 from editor.run_recorder import RunRecorder
 from editor.stale_outputs import remove_stale_outputs
 from runtime.events import Emitter

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from editor import actions
 from editor.models import Run
+from editor.pipelines import actions
 from editor.run_recorder import RunRecorder
 from runtime.events import Emitter
 from runtime.spec import load_document

@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import actions
 from editor.models import Run, Schedule
+from editor.pipelines import actions
 from runtime.spec import load_document
 from tests.servers import SchedulerService, pause_pipeline, stop_servers
 

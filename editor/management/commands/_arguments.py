@@ -13,10 +13,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 
-from editor.actions import create_pipeline
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Pipeline, Workspace
+from editor.pipelines.actions import create_pipeline
 from editor.workspaces.membership import personal_workspace
 from editor.workspaces.permissions import Action, require
 from runtime.cli import EXIT_INVALID

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from editor import launcher
-from editor.actions import delete_pipeline, start_run
+from editor.actions import start_run
 from editor.errors import ActionError
 from editor.management.commands._arguments import (
     DocumentCommand,
@@ -23,6 +23,7 @@ from editor.management.commands._arguments import (
     user_named,
     workspace_named,
 )
+from editor.pipelines.actions import delete_pipeline
 from editor.workspaces.permissions import Action
 from runtime.cli import (
     EXIT_CANCELLED,

@@ -23,8 +23,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from editor.actions import create_pipeline
 from editor.management.commands._arguments import read_document
+from editor.pipelines.actions import create_pipeline
 from editor.workspaces.membership import personal_workspace, workspace_folder
 
 DEMO_FOLDER = Path(__file__).resolve().parents[2] / "demo"

@@ -12,9 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from editor import actions
+from editor.actions import cancel_run, start_run
 from editor.audit.csv import cell
 from editor.models import AppendOnly, AuditEntry, Connection, Role
+from editor.pipelines import actions
 from editor.workspaces.membership import create_workspace, set_member
 from editor.workspaces.tokens import create_token
 from runtime.spec import load_document
@@ -69,11 +70,11 @@ def test_each_change_to_a_pipeline_is_recorded_with_its_revision(client, owner):
 def test_runs_started_and_cancelled_are_recorded_and_outlive_pruning(owner, settings):
     settings.PIPEWRIGHT_KEEP_RUNS = 1
     pipeline = actions.create_pipeline(owner, load_document(SEED))
-    first = actions.start_run(pipeline, owner, {"min_age": 3})
-    actions.cancel_run(first)
-    second = actions.start_run(pipeline, owner)
-    actions.cancel_run(second)
-    actions.start_run(pipeline, owner)  # prunes the first two runs
+    first = start_run(pipeline, owner, {"min_age": 3})
+    cancel_run(first)
+    second = start_run(pipeline, owner)
+    cancel_run(second)
+    start_run(pipeline, owner)  # prunes the first two runs
     assert pipeline.runs.count() == 1
     started = entries("run.started")
     assert [(e.object_id, e.object_name, e.source) for e in started[:2]] == [

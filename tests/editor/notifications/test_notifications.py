@@ -15,10 +15,11 @@ import socket
 import pytest
 from django.core import mail
 
-from editor import actions, run_watch
+from editor import run_watch
 from editor.models import AuditEntry, Notification, Role, Run, RunLog
 from editor.notifications import dispatch, webhooks
 from editor.notifications.limits import MAX_PER_PIPELINE, TESTS_PER_MINUTE
+from editor.pipelines import actions
 from editor.workspaces.membership import create_workspace, set_member
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from django.http import HttpResponse
 from django.utils.text import slugify
 
-from editor.documents import to_document
 from editor.models import Pipeline
+from editor.pipelines.documents import to_document
 from runtime.spec import dump_document
 
 

@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from editor import actions
-from editor.documents import to_document
 from editor.models import Edge, Node, Pipeline
+from editor.pipelines import actions
+from editor.pipelines.documents import to_document
 from runtime.spec import load_document, to_json_dict
 from tests.editor.conftest import SEED, post_json, put_json
 

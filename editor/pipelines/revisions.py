@@ -8,8 +8,8 @@ a revision per keystroke). At most `PIPEWRIGHT_KEEP_REVISIONS` versions, and at 
 `PIPEWRIGHT_KEEP_REVISIONS_MB` of documents, are kept for a pipeline: the oldest go first, but
 the newest `ALWAYS_KEPT` stay whatever their size (the last change can always be undone).
 Pipelines saved before history existed get their first version at their next save
-(`start_history`). The callers (`editor.actions`) hold the pipeline's row lock, so two saves
-never interleave.
+(`start_history`). The callers (`editor.pipelines.actions`) hold the pipeline's row lock, so
+two saves never interleave.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from editor.documents import to_document
 from editor.models import Pipeline, PipelineRevision
+from editor.pipelines.documents import to_document
 from runtime.document_diff import changes_content, diff_documents, summarise
 from runtime.spec import to_json_dict
 

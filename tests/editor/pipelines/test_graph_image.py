@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from editor.graph_image import layout, render
 from editor.models import Edge, Pipeline
+from editor.pipelines.graph_image import layout, render
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, post_json
 
