@@ -33,9 +33,10 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from editor import live, run_process, run_queue, run_watch
+from editor import run_process, run_queue, run_watch
 from editor.database_outage import until_written
 from editor.input_positions import positions_of
+from editor.live import relay
 from editor.models import NodeRun, Run
 from editor.notifications import dispatch
 from editor.run_recorder import RunRecorder, settle
@@ -225,7 +226,7 @@ def _run(
 ) -> tuple[Plan, RunResult] | None:
     """Execute a claimed run in a process of its own, recorded; None if it did not run to
     its end in that process (its snapshot no longer builds a plan, say)."""
-    recorder = RunRecorder(run.pk, after_write=partial(live.broadcast, run.pipeline_id))
+    recorder = RunRecorder(run.pk, after_write=partial(relay.broadcast, run.pipeline_id))
     try:
         plan = build_plan(load_document(run.document), run.parameters)
         sinks = [_numbered_after(run.last_seq, sink) for sink in (recorder, *extra_sinks)]

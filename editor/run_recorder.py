@@ -163,7 +163,7 @@ class RunRecorder:
         run = Run.objects.filter(pk=self.run_id)
         # The run row locked (SQLite's transactions take the write lock as they begin): what
         # `last_seq` says is written stays so until this commits, and a live view's snapshot
-        # never reads between the two (`editor.snapshots`).
+        # never reads between the two (`editor.live.snapshots`).
         written = run.select_for_update().values_list("last_seq", flat=True).first()
         if written is None:  # deleted with its pipeline
             return

@@ -4,7 +4,7 @@ pipeline, and `TESTS_PER_MINUTE` test messages a user, in this web process.
 Each notification is a request to an outside server or e-mail to the workspace's members:
 without a cap, one failed run sent 150 e-mails and 50 webhooks; without a rate, a script (or
 a stuck key) could have the server flood either at the click of the test button. The rate is
-a token bucket per user (`editor.inbound_limits.TokenBucket`).
+a token bucket per user (`editor.live.inbound_limits.TokenBucket`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 
 from editor.errors import ActionError
-from editor.inbound_limits import TokenBucket
+from editor.live.inbound_limits import TokenBucket
 
 TESTS_PER_MINUTE = 6
 MAX_PER_PIPELINE = 20

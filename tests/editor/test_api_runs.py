@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from editor import launcher
-from editor.live import frame_events
+from editor.live.relay import frame_events
 from editor.models import NodeRun, Run
 from editor.run_recorder import RunRecorder
 from runtime.statuses import NodeStatus, RunStatus

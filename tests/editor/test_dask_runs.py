@@ -32,6 +32,8 @@ from runtime.spec import load_document
 from runtime.worker.wire import RunOrder
 from tests.dask_clusters import DaskProcesses, tls_config
 from tests.editor.conftest import SEED, wait_for_run
+from tests.editor.live.test_live_server import start_run as start_live_run
+from tests.editor.live.test_live_server import watch_run
 from tests.editor.runs import (
     chain,
     files_under,
@@ -41,8 +43,6 @@ from tests.editor.runs import (
     wait_until,
     without_timing,
 )
-from tests.editor.test_live_server import start_run as start_live_run
-from tests.editor.test_live_server import watch_run
 from tests.live_client import api_states, assert_complete_stream
 from tests.servers import api, create_pipeline, pause_pipeline
 

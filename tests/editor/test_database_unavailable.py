@@ -12,9 +12,9 @@ from asgiref.sync import sync_to_async
 from django.db import connection
 from django.test import Client
 
-from editor import consumers
+from editor.live import consumers
 from tests.editor.conftest import SEED
-from tests.editor.test_consumers import communicator
+from tests.editor.live.test_consumers import communicator
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

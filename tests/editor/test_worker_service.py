@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from editor.models import Run
-from tests.editor.test_live_server import start_run, succeeded, wait_for, watch_run
+from tests.editor.live.test_live_server import start_run, succeeded, wait_for, watch_run
 from tests.live_client import api_states, assert_complete_stream
 from tests.servers import api, create_pipeline, pause_pipeline
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from editor.consumers import PipelineConsumer
+from editor.live.consumers import PipelineConsumer
 
 websocket_urlpatterns = [
     path("ws/pipelines/<int:pipeline_id>/", PipelineConsumer.as_asgi()),

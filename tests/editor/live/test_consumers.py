@@ -16,9 +16,10 @@ from channels.routing import URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 from channels.testing import WebsocketCommunicator
 
-from editor import actions, consumers, live
+from editor import actions
+from editor.live import consumers, relay
+from editor.live.routing import websocket_urlpatterns
 from editor.models import NodeRun, Pipeline
-from editor.routing import websocket_urlpatterns
 from tests.editor.conftest import client_for, post_json
 from tests.live_client import (
     LiveView,
@@ -194,9 +195,9 @@ async def test_a_large_batch_goes_out_as_chained_frames_of_bounded_size(pipeline
     assert (await socket.receive_json_from())["type"] == "snapshot"
     batch = [
         {"run_id": 1, "seq": seq, "type": "node_status", "node": f"n{seq}", "status": "queued"}
-        for seq in range(11, 11 + 2 * live.MAX_FRAME_EVENTS + 1)
+        for seq in range(11, 11 + 2 * relay.MAX_FRAME_EVENTS + 1)
     ]
-    await sync_to_async(live.broadcast)(pipeline_id, 10, batch)
+    await sync_to_async(relay.broadcast)(pipeline_id, 10, batch)
 
     frames = [await socket.receive_json_from() for _ in range(3)]
     await socket.disconnect()

@@ -5,11 +5,11 @@ group first and reads the snapshot second, so no event falls between the two (th
 drops what it has already seen by `seq`). Anyone who may not see the pipeline is closed
 with code 4403, also later: when the user leaves the workspace, is deactivated or changes
 password (it asks again when told, and at every heartbeat), or signs out of the session that
-opened the socket (`editor.watcher_access`). While the database cannot be reached, a socket
+opened the socket (`editor.live.watcher_access`). While the database cannot be reached, a socket
 that needs a snapshot is closed with 4503 (try again later; the browser reconnects). A client
 that sends a frame over 4 KiB (4413) or more than about 20 a second (4429) is closed too,
-before its message costs anything (`editor.inbound_limits`). What it fails to read is bounded
-by `editor.backpressure`.
+before its message costs anything (`editor.live.inbound_limits`). What it fails to read is bounded
+by `editor.live.backpressure`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from editor.database_outage import UNAVAILABLE
-from editor.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
-from editor.live import group_name, remember_server_loop, user_group
+from editor.live.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
+from editor.live.relay import group_name, remember_server_loop, user_group
+from editor.live.snapshots import latest_run_snapshot
+from editor.live.watcher_access import may_still_watch, session_digest
 from editor.outage_responses import TRY_AGAIN_LATER
-from editor.snapshots import latest_run_snapshot
-from editor.watcher_access import may_still_watch, session_digest
 from editor.workspaces.permissions import visible_pipelines
 from runtime import json_text
 from runtime.json_text import JsonTextError

@@ -8,10 +8,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.sessions.models import Session
 
-from editor import consumers
+from editor.live import consumers
 from editor.models import Membership, Pipeline, Role
 from tests.editor.conftest import client_for
-from tests.editor.test_consumers import communicator
+from tests.editor.live.test_consumers import communicator
 from tests.live_client import session_cookie
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]

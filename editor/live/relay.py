@@ -44,7 +44,7 @@ def group_name(pipeline_id: int) -> str:
 
 
 def user_group(user_id: int) -> str:
-    """The channel-layer group of one user's live-view sockets (`editor.watcher_access`)."""
+    """The channel-layer group of one user's live-view sockets (`editor.live.watcher_access`)."""
     return f"watcher.user.{user_id}"
 
 

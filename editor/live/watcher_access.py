@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth import get_user
 from django.db import transaction
 
-from editor import live
+from editor.live import relay
 from editor.workspaces.permissions import visible_pipelines
 
 
@@ -43,4 +43,4 @@ def session_digest(session_key: str | None) -> str:
 
 def tell_sockets_of(user_id: int, message: dict) -> None:
     """Send `message` to every open live-view socket of the user once the change commits."""
-    transaction.on_commit(lambda: live.send_to_group(live.user_group(user_id), message))
+    transaction.on_commit(lambda: relay.send_to_group(relay.user_group(user_id), message))

@@ -16,7 +16,7 @@ import socket
 import pytest
 import websockets
 
-from editor.backpressure import TOO_SLOW
+from editor.live.backpressure import TOO_SLOW
 from tests.live_client import (
     LiveView,
     assert_complete_stream,
