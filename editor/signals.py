@@ -12,7 +12,7 @@ from django.dispatch import receiver
 
 from editor.live.watcher_access import session_digest, tell_sockets_of
 from editor.models import Membership
-from editor.schedules import pause_where_owner_may_not_run
+from editor.schedules.actions import pause_where_owner_may_not_run
 from editor.workspaces.membership import personal_workspace
 
 

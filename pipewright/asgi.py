@@ -18,7 +18,7 @@ from editor.live.routing import websocket_urlpatterns  # noqa: E402
 from editor.outage_responses import WebsocketOutageGuard  # noqa: E402
 from editor.run_process import fork_server  # noqa: E402
 from editor.run_watch import start_reaping  # noqa: E402
-from editor.scheduler import serve_embedded as fire_schedules  # noqa: E402
+from editor.schedules.scheduler import serve_embedded as fire_schedules  # noqa: E402
 from editor.stale_outputs import start_removing  # noqa: E402
 from pipewright.request_bodies import StreamedBody, install  # noqa: E402
 from runtime.registry import default_registry  # noqa: E402

@@ -24,7 +24,7 @@ from editor.api.workspace_schemas import (
 from editor.audit.csv import csv_download
 from editor.errors import ActionError
 from editor.models import AuditEntry, Workspace
-from editor.schedules import paused_schedules
+from editor.schedules.actions import paused_schedules
 from editor.workspaces.connections import connection_json, save_connection
 from editor.workspaces.membership import create_workspace, remove_member, set_member, slug_problem
 from editor.workspaces.permissions import (

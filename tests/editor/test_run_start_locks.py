@@ -22,10 +22,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from editor import preview_pool, scheduler
+from editor import preview_pool
 from editor.models import Node, Pipeline, Run
+from editor.schedules import scheduler
 from tests.editor.conftest import client_for, post_json, put_json
-from tests.editor.schedules import make_schedule
+from tests.editor.schedules.helpers import make_schedule
 
 CHECK_TIMEOUT_S = 30
 ACCEPTABLE_WAIT_S = 1.0

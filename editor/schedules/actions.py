@@ -16,11 +16,12 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from editor import cron_times, preview_pool
+from editor import preview_pool
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
 from editor.pipelines.documents import to_document
+from editor.schedules import cron_times
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import Action, may
 

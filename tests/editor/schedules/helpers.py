@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from editor import schedules
 from editor.models import Pipeline, Run, Schedule
+from editor.schedules import actions
 from runtime.statuses import RunStatus
 
 
@@ -39,8 +39,8 @@ class FakeClock:
 
 
 def make_schedule(pipeline: Pipeline, owner, now: datetime, **fields) -> Schedule:
-    """A schedule of `pipeline` as `editor.schedules` creates it at `now`."""
-    return schedules.create_schedule(pipeline, owner, schedules.ScheduleIn(**fields), now)
+    """A schedule of `pipeline` as `editor.schedules.actions` creates it at `now`."""
+    return actions.create_schedule(pipeline, owner, actions.ScheduleIn(**fields), now)
 
 
 def fire_times(schedule: Schedule, zone=None) -> list[str]:

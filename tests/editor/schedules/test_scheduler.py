@@ -12,12 +12,13 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import run_queue, scheduler, schedules
+from editor import run_queue
 from editor.models import AuditEntry, Pipeline, Run
-from editor.scheduler import Scheduler
+from editor.schedules import actions, scheduler
+from editor.schedules.scheduler import Scheduler
 from runtime.statuses import RunStatus
 from tests.editor.conftest import SEED, post_json
-from tests.editor.schedules import FakeClock, fire_times, make_schedule
+from tests.editor.schedules.helpers import FakeClock, fire_times, make_schedule
 
 PARIS = ZoneInfo("Europe/Paris")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -227,7 +228,7 @@ def test_schedule_changes_and_the_runs_they_start_are_in_the_audit_log(pipeline,
     start = datetime(2026, 5, 1, 8, tzinfo=UTC)
     schedule = make_schedule(pipeline, owner, start, cron="0 9 * * *")
     [run_id] = scheduler.tick(datetime(2026, 5, 1, 9, tzinfo=UTC))
-    schedules.delete_schedule(schedule, owner)
+    actions.delete_schedule(schedule, owner)
     entries = AuditEntry.objects.order_by("id")
     created = entries.get(action="schedule.created")
     assert (created.object_type, created.username, created.details["cron"]) == (

@@ -4,7 +4,7 @@ scheduler processes run (the web processes' embedded loops, `manage.py runschedu
 At each tick it claims each due schedule's row as the run queue claims runs (`run_queue`):
 `SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL and MariaDB, a write transaction (IMMEDIATE)
 on SQLite. In that transaction it re-reads that the schedule is still due, queues the run
-(marked scheduled) that `actions.check_start` checked just before, outside any transaction
+(marked scheduled) that `check_start` checked just before, outside any transaction
 (the check reads the inputs, which takes up to PIPEWRIGHT_PREVIEW_TIMEOUT), and moves
 `next_fire_at` past now: the run and the move commit together, so another claimer finds the
 schedule no longer due.
@@ -25,10 +25,11 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import actions, cron_times, schedules
+from editor.actions import CheckedStart, check_start, queue_checked
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Run, Schedule
+from editor.schedules import actions, cron_times
 from editor.workspaces.permissions import Action, may
 
 log = logging.getLogger(__name__)
@@ -124,14 +125,14 @@ def _on_time(schedule: Schedule, now: datetime) -> datetime | None:
     return cron_times.within(window_start - timedelta(microseconds=1), now, schedule.cron, zone)
 
 
-def _checked(schedule: Schedule, now: datetime) -> actions.CheckedStart | ActionError | None:
+def _checked(schedule: Schedule, now: datetime) -> CheckedStart | ActionError | None:
     """The check of the run the schedule would start now, or why it cannot start; None when
     it would start none (times missed under `skip`) or its owner may no longer run it."""
     starts = _on_time(schedule, now) is not None or schedule.missed == Schedule.Missed.RUN_ONCE
     if not starts or not may(schedule.owner, Action.RUN, schedule.pipeline):
         return None
     try:
-        return actions.check_start(
+        return check_start(
             schedule.pipeline,
             schedule.owner,
             schedule.parameters,
@@ -142,13 +143,13 @@ def _checked(schedule: Schedule, now: datetime) -> actions.CheckedStart | Action
 
 
 def _start(
-    schedule: Schedule, fire_at: datetime, checked: actions.CheckedStart | ActionError | None
+    schedule: Schedule, fire_at: datetime, checked: CheckedStart | ActionError | None
 ) -> tuple[Run | None, str]:
     """Start the schedule's run for `fire_at` with its owner's rights, from its check made
     before the claim: the run and what happened, in words."""
     pipeline, owner = schedule.pipeline, schedule.owner
     if not may(owner, Action.RUN, pipeline):
-        schedules.pause(schedule, schedules.owner_left_reason(owner, pipeline.workspace))
+        actions.pause(schedule, actions.owner_left_reason(owner, pipeline.workspace))
         return None, schedule.paused_reason
     try:
         if checked is None:  # changed between the look and the claim (it was edited)
@@ -156,7 +157,7 @@ def _start(
         if isinstance(checked, ActionError):
             raise checked
         with transaction.atomic(), audit_log.acting(AuditSource.SCHEDULE, owner):
-            run = actions.queue_checked(
+            run = queue_checked(
                 checked,
                 schedule=schedule,
                 scheduled_for=fire_at,

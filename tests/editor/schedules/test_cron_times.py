@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from editor.cron_times import CronError, check_cron, check_zone, next_times
+from editor.schedules.cron_times import CronError, check_cron, check_zone, next_times
 
 PARIS = ZoneInfo("Europe/Paris")
 NEW_YORK = ZoneInfo("America/New_York")

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from editor import scheduler
 from editor.models import Role
+from editor.schedules import scheduler
 from editor.workspaces.membership import create_workspace, remove_member, set_member
 from tests.editor.conftest import SEED, client_for, make_user, post_json
-from tests.editor.schedules import make_schedule
+from tests.editor.schedules.helpers import make_schedule
 
 START = datetime(2026, 5, 1, 8, tzinfo=UTC)
 
@@ -37,7 +37,7 @@ def test_an_owner_removed_from_the_workspace_has_their_schedule_paused_and_admin
     shared, owner, caplog
 ):
     workspace, editor, schedule = shared
-    with caplog.at_level(logging.WARNING, logger="editor.schedules"):
+    with caplog.at_level(logging.WARNING, logger="editor.schedules.actions"):
         remove_member(workspace, editor)
 
     schedule.refresh_from_db()
