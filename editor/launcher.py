@@ -34,7 +34,7 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from editor import run_process, run_queue, run_watch
-from editor.database_outage import until_written
+from editor.database.outage import until_written
 from editor.input_positions import positions_of
 from editor.live import relay
 from editor.models import NodeRun, Run

@@ -31,7 +31,7 @@ from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from editor import attempt_spans, input_positions, node_run_rows, run_logs
-from editor.database_outage import UNAVAILABLE, Backoff, until_written
+from editor.database.outage import UNAVAILABLE, Backoff, until_written
 from editor.models import NodeRun, Run
 from editor.unwritten_events import UnwrittenEvents
 from runtime.events import Event

@@ -19,4 +19,4 @@ urlpatterns = [
     path("api/", api.urls),
     path("favicon.ico", views.favicon),
 ]
-handler500 = "editor.outage_responses.server_error"
+handler500 = "editor.database.outage_responses.server_error"

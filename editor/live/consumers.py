@@ -19,12 +19,12 @@ import asyncio
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from editor.database_outage import UNAVAILABLE
+from editor.database.outage import UNAVAILABLE
+from editor.database.outage_responses import TRY_AGAIN_LATER
 from editor.live.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
 from editor.live.relay import group_name, remember_server_loop, user_group
 from editor.live.snapshots import latest_run_snapshot
 from editor.live.watcher_access import may_still_watch, session_digest
-from editor.outage_responses import TRY_AGAIN_LATER
 from editor.workspaces.permissions import visible_pipelines
 from runtime import json_text
 from runtime.json_text import JsonTextError

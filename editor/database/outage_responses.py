@@ -17,7 +17,7 @@ import sys
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
-from editor.database_outage import UNAVAILABLE
+from editor.database.outage import UNAVAILABLE
 from editor.errors import error_json
 
 RETRY_AFTER_S = 5

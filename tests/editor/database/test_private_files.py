@@ -16,7 +16,7 @@ import pytest
 
 from tests.editor.conftest import post_json, wait_for_run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WRITE_AND_LIST = """
 import os
 from django.db import connection

@@ -24,8 +24,8 @@ import psycopg
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from editor.database.outage_responses import MESSAGE, TRY_AGAIN_LATER
 from editor.live.snapshots import SNAPSHOT_SPANS
-from editor.outage_responses import MESSAGE, TRY_AGAIN_LATER
 from tests.editor.live.test_live_server import succeeded, wait_for
 from tests.live_client import (
     LiveView,
