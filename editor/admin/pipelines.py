@@ -2,7 +2,7 @@
 
 Changes follow the API's rules: the page is checked as one document (`pipeline_forms`) and
 saved, created, duplicated and deleted through `editor.pipelines.actions` (and run through
-`editor.actions`), so a save bumps `revision`, is refused when someone saved meanwhile, and
+`editor.runs.actions`), so a save bumps `revision`, is refused when someone saved meanwhile, and
 writes only the rows that changed.
 """
 
@@ -17,13 +17,13 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
-from editor.actions import start_run
 from editor.admin.pipeline_forms import GraphFormSet, GraphFormSets, NodeForm, PipelineForm
 from editor.admin.runs import ADMIN_CSS, status_badge
 from editor.errors import ActionError
 from editor.models import Edge, Node, Pipeline
 from editor.pipelines import actions
 from editor.pipelines.exports import export_download, exports_zip
+from editor.runs.actions import start_run
 from editor.workspaces.membership import personal_workspace
 
 ADMIN_VERSIONS = 20

@@ -7,8 +7,6 @@ from django.http import HttpResponse
 from ninja import Router, Status
 from ninja.errors import HttpError
 
-from editor import actions as run_actions
-from editor import preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.api.schemas import (
@@ -38,6 +36,8 @@ from editor.pipelines import actions
 from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
+from editor.runs import actions as run_actions
+from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
 from editor.workspaces.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from runtime.errors import Problem
@@ -221,7 +221,7 @@ def preview_node(request, pipeline_id: ObjectId):
     """Runs only what the node needs, in a process of its own; never writes any output."""
     pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
-    return preview_pool.preview(
+    return jobs.preview(
         to_document(pipeline),
         body.node,
         body.limit,
@@ -320,7 +320,7 @@ def _checked(request, pipeline, document: PipelineSpec) -> dict:
 def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:
     """The schemas and problems of `document` (default: the pipeline's stored one), in the
     JSON form of `runtime.inference.InferredSchemas`."""
-    return preview_pool.infer_schemas(
+    return jobs.infer_schemas(
         document or to_document(pipeline),
         parameters,
         **engine_access(pipeline.workspace, request.user),

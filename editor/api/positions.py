@@ -11,7 +11,7 @@ from ninja.responses import Status
 
 from editor.api.schemas import ObjectId, answers
 from editor.errors import ActionError
-from editor.input_positions import reset, stored_position
+from editor.runs.positions import reset, stored_position
 from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()

@@ -1,6 +1,6 @@
 """`GET /api/previews/line`: where the caller's next preview or check waits for a process.
 
-A preview's request is held while it waits (`editor.preview_pool`'s line) and cannot stream
+A preview's request is held while it waits (`editor.runs.jobs`'s line) and cannot stream
 its place, so the editor asks here meanwhile and shows "waiting for a process (2nd in line)".
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from ninja import Router, Schema
 from pydantic import Field
 
-from editor import preview_pool
 from editor.api.schemas import answers
+from editor.runs import jobs
 
 router = Router()
 
@@ -25,4 +25,4 @@ class PreviewLine(Schema):
 @router.get("/line", response=answers({200: PreviewLine}), summary="Place in the preview line")
 def preview_line(request):
     """Where the caller's next preview, schema inference or check waits for a process."""
-    return {"place": preview_pool.place_in_line(request.user)}
+    return {"place": jobs.place_in_line(request.user)}

@@ -13,11 +13,11 @@ from typing import Annotated
 from django.http import Http404
 from ninja import Query, Router
 
-from editor import comparisons
 from editor.api.comparison_schemas import RunComparison
 from editor.api.representations import run_json
 from editor.api.schemas import ObjectId, answers
 from editor.errors import ActionError
+from editor.runs import comparisons
 from editor.workspaces.permissions import run_for
 from runtime.spec import NODE_ID_MAX_LENGTH
 

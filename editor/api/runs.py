@@ -2,9 +2,9 @@
 
 from ninja import Router
 
-from editor import actions
 from editor.api.representations import run_json
 from editor.api.schemas import ObjectId, Run, answers
+from editor.runs import actions
 from editor.workspaces.permissions import Action, run_for
 
 router = Router()

@@ -1,15 +1,15 @@
 """Telling people how a pipeline's run ended: which notifications a run's end fires, and
 sending them off the run's path.
 
-A notification fires on a failed or interrupted run (`on_failure`, the default), a
-succeeded one (`on_success`), and a run that lasted longer than `long_after_s`. The run's
-worker (`launcher.execute`) and the reaper of interrupted runs (`run_watch`) call `run_ended`
-once the run's end is written; delivery happens on a thread of its own, so a slow or failing
-webhook never slows or fails the run. Each delivery adds a line to the run's log, saying
-where it went (the host or the addresses, never the URL's path, which may hold a token).
-E-mail goes only to addresses of the workspace's members, or that a workspace admin added.
-A run sends at most `MAX_PER_PIPELINE` notifications (the first made; a pipeline that had more
-before the cap says in the run's log that the others were not sent).
+A notification fires on a failed or interrupted run (`on_failure`, the default), a succeeded
+one (`on_success`), and a run that lasted longer than `long_after_s`. The run's worker
+(`editor.runs.launcher.execute`) and the reaper of interrupted runs (`editor.runs.watch`) call
+`run_ended` once the run's end is written; delivery happens on a thread of its own, so a slow
+or failing webhook never slows or fails the run. Each delivery adds a line to the run's log,
+saying where it went (the host or the addresses, never the URL's path, which may hold a
+token). E-mail goes only to addresses of the workspace's members, or that a workspace admin
+added. A run sends at most `MAX_PER_PIPELINE` notifications (the first made; a pipeline that
+had more before the cap says in the run's log that the others were not sent).
 """
 
 from __future__ import annotations

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from editor import launcher
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Workspace
 from editor.pipelines import revisions
 from editor.pipelines.documents import replace_graph, to_document
+from editor.runs import launcher
 from editor.workspaces.membership import personal_workspace
 from runtime.errors import Problem
 from runtime.graph import structural_problems

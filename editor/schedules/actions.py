@@ -16,11 +16,11 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from editor import preview_pool
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
 from editor.pipelines.documents import to_document
+from editor.runs import jobs
 from editor.schedules import cron_times
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import Action, may
@@ -65,7 +65,7 @@ def preview(cron: str, zone: str, now: datetime | None = None) -> list[datetime]
 def _check_parameters(pipeline: Pipeline, owner, parameters: dict) -> None:
     """Refuse parameters a manual start would refuse (422, as that start answers)."""
     access = engine_access(pipeline.workspace, owner)
-    problems = preview_pool.run_problems(to_document(pipeline), parameters, **access)
+    problems = jobs.run_problems(to_document(pipeline), parameters, **access)
     if problems:
         raise problems_error(
             422, "invalid_pipeline", "the pipeline cannot run with these parameters", problems

@@ -1,7 +1,7 @@
 """The scheduler: one loop that fires due schedules, each due time exactly once, however many
 scheduler processes run (the web processes' embedded loops, `manage.py runscheduler`).
 
-At each tick it claims each due schedule's row as the run queue claims runs (`run_queue`):
+At each tick it claims each due schedule's row as the run queue claims runs (`editor.runs.queue`):
 `SELECT … FOR UPDATE SKIP LOCKED` on PostgreSQL and MariaDB, a write transaction (IMMEDIATE)
 on SQLite. In that transaction it re-reads that the schedule is still due, queues the run
 (marked scheduled) that `check_start` checked just before, outside any transaction
@@ -25,10 +25,10 @@ from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor.actions import CheckedStart, check_start, queue_checked
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Run, Schedule
+from editor.runs.actions import CheckedStart, check_start, queue_checked
 from editor.schedules import actions, cron_times
 from editor.workspaces.permissions import Action, may
 

@@ -15,7 +15,7 @@ from playwright.async_api import expect
 
 from editor.workspaces.tokens import create_token
 from tests.e2e.editor_page import open_editor, select
-from tests.editor.test_preview_pool import chain
+from tests.editor.runs.test_jobs import chain
 
 pytestmark = [
     pytest.mark.server,

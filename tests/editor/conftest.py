@@ -10,9 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from editor import launcher
 from editor.models import Run
 from editor.notifications import limits
+from editor.runs import launcher
 
 SEED = {
     "format": "pipewright.pipeline",

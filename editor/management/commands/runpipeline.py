@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editor import launcher
-from editor.actions import start_run
 from editor.errors import ActionError
 from editor.management.commands._arguments import (
     DocumentCommand,
@@ -24,6 +22,8 @@ from editor.management.commands._arguments import (
     workspace_named,
 )
 from editor.pipelines.actions import delete_pipeline
+from editor.runs import launcher
+from editor.runs.actions import start_run
 from editor.workspaces.permissions import Action
 from runtime.cli import (
     EXIT_CANCELLED,

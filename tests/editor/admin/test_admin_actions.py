@@ -1,5 +1,5 @@
 """The pipeline list's actions (run, export, duplicate) and deleting, through
-`editor.pipelines.actions` and `editor.actions`.
+`editor.pipelines.actions` and `editor.runs.actions`.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import zipfile
 
 import pytest
 
-from editor.actions import start_run
 from editor.models import Pipeline, Run
 from editor.pipelines import actions
 from editor.pipelines.documents import to_document
+from editor.runs.actions import start_run
 from runtime.spec import dump_document, to_json_dict
 from tests.editor.admin.forms import act, messages_of
 

@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from editor.actions import cancel_run, start_run
 from editor.audit.csv import cell
 from editor.models import AppendOnly, AuditEntry, Connection, Role
 from editor.pipelines import actions
+from editor.runs.actions import cancel_run, start_run
 from editor.workspaces.membership import create_workspace, set_member
 from editor.workspaces.tokens import create_token
 from runtime.spec import load_document

@@ -1,6 +1,6 @@
 """The live view's websocket, through Channels' test communicator, with real runs.
 
-Runs start through `editor.actions.start_run` and execute on the launcher's threads of this
+Runs start through `editor.runs.actions.start_run` and execute on the launcher's threads of this
 process; their frames reach the consumer through the in-memory channel layer, as in the
 embedded server.
 """
@@ -16,10 +16,10 @@ from channels.routing import URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 from channels.testing import WebsocketCommunicator
 
-from editor import actions
 from editor.live import consumers, relay
 from editor.live.routing import websocket_urlpatterns
 from editor.models import NodeRun, Pipeline
+from editor.runs import actions
 from tests.editor.conftest import client_for, post_json
 from tests.live_client import (
     LiveView,

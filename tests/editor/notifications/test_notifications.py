@@ -15,15 +15,15 @@ import socket
 import pytest
 from django.core import mail
 
-from editor import run_watch
 from editor.models import AuditEntry, Notification, Role, Run, RunLog
 from editor.notifications import dispatch, webhooks
 from editor.notifications.limits import MAX_PER_PIPELINE, TESTS_PER_MINUTE
 from editor.pipelines import actions
+from editor.runs import watch
 from editor.workspaces.membership import create_workspace, set_member
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
-from tests.editor.runs import wait_until
+from tests.editor.runs.helpers import wait_until
 from tests.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -326,7 +326,7 @@ def test_an_interrupted_run_notifies(team, owner):
     run = Run.objects.create(
         pipeline=pipeline, document=SEED, status="running", host=socket.gethostname(), pid=gone
     )
-    assert run_watch.reap_interrupted_runs() == [run.pk]
+    assert watch.reap_interrupted_runs() == [run.pk]
     wait_until(lambda: len(mail.outbox) == 1)
     assert mail.outbox[0].subject == "[Pipewright] Adults: run #1 interrupted"
 

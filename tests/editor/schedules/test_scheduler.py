@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import run_queue
 from editor.models import AuditEntry, Pipeline, Run
+from editor.runs import queue
 from editor.schedules import actions, scheduler
 from editor.schedules.scheduler import Scheduler
 from runtime.statuses import RunStatus
@@ -146,11 +146,11 @@ def test_overlap_queue_waits_behind_the_run_going_and_one_run_waits_at_most(pipe
     assert second.queued_behind_id == first.pk
     schedule.refresh_from_db()
     assert schedule.last_outcome.startswith("skipped the time 2026-05-01 08:15 UTC")
-    assert run_queue.claim_next() == first.pk
-    assert run_queue.claim_next() is None  # the second waits for the first to end
+    assert queue.claim_next() == first.pk
+    assert queue.claim_next() is None  # the second waits for the first to end
 
     Run.objects.filter(pk=first.pk).update(status=RunStatus.SUCCEEDED)
-    assert run_queue.claim_next() == second.pk
+    assert queue.claim_next() == second.pk
 
 
 @pytest.mark.django_db

@@ -33,14 +33,14 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from editor import run_process, run_queue, run_watch
 from editor.database.outage import until_written
-from editor.input_positions import positions_of
 from editor.live import relay
 from editor.models import NodeRun, Run
 from editor.notifications import dispatch
-from editor.run_recorder import RunRecorder, settle
-from editor.worker_pool import WorkerPool
+from editor.runs import local, queue, watch
+from editor.runs.positions import positions_of
+from editor.runs.recorder import RunRecorder, settle
+from editor.runs.worker_pool import WorkerPool
 from editor.workspaces.membership import engine_access
 from runtime.backends.budget import Budget
 from runtime.errors import PipewrightError
@@ -62,7 +62,7 @@ LOOK_EVERY_S = 30
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_cancels: dict[int, run_process.StopSignal] = {}
+_cancels: dict[int, local.StopSignal] = {}
 """The stop signal of each run this process executes."""
 _thread = threading.local()
 _embedded: WorkerPool | None = None
@@ -108,7 +108,7 @@ def _look_forever() -> None:
     while True:
         try:
             close_old_connections()
-            if run_queue.unclaimed().exists():
+            if queue.unclaimed().exists():
                 embedded_pool().wake()
         except Exception:  # the database may be briefly away; the next look will do
             log.warning("could not look for queued runs", exc_info=True)
@@ -175,8 +175,8 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     """Execute a run this process claimed (marked `running`), to its end; a crash fails the
     run, never the caller."""
     with _lock:
-        cancel_event = _cancels.setdefault(run_id, run_process.StopSignal())
-    run_watch.hold(run_id)
+        cancel_event = _cancels.setdefault(run_id, local.StopSignal())
+    watch.hold(run_id)
     _watch_cancels_once()
     try:
         return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
@@ -191,7 +191,7 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     finally:
         with _lock:
             _cancels.pop(run_id, None)
-        run_watch.release(run_id)
+        watch.release(run_id)
         dispatch.run_ended(run_id)
 
 
@@ -222,7 +222,7 @@ def _watch_cancels() -> None:
 
 
 def _run(
-    run: Run, cancel_event: run_process.StopSignal, extra_sinks: Iterable[EventSink] = ()
+    run: Run, cancel_event: local.StopSignal, extra_sinks: Iterable[EventSink] = ()
 ) -> tuple[Plan, RunResult] | None:
     """Execute a claimed run in a process of its own, recorded; None if it did not run to
     its end in that process (its snapshot no longer builds a plan, say)."""
@@ -277,8 +277,8 @@ def _supervisor():
     processes of this machine. `distributed` is imported only then: it costs the web process
     half a second and about 47 MiB."""
     if settings.PIPEWRIGHT_DASK_SCHEDULER:
-        return importlib.import_module("editor.run_dask").supervise
-    return run_process.supervise
+        return importlib.import_module("editor.runs.dask").supervise
+    return local.supervise
 
 
 def _order(run: Run, plan: Plan) -> RunOrder:

@@ -21,7 +21,7 @@ leaves are removed here.
 
 `Supervision` is written once for every place a run executes: it sees the run through a
 `RunHandle`, which a process of this machine is and a task on a Dask cluster has
-(`editor.run_dask`).
+(`editor.runs.dask`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from editor.spare_process import SpareProcess
+from editor.runs.spare import SpareProcess
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.events import Event, EventSink
 from runtime.executor import CANCELLED_REASON
@@ -123,7 +123,7 @@ def supervise(
 
 class RunHandle(Protocol):
     """Where a supervised run executes, as its supervision sees it: a process of this machine
-    (`runtime.worker.zygote.RunProcess`) or a task on a Dask cluster (`editor.run_dask`)."""
+    (`runtime.worker.zygote.RunProcess`) or a task on a Dask cluster (`editor.runs.dask`)."""
 
     link: MessageLink
     """Its messages: `receive` says EOFError once it has ended and all it sent was read."""

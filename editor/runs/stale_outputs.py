@@ -1,12 +1,12 @@
 """At server start: delete the temporary output files, spill folders and unwritten-event files
-(`editor.unwritten_events`) of runs that ended without cleaning up.
+(`editor.runs.unwritten_events`) of runs that ended without cleaning up.
 
 A run killed while writing (the server stopped, the machine lost power) leaves its
 `.<name>.<run id>.<random>.tmp` beside the target. Once the runs of dead processes are marked
 `interrupted`, the temporaries of every run in a final state go; those of a run still queued
 or running (in another server process, say) stay, and those of a run the database does not
 know (the CLI's, another installation's) go only once they are a day old. (Runs reaped while
-the server runs have theirs removed at once, by `run_leftovers`.)
+the server runs have theirs removed at once, by `leftovers`.)
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from editor.models import Run
-from editor.run_leftovers import drop_staging_tables_of
-from editor.run_watch import reap_interrupted_runs
-from editor.unwritten_events import remove_left_behind
+from editor.runs.leftovers import drop_staging_tables_of
+from editor.runs.unwritten_events import remove_left_behind
+from editor.runs.watch import reap_interrupted_runs
 from runtime.backends.spill import remove_stale_spill_folders
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.paths import SCRATCH

@@ -13,8 +13,8 @@ import pytest
 
 from editor.models import Run
 from tests.editor.conftest import SEED, wait_for_run
-from tests.editor.runs import start, wait_for_node, wait_until
-from tests.editor.test_dask_runs import (  # noqa: F401  (fixtures)
+from tests.editor.runs.helpers import start, wait_for_node, wait_until
+from tests.editor.runs.test_dask_runs import (  # noqa: F401  (fixtures)
     WAITING,
     cluster,
     no_worker,

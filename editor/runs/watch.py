@@ -6,7 +6,7 @@ worker pool's process (the web server, `manage.py runworkers`) as well as
 that a process held and no live process holds any more are marked `interrupted`, with their
 unfinished node runs: runs of a process of this host that is gone, or whose heartbeat went
 stale. A live run of another process keeps its heartbeat fresh, so it is never touched; a
-queued run that no process holds waits in the queue (`run_queue`) for any worker.
+queued run that no process holds waits in the queue (`queue`) for any worker.
 
 A run is reaped for its process's missing heartbeats, never for writes that failed: while the
 database is away nobody's heartbeat gets through, so once this process has seen it fail,
@@ -29,8 +29,8 @@ from django.utils import timezone
 
 from editor.models import NodeRun, Run
 from editor.notifications import dispatch
-from editor.run_leftovers import remove_leftovers
-from editor.run_process import UNREPORTED
+from editor.runs.leftovers import remove_leftovers
+from editor.runs.local import UNREPORTED
 from runtime.statuses import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5

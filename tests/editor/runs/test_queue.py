@@ -11,10 +11,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import launcher, run_queue, run_watch
 from editor.models import Pipeline, Run
+from editor.runs import launcher, queue, watch
 from tests.editor.conftest import SEED, client_for, make_user, post_json, wait_for_run
-from tests.editor.test_run_fairness import pipelines_of, start, wait_until_running
+from tests.editor.runs.test_run_fairness import pipelines_of, start, wait_until_running
 from tests.servers import write_input
 
 
@@ -41,7 +41,7 @@ def test_concurrent_claimers_take_every_queued_run_exactly_once(owner, pipeline)
 
     def claimer():
         try:
-            while (run_id := run_queue.claim_next()) is not None:
+            while (run_id := queue.claim_next()) is not None:
                 with lock:
                     claimed.append(run_id)
         except BaseException as error:  # reported below: a thread's failure must fail the test
@@ -71,8 +71,8 @@ def test_the_next_claim_serves_the_user_with_fewest_runs_going(owner, pipeline, 
     owners_rest = queued(owner, pipeline, 3)
     [bobs] = queued(bob, pipeline)
 
-    assert run_queue.claim_next() == bobs
-    assert run_queue.claim_next() == owners_rest[0]
+    assert queue.claim_next() == bobs
+    assert queue.claim_next() == owners_rest[0]
 
 
 @pytest.mark.django_db
@@ -86,8 +86,8 @@ def test_among_users_with_as_many_runs_going_the_one_served_longest_ago_comes_fi
     [owners] = queued(owner, pipeline)
     [bobs] = queued(bob, pipeline)
 
-    assert run_queue.claim_next() == bobs
-    assert run_queue.claim_next() == owners
+    assert queue.claim_next() == bobs
+    assert queue.claim_next() == owners
 
 
 @pytest.mark.django_db
@@ -100,10 +100,10 @@ def test_a_user_whose_running_slots_are_taken_on_any_worker_waits_while_others_a
     [owners_next] = queued(owner, pipeline)
     [bobs] = queued(bob, pipeline)
 
-    assert run_queue.claim_next() == bobs
-    assert run_queue.claim_next() is None
+    assert queue.claim_next() == bobs
+    assert queue.claim_next() is None
     Run.objects.filter(status="running", started_by=owner).update(status="succeeded")
-    assert run_queue.claim_next() == owners_next
+    assert queue.claim_next() == owners_next
 
 
 @pytest.mark.django_db
@@ -114,11 +114,11 @@ def test_a_claim_recounts_the_running_slots_another_worker_took_since_the_queue_
     of the same user: the claim counts again, under the user's lock, and leaves the run."""
     settings.PIPEWRIGHT_MAX_RUNNING_PER_USER = 1
     first, second = queued(owner, pipeline, 2)
-    run_id, user_id = next(run_queue._in_fair_order())
+    run_id, user_id = next(queue._in_fair_order())
     assert run_id == first
     Run.objects.filter(pk=second).update(status="running", host="other", pid=4242)
 
-    assert run_queue._claim(run_id, user_id) is False
+    assert queue._claim(run_id, user_id) is False
     assert Run.objects.get(pk=first).status == "queued"
 
 
@@ -126,17 +126,17 @@ def test_a_claim_recounts_the_running_slots_another_worker_took_since_the_queue_
 def test_queued_runs_a_process_holds_or_that_are_cancelled_are_never_claimed(owner, pipeline):
     queued(owner, pipeline, host="elsewhere", pid=4242)
     queued(owner, pipeline, cancel_requested=True)
-    assert run_queue.claim_next() is None
+    assert queue.claim_next() is None
 
 
 @pytest.mark.django_db
 def test_the_reaper_leaves_a_queued_run_nobody_holds_waiting_for_a_worker(owner, pipeline):
     [waiting] = queued(owner, pipeline)
     [orphan] = queued(owner, pipeline, host="elsewhere", pid=4242)
-    long_ago = timezone.now() - timedelta(seconds=run_watch.STALE_AFTER_S * 2)
+    long_ago = timezone.now() - timedelta(seconds=watch.STALE_AFTER_S * 2)
     Run.objects.update(created_at=long_ago)
 
-    assert run_watch.reap_interrupted_runs() == [orphan]
+    assert watch.reap_interrupted_runs() == [orphan]
     assert Run.objects.get(pk=waiting).status == "queued"
 
 
@@ -147,7 +147,7 @@ def test_a_run_started_in_the_foreground_is_held_by_its_process(client, data_roo
         run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
     run = Run.objects.get(pk=run_id)
     assert (run.status, run.pid) == ("queued", os.getpid())
-    assert run_queue.claim_next() is None
+    assert queue.claim_next() is None
 
     launcher.run_now(run_id)
     assert wait_for_run(run_id).status == "succeeded"

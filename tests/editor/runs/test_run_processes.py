@@ -17,8 +17,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pytest
 
-from editor import run_process
 from editor.models import Run
+from editor.runs import local
 from runtime.backends.budget import Budget
 from runtime.events import ListSink
 from runtime.executor import execute
@@ -29,7 +29,7 @@ from runtime.registry import default_registry
 from runtime.spec import load_document
 from runtime.worker.wire import RunOrder
 from tests.editor.conftest import SEED, wait_for_run
-from tests.editor.runs import (
+from tests.editor.runs.helpers import (
     chain,
     files_under,
     nodes_of,
@@ -131,7 +131,7 @@ def test_a_run_in_its_process_relays_the_events_executing_it_here_gives(data_roo
     execute(prepare(plan, data_root=area), sinks=[here], run_id=9, data_root=area)
     relayed = ListSink()
     order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=9)
-    ending = run_process.supervise(order, plan, [relayed], threading.Event(), timeout_s=60)
+    ending = local.supervise(order, plan, [relayed], threading.Event(), timeout_s=60)
     assert (ending.status, ending.error) == ("succeeded", "")
     assert ending.result.nodes["adults"].rows_out == 2
     assert without_timing(relayed.events) == without_timing(here.events)
@@ -141,8 +141,8 @@ def test_a_run_in_its_process_relays_the_events_executing_it_here_gives(data_roo
 def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     data_root, pause_operator
 ):
-    run_process.spare.refill()
-    wait_until(run_process.spare.is_ready)
+    local.spare.refill()
+    wait_until(local.spare.is_ready)
     [spare] = processes_named("pw-standby")
     document = chain(
         ("read", "csv_input", {"path": "people.csv"}), ("wait", "pause", {"seconds": 60})
@@ -152,7 +152,7 @@ def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     cancel, ended = threading.Event(), []
     plan = build_plan(load_document(document))
     supervising = threading.Thread(target=lambda: ended.append(
-        run_process.supervise(order, plan, [ListSink()], cancel, timeout_s=60)
+        local.supervise(order, plan, [ListSink()], cancel, timeout_s=60)
     ))  # fmt: skip
     supervising.start()
     wait_until(lambda: process_of(31) is not None)
@@ -160,22 +160,22 @@ def test_a_run_takes_the_warmed_up_spare_process_and_a_new_spare_follows_it(
     cancel.set()
     supervising.join(FINAL_WITHIN_S)
     assert ended[0].status == "cancelled"
-    wait_until(run_process.spare.is_ready)
+    wait_until(local.spare.is_ready)
     assert processes_named("pw-standby") != [spare]
 
 
 def test_a_run_whose_spare_process_was_killed_forks_its_own(data_root):
-    run_process.spare.refill()
-    wait_until(run_process.spare.is_ready)
+    local.spare.refill()
+    wait_until(local.spare.is_ready)
     [spare] = processes_named("pw-standby")
     os.kill(spare, signal.SIGKILL)
-    wait_until(lambda: not run_process.spare.is_ready())  # its end has reached us
+    wait_until(lambda: not local.spare.is_ready())  # its end has reached us
     area = FileArea(data_root)
     order = RunOrder(SEED, {"min_age": 30}, area, {}, Budget(2**30, 1), list(sys.path), run_id=32)
     plan = build_plan(load_document(SEED), {"min_age": 30})
-    ending = run_process.supervise(order, plan, [ListSink()], threading.Event(), timeout_s=60)
+    ending = local.supervise(order, plan, [ListSink()], threading.Event(), timeout_s=60)
     assert (ending.status, ending.error) == ("succeeded", "")
-    wait_until(run_process.spare.is_ready)  # the dead spare was replaced after the run
+    wait_until(local.spare.is_ready)  # the dead spare was replaced after the run
 
 
 def test_cancel_stops_a_long_sort_and_commits_no_output(client, big):

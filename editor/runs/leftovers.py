@@ -2,8 +2,8 @@
 reaps them.
 
 A run's own supervisor removes its leftovers when the run's process dies under it
-(`run_process`). When the supervisor dies too (a worker service killed, a machine lost), the
-run is reaped later by another process (`run_watch`): that process removes the run's temporary
+(`local`). When the supervisor dies too (a worker service killed, a machine lost), the
+run is reaped later by another process (`watch`): that process removes the run's temporary
 output files (`.<name>.<run id>.<random>.tmp`), its spill folder and, on MySQL and MariaDB, the
 staging tables named after it (`runtime.operators.sql.staging`), at once, rather than leaving
 them until the dead service starts again.

@@ -1,6 +1,6 @@
 """A pool of worker threads that claim queued runs from the database and execute them.
 
-One dispatcher claims runs (`run_queue.claim_next`) while the pool has a free slot and
+One dispatcher claims runs (`queue.claim_next`) while the pool has a free slot and
 starts a thread for each; a thread that ends its run frees its slot and wakes the
 dispatcher. The web process's embedded pool works `until_idle`: its dispatcher ends when
 nothing is claimable, and a new run (`wake`) starts it again. The pool of
@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from django.db import close_old_connections, connection
 
-from editor import run_queue
+from editor.runs import queue
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class WorkerPool:
                     return True
             try:
                 close_old_connections()
-                run_id = run_queue.claim_next()
+                run_id = queue.claim_next()
             except Exception:  # the database may be briefly away: look again later
                 log.warning("could not claim a run", exc_info=True)
                 return True

@@ -7,7 +7,7 @@ import pytest
 
 from editor.models import Run
 from editor.pipelines import actions
-from editor.run_recorder import RunRecorder
+from editor.runs.recorder import RunRecorder
 from runtime.events import Emitter
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, post_json, wait_for_run

@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from editor.models import Pipeline, Run
-from editor.stale_outputs import remove_stale_outputs
+from editor.runs.stale_outputs import remove_stale_outputs
 from editor.workspaces.membership import personal_workspace
 from runtime.operators.atomic import temporary_path
 from runtime.paths import SCRATCH

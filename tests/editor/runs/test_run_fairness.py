@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from editor import actions
 from editor.models import Pipeline, Run
+from editor.runs import actions
 from tests.editor.conftest import client_for, make_user, post_json, wait_for_run
 from tests.servers import pause_pipeline, write_input
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from editor.models import NodeRun, Run
-from editor.run_watch import reap_and_remove_leftovers
+from editor.runs.watch import reap_and_remove_leftovers
 from runtime.registry import default_registry
 from tests.editor.conftest import wait_for_run
-from tests.editor.runs import nodes_of, start, wait_until
+from tests.editor.runs.helpers import nodes_of, start, wait_until
 from tests.plugin_sites import operator_site
 
 KILLED_AFTER_OUTPUT = """
@@ -56,7 +56,7 @@ class KillAfterOutput(Operator):
         os.kill(os.getpid(), signal.SIGKILL)
 """
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from editor import preview_pool, run_process
+from editor.runs import jobs, local
 from editor.workspaces.membership import engine_access, personal_workspace
 from runtime.errors import NodeExecutionError, PipelineValidationError
 from runtime.inference import infer_schemas, run_problems
@@ -21,7 +21,7 @@ from runtime.operators.csv_files import CsvInput
 from runtime.preview import preview
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, client_for, post_json
-from tests.editor.test_run_processes import processes_named, wait_until
+from tests.editor.runs.test_run_processes import processes_named, wait_until
 
 SLOW_INPUTS = "an input may be too large or too slow to read (a big file, a busy database)"
 ADVICE = f"preview a node nearer the inputs, or run the pipeline instead; {SLOW_INPUTS}"
@@ -78,29 +78,27 @@ def access(owner, data_root) -> dict:
 
 def test_previews_schemas_and_run_checks_answer_as_the_server_computed_them(access):
     document = load_document(SEED)
-    assert preview_pool.preview(document, "adults", 1, parameters={"min_age": 40}, **access) == (
+    assert jobs.preview(document, "adults", 1, parameters={"min_age": 40}, **access) == (
         preview(document, "adults", 1, parameters={"min_age": 40}, **access).to_json()
     )
-    assert preview_pool.infer_schemas(document, {}, **access) == (
+    assert jobs.infer_schemas(document, {}, **access) == (
         infer_schemas(document, {}, **access).to_json()
     )
     unfit = {"min_age": "old"}  # a parameter that does not fit the column it meets
-    assert preview_pool.run_problems(document, unfit, **access) == (
-        run_problems(document, unfit, **access)
-    )
-    assert preview_pool.run_problems(document, unfit, **access) != []
+    assert jobs.run_problems(document, unfit, **access) == (run_problems(document, unfit, **access))
+    assert jobs.run_problems(document, unfit, **access) != []
 
 
 def test_a_jobs_errors_are_raised_here_as_the_runtime_raises_them(access, data_root):
     document = load_document(SEED)
     with pytest.raises(PipelineValidationError) as pooled:
-        preview_pool.preview(document, "nobody", **access)
+        jobs.preview(document, "nobody", **access)
     with pytest.raises(PipelineValidationError) as here:
         preview(document, "nobody", **access)
     assert pooled.value.problems == here.value.problems
     (data_root / "people.csv").unlink()
     with pytest.raises(NodeExecutionError, match=r"^node 'read' failed: .*people\.csv") as failed:
-        preview_pool.preview(document, "adults", **access)
+        jobs.preview(document, "adults", **access)
     assert failed.value.node_id == "read"
 
 
@@ -201,7 +199,7 @@ def test_previews_past_the_pool_wait_for_a_free_process(
     wait_until(lambda: len(job_processes()) == 2)
     busy = job_processes()
     queued, shown = in_background(lambda: preview_of(client_for(owner), pipeline_id, "adults"))
-    wait_until(lambda: preview_pool.place_in_line(owner) == 1)
+    wait_until(lambda: jobs.place_in_line(owner) == 1)
     assert queued.is_alive() and sorted(job_processes()) == sorted(busy)  # it waits
     os.kill(busy[0], signal.SIGKILL)  # a process is free: the waiting preview gets it
     queued.join(20)
@@ -218,7 +216,7 @@ def test_a_job_is_served_by_the_spare_process_warmed_up_after_the_last_one(
     client, owner, pipeline_id, data_root, pause_operator
 ):
     assert client.get(f"/api/pipelines/{pipeline_id}/schemas").status_code == 200
-    wait_until(run_process.spare.is_ready)
+    wait_until(local.spare.is_ready)
     [spare] = job_processes("pw-standby")
     waiting = created(client, WAITING)
     thread, answers = in_background(lambda: preview_of(client_for(owner), waiting, "wait"))

@@ -20,8 +20,9 @@ import pandas as pd
 import pytest
 from distributed import Client, LocalCluster, get_task_stream
 
-from editor import run_dask, run_process
 from editor.models import Run, RunLog
+from editor.runs import dask as run_dask
+from editor.runs import local as run_process
 from runtime.backends.budget import Budget
 from runtime.connection_specs import ConnectionSpec
 from runtime.events import ListSink
@@ -34,7 +35,7 @@ from tests.dask_clusters import DaskProcesses, tls_config
 from tests.editor.conftest import SEED, wait_for_run
 from tests.editor.live.test_live_server import start_run as start_live_run
 from tests.editor.live.test_live_server import watch_run
-from tests.editor.runs import (
+from tests.editor.runs.helpers import (
     chain,
     files_under,
     nodes_of,
@@ -418,7 +419,7 @@ def test_a_scheduler_address_neither_tcp_nor_tls_stops_the_server_at_start():
     environ = {**os.environ, "PIPEWRIGHT_DASK_SCHEDULER": "http://scheduler:8786"}
     started = subprocess.run(
         [sys.executable, "-c", "import pipewright.settings"],
-        env=environ, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
+        env=environ, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3],
     )  # fmt: skip
     assert started.returncode != 0
     assert (

@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from editor import preview_pool
 from editor.errors import ActionError
+from editor.runs import jobs
 from tests.editor.conftest import client_for, make_user, post_json
-from tests.editor.test_preview_pool import (
+from tests.editor.runs.test_jobs import (
     WAITING,
     chain,
     created,
@@ -27,16 +27,16 @@ from tests.editor.test_preview_pool import (
     job_processes,
     preview_of,
 )
-from tests.editor.test_run_processes import wait_until
+from tests.editor.runs.test_run_processes import wait_until
 
-JOB = preview_pool._Job("preview", "the preview of node 'x'", "advice", "x")
+JOB = jobs._Job("preview", "the preview of node 'x'", "advice", "x")
 
 
 class Holder:
     """A job of `user` that holds its slot in `line` until released; `served` records the
     order in which jobs got a slot."""
 
-    def __init__(self, line: preview_pool._Line, user: str, served: list):
+    def __init__(self, line: jobs._Line, user: str, served: list):
         self.holding = threading.Event()
         self.released = threading.Event()
         self.error: ActionError | None = None
@@ -58,7 +58,7 @@ class Holder:
         self.thread.join(20)
 
 
-def queue_up(line: preview_pool._Line, users: list[str], served: list) -> list[Holder]:
+def queue_up(line: jobs._Line, users: list[str], served: list) -> list[Holder]:
     """A job of each user in turn, each one in line before the next comes."""
     holders = []
     for user in users:
@@ -70,7 +70,7 @@ def queue_up(line: preview_pool._Line, users: list[str], served: list) -> list[H
 
 def test_waiting_users_take_turns_whatever_order_their_jobs_came_in(settings):
     settings.PIPEWRIGHT_MAX_PREVIEWS = 1
-    line, served = preview_pool._Line(), []
+    line, served = jobs._Line(), []
     first = Holder(line, "first", served)
     first.holding.wait(20)
     holders = queue_up(line, ["alice", "alice", "alice", "bob", "carol"], served)
@@ -87,7 +87,7 @@ def test_waiting_users_take_turns_whatever_order_their_jobs_came_in(settings):
 def test_a_job_waits_up_to_the_time_limit_then_is_refused_with_429(settings):
     settings.PIPEWRIGHT_MAX_PREVIEWS = 1
     settings.PIPEWRIGHT_PREVIEW_TIMEOUT_S = 0.3
-    line, served = preview_pool._Line(), []
+    line, served = jobs._Line(), []
     busy = Holder(line, "busy", served)
     busy.holding.wait(20)
     [late] = queue_up(line, ["late"], served)
@@ -104,10 +104,10 @@ def test_a_job_waits_up_to_the_time_limit_then_is_refused_with_429(settings):
 
 def test_a_user_with_too_many_jobs_waiting_is_refused_at_once(settings):
     settings.PIPEWRIGHT_MAX_PREVIEWS = 1
-    line, served = preview_pool._Line(), []
+    line, served = jobs._Line(), []
     busy = Holder(line, "busy", served)
     busy.holding.wait(20)
-    waiting = queue_up(line, ["greedy"] * preview_pool.WAITING_PER_USER, served)
+    waiting = queue_up(line, ["greedy"] * jobs.WAITING_PER_USER, served)
     one_more = Holder(line, "greedy", served)
     one_more.thread.join(20)
     other = queue_up(line, ["other"], served)
@@ -155,7 +155,7 @@ def test_the_api_says_where_the_callers_waiting_preview_is_in_line(
     busy, _ = in_background(lambda: preview_of(client_for(owner), slow, "wait"))
     wait_until(lambda: len(job_processes()) == 1)
     queued, shown = in_background(lambda: preview_of(client_for(owner), pipeline_id, "adults"))
-    wait_until(lambda: preview_pool.place_in_line(owner) is not None)
+    wait_until(lambda: jobs.place_in_line(owner) is not None)
 
     assert client.get("/api/previews/line").json() == {"place": 1}
     assert client_for(other).get("/api/previews/line").json() == {"place": None}

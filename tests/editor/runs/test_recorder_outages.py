@@ -12,16 +12,16 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from editor import run_watch, unwritten_events
 from editor.models import NodeRun, Run, RunLog
 from editor.pipelines import actions
-from editor.run_recorder import RunRecorder
-from editor.stale_outputs import remove_stale_outputs
+from editor.runs import unwritten_events, watch
+from editor.runs.recorder import RunRecorder
+from editor.runs.stale_outputs import remove_stale_outputs
 from runtime.events import Emitter
 from runtime.paths import SYSTEM
 from runtime.spec import load_document
 from tests.editor.conftest import SEED
-from tests.editor.runs import wait_until
+from tests.editor.runs.helpers import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NODES = ["read", "adults", "write"]
@@ -111,10 +111,10 @@ def test_the_runs_end_is_written_only_after_all_its_events(run):
     recorder = RunRecorder(run.pk)
     seen: list = []
 
-    def watch(after_seq, events):
+    def note_status(after_seq, events):
         seen.append(Run.objects.get(pk=run.pk).status)
 
-    recorder.after_write = watch
+    recorder.after_write = note_status
     emitter = Emitter([recorder], run_id=run.pk)
     emitter.emit("node_status", node="read", status="running", attempt=1)
     emitter.emit("node_log", node="read", level="info", message="reading")
@@ -130,30 +130,30 @@ def test_a_stale_heartbeat_reaps_nothing_until_the_database_was_back_long_enough
     """While the database is away nobody's heartbeat gets through: a run of another host whose
     heartbeat went stale then is reaped only once the database has been back for the whole
     staleness window (its process would have beaten again by then), never at once."""
-    monkeypatch.setattr(run_watch, "_database_away", False)
-    monkeypatch.setattr(run_watch, "_database_back_at", None)
+    monkeypatch.setattr(watch, "_database_away", False)
+    monkeypatch.setattr(watch, "_database_back_at", None)
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.2)
-    long_ago = timezone.now() - timedelta(seconds=run_watch.STALE_AFTER_S * 2)
+    long_ago = timezone.now() - timedelta(seconds=watch.STALE_AFTER_S * 2)
     Run.objects.filter(pk=run.pk).update(host="elsewhere", pid=4242, heartbeat_at=long_ago)
     pipeline = run.pipeline
     mine = Run.objects.create(pipeline=pipeline, document=SEED, status="running")
-    run_watch.hold(mine.pk)
+    watch.hold(mine.pk)
     try:
         holder = sqlite3.connect(connection.settings_dict["NAME"])
         holder.execute("BEGIN IMMEDIATE")
         try:
-            run_watch._guarded(run_watch.beat)  # fails: the database is locked
+            watch._guarded(watch.beat)  # fails: the database is locked
         finally:
             holder.rollback()
             holder.close()
-        run_watch._guarded(run_watch.reap_interrupted_runs)
-        run_watch._guarded(run_watch.reap_interrupted_runs)
+        watch._guarded(watch.reap_interrupted_runs)
+        watch._guarded(watch.reap_interrupted_runs)
         assert Run.objects.get(pk=run.pk).status == "running"
-        back_long_enough = time.monotonic() - run_watch.STALE_AFTER_S - 1
-        monkeypatch.setattr(run_watch, "_database_back_at", back_long_enough)
-        assert run_watch.reap_interrupted_runs() == [run.pk]
+        back_long_enough = time.monotonic() - watch.STALE_AFTER_S - 1
+        monkeypatch.setattr(watch, "_database_back_at", back_long_enough)
+        assert watch.reap_interrupted_runs() == [run.pk]
     finally:
-        run_watch.release(mine.pk)
+        watch.release(mine.pk)
 
 
 def test_events_a_killed_process_left_on_disk_are_removed_once_their_run_ended(run, data_root):

@@ -1,5 +1,5 @@
 """Comparing two runs the user may see: their records, with the result files still kept, go
-to a job's process (`preview_pool.compared_runs`), where DuckDB reads those files and nothing
+to a job's process (`jobs.compared_runs`), where DuckDB reads those files and nothing
 else; this process reads no data.
 
 A run's stored results are in its own workspace's store (`file_area(...).cache`), so two runs
@@ -9,8 +9,8 @@ or the cache was off) is left out of the record, and the comparison says "data n
 
 from __future__ import annotations
 
-from editor import preview_pool
 from editor.models import Run
+from editor.runs import jobs
 from editor.workspaces.membership import file_area
 from runtime.cache.store import ResultStore
 from runtime.comparison.records import RunRecord
@@ -19,7 +19,7 @@ from runtime.comparison.records import RunRecord
 def compare(user, a: Run, b: Run, keys: list[str], node: str | None) -> list[dict]:
     """The nodes of the two runs side by side (`runtime.comparison.nodes.compare_runs`)."""
     records = [run_record(run, _name(run, other), user) for run, other in ((a, b), (b, a))]
-    return preview_pool.compared_runs(
+    return jobs.compared_runs(
         *records, keys=keys, node=node, data_root=file_area(a.pipeline.workspace, user)
     )
 

@@ -1,6 +1,6 @@
 """Starting a run holds no database lock while its check runs.
 
-The check before a run reads every input (`preview_pool.run_problems`), up to
+The check before a run reads every input (`jobs.run_problems`), up to
 PIPEWRIGHT_PREVIEW_TIMEOUT. It used to run inside `start_run`'s transaction, holding the
 pipeline's row and, on SQLite, the whole database's write lock: other users' requests waited
 up to 20 s and answered 500 "database is locked". The slow input here is the demo plugin's
@@ -22,8 +22,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from editor import preview_pool
 from editor.models import Node, Pipeline, Run
+from editor.runs import jobs
 from editor.schedules import scheduler
 from tests.editor.conftest import client_for, post_json, put_json
 from tests.editor.schedules.helpers import make_schedule
@@ -67,7 +67,7 @@ def own_connection(action):
 def save_during_the_check(owner, created: dict, checking) -> bool:
     """Once a job executes in this process, save another document over `created` and assert
     it was saved; whether `checking()` still said the check went on when the save answered."""
-    wait_until(lambda: preview_pool.going() > 0)
+    wait_until(lambda: jobs.going() > 0)
     edit = {**slow_document(0, "edited"), "revision": created["revision"]}
     answer = put_json(client_for(owner), f"/api/pipelines/{created['id']}", edit)
     still_checking = checking()

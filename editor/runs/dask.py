@@ -31,7 +31,7 @@ from distributed import Client, Future, Queue
 from django.conf import settings
 
 from editor.models import Run
-from editor.run_process import Ending, Supervision
+from editor.runs.local import Ending, Supervision
 from runtime.backends.dask.method_pickling import standard_method_pickling
 from runtime.events import EventSink
 from runtime.executor import CANCELLED_REASON

@@ -1,6 +1,6 @@
 """The editor's event sink: runtime events become `Run`, `NodeRun` and `RunLog` rows, in
-batches (the log lines through `editor.run_logs`, each attempt's start and end through
-`editor.attempt_spans`).
+batches (the log lines through `editor.runs.logs`, each attempt's start and end through
+`editor.runs.attempt_spans`).
 
 The executor calls sinks under its event lock, so this sink only appends to a queue; a writer
 thread applies what arrived every `FLUSH_INTERVAL_S` in one transaction (a thousand progress
@@ -9,7 +9,7 @@ events cost one write per node, not a thousand) and then hands the batch to `aft
 the database lacks.
 
 A batch the database does not take (it cannot be reached, or SQLite stays locked) is kept,
-with everything that arrives meanwhile (`editor.unwritten_events`: in memory, then on disk),
+with everything that arrives meanwhile (`editor.runs.unwritten_events`: in memory, then on disk),
 and tried again with backoff until the database is back; nothing is dropped. Writes are
 idempotent by `seq`: a batch applies only its events after the run's `last_seq`, read with the
 run row locked, so a batch that committed though its writer heard an error is never applied
@@ -30,10 +30,10 @@ from functools import partial
 from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
-from editor import attempt_spans, input_positions, node_run_rows, run_logs
 from editor.database.outage import UNAVAILABLE, Backoff, until_written
 from editor.models import NodeRun, Run
-from editor.unwritten_events import UnwrittenEvents
+from editor.runs import attempt_spans, logs, node_rows, positions
+from editor.runs.unwritten_events import UnwrittenEvents
 from runtime.events import Event
 from runtime.statuses import RunStatus
 
@@ -169,15 +169,15 @@ class RunRecorder:
             return
         if events[0]["seq"] <= written:  # committed already, though its writer heard an error
             done = [event for event in events if event["seq"] <= written]
-            self._log_lines = run_logs.kept_after(done, self._log_lines)
+            self._log_lines = logs.kept_after(done, self._log_lines)
             events = events[len(done) :]
             if not events:
                 return
         run.update(last_seq=events[-1]["seq"])
         rows = NodeRun.objects.filter(run_id=self.run_id, node_id__in=set(changes))
         states = []
-        for pk, node_id, *values in rows.values_list("pk", "node_id", *node_run_rows.FIELDS):
-            row = dict(zip(node_run_rows.FIELDS, values, strict=True))
+        for pk, node_id, *values in rows.values_list("pk", "node_id", *node_rows.FIELDS):
+            row = dict(zip(node_rows.FIELDS, values, strict=True))
             change = changes[node_id]
             progress = change.pop("progress", None)
             for event in change.pop("statuses", ()):
@@ -186,7 +186,7 @@ class RunRecorder:
             if progress and "metrics" not in change:
                 row["metrics"] = {**row["metrics"], **progress}
             states.append((pk, row))
-        node_run_rows.update(states)
+        node_rows.update(states)
         finished = [event for event in events if event["type"] == "run_finished"]
         if finished:  # written with the event, so that no listener sees a stale status
             outcome = finished[-1]
@@ -194,8 +194,8 @@ class RunRecorder:
                 status=outcome["status"], finished_at=timezone.now(), error=outcome.get("error", "")
             )
             if outcome["status"] == RunStatus.SUCCEEDED:  # a failed run re-reads the same rows
-                input_positions.advance(self.run_id)
-        self._log_lines = run_logs.append(self.run_id, events, self._log_lines)
+                positions.advance(self.run_id)
+        self._log_lines = logs.append(self.run_id, events, self._log_lines)
 
 
 def settle(run_id: int, status: str, error: str) -> None:

@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from editor.attempt_spans import with_event
 from editor.live.snapshots import SNAPSHOT_SPANS, latest_run_snapshot
 from editor.models import NodeRun, Run
 from editor.pipelines import actions
+from editor.runs.attempt_spans import with_event
 from runtime.spec import load_document
 from tests.editor.conftest import SEED, post_json, wait_for_run
-from tests.editor.runs import chain, start
+from tests.editor.runs.helpers import chain, start
 
 
 def status(name: str, attempt: int, time: str) -> dict:

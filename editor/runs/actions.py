@@ -12,12 +12,12 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 
-from editor import launcher, node_run_rows, preview_pool
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule
 from editor.pipelines.documents import to_document
-from editor.run_limits import refuse_too_many_runs
+from editor.runs import jobs, launcher, node_rows
+from editor.runs.limits import refuse_too_many_runs
 from editor.workspaces.membership import engine_access
 from runtime.errors import Problem
 from runtime.spec import Pipeline as PipelineSpec
@@ -138,7 +138,7 @@ def _check_before_run(
     if refused := reuse.refusals(document):
         raise problems_error(400, "invalid_request", "the request is not valid", refused)
     access = engine_access(pipeline.workspace, user)
-    problems = preview_pool.run_problems(document, parameters, **access)
+    problems = jobs.run_problems(document, parameters, **access)
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
 
@@ -167,7 +167,7 @@ def _queue_run(
         queued_behind=active[0] if active else None,
         **launcher.holder(),
     )
-    node_run_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
+    node_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
     details = _run_details(run)
     audit_log.record("run.started", run, revision=run.revision, details=details, user=checked.user)
     _prune_runs(checked.pipeline)

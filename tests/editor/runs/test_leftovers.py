@@ -17,13 +17,13 @@ import pytest
 import sqlalchemy as sa
 
 from editor.models import Connection, Run
-from editor.run_watch import reap_and_remove_leftovers
-from editor.stale_outputs import remove_stale_outputs
+from editor.runs.stale_outputs import remove_stale_outputs
+from editor.runs.watch import reap_and_remove_leftovers
 from editor.workspaces.membership import personal_workspace
-from tests.editor import test_run_processes
 from tests.editor.conftest import wait_for_run
-from tests.editor.runs import chain, files_under, start, wait_for_node, wait_until
-from tests.editor.test_run_processes import process_of
+from tests.editor.runs import test_run_processes
+from tests.editor.runs.helpers import chain, files_under, start, wait_for_node, wait_until
+from tests.editor.runs.test_run_processes import process_of
 
 MARIADB = "mysql+pymysql://root@127.0.0.1:3306"
 

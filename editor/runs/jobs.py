@@ -6,10 +6,10 @@ of two runs and scripts compiled, each in a process of its own: at most
 They read data (an input's sample, a preview's rows, a database's columns), which would hold
 the web server's memory and time if it read it itself. So each is a job
 (`runtime.worker.jobs`) in a process forked by the server that forks runs
-(`run_process.fork_server`): it is given the document, the parameters, the file area and only
+(`local.fork_server`): it is given the document, the parameters, the file area and only
 the connections the document names, nothing through its environment, and answers once, in
 JSON; one spare process, forked and warmed up after each job, serves the next
-(`run_process.spare`).
+(`local.spare`).
 The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
 `prepare`, `explain_json`, `compare_runs` and `compile_script`) do and raise the same errors,
 so that the API's answers stay the same; a job that could not answer raises an `ActionError`:
@@ -38,9 +38,9 @@ from typing import Any
 
 from django.conf import settings
 
-from editor import run_process
 from editor.audit import log as audit_log
 from editor.errors import ActionError
+from editor.runs import local
 from runtime.backends.budget import Budget
 from runtime.comparison.records import RunRecord
 from runtime.connection_specs import ConnectionSpec
@@ -76,7 +76,7 @@ class _Job:
     """What to do when it took too long or too much memory."""
     node: str | None = None
     refill: bool = True
-    """Whether a new spare is made after it (`run_process.spare`)."""
+    """Whether a new spare is made after it (`local.spare`)."""
 
 
 def preview(
@@ -311,7 +311,7 @@ def _run(job: _Job, order: JobOrder):
     """The answer of `order` in a process of the pool, or its error raised."""
     with _line.taken(job, _user_key(audit_log.current_user())):
         try:
-            process = run_process.spare.take()
+            process = local.spare.take()
         except OSError as error:
             log.exception("could not start the process of %s", job.words)
             raise ActionError(
@@ -324,24 +324,24 @@ def _run(job: _Job, order: JobOrder):
         finally:
             process.send_signal(signal.SIGKILL)  # it answered, or must stop: nothing left to do
             if report is None or report["kind"] in _STOPPED:  # gone before the answer says so
-                process.wait(run_process.EXIT_WAIT_S)
+                process.wait(local.EXIT_WAIT_S)
             process.close()
             if job.refill:
-                run_process.spare.refill()
+                local.spare.refill()
     return _outcome(report, job, process, order.budget)
 
 
 def _report(process: RunProcess, order: JobOrder) -> dict:
     """The process's one message, or what stopped it (`timeout`, `out_of_memory`, `ended`)."""
-    limit = order.budget.memory_bytes + run_process.HEADROOM_BYTES
+    limit = order.budget.memory_bytes + local.HEADROOM_BYTES
     deadline = time.monotonic() + settings.PIPEWRIGHT_PREVIEW_TIMEOUT_S
     with contextlib.suppress(OSError):  # it is gone already: its socket's end says so below
         process.link.send("job", **order.to_message())
     while (left := deadline - time.monotonic()) > 0:
         try:
-            message = process.link.receive(min(left, run_process.TICK_S))
+            message = process.link.receive(min(left, local.TICK_S))
         except EOFError:
-            process.wait(run_process.EXIT_WAIT_S)
+            process.wait(local.EXIT_WAIT_S)
             return {"kind": "ended"}
         if message is not None:
             return message
@@ -376,8 +376,8 @@ def _outcome(report: dict, job: _Job, process: RunProcess, budget: Budget):
     if kind == "out_of_memory":
         message = (
             f"{job.words} was stopped: it grew by more than the "
-            f"{run_process.size_text(budget.memory_bytes)} that PIPEWRIGHT_RUN_MEMORY allows a "
-            f"run, and {run_process.size_text(run_process.HEADROOM_BYTES)} for the engine; "
+            f"{local.size_text(budget.memory_bytes)} that PIPEWRIGHT_RUN_MEMORY allows a "
+            f"run, and {local.size_text(local.HEADROOM_BYTES)} for the engine; "
             f"{job.advice}"
         )
         raise ActionError(422, "preview_out_of_memory", message, node=job.node)
