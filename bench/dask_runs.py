@@ -30,7 +30,7 @@ NODE_THREAD = "pipewright-node"
 def on_dask(document: dict, area, run_id, cancel: threading.Event, sinks=()):
     """A run as a task on the cluster PIPEWRIGHT_DASK_SCHEDULER names."""
     from bench.run_processes import in_process
-    from editor.run_dask import DaskSupervisor
+    from editor.runs.dask import DaskSupervisor
 
     on_dask = DaskSupervisor().supervise
     return in_process(document, area, run_id, cancel, sinks, supervise=on_dask)
@@ -46,11 +46,11 @@ def bench_cancel(rows: int, cluster) -> None:
     from bench.run_processes import SORT, in_process, linked
     from bench.seed_etl import generate
     from bench.table import print_table
-    from editor import run_process
+    from editor.runs import local
     from runtime.io.paths import FileArea
 
     area = FileArea(linked(generate(rows), "users.csv"))
-    run_process.fork_server.start()
+    local.fork_server.start()
     duckdb_sort = {**SORT, "config": {"backend": "duckdb"}}
     table = []
     for name, document in (("pandas", SORT), ("duckdb", duckdb_sort)):

@@ -123,7 +123,7 @@ def _recorded_run(path: Path) -> int:
 
     from bench.seed_etl import PIPELINE
     from editor.models import NodeRun, Pipeline, Run
-    from editor.workspaces import cache_folder, personal_workspace
+    from editor.workspaces.membership import cache_folder, personal_workspace
     from runtime.cache.store import ResultStore
 
     user = get_user_model().objects.get(username="bench")

@@ -60,7 +60,7 @@ def setup_database(folder: Path) -> tuple[str, str, str]:
     from django.core.management import call_command
     from django.test import Client
 
-    from editor.tokens import create_token
+    from editor.workspaces.tokens import create_token
     from tests.live_client import session_cookie
 
     call_command("migrate", verbosity=0)

@@ -4,8 +4,8 @@
 
 Over the demo's pipelines and sample data (`manage.py seed_demo`'s), each job is done
 `--repeat` times in this process (`runtime.execution.preview`, `runtime.checks.inference`, as the
-web server did before) and in a job process forked by the pre-started server (`editor.preview_pool`,
-as it does now: the spare process warmed up after the last job, the document and answer as JSON),
+web server did before) and in a job process forked by the pre-started server (`editor.runs.jobs`, as
+it does now: the spare process warmed up after the last job, the document and answer as JSON),
 with a pause between jobs as between saves; median and p95 in ms. Every save answers with an
 inference, so its cost is each save's.
 """
@@ -39,8 +39,8 @@ def main() -> None:
 
     django.setup()
     from bench.table import print_table
-    from editor import preview_pool, run_process
     from editor.management.commands.seed_demo import DEMO_DOCUMENTS, write_sample_data
+    from editor.runs import jobs, local
     from runtime.checks.inference import infer_schemas
     from runtime.document.spec import load_document
     from runtime.execution.preview import preview
@@ -49,21 +49,21 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="pw-previews-"))
     write_sample_data(folder)
     area = {"data_root": FileArea(folder), "connections": {}}
-    run_process.fork_server.start()
+    local.fork_server.start()
     rows = []
     for path in DEMO_DOCUMENTS:
         document = load_document(path.read_text())
         node = document.nodes[-1].id
-        jobs = [
+        cases = [
             ("infer schemas", partial(infer_schemas, document, **area),
-             partial(preview_pool.infer_schemas, document, **area)),
+             partial(jobs.infer_schemas, document, **area)),
             (f"preview {node}", partial(preview, document, node, **area),
-             partial(preview_pool.preview, document, node, **area)),
+             partial(jobs.preview, document, node, **area)),
         ]  # fmt: skip
-        for job, here, pooled in jobs:
+        for job, here, pooled in cases:
             assert here().to_json() == pooled(), job  # and warm: imports, the server's first fork
             rows.append([document.name, job, *_timed(here, repeat), *_timed(pooled, repeat)])
-    run_process.fork_server.stop()
+    local.fork_server.stop()
     print(f"demo pipelines over the demo's sample data, {repeat} times each, ms")
     print_table(
         ["pipeline", "job", "in the server: median", "p95", "own process: median", "p95"], rows

@@ -82,13 +82,13 @@ def on_thread(document: dict, area, run_id: int, cancel: threading.Event, sinks=
 def in_process(document: dict, area, run_id, cancel: threading.Event, sinks=(), supervise=None):
     """A run as the launcher executes it now: supervised, in a process of its own (or where
     `supervise`, a `Supervisor`'s `supervise`, executes it)."""
-    from editor import run_process
+    from editor.runs import local
     from runtime.document.spec import load_document
     from runtime.plan import build_plan
 
     plan = build_plan(load_document(document), {})
     order = order_of(document, area, run_id)
-    supervise = supervise or run_process.LocalSupervisor().supervise
+    supervise = supervise or local.LocalSupervisor().supervise
     return supervise(order, plan, sinks, cancel, timeout_s=3600)
 
 
@@ -99,9 +99,9 @@ def bench_start(repeat: int) -> None:
 def print_start(ways: dict, repeat: int) -> None:
     """The start figures of each way of running (name → function), as a table."""
     from bench.table import print_table
-    from editor import run_process
+    from editor.runs import local
 
-    run_process.fork_server.start()
+    local.fork_server.start()
     print(f"a tiny run, {repeat} times each: until its run_finished event, and until it returned")
     print_table(["runs as", "finished: median ms", "p95 ms", "returned: median ms", "p95 ms"],
                 start_rows(ways, repeat))  # fmt: skip
@@ -142,11 +142,11 @@ def _median_p95(seconds: list[float]) -> list[str]:
 def bench_cancel(rows: int) -> None:
     from bench.seed_etl import generate
     from bench.table import print_table
-    from editor import run_process
+    from editor.runs import local
     from runtime.io.paths import FileArea
 
     area = FileArea(linked(generate(rows), "users.csv"))
-    run_process.fork_server.start()
+    local.fork_server.start()
     table = []
     for name, way, freeze in (
         ("thread of the server (before)", on_thread, False),

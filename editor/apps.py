@@ -8,4 +8,6 @@ class EditorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from editor import audit_signals, database_file, signals  # noqa: F401  (receivers)
+        from editor import signals  # noqa: F401  (receivers)
+        from editor.audit import signals as audit_signals  # noqa: F401  (receivers)
+        from editor.database import file as database_file  # noqa: F401  (receivers)

@@ -1,7 +1,7 @@
 """Model signals: every new user gets a personal workspace; a member who leaves a workspace
 (or whose role falls below editor) has their schedules there paused; open live-view sockets
 ask again whether they may watch when their user's memberships or account change, and close
-when their session signs out (`editor.watcher_access`)."""
+when their session signs out (`editor.live.watcher_access`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from django.contrib.auth.signals import user_logged_out
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from editor.live.watcher_access import session_digest, tell_sockets_of
 from editor.models import Membership
-from editor.schedules import pause_where_owner_may_not_run
-from editor.watcher_access import session_digest, tell_sockets_of
-from editor.workspaces import personal_workspace
+from editor.schedules.actions import pause_where_owner_may_not_run
+from editor.workspaces.membership import personal_workspace
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="personal-workspace")

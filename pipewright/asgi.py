@@ -12,14 +12,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from editor.backpressure import BoundedWebsocketOutput  # noqa: E402
-from editor.launcher import serve_embedded  # noqa: E402
-from editor.outage_responses import WebsocketOutageGuard  # noqa: E402
-from editor.routing import websocket_urlpatterns  # noqa: E402
-from editor.run_process import fork_server  # noqa: E402
-from editor.run_watch import start_reaping  # noqa: E402
-from editor.scheduler import serve_embedded as fire_schedules  # noqa: E402
-from editor.stale_outputs import start_removing  # noqa: E402
+from editor.database.outage_responses import WebsocketOutageGuard  # noqa: E402
+from editor.live.backpressure import BoundedWebsocketOutput  # noqa: E402
+from editor.live.routing import websocket_urlpatterns  # noqa: E402
+from editor.runs.launcher import serve_embedded  # noqa: E402
+from editor.runs.local import fork_server  # noqa: E402
+from editor.runs.stale_outputs import start_removing  # noqa: E402
+from editor.runs.watch import start_reaping  # noqa: E402
+from editor.schedules.scheduler import serve_embedded as fire_schedules  # noqa: E402
 from pipewright.request_bodies import StreamedBody, install  # noqa: E402
 from runtime.operators.registry import default_registry  # noqa: E402
 

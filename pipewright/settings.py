@@ -136,8 +136,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
-    "editor.headers.NoStoreAPIMiddleware",
-    "editor.audit.AuditContextMiddleware",
+    "editor.pages.headers.NoStoreAPIMiddleware",
+    "editor.audit.log.AuditContextMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 ROOT_URLCONF = "pipewright.urls"

@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from editor import views
 from editor.api import api
+from editor.pages import views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,4 +19,4 @@ urlpatterns = [
     path("api/", api.urls),
     path("favicon.ico", views.favicon),
 ]
-handler500 = "editor.outage_responses.server_error"
+handler500 = "editor.database.outage_responses.server_error"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import websockets
 
-from editor.attempt_spans import with_event
+from editor.runs.attempt_spans import with_event
 
 
 def blank_node() -> dict:
@@ -48,7 +48,7 @@ class RunState:
                 node["metrics"] = event["metrics"]
         elif kind == "node_progress":
             node = self.nodes.setdefault(event["node"], blank_node())
-            from editor.run_recorder import SO_FAR  # here: the benchmarks run without Django
+            from editor.runs.recorder import SO_FAR  # here: the benchmarks run without Django
 
             so_far = {metric: event[key] for key, metric in SO_FAR.items() if key in event}
             node["metrics"] = {**node["metrics"], **so_far}

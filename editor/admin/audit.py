@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils import timezone
 
-from editor.audit_csv import csv_download
+from editor.audit.csv import csv_download
 from editor.models import AuditEntry
 
 

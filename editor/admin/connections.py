@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from editor.connections import UrlRefused, check_destination, checked_url
 from editor.models import Connection
+from editor.workspaces.connections import UrlRefused, check_destination, checked_url
 
 
 class ConnectionForm(forms.ModelForm):

@@ -3,7 +3,7 @@
 Each row is first checked against the runtime document's models (messages at its fields);
 then the pipeline form and its node and edge inlines are put together into the document they
 describe, and `actions.save_problems` refuses what an API save would refuse, with the same
-messages. The admin then writes that document through `editor.actions`.
+messages. The admin then writes that document through `editor.pipelines.actions`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from django import forms
 from django.forms.models import BaseInlineFormSet
 from pydantic import BaseModel, ValidationError
 
-from editor import actions
 from editor.models import Pipeline
+from editor.pipelines import actions
 from runtime.document.spec import Config, load_document, problems_from_validation
 from runtime.document.spec import Node as NodeSpec
 from runtime.document.spec import Pipeline as PipelineSpec

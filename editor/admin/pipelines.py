@@ -1,8 +1,9 @@
 """Pipelines in the admin: nodes and edges inline, the graph picture, run / export / duplicate.
 
 Changes follow the API's rules: the page is checked as one document (`pipeline_forms`) and
-saved, created, run, duplicated and deleted through `editor.actions`, so a save bumps
-`revision`, is refused when someone saved meanwhile, and writes only the rows that changed.
+saved, created, duplicated and deleted through `editor.pipelines.actions` (and run through
+`editor.runs.actions`), so a save bumps `revision`, is refused when someone saved meanwhile, and
+writes only the rows that changed.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
-from editor import actions
 from editor.admin.pipeline_forms import GraphFormSet, GraphFormSets, NodeForm, PipelineForm
 from editor.admin.runs import ADMIN_CSS, status_badge
 from editor.errors import ActionError
-from editor.exports import export_download, exports_zip
 from editor.models import Edge, Node, Pipeline
-from editor.workspaces import personal_workspace
+from editor.pipelines import actions
+from editor.pipelines.exports import export_download, exports_zip
+from editor.runs.actions import start_run
+from editor.workspaces.membership import personal_workspace
 
 ADMIN_VERSIONS = 20
 
@@ -94,7 +96,7 @@ class PipelineAdmin(admin.ModelAdmin):
             obj.save(update_fields=("owner", "workspace"))
 
     def save_related(self, request, form, formsets, change):
-        """Write the page's document through `editor.actions`, as an API save or create."""
+        """Write the page's document through `pipelines.actions`, as an API save or create."""
         for formset in formsets:
             formset.save(commit=False)  # lists what changed, for the history
         document = formsets[0].graph.document()
@@ -169,7 +171,7 @@ class PipelineAdmin(admin.ModelAdmin):
     @admin.action(description="Run selected pipelines")
     def run(self, request, queryset):
         def start(pipeline):
-            run = actions.start_run(pipeline, request.user, {})
+            run = start_run(pipeline, request.user, {})
             return f"Queued run {run.pk} of “{pipeline}”."
 
         self._each(request, queryset, start)

@@ -8,8 +8,8 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
-from editor.graph_image import STATUS_COLOURS
 from editor.models import NodeRun, Run, RunLog
+from editor.pipelines.graph_image import STATUS_COLOURS
 
 ADMIN_CSS = "admin-pipewright.css"
 """The admin's styles (static/): pictures, inline tables and badges, with no inline style."""

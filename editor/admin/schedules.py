@@ -1,4 +1,4 @@
-"""Schedules in the admin: listed with filters, edited through `editor.schedules` as the API
+"""Schedules in the admin: listed with filters, edited through `editor.schedules.actions` as the API
 edits them (the staff member who saves one becomes its owner)."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from editor import schedules
 from editor.errors import ActionError
 from editor.models import Schedule
-from editor.schedules import ScheduleIn
+from editor.schedules import actions
+from editor.schedules.actions import ScheduleIn
 
 EDITABLE = ("name", "cron", "timezone", "parameters", "enabled", "missed", "overlap")
 
@@ -37,8 +37,8 @@ class ScheduleForm(forms.ModelForm):
         self.fields_in = ScheduleIn(**{name: cleaned[name] for name in EDITABLE})
         try:
             if self.instance.pk is None:
-                schedules.refuse_too_many(pipeline)
-            schedules.check(pipeline, self.saver, self.fields_in)
+                actions.refuse_too_many(pipeline)
+            actions.check(pipeline, self.saver, self.fields_in)
         except ActionError as refused:
             field = refused.field if refused.field in self.fields else None
             self.add_error(field, refused.message)
@@ -65,17 +65,17 @@ class ScheduleAdmin(admin.ModelAdmin):
         return type(form.__name__, (form,), {"saver": request.user})
 
     def save_model(self, request, obj, form, change):
-        """Through `editor.schedules`, as the API saves."""
+        """Through `editor.schedules.actions`, as the API saves."""
         if change:
-            saved = schedules.update_schedule(obj, form.fields_in, request.user)
+            saved = actions.update_schedule(obj, form.fields_in, request.user)
         else:
-            saved = schedules.create_schedule(obj.pipeline, request.user, form.fields_in)
+            saved = actions.create_schedule(obj.pipeline, request.user, form.fields_in)
         obj.pk = saved.pk
         obj.refresh_from_db()
 
     def delete_model(self, request, obj):
-        schedules.delete_schedule(obj, request.user)
+        actions.delete_schedule(obj, request.user)
 
     def delete_queryset(self, request, queryset):
         for schedule in queryset:
-            schedules.delete_schedule(schedule, request.user)
+            actions.delete_schedule(schedule, request.user)

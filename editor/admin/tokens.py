@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 
 from editor.models import ApiToken
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 
 
 @admin.register(ApiToken)

@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.db.models import Count
 
 from editor.models import Membership, Workspace
-from editor.workspaces import slug_problem, workspace_folder
+from editor.workspaces.membership import slug_problem, workspace_folder
 
 
 class WorkspaceForm(forms.ModelForm):

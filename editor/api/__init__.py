@@ -1,4 +1,4 @@
-"""The JSON API under `/api/`: thin views over `editor.actions`, with an OpenAPI schema.
+"""The JSON API under `/api/`: thin views over the domains' actions, with an OpenAPI schema.
 
 Every endpoint requires a signed-in user (session with CSRF for the browser, or a bearer
 token for scripts), and so do `/api/openapi.json` and `/api/docs`. Errors answer

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from ninja.security import HttpBearer
 from ninja.security import SessionAuth as NinjaSessionAuth
 
-from editor.tokens import user_for_token
+from editor.workspaces.tokens import user_for_token
 
 
 class BearerTokenAuth(HttpBearer):

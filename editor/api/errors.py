@@ -7,8 +7,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
+from editor.database.outage_responses import unavailable
 from editor.errors import ActionError, error_json, problems_error
-from editor.outage_responses import unavailable
 from runtime.document.problems import validation_problems
 from runtime.errors import NodeExecutionError, PipelineValidationError
 

@@ -6,12 +6,12 @@ from django.conf import settings
 from django.http import FileResponse
 from ninja import Router, Status
 
-from editor import files
 from editor.api.schemas.contract import answers
 from editor.api.schemas.workspaces import FileListing, Uploaded
 from editor.errors import ActionError
-from editor.permissions import Action, workspace_for
-from editor.workspaces import file_area
+from editor.workspaces import files
+from editor.workspaces.membership import file_area
+from editor.workspaces.permissions import Action, workspace_for
 
 router = Router()
 

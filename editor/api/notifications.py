@@ -14,7 +14,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from ninja import Router, Status
 
-from editor import audit, encryption, notifications, webhooks
+from editor import encryption
 from editor.api.bodies import json_object, parse_body
 from editor.api.schemas.contract import ObjectId, answers, request_body
 from editor.api.schemas.notifications import (
@@ -23,10 +23,12 @@ from editor.api.schemas.notifications import (
     NotificationOut,
     TestDelivery,
 )
+from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import Notification, Pipeline, Run
-from editor.notification_limits import refuse_too_many_notifications, refuse_too_many_tests
-from editor.permissions import Action, may, pipeline_for
+from editor.notifications import dispatch, webhooks
+from editor.notifications.limits import refuse_too_many_notifications, refuse_too_many_tests
+from editor.workspaces.permissions import Action, may, pipeline_for
 
 router = Router()
 BODY = request_body(NotificationIn.model_json_schema())
@@ -81,7 +83,7 @@ def _apply(request, notification: Notification, body: NotificationIn) -> str | N
         notification.url, notification.recipients, notification.admin_added = body.url, [], []
         if notification.encrypted_secret and not body.new_secret:
             return None
-        secret = notifications.new_secret()
+        secret = dispatch.new_secret()
         notification.encrypted_secret = encryption.encrypt(secret)
         return secret
     notification.url, notification.encrypted_secret = "", ""
@@ -93,7 +95,7 @@ def _set_recipients(request, notification: Notification, recipients: list[str]) 
     if not recipients:
         raise ActionError(400, "invalid_notification", "add an address", field="recipients")
     workspace = notification.pipeline.workspace
-    members = notifications.member_addresses(workspace)
+    members = dispatch.member_addresses(workspace)
     is_admin = may(request.user, Action.MANAGE, workspace)
     kept = {address.lower() for address in notification.admin_added}
     admin_added = []
@@ -146,7 +148,7 @@ def create_notification(request, pipeline_id: ObjectId):
         refuse_too_many_notifications(Pipeline.objects.select_for_update().get(pk=pipeline.pk))
         secret = _apply(request, notification, body)
         notification.save()
-        audit.record("notification.created", notification, details=_audit_details(notification))
+        audit_log.record("notification.created", notification, details=_audit_details(notification))
     return Status(201, notification_json(notification, secret))
 
 
@@ -163,7 +165,7 @@ def update_notification(request, pipeline_id: ObjectId, notification_id: ObjectI
         secret = _apply(request, notification, body)
         notification.save()
         details = _audit_details(notification) | ({"signing_renewed": True} if secret else {})
-        audit.record("notification.updated", notification, details=details)
+        audit_log.record("notification.updated", notification, details=details)
     return notification_json(notification, secret)
 
 
@@ -175,7 +177,7 @@ def update_notification(request, pipeline_id: ObjectId, notification_id: ObjectI
 def delete_notification(request, pipeline_id: ObjectId, notification_id: ObjectId):
     notification = _notification_of(request, pipeline_id, notification_id)
     with transaction.atomic():
-        audit.record("notification.deleted", notification, details=_audit_details(notification))
+        audit_log.record("notification.deleted", notification, details=_audit_details(notification))
         notification.delete()
     return Status(204, None)
 
@@ -193,6 +195,6 @@ def test_notification(request, pipeline_id: ObjectId, notification_id: ObjectId)
     refuse_too_many_tests(request.user)
     pipeline = notification.pipeline
     run = Run.objects.latest_of(pipeline).first() or Run(pipeline=pipeline, number=0)
-    payload = notifications.message(run, ["test"])
-    delivered, detail = notifications.deliver(notification, payload, attempts=1)
+    payload = dispatch.message(run, ["test"])
+    delivered, detail = dispatch.deliver(notification, payload, attempts=1)
     return {"delivered": delivered, "detail": detail}

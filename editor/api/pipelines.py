@@ -7,7 +7,6 @@ from django.http import HttpResponse
 from ninja import Router, Status
 from ninja.errors import HttpError
 
-from editor import actions, preview_pool
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
 from editor.api.schemas.contract import Limit, ObjectId, Offset, answers, request_body
@@ -26,13 +25,16 @@ from editor.api.schemas.pipelines import (
     Validation,
 )
 from editor.api.schemas.runs import Run, RunPage
-from editor.documents import to_document
 from editor.errors import ActionError
-from editor.exports import export_download
-from editor.graph_image import layout, render
 from editor.models import latest_statuses
-from editor.permissions import Action, pipeline_for, visible_pipelines, workspace_for
-from editor.workspaces import engine_access, personal_workspace
+from editor.pipelines import actions
+from editor.pipelines.documents import to_document
+from editor.pipelines.exports import export_download
+from editor.pipelines.graph_image import layout, render
+from editor.runs import actions as run_actions
+from editor.runs import jobs
+from editor.workspaces.membership import engine_access, personal_workspace
+from editor.workspaces.permissions import Action, pipeline_for, visible_pipelines, workspace_for
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.errors import Problem
 
@@ -214,7 +216,7 @@ def preview_node(request, pipeline_id: ObjectId):
     """Runs only what the node needs, in a process of its own; never writes any output."""
     pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
-    return preview_pool.preview(
+    return jobs.preview(
         to_document(pipeline),
         body.node,
         body.limit,
@@ -281,8 +283,8 @@ def start_run(request, pipeline_id: ObjectId):
     body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     start = parse_body(RunStartIn, body)
-    reuse = actions.Reuse(fresh=start.fresh, up_to=start.up_to, from_node=start.from_node)
-    run = actions.start_run(pipeline, request.user, start.parameters, reuse)
+    reuse = run_actions.Reuse(fresh=start.fresh, up_to=start.up_to, from_node=start.from_node)
+    run = run_actions.start_run(pipeline, request.user, start.parameters, reuse)
     return Status(202, run_json(run, user=request.user))
 
 
@@ -313,7 +315,7 @@ def _checked(request, pipeline, document: PipelineSpec) -> dict:
 def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:
     """The schemas and problems of `document` (default: the pipeline's stored one), in the
     JSON form of `runtime.checks.inference.InferredSchemas`."""
-    return preview_pool.infer_schemas(
+    return jobs.infer_schemas(
         document or to_document(pipeline),
         parameters,
         **engine_access(pipeline.workspace, request.user),

@@ -1,7 +1,7 @@
 """The optimised plan of a saved pipeline: what a run would do, for the editor's plan view.
 
 Its own router beside `editor.api.pipelines` (mounted under `/pipelines` too): it plans, in a
-job's process (`editor.preview_pool`), never running or reading data beyond the file sizes and
+job's process (`editor.runs.jobs`), never running or reading data beyond the file sizes and
 schemas the planner looks at.
 """
 
@@ -11,13 +11,13 @@ from typing import Annotated
 
 from ninja import Query, Router
 
-from editor import preview_pool
 from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.plans import ExplainedPlan
-from editor.documents import to_document
 from editor.errors import ActionError, problems_error
-from editor.permissions import pipeline_for
-from editor.workspaces import engine_access
+from editor.pipelines.documents import to_document
+from editor.runs import jobs
+from editor.workspaces.membership import engine_access
+from editor.workspaces.permissions import pipeline_for
 from runtime.document.backend_names import Backend
 from runtime.document.parameters import parse_cli_pair
 
@@ -43,7 +43,7 @@ def pipeline_plan(
     pipeline = pipeline_for(request.user, pipeline_id)
     parameters = _parameters(param or [])
     access = engine_access(pipeline.workspace, request.user)
-    problems, plan = preview_pool.explained_plan(
+    problems, plan = jobs.explained_plan(
         to_document(pipeline), parameters, backend=backend, **access
     )
     if problems:

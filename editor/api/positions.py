@@ -12,8 +12,8 @@ from ninja.responses import Status
 from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.positions import StoredPosition
 from editor.errors import ActionError
-from editor.input_positions import reset, stored_position
-from editor.permissions import Action, pipeline_for
+from editor.runs.positions import reset, stored_position
+from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from editor.documents import to_document
 from editor.models import Pipeline, Run, RunLog
-from editor.permissions import is_operator
+from editor.pipelines.documents import to_document
+from editor.workspaces.permissions import is_operator
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import to_json_dict
 

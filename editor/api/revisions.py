@@ -12,7 +12,6 @@ from typing import Annotated
 from django.http import Http404
 from ninja import Query, Router
 
-from editor import revisions
 from editor.api.bodies import json_object, parse_body, read_document
 from editor.api.pipelines import DOCUMENT_BODY, saved_answer
 from editor.api.representations import page
@@ -25,10 +24,11 @@ from editor.api.schemas.revisions import (
     RevisionPage,
     UnsavedDiff,
 )
-from editor.documents import to_document
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, PipelineRevision
-from editor.permissions import Action, pipeline_for
+from editor.pipelines import revisions
+from editor.pipelines.documents import to_document
+from editor.workspaces.permissions import Action, pipeline_for
 from runtime.document.diff import diff_documents, summarise
 from runtime.document.spec import load_document, to_json_dict
 from runtime.errors import PipelineValidationError

@@ -13,12 +13,12 @@ from typing import Annotated
 from django.http import Http404
 from ninja import Query, Router
 
-from editor import comparisons
 from editor.api.representations import run_json
 from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.run_compare import RunComparison
 from editor.errors import ActionError
-from editor.permissions import run_for
+from editor.runs import comparisons
+from editor.workspaces.permissions import run_for
 from runtime.document.spec import NODE_ID_MAX_LENGTH
 
 router = Router()

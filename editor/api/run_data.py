@@ -4,7 +4,7 @@ A stored port is read from its Parquet file by `runtime.results.pages` (DuckDB i
 that reads only that file, with a memory and a time limit); at most `READERS` such reads run
 at once in this web process, and a request that waits `READER_WAIT_S` for one answers 429. A
 port the run did not store, or whose result the store evicted, is recomputed by a preview of
-the run's own document and parameters, in a job's process (`editor.preview_pool`, with its
+the run's own document and parameters, in a job's process (`editor.runs.jobs`, with its
 limits): only its first `RECOMPUTED_ROWS` rows, paged here, and neither sorted, filtered nor
 summarised (that needs the whole result); so is a stored one on request (`recompute`), to
 see the columns the run did not keep. The preview starts from the run's nearest stored results
@@ -22,19 +22,19 @@ from typing import Annotated
 from ninja import Router
 from pydantic import Field
 
-from editor import preview_pool
 from editor.api.schemas.contract import ObjectId, Offset, answers
 from editor.api.schemas.run_data import DataPage, DataStats
 from editor.errors import ActionError
-from editor.permissions import run_for
-from editor.run_results import (
+from editor.runs import jobs
+from editor.runs.results import (
     PortResult,
     changed_inputs,
     missing_columns,
     port_result,
     stored_results,
 )
-from editor.workspaces import data_root, engine_access
+from editor.workspaces.membership import data_root, engine_access
+from editor.workspaces.permissions import run_for
 from runtime.execution.preview import MAX_LIMIT as RECOMPUTED_ROWS
 from runtime.io.paths import SCRATCH
 from runtime.results import pages
@@ -83,7 +83,7 @@ def node_data(
     _refuse_on_recomputed(result, sort=sort, filter=filter)
     rows, columns, start, read = [], [], [], None
     if offset < RECOMPUTED_ROWS:
-        preview = preview_pool.preview(
+        preview = jobs.preview(
             result.document, node, min(offset + limit, RECOMPUTED_ROWS),
             port=result.port, parameters=result.run.parameters,
             results=stored_results(result.run),

@@ -2,11 +2,11 @@
 
 from ninja import Router
 
-from editor import actions
 from editor.api.representations import run_json
 from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.runs import Run
-from editor.permissions import Action, run_for
+from editor.runs import actions
+from editor.workspaces.permissions import Action, run_for
 
 router = Router()
 

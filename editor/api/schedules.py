@@ -3,7 +3,7 @@ expression as the user types it (`/schedules/preview`).
 
 Seeing a pipeline lets one read its schedules; changing them needs the right to run it
 (editor), since their runs start with the saver's rights. Saves go through
-`editor.schedules`, as the admin's do.
+`editor.schedules.actions`, as the admin's do.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from django.shortcuts import get_object_or_404
 from ninja import Router
 from ninja.responses import Status
 
-from editor import schedules
 from editor.api.bodies import json_object, parse_body
 from editor.api.schemas.contract import ObjectId, answers, request_body
 from editor.api.schemas.schedules import Preview, PreviewIn, ScheduleList, ScheduleOut
 from editor.models import Schedule
-from editor.permissions import Action, pipeline_for
-from editor.schedules import ScheduleIn
+from editor.schedules import actions
+from editor.schedules.actions import ScheduleIn
+from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()
 previews = Router()
@@ -28,7 +28,7 @@ SCHEDULE_BODY = request_body(ScheduleIn.model_json_schema())
 
 def schedule_json(schedule: Schedule) -> dict:
     """A schedule as the API answers it, with its next five fire times (empty when paused)."""
-    upcoming = schedules.preview(schedule.cron, schedule.timezone) if schedule.enabled else []
+    upcoming = actions.preview(schedule.cron, schedule.timezone) if schedule.enabled else []
     return {
         "id": schedule.pk,
         "pipeline": schedule.pipeline_id,
@@ -83,7 +83,7 @@ def create_schedule(request, pipeline_id: ObjectId):
     body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     fields = parse_body(ScheduleIn, body)
-    schedule = schedules.create_schedule(pipeline, request.user, fields)
+    schedule = actions.create_schedule(pipeline, request.user, fields)
     return Status(201, schedule_json(schedule))
 
 
@@ -107,7 +107,7 @@ def update_schedule(request, pipeline_id: ObjectId, schedule_id: ObjectId):
     body = json_object(request)
     schedule = _schedule(request, pipeline_id, schedule_id, Action.RUN)
     fields = parse_body(ScheduleIn, body)
-    return schedule_json(schedules.update_schedule(schedule, fields, request.user))
+    return schedule_json(actions.update_schedule(schedule, fields, request.user))
 
 
 @router.delete(
@@ -116,9 +116,7 @@ def update_schedule(request, pipeline_id: ObjectId, schedule_id: ObjectId):
     summary="Delete a schedule",
 )
 def delete_schedule(request, pipeline_id: ObjectId, schedule_id: ObjectId):
-    schedules.delete_schedule(
-        _schedule(request, pipeline_id, schedule_id, Action.RUN), request.user
-    )
+    actions.delete_schedule(_schedule(request, pipeline_id, schedule_id, Action.RUN), request.user)
     return Status(204, None)
 
 
@@ -132,5 +130,5 @@ def preview_schedule(request):
     """For the editor to show as the user types; 400 `invalid_schedule` names the field."""
     fields = parse_body(PreviewIn, json_object(request))
     return {
-        "next_times": [_time(moment) for moment in schedules.preview(fields.cron, fields.timezone)]
+        "next_times": [_time(moment) for moment in actions.preview(fields.cron, fields.timezone)]
     }

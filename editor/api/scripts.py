@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from ninja import Router
 
-from editor import preview_pool
 from editor.api.schemas.contract import ObjectId, answers
-from editor.documents import to_document
 from editor.errors import problems_error
-from editor.exports import download, script_name
-from editor.permissions import pipeline_for
-from editor.workspaces import engine_access
+from editor.pipelines.documents import to_document
+from editor.pipelines.exports import download, script_name
+from editor.runs import jobs
+from editor.workspaces.membership import engine_access
+from editor.workspaces.permissions import pipeline_for
 from runtime.document.backend_names import Backend
 from runtime.errors import PipelineValidationError
 
@@ -48,7 +48,7 @@ def pipeline_script(request, pipeline_id: ObjectId, backend: Backend | None = No
     pipeline = pipeline_for(request.user, pipeline_id)
     access = engine_access(pipeline.workspace, request.user)
     try:
-        script = preview_pool.compiled_script(to_document(pipeline), backend=backend, **access)
+        script = jobs.compiled_script(to_document(pipeline), backend=backend, **access)
     except PipelineValidationError as error:
         message = "the pipeline cannot be compiled"
         raise problems_error(422, "invalid_pipeline", message, error.problems) from error

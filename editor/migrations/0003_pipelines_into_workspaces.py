@@ -36,7 +36,7 @@ def _sqlite_file(url: str) -> str | None:
 
 def forwards(apps, schema_editor):
     from editor import encryption
-    from editor.workspaces import free_slug
+    from editor.workspaces.membership import free_slug
 
     User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
     Workspace = apps.get_model("editor", "Workspace")

@@ -32,7 +32,7 @@ class AuditQuerySet(models.QuerySet):
 
 
 class AuditEntry(models.Model):
-    """One change someone made, kept for good (`editor.audit` records them).
+    """One change someone made, kept for good (`editor.audit.log` records them).
 
     Who, what and where are copied as ids and names rather than foreign keys, so that an entry
     outlives the user, the pipeline, the run and the workspace it names. `details` never

@@ -9,7 +9,8 @@ from editor.models.pipelines import Pipeline
 
 
 class Notification(models.Model):
-    """Who is told when a pipeline's run ends in a way they asked about (`editor.notifications`).
+    """Who is told when a pipeline's run ends in a way they asked about
+    (`editor.notifications.dispatch`).
 
     A webhook's signing secret is encrypted at rest like connection passwords and shown once,
     when the notification is made. E-mail goes to `recipients` that are members of the

@@ -2,7 +2,7 @@
 
 A pipeline is stored as rows (one per node and per edge, with database constraints) so that
 the admin can show and search them; its notes and groups, which only arrange the canvas, are
-JSON on the pipeline's row; `editor.documents` is the single mapping between these
+JSON on the pipeline's row; `editor.pipelines.documents` is the single mapping between these
 rows and the runtime's pipeline document; history keeps its earlier documents as revisions.
 """
 
@@ -107,7 +107,8 @@ class Edge(models.Model):
 
 
 class PipelineRevision(models.Model):
-    """A version of a pipeline's document that history keeps (`editor.revisions` says when).
+    """A version of a pipeline's document that history keeps (`editor.pipelines.revisions` says
+    when).
 
     `revision` is the pipeline's save counter at the save that made it; saves that only move
     things, and one user's saves within a minute, update the newest version instead of adding

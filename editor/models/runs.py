@@ -66,7 +66,7 @@ class Run(models.Model):
     last_seq = models.PositiveIntegerField(default=0)
     cancel_requested = models.BooleanField(default=False)
     logs_dropped = models.PositiveIntegerField(
-        default=0, help_text="Log lines not kept, past PIPEWRIGHT_LOG_LINES (see editor.run_logs)."
+        default=0, help_text="Log lines not kept, past PIPEWRIGHT_LOG_LINES (see editor.runs.logs)."
     )
     trigger = models.CharField(
         max_length=10,

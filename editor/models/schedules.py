@@ -11,7 +11,8 @@ from editor.models.runs import Run
 
 class Schedule(models.Model):
     """Runs a pipeline at the times of a cron expression in a time zone, with the rights of
-    its owner; `editor.schedules` validates and changes it, `editor.scheduler` fires it."""
+    its owner; `editor.schedules.actions` validates and changes it, `editor.schedules.scheduler`
+    fires it."""
 
     class Missed(models.TextChoices):
         SKIP = "skip", "skip: times missed while no scheduler ran start nothing"

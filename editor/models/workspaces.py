@@ -1,8 +1,8 @@
 """Workspaces and who may use them: members with a role, connections, API tokens.
 
 A workspace owns pipelines (and through them their runs), connections and a folder of files;
-its members have a role in it. `editor.permissions` is the one place that turns roles into
-answers. A connection's password and a token's key are secrets: stored encrypted or hashed.
+its members have a role in it. `editor.workspaces.permissions` is the one place that turns roles
+into answers. A connection's password and a token's key are secrets: stored encrypted or hashed.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class Connection(models.Model):
         default=False,
         editable=False,
         help_text="Last saved by staff: only then may it reach a non-public address that "
-        "PIPEWRIGHT_CONNECTION_ALLOW lists (editor.connections).",
+        "PIPEWRIGHT_CONNECTION_ALLOW lists (editor.workspaces.connections).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

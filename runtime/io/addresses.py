@@ -1,5 +1,5 @@
 """Which network addresses Pipewright may reach for a user: public ones, or those an operator
-listed. Shared by webhooks (`editor.webhooks`) and database connections
+listed. Shared by webhooks (`editor.notifications.webhooks`) and database connections
 (`runtime.io.sql.connection_guard`), so both refuse the same addresses in every spelling.
 
 An address is public when it is global unicast and not one of this server's own. Every other

@@ -1,5 +1,6 @@
 """A run as a task on a Dask worker: the task that serves one run (`run_on_worker`), and the
-names of the queues it and its supervisor talk through (`editor.dask_cluster` is the other side).
+names of the queues it and its supervisor talk through (`editor.runs.dask_cluster` is the other
+side).
 
 The task's one argument is its channel, a name that holds no secret: the order comes over a
 queue (`queue_link`). Each attempt at the task first says hello in the channel's lobby (an id

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from distributed import get_task_stream
 
-from editor.consumers import HEARTBEAT_S
-from tests.editor.runs import chain
-from tests.editor.test_live_server import start_run, watch_run
+from editor.live.consumers import HEARTBEAT_S
+from tests.editor.live.test_live_server import start_run, watch_run
+from tests.editor.runs.helpers import chain
 from tests.live_client import api_states, assert_complete_stream, open_socket, websocket_transport
 from tests.servers import INPUT_CSV, api, create_pipeline, pause_pipeline
 

@@ -24,7 +24,7 @@ from django.test import Client
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, async_playwright
 
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 from tests.e2e.browser import VIEWPORT, ConsoleErrors, launch_chromium, sign_in_with_session
 from tests.e2e.seed_pipeline import PEOPLE
 from tests.servers import DaphneServer

@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from editor import actions
 from editor.models import Run
+from editor.pipelines import actions
 from runtime.document.spec import load_document
 from tests.e2e.browser import VIEWPORT, sign_in_with_session
 

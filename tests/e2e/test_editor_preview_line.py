@@ -13,9 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.async_api import expect
 
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 from tests.e2e.editor_page import open_editor, select
-from tests.editor.test_preview_pool import chain
+from tests.editor.runs.test_jobs import chain
 
 pytestmark = [
     pytest.mark.server,

@@ -9,9 +9,9 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from playwright.async_api import expect
 
-from editor import actions
 from editor.models import Role, Schedule
-from editor.workspaces import create_workspace, remove_member, set_member
+from editor.pipelines import actions
+from editor.workspaces.membership import create_workspace, remove_member, set_member
 from runtime.document.spec import load_document
 from tests.e2e.editor_page import open_editor
 from tests.e2e.seed_pipeline import seed

@@ -18,8 +18,8 @@ from django.contrib.auth import get_user_model
 from playwright.async_api import expect
 
 from editor.models import Membership, Role
-from editor.tokens import create_token
-from editor.workspaces import create_workspace, set_member
+from editor.workspaces.membership import create_workspace, set_member
+from editor.workspaces.tokens import create_token
 from tests.e2e.browser import sign_in_with_session
 from tests.e2e.conftest import Api
 from tests.e2e.editor_page import drag, node

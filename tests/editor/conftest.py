@@ -10,8 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from editor import launcher, notification_limits
 from editor.models import Run
+from editor.notifications import limits
+from editor.runs import launcher
 
 SEED = {
     "format": "pipewright.pipeline",
@@ -43,7 +44,7 @@ def runs_of_this_test_only():
 @pytest.fixture(autouse=True)
 def test_messages_counted_per_test():
     """Users' ids come again in later tests: their count of test messages must not."""
-    notification_limits.forget()
+    limits.forget()
 
 
 @pytest.fixture(autouse=True)
@@ -105,7 +106,7 @@ def put_json(client: Client, url: str, body) -> object:
 @pytest.fixture
 def token(owner) -> str:
     """A bearer token of `owner`, for servers in other processes."""
-    from editor.tokens import create_token
+    from editor.workspaces.tokens import create_token
 
     return create_token(owner, "tests")
 

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from editor import actions
 from editor.models import Pipeline, Run
+from editor.pipelines import actions
 from runtime.document.spec import load_document
 from tests.editor.conftest import SEED, post_json, put_json
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from editor.models import Role, Run
-from editor.workspaces import create_workspace, set_member
+from editor.workspaces.membership import create_workspace, set_member
 from tests.editor.conftest import SEED, client_for, post_json
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from editor.workspaces import create_workspace, personal_workspace
+from editor.workspaces.membership import create_workspace, personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json, put_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

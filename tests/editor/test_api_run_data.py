@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from editor.models import NodeRun, Run
-from editor.workspaces import cache_folder
+from editor.workspaces.membership import cache_folder
 from runtime.cache.store import ResultStore
 from tests.editor.conftest import client_for, post_json, wait_for_run
 

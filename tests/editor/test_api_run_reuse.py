@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from editor import launcher
 from editor.models import Run
+from editor.runs import launcher
 from tests.editor.conftest import SEED, client_for, post_json, put_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from editor import launcher
-from editor.live import frame_events
+from editor.live.relay import frame_events
 from editor.models import NodeRun, Run
-from editor.run_recorder import RunRecorder
+from editor.runs import launcher
+from editor.runs.recorder import RunRecorder
 from runtime.execution.statuses import NodeStatus, RunStatus
 from tests.editor.conftest import SEED, client_for, post_json, wait_for_run
 

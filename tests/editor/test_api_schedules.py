@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from editor.models import Pipeline, Role, Schedule
-from editor.workspaces import create_workspace, set_member
+from editor.workspaces.membership import create_workspace, set_member
 from tests.editor.conftest import SEED, client_for, make_user, post_json, put_json
 
 GOOD = {"cron": "0 6 * * MON-FRI", "timezone": "Europe/Paris", "parameters": {"min_age": 21}}

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from editor.models import Connection, Role
-from editor.workspaces import create_workspace, personal_workspace, set_member
+from editor.workspaces.membership import create_workspace, personal_workspace, set_member
 from tests.editor.conftest import SEED, client_for, post_json, put_json
 
 

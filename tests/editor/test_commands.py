@@ -17,11 +17,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from editor.actions import create_pipeline
-from editor.documents import to_document
 from editor.management.commands.seed_demo import DEMO_DOCUMENTS
 from editor.models import ApiToken, NodeRun, Pipeline, Run
-from editor.tokens import user_for_token
+from editor.pipelines.actions import create_pipeline
+from editor.pipelines.documents import to_document
+from editor.workspaces.tokens import user_for_token
 from runtime.checks.analysis import validate
 from runtime.document.spec import dump_document, load_document
 from tests.editor.conftest import SEED, client_for, make_user

@@ -13,7 +13,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.test import Client
 
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 from tests.editor.conftest import make_user
 
 pytestmark = pytest.mark.django_db

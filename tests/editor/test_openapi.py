@@ -27,10 +27,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from editor import actions
 from editor.api import api
 from editor.models import Notification, Pipeline, Run, Schedule
-from editor.tokens import create_token
+from editor.pipelines import actions
+from editor.workspaces.tokens import create_token
 from runtime.document.spec import load_document
 from tests.editor.conftest import SEED
 from tests.strategies import bounded

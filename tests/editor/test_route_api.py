@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from editor.graph_image import render
+from editor.pipelines.graph_image import render
 from runtime.document.spec import load_document
 from tests.editor.conftest import client_for, make_user, post_json, put_json
-from tests.editor.test_graph_image import assert_inert
+from tests.editor.pipelines.test_graph_image import assert_inert
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection as django_connection
 
 from editor.models import Connection, Run
-from editor.workspaces import personal_workspace
+from editor.workspaces.membership import personal_workspace
 from tests.editor.conftest import client_for, post_json, put_json, wait_for_run
 
 PASSWORD = "pw-LEAK-7f3a"

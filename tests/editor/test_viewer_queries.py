@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 
 from editor.models import Role
-from editor.workspaces import create_workspace, set_member, workspace_folder
+from editor.workspaces.membership import create_workspace, set_member, workspace_folder
 from tests.editor.conftest import client_for, post_json, put_json
 
 pytestmark = pytest.mark.django_db

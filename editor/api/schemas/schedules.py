@@ -1,5 +1,5 @@
 """The OpenAPI contract of a pipeline's schedules and of the fire-time preview of a cron
-expression (the body a schedule is saved with is `editor.schedules.ScheduleIn`)."""
+expression (the body a schedule is saved with is `editor.schedules.actions.ScheduleIn`)."""
 
 from __future__ import annotations
 

@@ -13,12 +13,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 
-from editor import audit
-from editor.actions import create_pipeline
+from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Pipeline, Workspace
-from editor.permissions import Action, require
-from editor.workspaces import personal_workspace
+from editor.pipelines.actions import create_pipeline
+from editor.workspaces.membership import personal_workspace
+from editor.workspaces.permissions import Action, require
 from runtime.console import EXIT_INVALID
 from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import load_document
@@ -104,7 +104,7 @@ def read_document(path: Path) -> PipelineSpec:
 def import_document(path: Path, owner, workspace: Workspace) -> Pipeline:
     """A new pipeline owned by `owner` in `workspace`, from the document in a file."""
     try:
-        with audit.acting(AuditSource.IMPORT, owner):
+        with audit_log.acting(AuditSource.IMPORT, owner):
             summary = f"imported from {path.name}"
             return create_pipeline(owner, read_document(path), workspace, summary, how="imported")
     except ActionError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from editor.management.commands._arguments import user_named
-from editor.tokens import create_token
+from editor.workspaces.tokens import create_token
 
 
 class Command(BaseCommand):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from editor.documents import to_document
 from editor.management.commands._arguments import pipeline_numbered
+from editor.pipelines.documents import to_document
 from runtime.document.spec import dump_document
 
 

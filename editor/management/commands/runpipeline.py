@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from editor import launcher
-from editor.actions import delete_pipeline, start_run
 from editor.errors import ActionError
 from editor.management.commands._arguments import (
     DocumentCommand,
@@ -23,7 +21,10 @@ from editor.management.commands._arguments import (
     user_named,
     workspace_named,
 )
-from editor.permissions import Action
+from editor.pipelines.actions import delete_pipeline
+from editor.runs import launcher
+from editor.runs.actions import start_run
+from editor.workspaces.permissions import Action
 from runtime.console import (
     EXIT_CANCELLED,
     EXIT_FAILED,

@@ -12,7 +12,7 @@ import signal
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from editor.scheduler import TICK_S, Scheduler
+from editor.schedules.scheduler import TICK_S, Scheduler
 
 
 class Command(BaseCommand):

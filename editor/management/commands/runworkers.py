@@ -19,11 +19,11 @@ import threading
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from editor import launcher
-from editor.run_process import fork_server
-from editor.run_watch import start_reaping
-from editor.stale_outputs import start_removing
-from editor.worker_pool import WorkerPool
+from editor.runs import launcher
+from editor.runs.local import fork_server
+from editor.runs.stale_outputs import start_removing
+from editor.runs.watch import start_reaping
+from editor.runs.worker_pool import WorkerPool
 
 REDIS_LAYER = "channels_redis.pubsub.RedisPubSubChannelLayer"
 

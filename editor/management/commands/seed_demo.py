@@ -1,14 +1,15 @@
 """`manage.py seed_demo`: a demo user, sample data and two demo pipelines; safe to run again.
 
 The user `demo` (password `demo`, a superuser so that the admin works) owns the pipelines in
-`editor/demo/*.json`, in its personal workspace; a pipeline it already has by that name is kept
-as it is, edits included. The user is created only when absent: an existing `demo` keeps its
-password and rights, so running the seed again never reopens an account someone closed. The
-password is set directly (the validators guard forms, not this seed), and the command refuses
-to run in production (`PIPEWRIGHT_PRODUCTION=1`), where a known password is a way in. The
-sample data in the workspace's folder is generated from a fixed seed and written only where no
-file of its name is: `scripts/start` runs this every time, and a `users.csv` the user uploaded
-or edited is theirs (the demo pipelines read whatever file has that name).
+`editor/management/demo/*.json`, in its personal workspace; a pipeline it already has by that
+name is kept as it is, edits included. The user is created only when absent: an existing
+`demo` keeps its password and rights, so running the seed again never reopens an account
+someone closed. The password is set directly (the validators guard forms, not this seed), and
+the command refuses to run in production (`PIPEWRIGHT_PRODUCTION=1`), where a known password
+is a way in. The sample data in the workspace's folder is generated from a fixed seed and
+written only where no file of its name is: `scripts/start` runs this every time, and a
+`users.csv` the user uploaded or edited is theirs (the demo pipelines read whatever file has
+that name).
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from editor.actions import create_pipeline
 from editor.management.commands._arguments import read_document
-from editor.workspaces import personal_workspace, workspace_folder
+from editor.pipelines.actions import create_pipeline
+from editor.workspaces.membership import personal_workspace, workspace_folder
 
-DEMO_FOLDER = Path(__file__).resolve().parents[2] / "demo"
+DEMO_FOLDER = Path(__file__).resolve().parents[1] / "demo"
 DEMO_DOCUMENTS = [DEMO_FOLDER / "seed_etl.json", DEMO_FOLDER / "customers_join_and_branch.json"]
 DEMO_USERNAME = DEMO_PASSWORD = "demo"
 USERS = 3000

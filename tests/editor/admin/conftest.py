@@ -9,11 +9,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from editor import actions
-from editor.documents import to_document
 from editor.models import ApiToken, Connection, NodeRun, Pipeline, Run
-from editor.tokens import create_token
-from editor.workspaces import personal_workspace
+from editor.pipelines import actions
+from editor.pipelines.documents import to_document
+from editor.workspaces.membership import personal_workspace
+from editor.workspaces.tokens import create_token
 from runtime.document.spec import load_document, to_json_dict
 from tests.editor.conftest import SEED
 

@@ -1,5 +1,5 @@
 """The pipeline list's actions (run, export, duplicate) and deleting, through
-`editor.actions`.
+`editor.pipelines.actions` and `editor.runs.actions`.
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import zipfile
 
 import pytest
 
-from editor import actions
-from editor.documents import to_document
 from editor.models import Pipeline, Run
+from editor.pipelines import actions
+from editor.pipelines.documents import to_document
+from editor.runs.actions import start_run
 from runtime.document.spec import dump_document, to_json_dict
 from tests.editor.admin.forms import act, messages_of
 
@@ -57,7 +58,7 @@ def test_duplicating_copies_the_graph_for_the_same_owner(admin_client, pipeline,
 
 
 def test_a_pipeline_deleted_in_the_admin_goes_with_its_active_run(admin_client, pipeline, owner):
-    run = actions.start_run(pipeline, owner, {})
+    run = start_run(pipeline, owner, {})
     response = admin_client.post(f"/admin/editor/pipeline/{pipeline.pk}/delete/", {"post": "yes"})
     assert response.status_code == 302
     assert not Pipeline.objects.filter(pk=pipeline.pk).exists()

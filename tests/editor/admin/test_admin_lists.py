@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from editor import actions
 from editor.models import Pipeline, Run
+from editor.pipelines import actions
 from runtime.document.spec import load_document
 from tests.editor.conftest import SEED
 

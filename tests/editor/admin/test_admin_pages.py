@@ -13,8 +13,8 @@ from django.utils.html import escape
 from pytest_django.asserts import assertInHTML
 
 from editor.admin.runs import ADMIN_CSS
-from editor.graph_image import STATUS_COLOURS
 from editor.models import InputPosition, Run
+from editor.pipelines.graph_image import STATUS_COLOURS
 from tests.editor.admin.conftest import SECRET
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """The pipeline change page: the graph shown as an image, and saves that go through
-`editor.actions`, keeping optimistic locking honest and refusing what the API refuses.
+`editor.pipelines.actions`, keeping optimistic locking honest and refusing what the API refuses.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.html import escape
 from pytest_django.asserts import assertInHTML
 
-from editor import actions
-from editor.documents import to_document
 from editor.models import Pipeline
-from editor.workspaces import personal_workspace
+from editor.pipelines import actions
+from editor.pipelines.documents import to_document
+from editor.workspaces.membership import personal_workspace
 from runtime.document.spec import load_document, to_json_dict
 from tests.editor.admin.forms import change_form_data
 from tests.editor.conftest import SEED, post_json, put_json

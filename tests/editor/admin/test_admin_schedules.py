@@ -1,4 +1,4 @@
-"""Schedules in the admin: listed, added and edited through `editor.schedules`, with the
+"""Schedules in the admin: listed, added and edited through `editor.schedules.actions`, with the
 messages the API gives at the field that is wrong."""
 
 from __future__ import annotations

@@ -105,8 +105,8 @@ def test_every_golden_pipeline_loads_and_exports_as_version_2(path):
 
 EXPORTED_EXAMPLES = [
     "docs/examples/demo/pipeline.json",
-    "editor/demo/seed_etl.json",
-    "editor/demo/customers_join_and_branch.json",
+    "editor/management/demo/seed_etl.json",
+    "editor/management/demo/customers_join_and_branch.json",
 ]
 
 

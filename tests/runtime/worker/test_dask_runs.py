@@ -1,7 +1,7 @@
 """Runs on a Dask cluster, from the runtime's side: the link over the scheduler's queues, and the
 task that serves a run on a worker. A real cluster whose worker is a thread of this process (so
 that a test may shorten how long a run waits for its supervisor); the tests speak the protocol
-themselves, as `editor.dask_cluster` does."""
+themselves, as `editor.runs.dask` does."""
 
 from __future__ import annotations
 

@@ -1,0 +1,200 @@
+"""What users do to runs, each in one transaction: start (check, then queue) and cancel.
+
+Views, schedules and admin actions parse their input and call these; these check, write, and
+schedule work with `transaction.on_commit`, so nothing starts for a change that did not commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+
+from editor.audit import log as audit_log
+from editor.errors import ActionError, problems_error
+from editor.models import Pipeline, Run, Schedule
+from editor.pipelines.documents import to_document
+from editor.runs import jobs, launcher, node_rows
+from editor.runs.limits import refuse_too_many_runs
+from editor.workspaces.membership import engine_access
+from runtime.document.spec import Pipeline as PipelineSpec
+from runtime.document.spec import to_json_dict
+from runtime.errors import Problem
+from runtime.execution.statuses import RunStatus
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """Which stored results a run may reuse, and which part of the pipeline it runs."""
+
+    fresh: bool = False
+    """Reuse nothing (results are stored anew)."""
+    up_to: str | None = None
+    """Run only this node and its ancestors."""
+    from_node: str | None = None
+    """Run this node and everything below it; what is above it is reused where stored."""
+
+    def refusals(self, document) -> list[Problem]:
+        """A problem for each node named here that the document does not have."""
+        known = {node.id for node in document.nodes}
+        named = {"up_to": self.up_to, "from_node": self.from_node}
+        return [
+            Problem(f"there is no node '{node}' in this pipeline", field=field)
+            for field, node in named.items()
+            if node is not None and node not in known
+        ]
+
+
+@dataclass(frozen=True)
+class CheckedStart:
+    """A start whose check passed: the snapshot checked, for `queue_checked` to queue."""
+
+    pipeline: Pipeline
+    user: object
+    document: PipelineSpec
+    revision: int
+    parameters: dict
+    reuse: Reuse
+
+
+def start_run(
+    pipeline: Pipeline,
+    user,
+    parameters: dict | None = None,
+    reuse: Reuse = Reuse(),
+    *,
+    schedule: Schedule | None = None,
+    scheduled_for: datetime | None = None,
+    queue: bool = False,
+) -> Run:
+    """Snapshot the pipeline and queue a run of it (one active run per pipeline), started by
+    `user` or, with its owner as `user`, by `schedule` for its fire time `scheduled_for`;
+    `queue` (a schedule's overlap policy): while a run is active, this one waits behind it
+    instead (one run waits at most). Call it outside any transaction (`check_start`)."""
+    checked = check_start(pipeline, user, parameters, reuse, queue=queue)
+    with transaction.atomic():
+        return queue_checked(checked, schedule=schedule, scheduled_for=scheduled_for, queue=queue)
+
+
+def check_start(
+    pipeline: Pipeline,
+    user,
+    parameters: dict | None = None,
+    reuse: Reuse = Reuse(),
+    *,
+    queue: bool = False,
+) -> CheckedStart:
+    """Refuse a start that cannot be made (409 and 429 at once; 400 and 422 once a snapshot
+    of the pipeline is checked, in a job's process), else the snapshot checked.
+
+    The check reads the inputs, which may take up to PIPEWRIGHT_PREVIEW_TIMEOUT: call this
+    outside any transaction, so that no lock is held meanwhile (on SQLite, the database's)."""
+    with transaction.atomic():  # a start that will be refused is told at once
+        _refuse_start(pipeline, user, queue)
+    snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
+    document = to_document(snapshot)
+    parameters = parameters or {}
+    _check_before_run(pipeline, user, document, parameters, reuse)
+    return CheckedStart(pipeline, user, document, snapshot.revision, parameters, reuse)
+
+
+def queue_checked(
+    checked: CheckedStart,
+    *,
+    schedule: Schedule | None = None,
+    scheduled_for: datetime | None = None,
+    queue: bool = False,
+) -> Run:
+    """The run of `checked`, queued within the caller's transaction (see `start_run`): of the
+    document its check passed, as the start found it; a save made since goes to the next run."""
+    Pipeline.objects.select_for_update().get(pk=checked.pipeline.pk)
+    active = _refuse_start(checked.pipeline, checked.user, queue)
+    return _queue_run(checked, active, schedule, scheduled_for)
+
+
+def _refuse_start(pipeline: Pipeline, user, queue: bool) -> list[Run]:
+    """The pipeline's active runs, unless they or the user's own runs refuse a start (409,
+    429); inside a transaction."""
+    refuse_too_many_runs(user)
+    active = list(pipeline.runs.filter(status__in=RunStatus.ACTIVE)[:2])
+    if active and (not queue or len(active) > 1):
+        raise ActionError(
+            409,
+            "run_in_progress",
+            f"run {active[0].pk} of this pipeline is still {active[0].status}; wait for it or "
+            "cancel it",
+            run_id=active[0].pk,
+        )
+    return active
+
+
+def _check_before_run(
+    pipeline: Pipeline, user, document: PipelineSpec, parameters: dict, reuse: Reuse
+) -> None:
+    """Refuse a run of `document` that cannot start (400, 422): it reads the inputs, in a
+    job's process."""
+    if refused := reuse.refusals(document):
+        raise problems_error(400, "invalid_request", "the request is not valid", refused)
+    access = engine_access(pipeline.workspace, user)
+    problems = jobs.run_problems(document, parameters, **access)
+    if problems:
+        raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
+
+
+def _queue_run(
+    checked: CheckedStart,
+    active: list[Run],
+    schedule: Schedule | None,
+    scheduled_for: datetime | None,
+) -> Run:
+    """The run's rows, in the caller's transaction; its worker is woken once they commit."""
+    reuse = checked.reuse
+    run = Run.objects.create(
+        pipeline=checked.pipeline,
+        revision=checked.revision,
+        document=to_json_dict(checked.document),
+        parameters=checked.parameters,
+        started_by=checked.user,
+        status=RunStatus.QUEUED,
+        fresh=reuse.fresh,
+        up_to=reuse.up_to or "",
+        from_node=reuse.from_node or "",
+        trigger="schedule" if schedule is not None else "manual",
+        schedule=schedule,
+        scheduled_for=scheduled_for,
+        queued_behind=active[0] if active else None,
+        **launcher.holder(),
+    )
+    node_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
+    details = _run_details(run)
+    audit_log.record("run.started", run, revision=run.revision, details=details, user=checked.user)
+    _prune_runs(checked.pipeline)
+    transaction.on_commit(lambda: launcher.submit(run.pk))
+    return run
+
+
+def cancel_run(run: Run) -> Run:
+    """Stop a queued or running run; a finished run is left as it is."""
+    if run.status in RunStatus.ACTIVE:
+        launcher.cancel(run.pk)
+        audit_log.record("run.cancelled", run, revision=run.revision, details=_run_details(run))
+        run.refresh_from_db()
+    return run
+
+
+def _run_details(run: Run) -> dict:
+    """What the audit log says of a run (its parameters' names only: values may be secret)."""
+    details = {"pipeline_id": run.pipeline_id, "number": run.number}
+    if run.parameters:
+        details["parameter_names"] = sorted(run.parameters)
+    reuse = {"fresh": run.fresh, "up_to": run.up_to, "from_node": run.from_node}
+    return details | {name: value for name, value in reuse.items() if value}
+
+
+def _prune_runs(pipeline: Pipeline) -> None:
+    """Keep the newest PIPEWRIGHT_KEEP_RUNS runs of a pipeline."""
+    keep = settings.PIPEWRIGHT_KEEP_RUNS
+    stale = Run.objects.latest_of(pipeline).values_list("pk", flat=True)[keep:]
+    Run.objects.filter(pk__in=list(stale)).exclude(status__in=RunStatus.ACTIVE).delete()
