@@ -7,7 +7,7 @@ JsonableError), plus the node and field when the problem has a place in the pipe
 
 from __future__ import annotations
 
-from runtime.errors import Problem
+from runtime import Problem
 
 
 def error_json(code: str, message: str, node: str | None = None, field: str | None = None, **extra):

@@ -14,10 +14,10 @@ from pydantic import BaseModel, ValidationError
 
 from editor.models import Pipeline
 from editor.pipelines import actions
-from runtime.document.spec import Config, load_document, problems_from_validation
+from runtime import Pipeline as PipelineSpec
+from runtime import PipelineValidationError, load_document
+from runtime.document.spec import Config, problems_from_validation
 from runtime.document.spec import Node as NodeSpec
-from runtime.document.spec import Pipeline as PipelineSpec
-from runtime.errors import PipelineValidationError
 
 
 def spec_problems(spec: type[BaseModel], data: dict) -> list:

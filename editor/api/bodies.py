@@ -7,10 +7,10 @@ from pydantic import ValidationError as PydanticValidationError
 
 from editor.api.representations import READ_ONLY_FIELDS
 from editor.errors import ActionError, problems_error
+from runtime import Pipeline as PipelineSpec
 from runtime.checks.analysis import load_checked
 from runtime.document import json_text
 from runtime.document.problems import validation_problems
-from runtime.document.spec import Pipeline as PipelineSpec
 
 
 def json_object(request) -> dict:

@@ -9,8 +9,8 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from editor.database.outage_responses import unavailable
 from editor.errors import ActionError, error_json, problems_error
+from runtime import NodeExecutionError, PipelineValidationError
 from runtime.document.problems import validation_problems
-from runtime.errors import NodeExecutionError, PipelineValidationError
 
 REQUEST_PARTS = ("body", "query", "path", "payload")
 """Where django-ninja says a bad value was; not part of the field's name."""

@@ -4,8 +4,8 @@ from ninja import Router
 
 from editor.api.schemas.contract import answers
 from editor.api.schemas.operators import OperatorCatalog
+from runtime import default_registry
 from runtime.execution.statuses import status_catalog
-from runtime.operators.registry import default_registry
 
 router = Router()
 

@@ -35,8 +35,8 @@ from editor.runs import actions as run_actions
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
 from editor.workspaces.permissions import Action, pipeline_for, visible_pipelines, workspace_for
-from runtime.document.spec import Pipeline as PipelineSpec
-from runtime.errors import Problem
+from runtime import Pipeline as PipelineSpec
+from runtime import Problem
 
 router = Router()
 

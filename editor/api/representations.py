@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from editor.models import Pipeline, Run, RunLog
 from editor.pipelines.documents import to_document
 from editor.workspaces.permissions import is_operator
-from runtime.document.spec import Pipeline as PipelineSpec
+from runtime import Pipeline as PipelineSpec
 from runtime.document.spec import to_json_dict
 
 

@@ -29,9 +29,9 @@ from editor.models import Pipeline, PipelineRevision
 from editor.pipelines import revisions
 from editor.pipelines.documents import to_document
 from editor.workspaces.permissions import Action, pipeline_for
+from runtime import PipelineValidationError, load_document
 from runtime.document.diff import diff_documents, summarise
-from runtime.document.spec import load_document, to_json_dict
-from runtime.errors import PipelineValidationError
+from runtime.document.spec import to_json_dict
 
 router = Router()
 

@@ -20,8 +20,8 @@ from editor.pipelines.exports import download, script_name
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
+from runtime import PipelineValidationError
 from runtime.document.backend_names import Backend
-from runtime.errors import PipelineValidationError
 
 router = Router()
 

@@ -28,7 +28,7 @@ import threading
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from runtime.execution.events import Event
+from runtime import Event
 
 log = logging.getLogger(__name__)
 SEND_TIMEOUT_S = 5

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db import models, transaction
 
 from editor.models.pipelines import Pipeline
+from runtime import NodeStatus, RunStatus
 from runtime.document.spec import NODE_ID_MAX_LENGTH
-from runtime.execution.statuses import NodeStatus, RunStatus
 
 RUN_STATUS_CHOICES = [(status, status.replace("_", " ")) for status in RunStatus]
 

@@ -29,7 +29,7 @@ from django.utils import timezone
 from editor.models import Notification, Run, RunLog
 from editor.notifications import webhooks
 from editor.notifications.limits import MAX_PER_PIPELINE
-from runtime.execution.statuses import RunStatus
+from runtime import RunStatus
 
 FAILURES = frozenset({RunStatus.FAILED, RunStatus.INTERRUPTED})
 log = logging.getLogger(__name__)

@@ -16,11 +16,10 @@ from editor.pipelines import revisions
 from editor.pipelines.documents import replace_graph, to_document
 from editor.runs import launcher
 from editor.workspaces.membership import personal_workspace
+from runtime import Pipeline as PipelineSpec
+from runtime import Problem, RunStatus
 from runtime.checks.analysis import structural_problems
-from runtime.document.spec import Pipeline as PipelineSpec
 from runtime.document.spec import to_json_dict
-from runtime.errors import Problem
-from runtime.execution.statuses import RunStatus
 
 
 def save_problems(document: PipelineSpec, found: list[Problem] | None = None) -> list[Problem]:

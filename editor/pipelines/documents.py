@@ -10,10 +10,10 @@ from __future__ import annotations
 from django.db import transaction
 
 from editor.models import Edge, Node, Pipeline
+from runtime import Pipeline as PipelineSpec
 from runtime.document.spec import Config, Position
 from runtime.document.spec import Edge as EdgeSpec
 from runtime.document.spec import Node as NodeSpec
-from runtime.document.spec import Pipeline as PipelineSpec
 
 
 def to_document(pipeline: Pipeline) -> PipelineSpec:

@@ -14,7 +14,7 @@ from django.utils.text import slugify
 
 from editor.models import Pipeline
 from editor.pipelines.documents import to_document
-from runtime.document.spec import dump_document
+from runtime import dump_document
 
 
 def export_name(pipeline: Pipeline) -> str:

@@ -17,7 +17,7 @@ import unicodedata
 
 import graphviz
 
-from runtime.document.spec import Pipeline as PipelineSpec
+from runtime import Pipeline as PipelineSpec
 
 STATUS_COLOURS = {
     "idle": "#f4f4f5",

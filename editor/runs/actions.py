@@ -19,10 +19,9 @@ from editor.pipelines.documents import to_document
 from editor.runs import jobs, launcher, node_rows
 from editor.runs.limits import refuse_too_many_runs
 from editor.workspaces.membership import engine_access
-from runtime.document.spec import Pipeline as PipelineSpec
+from runtime import Pipeline as PipelineSpec
+from runtime import Problem, RunStatus
 from runtime.document.spec import to_json_dict
-from runtime.errors import Problem
-from runtime.execution.statuses import RunStatus
 
 
 @dataclass(frozen=True)

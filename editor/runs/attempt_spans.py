@@ -9,8 +9,7 @@ never ran (skipped, cancelled while queued) has none; a span still open when its
 
 from __future__ import annotations
 
-from runtime.execution.events import Event
-from runtime.execution.statuses import NodeStatus
+from runtime import Event, NodeStatus
 
 ENDS_AN_ATTEMPT = NodeStatus.FINAL | {NodeStatus.RETRYING}
 

@@ -32,9 +32,9 @@ from django.conf import settings
 
 from editor.models import Run
 from editor.runs.supervision import Ending, Supervision, Supervisor
+from runtime import RunStatus
 from runtime.backends.dask.method_pickling import standard_method_pickling
 from runtime.execution.executor import CANCELLED_REASON
-from runtime.execution.statuses import RunStatus
 
 if TYPE_CHECKING:
     from editor.runs.dask_cluster import Attempt, ClusterTask

@@ -17,7 +17,7 @@ import time
 
 from distributed import Client, Future, Queue
 
-from runtime.execution.statuses import RunStatus
+from runtime import RunStatus
 from runtime.worker import dask_task
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.queue_reader import WAKE, QueueReader

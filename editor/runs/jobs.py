@@ -41,10 +41,9 @@ from django.conf import settings
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.runs import local, supervision
+from runtime import NodeExecutionError, Pipeline, PipelineValidationError, Problem, analyse
 from runtime.budget import Budget
-from runtime.checks.analysis import analyse
-from runtime.document.spec import Pipeline, to_json_dict
-from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
+from runtime.document.spec import to_json_dict
 from runtime.execution.preview import DEFAULT_LIMIT
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec

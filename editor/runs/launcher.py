@@ -44,14 +44,18 @@ from editor.runs.recorder import RunRecorder, settle
 from editor.runs.supervision import StopSignal, Supervisor
 from editor.runs.worker_pool import WorkerPool
 from editor.workspaces.membership import engine_access
+from runtime import (
+    EventSink,
+    NodeStatus,
+    PipewrightError,
+    RunOptions,
+    RunStatus,
+    build_plan,
+    load_document,
+)
 from runtime.budget import Budget
-from runtime.document.spec import load_document
-from runtime.errors import PipewrightError
-from runtime.execution.events import EventSink
 from runtime.execution.results import RunResult
-from runtime.execution.statuses import NodeStatus, RunStatus
-from runtime.plan import Plan, build_plan
-from runtime.plan.run_options import RunOptions
+from runtime.plan import Plan
 from runtime.worker.wire import RunOrder, named_connections
 
 CANCEL_POLL_S = 0.25

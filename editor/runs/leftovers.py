@@ -19,13 +19,11 @@ from django.conf import settings
 
 from editor.models import Run
 from editor.workspaces.membership import engine_access
+from runtime import PipewrightError, build_plan, load_document
 from runtime.backends.spill import remove_stale_spill_folders
-from runtime.document.spec import load_document
-from runtime.errors import PipewrightError
 from runtime.io.paths import SCRATCH
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.operators.sql.staging import drop_staging_tables
-from runtime.plan import build_plan
 
 log = logging.getLogger(__name__)
 

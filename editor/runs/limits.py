@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 
 from editor.errors import ActionError
 from editor.models import Run
-from runtime.execution.statuses import RunStatus
+from runtime import RunStatus
 
 
 def refuse_too_many_runs(user) -> None:

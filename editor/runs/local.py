@@ -15,7 +15,7 @@ import logging
 
 from editor.runs.spare import SpareProcess
 from editor.runs.supervision import Ending, Supervision, Supervisor
-from runtime.execution.statuses import RunStatus
+from runtime import RunStatus
 from runtime.worker.zygote import ForkServer
 
 log = logging.getLogger(__name__)

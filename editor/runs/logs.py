@@ -15,7 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from editor.models import Run, RunLog
-from runtime.execution.events import Event
+from runtime import Event
 
 
 def log_line(event: Event) -> tuple[str, str] | None:

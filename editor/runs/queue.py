@@ -33,7 +33,7 @@ from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from editor.models import Run
-from runtime.execution.statuses import RunStatus
+from runtime import RunStatus
 
 NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 """When a user who never ran anything was last served: before everyone else."""

@@ -34,8 +34,7 @@ from editor.database.outage import UNAVAILABLE, Backoff, until_written
 from editor.models import NodeRun, Run
 from editor.runs import attempt_spans, logs, node_rows, positions
 from editor.runs.unwritten_events import UnwrittenEvents
-from runtime.execution.events import Event
-from runtime.execution.statuses import RunStatus
+from runtime import Event, RunStatus
 
 FLUSH_INTERVAL_S = 0.02
 """Short, so that live views lag by little; still one write per node per interval."""

@@ -24,13 +24,16 @@ from pydantic import ValidationError
 from editor.errors import ActionError
 from editor.models import NodeRun, Run
 from editor.workspaces.membership import cache_folder, file_area
+from runtime import (
+    OperatorError,
+    PipelineValidationError,
+    build_plan,
+    default_registry,
+    load_document,
+)
+from runtime import Pipeline as PipelineSpec
 from runtime.cache.store import ResultStore
-from runtime.document.spec import Pipeline as PipelineSpec
-from runtime.document.spec import load_document
-from runtime.errors import OperatorError, PipelineValidationError
 from runtime.io.file_patterns import input_files
-from runtime.operators.registry import default_registry
-from runtime.plan import build_plan
 from runtime.plan.reuse import stored_result
 
 

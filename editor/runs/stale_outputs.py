@@ -22,8 +22,8 @@ from editor.models import Run
 from editor.runs.leftovers import drop_staging_tables_of
 from editor.runs.unwritten_events import remove_left_behind
 from editor.runs.watch import reap_interrupted_runs
+from runtime import RunStatus
 from runtime.backends.spill import remove_stale_spill_folders
-from runtime.execution.statuses import RunStatus
 from runtime.io.paths import SCRATCH
 from runtime.operators.atomic import remove_stale_temporaries
 

@@ -34,11 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from runtime import Event, EventSink, RunStatus
 from runtime.backends.spill import remove_stale_spill_folders
-from runtime.execution.events import Event, EventSink
 from runtime.execution.executor import CANCELLED_REASON
 from runtime.execution.results import NodeResult, RunResult
-from runtime.execution.statuses import RunStatus
 from runtime.operators.atomic import remove_stale_temporaries
 from runtime.operators.sql.staging import drop_staging_tables
 from runtime.plan import Plan

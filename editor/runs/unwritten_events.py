@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from editor.workspaces.membership import system_folder
-from runtime.execution.events import Event
+from runtime import Event
 
 IN_MEMORY = 20_000
 """Events kept in memory before the newer ones go to the file (a few MiB)."""

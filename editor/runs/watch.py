@@ -31,7 +31,7 @@ from editor.models import NodeRun, Run
 from editor.notifications import dispatch
 from editor.runs.leftovers import remove_leftovers
 from editor.runs.supervision import UNREPORTED
-from runtime.execution.statuses import NodeStatus, RunStatus
+from runtime import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5
 STALE_AFTER_S = 60

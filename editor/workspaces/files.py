@@ -21,7 +21,7 @@ from pathlib import Path
 from django.conf import settings
 
 from editor.errors import ActionError
-from runtime.errors import UnsafePathError
+from runtime import UnsafePathError
 from runtime.io.paths import MAX_PATH_LENGTH, SHARED, FileArea
 
 CHUNK = 1 << 20

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from editor.api.schemas.contract import Many, Problem, Timestamp
 from editor.api.schemas.runs import RUN_STATUSES
-from runtime.document.spec import Pipeline as PipelineSpec
+from runtime import Pipeline as PipelineSpec
 from runtime.execution.preview import DEFAULT_LIMIT, MAX_LIMIT
 
 

@@ -8,7 +8,7 @@ from ninja import Schema
 from pydantic import Field
 
 from editor.api.schemas.contract import Many, Timestamp
-from runtime.execution.statuses import RunStatus
+from runtime import RunStatus
 
 RUN_STATUSES = tuple(status.value for status in RunStatus)
 

@@ -19,10 +19,9 @@ from editor.models import AuditSource, Pipeline, Workspace
 from editor.pipelines.actions import create_pipeline
 from editor.workspaces.membership import personal_workspace
 from editor.workspaces.permissions import Action, require
+from runtime import Pipeline as PipelineSpec
+from runtime import PipelineValidationError, Problem, load_document
 from runtime.console import EXIT_INVALID
-from runtime.document.spec import Pipeline as PipelineSpec
-from runtime.document.spec import load_document
-from runtime.errors import PipelineValidationError, Problem
 
 
 class DocumentCommand(BaseCommand):

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from editor.management.commands._arguments import pipeline_numbered
 from editor.pipelines.documents import to_document
-from runtime.document.spec import dump_document
+from runtime import dump_document
 
 
 class Command(BaseCommand):
