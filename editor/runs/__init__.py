@@ -5,10 +5,12 @@ The chain of a run, one hand-off a line:
    the `queued` `Run` row and its pending node rows, and on commit calls `launcher.submit`.
 2. The database is the queue: a `worker_pool.WorkerPool` (this web process's, woken by
    `submit`, or `manage.py runworkers`') claims the row in fair order (`queue.claim_next`).
-3. `launcher.execute` builds the plan and hands it to a supervisor: `local.supervise`, or
-   `dask.supervise` when `PIPEWRIGHT_DASK_SCHEDULER` is set (chosen in `launcher`).
-4. `local` takes a process the fork server (`runtime.worker.zygote`) forked ahead (`spare`),
-   sends it its `RunOrder` and keeps its limits; `runtime.worker` executes the plan there.
+3. `launcher.execute` builds the plan and hands it to a `supervision.Supervisor` picked from
+   `launcher.SUPERVISORS`: `local.LocalSupervisor`, or `dask.DaskSupervisor` when
+   `PIPEWRIGHT_DASK_SCHEDULER` is set. Both share one `supervision.Supervision`.
+4. `local` takes a process the fork server (`runtime.worker.zygote`) forked ahead (`spare`);
+   the supervision sends it its `RunOrder` and keeps its limits; `runtime.worker` executes the
+   plan there (on a cluster: `dask_cluster`, a task on a Dask worker).
 5. The process's events come back to the supervisor's sinks: `recorder.RunRecorder` writes
    them as rows in batches (`logs`, `attempt_spans`, `node_rows`; `unwritten_events` holds
    what the database did not take yet), and the run's end with them.

@@ -2,7 +2,7 @@
 process (the embedded default) or `manage.py runworkers`.
 
 `submit` is called once a started run's `queued` row is committed: the database is the
-queue (`run_queue`), and in the embedded default it wakes this process's `WorkerPool`,
+queue (`editor.runs.queue`), and in the embedded default it wakes this process's `WorkerPool`,
 which claims runs in fair order and has a `Supervisor` execute each snapshot where runs
 execute (`SUPERVISORS`: a child process, or a task on a Dask cluster), recording every event
 through `RunRecorder`, down to the outcome the runtime computed. With
