@@ -1,4 +1,5 @@
-"""Compiling a document and running the script as its own process, for the compile tests."""
+"""Compiling a document and running the script as its own process, for the compile tests; and
+the small people table several of them read."""
 
 from __future__ import annotations
 
@@ -45,3 +46,8 @@ def run_script(
         [sys.executable, "-I", "-c", BLOCKED, str(script), *args],
         capture_output=True, text=True, cwd=cwd, env={**os.environ, **(env or {})},
     )  # fmt: skip
+
+
+def write_people(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "people.csv").write_text("name,country\nada,FR\nalan,UK\ngrace,US\nlinus,FR\n")
