@@ -13,7 +13,7 @@ from runtime.plan.run_options import RunOptions
 from runtime.worker.wire import RunOrder
 from runtime.worker.zygote import ForkServer
 from tests.runtime.cache.runs import seed_document, write_data
-from tests.runtime.worker.test_run_processes import converse, events_of
+from tests.runtime.worker.conversations import converse, events_of
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,10 @@
 """Runs and jobs in processes of their own, from the runtime's side: the pre-started server,
-what a run's or a job's process is given and loads, the commit gate, a job's one answer, and
-no run process outliving its supervisor. Real processes throughout; the tests speak the wire
-protocol themselves."""
+a job's one answer, the commit gate, and no run process outliving its supervisor. Real
+processes throughout; the tests speak the wire protocol themselves. What such a process is
+given and loads: test_process_isolation.py."""
 
 from __future__ import annotations
 
-import csv
-import itertools
 import json
 import os
 import signal
@@ -19,94 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from runtime.budget import Budget
-from runtime.checks.analysis import analyse
 from runtime.checks.inference import infer_schemas, run_problems
 from runtime.document.spec import load_document
 from runtime.execution.preview import preview
 from runtime.execution.statuses import RunStatus
 from runtime.io.paths import FileArea
-from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
 from runtime.worker.child import EXIT_ORPHANED
 from runtime.worker.trail import Trail
-from runtime.worker.wire import JobOrder, Link, RunOrder, named_connections
-from runtime.worker.zygote import NICENESS, ForkServer, RunProcess, scrubbed_environment
-from tests.plugin_sites import operator_site
-from tests.test_layering import FORBIDDEN_IN_RUNTIME
-
-SECRETS = {
-    "PIPEWRIGHT_SECRET_KEY": "secret-key-7f3a",
-    "DATABASE_URL": "postgresql://app:db-pass-91c2@db/pipewright",
-    "PIPEWRIGHT_ENCRYPTION_KEY": "encryption-key-5d6e",
-    "REDIS_URL": "redis://:redis-pass-0b4c@cache:6379/0",
-    "DJANGO_SETTINGS_MODULE": "pipewright.settings",
-}
-PROBE = '''
-"""An operator that reports what its process has loaded and been given."""
-import os, sys
-import pandas as pd
-from runtime.operators.contract import Operator, Port
-from runtime.tables.schema import Column, Schema
-
-class Probe(Operator):
-    name = "probe"
-    kind = "input"
-    title = "Probe"
-    inputs = ()
-    outputs = (Port("out"),)
-    deterministic = False
-
-    def output_schema(self, ctx, inputs):
-        return {"out": Schema.of(Column("item", "string", False))}
-
-    def run(self, ctx, inputs):
-        items = [f"module:{name}" for name in sys.modules]
-        items += [f"env:{name}={value}" for name, value in os.environ.items()]
-        items += [f"connection:{name}" for name in ctx.connections]
-        return {"out": pd.DataFrame({"item": items})}
-'''
-
-
-def pipeline(*nodes: dict, config: dict | None = None) -> dict:
-    """A chain of `nodes`, each feeding the next."""
-    edges = [{"source": a["id"], "target": b["id"]} for a, b in itertools.pairwise(nodes)]
-    return {"format": "pipewright.pipeline", "version": 1, "name": "chain",
-            "config": config or {}, "nodes": list(nodes), "edges": edges}  # fmt: skip
-
-
-def order(document: dict, root: Path, *, run_id=1, extra_path=(), connections=None) -> dict:
-    """The `start` message of a run of `document` in the folder `root`."""
-    return RunOrder(
-        run_id=run_id, document=document, parameters={}, area=FileArea(root),
-        connections=connections or {}, budget=Budget(memory_bytes=2**30, threads=1),
-        sys_path=[*map(str, extra_path), *sys.path],
-    ).to_message()  # fmt: skip
-
-
-def job(name: str, document: dict, root: Path, *, extra_path=(), connections=None, **options):
-    """The `job` message of job `name` on `document` in the folder `root`."""
-    return JobOrder(
-        job=name, document=document, parameters={}, area=FileArea(root),
-        connections=connections or {}, budget=Budget(memory_bytes=2**30, threads=1),
-        sys_path=[*map(str, extra_path), *sys.path], options=options,
-    ).to_message()  # fmt: skip
-
-
-def converse(process: RunProcess, *, allow_commits: bool = True) -> list[dict]:
-    """Every message of the run's process until it ends, its commits answered."""
-    messages = []
-    while True:
-        try:
-            message = process.link.receive(30)
-        except EOFError:
-            return messages
-        assert message is not None, "the run's process said nothing for 30 s"
-        messages.append(message)
-        if message["kind"] == "may_commit":
-            process.link.send("commit", id=message["id"], allowed=allow_commits)
+from runtime.worker.wire import Link
+from runtime.worker.zygote import NICENESS, ForkServer, RunProcess
+from tests.runtime.worker.conversations import converse, events_of, job, order, pipeline
 
 
 def wait_for_status(process: RunProcess, node: str, status: str) -> None:
@@ -116,11 +39,6 @@ def wait_for_status(process: RunProcess, node: str, status: str) -> None:
         assert message is not None, f"{node} was not {status} within 30 s"
         if any(e.get("node") == node and e.get("status") == status for e in events_of([message])):
             return
-
-
-def events_of(messages: list[dict]) -> list[dict]:
-    batches = [message["events"] for message in messages if message["kind"] == "events"]
-    return [event for batch in batches for event in batch]
 
 
 def gone(pid: int) -> bool:
@@ -136,115 +54,6 @@ def wait_until(condition, timeout: float = 10) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not within the time allowed"
         time.sleep(0.02)
-
-
-@pytest.fixture(scope="module")
-def server_with_secrets():
-    """A fork server started from a process whose environment holds the web server's secrets."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in SECRETS.items():
-            patch.setenv(name, value)
-        server = ForkServer()
-        server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def probe_site(tmp_path_factory) -> Path:
-    """A folder holding the probe operator as an installed plugin."""
-    return operator_site(tmp_path_factory.mktemp("probe-site"), "pipewright_probe", PROBE,
-                         {"probe": "Probe"})  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def probed(server_with_secrets, probe_site, tmp_path_factory) -> dict:
-    """What a run process's /proc environ holds, and what the probe saw inside it."""
-    root = tmp_path_factory.mktemp("probe-data")
-    document = pipeline(
-        {"id": "probe", "operator": "probe"},
-        {"id": "write", "operator": "csv_output", "params": {"path": "probe.csv"}},
-    )
-    given = {"warehouse": ConnectionSpec("sqlite:///warehouse.db", read_only=True)}
-    process = server_with_secrets.fork()
-    environ = Path(f"/proc/{process.pid}/environ").read_bytes()
-    process.link.send("start", **order(document, root, extra_path=[probe_site], connections=given))
-    messages = converse(process)
-    process.close()
-    assert messages[-1]["kind"] == "done", messages[-1]
-    with (root / "probe.csv").open() as file:
-        items = [row["item"] for row in csv.DictReader(file)]
-    return {"environ": environ, "items": items}
-
-
-@pytest.fixture(scope="module")
-def probed_job(server_with_secrets, probe_site, tmp_path_factory) -> dict:
-    """What a job process's /proc environ holds, and what the probe saw inside it (a preview
-    of the probe's rows)."""
-    document = pipeline({"id": "probe", "operator": "probe"})
-    given = {"warehouse": ConnectionSpec("sqlite:///warehouse.db", read_only=True)}
-    folder = tmp_path_factory.mktemp("probe-job")
-    message = job("preview", document, folder, extra_path=[probe_site], connections=given,
-                  node="probe", limit=10_000)  # fmt: skip
-    process = server_with_secrets.fork()
-    environ = Path(f"/proc/{process.pid}/environ").read_bytes()
-    process.link.send("job", **message)
-    [answer] = converse(process)
-    process.close()
-    assert answer["kind"] == "answer", answer
-    return {"environ": environ, "items": [row[0] for row in answer["answer"]["rows"]]}
-
-
-@pytest.mark.parametrize("probe", ["probed", "probed_job"])
-def test_a_run_or_job_process_holds_none_of_the_web_servers_secrets(probe, request):
-    probed = request.getfixturevalue(probe)
-    for name, value in SECRETS.items():
-        assert value.encode() not in probed["environ"], name  # /proc/<pid>/environ
-        assert not [item for item in probed["items"] if item.startswith(f"env:{name}=")]
-    assert f"PATH={os.environ['PATH']}".encode() in probed["environ"]
-
-
-@pytest.mark.parametrize("probe", ["probed", "probed_job"])
-def test_a_run_or_job_process_loads_no_django_nor_anything_of_the_web_side(probe, request):
-    probed = request.getfixturevalue(probe)
-    modules = {
-        item.removeprefix("module:") for item in probed["items"] if item.startswith("module:")
-    }
-    assert "runtime.execution.executor" in modules  # the probe saw the modules of its process
-    assert {name for name in modules if name.split(".")[0] in FORBIDDEN_IN_RUNTIME} == set()
-
-
-@pytest.mark.parametrize("probe", ["probed", "probed_job"])
-def test_a_run_or_job_process_has_the_connections_it_is_given_and_no_others(probe, request):
-    probed = request.getfixturevalue(probe)
-    given = [item for item in probed["items"] if item.startswith("connection:")]
-    assert given == ["connection:warehouse"]
-
-
-def test_a_run_process_is_given_only_the_connections_its_pipeline_names():
-    read = {"connection": "${source}", "query": "select 1"}
-    document = pipeline(
-        {"id": "read", "operator": "sql_input", "params": read},
-        config={"parameters": {"source": "warehouse"}},
-    )
-    workspace = {"warehouse": "sqlite:///w.db", "crm": ConnectionSpec("postgresql://crm/db")}
-    plan = build_plan(load_document(document), {"source": "crm"})
-    assert named_connections(plan, workspace) == {"crm": ConnectionSpec("postgresql://crm/db")}
-
-
-def test_a_half_built_document_names_its_connections_through_its_analysis():
-    """A job's document may not build a plan (here: an edge to nowhere), yet is given the
-    connections its nodes name, parameters substituted."""
-    read = {"connection": "${source}", "query": "select 1"}
-    document = pipeline(
-        {"id": "read", "operator": "sql_input", "params": read},
-        config={"parameters": {"source": "warehouse"}},
-    )
-    document["edges"] = [{"source": "read", "target": "nowhere"}]
-    workspace = {"warehouse": "sqlite:///w.db", "crm": ConnectionSpec("postgresql://crm/db")}
-    analysis = analyse(load_document(document), {"source": "crm"})
-    assert analysis.problems  # no plan builds from it
-    assert named_connections(analysis, workspace) == {"crm": ConnectionSpec("postgresql://crm/db")}
 
 
 def answer_of(server: ForkServer, message: dict) -> dict:
@@ -320,18 +129,6 @@ def test_a_job_process_sends_the_errors_its_job_raised(server_with_secrets, peop
     failed = answer_of(server_with_secrets, job("preview", ADULTS, people, node="adults", limit=1))
     assert (failed["kind"], failed["node"]) == ("node_failed", "read")
     assert "people.csv" in failed["message"]
-
-
-def test_the_environment_given_to_runs_keeps_what_they_need_and_drops_secrets():
-    environ = {
-        **SECRETS, "PATH": "/usr/bin", "HOME": "/home/pw", "PYTHONPATH": "/srv", "LANG": "C.UTF-8",
-        "PIPEWRIGHT_RUN_MEMORY": "2GiB", "PIPEWRIGHT_DATA_ROOT": "/srv/data",
-        "AWS_SECRET_ACCESS_KEY": "aws", "GITHUB_TOKEN": "gh", "PGPASSWORD": "pg",
-    }  # fmt: skip
-    assert scrubbed_environment(environ) == {
-        "PATH": "/usr/bin", "HOME": "/home/pw", "PYTHONPATH": "/srv", "LANG": "C.UTF-8",
-        "PIPEWRIGHT_RUN_MEMORY": "2GiB", "PIPEWRIGHT_DATA_ROOT": "/srv/data",
-    }  # fmt: skip
 
 
 def test_a_refused_commit_publishes_nothing_and_leaves_no_temporary_file(
