@@ -7,8 +7,10 @@ import itertools
 import time
 from pathlib import Path
 
-from editor.models import NodeRun
-from tests.editor.conftest import post_json
+import pandas as pd
+
+from editor.models import NodeRun, Run
+from tests.editor.conftest import post_json, wait_for_run
 
 
 def chain(*nodes: tuple[str, str, dict], backend: str = "pandas", **config) -> dict:
@@ -60,3 +62,32 @@ def without_timing(events: list[dict]) -> list[dict]:
             event["metrics"] = {k: v for k, v in event["metrics"].items() if k not in timing}
         plain.append(event)
     return plain
+
+
+WAITING = chain(
+    ("read", "csv_input", {"path": "people.csv"}),
+    ("wait", "pause", {"seconds": 60}),
+    ("write", "csv_output", {"path": "out/people.csv"}),
+)
+"""A run whose node `wait` runs until it is cancelled, or its worker lost."""
+
+
+def run_over_a_folder(client, data_root, files: int = 3) -> tuple[Run, dict]:
+    """A run of a chain over a folder of `files` Parquet files; the run and its node rows."""
+    (data_root / "sales").mkdir()
+    for index in range(files):
+        part = pd.DataFrame({"region": ["n", "s", "n"], "amount": [index, 2, 3]})
+        part.to_parquet(data_root / "sales" / f"part-{index}.parquet")
+    run_id = start(client, chain(
+        ("sales", "parquet_input", {"path": "sales"}),
+        ("some", "filter", {"condition": "amount > 0"}),
+        ("by_region", "aggregate", {"group_by": ["region"], "aggregations": [
+            {"column": "amount", "function": "sum", "name": "amount"}]}),
+        ("write", "csv_output", {"path": "out/by_region.csv"}),
+    ))  # fmt: skip
+    return wait_for_run(run_id), nodes_of(run_id)
+
+
+def waiting_note(cluster) -> str:
+    """What a run waiting for a worker of `cluster` records as its error meanwhile."""
+    return f"waiting for a Dask worker: the cluster at {cluster.scheduler_address} has none"

@@ -1,26 +1,21 @@
 """Runs on a Dask cluster (PIPEWRIGHT_DASK_SCHEDULER), from the web app's side: recorded as a
-local run is, cancelled, given a clear end when a worker is lost or none is there, and never
-showing a password to the cluster. Real Dask throughout: a `LocalCluster` of two worker
-processes for the module, and a scheduler and two workers started with the `dask` commands,
-over TLS. Tests assert order and final states, never durations."""
+local run is, over a folder a partition per file, cancelled, given a clear end when a worker is
+lost or stops answering, and never showing a password to the cluster. Real Dask: the
+`LocalCluster` of two worker processes of conftest.py, for the module. Tests assert order and
+final states, never durations. How deployments reach a cluster: test_dask_deployments.py."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-import socket
-import subprocess
 import sys
 import threading
-from pathlib import Path
 
-import dask
 import pandas as pd
 import pytest
-from distributed import Client, LocalCluster, get_task_stream
+from distributed import Client, LocalCluster
 
-from editor.models import Run, RunLog
+from editor.models import RunLog
 from editor.runs import dask_cluster
 from editor.runs.dask import DaskSupervisor
 from editor.runs.local import LocalSupervisor
@@ -29,49 +24,24 @@ from runtime.document.spec import load_document
 from runtime.execution.events import ListSink
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
-from runtime.operators.registry import default_registry
 from runtime.plan import build_plan
 from runtime.worker.wire import RunOrder
-from tests.dask_clusters import DaskProcesses, tls_config
 from tests.editor.conftest import SEED, wait_for_run
-from tests.editor.live.test_live_server import start_run as start_live_run
-from tests.editor.live.test_live_server import watch_run
 from tests.editor.runs.helpers import (
+    WAITING,
     chain,
     files_under,
     nodes_of,
+    run_over_a_folder,
     start,
     wait_for_node,
     wait_until,
     without_timing,
 )
-from tests.live_client import api_states, assert_complete_stream
-from tests.servers import api, create_pipeline, pause_pipeline
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]  # Dask processes
 
 PASSWORD = "pw-7c1e-never-shown"
-WAITING = chain(
-    ("read", "csv_input", {"path": "people.csv"}),
-    ("wait", "pause", {"seconds": 60}),
-    ("write", "csv_output", {"path": "out/people.csv"}),
-)
-"""A run whose node `wait` runs until it is cancelled, or its worker lost."""
-
-
-@pytest.fixture(scope="module")
-def cluster(plugin_site):
-    """Two worker processes with their nannies (a killed worker is started again), which find
-    the demo plugin's operators: they are spawned with this process's module path."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(plugin_site))
-        default_registry.cache_clear()  # this process finds them too
-        with LocalCluster(
-            n_workers=2, threads_per_worker=2, processes=True, dashboard_address=":0"
-        ) as local:
-            yield local
-            dask_cluster.cluster_clients.close()
-    default_registry.cache_clear()
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +49,6 @@ def observer(cluster):
     """A client of the test's own, to look at the cluster as its operator would."""
     with Client(cluster.scheduler_address, set_as_default=False) as client:
         yield client
-
-
-@pytest.fixture
-def on_the_cluster(cluster, settings):
-    """Runs started through the API execute on `cluster`."""
-    settings.PIPEWRIGHT_DASK_SCHEDULER = cluster.scheduler_address
-    return cluster
 
 
 def task_of(observer: Client, run_id: int | str) -> tuple[str, str] | None:
@@ -135,22 +98,6 @@ def test_a_run_on_the_cluster_relays_the_events_a_local_run_does_and_writes_the_
     assert on_dask.result.totals == local.result.totals
     assert without_timing(there.events) == without_timing(here.events)
     assert (data_root / "out" / "adults.csv").read_text() == written_here
-
-
-def run_over_a_folder(client, data_root, files: int = 3) -> tuple[Run, dict]:
-    """A run of a chain over a folder of `files` Parquet files; the run and its node rows."""
-    (data_root / "sales").mkdir()
-    for index in range(files):
-        part = pd.DataFrame({"region": ["n", "s", "n"], "amount": [index, 2, 3]})
-        part.to_parquet(data_root / "sales" / f"part-{index}.parquet")
-    run_id = start(client, chain(
-        ("sales", "parquet_input", {"path": "sales"}),
-        ("some", "filter", {"condition": "amount > 0"}),
-        ("by_region", "aggregate", {"group_by": ["region"], "aggregations": [
-            {"column": "amount", "function": "sum", "name": "amount"}]}),
-        ("write", "csv_output", {"path": "out/by_region.csv"}),
-    ))  # fmt: skip
-    return wait_for_run(run_id), nodes_of(run_id)
 
 
 def test_a_run_on_the_cluster_runs_its_chain_over_a_folder_a_partition_per_file(
@@ -286,55 +233,6 @@ def test_a_lost_worker_interrupts_a_run_that_had_committed_an_output(
     assert files_under(data_root / "out") == ["first.csv"]
 
 
-def test_an_unreachable_scheduler_fails_the_run_naming_its_address(client, data_root, settings):
-    with socket.socket() as unused:
-        unused.bind(("127.0.0.1", 0))
-        address = f"tcp://127.0.0.1:{unused.getsockname()[1]}"
-    settings.PIPEWRIGHT_DASK_SCHEDULER = address
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        run = wait_for_run(start(client, SEED))
-    assert run.status == "failed"
-    assert run.error.startswith(f"could not reach the Dask scheduler at {address}: ")
-    assert not (data_root / "out").exists()  # nothing ran here instead
-
-
-@pytest.fixture
-def no_worker(settings):
-    """A scheduler without workers, which runs started through the API go to."""
-    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as empty:
-        settings.PIPEWRIGHT_DASK_SCHEDULER = empty.scheduler_address
-        yield empty
-        dask_cluster.cluster_clients.close()
-
-
-def waiting_note(cluster) -> str:
-    return f"waiting for a Dask worker: the cluster at {cluster.scheduler_address} has none"
-
-
-def test_a_run_waits_queued_while_the_cluster_has_no_worker_then_fails(
-    client, data_root, settings, no_worker
-):
-    settings.PIPEWRIGHT_DASK_WAIT_S = 1
-    run_id = start(client, SEED)
-    wait_until(lambda: Run.objects.get(pk=run_id).error == waiting_note(no_worker))
-    assert Run.objects.get(pk=run_id).status == "queued"
-    run = wait_for_run(run_id)
-    assert (run.status, run.error) == ("failed", (
-        f"no Dask worker came within 1 s (PIPEWRIGHT_DASK_WAIT): the cluster at "
-        f"{no_worker.scheduler_address} has none"
-    ))  # fmt: skip
-    assert {row.status for row in nodes_of(run_id).values()} == {"cancelled"}
-
-
-def test_a_run_waiting_for_a_worker_runs_once_one_comes(client, data_root, no_worker):
-    run_id = start(client, SEED)
-    wait_until(lambda: Run.objects.get(pk=run_id).error == waiting_note(no_worker))
-    no_worker.scale(1)
-    run = wait_for_run(run_id, timeout=60)
-    assert (run.status, run.error) == ("succeeded", "")
-    assert (data_root / "out" / "adults.csv").exists()
-
-
 def test_connection_passwords_show_in_no_task_key_argument_repr_or_log(
     data_root, settings, cluster, observer, pause_operator
 ):
@@ -372,87 +270,3 @@ def test_connection_passwords_show_in_no_task_key_argument_repr_or_log(
     for seen in (key, on_scheduler, on_worker, repr(logs)):
         assert PASSWORD not in seen
     assert "run_on_worker" in on_scheduler  # what was looked at is the run's task
-
-
-@pytest.fixture(scope="module")
-def dask_commands(tmp_path_factory, plugin_site):
-    """A scheduler and two workers, each started with the `dask` command, over TLS."""
-    processes = DaskProcesses(tmp_path_factory.mktemp("dask"), workers=2, python_path=[plugin_site])
-    yield processes
-    dask_cluster.cluster_clients.close()
-    processes.stop()
-
-
-def test_runs_go_to_a_scheduler_and_workers_started_with_the_dask_commands_over_tls(
-    client, data_root, settings, dask_commands
-):
-    settings.PIPEWRIGHT_DASK_SCHEDULER = dask_commands.address
-    assert dask_commands.address.startswith("tls://")
-    with dask.config.set(tls_config(dask_commands.credentials)):
-        run = wait_for_run(start(client, SEED))
-    assert (run.status, run.error) == ("succeeded", "")
-    assert {node: row.status for node, row in nodes_of(run.pk).items()} == {
-        "read": "succeeded", "adults": "succeeded", "write": "succeeded",
-    }  # fmt: skip
-    assert (data_root / "out" / "adults.csv").read_text().splitlines() == [
-        "id,name,age", "1,Ada,36", "3,Grace,85",
-    ]  # fmt: skip
-
-
-def test_a_partitioned_run_on_the_tls_cluster_spreads_its_partitions_over_both_workers(
-    client, data_root, settings, dask_commands
-):
-    """The run's task is on a worker started with `--tls-*` options only: its partitions go
-    through that worker's own client (a new one would have no TLS configuration)."""
-    settings.PIPEWRIGHT_DASK_SCHEDULER = dask_commands.address
-    with (
-        dask.config.set(tls_config(dask_commands.credentials)),
-        Client(dask_commands.address, set_as_default=False) as observer,
-        get_task_stream(observer) as stream,
-    ):
-        run, nodes = run_over_a_folder(client, data_root, files=4)
-
-    assert (run.status, run.error) == ("succeeded", "")
-    assert nodes["sales"].metrics["backend"] == "dask"
-    partitions = [task for task in stream.data if "pipewright-run-" not in str(task["key"])]
-    assert len({task["worker"] for task in partitions}) == 2
-
-
-def test_a_scheduler_address_neither_tcp_nor_tls_stops_the_server_at_start():
-    environ = {**os.environ, "PIPEWRIGHT_DASK_SCHEDULER": "http://scheduler:8786"}
-    started = subprocess.run(
-        [sys.executable, "-c", "import pipewright.settings"],
-        env=environ, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3],
-    )  # fmt: skip
-    assert started.returncode != 0
-    assert (
-        "PIPEWRIGHT_DASK_SCHEDULER is 'http://scheduler:8786': write tcp://host:port, or "
-        "tls://host:port with Dask's TLS configuration (docs/deploy.md)"
-    ) in started.stderr
-
-
-@pytest.mark.asyncio
-async def test_two_web_processes_over_redis_watch_a_run_that_executes_on_the_cluster(
-    start_server, redis_layer, dask_commands, token, cookie
-):
-    """The deployment docs/deploy.md draws: web processes sharing Redis, runs on a cluster
-    started with the `dask` commands; one process starts the run, the other streams it."""
-    credentials = dask_commands.credentials
-    cluster = {
-        "PIPEWRIGHT_DASK_SCHEDULER": dask_commands.address,
-        "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(credentials["ca"]),
-        "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(credentials["cert"]),
-        "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(credentials["key"]),
-        "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
-    }
-    runner, watcher = await asyncio.to_thread(start_server, 2, {**redis_layer, **cluster})
-    pipeline_id = await create_pipeline(runner, token, pause_pipeline("on dask", 4, 0.05))
-    view, run_id = await watch_run(
-        watcher, pipeline_id, cookie, lambda: start_live_run(runner, token, pipeline_id)
-    )
-
-    assert_complete_stream(view, run_id)
-    body = await api(watcher, "GET", f"/api/runs/{run_id}", token)
-    assert body["status"] == "succeeded" and view.node_states(run_id) == api_states(body)
-    run = await asyncio.to_thread(Run.objects.get, pk=run_id)
-    assert run.host and run.pid != os.getpid()  # supervised by the runner, not this process

@@ -1,5 +1,5 @@
 """The Dask scheduler's log stays quiet while runs on the cluster wait: for a worker, or for
-each other's frames. Real Dask: the `LocalCluster`s of `test_dask_runs`, whose scheduler runs
+each other's frames. Real Dask: the `LocalCluster`s of conftest.py, whose scheduler runs
 in this process."""
 
 from __future__ import annotations
@@ -13,14 +13,7 @@ import pytest
 
 from editor.models import Run
 from tests.editor.conftest import SEED, wait_for_run
-from tests.editor.runs.helpers import start, wait_for_node, wait_until
-from tests.editor.runs.test_dask_runs import (  # noqa: F401  (fixtures)
-    WAITING,
-    cluster,
-    no_worker,
-    on_the_cluster,
-    waiting_note,
-)
+from tests.editor.runs.helpers import WAITING, start, wait_for_node, wait_until, waiting_note
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.server]  # Dask processes
 
