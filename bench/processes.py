@@ -10,6 +10,7 @@ from __future__ import annotations
 import compileall
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -20,6 +21,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WATCH = ROOT / "bench" / "watch.py"
+UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
+
+
+def size_bytes(text: str) -> int:
+    """`1GiB` → 1073741824 (KiB, MiB, GiB, KB, MB, GB): a memory limit as written."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmg]i?b)", text.strip(), re.IGNORECASE)
+    if match is None:
+        raise ValueError(f"'{text}' is not a size such as 1GiB or 500MB")
+    return int(float(match[1]) * UNITS[match[2].lower()])
 
 
 def compile_bytecode() -> None:

@@ -18,27 +18,17 @@ command refuses to start when the disk has no room for it.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import seed_etl
-from bench.processes import Entrant, compile_bytecode, failed, medians, race
+from bench.processes import Entrant, compile_bytecode, failed, medians, race, size_bytes
 from bench.table import print_table, ratio
 
-UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
 DUCKDB = "DuckDB script"
 SPARE_BYTES = 2 * 2**30  # room left on the disk besides the data (spill files, outputs)
-
-
-def size_bytes(text: str) -> int:
-    """`1GiB` → 1073741824 (KiB, MiB, GiB, KB, MB, GB)."""
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmg]i?b)", text.strip(), re.IGNORECASE)
-    if match is None:
-        raise ValueError(f"'{text}' is not a size such as 1GiB or 500MB")
-    return int(float(match[1]) * UNITS[match[2].lower()])
 
 
 def check_disk(rows: int) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from bench import processes
 
 PYTHON = sys.executable
@@ -47,3 +49,15 @@ def test_rounds_alternate_and_a_failed_entrant_is_not_run_again(tmp_path):
     assert log.read_text() == "abcacac"
     assert [len(runs[name]) for name in "abc"] == [3, 1, 3]
     assert processes.failed(runs["b"]).code == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "size"), [("1GiB", 2**30), ("500MB", 500 * 10**6), ("1.5 gib", 3 * 2**29)]
+)
+def test_memory_sizes_read_binary_and_decimal_units(text, size):
+    assert processes.size_bytes(text) == size
+
+
+def test_a_memory_size_without_a_unit_is_refused():
+    with pytest.raises(ValueError, match="not a size"):
+        processes.size_bytes("1024")
