@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from bench import tpch
+from bench import processes, tpch
 from bench.tpch_duckdb import answer
 from runtime import cli
 
@@ -64,3 +64,19 @@ def test_exact_values_compare_exactly_and_floats_within_a_relative_1e_9():
     assert not tpch.same_value(505823000.0, Decimal("505822441.4861"))
     assert tpch.same_value(64, 64.0)
     assert not tpch.same_value(64, 65)
+
+
+def test_a_run_killed_at_the_memory_limit_is_a_line_of_the_table(folder):
+    (pipewright, _), (duckdb, output) = (
+        tpch.pipewright(folder, 6, "parquet", "pandas"),
+        tpch.duckdb_sql(folder, 6, "parquet"),
+    )
+    runs = {
+        pipewright.label: [processes.run_measured(pipewright.command, limit_bytes=40 * 2**20)],
+        duckdb.label: [processes.run_measured(duckdb.command)],
+    }
+    entrants = [(pipewright, None), (duckdb, output)]
+    killed, reference = tpch.table_lines(6, "parquet", entrants, runs)
+    assert killed[:3] == ["Q6", "parquet", "pipewright pandas"]
+    assert killed[-1] == "killed at the memory limit"
+    assert reference[-1] == "reference"
