@@ -3,9 +3,9 @@
     python bench/compiled.py [--rows 2000000] [--repeat 5] [--pause 0]
 
 The script compiled for DuckDB (the whole ETL one COPY statement), the one compiled for pandas,
-and Pipewright's runs (auto, pandas), with the naive pandas script as the reference, each a
-fresh process in alternating rounds (bench/etl.py). Compiling is not timed: a script is
-written once and run many times. Every output is checked equal to the naive script's.
+and Pipewright's runs (auto, pandas), with the naive pandas and DuckDB scripts as references,
+each a fresh process in alternating rounds (bench/etl.py's table). Compiling is not timed: a
+script is written once and run many times. Every output is checked equal to the naive script's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import seed_etl
-from bench.etl import NAIVE, race, table_rows
+from bench.etl import DUCKDB, HEADERS, NAIVE, race, table_rows
 from bench.processes import compile_bytecode
 from bench.table import print_table
 
@@ -52,10 +52,11 @@ def main() -> None:
         compiled(folder, "pandas"),
         *(seed_etl.pipewright(folder, backend, support) for backend in seed_etl.BACKENDS),
         seed_etl.script(folder, "naive", NAIVE),
+        seed_etl.script(folder, "duckdb", DUCKDB),
     ]
     lines = table_rows(args.rows, entrants, race(entrants, args.repeat, args.pause))
     print(f"seed ETL, median of {args.repeat} alternating rounds; every output equals naive's\n")
-    print_table(["", "rows", "median s", "ratio", "peak MiB"], lines)
+    print_table(HEADERS, lines)
 
 
 if __name__ == "__main__":

@@ -7,26 +7,26 @@ users.csv → filter age > 18 → transform (amount_eur = amount * 0.92, name up
 aggregate by country (count, sum amount_eur, mean age) → join countries.csv → csv_output.
 Every contestant runs as a fresh process on the same generated data (bench/seed_etl.py), in
 rounds that alternate them (A B C D E, A B C D E, ...) so that a machine's slow minute hurts
-them all alike. The table shows the median wall time, its ratio to the naive pandas script's,
-and the highest peak memory (max RSS); every output is checked equal to the naive one's. A
-Pipewright backend this tree's runtime cannot be told reads n/a.
+them all alike. The table shows the median wall and CPU seconds, their ratios to the DuckDB
+script's, the wall ratio to the naive pandas script's and the highest peak memory (max RSS);
+every output is checked equal to the naive one's. A Pipewright backend this tree's runtime
+cannot be told reads n/a. Pipewright runs without its result store (`--no-cache`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench import seed_etl
-from bench.processes import best, compile_bytecode, measure
-from bench.table import print_table
+from bench import processes, seed_etl
+from bench.processes import Entrant, best, compile_bytecode, failed, medians
+from bench.table import print_table, ratio
 
 NAIVE = "naive pandas"
+DUCKDB = "DuckDB script"
 FIXED_COST = {
     "format": "pipewright.pipeline",
     "version": 1,
@@ -44,38 +44,59 @@ def contestants(folder: Path, support: str | None) -> list[seed_etl.Contestant]:
     return [
         *(seed_etl.pipewright(folder, backend, support) for backend in seed_etl.BACKENDS),
         seed_etl.script(folder, "naive", NAIVE),
-        seed_etl.script(folder, "duckdb", "DuckDB script"),
+        seed_etl.script(folder, "duckdb", DUCKDB),
         seed_etl.script(folder, "polars", "Polars script (lazy)"),
     ]
 
 
 def race(entrants: list[seed_etl.Contestant], repeat: int, pause: float) -> dict[str, list]:
-    """`repeat` alternating rounds: each contestant's (seconds, peak MB) of every round, after
-    checking its output against the naive script's."""
-    runs: dict[str, list] = {entrant.label: [] for entrant in entrants if entrant.command}
+    """`repeat` alternating rounds: each contestant's runs, every output checked against the
+    naive script's after each round; a failed run stops the benchmark."""
     reference = next(entrant.output for entrant in entrants if entrant.label == NAIVE)
-    for _ in range(repeat):
-        for entrant in entrants:
-            if entrant.command:
-                time.sleep(pause)
-                runs[entrant.label].append(measure(entrant.command))
-        for entrant in entrants:
-            if entrant.command:
-                seed_etl.same_output(entrant.output, reference)
+    runnable = [entrant for entrant in entrants if entrant.command]
+
+    def check() -> None:
+        for entrant in runnable:
+            seed_etl.same_output(entrant.output, reference)
+
+    runs = processes.race(
+        [Entrant(entrant.label, entrant.command) for entrant in runnable],
+        repeat,
+        pause,
+        after_round=check,
+    )
+    for label, done in runs.items():
+        if failed(done):
+            raise SystemExit(f"{label}: {failed(done).failure()}")
     return runs
 
 
+HEADERS = ["", "rows", "wall s", "CPU s", "wall/DuckDB", "CPU/DuckDB", "wall/naive", "peak MiB"]
+
+
 def table_rows(rows: int, entrants: list[seed_etl.Contestant], runs: dict) -> list[list]:
-    """One line per contestant: median seconds, ratio to naive pandas, highest peak MB."""
-    medians = {label: statistics.median(s for s, _ in done) for label, done in runs.items()}
+    """One line per contestant (HEADERS): median wall and CPU seconds, their ratios to the
+    DuckDB script's, the wall ratio to naive pandas', the highest peak MiB."""
+    summary = {label: medians(done) for label, done in runs.items()}
+    duckdb = summary.get(DUCKDB, (None, None))
     lines = []
     for entrant in entrants:
         if entrant.label not in runs:
-            lines.append([entrant.label, f"{rows:,}", "n/a", "n/a", "n/a"])
+            lines.append([entrant.label, f"{rows:,}", *["n/a"] * 6])
             continue
-        seconds, peak = medians[entrant.label], max(mb for _, mb in runs[entrant.label])
-        ratio = f"{seconds / medians[NAIVE]:.2f}x"
-        lines.append([entrant.label, f"{rows:,}", f"{seconds:.2f}", ratio, round(peak)])
+        wall, cpu = summary[entrant.label]
+        lines.append(
+            [
+                entrant.label,
+                f"{rows:,}",
+                f"{wall:.2f}",
+                f"{cpu:.2f}",
+                ratio(wall, duckdb[0]),
+                ratio(cpu, duckdb[1]),
+                ratio(wall, summary[NAIVE][0]),
+                round(max(run.peak_mb for run in runs[entrant.label])),
+            ]
+        )
     return lines
 
 
@@ -116,10 +137,11 @@ def main() -> None:
         lines += table_rows(rows, entrants, race(entrants, args.repeat, args.pause))
     told = {"option": "`run --backend`", "config": "the document's config.backend"}
     print(
-        f"seed ETL, median of {args.repeat} alternating rounds; every output equals naive pandas'"
+        f"seed ETL, median of {args.repeat} alternating rounds; every output equals naive pandas';"
+        f" result store {'off (--no-cache)' if seed_etl.has_result_store() else 'absent'}"
     )
     print(f"Pipewright backend given by {told.get(support, 'nothing: this runtime has none')}\n")
-    print_table(["", "rows", "median s", "ratio", "peak MiB"], lines)
+    print_table(HEADERS, lines)
     print(f"\nfixed costs: {fixed_costs(support, args.repeat)}")
     print("targets: pipewright auto ≤ 0.5x naive pandas at 2M rows, about 0.2x at 30M")
 

@@ -6,8 +6,9 @@ The seed ETL (bench/seed_etl.py) reads its users from a folder of four Parquet f
 chain users → adults → enrich → by_country runs a partition per file on a cluster started
 the way a user deploys one (`dask scheduler`, and two `dask worker --nthreads 1` processes),
 against `python -m runtime run` on this machine with `--backend auto` (DuckDB) and
-`--backend pandas`. Whole processes, median of `--repeat`; each output is compared with the
-pandas one (floats within 1e-9).
+`--backend pandas`, without the result store. Whole processes in alternating rounds, median
+wall and CPU seconds of `--repeat` (the CPU of the run's own process: the Dask workers' is
+not counted); each output is compared with the pandas one (floats within 1e-9).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTS = 4
+PANDAS = "one machine, --backend pandas"
 
 
 def main() -> None:
@@ -37,30 +38,41 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    from bench.processes import Entrant, failed, medians, race
     from bench.seed_etl import PIPELINE, generate
-    from bench.table import print_table
+    from bench.table import print_table, ratio
 
     folder = Path(tempfile.mkdtemp(prefix="pw-partitioned-"))
     data = _partitioned_data(generate(args.rows), folder / "data")
-    document = folder / "pipeline.json"
-    document.write_text(json.dumps(_reading_the_folder(PIPELINE)))
-    runs = {}
     with _cluster(folder) as address:
         contestants = {
             f"Dask, 2 workers, {PARTS} partitions": ["--dask", address],
             "one machine, --backend auto (DuckDB)": ["--backend", "auto"],
-            "one machine, --backend pandas": ["--backend", "pandas"],
+            PANDAS: ["--backend", "pandas"],
         }
+        entrants, outputs = [], {}
         for index, (name, options) in enumerate(contestants.items()):
-            runs[name] = _timed(document, data, options, args.repeat, folder / f"{index}.csv")
-    reference = runs["one machine, --backend pandas"][1]
+            document = folder / f"pipeline-{index}.json"
+            outputs[name] = f"out/{index}.csv"
+            document.write_text(json.dumps(_reading_the_folder(PIPELINE, outputs[name])))
+            command = [sys.executable, "-m", "runtime", "run", str(document), "--data-root"]
+            entrants.append(Entrant(name, [*command, str(data), "--no-cache", *options]))
+        runs = race(entrants, args.repeat)
+    for name, done in runs.items():
+        if failed(done):
+            raise SystemExit(f"{name}: {failed(done).failure()}\n{failed(done).stderr}")
+    summary = {name: medians(done) for name, done in runs.items()}
     rows = [
-        [name, seconds, round(seconds / runs["one machine, --backend pandas"][0], 2),
-         _same(output, reference)]
-        for name, (seconds, output) in runs.items()
+        [name, f"{wall:.2f}", f"{cpu:.2f}", ratio(wall, summary[PANDAS][0]),
+         ratio(cpu, summary[PANDAS][1]), _same(data / outputs[name], data / outputs[PANDAS])]
+        for name, (wall, cpu) in summary.items()
     ]  # fmt: skip
-    print(f"seed ETL over {args.rows:,} rows in {PARTS} Parquet files, median of {args.repeat}")
-    print_table(["run", "seconds", "vs pandas", "same output"], rows)
+    print(
+        f"seed ETL over {args.rows:,} rows in {PARTS} Parquet files, median of {args.repeat}"
+        " alternating rounds; result store off (--no-cache); CPU seconds are the run's process"
+        " only, not the Dask workers'\n"
+    )
+    print_table(["run", "wall s", "CPU s", "wall/pandas", "CPU/pandas", "same output"], rows)
     shutil.rmtree(folder)
 
 
@@ -75,13 +87,13 @@ def _partitioned_data(source: Path, data: Path) -> Path:
     return data
 
 
-def _reading_the_folder(pipeline: dict) -> dict:
-    nodes = [
-        {"id": "users", "operator": "parquet_input", "params": {"path": "users"}}
-        if node["id"] == "users"
-        else node
-        for node in pipeline["nodes"]
-    ]
+def _reading_the_folder(pipeline: dict, output: str) -> dict:
+    """The seed ETL reading the folder of users, writing `output`."""
+    replaced = {
+        "users": {"id": "users", "operator": "parquet_input", "params": {"path": "users"}},
+        "write": {"id": "write", "operator": "csv_output", "params": {"path": output}},
+    }
+    nodes = [replaced.get(node["id"], node) for node in pipeline["nodes"]]
     return {**pipeline, "nodes": nodes}
 
 
@@ -125,31 +137,6 @@ def _wait_for_workers(address: str, count: int) -> None:
 
     with Client(address, timeout=30) as client:
         client.wait_for_workers(count, timeout=60)
-
-
-def _timed(document: Path, data: Path, options: list[str], repeat: int, kept: Path):
-    """The median seconds of `repeat` whole runs, and the output of the last (kept)."""
-    seconds = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "runtime",
-                "run",
-                str(document),
-                "--data-root",
-                str(data),
-                *options,
-            ],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-        )
-        seconds.append(time.perf_counter() - started)
-    shutil.copy(data / "out" / "pipewright.csv", kept)
-    return round(statistics.median(seconds), 2), kept
 
 
 def _same(found: Path, expected: Path) -> str:

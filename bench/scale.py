@@ -2,11 +2,14 @@
 
     python bench/scale.py [--rows 80000000] [--memory 1GiB] [--repeat 1]
 
-Pipewright (`auto`), the DuckDB script and the Polars script each run once per round as a
-fresh process, limited by their own settings: PIPEWRIGHT_RUN_MEMORY for Pipewright, DuckDB's
-`memory_limit` (spilling next to its output), and Polars' streaming engine (Polars has no
-limit setting). The table shows wall time, the peak memory measured (max RSS) and whether it
-stayed under the limit; a run that fails is shown with its last error line. The outputs are
+Pipewright (`auto`, without its result store), the DuckDB script and the Polars script each
+run once per round (rounds alternate them) as a fresh process, told the limit by their own
+settings: PIPEWRIGHT_RUN_MEMORY for Pipewright, DuckDB's `memory_limit` (spilling next to its
+output), and Polars' streaming engine (Polars has no limit setting). The limit is enforced:
+a run whose processes together hold more resident memory is killed (bench/watch.py) and
+reads "killed at the memory limit". The table shows median wall and CPU seconds, their
+ratios to the DuckDB script's and the peak memory measured (max RSS); a run that fails is
+shown with its last error line and not run again. The outputs are
 checked equal to the DuckDB script's (naive pandas would need about 19 GB here; bench/etl.py
 checks DuckDB against it). The data is generated once, in chunks, under bench/.data/; the
 command refuses to start when the disk has no room for it.
@@ -15,27 +18,17 @@ command refuses to start when the disk has no room for it.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import seed_etl
-from bench.processes import compile_bytecode, run_measured
-from bench.table import print_table
+from bench.processes import Entrant, compile_bytecode, failed, medians, race, size_bytes
+from bench.table import print_table, ratio
 
-UNITS = {"kib": 2**10, "mib": 2**20, "gib": 2**30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
+DUCKDB = "DuckDB script"
 SPARE_BYTES = 2 * 2**30  # room left on the disk besides the data (spill files, outputs)
-
-
-def size_bytes(text: str) -> int:
-    """`1GiB` → 1073741824 (KiB, MiB, GiB, KB, MB, GB)."""
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmg]i?b)", text.strip(), re.IGNORECASE)
-    if match is None:
-        raise ValueError(f"'{text}' is not a size such as 1GiB or 500MB")
-    return int(float(match[1]) * UNITS[match[2].lower()])
 
 
 def check_disk(rows: int) -> None:
@@ -53,36 +46,56 @@ def check_disk(rows: int) -> None:
         )
 
 
-def contestants(folder: Path, support: str | None, memory: str) -> list[tuple]:
-    """(contestant, extra environment) for each, with its own memory setting."""
+def contestants(folder: Path, support: str | None, memory: str) -> list[seed_etl.Contestant]:
+    """Pipewright, then the DuckDB script told `memory`, then the Polars script (Pipewright's
+    setting, PIPEWRIGHT_RUN_MEMORY, goes into its environment in `run_all`)."""
     backend = "auto" if support else "pandas"  # a runtime without backends is pandas only
     return [
-        (seed_etl.pipewright(folder, backend, support), {"PIPEWRIGHT_RUN_MEMORY": memory}),
-        (seed_etl.script(folder, "duckdb", "DuckDB script", memory), {}),
-        (seed_etl.script(folder, "polars", "Polars script (streaming)"), {}),
+        seed_etl.pipewright(folder, backend, support),
+        seed_etl.script(folder, "duckdb", DUCKDB, memory),
+        seed_etl.script(folder, "polars", "Polars script (streaming)"),
     ]
 
 
-def run_all(entrants: list[tuple], repeat: int, limit: int) -> list[list]:
-    """One table line per contestant: median seconds, highest peak, under the limit, output."""
-    reference = next(entrant.output for entrant, _ in entrants if entrant.label.startswith("Duck"))
+def run_all(
+    entrants: list[seed_etl.Contestant], memory: str, repeat: int, limit: int
+) -> list[list]:
+    """Alternating rounds, each run killed above `limit`: one table line per contestant
+    (median wall and CPU seconds, their ratios to the DuckDB script's, highest peak, output)."""
+    env = {"PIPEWRIGHT_RUN_MEMORY": memory}
+    runs = race(
+        [
+            Entrant(e.label, e.command, env if e.label.startswith("pipewright") else None)
+            for e in entrants
+        ],
+        repeat,
+        limit_bytes=limit,
+    )
+    duckdb = medians(runs[DUCKDB]) if not failed(runs[DUCKDB]) else (None, None)
+    reference = next(entrant.output for entrant in entrants if entrant.label == DUCKDB)
     lines = []
-    for entrant, env in entrants:
-        runs = [run_measured(entrant.command, env) for _ in range(repeat)]
-        peak = max(run["peak_mb"] for run in runs)
-        under = "yes" if peak * 2**20 <= limit else "NO"
-        failed = [run for run in runs if run["code"] != 0]
-        if failed:
-            last = failed[0]["stderr"].strip().splitlines() or ["(no message)"]
-            outcome = f"failed (exit {failed[0]['code']}): {last[-1][:80]}"
-            lines.append([entrant.label, "", round(peak), under, outcome])
+    for entrant in entrants:
+        done = runs[entrant.label]
+        peak = round(max(run.peak_mb for run in done))
+        if failed(done):
+            lines.append([entrant.label, "", "", "", "", peak, failed(done).failure()])
             continue
-        seconds = statistics.median(run["seconds"] for run in runs)
-        lines.append([entrant.label, f"{seconds:.2f}", round(peak), under, entrant.output])
-    for line, (entrant, _) in zip(lines, entrants, strict=True):
-        if line[-1] == entrant.output:
+        wall, cpu = medians(done)
+        outcome = "not compared: the DuckDB script failed"
+        if duckdb[0] is not None:
             seed_etl.same_output(entrant.output, reference)
-            line[-1] = "equal"
+            outcome = "equal"
+        lines.append(
+            [
+                entrant.label,
+                f"{wall:.2f}",
+                f"{cpu:.2f}",
+                ratio(wall, duckdb[0]),
+                ratio(cpu, duckdb[1]),
+                peak,
+                outcome,
+            ]
+        )
     return lines
 
 
@@ -101,12 +114,17 @@ def main() -> None:
     size_gb = (folder / "users.csv").stat().st_size / 1e9
     compile_bytecode()
     support = seed_etl.backend_support()
-    lines = run_all(contestants(folder, support, args.memory), args.repeat, limit)
-    print(f"seed ETL, {args.rows:,} rows ({size_gb:.1f} GB CSV), limit {args.memory}")
+    lines = run_all(contestants(folder, support, args.memory), args.memory, args.repeat, limit)
+    print(
+        f"seed ETL, {args.rows:,} rows ({size_gb:.1f} GB CSV), limit {args.memory} (a run above"
+        f" it is killed), median of {args.repeat} alternating rounds; result store"
+        f" {'off (--no-cache)' if seed_etl.has_result_store() else 'absent'}"
+    )
     if not support:
         print("this runtime has no backends: Pipewright runs on pandas, which ignores the limit")
     print()
-    print_table(["", "wall s", "peak MiB", f"under {args.memory}", "output"], lines)
+    headers = ["", "wall s", "CPU s", "wall/DuckDB", "CPU/DuckDB", "peak MiB", "output"]
+    print_table(headers, lines)
     print(f"\ntargets: every run finishes under {args.memory}; Pipewright peak ≤ 500 MiB")
 
 

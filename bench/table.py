@@ -16,6 +16,13 @@ def print_table(headers: list[str], rows: list[list]) -> None:
             print("  ".join("-" * width for width in widths))
 
 
+def ratio(value: float, reference: float | None) -> str:
+    """`value` as a multiple of `reference` ("0.56x"), or "n/a" without a reference."""
+    if not reference:
+        return "n/a"
+    return f"{value / reference:.2f}x"
+
+
 def _text(value) -> str:
     if value is None:
         return ""

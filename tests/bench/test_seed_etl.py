@@ -65,15 +65,3 @@ def test_scale_refuses_rows_that_the_disk_cannot_hold(tmp_path, monkeypatch):
     monkeypatch.setattr(seed_etl, "DATA", tmp_path)
     with pytest.raises(SystemExit, match="not enough disk for 1,000,000,000,000 rows"):
         scale.check_disk(10**12)
-
-
-@pytest.mark.parametrize(
-    ("text", "size"), [("1GiB", 2**30), ("500MB", 500 * 10**6), ("1.5 gib", 3 * 2**29)]
-)
-def test_memory_sizes_read_binary_and_decimal_units(text, size):
-    assert scale.size_bytes(text) == size
-
-
-def test_a_memory_size_without_a_unit_is_refused():
-    with pytest.raises(ValueError, match="not a size"):
-        scale.size_bytes("1024")

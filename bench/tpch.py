@@ -1,0 +1,199 @@
+"""TPC-H queries as Pipewright pipelines against DuckDB SQL over the same files.
+
+    python bench/tpch.py [--sf 1] [--queries 1,3,6] [--formats parquet,csv]
+                         [--backends auto] [--repeat 3] [--memory 2GiB] [--timeout 300]
+
+The data comes from tpchgen-cli (a dev dependency), generated once per scale factor under
+bench/.data/tpch-sf<SF>/: its Parquet files, untouched (DECIMAL money, string_view text,
+date32 dates, as another engine writes them), and its CSV files. Each query is a pipeline
+document of bench/tpch/ (qNN.json, written over Parquet; over CSV its inputs become
+csv_input) and the standard SQL text beside it (qNN.sql; date arithmetic computed by hand),
+which bench/tpch_duckdb.py runs. For each query and format, Pipewright on each backend
+(`python -m runtime run --no-cache`: without the result store) and the DuckDB script run as
+fresh processes in rounds that alternate them. The table shows median wall and CPU seconds,
+their ratios to the DuckDB script's, the highest peak memory, and whether the answer equals
+DuckDB's: where both values are exact (integers, decimals) exactly, floats within a relative
+1e-9, rows in the queries' order. A run above `--memory` or `--timeout` is killed; a run
+that fails is a line of the table saying how, and is not run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.processes import Entrant, compile_bytecode, failed, medians, race, size_bytes
+from bench.table import print_table, ratio
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "bench" / ".data"
+QUERIES = ROOT / "bench" / "tpch"
+FORMATS = ("parquet", "csv")
+DUCKDB = "DuckDB SQL"
+
+
+def tpchgen() -> str:
+    """The tpchgen-cli command, installed beside this Python or on the PATH."""
+    beside = Path(sys.executable).parent / "tpchgen-cli"
+    found = str(beside) if beside.exists() else shutil.which("tpchgen-cli")
+    if found is None:
+        raise SystemExit("tpchgen-cli is missing: pip install -e '.[dev]' (or tpchgen-cli)")
+    return found
+
+
+def generate(scale: float, folder: Path) -> Path:
+    """`folder`/parquet and `folder`/csv at scale factor `scale`, each written once (into a
+    temporary folder renamed when complete)."""
+    for fmt in FORMATS:
+        target = folder / fmt
+        if target.is_dir():
+            continue
+        partial = folder / f".{fmt}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        command = [tpchgen(), fmt, "-s", f"{scale:g}", "-o", str(partial), "-q"]
+        subprocess.run(command, check=True)
+        os.replace(partial, target)
+    return folder
+
+
+def query_numbers() -> list[int]:
+    """The queries bench/tpch/ has pipelines for."""
+    return sorted(int(path.stem[1:]) for path in QUERIES.glob("q*.json"))
+
+
+def document(number: int, fmt: str, output: str) -> dict:
+    """Query `number`'s pipeline reading `fmt` files, writing its answer to `output`."""
+    loaded = json.loads((QUERIES / f"q{number:02d}.json").read_text())
+    for node in loaded["nodes"]:
+        if node["operator"] == "parquet_input" and fmt == "csv":
+            node["operator"] = "csv_input"
+            node["params"]["path"] = str(Path(node["params"]["path"]).with_suffix(".csv"))
+        elif node["operator"] == "parquet_output":
+            node["params"]["path"] = output
+    return loaded
+
+
+def pipewright(folder: Path, number: int, fmt: str, backend: str) -> tuple[Entrant, Path]:
+    """`python -m runtime run` of query `number` over `folder`/`fmt`, and its answer's path."""
+    data_root = folder / fmt
+    name = f"q{number:02d}-pipewright-{backend}"
+    path = folder / "pipelines" / f"{name}-{fmt}.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(document(number, fmt, f"out/{name}.parquet")))
+    command = [sys.executable, "-m", "runtime", "run", str(path), "--data-root", str(data_root)]
+    command += ["--backend", backend, "--no-cache"]
+    return Entrant(f"pipewright {backend}", command), data_root / "out" / f"{name}.parquet"
+
+
+def duckdb_sql(folder: Path, number: int, fmt: str) -> tuple[Entrant, Path]:
+    """bench/tpch_duckdb.py running query `number`'s SQL, and its answer's path."""
+    output = folder / fmt / "out" / f"q{number:02d}-duckdb.parquet"
+    output.parent.mkdir(exist_ok=True)
+    script = ROOT / "bench" / "tpch_duckdb.py"
+    sql = QUERIES / f"q{number:02d}.sql"
+    return Entrant(
+        DUCKDB, [sys.executable, str(script), str(folder / fmt), str(sql), str(output)]
+    ), output
+
+
+def same_answer(path: Path, reference: Path) -> str | None:
+    """None when the answers agree (see the module's docstring), else what differs."""
+    import pyarrow.parquet as pq
+
+    ours, theirs = pq.read_table(path), pq.read_table(reference)
+    if ours.column_names != theirs.column_names:
+        return f"columns {ours.column_names}, DuckDB's {theirs.column_names}"
+    if ours.num_rows != theirs.num_rows:
+        return f"{ours.num_rows} rows, DuckDB's {theirs.num_rows}"
+    for index, (row, expected) in enumerate(zip(ours.to_pylist(), theirs.to_pylist(), strict=True)):
+        for name, value in row.items():
+            if not same_value(value, expected[name]):
+                return f"row {index + 1}, {name}: {value!r}, DuckDB's {expected[name]!r}"
+    return None
+
+
+def same_value(value, expected) -> bool:
+    """Exact where both are exact numbers (or not numbers); floats within a relative 1e-9."""
+    exact, number = (int, Decimal), (int, Decimal, float)
+    both_numbers = isinstance(value, number) and isinstance(expected, number)
+    if both_numbers and not (isinstance(value, exact) and isinstance(expected, exact)):
+        return math.isclose(float(value), float(expected), rel_tol=1e-9)
+    return value == expected
+
+
+def table_lines(number: int, fmt: str, entrants: list, runs: dict) -> list[list]:
+    """One line per contestant of one query and format."""
+    reference_output = next(output for entrant, output in entrants if entrant.label == DUCKDB)
+    reference = runs[DUCKDB]
+    duckdb = medians(reference) if not failed(reference) else (None, None)
+    lines = []
+    for entrant, output in entrants:
+        done = runs[entrant.label]
+        peak = round(max(run.peak_mb for run in done))
+        head = [f"Q{number}", fmt, entrant.label]
+        if failed(done):
+            lines.append([*head, "", "", "", "", peak, failed(done).failure()])
+            continue
+        wall, cpu = medians(done)
+        if entrant.label == DUCKDB:
+            answer = "reference"
+        elif duckdb[0] is None:
+            answer = "not compared: DuckDB failed"
+        else:
+            answer = same_answer(output, reference_output) or "equal"
+        lines.append(
+            [*head, f"{wall:.2f}", f"{cpu:.2f}", ratio(wall, duckdb[0]), ratio(cpu, duckdb[1]),
+             peak, answer]
+        )  # fmt: skip
+    return lines
+
+
+def numbers(text: str) -> list[int]:
+    """`1,3,6` → [1, 3, 6]."""
+    return [int(part) for part in text.split(",")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sf", type=float, default=1.0, help="scale factor (0.1: quick)")
+    parser.add_argument("--queries", type=numbers, help=f"default: all ({query_numbers()})")
+    parser.add_argument("--formats", default=",".join(FORMATS), help="parquet,csv")
+    parser.add_argument("--backends", default="auto", help="Pipewright's, such as auto,pandas")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds per query and format")
+    parser.add_argument("--memory", default="2GiB", help="a run above it is killed")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds, then killed")
+    args = parser.parse_args()
+    try:
+        limit = size_bytes(args.memory)
+    except ValueError as error:
+        parser.error(str(error))
+    folder = generate(args.sf, DATA / f"tpch-sf{args.sf:g}")
+    compile_bytecode()
+    lines = []
+    for number in args.queries or query_numbers():
+        for fmt in args.formats.split(","):
+            entrants = [
+                *(pipewright(folder, number, fmt, b) for b in args.backends.split(",")),
+                duckdb_sql(folder, number, fmt),
+            ]
+            runs = race([entrant for entrant, _ in entrants], args.repeat, 0, limit, args.timeout)
+            lines += table_lines(number, fmt, entrants, runs)
+    print(
+        f"TPC-H SF {args.sf:g} (tpchgen-cli), median of {args.repeat} alternating rounds;"
+        f" Pipewright's result store off (--no-cache); a run above {args.memory} or"
+        f" {args.timeout:g} s is killed\n"
+    )
+    headers = ["", "format", "", "wall s", "CPU s", "wall/DuckDB", "CPU/DuckDB", "peak MiB"]
+    print_table([*headers, "answer"], lines)
+
+
+if __name__ == "__main__":
+    main()
