@@ -6,6 +6,8 @@ leaving the tab takes the marks off the cards.
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from playwright.async_api import expect
 
@@ -66,3 +68,37 @@ async def test_the_plan_tab_shows_the_text_and_marks_every_node(
 
     await page.get_by_role("tab", name="Logs").click()
     await expect(page.locator("[data-plan]")).to_have_count(0)
+
+
+async def test_the_plan_tab_says_which_column_keeps_a_node_off_duckdb_and_why(
+    signed_in, api, data_folder
+):
+    """A Parquet map column DuckDB cannot read as pandas does: only its reader leaves the
+    segment, and the tab and its card say which column and why."""
+    page = signed_in
+    tags = pa.array([[("a", 1)], None, [], [("b", 2)]], pa.map_(pa.string(), pa.int64()))
+    table = pa.table({"id": [1, 2, 3, 4], "age": [36, 17, 85, 41], "tags": tags})
+    pq.write_table(table.append_column("country", pa.array(["FR", "FI", "US", "GB"])),
+                   data_folder / "people.parquet")  # fmt: skip
+    document = seed(data_folder)
+    document["nodes"][0] = {
+        **document["nodes"][0],
+        "operator": "parquet_input",
+        "params": {"path": data_folder.name("people.parquet")},
+    }
+    document["nodes"][2]["params"]["aggregations"][1]["column"] = "age"
+    pipeline_id = await api.create(document)
+    await open_editor(page, pipeline_id, nodes=len(SEED_IDS))
+
+    await page.get_by_role("tab", name="Plan").click()
+    await page.get_by_label("Backend").select_option("duckdb")
+    reader = node(page, "csv_input_1")
+    await expect(reader).to_have_attribute("data-plan", "pandas")
+    why = f"column 'tags' of '{data_folder.name('people.parquet')}' is map<string, int64 ('tags')>"
+    listed = page.get_by_role("list", name="On pandas, not DuckDB")
+    await expect(listed).to_contain_text(f"csv_input_1 runs on pandas, not DuckDB: {why}")
+    await expect(reader).to_have_attribute(
+        "title", f"runs on pandas, not DuckDB: {why}, kept as pandas keeps it"
+    )
+    for node_id in SEED_IDS[1:]:
+        await expect(node(page, node_id)).to_have_attribute("data-plan", "segment")
