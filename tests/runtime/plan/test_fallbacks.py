@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime.backends.duckdb_reads import check_reads
+from runtime.compile import compile_script
 from runtime.console import print_summary
 from runtime.document.spec import load_document
 from runtime.execution.events import ListSink
@@ -28,6 +29,7 @@ from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare
+from tests.runtime.compile.scripts import run_script
 from tests.runtime.test_cli import runtime_cli
 
 REFUSED = "column 'tags' of 'orders.parquet' is map<"
@@ -138,6 +140,17 @@ def test_the_run_reports_the_fallback_and_writes_what_pandas_writes(folder):
     pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(on_duckdb)), expected)
     tags = expected.set_index("id")["tags"].fillna("missing").to_dict()
     assert tags == {2: '[["b", 2]]', 3: "[]", 4: "missing"}  # pandas' JSON text of the map
+
+
+def test_a_compiled_script_reads_the_refused_file_on_pandas_and_the_rest_on_duckdb(folder):
+    script = compile_script(load_document(PIPELINE), data_root=folder, backend="duckdb")
+    assert "frame_table(orders)" in script  # the reader's rows enter the DuckDB statements
+    (folder / "script.py").write_text(script)
+    finished = run_script(folder / "script.py", "--data-root", str(folder), cwd=folder)
+    assert finished.returncode == 0, finished.stderr
+    compiled = pd.read_parquet(folder / "out.parquet")
+    ran(planned(folder, backend="pandas"), folder)
+    pd.testing.assert_frame_equal(compiled, pd.read_parquet(folder / "out.parquet"))
 
 
 def test_a_reader_of_only_the_other_columns_stays_on_duckdb(folder):
