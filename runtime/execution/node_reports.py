@@ -140,7 +140,7 @@ class NodeReports:
         if result is not outcome_of:
             _take_outcome(result, outcome_of, share)
         result.reason = reason or result.reason
-        if node_id in self.fallbacks:
+        if node_id in self.fallbacks and result.started is not None:  # it ran, on pandas
             result.extra.update(backend="pandas", fallback=self.fallbacks[node_id])
         if node_id in self.cached and result.status == NodeStatus.SUCCEEDED:
             result.reason = REUSED
