@@ -125,6 +125,7 @@ def test_the_run_reports_the_fallback_and_writes_what_pandas_writes(folder):
     result, finals, _ = ran(planned(folder), folder)
     assert finals["orders"]["backend"] == "pandas"
     assert finals["orders"]["fallback"].startswith(REFUSED)
+    assert result.totals["fallbacks"] == {"orders": finals["orders"]["fallback"]}
     for node_id in ON_DUCKDB:
         assert finals[node_id]["backend"] == "duckdb", node_id
         assert "fallback" not in finals[node_id]
