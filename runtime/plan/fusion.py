@@ -65,7 +65,7 @@ def fuse(
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
     schemas = input_schemas(plan, outputs)
     planned = {node_id for segment in plan.segments for node_id in segment.nodes}
-    refused = _refusals(plan, schemas, set(keep), planned, _probing(probe, data_root))
+    refused = _refusals(plan, schemas, set(keep), planned, probe, data_root)
     segment_of = _segments(plan, refused)
     segments = list(plan.segments)
     for index, members in enumerate(_members(plan, segment_of), start=1):
@@ -142,24 +142,12 @@ def _leaves(node: PlannedNode) -> InputRelations:
     return node.operator.arranged(node.params, found)
 
 
-def _probing(probe: Probe | None, area: FileArea) -> Callable[[dict[str, Relation]], None]:
-    """What checks a lowered node's output relations with `probe`, in the run's file area."""
-    if probe is None:
-        return lambda relations: None
-
-    def check(relations: dict[str, Relation]) -> None:
-        for relation in relations.values():
-            probe(relation, area)
-
-    return check
-
-
 def _refusals(
-    plan: Plan, schemas: dict, keep: set[str], planned: set[str], check: Callable
+    plan: Plan, schemas: dict, keep: set[str], planned: set[str], probe: Probe | None, area
 ) -> dict[str, str]:
     """The nodes that stay out of DuckDB's segments, with why: on pandas, or in a segment an
-    earlier pass planned (`planned`). `check` refuses a node whose files the backend would
-    not read as pandas does."""
+    earlier pass planned (`planned`). `probe` refuses a node whose files (in `area`) the
+    backend would not read as pandas does."""
     refused = {}
     for node_id in plan.order:
         node = plan.nodes[node_id]
@@ -170,7 +158,9 @@ def _refusals(
             refused[node_id] = "its rows are shown as they are"
             continue
         try:
-            check(dict(_lowered(node, _leaves(node), schemas[node_id])))
+            lowered = _lowered(node, _leaves(node), schemas[node_id])
+            for relation in lowered.values() if probe is not None else ():
+                probe(relation, area)
         except NotLowerable as error:
             refused[node_id] = str(error)
     return refused
