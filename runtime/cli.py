@@ -228,6 +228,7 @@ def explain_command(args) -> int:
 def _prepared(args):
     """The optimised plan of `args.file`, its file area (with the result store unless
     `--no-cache`) and its connections."""
+    from runtime.backends.duckdb_reads import check_reads
     from runtime.io.paths import CACHE, FileArea
     from runtime.io.position_files import read_positions
     from runtime.plan import build_plan
@@ -244,7 +245,7 @@ def _prepared(args):
     options = RunOptions(fresh=args.fresh, up_to=args.up_to, from_node=args.from_node)
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
-        options=options, positions=read_positions(_positions_file(args)),
+        options=options, positions=read_positions(_positions_file(args)), probe=check_reads,
     )  # fmt: skip
     return plan, area, connections
 

@@ -64,10 +64,11 @@ def cancel_on_interrupt(cancel: Callable[[], object]) -> Iterator[None]:
 
 
 def print_summary(plan, result, *, debug: bool, out: IO[str] | None = None) -> None:
-    """Print a table of every node's status, rows and seconds (to `out`, standard output by
-    default), then the errors on stderr."""
+    """Print a table of every node's status, rows, seconds and the backend it ran on (to
+    `out`, standard output by default), then why each node that ran on pandas rather than
+    DuckDB did so, then the errors on stderr."""
     out = out or sys.stdout
-    rows = [("node", "status", "rows in", "rows out", "seconds")]
+    rows = [("node", "status", "rows in", "rows out", "seconds", "on")]
     order = [node_id for node_id in _document_order(plan) if node_id in result.nodes]
     order += [node_id for node_id in result.nodes if node_id not in order]  # left out
     for node_id in order:
@@ -80,15 +81,21 @@ def print_summary(plan, result, *, debug: bool, out: IO[str] | None = None) -> N
                 "" if rows_in is None else f"{rows_in:,}",
                 "" if node.rows_out is None else f"{node.rows_out:,}",
                 "" if node.duration_s is None else f"{node.duration_s:.3f}",
+                _backend(node),
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
-        cells += [cell.rjust(width) for cell, width in zip(row[2:], widths[2:], strict=True)]
+        cells += [cell.rjust(width) for cell, width in zip(row[2:5], widths[2:5], strict=True)]
+        cells.append(row[5])
         print("  ".join(cells).rstrip(), file=out)
         if index == 0:
             print("  ".join("-" * width for width in widths), file=out)
+    fallbacks = [(node_id, result.nodes[node_id].extra.get("fallback")) for node_id in order]
+    for node_id, why in fallbacks:
+        if why is not None:
+            print(f"{node_id} ran on pandas, not DuckDB: {why}", file=out)
     print(f"\nrun {result.status} in {result.duration_s:.3f} s", file=out)
     for node_id in order:
         node = result.nodes[node_id]
@@ -96,6 +103,14 @@ def print_summary(plan, result, *, debug: bool, out: IO[str] | None = None) -> N
             print(f"{node_id}: {node.status}: {node.error}", file=sys.stderr)
             if debug and node.traceback:
                 print(node.traceback, file=sys.stderr)
+
+
+def _backend(node) -> str:
+    """Where a node ran: its segment's backend, pandas for a node run on its own, nothing
+    for one that did not run (left out, reused)."""
+    if node.extra.get("cached") or node.started is None:
+        return ""
+    return node.extra.get("backend", "pandas")
 
 
 def _document_order(plan) -> list[str]:

@@ -90,6 +90,14 @@ class Stored(Scan):
     location: str = ""
 
 
+def scans_of(relation: Relation) -> Iterator[Scan]:
+    """The scans (stored results included) `relation` reads, directly or through its children."""
+    if isinstance(relation, Scan):
+        yield relation
+    for child in relation.children():
+        yield from scans_of(child)
+
+
 @dataclass(frozen=True)
 class Filter(Relation):
     """The rows where `condition` (expression text; None: every row) is true and none of

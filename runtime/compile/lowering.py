@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.backends.duckdb_reads import check_reads
 from runtime.checks.inference import InferredSchemas
 from runtime.compile.bound import Rendered, Slot, parameter_slots
 from runtime.compile.segments import SegmentSql, segment_sql
@@ -68,7 +69,7 @@ def lowered_segments(
         if values != defaults:
             built = build_plan(pipeline, values, registry, data_root=area)
             planned = eliminate_dead_nodes(built)
-        fused = fuse(planned, backend, data_root=area, connections=connections)
+        fused = fuse(planned, backend, data_root=area, connections=connections, probe=check_reads)
         tasks = tasks_of(fused, retain=_shown(planned))
         found: Rendered = {}
         for segment in fused.segments:

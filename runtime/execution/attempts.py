@@ -121,11 +121,14 @@ def keep_success(
 def _keep_segment_success(
     attempt: Attempt, outputs: dict, reports: NodeReports, store: OutputStore
 ) -> None:
-    """Each member of a segment gets its own figures; the exits go to the store."""
+    """Each member of a segment gets its own figures; the exits go to the store. A segment
+    that ran on pandas instead says so on every member, with why."""
     task = attempt.node
-    backend = task.operator.segment.backend
+    fallback = attempt.ctx.metrics.get("fallback")
+    backend = task.operator.segment.backend if fallback is None else "pandas"
     figures = attempt.ctx.metrics.pop("members", {})
-    for member, ports in reports.segment_outputs(task.id, backend, outputs, figures).items():
+    ran = reports.segment_outputs(task.id, backend, outputs, figures, fallback)
+    for member, ports in ran.items():
         store.put(member, ports)
     for member, recorded in attempt.recorded.items():
         reports.by_node[member].extra.update(recorded)

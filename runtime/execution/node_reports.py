@@ -35,6 +35,8 @@ class NodeReports:
                 self.by_node[node_id] = results[task] if alone else NodeResult(node_id)
         for node_id in [*plan.eliminated, *plan.merged, *plan.reused]:
             self.by_node[node_id] = NodeResult(node_id)
+        self.fallbacks = plan.fallbacks
+        """Nodes the plan leaves to pandas under a backend that lowers, with why."""
         self.cache = plan.cache
         self.cached = set(plan.cache.reading) if plan.cache is not None else set()
         """Nodes that run as reads of their stored results: reported as reused."""
@@ -92,8 +94,11 @@ class NodeReports:
         record = self.cache.store.record(key) if key else {}
         return dict(record.get("rows_in", {})), record.get("rows_out")
 
-    def segment_outputs(self, task: str, backend: str, outputs: dict, figures: dict) -> dict:
-        """A succeeded segment's exits by member, after giving each member its own figures."""
+    def segment_outputs(
+        self, task: str, backend: str, outputs: dict, figures: dict, fallback: str | None = None
+    ) -> dict:
+        """A succeeded segment's exits by member, after giving each member its own figures
+        (`fallback`: why the segment ran on pandas instead of its backend)."""
         by_member: dict[str, dict] = {}
         for member in self.members[task]:
             result = self.by_node[member]
@@ -105,6 +110,8 @@ class NodeReports:
             if result.bytes_out is None:
                 result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
             result.extra = {"segment": task, "backend": backend, **figure.get("metrics", {})}
+            if fallback is not None:
+                result.extra["fallback"] = fallback
             by_member[member] = ports
         return by_member
 
@@ -133,6 +140,8 @@ class NodeReports:
         if result is not outcome_of:
             _take_outcome(result, outcome_of, share)
         result.reason = reason or result.reason
+        if node_id in self.fallbacks and result.started is not None:  # it ran, on pandas
+            result.extra.update(backend="pandas", fallback=self.fallbacks[node_id])
         if node_id in self.cached and result.status == NodeStatus.SUCCEEDED:
             result.reason = REUSED
             result.extra["cached"] = True

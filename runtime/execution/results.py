@@ -84,7 +84,8 @@ class Outcome:
 def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelled: bool) -> Outcome:
     """The outcome of a run whose nodes ended as `results`; `kinds` gives the kind of each
     node that ran (a merged twin's rows were read or written once, by the node that ran).
-    Nodes reused from the result store read and wrote nothing: the totals list them apart."""
+    Nodes reused from the result store read and wrote nothing: the totals list them apart,
+    and the nodes that ran on pandas where DuckDB could not run them, with why."""
     results = list(results)
     failures = [result for result in results if result.status in NodeStatus.FAILURES]
     if cancelled:
@@ -105,6 +106,7 @@ def outcome(results: Iterable[NodeResult], kinds: Mapping[str, str], *, cancelle
             if kinds.get(r.node) == "output" and r.status == NodeStatus.SUCCEEDED
         ),
         "reused": reused,
+        "fallbacks": {r.node: r.extra["fallback"] for r in results if "fallback" in r.extra},
     }  # fmt: skip
     return Outcome(status, "" if first is None else f"{first.node}: {first.error}", totals)
 

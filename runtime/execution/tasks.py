@@ -30,7 +30,8 @@ class Tasks:
 
 class SegmentOperator(Operator):
     """Runs a segment's nodes on their backend, in one go; on pandas, node by node, when the
-    backend finds before starting that it cannot give the same result (a file's types)."""
+    backend finds before starting that it cannot give the same result (a frame's dtypes, a
+    file that changed since planning): the log warns and `metrics["fallback"]` says why."""
 
     name = "segment"
     kind = "process"
@@ -63,7 +64,8 @@ class SegmentOperator(Operator):
                 copies=staged,
             )  # fmt: skip
         except NotLowerable as why:
-            ctx.logger.info(f"{self.segment.id} runs on pandas instead: {why}")
+            ctx.logger.warning(f"{self.segment.id} runs on pandas instead: {why}")
+            ctx.metrics["fallback"] = str(why)
             return self._on_pandas(ctx, frames)
         finally:
             self.copies.adopt(staged)

@@ -82,6 +82,7 @@ def explain_json(plan: Plan) -> dict:
             for segment in plan.segments
         ],
         "pandas": [node_id for node_id in plan.order if node_id not in in_segments],
+        "fallbacks": dict(plan.fallbacks),
         "eliminated": dict(plan.eliminated),
         "merged": dict(plan.merged),
         "notes": list(plan.notes),

@@ -5,12 +5,17 @@ segment that one query runs, with Arrow frames at its edges. The rest run on pan
 reference semantics. `config.backend` (or `--backend`) decides: `pandas` lowers nothing,
 `duckdb` lowers every node that can, and `auto` does so only when the pipeline reads enough
 data for DuckDB to pay for itself, since pandas starts sooner on small files.
+
+A node that lowers may still read a file DuckDB cannot read as pandas does (a column of a type
+the scan refuses). Given a `probe`, fusion checks each lowered node's reads while planning and
+leaves only the refused node to pandas: the segment's boundary moves around it, and the plan's
+`fallbacks` say which node, which column and why.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
@@ -30,6 +35,9 @@ MAX_SEGMENT_NODES = 64
 (and for the renderer, which recurses along a chain)."""
 AUTO_MIN_BYTES = 32 * 2**20
 """Under `auto`, a pipeline reading less than this from files runs on pandas throughout."""
+Probe = Callable[[Relation, FileArea], None]
+"""Checks a lowered node's relation as the backend would run it, raising `NotLowerable` with
+the reason (runtime/backends/duckdb_reads.py: its files' column types)."""
 
 
 def fuse(
@@ -40,10 +48,13 @@ def fuse(
     connections=None,
     keep: Iterable[str] = (),
     schemas: OutputSchemas | None = None,
+    probe: Probe | None = None,
 ) -> Plan:
     """`plan` with its segments and a note per decision; `keep` nodes stay on pandas (a
     preview reads their frame). `schemas`: the nodes' output schemas when the caller has
-    them (the passes keep every node's columns; pruning only drops columns nobody reads)."""
+    them (the passes keep every node's columns; pruning only drops columns nobody reads).
+    `probe`: what checks, while planning, that the backend reads each lowered node's files
+    as pandas does (None: the run finds it, and runs the whole segment on pandas)."""
     if backend == "pandas":
         return _noted(plan, "backend pandas: every node runs on pandas")
     read = sum(_bytes_read(node, data_root) for node in plan.nodes.values())
@@ -54,25 +65,24 @@ def fuse(
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
     schemas = input_schemas(plan, outputs)
     planned = {node_id for segment in plan.segments for node_id in segment.nodes}
-    refused = _refusals(plan, schemas, set(keep), planned)
+    refused = _refusals(plan, schemas, set(keep), planned, probe, data_root)
     segment_of = _segments(plan, refused)
     segments = list(plan.segments)
     for index, members in enumerate(_members(plan, segment_of), start=1):
         relations = _relations(plan, members, schemas)
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
-    notes = [
-        f"{node_id} runs on pandas: {why}"
-        for node_id, why in refused.items()
-        if node_id not in planned
-    ]
+    fallbacks = {node_id: why for node_id, why in refused.items() if node_id not in planned}
+    notes = [f"{node_id} runs on pandas: {why}" for node_id, why in fallbacks.items()]
     # Nodes left to pandas run their params as written: their messages name fields as the
     # document has them (pandas skips unread work by itself).
     nodes = {
         node_id: written[node_id] if node_id in refused else node
         for node_id, node in plan.nodes.items()
     }
-    return dataclasses.replace(plan, nodes=nodes, segments=segments, notes=[*plan.notes, *notes])
+    return dataclasses.replace(
+        plan, nodes=nodes, segments=segments, notes=[*plan.notes, *notes], fallbacks=fallbacks
+    )
 
 
 def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:
@@ -132,9 +142,12 @@ def _leaves(node: PlannedNode) -> InputRelations:
     return node.operator.arranged(node.params, found)
 
 
-def _refusals(plan: Plan, schemas: dict, keep: set[str], planned: set[str]) -> dict[str, str]:
+def _refusals(
+    plan: Plan, schemas: dict, keep: set[str], planned: set[str], probe: Probe | None, area
+) -> dict[str, str]:
     """The nodes that stay out of DuckDB's segments, with why: on pandas, or in a segment an
-    earlier pass planned (`planned`)."""
+    earlier pass planned (`planned`). `probe` refuses a node whose files (in `area`) the
+    backend would not read as pandas does."""
     refused = {}
     for node_id in plan.order:
         node = plan.nodes[node_id]
@@ -145,7 +158,9 @@ def _refusals(plan: Plan, schemas: dict, keep: set[str], planned: set[str]) -> d
             refused[node_id] = "its rows are shown as they are"
             continue
         try:
-            _lowered(node, _leaves(node), schemas[node_id])
+            lowered = _lowered(node, _leaves(node), schemas[node_id])
+            for relation in lowered.values() if probe is not None else ():
+                probe(relation, area)
         except NotLowerable as error:
             refused[node_id] = str(error)
     return refused

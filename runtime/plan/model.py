@@ -77,6 +77,10 @@ class Plan:
     """Chains that run on one backend in one go (empty: every node runs on its own)."""
     notes: list[str] = field(default_factory=list)
     """What the passes did, in words, for `explain`."""
+    fallbacks: dict[str, str] = field(default_factory=dict)
+    """Nodes that fusion leaves to pandas under a backend that lowers, with why (a column of
+    a type DuckDB cannot read as pandas does, an operator that runs on pandas only): `explain`
+    and the run's reports say it."""
     reused: dict[str, dict[str, str]] = field(default_factory=dict)
     """Nodes left out because stored results stand for them (runtime/plan/reuse/reuse_pass.py): each
     with its stored results, `{port: key}` (empty for a node whose result was never stored

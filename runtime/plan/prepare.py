@@ -10,7 +10,7 @@ from runtime.cache.store import ResultStore
 from runtime.errors import PipewrightError
 from runtime.io.incremental import is_incremental
 from runtime.io.paths import FileArea
-from runtime.plan.fusion import fuse
+from runtime.plan.fusion import Probe, fuse
 from runtime.plan.model import Plan
 from runtime.plan.passes import optimize
 from runtime.plan.reuse.reuse_pass import plan_reuse, up_to
@@ -28,13 +28,15 @@ def prepare(
     cluster: str | None = None,
     options: RunOptions | None = None,
     positions: Mapping[str, Any] | None = None,
+    probe: Probe | None = None,
 ) -> Plan:
     """`plan` optimised for a run; `backend` overrides the document's `config.backend`,
     `keep` names nodes whose whole output the caller reads (a preview's node), and `cluster`
     is the address of the Dask scheduler the run may send partitions to. `options` make it a
     run's plan (runtime/plan/run_options.py): it then reuses and stores results in
     `data_root.cache` when there is one and `config.cache` is on. `positions` are where the
-    incremental inputs start, by node id (runtime/io/incremental.py)."""
+    incremental inputs start, by node id (runtime/io/incremental.py). `probe` checks the files
+    lowered nodes read (runtime/plan/fusion.py)."""
     backend = backend or plan.config.backend
     plan = with_positions(plan, positions or {})
     keep = set(keep)
@@ -59,8 +61,9 @@ def prepare(
 
         plan = partition(plan, cluster, data_root, keep)
     return fuse(
-        plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas
-    )
+        plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas,
+        probe=probe,
+    )  # fmt: skip
 
 
 def with_positions(plan: Plan, positions: Mapping[str, Any]) -> Plan:

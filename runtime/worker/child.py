@@ -28,6 +28,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import asdict
 
+from runtime.backends.duckdb_reads import check_reads
 from runtime.document.spec import load_document
 from runtime.errors import PipewrightError
 from runtime.execution.events import Event
@@ -77,7 +78,7 @@ def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
         plan = build_plan(load_document(order.document), order.parameters)
         plan = prepare(
             plan, data_root=order.area, connections=order.connections, cluster=order.cluster,
-            options=order.run_options, positions=order.positions,
+            options=order.run_options, positions=order.positions, probe=check_reads,
         )  # fmt: skip
         with host.executing(plan):
             result = execute(

@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from runtime.backends.duckdb_reads import check_reads
 from runtime.checks.inference import infer_schemas, run_problems
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
@@ -65,7 +66,7 @@ def _plan(order: JobOrder) -> dict:
     plan = build_plan(load_document(order.document), order.parameters, data_root=order.area)
     prepared = prepare(
         plan, backend=order.options.get("backend"), data_root=order.area,
-        connections=order.connections, cluster=order.options.get("cluster"),
+        connections=order.connections, cluster=order.options.get("cluster"), probe=check_reads,
     )  # fmt: skip
     return {"problems": [], "plan": explain_json(prepared)}
 

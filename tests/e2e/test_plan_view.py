@@ -6,10 +6,12 @@ leaving the tab takes the marks off the cards.
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.editor_page import node, open_editor, save
+from tests.e2e.editor_page import node, open_editor, save, select
 from tests.e2e.seed_pipeline import PEOPLE, seed
 from tests.e2e.test_editor_runs import SEED_IDS
 
@@ -66,3 +68,64 @@ async def test_the_plan_tab_shows_the_text_and_marks_every_node(
 
     await page.get_by_role("tab", name="Logs").click()
     await expect(page.locator("[data-plan]")).to_have_count(0)
+
+
+def tagged(data_folder) -> dict:
+    """The seed over a Parquet file whose map column DuckDB cannot read as pandas does."""
+    tags = pa.array([[("a", 1)], None, [], [("b", 2)]], pa.map_(pa.string(), pa.int64()))
+    table = pa.table({"id": [1, 2, 3, 4], "age": [36, 17, 85, 41], "tags": tags})
+    pq.write_table(table.append_column("country", pa.array(["FR", "FI", "US", "GB"])),
+                   data_folder / "people.parquet")  # fmt: skip
+    document = seed(data_folder)
+    document["nodes"][0] = {
+        **document["nodes"][0],
+        "operator": "parquet_input",
+        "params": {"path": data_folder.name("people.parquet")},
+    }
+    document["nodes"][2]["params"]["aggregations"][1]["column"] = "age"
+    return document
+
+
+def refusal(data_folder) -> str:
+    return f"column 'tags' of '{data_folder.name('people.parquet')}' is map<string, int64 ('tags')>"
+
+
+async def test_the_plan_tab_says_which_column_keeps_a_node_off_duckdb_and_why(
+    signed_in, api, data_folder
+):
+    """Only the reader of the map column leaves the segment, and the tab and its card say
+    which column and why."""
+    page = signed_in
+    pipeline_id = await api.create(tagged(data_folder))
+    await open_editor(page, pipeline_id, nodes=len(SEED_IDS))
+
+    await page.get_by_role("tab", name="Plan").click()
+    await page.get_by_label("Backend").select_option("duckdb")
+    reader = node(page, "csv_input_1")
+    await expect(reader).to_have_attribute("data-plan", "pandas")
+    why = refusal(data_folder)
+    listed = page.get_by_role("list", name="On pandas, not DuckDB")
+    await expect(listed).to_contain_text(f"csv_input_1 runs on pandas, not DuckDB: {why}")
+    await expect(reader).to_have_attribute(
+        "title", f"runs on pandas, not DuckDB: {why}, kept as pandas keeps it"
+    )
+    for node_id in SEED_IDS[1:]:
+        await expect(node(page, node_id)).to_have_attribute("data-plan", "segment")
+
+
+async def test_a_run_on_duckdb_says_which_node_ran_on_pandas_and_why(signed_in, api, data_folder):
+    page = signed_in
+    document = {**tagged(data_folder), "config": {"backend": "duckdb"}}
+    pipeline_id = await api.create(document)
+    await open_editor(page, pipeline_id, nodes=len(SEED_IDS))
+
+    await page.get_by_role("button", name="Run", exact=True).click()
+    for node_id in SEED_IDS:
+        await expect(node(page, node_id)).to_have_attribute("data-status", "succeeded")
+    details = page.get_by_role("complementary", name="Node").locator(".pw-run-details")
+    await select(page, "csv_input_1")
+    await expect(details).to_contain_text("Ran onpandas")
+    await expect(details).to_contain_text(f"On pandas, not DuckDB: {refusal(data_folder)}")
+    await select(page, "filter_1")
+    await expect(details).to_contain_text("Ran onduckdb")
+    await expect(details).not_to_contain_text("On pandas, not DuckDB")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from editor.models import Role, Run
@@ -19,7 +21,7 @@ def test_the_owner_gets_the_plan_with_its_text(client, pipeline_id, data_root):
     response = plan_of(client, pipeline_id)
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"segments", "pandas", "eliminated", "merged", "notes", "text"}
+    assert set(body) == {"segments", "pandas", "fallbacks", "eliminated", "merged", "notes", "text"}
     assert body["text"].startswith("Plan of 'Adults'")
     assert not Run.objects.exists()
 
@@ -39,6 +41,26 @@ def test_backend_duckdb_answers_the_segments_the_planner_made(client, pipeline_i
     for segment in body["segments"]:
         assert segment["backend"] == "duckdb"
         assert f"{segment['id']} on duckdb" in body["text"]
+
+
+def test_a_column_duckdb_cannot_read_leaves_only_its_reader_on_pandas_and_says_why(
+    client, data_root
+):
+    tags = pa.array([[("a", 1)], None, []], pa.map_(pa.string(), pa.int64()))
+    pq.write_table(
+        pa.table({"id": [1, 2, 3], "age": [36, 17, 85], "tags": tags}), data_root / "tagged.parquet"
+    )
+    reader = {"id": "read", "operator": "parquet_input", "params": {"path": "tagged.parquet"}}
+    document = {**SEED, "nodes": [reader, *SEED["nodes"][1:]]}
+    pipeline_id = post_json(client, "/api/pipelines", document).json()["id"]
+    body = plan_of(client, pipeline_id, "?backend=duckdb").json()
+    why = (
+        "column 'tags' of 'tagged.parquet' is map<string, int64 ('tags')>, kept as pandas keeps it"
+    )
+    assert body["fallbacks"] == {"read": why}
+    assert body["pandas"] == ["read"]
+    assert [segment["nodes"] for segment in body["segments"]] == [["adults", "write"]]
+    assert f"read runs on pandas: {why}" in body["text"]
 
 
 def test_an_unknown_backend_is_refused_naming_the_field(client, pipeline_id):

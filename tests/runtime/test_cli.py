@@ -74,9 +74,10 @@ def test_run_prints_a_summary_table_and_writes_events(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["node", "status", "rows", "in", "rows", "out", "seconds"]
+    assert lines[0].split() == ["node", "status", "rows", "in", "rows", "out", "seconds", "on"]
     assert lines[2].split()[:3] == ["read", "succeeded", "2"]  # no rows in, 2 out
     assert lines[3].split()[:4] == ["write", "succeeded", "2", "0"]  # 2 in, none out
+    assert lines[3].split()[-1] == "pandas"  # small inputs: the backend `auto` chose
     assert "run succeeded in" in result.stdout
     events = read_json_lines(tmp_path / "ev.jsonl")
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))

@@ -20,6 +20,11 @@ class ExplainedPlan(Schema):
 
     segments: list[PlanSegment]
     pandas: list[str] = Field(description="Nodes run one by one on pandas, in run order.")
+    fallbacks: dict[str, str] = Field(
+        default_factory=dict,
+        description="Nodes left to pandas although the backend lowers, with why (a column of "
+        "a type DuckDB cannot read as pandas does, an operator that runs on pandas only).",
+    )
     eliminated: dict[str, str] = Field(description="Nodes not run, with the reason.")
     merged: dict[str, str] = Field(description="Nodes computed once: alias to the kept node.")
     notes: list[str]

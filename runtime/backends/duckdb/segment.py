@@ -35,7 +35,7 @@ from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
 from runtime.lazy import pd
-from runtime.relational import Relation, Scan
+from runtime.relational import Relation, scans_of
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype
 
@@ -311,15 +311,8 @@ def _node_named(message: str, members: dict[str, dict[str, Relation]], scans) ->
     first, so the reading node is found before those that consume its rows)."""
     for node, ports in members.items():
         for relation in ports.values():
-            for scan in _scans(relation):
+            for scan in scans_of(relation):
                 named = [scan.path, *(file.name for file in scans.get(scan.path, ()))]
                 if any(name in message for name in named):
                     return node
     return None
-
-
-def _scans(relation: Relation):
-    if isinstance(relation, Scan):
-        yield relation
-    for child in relation.children():
-        yield from _scans(child)

@@ -321,6 +321,7 @@ def test_the_run_outcome_is_computed_once_and_carried_by_the_result_and_run_fini
         "rows_read": 4,
         "rows_written": 4,
         "reused": [],
+        "fallbacks": {},
     }
 
 

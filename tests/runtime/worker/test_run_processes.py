@@ -226,7 +226,7 @@ def test_a_supervisor_ends_a_run_continuing_its_numbering_and_settling_every_nod
     assert ending[0]["error"] == ending[1]["reason"] == ending[2]["error"]
     assert ending[2]["totals"] == {
         "nodes": {"cancelled": 1, "failed": 1, "succeeded": 1}, "rows_read": 12, "rows_written": 0,
-        "reused": [],
+        "reused": [], "fallbacks": {},
     }  # fmt: skip
 
 

@@ -1,5 +1,5 @@
-// A node's run details in the side panel (its status, rows, rates, the error and traceback)
-// and the columns at its ports.
+// A node's run details in the side panel (its status, rows, rates, the backend it ran on and
+// why pandas when DuckDB could not, the error and traceback) and the columns at its ports.
 
 import {
   formatCount,
@@ -41,6 +41,12 @@ export function RunDetails({ run, kind, sets }) {
         <dd>{formatDuration(metrics.duration_s)}</dd>
         <dt>Speed</dt>
         <dd>{formatRate(incoming ?? metrics.rows_out, metrics.duration_s) ?? "–"}</dd>
+        {metrics.backend ? (
+          <>
+            <dt>Ran on</dt>
+            <dd>{metrics.backend}</dd>
+          </>
+        ) : null}
         {run.attempt > 1 ? (
           <>
             <dt>Attempts</dt>
@@ -48,6 +54,9 @@ export function RunDetails({ run, kind, sets }) {
           </>
         ) : null}
       </dl>
+      {metrics.fallback ? (
+        <p className="pw-small pw-run-fallback">On pandas, not DuckDB: {metrics.fallback}</p>
+      ) : null}
       {run.error ? (
         <div className="pw-run-error" role="alert">
           <strong>Error:</strong> {run.error}

@@ -1,5 +1,6 @@
 // The bottom panel's plan tab: the backend to plan for, the legend of the marks on the
-// cards, and `explain`'s text; a refused plan shows the server's message and problems.
+// cards, the nodes left to pandas under a backend that lowers (which column, why), and
+// `explain`'s text; a refused plan shows the server's message and problems.
 
 import "./plan.css";
 import { planClasses } from "./plan.js";
@@ -67,5 +68,19 @@ function PlanBody({ shown }) {
     );
   }
   if (!shown.plan) return <p className="pw-muted pw-pad">Planning…</p>;
-  return <pre className="pw-plan-text">{shown.plan.text}</pre>;
+  const fallbacks = Object.entries(shown.plan.fallbacks ?? {});
+  return (
+    <>
+      {fallbacks.length ? (
+        <ul className="pw-plan-fallbacks pw-pad" aria-label="On pandas, not DuckDB">
+          {fallbacks.map(([id, why]) => (
+            <li key={id}>
+              <strong>{id}</strong> runs on pandas, not DuckDB: {why}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <pre className="pw-plan-text">{shown.plan.text}</pre>
+    </>
+  );
 }

@@ -1,5 +1,6 @@
 // The plan view's model: from the server's plan (`GET …/plan`: segments, nodes left on
-// pandas, eliminated and merged nodes) to how each card is marked, and the legend.
+// pandas and why when the backend lowers, eliminated and merged nodes) to how each card is
+// marked, and the legend.
 
 /** Segment outlines take their colour from this many tones (editor.css `.pw-plan-tone-N`). */
 export const PLAN_TONES = 4;
@@ -32,12 +33,16 @@ export function planMarks(plan) {
       title,
     };
   });
+  const fallbacks = plan.fallbacks ?? {};
   for (const id of plan.pandas)
     byNode[id] = {
       kind: "pandas",
       backend: "pandas",
       label: "pandas",
-      title: "runs on pandas, node by node",
+      title:
+        id in fallbacks
+          ? `runs on pandas, not DuckDB: ${fallbacks[id]}`
+          : "runs on pandas, node by node",
     };
   for (const [id, reason] of Object.entries(plan.eliminated))
     byNode[id] = { kind: "eliminated", label: "not run", title: `not run: ${reason}` };

@@ -61,6 +61,16 @@ describe("the plan view's marks", () => {
     ]);
   });
 
+  it("say why a node runs on pandas when the backend would have lowered it", () => {
+    const why = "column 'tags' of 'orders.parquet' is map<string, int64>, kept as pandas keeps it";
+    const { byNode } = planMarks(plan({ pandas: ["orders", "excel"], fallbacks: { orders: why } }));
+    expect(byNode.orders).toMatchObject({
+      kind: "pandas",
+      title: `runs on pandas, not DuckDB: ${why}`,
+    });
+    expect(byNode.excel.title).toBe("runs on pandas, node by node");
+  });
+
   it("become card classes only inside the plan view", () => {
     expect(planClasses(undefined)).toBe("");
     expect(planClasses({ kind: "segment", tone: 2 })).toBe(" pw-plan-segment pw-plan-tone-2");

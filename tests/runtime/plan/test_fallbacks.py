@@ -1,0 +1,178 @@
+"""Where DuckDB cannot read a file's column as pandas does, only the node reading it runs on
+pandas: the plan finds it while planning, the segment's boundary moves around that node, and
+`explain`, the run's events and the command line's summary say which column and why. A
+fallback found only when the run starts is reported the same way, never silent.
+
+The column is a Parquet map: pandas' reader turns it into JSON text, which DuckDB cannot
+reproduce, so it stays refused whatever other types the scans learn to read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from runtime.backends.duckdb_reads import check_reads
+from runtime.compile import compile_script
+from runtime.console import print_summary
+from runtime.document.spec import load_document
+from runtime.execution.events import ListSink
+from runtime.execution.executor import execute
+from runtime.execution.statuses import NodeStatus
+from runtime.io.paths import FileArea
+from runtime.plan import build_plan
+from runtime.plan.explain import explain, explain_json
+from runtime.plan.prepare import prepare
+from tests.runtime.compile.scripts import run_script
+from tests.runtime.test_cli import runtime_cli
+
+REFUSED = "column 'tags' of 'orders.parquet' is map<"
+ON_DUCKDB = {"countries", "big", "named", "ordered", "write"}
+
+PIPELINE = {
+    "name": "Tagged orders",
+    "nodes": [
+        {"id": "orders", "operator": "parquet_input", "params": {"path": "orders.parquet"}},
+        {"id": "countries", "operator": "csv_input", "params": {"path": "countries.csv"}},
+        {"id": "big", "operator": "filter", "params": {"condition": "amount > 1.6"}},
+        {
+            "id": "named",
+            "operator": "join",
+            "params": {"how": "inner", "left_on": "country", "right_on": "country"},
+        },
+        {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "id"}]}},
+        {"id": "write", "operator": "parquet_output", "params": {"path": "out.parquet"}},
+    ],
+    "edges": [
+        {"source": "orders", "target": "big"},
+        {"source": "big", "target": "named", "target_port": "left"},
+        {"source": "countries", "target": "named", "target_port": "right"},
+        {"source": "named", "target": "ordered"},
+        {"source": "ordered", "target": "write"},
+    ],
+}
+
+
+def by_duckdb(path) -> None:
+    duckdb.sql(
+        "COPY (SELECT id, amount::DOUBLE AS amount, tags, country FROM (VALUES"
+        " (1, 1.5, MAP {'a': 1}, 'fr'), (2, 2.0, MAP {'b': 2}, 'de'), (3, 3.25, MAP {}, 'fr'),"
+        " (4, 4.0, NULL, 'it')) AS t(id, amount, tags, country))"
+        f" TO '{path}' (FORMAT parquet)"
+    )
+
+
+def by_pyarrow(path) -> None:
+    tags = pa.array([[("a", 1)], [("b", 2)], [], None], pa.map_(pa.string(), pa.int64()))
+    table = pa.table(
+        {"id": [1, 2, 3, 4], "amount": [1.5, 2.0, 3.25, 4.0], "tags": tags},
+    ).append_column("country", pa.array(["fr", "de", "fr", "it"]))
+    pq.write_table(table, path)
+
+
+@pytest.fixture(params=[by_duckdb, by_pyarrow], ids=["duckdb-copy", "pyarrow"])
+def folder(request, tmp_path):
+    request.param(tmp_path / "orders.parquet")
+    (tmp_path / "countries.csv").write_text("country,name\nfr,France\nde,Germany\nit,Italy\n")
+    return tmp_path
+
+
+def planned(folder, document=PIPELINE, backend="duckdb", probe=check_reads):
+    plan = build_plan(load_document(document))
+    return prepare(plan, backend=backend, data_root=FileArea.of(folder), probe=probe)
+
+
+def ran(plan, folder):
+    sink = ListSink()
+    result = execute(plan, sinks=[sink], data_root=FileArea.of(folder))
+    assert result.ok, result.error
+    finals = {
+        event["node"]: event["metrics"]
+        for event in sink.of_type("node_status")
+        if event["status"] in NodeStatus.FINAL
+    }
+    return result, finals, sink
+
+
+def test_explain_names_the_column_and_only_its_reader_leaves_the_segment(folder):
+    plan = planned(folder)
+    assert [set(segment.nodes) for segment in plan.segments] == [ON_DUCKDB]
+    assert plan.fallbacks["orders"].startswith(REFUSED)
+    assert plan.fallbacks["orders"].endswith("kept as pandas keeps it")
+    text = explain(plan)
+    assert "on pandas: orders\n" in text
+    assert f"- orders runs on pandas: {REFUSED}" in text
+    assert explain_json(plan)["fallbacks"] == {"orders": plan.fallbacks["orders"]}
+
+
+def test_the_command_line_explains_the_fallback(folder):
+    (folder / "pipeline.json").write_text(json.dumps(PIPELINE))
+    result = runtime_cli(
+        "explain", "pipeline.json", "--data-root", ".", "--backend", "duckdb", cwd=folder
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"orders runs on pandas: {REFUSED}" in result.stdout
+    assert "segment:1 on duckdb" in result.stdout
+
+
+def test_the_run_reports_the_fallback_and_writes_what_pandas_writes(folder):
+    result, finals, _ = ran(planned(folder), folder)
+    assert finals["orders"]["backend"] == "pandas"
+    assert finals["orders"]["fallback"].startswith(REFUSED)
+    assert result.totals["fallbacks"] == {"orders": finals["orders"]["fallback"]}
+    for node_id in ON_DUCKDB:
+        assert finals[node_id]["backend"] == "duckdb", node_id
+        assert "fallback" not in finals[node_id]
+    on_duckdb = (folder / "out.parquet").read_bytes()
+    summary = io.StringIO()
+    print_summary(planned(folder), result, debug=False, out=summary)
+    lines = summary.getvalue().splitlines()
+    assert lines[2].split()[0] == "orders" and lines[2].split()[-1] == "pandas"
+    assert f"orders ran on pandas, not DuckDB: {REFUSED}" in summary.getvalue()
+
+    ran(planned(folder, backend="pandas"), folder)
+    expected = pd.read_parquet(folder / "out.parquet")
+    pd.testing.assert_frame_equal(pd.read_parquet(io.BytesIO(on_duckdb)), expected)
+    tags = expected.set_index("id")["tags"].fillna("missing").to_dict()
+    assert tags == {2: '[["b", 2]]', 3: "[]", 4: "missing"}  # pandas' JSON text of the map
+
+
+def test_a_compiled_script_reads_the_refused_file_on_pandas_and_the_rest_on_duckdb(folder):
+    script = compile_script(load_document(PIPELINE), data_root=folder, backend="duckdb")
+    assert "frame_table(orders)" in script  # the reader's rows enter the DuckDB statements
+    (folder / "script.py").write_text(script)
+    finished = run_script(folder / "script.py", "--data-root", str(folder), cwd=folder)
+    assert finished.returncode == 0, finished.stderr
+    compiled = pd.read_parquet(folder / "out.parquet")
+    ran(planned(folder, backend="pandas"), folder)
+    pd.testing.assert_frame_equal(compiled, pd.read_parquet(folder / "out.parquet"))
+
+
+def test_a_reader_of_only_the_other_columns_stays_on_duckdb(folder):
+    """The check is of the columns the scan reads: a reader whose `columns` leave the map out
+    lowers with the rest (DuckDB scans read every column of a file whose reader names none)."""
+    columns = ["id", "amount", "country"]
+    reader = {**PIPELINE["nodes"][0], "params": {"path": "orders.parquet", "columns": columns}}
+    document = {**PIPELINE, "nodes": [reader, *PIPELINE["nodes"][1:]]}
+    plan = planned(folder, document)
+    assert plan.fallbacks == {}
+    assert [set(segment.nodes) for segment in plan.segments] == [{*ON_DUCKDB, "orders"}]
+    _, finals, _ = ran(plan, folder)
+    assert {metrics["backend"] for metrics in finals.values()} == {"duckdb"}
+
+
+def test_a_fallback_found_only_when_the_run_starts_is_reported_on_every_member(folder):
+    plan = planned(folder, probe=None)  # the plan did not look at the files
+    assert plan.fallbacks == {} and [len(segment.nodes) for segment in plan.segments] == [6]
+    _, finals, sink = ran(plan, folder)
+    for node_id, metrics in finals.items():
+        assert metrics["backend"] == "pandas", node_id
+        assert metrics["fallback"].startswith(REFUSED), node_id
+    warnings = [event for event in sink.of_type("node_log") if event["level"] == "warning"]
+    assert any(f"runs on pandas instead: {REFUSED}" in event["message"] for event in warnings)
