@@ -4,7 +4,8 @@ Grouped tables go through one `groupby(...).agg(...)` call with named aggregatio
 the group keys (groups whose key is null are kept, last). Without group keys the whole table is
 summarised into one row, with the same meaning for every function, also for an empty table.
 Result dtypes follow runtime/tables/frames.py: counts are Int64, means float64, and the functions
-that pick values (min, max, first, last) keep the input's dtype.
+that pick values (min, max, first, last) keep the input's dtype. Decimals follow DuckDB's
+DECIMAL: a sum is exact, of 38 digits at the column's scale; a mean, median or std is a float.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from operator import methodcaller
 from typing import Literal
 
 import numpy as np
+import pyarrow as pa
 from pydantic import Field, model_validator
 
 from runtime import relational
@@ -30,7 +32,8 @@ from runtime.operators.column_params import (
     require_type,
 )
 from runtime.operators.contract import Operator, OperatorParams
-from runtime.tables.schema import Column, Schema
+from runtime.tables.frames import MAX_DECIMAL_DIGITS
+from runtime.tables.schema import Column, Schema, is_decimal_dtype
 
 Function = Literal[
     "count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first", "last"
@@ -48,6 +51,8 @@ FIXED_TYPES = {
 FIXED_DTYPES = {"integer": "Int64", "float": "float64"}
 """The engine's dtype for each of those fixed types."""
 _NEED_NUMBERS = ("sum", "mean", "median", "std")
+_IN_FLOATS = ("mean", "median", "std")
+"""Functions computed in floats, also of decimals."""
 _IN_ROW_ORDER = ("first", "last")
 """Functions that pick a value by its place in the input, which a columnar backend does not
 keep through a parallel aggregate."""
@@ -123,8 +128,9 @@ class Aggregate(Operator):
         params: AggregateParams = ctx.params
         frame = inputs["in"]
         aggregate_columns(params, frame_schema(frame))
-        result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
         dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
+        frame, params = decimals_as_floats(frame, params)
+        result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
         return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
 
@@ -137,6 +143,29 @@ class Aggregate(Operator):
             for a in params.aggregations
         )
         return {"out": relational.Aggregate(inputs["in"], tuple(params.group_by), calls)}
+
+
+def decimals_as_floats(
+    frame: pd.DataFrame, params: AggregateParams
+) -> tuple[pd.DataFrame, AggregateParams]:
+    """The frame and params with each mean, median or std of a decimal column reading a float
+    copy of it: pandas would average in decimals rounded to the column's scale, DuckDB in
+    floats. The copies' names start with a prefix no column of the frame starts with."""
+    prefix = "__float "
+    while any(str(name).startswith(prefix) for name in frame.columns):
+        prefix = "_" + prefix
+    copies, aggregations = {}, []
+    for aggregation in params.aggregations:
+        column = aggregation.column
+        if aggregation.function in _IN_FLOATS and is_decimal_dtype(frame[column].dtype):
+            copy = copies.setdefault(prefix + column, frame[column].astype("float64"))
+            aggregation = aggregation.model_copy(
+                update={"column": prefix + column, "name": aggregation.output_name}
+            )
+        aggregations.append(aggregation)
+    if not copies:
+        return frame, params
+    return frame.assign(**copies), params.model_copy(update={"aggregations": aggregations})
 
 
 def _grouped(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
@@ -198,7 +227,12 @@ _REDUCERS: dict[str, Callable[[pd.Series], object]] = {
 def _result_dtype(aggregation: Aggregation, frame: pd.DataFrame):
     """The dtype of a summary column, following the engine's convention."""
     fixed = FIXED_TYPES.get(aggregation.function)
-    return frame[aggregation.column].dtype if fixed is None else FIXED_DTYPES[fixed]
+    if fixed is not None:
+        return FIXED_DTYPES[fixed]
+    dtype = frame[aggregation.column].dtype
+    if aggregation.function == "sum" and is_decimal_dtype(dtype):  # DuckDB's SUM of a DECIMAL
+        return pd.ArrowDtype(pa.decimal128(MAX_DECIMAL_DIGITS, dtype.pyarrow_dtype.scale))
+    return dtype
 
 
 def aggregate_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
@@ -225,6 +259,6 @@ def _summary_column(index: int, aggregation: Aggregation, schema: Schema) -> Col
     field = f"aggregations[{index}].column"
     column = column_of(field, aggregation.column, schema)
     if function in _NEED_NUMBERS:
-        require_type(field, column, NUMBERS, f"{function} needs numbers")
+        require_type(field, column, (*NUMBERS, "decimal"), f"{function} needs numbers")
     type_name = FIXED_TYPES.get(function, column.type)
     return Column(aggregation.output_name, type_name, function not in _NEVER_NULL)

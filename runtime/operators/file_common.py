@@ -13,8 +13,9 @@ they are on the server.
 
 Sources hold more kinds of values than the six public types. `conform_table` maps each to one
 of them before `to_pandas`: nested records become one column per field (`address.city`),
-lists and maps become their JSON text, decimals and narrow floats become `float`, and
-anything else without a public type (times of day, durations, bytes) becomes text.
+lists and maps become their JSON text, decimals of up to 38 digits stay `decimal` (wider ones
+and narrow floats become `float`), and anything else without a public type (times of day,
+durations, bytes) becomes text.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.operators.file_checks import named_files
 from runtime.operators.file_identity import files_identity
 from runtime.tables.casting import cast_series
-from runtime.tables.frames import public_type, to_pandas
+from runtime.tables.frames import is_exact_decimal, public_type, to_pandas
 from runtime.tables.schema import Column, Schema, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -231,6 +232,8 @@ def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
         return _conform_column(column.cast(kind.value_type))
     if pa.types.is_nested(kind):
         return _json_text(column)
+    if is_exact_decimal(kind):
+        return column.cast(pa.decimal128(kind.precision, kind.scale))
     if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         return column.cast(pa.float64())
     if pa.types.is_date64(kind):

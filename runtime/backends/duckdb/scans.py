@@ -33,6 +33,7 @@ from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_optio
 from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.plan.reuse.stored_result import GONE
 from runtime.relational import Scan, Stored
+from runtime.tables.frames import is_exact_decimal
 from runtime.tables.schema import Column, Schema
 
 NULL_MARKERS = pa_csv.ConvertOptions().null_values
@@ -195,9 +196,13 @@ def _parquet_schema(file: InputFile) -> pa.Schema:
 def _parquet_column(source: str, name: str, kind: pa.DataType) -> tuple[str, Column]:
     """The SELECT expression giving `name` the type `parquet_input` gives it."""
     column = quoted(name)
+    if pa.types.is_dictionary(kind):  # DuckDB reads the values, as pandas does
+        return _parquet_column(source, name, kind.value_type)
     if pa.types.is_integer(kind) and kind != pa.uint64():
         return column, Column(name, "integer")
-    if pa.types.is_floating(kind):
+    if is_exact_decimal(kind):  # DuckDB's DECIMAL(p, s) is Arrow's decimal128(p, s)
+        return column, Column(name, "decimal")
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         return f"CAST({column} AS DOUBLE) AS {column}", Column(name, "float")
     if pa.types.is_timestamp(kind) and kind.tz is None:
         return f"CAST({column} AS {_TIMESTAMPS[kind.unit]}) AS {column}", Column(name, "datetime")
@@ -205,7 +210,8 @@ def _parquet_column(source: str, name: str, kind: pa.DataType) -> tuple[str, Col
         (pa.types.is_boolean, "boolean"),
         (pa.types.is_string, "string"),
         (pa.types.is_large_string, "string"),
-        (pa.types.is_date32, "date"),
+        (pa.types.is_string_view, "string"),
+        (pa.types.is_date, "date"),  # date64 too: Parquet stores either as days
     ):
         if check(kind):
             return column, Column(name, type_name)

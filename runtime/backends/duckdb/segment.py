@@ -37,7 +37,7 @@ from runtime.io.paths import FileArea
 from runtime.lazy import pd
 from runtime.relational import Relation, Scan
 from runtime.tables.frames import to_pandas
-from runtime.tables.schema import date_dtype
+from runtime.tables.schema import date_dtype, is_decimal_dtype
 
 PROGRESS_INTERVAL_S = 0.2
 Exit = tuple[str, str]
@@ -285,7 +285,7 @@ def frame_table(frame: pd.DataFrame) -> pa.Table:
     for name, dtype in frame.dtypes.items():
         plain = dtype == "float64" or isinstance(dtype, pd.StringDtype)
         timed = pd.api.types.is_datetime64_dtype(dtype) and getattr(dtype, "tz", None) is None
-        if not (plain or timed or dtype in _conventional()):
+        if not (plain or timed or dtype in _conventional() or is_decimal_dtype(dtype)):
             raise NotLowerable(f"column '{name}' is held as {dtype}, which stays on pandas")
     return pa.Table.from_pandas(frame, preserve_index=False)
 
