@@ -158,7 +158,7 @@ def decimals_as_floats(
     for aggregation in params.aggregations:
         column = aggregation.column
         if aggregation.function in _IN_FLOATS and is_decimal_dtype(frame[column].dtype):
-            copy = copies.setdefault(prefix + column, frame[column].astype("float64"))
+            copies.setdefault(prefix + column, frame[column].astype("float64"))
             aggregation = aggregation.model_copy(
                 update={"column": prefix + column, "name": aggregation.output_name}
             )
