@@ -37,6 +37,16 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas(types_mapper=_pandas_dtype)
 
 
+def restored(table: pa.Table) -> pd.DataFrame:
+    """A frame pandas wrote (with its metadata) in the dtypes it had; pandas' metadata alone
+    would make a decimal column one of Python `Decimal` objects."""
+    return table.to_pandas(types_mapper=_decimal_dtype)
+
+
+def _decimal_dtype(arrow_type: pa.DataType):
+    return _pandas_dtype(arrow_type) if is_exact_decimal(arrow_type) else None
+
+
 def table_schema(table: pa.Table) -> Schema | None:
     """`schema_of(to_pandas(table))` read off the Arrow table, without pandas (None when a
     column's type is one whose conversion only pandas knows).
