@@ -15,7 +15,8 @@ Sources hold more kinds of values than the six public types. `conform_table` map
 of them before `to_pandas`: nested records become one column per field (`address.city`),
 lists and maps become their JSON text, decimals of up to 38 digits stay `decimal` (wider ones
 and narrow floats become `float`), and anything else without a public type (times of day,
-durations, bytes) becomes text.
+durations, bytes) becomes text: bytes the UTF-8 they hold, or `0x` and their hexadecimal
+digits where they hold none.
 """
 
 from __future__ import annotations
@@ -238,6 +239,8 @@ def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
         return column.cast(pa.float64())
     if pa.types.is_date64(kind):
         return column.cast(pa.date32())
+    if any(check(kind) for check in _BYTES):
+        return _bytes_text(column)
     if not _has_public_type(kind):
         return column.cast(pa.string())
     return column
@@ -255,6 +258,33 @@ def _has_public_type(kind: pa.DataType) -> bool:
             pa.types.is_timestamp,
         )
     )
+
+
+_BYTES = (
+    pa.types.is_binary,
+    pa.types.is_large_binary,
+    pa.types.is_binary_view,
+    pa.types.is_fixed_size_binary,
+)
+
+
+def _bytes_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Bytes as the UTF-8 text they hold, or where a value holds none, `0x` and its hexadecimal
+    digits (as previews show bytes), value by value only when the column is not all text."""
+    try:
+        return column.cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.chunked_array(
+            [[None if value is None else _text_of(value) for value in column.to_pylist()]],
+            pa.string(),
+        )
+
+
+def _text_of(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return "0x" + value.hex()
 
 
 def _json_text(column: pa.ChunkedArray) -> pa.Array:

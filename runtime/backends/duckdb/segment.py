@@ -181,9 +181,22 @@ def run_segment(
             connection.close()
         staging.close()  # the staged files that were not published
         shutil.rmtree(spill_dir, ignore_errors=True)
-    results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
+    results = {exit: to_pandas(_in_utc(done[relations[exit]])) for exit in exits}
     rows = {**tally.rows(members), **dict.fromkeys(writes, 0)}  # an output node yields none
     return SegmentResult(results, rows, written)
+
+
+def _in_utc(table: pa.Table) -> pa.Table:
+    """The exit's datetimes with a zone named `UTC`, as the files they come from and pandas
+    name it (DuckDB says `Etc/UTC`; a scan lowers no other zone: parquet_types.py)."""
+    fields = [
+        field.with_type(pa.timestamp(field.type.unit, "UTC"))
+        if pa.types.is_timestamp(field.type) and field.type.tz == "Etc/UTC"
+        else field
+        for field in table.schema
+    ]
+    schema = pa.schema(fields, metadata=table.schema.metadata)
+    return table if schema.equals(table.schema) else table.cast(schema)
 
 
 def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs) -> dict:
