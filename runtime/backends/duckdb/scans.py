@@ -180,9 +180,8 @@ def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     if len(set(schema.names)) < len(schema.names):
         raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
     chosen = _chosen(scan, schema.names)
-    columns = [
-        pair for name in chosen for pair in parquet_columns(scan.path, name, schema.field(name).type)
-    ]
+    types = {name: schema.field(name).type for name in chosen}
+    columns = [pair for name in chosen for pair in parquet_columns(scan.path, name, types[name])]
     locations = [str(file.location) for file in files]
     return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
 

@@ -50,9 +50,7 @@ def refusal(steps, root) -> str:
 
 
 def test_a_file_duckdb_copied_reads_alike_column_by_column(root):
-    duckdb.execute(
-        f"COPY ({DUCKDB_ROWS}) TO '{root / 'data' / 'duck.parquet'}' (FORMAT parquet)"
-    )
+    duckdb.execute(f"COPY ({DUCKDB_ROWS}) TO '{root / 'data' / 'duck.parquet'}' (FORMAT parquet)")
     outputs = assert_same(read("data/duck.parquet", columns=LOWERED), {}, root, ordered=["read"])
     frame = outputs["read"]
     assert frame.columns.tolist() == [*LOWERED[:-1], "point.a", "point.b"]
@@ -71,12 +69,8 @@ def test_a_file_duckdb_copied_reads_alike_column_by_column(root):
         ("counts", "JSON text"),
     ],
 )
-def test_intervals_lists_and_maps_duckdb_wrote_stay_on_pandas_naming_the_column(
-    root, column, why
-):
-    duckdb.execute(
-        f"COPY ({DUCKDB_ROWS}) TO '{root / 'data' / 'duck.parquet'}' (FORMAT parquet)"
-    )
+def test_intervals_lists_and_maps_duckdb_wrote_stay_on_pandas_naming_the_column(root, column, why):
+    duckdb.execute(f"COPY ({DUCKDB_ROWS}) TO '{root / 'data' / 'duck.parquet'}' (FORMAT parquet)")
     message = refusal(read("data/duck.parquet", columns=["id", column]), root)
     assert f"column '{column}' of 'data/duck.parquet'" in message and why in message
 
@@ -108,6 +102,9 @@ def test_polars_datetimes_in_a_zone_and_lists_stay_on_pandas(root):
     assert "column 'tags'" in message and "large_list" in message
 
 
+UNITS = ("s", "ms", "us", "ns")
+
+
 def _pyarrow_table() -> pa.Table:
     ticks = [1, None, 1_700_000_000, -5]
     return pa.table(
@@ -119,8 +116,8 @@ def _pyarrow_table() -> pa.Table:
                 [dt.date(2020, 1, 1), None, dt.date(1969, 12, 31), dt.date(2000, 2, 29)],
                 pa.date64(),
             ),
-            **{f"at_{unit}": pa.array(ticks, pa.timestamp(unit)) for unit in ("s", "ms", "us", "ns")},
-            **{f"utc_{unit}": pa.array(ticks, pa.timestamp(unit, "UTC")) for unit in ("us", "ns")},
+            **{f"at_{unit}": pa.array(ticks, pa.timestamp(unit)) for unit in UNITS},
+            **{f"utc_{unit}": pa.array(ticks, pa.timestamp(unit, "UTC")) for unit in UNITS[2:]},
             "clock_s": pa.array([1, None, 3600, 86399], pa.time32("s")),
             "clock_ms": pa.array([1, None, 3600, 86_399_999], pa.time32("ms")),
             "clock_us": pa.array([1, None, 3600, 86_399_999_999], pa.time64("us")),
