@@ -13,7 +13,7 @@ they are on the server.
 
 Sources hold more kinds of values than the six public types. `conform_table` maps each to one
 of them before `to_pandas`: nested records become one column per field (`address.city`),
-lists and maps become their JSON text, decimals of up to 38 digits stay `decimal` (wider ones
+lists and maps become their compact JSON text (`["a","b"]`, `{"k":1}`), decimals of up to 38 digits stay `decimal` (wider ones
 and narrow floats become `float`), and anything else without a public type (times of day,
 durations, bytes) becomes text: bytes the UTF-8 they hold, or `0x` and their hexadecimal
 digits where they hold none.
@@ -22,6 +22,7 @@ digits where they hold none.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -289,11 +290,20 @@ def _text_of(value: bytes) -> str:
 
 def _json_text(column: pa.ChunkedArray) -> pa.Array:
     """Lists and maps as JSON text: there is no vectorised encoder, so this one goes by value."""
-    values = column.to_pylist()
-    return pa.array(
-        [None if value is None else json.dumps(value, default=str) for value in values],
-        pa.string(),
-    )
+    values = column.to_pylist(maps_as_pydicts="lossy")
+    return pa.array([None if value is None else json_text(value) for value in values], pa.string())
+
+
+_LOWER_HEX_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([01][0-9a-f])")
+"""A control character's escape (`\u001f`) that is not an escaped backslash's `u`."""
+
+
+def json_text(value) -> str:
+    """`value` as compact JSON text, as DuckDB's `to_json` writes it: no spaces, maps as
+    objects, text as it is but for the characters JSON escapes (control characters' hex digits
+    in capitals), so that a Parquet list reads alike on both backends."""
+    text = json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+    return _LOWER_HEX_ESCAPE.sub(lambda found: f"{found[1]}\\u00{found[2].upper()}", text)
 
 
 def arrow_table(frame: pd.DataFrame) -> pa.Table:

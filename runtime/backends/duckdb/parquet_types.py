@@ -15,11 +15,13 @@ own way; where the two differ, the expression converts to the pandas path's resu
     durations: the number of the unit's ticks, as text (DuckDB reads them as BIGINT)
     bytes: the UTF-8 text they hold, or `0x` and their hexadecimal digits when they hold none
     structs: one column per field, named `parent.field`, each lowered the same way
+    lists and maps: their compact JSON text, DuckDB's `to_json` (file_common.py `json_text`)
 
 What cannot match is `NotLowerable`, naming the column and why: timestamps in another zone
 or in seconds or milliseconds with a zone (DuckDB keeps microseconds in UTC; pandas keeps the
-file's unit and zone), times in nanoseconds, lists and maps (pandas writes their JSON text
-with Python's formatting), fixed-size binary (DuckDB's INTERVAL), and unsigned 64-bit integers.
+file's unit and zone), times in nanoseconds, lists and maps holding floats, decimals, dates,
+times or bytes (Python and DuckDB write those in JSON differently), fixed-size binary (DuckDB's
+INTERVAL), and unsigned 64-bit integers.
 """
 
 from __future__ import annotations
@@ -78,12 +80,55 @@ def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[
         return f"strftime(DATE '1970-01-01' + {value}, '{_TIMES[kind.unit]}')", "string"
     if pa.types.is_duration(kind):
         return f"CAST({value} AS VARCHAR)", "string"
+    if _nested(kind):
+        if not _json_alike(kind):
+            raise NotLowerable(
+                f"column '{name}' of '{source}' is {kind}, whose JSON text pandas writes its "
+                "own way (floats, dates and bytes in lists and maps)"
+            )
+        return f"CAST(to_json({value}) AS VARCHAR)", "string"
     if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
         return f"COALESCE(TRY(decode({value})), '0x' || lower(hex({value})))", "string"
     for check, type_name in _AS_IS:
         if check(kind):
             return value, type_name
     raise NotLowerable(f"column '{name}' of '{source}' is {kind}, {_why(kind)}")
+
+
+def _nested(kind: pa.DataType) -> bool:
+    return any(
+        check(kind)
+        for check in (
+            pa.types.is_list,
+            pa.types.is_large_list,
+            pa.types.is_fixed_size_list,
+            pa.types.is_map,
+            pa.types.is_struct,
+        )
+    )
+
+
+def _json_alike(kind: pa.DataType) -> bool:
+    """Whether DuckDB's `to_json` writes values of `kind` as `json_text` does: lists, maps and
+    structs of integers, text, booleans and nulls (maps keyed by text or integers)."""
+    if pa.types.is_map(kind):
+        keys = kind.key_type
+        keyed = pa.types.is_integer(keys) or pa.types.is_string(keys)
+        return keyed and _json_alike(kind.item_type)
+    if _nested(kind) and not pa.types.is_struct(kind):
+        return _json_alike(kind.value_type)
+    if pa.types.is_struct(kind):
+        return all(_json_alike(field.type) for field in kind)
+    return any(
+        check(kind)
+        for check in (
+            pa.types.is_integer,
+            pa.types.is_boolean,
+            pa.types.is_null,
+            pa.types.is_string,
+            pa.types.is_large_string,
+        )
+    )
 
 
 def _timestamp(source: str, name: str, value: str, kind: pa.TimestampType) -> str:
@@ -107,8 +152,6 @@ _UNITS = {"s": "seconds", "ms": "milliseconds"}
 
 def _why(kind: pa.DataType) -> str:
     """Why a column of this type is read on pandas, in a user's words."""
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
-        return "which pandas turns into JSON text its own way"
     if pa.types.is_fixed_size_binary(kind):
         return "which DuckDB reads as another type (an INTERVAL, if DuckDB wrote it)"
     return "kept as pandas keeps it"
