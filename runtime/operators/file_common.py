@@ -13,10 +13,10 @@ they are on the server.
 
 Sources hold more kinds of values than the six public types. `conform_table` maps each to one
 of them before `to_pandas`: nested records become one column per field (`address.city`),
-lists and maps become their compact JSON text (`["a","b"]`, `{"k":1}`), decimals of up to 38 digits stay `decimal` (wider ones
-and narrow floats become `float`), and anything else without a public type (times of day,
-durations, bytes) becomes text: bytes the UTF-8 they hold, or `0x` and their hexadecimal
-digits where they hold none.
+lists and maps become their compact JSON text (`["a","b"]`, `{"k":1}`), decimals of up to 38
+digits stay `decimal` (wider ones and narrow floats become `float`), and anything else without
+a public type (times of day, durations, bytes) becomes text: bytes the UTF-8 they hold, or
+`0x` and their hexadecimal digits where they hold none.
 """
 
 from __future__ import annotations
