@@ -51,7 +51,7 @@ FIXED_TYPES = {
 FIXED_DTYPES = {"integer": "Int64", "float": "float64"}
 """The engine's dtype for each of those fixed types."""
 _NEED_NUMBERS = ("sum", "mean", "median", "std")
-_IN_FLOATS = ("mean", "median", "std")
+IN_FLOATS = ("mean", "median", "std")
 """Functions computed in floats, also of decimals."""
 _IN_ROW_ORDER = ("first", "last")
 """Functions that pick a value by its place in the input, which a columnar backend does not
@@ -129,7 +129,7 @@ class Aggregate(Operator):
         frame = inputs["in"]
         aggregate_columns(params, frame_schema(frame))
         dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
-        frame, params = decimals_as_floats(frame, params)
+        frame, params = _reading_floats(frame, params)
         result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
         return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
@@ -145,27 +145,40 @@ class Aggregate(Operator):
         return {"out": relational.Aggregate(inputs["in"], tuple(params.group_by), calls)}
 
 
-def decimals_as_floats(
-    frame: pd.DataFrame, params: AggregateParams
-) -> tuple[pd.DataFrame, AggregateParams]:
-    """The frame and params with each mean, median or std of a decimal column reading a float
-    copy of it: pandas would average in decimals rounded to the column's scale, DuckDB in
-    floats. The copies' names start with a prefix no column of the frame starts with."""
+def float_reads(
+    frame: pd.DataFrame, reads: list[tuple[str | None, str]]
+) -> tuple[pd.DataFrame, list[str | None]]:
+    """`frame` with a float copy of each decimal column a mean, median or std reads (`reads`:
+    each aggregation's column and function), and the column each aggregation then reads:
+    pandas would average in decimals rounded to the column's scale, DuckDB in floats. The
+    copies' names start with a prefix no column of the frame starts with."""
     prefix = "__float "
     while any(str(name).startswith(prefix) for name in frame.columns):
         prefix = "_" + prefix
-    copies, aggregations = {}, []
-    for aggregation in params.aggregations:
-        column = aggregation.column
-        if aggregation.function in _IN_FLOATS and is_decimal_dtype(frame[column].dtype):
+    copies, columns = {}, []
+    for column, function in reads:
+        if function in IN_FLOATS and is_decimal_dtype(frame[column].dtype):
             copies.setdefault(prefix + column, frame[column].astype("float64"))
-            aggregation = aggregation.model_copy(
-                update={"column": prefix + column, "name": aggregation.output_name}
-            )
-        aggregations.append(aggregation)
-    if not copies:
-        return frame, params
-    return frame.assign(**copies), params.model_copy(update={"aggregations": aggregations})
+            column = prefix + column
+        columns.append(column)
+    return (frame.assign(**copies) if copies else frame), columns
+
+
+def sum_dtype(dtype):
+    """The dtype of a sum of `dtype` values: a decimal's is DuckDB's, of 38 digits."""
+    if is_decimal_dtype(dtype):
+        return pd.ArrowDtype(pa.decimal128(MAX_DECIMAL_DIGITS, dtype.pyarrow_dtype.scale))
+    return dtype
+
+
+def _reading_floats(frame: pd.DataFrame, params: AggregateParams):
+    """`float_reads` applied to the frame and the params' aggregations."""
+    frame, columns = float_reads(frame, [(a.column, a.function) for a in params.aggregations])
+    aggregations = [
+        a if a.column == column else a.model_copy(update={"column": column, "name": a.output_name})
+        for a, column in zip(params.aggregations, columns, strict=True)
+    ]
+    return frame, params.model_copy(update={"aggregations": aggregations})
 
 
 def _grouped(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
@@ -230,9 +243,7 @@ def _result_dtype(aggregation: Aggregation, frame: pd.DataFrame):
     if fixed is not None:
         return FIXED_DTYPES[fixed]
     dtype = frame[aggregation.column].dtype
-    if aggregation.function == "sum" and is_decimal_dtype(dtype):  # DuckDB's SUM of a DECIMAL
-        return pd.ArrowDtype(pa.decimal128(MAX_DECIMAL_DIGITS, dtype.pyarrow_dtype.scale))
-    return dtype
+    return sum_dtype(dtype) if aggregation.function == "sum" else dtype
 
 
 def aggregate_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
