@@ -228,3 +228,18 @@ def test_decimal_join_keys_match_exact_values_on_both(root):
     ]
     outputs = assert_same(steps, {}, root, ordered=["joined"])
     assert outputs["joined"]["label"].notna().sum() == sum(1 for i in range(50) if i % 7 < 5)
+
+
+def test_a_union_of_decimals_of_differing_precision_and_scale_is_typed_as_duckdb_types_it(root):
+    for name, kind in (("a", "DECIMAL(14,2)"), ("b", "DECIMAL(10,4)")):
+        duckdb.execute(
+            f"COPY (SELECT i AS id, (i * 1.25)::{kind} AS price FROM range(3) t(i)) "
+            f"TO '{root / 'data' / f'{name}.parquet'}' (FORMAT parquet)"
+        )
+    duckdb.execute(f"COPY (SELECT 7 AS id) TO '{root / 'data' / 'c.parquet'}' (FORMAT parquet)")
+    steps = [
+        *(Step(name, "parquet_input", {"path": f"data/{name}.parquet"}) for name in "abc"),
+        Step("all", "union", {}, {"in": ["a", "b", "c"]}),
+    ]
+    outputs = assert_same(steps, {}, root)
+    assert str(outputs["all"]["price"].dtype) == "decimal128(16, 4)[pyarrow]"
