@@ -14,7 +14,7 @@ import pyarrow as pa
 from pydantic import Field, field_validator
 
 from runtime import relational
-from runtime.errors import OperatorError, ParamsError
+from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
@@ -106,6 +106,12 @@ class Join(Operator):
         shared = {
             key for key, other in zip(params.left_on, params.right_on, strict=True) if key == other
         }
+        decimal = next((key for key in sorted(shared) if left.get(key).type == "decimal"), None)
+        if decimal is not None and params.how in ("right", "outer"):
+            raise NotLowerable(
+                f"the decimal key '{decimal}' of the {params.how} join keeps the left side's "
+                "precision and scale on pandas, not on DuckDB"
+            )
         sources = [("key" if c.name in shared else "left", c.name) for c in left.columns] + [
             ("right", c.name) for c in right.columns if c.name not in shared
         ]

@@ -243,3 +243,22 @@ def test_a_union_of_decimals_of_differing_precision_and_scale_is_typed_as_duckdb
     ]
     outputs = assert_same(steps, {}, root)
     assert str(outputs["all"]["price"].dtype) == "decimal128(16, 4)[pyarrow]"
+
+
+@pytest.mark.parametrize("how", ["right", "outer"])
+def test_a_right_or_outer_join_on_a_decimal_key_stays_on_pandas(root, how):
+    duckdb.execute(
+        "COPY (SELECT (i / 100)::DECIMAL(10,3) AS rate FROM range(3) t(i)) "
+        f"TO '{root / 'data' / 'rates.parquet'}' (FORMAT parquet)"
+    )
+    steps = [
+        Step("a", "parquet_input", {"path": "data/rates.parquet"}),
+        Step("b", "parquet_input", {"path": "data/rates.parquet"}),
+        Step(
+            "j",
+            "join",
+            {"how": how, "left_on": "rate", "right_on": "rate"},
+            {"left": "a", "right": "b"},
+        ),
+    ]
+    assert "the decimal key 'rate'" in refusal(steps, root)
