@@ -272,5 +272,5 @@ def test_fill_nulls_refuses_a_value_for_a_decimal_column_naming_it():
             )
         }
     )
-    with pytest.raises(ParamsError, match="column 'price' is decimal.*cast it to float first"):
+    with pytest.raises(ParamsError, match=r"column 'price' is decimal.*cast it to float first"):
         run(FillNulls, {"values": {"price": 0.5}}, prices)
