@@ -130,6 +130,9 @@ def segment_sql(
     def frame_table(source: Source) -> pa.Table:
         registered.append(source)
         schema = schema_of(source)
+        for column in schema.columns:
+            if column.type not in ARROW_TYPES:  # a decimal's precision is the frame's alone
+                raise NotLowerable(f"column '{column.name}' is {column.type}, kept on pandas")
         return pa.table({c.name: pa.array([], ARROW_TYPES[c.type]) for c in schema.columns})
 
     roots = [*(relations[exit] for exit in exits), *(write.input for write in writes.values())]

@@ -125,6 +125,13 @@ def positional_view(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
+def _operand_type(type: str) -> str:
+    """The type a column has in an expression: a decimal is read as a float (both backends
+    convert each value to the nearest float, so comparisons with literals of up to 15 digits
+    are exact); exact decimal arithmetic is not in the language yet."""
+    return "float" if type == "decimal" else type
+
+
 class Compiler:
     """Type-checks a syntax tree against a schema, building each node's pandas code."""
 
@@ -152,7 +159,7 @@ class Compiler:
         if column is None:
             hint = suggestion(node.name, self.schema.names)
             raise self.checker.error(node, f"unknown column '{printable(node.name)}'", hint)
-        name, type = column.name, column.type
+        name, type = column.name, _operand_type(column.type)
 
         def run(frame: pd.DataFrame) -> pd.Series:
             if name not in frame.columns:

@@ -97,6 +97,8 @@ class _Lowering:
             return param(node.value, _LITERAL_TYPES[type(node.value)])
         if isinstance(node, Column):
             column = Sql(identifier(node.name), (), self.schema.get(node.name).type)
+            if column.type == "decimal":  # read as a float, as the pandas compiler reads it
+                return sql("CAST(", column, " AS DOUBLE)", type="float")
             return finite_column(column) if column.type == "float" else column
         if isinstance(node, IsNull):  # the one place a datetime may go: it is only tested
             test = " IS NOT NULL)" if node.negated else " IS NULL)"

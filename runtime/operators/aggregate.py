@@ -4,7 +4,8 @@ Grouped tables go through one `groupby(...).agg(...)` call with named aggregatio
 the group keys (groups whose key is null are kept, last). Without group keys the whole table is
 summarised into one row, with the same meaning for every function, also for an empty table.
 Result dtypes follow runtime/tables/frames.py: counts are Int64, means float64, and the functions
-that pick values (min, max, first, last) keep the input's dtype.
+that pick values (min, max, first, last) keep the input's dtype. Decimals follow DuckDB's
+DECIMAL: a sum is exact, of 38 digits at the column's scale; a mean, median or std is a float.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from operator import methodcaller
 from typing import Literal
 
 import numpy as np
+import pyarrow as pa
 from pydantic import Field, model_validator
 
 from runtime import relational
@@ -30,7 +32,8 @@ from runtime.operators.column_params import (
     require_type,
 )
 from runtime.operators.contract import Operator, OperatorParams
-from runtime.tables.schema import Column, Schema
+from runtime.tables.frames import MAX_DECIMAL_DIGITS
+from runtime.tables.schema import Column, Schema, is_decimal_dtype
 
 Function = Literal[
     "count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first", "last"
@@ -48,6 +51,8 @@ FIXED_TYPES = {
 FIXED_DTYPES = {"integer": "Int64", "float": "float64"}
 """The engine's dtype for each of those fixed types."""
 _NEED_NUMBERS = ("sum", "mean", "median", "std")
+IN_FLOATS = ("mean", "median", "std")
+"""Functions computed in floats, also of decimals."""
 _IN_ROW_ORDER = ("first", "last")
 """Functions that pick a value by its place in the input, which a columnar backend does not
 keep through a parallel aggregate."""
@@ -123,8 +128,9 @@ class Aggregate(Operator):
         params: AggregateParams = ctx.params
         frame = inputs["in"]
         aggregate_columns(params, frame_schema(frame))
-        result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
         dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
+        frame, params = _reading_floats(frame, params)
+        result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
         return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
 
@@ -137,6 +143,42 @@ class Aggregate(Operator):
             for a in params.aggregations
         )
         return {"out": relational.Aggregate(inputs["in"], tuple(params.group_by), calls)}
+
+
+def float_reads(
+    frame: pd.DataFrame, reads: list[tuple[str | None, str]]
+) -> tuple[pd.DataFrame, list[str | None]]:
+    """`frame` with a float copy of each decimal column a mean, median or std reads (`reads`:
+    each aggregation's column and function), and the column each aggregation then reads:
+    pandas would average in decimals rounded to the column's scale, DuckDB in floats. The
+    copies' names start with a prefix no column of the frame starts with."""
+    prefix = "__float "
+    while any(str(name).startswith(prefix) for name in frame.columns):
+        prefix = "_" + prefix
+    copies, columns = {}, []
+    for column, function in reads:
+        if function in IN_FLOATS and is_decimal_dtype(frame[column].dtype):
+            copies.setdefault(prefix + column, frame[column].astype("float64"))
+            column = prefix + column
+        columns.append(column)
+    return (frame.assign(**copies) if copies else frame), columns
+
+
+def sum_dtype(dtype):
+    """The dtype of a sum of `dtype` values: a decimal's is DuckDB's, of 38 digits."""
+    if is_decimal_dtype(dtype):
+        return pd.ArrowDtype(pa.decimal128(MAX_DECIMAL_DIGITS, dtype.pyarrow_dtype.scale))
+    return dtype
+
+
+def _reading_floats(frame: pd.DataFrame, params: AggregateParams):
+    """`float_reads` applied to the frame and the params' aggregations."""
+    frame, columns = float_reads(frame, [(a.column, a.function) for a in params.aggregations])
+    aggregations = [
+        a if a.column == column else a.model_copy(update={"column": column, "name": a.output_name})
+        for a, column in zip(params.aggregations, columns, strict=True)
+    ]
+    return frame, params.model_copy(update={"aggregations": aggregations})
 
 
 def _grouped(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
@@ -198,7 +240,10 @@ _REDUCERS: dict[str, Callable[[pd.Series], object]] = {
 def _result_dtype(aggregation: Aggregation, frame: pd.DataFrame):
     """The dtype of a summary column, following the engine's convention."""
     fixed = FIXED_TYPES.get(aggregation.function)
-    return frame[aggregation.column].dtype if fixed is None else FIXED_DTYPES[fixed]
+    if fixed is not None:
+        return FIXED_DTYPES[fixed]
+    dtype = frame[aggregation.column].dtype
+    return sum_dtype(dtype) if aggregation.function == "sum" else dtype
 
 
 def aggregate_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
@@ -225,6 +270,6 @@ def _summary_column(index: int, aggregation: Aggregation, schema: Schema) -> Col
     field = f"aggregations[{index}].column"
     column = column_of(field, aggregation.column, schema)
     if function in _NEED_NUMBERS:
-        require_type(field, column, NUMBERS, f"{function} needs numbers")
+        require_type(field, column, (*NUMBERS, "decimal"), f"{function} needs numbers")
     type_name = FIXED_TYPES.get(function, column.type)
     return Column(aggregation.output_name, type_name, function not in _NEVER_NULL)

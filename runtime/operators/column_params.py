@@ -176,6 +176,12 @@ def cast_value(field: str, value: object, type_name: TypeName, column: str) -> o
 
     Raises `ParamsError` at `field` when it does not convert, or would lose its fraction.
     """
+    if type_name == "decimal":
+        raise ParamsError(
+            field,
+            f"column '{column}' is decimal, which takes no value written in params yet; "
+            "cast it to float first",
+        )
     converted = cast_series(pd.Series([value]), type_name).iloc[0]
     fraction_lost = type_name == "integer" and isinstance(value, float) and not value.is_integer()
     if pd.isna(converted) or fraction_lost:

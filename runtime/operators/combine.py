@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
+import pyarrow as pa
 from pydantic import Field, field_validator
 
 from runtime import relational
-from runtime.errors import OperatorError, ParamsError
+from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
@@ -23,6 +24,7 @@ from runtime.operators.column_params import (
     one_or_more_columns,
 )
 from runtime.operators.contract import Operator, OperatorParams, Port
+from runtime.tables.frames import MAX_DECIMAL_DIGITS
 from runtime.tables.schema import Column, Schema
 
 JoinHow = Literal["inner", "left", "right", "outer"]
@@ -104,6 +106,12 @@ class Join(Operator):
         shared = {
             key for key, other in zip(params.left_on, params.right_on, strict=True) if key == other
         }
+        decimal = next((key for key in sorted(shared) if left.get(key).type == "decimal"), None)
+        if decimal is not None and params.how in ("right", "outer"):
+            raise NotLowerable(
+                f"the decimal key '{decimal}' of the {params.how} join keeps the left side's "
+                "precision and scale on pandas, not on DuckDB"
+            )
         sources = [("key" if c.name in shared else "left", c.name) for c in left.columns] + [
             ("right", c.name) for c in right.columns if c.name not in shared
         ]
@@ -211,7 +219,11 @@ class Union(Operator):
         frames = [
             _as_floats(frame, schema, floats) for frame, schema in zip(frames, schemas, strict=True)
         ]
-        return {"out": pd.concat(frames, ignore_index=True, sort=False)}
+        decimals = _common_decimals(frames, [c.name for c in columns if c.type == "decimal"])
+        if decimals:  # else pandas would stack Decimal objects of differing precision
+            frames = [_with_decimals(frame, decimals) for frame in frames]
+        stacked = pd.concat(frames, ignore_index=True, sort=False)
+        return {"out": stacked[[column.name for column in columns]] if decimals else stacked}
 
     def lower(self, params, inputs, schemas):
         relations = inputs["in"]
@@ -245,6 +257,30 @@ def _widened(seen: Column, column: Column, position: int) -> Column:
     raise OperatorError(
         f"column '{column.name}' is {seen.type} in an earlier input but {column.type} in input "
         f"{position}; convert it with a cast so that the types match"
+    )
+
+
+def _common_decimals(frames: list[pd.DataFrame], names: list[str]) -> dict[str, object]:
+    """The dtype each decimal column takes in the union, as DuckDB's UNION types it: the most
+    digits before the point and the largest scale among the inputs (38 digits at most)."""
+    common = {}
+    for name in names:
+        kinds = [frame[name].dtype.pyarrow_dtype for frame in frames if name in frame.columns]
+        scale = max(kind.scale for kind in kinds)
+        whole = max(kind.precision - kind.scale for kind in kinds)
+        common[name] = pd.ArrowDtype(pa.decimal128(min(whole + scale, MAX_DECIMAL_DIGITS), scale))
+    return common
+
+
+def _with_decimals(frame: pd.DataFrame, decimals: dict[str, object]) -> pd.DataFrame:
+    """`frame` with each column of `decimals` in its dtype, null where the frame lacks it."""
+    return frame.assign(
+        **{
+            name: frame[name].astype(dtype)
+            if name in frame.columns
+            else pd.Series(None, index=frame.index, dtype=dtype)
+            for name, dtype in decimals.items()
+        }
     )
 
 

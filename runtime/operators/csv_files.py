@@ -37,7 +37,7 @@ from runtime.operators.file_common import (
 )
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import table_schema, to_pandas
-from runtime.tables.schema import TypeName, schema_of
+from runtime.tables.schema import TypeName, is_decimal_dtype, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a CSV file's column types for the schema view."""
@@ -208,7 +208,7 @@ class CsvOutput(FileOutput):
 
     def write(self, ctx, frame, temporary, appending):
         params: CsvOutputParams = ctx.params
-        frame.to_csv(
+        decimal_text(frame).to_csv(
             temporary,
             mode="a" if appending else "w",
             sep=params.delimiter,
@@ -216,6 +216,20 @@ class CsvOutput(FileOutput):
             index=False,
             lineterminator="\r\n" if holds_carriage_return(frame) else "\n",
         )
+
+
+def decimal_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with its decimal columns as fixed-point text (`0.0000000001`, as DuckDB writes
+    them), rather than the exponent Python's `Decimal` would show for a small value (`1E-10`)."""
+    decimals = [name for name, dtype in frame.dtypes.items() if is_decimal_dtype(dtype)]
+    if not decimals:
+        return frame
+    return frame.assign(
+        **{
+            name: frame[name].map(lambda value: format(value, "f"), na_action="ignore")
+            for name in decimals
+        }
+    )
 
 
 def holds_carriage_return(frame: pd.DataFrame) -> bool:

@@ -13,13 +13,16 @@ they are on the server.
 
 Sources hold more kinds of values than the six public types. `conform_table` maps each to one
 of them before `to_pandas`: nested records become one column per field (`address.city`),
-lists and maps become their JSON text, decimals and narrow floats become `float`, and
-anything else without a public type (times of day, durations, bytes) becomes text.
+lists and maps become their compact JSON text (`["a","b"]`, `{"k":1}`), decimals of up to 38
+digits stay `decimal` (wider ones and narrow floats become `float`), and anything else without
+a public type (times of day, durations, bytes) becomes text: bytes the UTF-8 they hold, or
+`0x` and their hexadecimal digits where they hold none.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -46,7 +49,7 @@ from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.operators.file_checks import named_files
 from runtime.operators.file_identity import files_identity
 from runtime.tables.casting import cast_series
-from runtime.tables.frames import public_type, to_pandas
+from runtime.tables.frames import is_exact_decimal, public_type, to_pandas
 from runtime.tables.schema import Column, Schema, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
@@ -231,10 +234,14 @@ def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
         return _conform_column(column.cast(kind.value_type))
     if pa.types.is_nested(kind):
         return _json_text(column)
+    if is_exact_decimal(kind):
+        return column.cast(pa.decimal128(kind.precision, kind.scale))
     if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         return column.cast(pa.float64())
     if pa.types.is_date64(kind):
         return column.cast(pa.date32())
+    if any(check(kind) for check in _BYTES):
+        return _bytes_text(column)
     if not _has_public_type(kind):
         return column.cast(pa.string())
     return column
@@ -254,13 +261,49 @@ def _has_public_type(kind: pa.DataType) -> bool:
     )
 
 
+_BYTES = (
+    pa.types.is_binary,
+    pa.types.is_large_binary,
+    pa.types.is_binary_view,
+    pa.types.is_fixed_size_binary,
+)
+
+
+def _bytes_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Bytes as the UTF-8 text they hold, or where a value holds none, `0x` and its hexadecimal
+    digits (as previews show bytes), value by value only when the column is not all text."""
+    try:
+        return column.cast(pa.string())
+    except pa.ArrowInvalid:
+        return pa.chunked_array(
+            [[None if value is None else _text_of(value) for value in column.to_pylist()]],
+            pa.string(),
+        )
+
+
+def _text_of(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return "0x" + value.hex()
+
+
 def _json_text(column: pa.ChunkedArray) -> pa.Array:
     """Lists and maps as JSON text: there is no vectorised encoder, so this one goes by value."""
-    values = column.to_pylist()
-    return pa.array(
-        [None if value is None else json.dumps(value, default=str) for value in values],
-        pa.string(),
-    )
+    values = column.to_pylist(maps_as_pydicts="lossy")
+    return pa.array([None if value is None else json_text(value) for value in values], pa.string())
+
+
+_LOWER_HEX_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([01][0-9a-f])")
+"""A control character's escape (`\u001f`) that is not an escaped backslash's `u`."""
+
+
+def json_text(value) -> str:
+    """`value` as compact JSON text, as DuckDB's `to_json` writes it: no spaces, maps as
+    objects, text as it is but for the characters JSON escapes (control characters' hex digits
+    in capitals), so that a Parquet list reads alike on both backends."""
+    text = json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+    return _LOWER_HEX_ESCAPE.sub(lambda found: f"{found[1]}\\u00{found[2].upper()}", text)
 
 
 def arrow_table(frame: pd.DataFrame) -> pa.Table:

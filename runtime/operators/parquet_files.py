@@ -39,6 +39,7 @@ from runtime.operators.file_common import (
     readable_files,
     with_file_name_field,
 )
+from runtime.tables.frames import is_exact_decimal
 from runtime.tables.schema import Schema
 
 BATCH_ROWS = 128 * 1024
@@ -178,7 +179,7 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
                 "field_name": item.name,
                 "pandas_type": pandas_type,
                 "numpy_type": numpy_type,
-                "metadata": None,
+                "metadata": _decimal_metadata(kind),
             }
         )
     metadata = {
@@ -195,10 +196,19 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
 def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
     if pa.types.is_timestamp(kind) and kind.tz is None:
         return kind, "datetime", f"datetime64[{kind.unit}]"
+    if is_exact_decimal(kind):
+        return pa.decimal128(kind.precision, kind.scale), "decimal", "object"
     for check, stored, pandas_type, numpy_type in _PANDAS_TYPES:
         if check(kind):
             return stored, pandas_type, numpy_type
     raise OperatorError(f"column '{name}' is {kind}, which has no public type")
+
+
+def _decimal_metadata(kind: pa.DataType) -> dict | None:
+    """What pyarrow records of a decimal column in pandas' metadata."""
+    if not pa.types.is_decimal(kind):
+        return None
+    return {"precision": kind.precision, "scale": kind.scale}
 
 
 def _columns(schema: Schema) -> list[tuple[str, str]]:

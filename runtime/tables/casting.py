@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from runtime.errors import OperatorError
 from runtime.lazy import pd
-from runtime.tables.schema import TypeName, date_dtype
+from runtime.tables.schema import TypeName, date_dtype, is_decimal_dtype
 
 
 def cast_series(series: pd.Series, type_name: TypeName) -> pd.Series:
     """`series` converted to `type_name`; unconvertible values become null."""
     if type_name == "string":
         return series.astype("str").where(series.notna())
+    if is_decimal_dtype(series.dtype) and type_name in ("integer", "float"):
+        # exact to the unit (halves to even, like a float's round); pandas' to_numeric fails
+        # on a decimal column holding nulls
+        return series.round().astype("Int64") if type_name == "integer" else series.astype(float)
     if type_name == "integer":
         return pd.to_numeric(series, errors="coerce").round().astype("Int64")
     if type_name == "float":

@@ -3,7 +3,9 @@
 One convention for the whole engine, whatever the source: `integer` columns are nullable
 `Int64` (an integer column with a gap stays integer, and its type does not depend on whether
 this file happens to have a gap), `boolean` is nullable `boolean`, `float` is `float64`,
-`string` is pandas' `str`, `date` is Arrow's date32 and `datetime` is `datetime64`.
+`string` is pandas' `str`, `date` is Arrow's date32, `datetime` is `datetime64` and `decimal`
+is Arrow's decimal128 of the source's precision and scale (`pd.ArrowDtype`), whose sums and
+comparisons pandas computes exactly in Arrow, as DuckDB does with its DECIMAL.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.lazy import pd
-from runtime.tables.schema import Column, Schema, TypeName, date_dtype
+from runtime.tables.schema import Column, ColumnType, Schema, date_dtype
+
+MAX_DECIMAL_DIGITS = 38
+"""The most digits a `decimal` holds (decimal128's, DuckDB's DECIMAL's); wider ones are floats."""
 
 
 def _pandas_dtype(arrow_type: pa.DataType):
@@ -22,12 +27,24 @@ def _pandas_dtype(arrow_type: pa.DataType):
         return pd.BooleanDtype()
     if pa.types.is_date(arrow_type):
         return date_dtype()
+    if is_exact_decimal(arrow_type):
+        return pd.ArrowDtype(pa.decimal128(arrow_type.precision, arrow_type.scale))
     return None  # pyarrow's own choice: float64, str, datetime64
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
     """A pandas frame following the engine's dtype convention."""
     return table.to_pandas(types_mapper=_pandas_dtype)
+
+
+def restored(table: pa.Table) -> pd.DataFrame:
+    """A frame pandas wrote (with its metadata) in the dtypes it had; pandas' metadata alone
+    would make a decimal column one of Python `Decimal` objects."""
+    return table.to_pandas(types_mapper=_decimal_dtype)
+
+
+def _decimal_dtype(arrow_type: pa.DataType):
+    return _pandas_dtype(arrow_type) if is_exact_decimal(arrow_type) else None
 
 
 def table_schema(table: pa.Table) -> Schema | None:
@@ -61,7 +78,12 @@ def _holds_nan(column: pa.ChunkedArray) -> bool:
     )
 
 
-def public_type(arrow_type: pa.DataType) -> TypeName | None:
+def is_exact_decimal(arrow_type: pa.DataType) -> bool:
+    """Whether `arrow_type` is a decimal a `decimal` column holds (at most 38 digits)."""
+    return pa.types.is_decimal(arrow_type) and arrow_type.precision <= MAX_DECIMAL_DIGITS
+
+
+def public_type(arrow_type: pa.DataType) -> ColumnType | None:
     """The public type of a column `to_pandas` converts from `arrow_type` (None: pandas decides)."""
     if pa.types.is_integer(arrow_type):
         return "integer"
@@ -69,7 +91,12 @@ def public_type(arrow_type: pa.DataType) -> TypeName | None:
         return "float"
     if pa.types.is_boolean(arrow_type):
         return "boolean"
-    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+    if is_exact_decimal(arrow_type):
+        return "decimal"
+    if any(
+        check(arrow_type)
+        for check in (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    ):
         return "string"
     if pa.types.is_null(arrow_type):  # a column of no values, as pandas names objects
         return "string"

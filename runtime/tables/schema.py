@@ -2,8 +2,9 @@
 
 Operators describe their output as a `Schema` so the editor can show columns and catch
 mistakes early. The six type names are the public vocabulary used wherever a type is
-written in a pipeline (`dtypes`, `cast`, `transform`'s `type`). Nothing here touches data
-except `schema_of`, which reads the types of a real DataFrame.
+written in a pipeline (`dtypes`, `cast`, `transform`'s `type`); a column may also be a
+`decimal`, as files and databases hold exact numbers (money), which no param converts to yet.
+Nothing here touches data except `schema_of`, which reads the types of a real DataFrame.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ from runtime.lazy import pd
 
 TypeName = Literal["string", "integer", "float", "boolean", "date", "datetime"]
 TYPE_NAMES: tuple[str, ...] = ("string", "integer", "float", "boolean", "date", "datetime")
+"""The types a pipeline writes (`dtypes`, `cast`, `transform`'s `type`)."""
+ColumnType = TypeName | Literal["decimal"]
+COLUMN_TYPES: tuple[str, ...] = (*TYPE_NAMES, "decimal")
+"""The types a column can have: the written ones and `decimal` (exact numbers read from files
+and databases, held as Arrow's decimal128 of the source's precision and scale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +31,7 @@ class Column:
     """One column: its name, its type name and whether it may hold nulls."""
 
     name: str
-    type: TypeName
+    type: ColumnType
     nullable: bool = True
 
     def to_json(self) -> dict:
@@ -59,10 +65,12 @@ class Schema:
         return [column.to_json() for column in self.columns]
 
 
-def type_name_of(dtype) -> TypeName:
+def type_name_of(dtype) -> ColumnType:
     """Map a pandas dtype to the public type name (unknown kinds read as `string`)."""
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_date(dtype.pyarrow_dtype):
         return "date"
+    if is_decimal_dtype(dtype):
+        return "decimal"
     if pd.api.types.is_bool_dtype(dtype):
         return "boolean"
     if pd.api.types.is_integer_dtype(dtype):
@@ -78,6 +86,11 @@ def type_name_of(dtype) -> TypeName:
 def date_dtype():
     """How a `date` column is held: Arrow's date32, so dates never pick up a time of day."""
     return pd.ArrowDtype(pa.date32())
+
+
+def is_decimal_dtype(dtype) -> bool:
+    """Whether a pandas dtype holds a `decimal` column."""
+    return isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)
 
 
 def schema_of(frame: pd.DataFrame) -> Schema:

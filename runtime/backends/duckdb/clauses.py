@@ -30,12 +30,14 @@ def summary(call: rel.AggregateCall, schema: Schema) -> tuple[str, Column]:
         sql, kind = f"COUNT(DISTINCT {value})", "integer"
     elif function == "sum" and column.type == "integer":
         sql, kind = f"CAST(COALESCE(SUM({value}), 0) AS BIGINT)", "integer"
+    elif function == "sum" and column.type == "decimal":  # exact: DECIMAL(38, the scale)
+        sql, kind = f"COALESCE(SUM({value}), 0)", "decimal"
     elif function == "sum":
         sql, kind = f"COALESCE(FSUM({value}), 0.0)", "float"
     elif function == "mean" and column.type == "integer":
         sql, kind = f"AVG({value})", "float"
-    elif function == "mean":
-        sql, kind = f"FSUM({value}) / NULLIF(COUNT({value}), 0)", "float"
+    elif function == "mean":  # a decimal too, in floats as pandas averages it
+        sql, kind = f"FSUM(CAST({value} AS DOUBLE)) / NULLIF(COUNT({value}), 0)", "float"
     elif function == "median":
         sql, kind = f"MEDIAN(CAST({value} AS DOUBLE))", "float"
     elif function == "std":

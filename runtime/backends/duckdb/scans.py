@@ -2,10 +2,10 @@
 
 A CSV file's column types are those pyarrow's reader infers from its first block, which is
 what `csv_input` gets: they are inferred here the same way and handed to DuckDB's `read_csv`
-as explicit `columns`, with pyarrow's null markers. A Parquet file's types come from its footer;
-types the public convention maps through a conversion (float32, timestamps' units) are cast.
-Anything else (a column of no values, time zones, decimals, nested values) is `NotLowerable`,
-found before the query runs, so the segment runs on pandas instead.
+as explicit `columns`, with pyarrow's null markers. A Parquet file's types come from its footer,
+each column converted as `parquet_input` converts it (parquet_types.py). Anything else (a CSV
+column of no values, a Parquet list) is `NotLowerable`, found before the query runs, so the
+segment runs on pandas instead.
 
 A scan of a folder or a pattern reads the files `runtime.io.file_patterns` lists, each checked
 against the run's file area, handed to DuckDB as a bound list of real paths: DuckDB never
@@ -24,6 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 from pyarrow import csv as pa_csv
 
+from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.file_patterns import InputFile, input_files
@@ -37,7 +38,6 @@ from runtime.tables.schema import Column, Schema
 
 NULL_MARKERS = pa_csv.ConvertOptions().null_values
 """pyarrow's default null strings, which `csv_input` uses."""
-_TIMESTAMPS = {"s": "TIMESTAMP_S", "ms": "TIMESTAMP_MS", "us": "TIMESTAMP", "ns": "TIMESTAMP_NS"}
 _ENDINGS = {"csv": CSV_ENDINGS, "parquet": PARQUET_ENDINGS}
 DUCKDB_WILDCARDS = "*?[]{}"
 """Characters DuckDB's readers take a path holding them to be a pattern of."""
@@ -158,7 +158,7 @@ def _csv_type(source: str, name: str, kind: pa.DataType) -> tuple[str, str]:
     if kind in simple:
         return simple[kind]
     if pa.types.is_timestamp(kind) and kind.tz is None and kind.unit in ("s", "ns"):
-        return _TIMESTAMPS[kind.unit], "datetime"
+        return TIMESTAMPS[kind.unit], "datetime"
     raise NotLowerable(f"column '{name}' of '{source}' reads as {kind}, kept as pandas keeps it")
 
 
@@ -180,7 +180,8 @@ def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     if len(set(schema.names)) < len(schema.names):
         raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
     chosen = _chosen(scan, schema.names)
-    columns = [_parquet_column(scan.path, name, schema.field(name).type) for name in chosen]
+    types = {name: schema.field(name).type for name in chosen}
+    columns = [pair for name in chosen for pair in parquet_columns(scan.path, name, types[name])]
     locations = [str(file.location) for file in files]
     return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
 
@@ -190,23 +191,3 @@ def _parquet_schema(file: InputFile) -> pa.Schema:
         return pq.read_schema(file.location)
     except (pa.ArrowInvalid, OSError) as error:
         raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
-
-
-def _parquet_column(source: str, name: str, kind: pa.DataType) -> tuple[str, Column]:
-    """The SELECT expression giving `name` the type `parquet_input` gives it."""
-    column = quoted(name)
-    if pa.types.is_integer(kind) and kind != pa.uint64():
-        return column, Column(name, "integer")
-    if pa.types.is_floating(kind):
-        return f"CAST({column} AS DOUBLE) AS {column}", Column(name, "float")
-    if pa.types.is_timestamp(kind) and kind.tz is None:
-        return f"CAST({column} AS {_TIMESTAMPS[kind.unit]}) AS {column}", Column(name, "datetime")
-    for check, type_name in (
-        (pa.types.is_boolean, "boolean"),
-        (pa.types.is_string, "string"),
-        (pa.types.is_large_string, "string"),
-        (pa.types.is_date32, "date"),
-    ):
-        if check(kind):
-            return column, Column(name, type_name)
-    raise NotLowerable(f"column '{name}' of '{source}' is {kind}, kept as pandas keeps it")

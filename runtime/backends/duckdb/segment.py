@@ -37,7 +37,7 @@ from runtime.io.paths import FileArea
 from runtime.lazy import pd
 from runtime.relational import Relation, scans_of
 from runtime.tables.frames import to_pandas
-from runtime.tables.schema import date_dtype
+from runtime.tables.schema import date_dtype, is_decimal_dtype
 
 PROGRESS_INTERVAL_S = 0.2
 Exit = tuple[str, str]
@@ -181,9 +181,22 @@ def run_segment(
             connection.close()
         staging.close()  # the staged files that were not published
         shutil.rmtree(spill_dir, ignore_errors=True)
-    results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
+    results = {exit: to_pandas(_in_utc(done[relations[exit]])) for exit in exits}
     rows = {**tally.rows(members), **dict.fromkeys(writes, 0)}  # an output node yields none
     return SegmentResult(results, rows, written)
+
+
+def _in_utc(table: pa.Table) -> pa.Table:
+    """The exit's datetimes with a zone named `UTC`, as the files they come from and pandas
+    name it (DuckDB says `Etc/UTC`; a scan lowers no other zone: parquet_types.py)."""
+    fields = [
+        field.with_type(pa.timestamp(field.type.unit, "UTC"))
+        if pa.types.is_timestamp(field.type) and field.type.tz == "Etc/UTC"
+        else field
+        for field in table.schema
+    ]
+    schema = pa.schema(fields, metadata=table.schema.metadata)
+    return table if schema.equals(table.schema) else table.cast(schema)
 
 
 def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs) -> dict:
@@ -285,7 +298,7 @@ def frame_table(frame: pd.DataFrame) -> pa.Table:
     for name, dtype in frame.dtypes.items():
         plain = dtype == "float64" or isinstance(dtype, pd.StringDtype)
         timed = pd.api.types.is_datetime64_dtype(dtype) and getattr(dtype, "tz", None) is None
-        if not (plain or timed or dtype in _conventional()):
+        if not (plain or timed or dtype in _conventional() or is_decimal_dtype(dtype)):
             raise NotLowerable(f"column '{name}' is held as {dtype}, which stays on pandas")
     return pa.Table.from_pandas(frame, preserve_index=False)
 

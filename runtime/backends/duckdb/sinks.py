@@ -248,6 +248,7 @@ _TEXTS = {
     "float": "CASE WHEN isnan({value}) THEN NULL ELSE CAST({value} AS VARCHAR) END",
     "boolean": "CASE WHEN {value} THEN 'True' WHEN NOT {value} THEN 'False' END",
     "date": "CAST({value} AS VARCHAR)",
+    "decimal": "CAST({value} AS VARCHAR)",  # fixed-point, as csv_output writes them
 }
 """The text of a value of each type as pandas writes it, shortest float repr included (DuckDB
 prints doubles as Python does); null where pandas writes nothing."""

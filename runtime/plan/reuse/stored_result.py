@@ -75,13 +75,13 @@ def read_stored(location: Path, limit: int | None = None):
     import pyarrow.parquet as pq
 
     from runtime.errors import OperatorError
-    from runtime.tables.frames import to_pandas
+    from runtime.tables.frames import restored, to_pandas
 
     try:
         table = pq.read_table(location) if limit is None else _head(location, limit)
     except OSError:
         raise OperatorError(GONE) from None
-    return table.to_pandas() if table.schema.pandas_metadata else to_pandas(table)
+    return restored(table) if table.schema.pandas_metadata else to_pandas(table)
 
 
 def _head(location: Path, limit: int):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import decimal
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from runtime.errors import ParamsError
@@ -260,3 +262,15 @@ def test_filled_columns_are_no_longer_nullable():
     schema = predict(FillNulls, {"values": {"price": 0}}, schema_of(ORDERS))
     assert schema.get("price") == Column("price", "float", False)
     assert schema.get("quantity").nullable
+
+
+def test_fill_nulls_refuses_a_value_for_a_decimal_column_naming_it():
+    prices = pd.DataFrame(
+        {
+            "price": pd.array(
+                [decimal.Decimal("1.10"), None], dtype=pd.ArrowDtype(pa.decimal128(15, 2))
+            )
+        }
+    )
+    with pytest.raises(ParamsError, match=r"column 'price' is decimal.*cast it to float first"):
+        run(FillNulls, {"values": {"price": 0.5}}, prices)

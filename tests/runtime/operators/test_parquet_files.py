@@ -82,18 +82,18 @@ def write(tmp_path, frame: pd.DataFrame, **params):
     return ctx
 
 
-def test_types_without_a_public_type_are_mapped_to_one(tmp_path):
+def test_types_without_a_public_type_are_mapped_to_one_and_decimals_stay_exact(tmp_path):
     frame = read(tmp_path, PEOPLE)
     assert frame.columns.tolist() == ["id", "name", "score", "address.city", "tags", "kind"]
     assert [str(dtype) for dtype in frame.dtypes] == [
         "Int64",
         "str",
-        "float64",
+        "decimal128(3, 2)[pyarrow]",
         "str",
         "str",
         "str",
     ]
-    assert frame["score"].tolist()[::2] == [1.5, 2.25]
+    assert frame["score"].tolist()[::2] == [decimal.Decimal("1.50"), decimal.Decimal("2.25")]
     assert frame["tags"].tolist()[:2] == ['["a"]', "[]"]
 
 
@@ -102,7 +102,7 @@ def test_the_schema_comes_from_the_footer_without_reading_rows(tmp_path, monkeyp
     monkeypatch.setattr(pq.ParquetFile, "iter_batches", None)  # any row read would fail
     schema = operator.output_schema(make_ctx(operator, params, tmp_path), {})["out"]
     assert [(c.name, c.type) for c in schema.columns] == [
-        ("id", "integer"), ("name", "string"), ("score", "float"),
+        ("id", "integer"), ("name", "string"), ("score", "decimal"),
         ("address.city", "string"), ("tags", "string"), ("kind", "string"),
     ]  # fmt: skip
 

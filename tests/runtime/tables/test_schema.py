@@ -24,6 +24,8 @@ _VALUES = {
     pa.bool_(): st.booleans(),
     pa.string(): texts(max_size=5) | st.sampled_from(["NaN", "", "null", "None"]),
     pa.large_string(): texts(max_size=5),
+    pa.string_view(): texts(max_size=5),
+    pa.decimal128(15, 2): st.decimals(-(10**12), 10**12, places=2, allow_nan=False),
     pa.date32(): st.dates(),
     pa.timestamp("s"): st.datetimes(dt.datetime(1900, 1, 1), dt.datetime(2200, 1, 1)),
     pa.timestamp("ns"): st.datetimes(dt.datetime(1970, 1, 1), dt.datetime(2200, 1, 1)),
@@ -52,7 +54,7 @@ def test_the_schema_of_an_arrow_table_is_that_of_its_pandas_frame(table):
 
 
 def test_a_type_only_pandas_knows_how_to_convert_gives_no_schema():
-    table = pa.table({"money": pa.array([1], pa.decimal128(5, 2)), "n": [1]})
+    table = pa.table({"at": pa.array([1], pa.time64("us")), "n": [1]})
     assert table_schema(table) is None
 
 

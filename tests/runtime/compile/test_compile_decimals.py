@@ -1,0 +1,48 @@
+"""A compiled script aggregates decimal columns as a run does: exact sums of 38 digits, means
+in floats (not in decimals rounded to the column's scale)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from runtime.document.spec import load_document
+from runtime.execution.executor import execute
+from runtime.plan import build_plan
+from tests.runtime.compile.scripts import compiled, run_script
+
+DOCUMENT = {
+    "name": "money",
+    "nodes": [
+        {"id": "read", "operator": "parquet_input", "params": {"path": "money.parquet"}},
+        {"id": "by_k", "operator": "aggregate", "params": {"group_by": ["k"], "aggregations": [
+            {"column": "price", "function": "sum"}, {"column": "price", "function": "mean"},
+            {"column": "price", "function": "max"}]}},
+        {"id": "all", "operator": "aggregate", "params": {"aggregations": [
+            {"column": "price", "function": "mean"}, {"column": "price", "function": "sum"}]}},
+        {"id": "w1", "operator": "csv_output", "params": {"path": "by_k.csv"}},
+        {"id": "w2", "operator": "csv_output", "params": {"path": "all.csv"}},
+    ],
+    "edges": [
+        {"source": "read", "target": "by_k"}, {"source": "by_k", "target": "w1"},
+        {"source": "read", "target": "all"}, {"source": "all", "target": "w2"},
+    ],
+}  # fmt: skip
+
+
+def test_a_scripts_decimal_sums_and_means_are_a_runs(tmp_path):
+    folders = {way: tmp_path / way for way in ("run", "script")}
+    for folder in folders.values():
+        folder.mkdir()
+        duckdb.execute(
+            "COPY (SELECT (i % 2)::VARCHAR AS k, (i * 1.01)::DECIMAL(15,2) AS price "
+            f"FROM range(6) t(i)) TO '{folder / 'money.parquet'}' (FORMAT parquet)"
+        )
+    result = execute(build_plan(load_document(DOCUMENT)), data_root=folders["run"])
+    assert result.ok, result.error
+    ran = run_script(compiled(DOCUMENT, folders["script"], tmp_path), cwd=folders["script"])
+    assert ran.returncode == 0, ran.stderr
+    for name in ("by_k.csv", "all.csv"):
+        assert (folders["script"] / name).read_text() == (folders["run"] / name).read_text()
+    mean, total = (folders["run"] / "all.csv").read_text().splitlines()[1].split(",")
+    assert float(mean) == pytest.approx(2.525) and total == "15.15"  # not 2.52 nor 2.53
