@@ -72,7 +72,7 @@ async def test_the_plan_tab_shows_the_text_and_marks_every_node(
 
 def tagged(data_folder) -> dict:
     """The seed over a Parquet file whose map column DuckDB cannot read as pandas does."""
-    tags = pa.array([[("a", 1)], None, [], [("b", 2)]], pa.map_(pa.string(), pa.int64()))
+    tags = pa.array([[("a", 1.5)], None, [], [("b", 2.5)]], pa.map_(pa.string(), pa.float64()))
     table = pa.table({"id": [1, 2, 3, 4], "age": [36, 17, 85, 41], "tags": tags})
     pq.write_table(table.append_column("country", pa.array(["FR", "FI", "US", "GB"])),
                    data_folder / "people.parquet")  # fmt: skip
@@ -87,7 +87,9 @@ def tagged(data_folder) -> dict:
 
 
 def refusal(data_folder) -> str:
-    return f"column 'tags' of '{data_folder.name('people.parquet')}' is map<string, int64 ('tags')>"
+    return (
+        f"column 'tags' of '{data_folder.name('people.parquet')}' is map<string, double ('tags')>"
+    )
 
 
 async def test_the_plan_tab_says_which_column_keeps_a_node_off_duckdb_and_why(
@@ -107,7 +109,9 @@ async def test_the_plan_tab_says_which_column_keeps_a_node_off_duckdb_and_why(
     listed = page.get_by_role("list", name="On pandas, not DuckDB")
     await expect(listed).to_contain_text(f"csv_input_1 runs on pandas, not DuckDB: {why}")
     await expect(reader).to_have_attribute(
-        "title", f"runs on pandas, not DuckDB: {why}, kept as pandas keeps it"
+        "title",
+        f"runs on pandas, not DuckDB: {why}, whose JSON text pandas writes its own way (floats, "
+        "dates and bytes in lists and maps)",
     )
     for node_id in SEED_IDS[1:]:
         await expect(node(page, node_id)).to_have_attribute("data-plan", "segment")
