@@ -116,7 +116,7 @@ def plan_reuse(
             result.nodes[node_id] = read_instead(node, locations)
             cache.reading.add(node_id)
         else:
-            result.stored |= _to_store(node, states)
+            result.stored |= _to_store(plan, node, states, keys)
     result.cache = cache
     used = [node_id for node_id in plan.order if states[node_id] != "run"]
     if used:
@@ -258,16 +258,45 @@ def _jsonable(parts: Parts) -> dict:
     return {**dataclasses.asdict(parts), "inputs": list(parts.inputs)}
 
 
-def _to_store(node: PlannedNode, states: dict[str, str]) -> set:
-    """The inputs of a node that runs that the run must store: an output's or a breaker's."""
+def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], keys: Keys) -> set:
+    """The ports a node that runs needs stored: for an output's or a breaker's input, its
+    restart point (`restart_point`); none where that chain already starts from the store."""
     if node.operator.kind != "output" and not node.operator.breaks_pipeline:
         return set()
-    return {
-        source
-        for sources in node.inputs.values()
-        for source in sources
-        if states.get(source[0]) == "run"
-    }
+    found = set()
+    for sources in node.inputs.values():
+        for source in sources:
+            if states.get(source[0]) == "run":
+                point = restart_point(plan, source, states, keys)
+                if point is not None:
+                    found.add(point)
+    return found
+
+
+def restart_point(plan: Plan, source, states: dict[str, str], keys: Keys):
+    """The port to store so that an edit anywhere in the row-wise chain ending at `source` re-runs
+    from the store: the top of the chain, the output of its first row-wise node (a filter
+    under a file's scan, say). Every node below it in the chain recomputes cheaply from
+    that one file, while storing each of their outputs would cost a write of as many rows
+    each. None when the chain already starts from a stored result (nothing to store again);
+    `source` itself for a chain of one node or of results never reused."""
+    top = source
+    while top[0] not in keys.volatile and _row_wise(plan.nodes[top[0]]):
+        (parent,) = [item for items in plan.nodes[top[0]].inputs.values() for item in items]
+        if states.get(parent[0]) == "read":
+            return None
+        if states.get(parent[0]) != "run" or not _row_wise(plan.nodes[parent[0]]):
+            break
+        if plan.consumers[parent] != 1 or parent[0] in keys.volatile:
+            break
+        top = parent
+    return top
+
+
+def _row_wise(node: PlannedNode) -> bool:
+    """A node of one input and one output whose rows each come from one input row."""
+    sources = [source for sources in node.inputs.values() for source in sources]
+    return node.operator.partitionable and len(sources) == 1 and len(node.ports.outputs) == 1
 
 
 def read_instead(node: PlannedNode, locations: dict[str, Path]) -> PlannedNode:
