@@ -8,10 +8,11 @@ a node that runs needs its parents: a reused parent becomes a read of its stored
 too. Reused nodes nobody reads, and everything above them, leave the plan (`plan.reused`);
 the run reports them succeeded, from the cache.
 
-The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): the
-input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe), so
-that editing one of those re-runs it from its input and not from the pipeline's files; and
-the node a run goes up to.
+The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): for
+the input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe),
+the top of the row-wise chain computing it (`restart_point`), so that editing any node from
+there down re-runs from the store and not from the pipeline's files; and the node a run goes
+up to.
 """
 
 from __future__ import annotations
