@@ -10,9 +10,9 @@ the run reports them succeeded, from the cache.
 
 The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): for
 the input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe),
-the top of the row-wise chain computing it (`restart_point`), so that editing any node from
-there down re-runs from the store and not from the pipeline's files; and the node a run goes
-up to.
+its restart point in the row-wise chain computing it (`restart_point`: after the chain's last
+filter), so that editing any node from there down re-runs from the store and not from the
+pipeline's files; and the node a run goes up to.
 """
 
 from __future__ import annotations
@@ -275,23 +275,25 @@ def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], keys: Keys)
 
 
 def restart_point(plan: Plan, source, states: dict[str, str], keys: Keys):
-    """The port to store so that an edit anywhere in the row-wise chain ending at `source` re-runs
-    from the store: the top of the chain, the output of its first row-wise node (a filter
-    under a file's scan, say). Every node below it in the chain recomputes cheaply from
-    that one file, while storing each of their outputs would cost a write of as many rows
-    each. None when the chain already starts from a stored result (nothing to store again);
-    `source` itself for a chain of one node or of results never reused."""
-    top = source
-    while top[0] not in keys.volatile and _row_wise(plan.nodes[top[0]]):
-        (parent,) = [item for items in plan.nodes[top[0]].inputs.values() for item in items]
+    """The port to store so that an edit in the row-wise chain ending at `source` re-runs from
+    the store: the output of the chain's last node that drops rows (a filter), else of its
+    first node. The nodes below it map rows one to one (transform, select, cast): they
+    recompute cheaply from that one file, which holds no more rows than `source` itself,
+    while storing each of their outputs would cost a write of as many rows each. None when
+    the chain already starts from a stored result (nothing large to store again); `source`
+    itself for a chain of one node or of results never reused."""
+    chain = [source]
+    while chain[-1][0] not in keys.volatile and _row_wise(plan.nodes[chain[-1][0]]):
+        (parent,) = [item for items in plan.nodes[chain[-1][0]].inputs.values() for item in items]
         if states.get(parent[0]) == "read":
             return None
         if states.get(parent[0]) != "run" or not _row_wise(plan.nodes[parent[0]]):
             break
         if plan.consumers[parent] != 1 or parent[0] in keys.volatile:
             break
-        top = parent
-    return top
+        chain.append(parent)
+    dropping = (port for port in chain if not plan.nodes[port[0]].operator.row_limit_safe)
+    return next(dropping, chain[-1])
 
 
 def _row_wise(node: PlannedNode) -> bool:

@@ -304,3 +304,43 @@ def test_a_result_evicted_after_planning_fails_its_node_saying_to_run_again(root
         "its stored result was removed meanwhile (the store keeps a bounded size); run again"
     )
     assert str(root) not in result.error
+
+
+def stored_ports(document: dict, root) -> set:
+    """What a run of `document` on DuckDB would store beyond its tasks' outputs."""
+    import json
+
+    from runtime.document.spec import load_document
+    from runtime.io.paths import FileArea
+    from runtime.plan import build_plan
+    from runtime.plan.prepare import prepare
+
+    area = FileArea(root, cache=root / CACHE)
+    plan = build_plan(load_document(json.dumps(document)), data_root=area)
+    return prepare(plan, backend="duckdb", data_root=area, options=RunOptions()).stored
+
+
+def test_a_chain_is_kept_after_its_last_filter_never_above_it(root):
+    """users → slim (select) → adults (filter) → enrich (transform) → by_country: the filter's
+    rows are kept, no more rows than the aggregate reads; the select above it keeps as many
+    rows as the file."""
+    document = seed_document()
+    slim = {"id": "slim", "operator": "select", "params": {"columns": ["id", "age", "country"]}}
+    document["nodes"].append(slim)
+    node_params(document, "enrich")["mappings"] = [{"target": "older", "expression": "age + 1"}]
+    node_params(document, "by_country")["aggregations"] = [
+        {"column": "id", "function": "count", "name": "users"}
+    ]
+    document["edges"] = [edge for edge in document["edges"] if edge["source"] != "users"] + [
+        {"source": "users", "target": "slim"},
+        {"source": "slim", "target": "adults"},
+    ]
+    assert ("adults", "out") in stored_ports(document, root)
+    assert not {("slim", "out"), ("enrich", "out")} & stored_ports(document, root)
+    double = {"target": "double", "expression": "age * 2"}
+    document["nodes"][1] = {
+        "id": "adults",
+        "operator": "transform",
+        "params": {"mappings": [double]},
+    }
+    assert ("slim", "out") in stored_ports(document, root)  # no filter: the chain's top
