@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import seed_etl
 from bench.table import print_table
 from runtime.execution.events import read_json_lines
