@@ -10,7 +10,8 @@ summarised (that needs the whole result); so is a stored one on request (`recomp
 see the columns the run did not keep. The preview starts from the run's nearest stored results
 that the workspace's store still holds (`recomputed_from` names them) and reads input files
 only above those. Every answer says its `source`; a stored one names the port's columns that
-the run did not keep (`missing_columns`: nothing after the node read them).
+the run did not keep (`missing_columns`: nothing after the node read them), a recomputed one
+the run options that keep it whole (`kept_by`: a run up to its node).
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ def node_data(
         "recomputed_rows": RECOMPUTED_ROWS,
         "recomputed_from": start,
         "changed_inputs": changed_inputs(result, request.user, read),
+        "kept_by": {"up_to": result.node},
     }
 
 
@@ -146,7 +148,8 @@ def _refuse_on_recomputed(result: PortResult, *, sort=None, filter=None, stats=F
         why = (
             "was evicted from the result store" if result.recorded else "was not stored by the run"
         )
-        advice = "run the pipeline again to keep it"
+        # a run up to the node stores its result with every column, and serves it whole
+        advice = f"run up to '{result.node}' (\"Run up to here\" in its panel) to keep it whole"
     for field, asked in (("sort", sort), ("filter", filter), ("stats", stats)):
         if asked:
             raise ActionError(

@@ -129,8 +129,9 @@ class Operator:
     query on a database that changes): such nodes are never merged with identical ones."""
     breaks_pipeline: ClassVar[bool] = False
     """True when the operator must see all its input before its first output row (aggregate,
-    join, sort, deduplicate): with the result store on, its input is stored, so that editing
-    it re-runs it from there and not from the pipeline's inputs."""
+    join, sort, deduplicate): with the result store on, its input is kept (after the last
+    filter of the row-wise chain computing it), so that editing it, or a node of that chain
+    below that filter, re-runs from there and not from the pipeline's inputs."""
     version: ClassVar[int] = 1
     """Raise it when a change to `run` or `lower` changes what a node computes: results the
     older version stored are then not reused (it is part of every result's key)."""

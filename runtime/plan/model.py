@@ -86,8 +86,9 @@ class Plan:
     with its stored results, `{port: key}` (empty for a node whose result was never stored
     but whose descendants' results were)."""
     stored: set[Source] = field(default_factory=set)
-    """Output ports the run must store, even inside a segment: an output's input, a pipeline
-    breaker's input, the node a run goes up to."""
+    """Output ports the run must store, even inside a segment: the restart point of an
+    output's or a pipeline breaker's input (in its row-wise chain, after the last filter),
+    the node a run goes up to."""
     reshaped: dict[str, str] = field(default_factory=dict)
     """Nodes whose rows in this plan are not those the document defines (a filter or a limit
     moved past them or away from its place, an input reads only a head), with why: their

@@ -156,4 +156,17 @@ async def test_the_data_tab_pages_sorts_filters_and_summarises_a_stored_result(
         page.get_by_role("region", name="Data of csv_input_1").locator("tbody tr")
     ).to_have_count(6)
     await expect(statistics).to_contain_text("Statistics need the whole result")
+    await expect(status).to_contain_text(
+        'To keep it whole, run up to csv_input_1 ("Run up to here" in its panel).'
+    )
     await screenshot(page, "5-recomputed")
+    # The advice, followed: that run stores the input's result, which pages with statistics.
+    await node(page, "csv_input_1").click()
+    await page.get_by_text("Run ▾", exact=True).click()
+    await page.get_by_role("button", name="Run up to here").click()
+    await expect(node(page, "aggregate_1")).to_have_attribute("data-status", "skipped")
+    await select(page, "csv_input_1")
+    await page.get_by_role("tab", name="Data").click()
+    await expect(status).to_contain_text("Stored result")
+    await page.get_by_role("button", name="Column statistics").click()  # the tab opened anew
+    await expect(statistics.get_by_role("table", name="Histogram of age")).to_be_visible()

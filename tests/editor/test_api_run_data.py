@@ -314,3 +314,26 @@ def test_a_stored_result_is_recomputed_on_request_with_every_column(client, fuse
     assert answer.status_code == 422 and answer.json()["field"] == "sort"
     assert "is recomputed on request" in answer.json()["message"]
     assert data(client, fused_run, node="adults", sort="age").status_code == 200
+
+
+def test_a_port_inside_a_segment_says_how_to_keep_it_and_that_advice_works(client, fused_run):
+    """`by_age` runs inside the DuckDB segment and is not stored: sorting it is refused saying
+    to run up to it, the recomputed page names those run options, and a run started with
+    them serves the port sorted and summarised."""
+    refused = data(client, fused_run, node="by_age", sort="-age")
+    assert refused.status_code == 422
+    advice = "run up to 'by_age' (\"Run up to here\" in its panel) to keep it whole"
+    assert advice in refused.json()["message"]
+    recomputed = data(client, fused_run, node="by_age").json()
+    assert recomputed["source"] == "recomputed" and recomputed["kept_by"] == {"up_to": "by_age"}
+    pipeline = fused_run.pipeline_id
+    started = post_json(client, f"/api/pipelines/{pipeline}/runs", recomputed["kept_by"])
+    assert started.status_code == 202, started.content
+    kept = wait_for_run(started.json()["id"])
+    assert kept.status == "succeeded"
+    body = data(client, kept, node="by_age", sort="-age").json()
+    assert body["source"] == "stored" and body["missing_columns"] == []
+    assert body["rows"] == [[85, 1], [36, 1]]
+    summary = stats(client, kept, node="by_age")
+    assert summary.status_code == 200, summary.content
+    assert [column["count"] for column in summary.json()["columns"]] == [2, 2]

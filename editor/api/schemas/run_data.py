@@ -47,6 +47,11 @@ class DataPage(AboutResult):
         description="A stored result: the port's columns the run did not keep, because nothing "
         "after the node reads them.",
     )
+    kept_by: dict[str, str] | None = Field(
+        None,
+        description="A recomputed result: the run options (`{up_to: node}`) of a run that "
+        "stores it whole, to page, sort, filter and summarise in that run's results.",
+    )
 
 
 class ColumnStats(Schema):

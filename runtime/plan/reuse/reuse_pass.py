@@ -8,10 +8,11 @@ a node that runs needs its parents: a reused parent becomes a read of its stored
 too. Reused nodes nobody reads, and everything above them, leave the plan (`plan.reused`);
 the run reports them succeeded, from the cache.
 
-The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): the
-input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe), so
-that editing one of those re-runs it from its input and not from the pipeline's files; and
-the node a run goes up to.
+The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): for
+the input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe),
+its restart point in the row-wise chain computing it (`restart_point`: after the chain's last
+filter), so that editing any node from there down re-runs from the store and not from the
+pipeline's files; and the node a run goes up to.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def plan_reuse(
             result.nodes[node_id] = read_instead(node, locations)
             cache.reading.add(node_id)
         else:
-            result.stored |= _to_store(node, states)
+            result.stored |= _to_store(plan, node, states, keys)
     result.cache = cache
     used = [node_id for node_id in plan.order if states[node_id] != "run"]
     if used:
@@ -258,16 +259,47 @@ def _jsonable(parts: Parts) -> dict:
     return {**dataclasses.asdict(parts), "inputs": list(parts.inputs)}
 
 
-def _to_store(node: PlannedNode, states: dict[str, str]) -> set:
-    """The inputs of a node that runs that the run must store: an output's or a breaker's."""
+def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], keys: Keys) -> set:
+    """The ports a node that runs needs stored: for an output's or a breaker's input, its
+    restart point (`restart_point`); none where that chain already starts from the store."""
     if node.operator.kind != "output" and not node.operator.breaks_pipeline:
         return set()
-    return {
-        source
-        for sources in node.inputs.values()
-        for source in sources
-        if states.get(source[0]) == "run"
-    }
+    found = set()
+    for sources in node.inputs.values():
+        for source in sources:
+            if states.get(source[0]) == "run":
+                point = restart_point(plan, source, states, keys)
+                if point is not None:
+                    found.add(point)
+    return found
+
+
+def restart_point(plan: Plan, source, states: dict[str, str], keys: Keys):
+    """The port to store so that an edit in the row-wise chain ending at `source` re-runs from
+    the store: the output of the chain's last node that drops rows (a filter), else of its
+    first node. The nodes below it map rows one to one (transform, select, cast): they
+    recompute cheaply from that one file, which holds no more rows than `source` itself,
+    while storing each of their outputs would cost a write of as many rows each. None when
+    the chain already starts from a stored result (nothing large to store again); `source`
+    itself for a chain of one node or of results never reused."""
+    chain = [source]
+    while chain[-1][0] not in keys.volatile and _row_wise(plan.nodes[chain[-1][0]]):
+        (parent,) = [item for items in plan.nodes[chain[-1][0]].inputs.values() for item in items]
+        if states.get(parent[0]) == "read":
+            return None
+        if states.get(parent[0]) != "run" or not _row_wise(plan.nodes[parent[0]]):
+            break
+        if plan.consumers[parent] != 1 or parent[0] in keys.volatile:
+            break
+        chain.append(parent)
+    dropping = (port for port in chain if not plan.nodes[port[0]].operator.row_limit_safe)
+    return next(dropping, chain[-1])
+
+
+def _row_wise(node: PlannedNode) -> bool:
+    """A node of one input and one output whose rows each come from one input row."""
+    sources = [source for sources in node.inputs.values() for source in sources]
+    return node.operator.partitionable and len(sources) == 1 and len(node.ports.outputs) == 1
 
 
 def read_instead(node: PlannedNode, locations: dict[str, Path]) -> PlannedNode:

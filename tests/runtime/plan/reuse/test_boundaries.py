@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from runtime.cache.store import ResultStore
@@ -40,8 +41,8 @@ WRITE = {"id": "write", "operator": "csv_output", "params": {"path": "out/x.csv"
 BIG = {"id": "big", "operator": "filter", "params": {"condition": "users > 1"}}
 ORDERED = {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "country"}]}}
 AGGREGATED = chain(seed_node("enrich"), seed_node("by_country"), BIG, ORDERED, WRITE)
-"""On DuckDB one segment: it stores `enrich` (the aggregate's input) and `big` (the sort's);
-`by_country`, between them, is inside."""
+"""On DuckDB one segment: it stores `adults` (the top of the row-wise chain the aggregate
+reads) and `big` (the sort's input); `enrich` and `by_country`, between them, are inside."""
 
 
 @pytest.fixture
@@ -70,11 +71,12 @@ def shown(document: dict, node: str, root: Path, results, *, cache: Path | None 
 
 def test_an_interior_port_is_recomputed_from_its_stored_boundary_after_the_input_went(root):
     results = run_results(AGGREGATED, root)
-    assert "by_country" not in results and "enrich" in results  # inside the segment
+    assert "by_country" not in results and "enrich" not in results  # inside the segment
+    assert "adults" in results
     expected = shown(AGGREGATED, "by_country", root, None)
     (root / "users.csv").unlink()
     found = shown(AGGREGATED, "by_country", root, results)
-    assert (found.read_from_store, found.inputs_read) == (["enrich"], [])
+    assert (found.read_from_store, found.inputs_read) == (["adults"], [])
     assert sorted(found.rows) == sorted(expected.rows) and len(found.rows) == 3
     assert found.schema.names == ["country", "users", "amount_eur", "mean_age"]
 
@@ -91,7 +93,7 @@ def test_without_the_store_the_same_preview_needs_the_input(root):
 
 def test_an_evicted_boundary_falls_back_to_the_inputs(root):
     results = run_results(AGGREGATED, root)
-    ResultStore(root / CACHE).path_of(results["enrich"]["out"]).unlink()
+    ResultStore(root / CACHE).path_of(results["adults"]["out"]).unlink()
     found = shown(AGGREGATED, "by_country", root, results)
     assert (found.read_from_store, found.inputs_read) == ([], ["users"])
     assert len(found.rows) == 3
@@ -112,10 +114,10 @@ def test_a_result_only_another_store_holds_is_never_read(root, tmp_path_factory)
 @pytest.mark.parametrize(
     "results",
     [
-        {"enrich": {"out": key}}
+        {"adults": {"out": key}}
         for key in ["../../users", "", 7, None, "A" * 64, "0" * 64 + "\n", {"out": "x"}]
     ]
-    + [{"enrich": "0" * 64}, {"enrich": None}],
+    + [{"adults": "0" * 64}, {"adults": None}],
 )
 def test_what_is_not_a_key_is_ignored(root, results):
     run_results(AGGREGATED, root)
@@ -155,9 +157,9 @@ def test_a_stored_result_with_every_column_stands_for_a_port_that_needs_them_all
 def test_a_stored_result_names_the_columns_it_does_not_hold(root, backend):
     results = run_results(AGGREGATED, root, backend)
     store = ResultStore(root / CACHE)
-    enrich = results["enrich"]["out"]
-    assert {"name", "email", "signup"} <= set(missing_columns(store, enrich))
-    assert store.record(enrich)["columns"][-1] == "amount_eur"
+    adults = results["adults"]["out"]
+    assert {"name", "email", "signup"} <= set(missing_columns(store, adults))
+    assert store.record(adults)["columns"] == [*pd.read_csv(root / "users.csv", nrows=1)]
     assert missing_columns(store, results["big"]["out"]) == []
 
 
@@ -173,7 +175,7 @@ def test_a_stored_result_that_fails_to_read_is_recomputed_from_the_inputs(root):
     """Its footer reads (so the preview starts from it) but its rows do not, as when the store
     evicts it while the preview reads: the preview starts again from the inputs."""
     results = run_results(AGGREGATED, root)
-    location = ResultStore(root / CACHE).path_of(results["enrich"]["out"])
+    location = ResultStore(root / CACHE).path_of(results["adults"]["out"])
     data = bytearray(location.read_bytes())
     footer = int.from_bytes(data[-8:-4], "little") + 8
     data[4 : len(data) - footer] = bytes(len(data) - footer - 4)

@@ -72,14 +72,49 @@ def test_a_reused_node_shows_the_figures_of_the_run_that_stored_it(root, backend
     assert first.totals["rows_written"] > 0 and first.totals["reused"] == []
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_editing_the_aggregate_runs_only_it_and_what_follows(root, backend):
+@pytest.mark.parametrize(
+    ("backend", "recomputed"),
+    # on DuckDB the segment stored only the filter's rows (the top of the aggregate's row-wise
+    # input): the transform between them runs again over those rows, not over the file
+    [("pandas", set()), ("duckdb", {"enrich"})],
+)
+def test_editing_the_aggregate_runs_only_it_and_what_follows(root, backend, recomputed):
     document = seed_document()
     run(document, root, backend=backend)
     node_params(document, "by_country")["aggregations"][2]["function"] = "max"
     again = run(document, root, backend=backend)
-    assert ran(again) == {"by_country", "named", "write"}
+    assert ran(again) == {"by_country", "named", "write", *recomputed}
+    assert {"users", "adults"} <= reused(again)
     pd.testing.assert_frame_equal(output(root), expected(document, root, backend=backend))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_editing_the_transform_reruns_it_from_the_stored_filter_rows_not_the_file(
+    tmp_path, backend
+):
+    """The input file is rewritten in place between the runs, keeping its size, inode and
+    time (over 1 MiB, so not hashed): a run that read it would count other countries. The
+    edited run reads the filter's stored rows instead and equals a fresh run over the data
+    the first run saw."""
+    write_data(tmp_path, rows=30_000)
+    original = tmp_path / "original"
+    original.mkdir()
+    (original / "users.csv").write_bytes((tmp_path / "users.csv").read_bytes())
+    (original / "countries.csv").write_bytes((tmp_path / "countries.csv").read_bytes())
+    document = seed_document()
+    run(document, tmp_path, backend=backend)
+    users = tmp_path / "users.csv"
+    before = users.stat()
+    assert before.st_size > 2**20
+    with users.open("r+b") as file:
+        file.write(users.read_bytes().replace(b",FR,", b",DE,"))
+    os.utime(users, ns=(before.st_atime_ns, before.st_mtime_ns))
+    node_params(document, "enrich")["mappings"][0]["expression"] = "amount * 0.5"
+    again = run(document, tmp_path, backend=backend)
+    assert ran(again) == {"enrich", "by_country", "named", "write"}
+    assert {"users", "adults", "countries"} <= reused(again)
+    assert again.nodes["adults"].extra["cached"] is True
+    pd.testing.assert_frame_equal(output(tmp_path), expected(document, original, backend=backend))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -143,9 +178,9 @@ def test_reading_other_columns_downstream_recomputes_the_pruned_results(root):
 def test_results_stored_by_one_backend_are_reused_by_the_other(root, first, second):
     document = seed_document()
     run(document, root, backend=first)
-    node_params(document, "by_country")["aggregations"][2]["function"] = "max"
+    node_params(document, "enrich")["mappings"][0]["expression"] = "amount * 0.5"
     again = run(document, root, backend=second)
-    assert ran(again) == {"by_country", "named", "write"}
+    assert ran(again) == {"enrich", "by_country", "named", "write"}
     pd.testing.assert_frame_equal(output(root), expected(document, root, backend=second))
 
 
@@ -157,8 +192,8 @@ def test_the_metrics_name_each_stored_result_and_it_reads_back(root, backend):
     assert set(write) == {"in"}
     stored = by_country(pd.read_parquet(store.path_of(write["in"])))
     pd.testing.assert_frame_equal(stored, output(root), check_dtype=False)
-    enrich = result.nodes["enrich"].extra["results"]["out"]
-    assert len(pd.read_parquet(store.path_of(enrich))) == result.nodes["enrich"].rows_out
+    adults = result.nodes["adults"].extra["results"]["out"]
+    assert len(pd.read_parquet(store.path_of(adults))) == result.nodes["adults"].rows_out
 
 
 def test_a_removed_output_file_is_written_again_and_nothing_else_runs(root):
@@ -269,3 +304,43 @@ def test_a_result_evicted_after_planning_fails_its_node_saying_to_run_again(root
         "its stored result was removed meanwhile (the store keeps a bounded size); run again"
     )
     assert str(root) not in result.error
+
+
+def stored_ports(document: dict, root) -> set:
+    """What a run of `document` on DuckDB would store beyond its tasks' outputs."""
+    import json
+
+    from runtime.document.spec import load_document
+    from runtime.io.paths import FileArea
+    from runtime.plan import build_plan
+    from runtime.plan.prepare import prepare
+
+    area = FileArea(root, cache=root / CACHE)
+    plan = build_plan(load_document(json.dumps(document)), data_root=area)
+    return prepare(plan, backend="duckdb", data_root=area, options=RunOptions()).stored
+
+
+def test_a_chain_is_kept_after_its_last_filter_never_above_it(root):
+    """users → slim (select) → adults (filter) → enrich (transform) → by_country: the filter's
+    rows are kept, no more rows than the aggregate reads; the select above it keeps as many
+    rows as the file."""
+    document = seed_document()
+    slim = {"id": "slim", "operator": "select", "params": {"columns": ["id", "age", "country"]}}
+    document["nodes"].append(slim)
+    node_params(document, "enrich")["mappings"] = [{"target": "older", "expression": "age + 1"}]
+    node_params(document, "by_country")["aggregations"] = [
+        {"column": "id", "function": "count", "name": "users"}
+    ]
+    document["edges"] = [edge for edge in document["edges"] if edge["source"] != "users"] + [
+        {"source": "users", "target": "slim"},
+        {"source": "slim", "target": "adults"},
+    ]
+    assert ("adults", "out") in stored_ports(document, root)
+    assert not {("slim", "out"), ("enrich", "out")} & stored_ports(document, root)
+    double = {"target": "double", "expression": "age * 2"}
+    document["nodes"][1] = {
+        "id": "adults",
+        "operator": "transform",
+        "params": {"mappings": [double]},
+    }
+    assert ("slim", "out") in stored_ports(document, root)  # no filter: the chain's top

@@ -213,7 +213,7 @@ function DataBody({
               <p className="pw-muted pw-small">
                 {view.recompute
                   ? "Statistics are of the stored result: go back to it to see them."
-                  : "Statistics need the whole result, which this run did not keep."}
+                  : "Statistics need the whole result, which this run did not keep: run up to this node to keep it."}
               </p>
             ) : null}
             {stats.loading ? <p className="pw-muted pw-small">Computing…</p> : null}

@@ -70,7 +70,10 @@ export function sourceNote(page) {
   const changed = page.changed_inputs?.length
     ? ` Input files changed since the run (${page.changed_inputs.join(", ")}): these rows may differ from what the run saw.`
     : "";
-  return `Not stored: recomputed from ${origin}, first ${page.recomputed_rows.toLocaleString("en-US")} rows (no sort, filter or statistics).${changed}`;
+  const keep = page.kept_by?.up_to
+    ? ` To keep it whole, run up to ${page.kept_by.up_to} ("Run up to here" in its panel).`
+    : "";
+  return `Not stored: recomputed from ${origin}, first ${page.recomputed_rows.toLocaleString("en-US")} rows (no sort, filter or statistics).${keep}${changed}`;
 }
 
 /** "a", "a and b", "a, b and c". */

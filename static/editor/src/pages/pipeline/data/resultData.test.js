@@ -94,6 +94,9 @@ describe("words", () => {
     expect(sourceNote({ ...page, recomputed_from: [] })).toContain(
       "recomputed from the run's pipeline,",
     );
+    expect(sourceNote({ ...page, kept_by: { up_to: "by_age" } })).toContain(
+      'To keep it whole, run up to by_age ("Run up to here" in its panel).',
+    );
   });
   it("names the columns a stored result does not hold", () => {
     expect(
