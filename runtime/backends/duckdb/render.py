@@ -60,6 +60,11 @@ class Query:
             text += f" ORDER BY {_order_by(rendered.order)}"
         return self._with(text)
 
+    def reads_in_order(self, parts: Iterable[Rendered]) -> bool:
+        """Whether computing `parts` (each by a query of its own) needs the session to keep
+        insertion order: a CTE reads a stream in its order, or a part's rows are natural."""
+        return self.numbers_streams or any(part.natural for part in parts)
+
     def select(self, selected: str, source: str, params: list) -> tuple[str, list]:
         """`SELECT selected FROM source` (a CTE's quoted name) with the CTEs before it."""
         sql, ctes = self._with(f"SELECT {selected} FROM {source}")

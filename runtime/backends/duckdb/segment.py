@@ -159,9 +159,7 @@ def run_segment(
         reads = [Path(path) for path in read]
         budget = budget or Budget.from_environment()
         allowed = [*written_by_duckdb, *(path for path, _ in copies.values())]
-        keep_order = query.numbers_streams or any(
-            rendered[relation].natural for relation in rendered
-        )  # a natural part computed on its own: its rows in stream order
+        keep_order = query.reads_in_order(rendered.values())
         connection = open_session(reads, spill_dir, budget, allowed, keep_order)
         stopper.attach(connection)
         for name, table in query.tables.items():

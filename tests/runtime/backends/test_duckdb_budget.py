@@ -1,6 +1,7 @@
 """Under a 64 MiB budget, a sort, a join and an aggregate of many groups over a file several
 times that size finish on DuckDB (fewer threads, spilling), give pandas' result, and leave no
-spill file behind; a process running one stays within a few budgets of resident memory."""
+spill file behind; a process running one stays within a few budgets of resident memory.
+DuckDB keeps insertion order only for the segments that read a stream in its order."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from runtime import relational as r
+from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import threads_within
 from runtime.budget import Budget
+from runtime.io.paths import FileArea
 from tests.runtime.backends.both import write_on_pandas
 from tests.runtime.backends.budget_child import steps
 
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[3]
 ROWS = 3_000_000
 """About 100 MiB as Arrow columns, more inside DuckDB."""
 BUDGET_MIB = 64
+SCAN = r.Scan("parquet", "t.parquet")
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +89,22 @@ def _linked(big: Path, folder: Path) -> Path:
 )
 def test_a_small_budget_runs_duckdb_on_fewer_threads(memory_mib, threads, expected):
     assert threads_within(Budget(memory_mib << 20, threads)) == expected
+
+
+@pytest.mark.parametrize(
+    ("relation", "kept"),
+    [
+        (r.Sort(SCAN, (("k", False),)), True),  # ties keep the file's order: rows numbered
+        (r.Limit(SCAN, 3), True),  # the first rows of the stream
+        (r.Filter(SCAN, "k > 1"), True),  # the file's order is the result's
+        (r.Aggregate(SCAN, ("k",), (r.AggregateCall("size", None, "n"),)), False),  # by key
+    ],
+    ids=["sort", "limit", "filter", "aggregate"],
+)
+def test_insertion_order_is_kept_only_where_a_query_reads_a_stream_in_order(
+    tmp_path, relation, kept
+):
+    pq.write_table(pa.table({"k": [2, 1, 2]}), tmp_path / "t.parquet")
+    renderer = Renderer(FileArea.of(tmp_path), frame_table=None)
+    [rendered] = renderer.render([relation])
+    assert renderer.query.reads_in_order([rendered]) is kept
