@@ -13,7 +13,7 @@ for the nodes that depend on it (`sort` ties, `limit`, `deduplicate`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from runtime.document.spec import Source
@@ -106,6 +106,10 @@ class Filter(Relation):
     input: Relation
     condition: str | None
     unless: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+    """(expression text, the params field that holds it) of every condition of the node (a
+    route's other ports' too, which pandas evaluates alike): for checks and messages, not for
+    meaning."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,8 @@ class Mapping:
     target: str
     expression: str
     type: str | None = None
+    field: str | None = field(default=None, compare=False, repr=False)
+    """The params field that holds `expression`: for messages, not for meaning."""
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,9 @@ reason instead: never a silent difference. The rules for operators are here, tho
 functions in `sql_functions.py`; each was decided by running both engines, and
 tests/runtime/expressions/test_to_sql.py keeps checking them against each other.
 
+Each call that builds text carries a `Bound` (sql_bounds.py): SQL for its result's size,
+which the backend checks before building the text, as pandas does.
+
 Belongs here: SQL text for one expression. Does not belong here: connections, relations and
 running queries (this package never imports duckdb), or deciding what runs where.
 """
@@ -20,8 +23,22 @@ from runtime.errors import NotLowerable
 from runtime.tables.schema import Schema
 
 from .compiler import check_condition, infer_type
-from .nodes import Between, Binary, Call, Column, In, IsNull, Literal, Logical, Node, Unary, walk
+from .nodes import (
+    Between,
+    Binary,
+    Call,
+    Column,
+    In,
+    IsNull,
+    Literal,
+    Logical,
+    Node,
+    Unary,
+    children,
+    walk,
+)
 from .parser import parse
+from .sql_bounds import Bound, joined_size, replaced_size, text_size
 from .sql_functions import lower_call
 from .sql_parts import (
     NULL_SQL,
@@ -52,13 +69,16 @@ class SqlExpression:
     params: tuple
     type: str
     nullable: bool
+    bounds: tuple[Bound, ...] = ()
+    """The calls that build text, in the order pandas builds (and checks) them."""
 
 
 def to_sql(text: str, schema: Schema) -> SqlExpression:
     """Lower an expression over columns `schema` to DuckDB SQL (NotLowerable if DuckDB differs)."""
     type, nullable = infer_type(text, schema)
-    lowered = cast(_Lowering(schema).value(parse(text)), type)
-    return SqlExpression(lowered.text, lowered.params, type, nullable)
+    lowering = _Lowering(schema, text)
+    lowered = cast(lowering.value(parse(text)), type)
+    return SqlExpression(lowered.text, lowered.params, type, nullable, tuple(lowering.bounds))
 
 
 def to_sql_condition(text: str, schema: Schema) -> SqlExpression:
@@ -70,14 +90,20 @@ def to_sql_condition(text: str, schema: Schema) -> SqlExpression:
     check_condition(text, schema)
     lowered = to_sql(text, schema)
     condition = sql("(", Sql(lowered.sql, lowered.params, "boolean"), ") IS TRUE")
-    return SqlExpression(condition.text, condition.params, "boolean", False)
+    return SqlExpression(condition.text, condition.params, "boolean", False, lowered.bounds)
 
 
 class _Lowering:
     """Walks a checked syntax tree into `Sql`, refusing what DuckDB computes differently."""
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema, text: str) -> None:
         self.schema = schema
+        self.text = text
+        self.bounds: list[Bound] = []
+        self._sizes: dict[int, Bound] = {}
+        """The bound of each lowered node that builds text, by the node's id."""
+        self._depths: dict[int, int] = {}
+        """How deeply calls that build text nest in each lowered node, by its id."""
 
     def value(self, node: Node) -> Sql:
         """`node` lowered as the operand of something (datetimes do not lower)."""
@@ -91,6 +117,12 @@ class _Lowering:
 
     def lower(self, node: Node) -> Sql:
         """`node` lowered, whatever its type."""
+        item = self._lowered(node)
+        below = max((self._depths.get(id(child), 0) for child in children(node)), default=0)
+        self._depths[id(node)] = below + (id(node) in self._sizes)
+        return item
+
+    def _lowered(self, node: Node) -> Sql:
         if isinstance(node, Literal):
             if node.value is None:
                 return NULL_SQL
@@ -104,8 +136,36 @@ class _Lowering:
             test = " IS NOT NULL)" if node.negated else " IS NULL)"
             return sql("(", cast(self.lower(node.operand), "string"), test, type="boolean")
         if isinstance(node, Call):
-            return lower_call(node, [self.value(arg) for arg in node.args])
+            args = [self.value(arg) for arg in node.args]
+            item = lower_call(node, args)
+            if node.name == "replace" and NULL not in (args[1].type, args[2].type):
+                self._bound(node, "replace", *self._replaced(node, *args))
+            elif node.name == "concat":
+                self._bound(node, "concat", *self._joined(node.args, args))
+            return item
         return _RULES[type(node)](self, node)
+
+    def _bound(self, node: Node, what: str, size: Sql, stage: int) -> None:
+        """Record that `node` builds text of `size` bytes per row (unless pandas folds it:
+        a call of constants is computed, and checked, when the expression is compiled)."""
+        if any(isinstance(part, Column) for part in walk(node)):
+            bound = Bound(self.text, node, what, size, stage)
+            self.bounds.append(bound)
+            self._sizes[id(node)] = bound
+
+    def _size(self, node: Node, item: Sql) -> tuple[Sql, int]:
+        """The size of a lowered argument and the stage that computing it needs."""
+        bound = self._sizes.get(id(node))
+        if bound is not None:
+            return bound.size, bound.stage
+        return text_size(item), self._depths[id(node)]
+
+    def _replaced(self, node: Call, text: Sql, old: Sql, new: Sql) -> tuple[Sql, int]:
+        return replaced_size(text, old, new), self._depths[id(node.args[0])]
+
+    def _joined(self, nodes, items: list[Sql]) -> tuple[Sql, int]:
+        sizes = [self._size(node, item) for node, item in zip(nodes, items, strict=True)]
+        return joined_size([size for size, _ in sizes]), max(stage for _, stage in sizes)
 
     def unary(self, node: Unary) -> Sql:
         operand = self.value(node.operand)
@@ -131,6 +191,7 @@ class _Lowering:
             return finite(sql("(", left, " / NULLIF(", right, ", 0))"))
         left, right = cast(left, type), cast(right, type)
         if type == "string":
+            self._bound(node, "'+'", *self._joined((node.left, node.right), [left, right]))
             return sql("(", left, " || ", right, ")", type="string")
         if node.op == "%":
             return _modulo(left, right)

@@ -122,8 +122,8 @@ class Transform(Operator):
                 relational.require_exact_cast(mapping.target, lowered.type, mapping.type)
             schema = with_column(schema, mapped_column(index, mapping, schema))
         mappings = tuple(
-            relational.Mapping(mapping.target, mapping.expression, mapping.type)
-            for mapping in params.mappings
+            relational.Mapping(mapping.target, mapping.expression, mapping.type, _field(index))
+            for index, mapping in enumerate(params.mappings)
         )
         return {"out": relational.Derive(inputs["in"], mappings, params.keep_other_columns)}
 
@@ -146,7 +146,11 @@ def _live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tup
 
 
 def _expression_error(index: int, error: ExpressionError) -> ParamsError:
-    return ParamsError(f"mappings[{index}].expression", str(error), error.position)
+    return ParamsError(_field(index), str(error), error.position)
+
+
+def _field(index: int) -> str:
+    return f"mappings[{index}].expression"
 
 
 def mapped_column(index: int, mapping: Mapping, schema: Schema) -> Column:

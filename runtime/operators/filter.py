@@ -60,4 +60,5 @@ class Filter(Operator):
 
     def lower(self, params, inputs, schemas):
         to_sql_condition(params.condition, schemas["in"])  # NotLowerable if DuckDB differs
-        return {"out": relational.Filter(inputs["in"], params.condition)}
+        fields = ((params.condition, "condition"),)
+        return {"out": relational.Filter(inputs["in"], params.condition, fields=fields)}

@@ -131,13 +131,17 @@ class Route(Operator):
         for text in texts:
             to_sql_condition(text, schemas["in"])  # NotLowerable if DuckDB differs
         source = inputs["in"]
+        fields = tuple((text, _field(index)) for index, text in enumerate(texts))
         relations = {
             condition.name: relational.Filter(
-                source, condition.condition, tuple(texts[:index]) if params.mode == "first" else ()
+                source,
+                condition.condition,
+                tuple(texts[:index]) if params.mode == "first" else (),
+                fields,
             )
             for index, condition in enumerate(params.conditions)
         }
-        relations[OTHERWISE] = relational.Filter(source, None, tuple(texts))
+        relations[OTHERWISE] = relational.Filter(source, None, tuple(texts), fields)
         return relations
 
 

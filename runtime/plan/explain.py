@@ -54,6 +54,8 @@ def describe(relation: Relation, names: dict[int, str]) -> str:
         return f"frame of {node_id}" if port == "out" else f"frame of {node_id}.{port}"
     parts = []
     for item in dataclasses.fields(relation):
+        if not item.repr:  # what messages name, not what the relation means
+            continue
         value = getattr(relation, item.name)
         if isinstance(value, Relation):
             parts.append(_named(value, names))

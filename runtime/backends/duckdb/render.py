@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from runtime import relational as rel
+from runtime.backends.duckdb.bounds import Check
 from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
 from runtime.backends.duckdb.scans import scan_sql, stored_sql
@@ -40,6 +41,11 @@ class Query:
     scans: dict[str, tuple[InputFile, ...]] = field(default_factory=dict)
     """Each path a scan reads, as the document writes it → the files it names (for the
     session, for messages and for the profile)."""
+    checks: list[Check] = field(default_factory=list)
+    """The text-size bounds to check before any query runs, in pandas' order (bounds.py)."""
+    numbers_streams: bool = False
+    """Whether a CTE relies on a natural relation's stream order (numbers its rows, or limits
+    them unsorted): the session must then keep insertion order."""
 
     def files(self) -> dict[str, str]:
         """Each file read: its real path → its name as the document's path names it."""
@@ -53,6 +59,24 @@ class Query:
         if rendered.order:
             text += f" ORDER BY {_order_by(rendered.order)}"
         return self._with(text)
+
+    def reads_in_order(self, parts: Iterable[Rendered]) -> bool:
+        """Whether computing `parts` (each by a query of its own) needs the session to keep
+        insertion order: a CTE reads a stream in its order, or a part's rows are natural."""
+        return self.numbers_streams or any(part.natural for part in parts)
+
+    def select(self, selected: str, source: str, params: list) -> tuple[str, list]:
+        """`SELECT selected FROM source` (a CTE's quoted name) with the CTEs before it."""
+        sql, ctes = self._with(f"SELECT {selected} FROM {source}")
+        return sql, [*ctes, *params]
+
+    def check(self, relation: rel.Relation, field: str | None, source: str, bounds) -> None:
+        """Check `bounds` of an expression of `relation` over `source` (once for each)."""
+        known = {check.key for check in self.checks}
+        for bound in bounds:
+            check = Check(relation, field, source, bound)
+            if check.key not in known:
+                self.checks.append(check)
 
     def stored_sql(self, rendered: Rendered, table: str) -> tuple[str, list]:
         """A statement computing `rendered` into a temporary `table`, hidden columns and all
@@ -127,6 +151,7 @@ class Renderer:
         if rendered.order:
             return rendered
         assert rendered.natural, "an input whose order is needed is rendered with one"
+        self.query.numbers_streams = True
         position = self._name("o")
         body = f"SELECT *, row_number() OVER () AS {quoted(position)} FROM {quoted(rendered.name)}"
         return self._cte(body, (), rendered.schema, order=((position, False, False),))
@@ -161,6 +186,11 @@ class Renderer:
         met = [relation.condition] if relation.condition is not None else []
         kept = [to_sql_condition(text, source.schema) for text in met]
         unless = [to_sql_condition(text, source.schema) for text in relation.unless]
+        # every condition of the node, as pandas evaluates each on every row
+        held = relation.fields or tuple((text, None) for text in [*relation.unless, *met])
+        for text, held_in in held:
+            bounds = to_sql_condition(text, source.schema).bounds
+            self.query.check(relation, held_in, source.name, bounds)
         where = [part.sql for part in kept] + [f"NOT ({part.sql})" for part in unless]
         params = tuple(param for part in [*kept, *unless] for param in part.params)
         body = f"SELECT * FROM {quoted(source.name)} WHERE {' AND '.join(where) or 'TRUE'}"
@@ -170,6 +200,7 @@ class Renderer:
         current = self._render(relation.input)
         for mapping in relation.mappings:
             expression = to_sql(mapping.expression, current.schema)
+            self.query.check(relation, mapping.field, current.name, expression.bounds)
             kind = mapping.type or expression.type
             rel.require_exact_cast(mapping.target, expression.type, kind)
             value = _converted(f"({expression.sql})", expression.type, kind)
@@ -314,6 +345,7 @@ class Renderer:
     def _limit(self, relation: rel.Limit) -> Rendered:
         source = self._render(relation.input)
         source = source if source.natural else self._ordered_input(relation.input)
+        self.query.numbers_streams |= not source.order
         ordering = f" ORDER BY {_order_by(source.order)}" if source.order else ""
         body = f"SELECT * FROM {quoted(source.name)}{ordering} LIMIT ?"
         return self._same_order(source, body, (relation.n,), source.schema)

@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from runtime.backends.duckdb.bounds import refused
 from runtime.backends.duckdb.counts import Tally
 from runtime.backends.duckdb.messages import readable
 from runtime.backends.duckdb.profiles import scan_name
@@ -158,10 +159,12 @@ def run_segment(
         reads = [Path(path) for path in read]
         budget = budget or Budget.from_environment()
         allowed = [*written_by_duckdb, *(path for path, _ in copies.values())]
-        connection = open_session(reads, spill_dir, budget, writes=allowed)
+        keep_order = query.reads_in_order(rendered.values())
+        connection = open_session(reads, spill_dir, budget, allowed, keep_order)
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
+        _bounded(query, connection, members)
         _copied(copies, relations, rendered, connection, query, tally, stopper)
         done = _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs)
         stopper.check()
@@ -197,6 +200,23 @@ def _in_utc(table: pa.Table) -> pa.Table:
     ]
     schema = pa.schema(fields, metadata=table.schema.metadata)
     return table if schema.equals(table.schema) else table.cast(schema)
+
+
+def _bounded(query, connection, members) -> None:
+    """Fail the node whose expression would build more text than pandas allows (bounds.py)."""
+
+    def run(selected: str, source: str, params: list) -> tuple:
+        sql, values = query.select(selected, source, params)
+        [row] = connection.execute(sql, values).fetchall()
+        return row
+
+    found = refused(query.checks, run)
+    if found is not None:
+        check, error = found
+        node = next(
+            (node for node, ports in members.items() if check.relation in ports.values()), None
+        )
+        raise SegmentError(check.message(error), node, retryable=False)
 
 
 def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, outputs) -> dict:

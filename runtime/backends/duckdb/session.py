@@ -6,6 +6,12 @@ only its spill folder; then external access is switched
 off and the configuration locked, so SQL cannot widen either, attach databases, install or
 load extensions (the machine is offline: autoinstall and autoload are off). Memory and threads
 come from the run's budget; past the memory limit, joins, aggregates and sorts spill.
+
+Each thread holds buffers of its own (a Parquet row group being read, a sort's run) that
+must fit before anything can spill, so a small budget runs on fewer threads: with 64 MiB and
+two threads, a sort fails at once ("could not allocate block"); on one it spills and finishes.
+Insertion order is kept only when the segment reads some stream in its order (`keep_order`):
+otherwise DuckDB may return and store rows as its threads finish them, buffering none.
 """
 
 from __future__ import annotations
@@ -17,21 +23,28 @@ import duckdb
 
 from runtime.budget import Budget
 
+MEMORY_PER_THREAD = 128 * 2**20
+"""What one DuckDB thread needs at the least (its performance guide says 125 MB)."""
 PROFILED = ["operator.name", "operator.type", "operator.extra_info", "operator.intermediate_rows"]
 
 
 def open_session(
-    reads: Iterable[Path], spill_dir: Path, budget: Budget, writes: Iterable[Path] = ()
+    reads: Iterable[Path],
+    spill_dir: Path,
+    budget: Budget,
+    writes: Iterable[Path] = (),
+    keep_order: bool = True,
 ):
     """A connection that may read `reads`, write `writes` (temporary files beside the outputs,
-    which a run alone names) and spill into `spill_dir` (which must exist)."""
+    which a run alone names) and spill into `spill_dir` (which must exist); `keep_order`:
+    whether a query's rows must come in the order of the streams it reads."""
     connection = duckdb.connect(
         ":memory:",
         config={
             "memory_limit": f"{budget.memory_bytes}B",
-            "threads": budget.threads,
+            "threads": threads_within(budget),
             "temp_directory": str(spill_dir),
-            "preserve_insertion_order": True,
+            "preserve_insertion_order": keep_order,
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
             "allow_community_extensions": False,
@@ -45,6 +58,11 @@ def open_session(
         connection.close()
         raise
     return connection
+
+
+def threads_within(budget: Budget) -> int:
+    """The budget's threads, fewer when its memory cannot give each its least: at least one."""
+    return max(1, min(budget.threads, budget.memory_bytes // MEMORY_PER_THREAD))
 
 
 def _lock(connection, paths: list[str], spill: str) -> None:
