@@ -35,6 +35,9 @@ class ScriptContext:
     whether to stop (nobody watches a script, only Ctrl+C stops it), commits at once, and
     holds the few params that code reads."""
 
+    columns: set[str] | None = None
+    """The columns an input reads, as a run prunes them (None: all)."""
+
     def __init__(self, **params: object) -> None:
         self.params = SimpleNamespace(**params)
         self.logger = logging.getLogger("pipeline")
