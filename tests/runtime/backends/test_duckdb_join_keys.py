@@ -9,6 +9,8 @@ import json
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from runtime.backends.duckdb.render import Renderer
@@ -128,3 +130,36 @@ def test_keys_through_an_aggregate_and_a_select_keep_what_is_known(tmp_path):
     frames = {"l": left(), "r": right()}
     assert_same(steps, frames, tmp_path)
     assert joins_of(steps, frames, tmp_path) == [("HASH_JOIN", "k2 = key")]
+
+
+def test_a_parquet_column_every_file_declares_required_joins_with_equals(tmp_path):
+    """pyarrow writes a non-null field as required (tpchgen-cli writes TPC-H so); a key the
+    other side reads from a file of optional columns, nulls and all, still matches pandas,
+    and once one file of the pattern declares it optional, nulls match again."""
+    required = pa.schema([pa.field("k", pa.int64(), nullable=False), pa.field("a", pa.string())])
+    for name, keys in (("one", [1, 2, 4]), ("two", [4, 5])):
+        table = pa.table({"k": keys, "a": [f"{name}{key}" for key in keys]}, schema=required)
+        pq.write_table(table, tmp_path / f"req_{name}.parquet")
+    pq.write_table(pa.table({"k2": [1, None, 4, 4], "b": [1, 2, 3, 4]}), tmp_path / "opt.parquet")
+    steps = [
+        Step("l", "parquet_input", {"path": "req_*.parquet"}),
+        Step("r", "parquet_input", {"path": "opt.parquet"}),
+        join("outer"),
+    ]
+    assert_same(steps, {}, tmp_path)
+    assert joins_of(steps, {}, tmp_path) == [("HASH_JOIN", "k = k2")]
+    pq.write_table(pa.table({"k": [7, None], "a": ["x", "y"]}), tmp_path / "req_three.parquet")
+    assert_same(steps, {}, tmp_path)  # one file of the pattern may hold nulls: they match
+    assert joins_of(steps, {}, tmp_path) == [("HASH_JOIN", "k IS NOT DISTINCT FROM k2")]
+
+
+def test_parquet_columns_that_may_be_null_keep_matching_nulls(tmp_path):
+    pq.write_table(pa.table({"k": [1, None], "a": ["x", "y"]}), tmp_path / "l.parquet")
+    pq.write_table(pa.table({"k2": [None, 1], "b": [1, 2]}), tmp_path / "r.parquet")
+    steps = [
+        Step("l", "parquet_input", {"path": "l.parquet"}),
+        Step("r", "parquet_input", {"path": "r.parquet"}),
+        join("inner"),
+    ]
+    assert_same(steps, {}, tmp_path)
+    assert joins_of(steps, {}, tmp_path) == [("HASH_JOIN", "k IS NOT DISTINCT FROM k2")]
