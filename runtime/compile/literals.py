@@ -16,11 +16,13 @@ from .errors import CompileRefused
 
 def literal(value: Any) -> str:
     """Python source that evaluates to `value`: texts, numbers, booleans, None, dates and
-    times, and lists and mappings of them."""
+    times, and lists, sets and mappings of them."""
     if isinstance(value, BaseModel):
         raise CompileRefused(f"cannot write {type(value).__name__} as a value")
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(item) for item in value) + "]"
+    if isinstance(value, set | frozenset):  # in a stable order
+        return "{" + ", ".join(sorted(literal(item) for item in value)) + "}" if value else "set()"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, np.generic):

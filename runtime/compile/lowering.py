@@ -35,7 +35,7 @@ class Lowered:
     slots: dict[Slot, str] = field(default_factory=dict)
 
 
-def _shown(plan: Plan) -> set[str]:
+def shown(plan: Plan) -> set[str]:
     """The nodes whose rows a segment must hand back although no node reads them: with no
     output node every node runs to show its results, as in a run, so the script reads the
     last ones into their frames (a segment with nothing to hand back has no statement)."""
@@ -70,7 +70,7 @@ def lowered_segments(
             built = build_plan(pipeline, values, registry, data_root=area)
             planned = eliminate_dead_nodes(built)
         fused = fuse(planned, backend, data_root=area, connections=connections, probe=check_reads)
-        tasks = tasks_of(fused, retain=_shown(planned))
+        tasks = tasks_of(fused, retain=shown(planned))
         found: Rendered = {}
         for segment in fused.segments:
             exits = tasks.nodes[segment.id].operator.exits

@@ -36,6 +36,9 @@ class NodeCode:
     schemas: dict[str, Any]
     """Each input port's schema (a list for a `many` port), as inference predicts it."""
     outputs: dict[str, str]
+    columns: set[str] | None = None
+    """Of the `out` port, the columns anything downstream reads (None: all): column pruning,
+    as in a run (an input reads only these, a transform computes only these)."""
     lines: list[str] = field(default_factory=list)
     helpers: set = field(default_factory=set)
     imports: set[str] = field(default_factory=set)

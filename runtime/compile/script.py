@@ -24,7 +24,7 @@ from runtime.compile import support
 from runtime.compile.carry import EXCEPTIONS, carried
 from runtime.compile.errors import CompileRefused
 from runtime.compile.literals import literal
-from runtime.compile.lowering import Lowered, lowered_segments
+from runtime.compile.lowering import Lowered, lowered_segments, shown
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emitter_for
 from runtime.compile.segment_code import LOCALS, SegmentCode
@@ -36,6 +36,7 @@ from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.registry import Registry, default_registry
 from runtime.plan import build_plan
 from runtime.plan.passes.dead_nodes import eliminate_dead_nodes
+from runtime.plan.passes.projection import Columns, needed_columns
 
 BACKENDS = ("auto", "duckdb", "pandas")
 """What a script may run on, as a run: `auto` puts segments on DuckDB when the inputs are large
@@ -125,10 +126,11 @@ def _blocks(pipeline, plan, lowered: Lowered, names, inferred) -> tuple[list, se
     call and their imports."""
     defaults = dict(pipeline.config.parameters)
     raw = {node.id: node.params for node in pipeline.nodes}
+    needed = _needed(plan, lowered.segments)
 
     def node_code(node_id: str) -> NodeCode:
-        planned = plan.nodes[node_id]
-        return _node_code(planned, raw[node_id], defaults, names, inferred.nodes[node_id])
+        planned, schemas = plan.nodes[node_id], inferred.nodes[node_id]
+        return _node_code(planned, raw[node_id], defaults, names, schemas, needed[node_id])
 
     blocks, helpers, imports = [], set(), set(_BASE_IMPORTS)
     for unit in _units(plan, lowered.segments):
@@ -154,6 +156,21 @@ def _blocks(pipeline, plan, lowered: Lowered, names, inferred) -> tuple[list, se
         if any(re.search(rf"\b{name}\.", text) for block in blocks for text in block):
             imports.add(line)
     return blocks, helpers, imports
+
+
+def _needed(plan, segments: list[SegmentSql]) -> dict[str, Columns]:
+    """The columns of each node's output that anything downstream reads, as a run prunes
+    them: inputs read only those, a transform computes only those. A frame a DuckDB segment
+    reads stays whole, as its SQL was rendered for all its columns, and so does a frame the
+    script shows (a pipeline without outputs)."""
+    entering = {
+        parent
+        for found in segments
+        for member in found.segment.nodes
+        for parent in plan.predecessors[member]
+        if parent not in found.segment.nodes
+    }
+    return needed_columns(plan, keep_all=shown(plan) | entering)
 
 
 def _units(plan, segments: list[SegmentSql]) -> list:
@@ -224,7 +241,7 @@ def _variable_names(nodes: list, taken: set[str]) -> dict[str, dict[str, str]]:
     return names
 
 
-def _node_code(planned, raw, defaults, names, schemas) -> NodeCode:
+def _node_code(planned, raw, defaults, names, schemas, columns: Columns) -> NodeCode:
     operator = planned.operator
     inputs: dict[str, Any] = {}
     for port in planned.ports.inputs:
@@ -240,6 +257,7 @@ def _node_code(planned, raw, defaults, names, schemas) -> NodeCode:
         inputs=inputs,
         schemas=schemas.inputs,
         outputs=names[planned.id],
+        columns=columns,
     )
 
 

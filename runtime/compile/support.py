@@ -35,6 +35,9 @@ class ScriptContext:
     whether to stop (nobody watches a script, only Ctrl+C stops it), commits at once, and
     holds the few params that code reads."""
 
+    columns: set[str] | None = None
+    """The columns an input reads, as a run prunes them (None: all)."""
+
     def __init__(self, **params: object) -> None:
         self.params = SimpleNamespace(**params)
         self.logger = logging.getLogger("pipeline")
@@ -152,9 +155,14 @@ def parquet_as_compiled(files: list, columns: list[list[str]]) -> tuple[list[str
 
 
 def parquet_columns(location: Path) -> list[list[str]]:
-    """A Parquet file's columns as [name, Arrow type] pairs."""
+    """A Parquet file's columns as [name, Arrow type] pairs, `not null` after the type of a
+    required column (the query may then compare it with `=`: a file where it is optional
+    could hold nulls, so it no longer reads as compiled)."""
     schema = pq.read_schema(location)
-    return [[name, str(kind)] for name, kind in zip(schema.names, schema.types, strict=True)]
+    return [
+        [field.name, str(field.type) if field.nullable else f"{field.type} not null"]
+        for field in schema
+    ]
 
 
 def _located(files: list) -> tuple[list[str], list[str]]:

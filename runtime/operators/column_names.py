@@ -1,6 +1,7 @@
 """The column names a node's params hold: each must exist (else a "did you mean"), and column
-pruning keeps them. Used by every operator family, file and SQL outputs included; the types
-those columns must have are `runtime/operators/column_params.py`'s job."""
+pruning keeps them; and which of a source's columns an input reads (`read_names`). Used by
+every operator family, file and SQL outputs included; the types those columns must have are
+`runtime/operators/column_params.py`'s job."""
 
 from __future__ import annotations
 
@@ -29,3 +30,18 @@ def require_columns(field: str, names: Iterable[str], available: Iterable[str]) 
 def needed_with(wanted: set[str] | None, names: Iterable[str]) -> set[str] | None:
     """For column pruning: the columns wanted downstream plus `names` (None stays all)."""
     return None if wanted is None else set(wanted) | set(names)
+
+
+def read_names(names: list[str], wanted: set[str] | None) -> list[str]:
+    """Of a file's top-level columns `names`, those to read for the columns anything
+    downstream reads (`wanted`, None: all; column pruning): a nested record when one of its
+    fields (`address.city`) is wanted, and the first column when none is, so that the rows
+    are still counted. A file naming a column twice is read whole."""
+    if wanted is None or len(set(names)) < len(names):
+        return names
+    kept = [
+        name
+        for name in names
+        if name in wanted or any(column.startswith(f"{name}.") for column in wanted)
+    ]
+    return kept or names[:1]

@@ -84,7 +84,7 @@ class Transform(Operator):
         if wanted is None and params.keep_other_columns:
             return {"in": None}
         needed = set(_targets(params) if wanted is None else wanted)
-        for _, mapping in reversed(_live_mappings(params, wanted)):
+        for _, mapping in reversed(live_mappings(params, wanted)):
             needed.discard(mapping.target)
             needed |= referenced_columns(mapping.expression)
         return {"in": needed}
@@ -99,7 +99,7 @@ class Transform(Operator):
     def run(self, ctx, inputs):
         params: TransformParams = ctx.params
         frame = inputs["in"]
-        live = _live_mappings(params, ctx.columns)
+        live = live_mappings(params, ctx.columns)
         for index, mapping in live:
             frame = frame.assign(**{mapping.target: _mapped_values(index, mapping, frame)})
         if not params.keep_other_columns:
@@ -107,7 +107,7 @@ class Transform(Operator):
         return {"out": frame}
 
     def pruned(self, params, wanted):
-        live = [mapping for _, mapping in _live_mappings(params, wanted)]
+        live = [mapping for _, mapping in live_mappings(params, wanted)]
         return (
             params
             if len(live) == len(params.mappings)
@@ -128,7 +128,7 @@ class Transform(Operator):
         return {"out": relational.Derive(inputs["in"], mappings, params.keep_other_columns)}
 
 
-def _live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tuple[int, Mapping]]:
+def live_mappings(params: TransformParams, wanted: set[str] | None) -> list[tuple[int, Mapping]]:
     """The mappings whose result can reach a wanted column (all of them when all are wanted).
 
     Column pruning tells a node which of its columns anything downstream reads; a mapping

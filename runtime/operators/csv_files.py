@@ -110,7 +110,7 @@ class CsvInput(FileInput):
 
     def read_file(self, ctx, file, row_limit):
         params: CsvInputParams = ctx.params
-        included = _columns_to_read(ctx, params, file.location)
+        included = columns_to_read(ctx, params, file.location)
         # a sample's rows are in the first block: the reader's threads would parse more ahead
         threads = row_limit is None or row_limit > SCHEMA_SAMPLE_ROWS
         options = arrow_options(params, included, threads=threads)
@@ -133,7 +133,7 @@ class CsvInput(FileInput):
         return apply_dtypes(to_pandas(table), ctx.params.dtypes, ctx.params.path)
 
 
-def _columns_to_read(ctx: NodeContext, params: CsvInputParams, path: Path) -> list[str] | None:
+def columns_to_read(ctx: NodeContext, params: CsvInputParams, path: Path) -> list[str] | None:
     """The columns asked for, less those nothing downstream reads (column pruning).
 
     Columns with a declared type are always read, so that a typo there is still reported.

@@ -25,6 +25,7 @@ from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd
+from runtime.operators.column_names import read_names
 from runtime.operators.contract import OperatorParams
 from runtime.operators.file_common import (
     FileInput,
@@ -78,17 +79,30 @@ class ExcelInput(FileInput):
     Params = ExcelInputParams
 
     def read_file(self, ctx, file, row_limit):
-        table = read_sheet(file.location, file.name, ctx.params.sheet, row_limit)
+        table = read_sheet(file.location, file.name, ctx.params.sheet, row_limit, ctx.columns)
         ctx.progress(table.num_rows)
         return table
 
 
-def read_sheet(location: Path, source: str, sheet: int | str, row_limit: int | None) -> pa.Table:
-    """The rows of a workbook's sheet (by name or position), at most `row_limit`."""
+def read_sheet(
+    location: Path,
+    source: str,
+    sheet: int | str,
+    row_limit: int | None,
+    columns: set[str] | None = None,
+) -> pa.Table:
+    """The rows of a workbook's sheet (by name or position), at most `row_limit`, of the
+    `columns` anything reads (None: all): the others are never converted."""
     with _open(location, source) as workbook:
         name = _sheet_name(workbook.sheet_names, sheet, source)
         frame = pd.read_excel(workbook, sheet_name=name, dtype=object, nrows=row_limit)
         dates = _date_columns(workbook.book[name])
+    names = [str(name) for name in frame.columns]
+    kept = read_names(names, columns)
+    if len(kept) < len(names):  # column pruning
+        positions = [names.index(name) for name in kept]
+        dates = {new for new, old in enumerate(positions) if old in dates}
+        frame = frame.iloc[:, positions]
     return _as_dates(conform_table(arrow_table(frame)), dates)
 
 

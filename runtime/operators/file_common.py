@@ -44,6 +44,7 @@ from runtime.io.incremental import (
 )
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
+from runtime.operators.column_names import read_names
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.operators.file_checks import named_files
@@ -319,6 +320,12 @@ def _arrow_column(values: pd.Series) -> pa.Array:
         return pa.array(values, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         return pa.array(cast_series(values, "string"), pa.string(), from_pandas=True)
+
+
+def pruned_table(table: pa.Table, wanted: set[str] | None) -> pa.Table:
+    """`table` less the top-level columns nothing downstream reads (see `read_names`)."""
+    kept = read_names(table.column_names, wanted)
+    return table if len(kept) == table.num_columns else table.select(kept)
 
 
 def read_batches(

@@ -36,6 +36,7 @@ from runtime.operators.file_common import (
     arrow_table,
     conform_table,
     empty_table,
+    pruned_table,
     read_batches,
 )
 
@@ -81,20 +82,27 @@ class JsonInput(FileInput):
     Params = JsonInputParams
 
     def read_file(self, ctx, file, row_limit):
-        return read_json_file(ctx, file.location, file.name, ctx.params.lines, row_limit)
+        params = ctx.params
+        return read_json_file(ctx, file.location, file.name, params.lines, row_limit, ctx.columns)
 
 
 def read_json_file(
-    ctx: NodeContext, path: Path, source: str, lines: bool, row_limit: int | None
+    ctx: NodeContext,
+    path: Path,
+    source: str,
+    lines: bool,
+    row_limit: int | None,
+    columns: set[str] | None = None,
 ) -> pa.Table:
-    """The objects of a JSON file (an array, or one per line when `lines`) as a table."""
+    """The objects of a JSON file (an array, or one per line when `lines`) as a table, of
+    the `columns` anything reads (None: all): the others are parsed, but never typed."""
     if path.stat().st_size == 0:
         return empty_table(pa.schema([]))
     if lines:
         table = _read_lines(ctx, path, source, row_limit)
     else:
         table = _read_array(ctx, path, source, row_limit)
-    return _parse_iso_text(conform_table(table))
+    return _parse_iso_text(conform_table(pruned_table(table, columns)))
 
 
 def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None) -> pa.Table:

@@ -22,7 +22,7 @@ from runtime.errors import OperatorError
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import IncrementalField
 from runtime.lazy import pd, pq
-from runtime.operators.column_names import require_columns
+from runtime.operators.column_names import read_names, require_columns
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
 from runtime.operators.file_common import (
@@ -81,6 +81,8 @@ class ParquetInput(FileInput):
     def read_file(self, ctx, file, row_limit):
         with _open(file) as parquet:
             schema = _projected_schema(ctx, parquet)
+            kept = read_names(schema.names, ctx.columns)  # column pruning
+            schema = schema if kept == schema.names else empty_table(schema).select(kept).schema
             batches = parquet.iter_batches(
                 batch_size=min(row_limit or BATCH_ROWS, BATCH_ROWS), columns=schema.names
             )

@@ -61,6 +61,31 @@ def join_value(how: str, column: rel.JoinColumn) -> str:
     return f"CAST({value} AS DOUBLE)" if column.as_float else value
 
 
+def join_condition(key: Column, other: Column) -> str:
+    """One key pair of a join, null matching null (pandas' merge) only where both keys may
+    be null: where one never is, `=` means the same and DuckDB joins it better."""
+    left, right = f"{LEFT}.{quoted(key.name)}", f"{RIGHT}.{quoted(other.name)}"
+    if key.nullable and other.nullable:
+        return f"{left} IS NOT DISTINCT FROM {right}"
+    return f"{left} = {right}"
+
+
+def joined_nullable(relation: rel.Join, column: rel.JoinColumn, left: Rendered, right: Rendered):
+    """Whether a joined column may be null: a side's own column when that side's rows all
+    stay matched (inner, or the kept side), a shared key as the side(s) it comes from."""
+    how = relation.how
+    if column.side == "key":
+        mine, theirs = left.schema.get(column.source), right.schema.get(column.source)
+        if how == "inner":
+            return mine.nullable and theirs.nullable
+        if how == "outer":
+            return mine.nullable or theirs.nullable
+        return (theirs if how == "right" else mine).nullable
+    source = (right if column.side == "right" else left).schema.get(column.source)
+    unmatched = {"left": ("right", "outer"), "right": ("left", "outer")}[column.side]
+    return source.nullable or how in unmatched
+
+
 def join_order(relation: rel.Join, left: Rendered, right: Rendered) -> list[tuple[str, bool, bool]]:
     """pandas' merge order: the left rows' order then the right's (right joins: the other way
     round); an outer join first sorts by the keys, nulls last."""

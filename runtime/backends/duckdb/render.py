@@ -7,22 +7,39 @@ frames, and row-wise nodes over them), ordered by hidden columns it carries (aft
 aggregate, or where a consumer needs the order), or unordered (a multiset). Hidden columns are
 only computed for relations whose order something downstream needs (`_needing_order`): a sort
 breaks ties by them, `limit` and `deduplicate` follow them, and an exit is returned in them.
+
+A rendered relation's columns say whether they may hold nulls (`Column.nullable`), from what
+is certain: a frame's own values, a filter rejecting nulls of a column, drop-nulls and
+fill-nulls, carried through projections, casts, sorts and joins; anything else may. A join
+matches null keys to each other, as pandas' merge does, only where both keys may be null
+(`IS NOT DISTINCT FROM`); elsewhere it is a plain `=`, which DuckDB plans better (a hash join
+whose build side's key range filters the probe side's scan).
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 
 from runtime import relational as rel
 from runtime.backends.duckdb.bounds import Check
-from runtime.backends.duckdb.clauses import JOINS, LEFT, RIGHT, join_order, join_value, summary
+from runtime.backends.duckdb.clauses import (
+    JOINS,
+    LEFT,
+    RIGHT,
+    join_condition,
+    join_order,
+    join_value,
+    joined_nullable,
+    summary,
+)
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
 from runtime.backends.duckdb.scans import scan_sql, stored_sql
 from runtime.errors import NotLowerable
+from runtime.expressions.nulls import null_rejected_columns
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.expressions.to_sql import to_sql, to_sql_condition
@@ -163,10 +180,11 @@ class Renderer:
         name = self._name("f")
         table = self.frame_table(relation.source)
         self.query.tables[name] = table
+        # a table of no rows may stand for rows to come (a compiled script renders so)
         schema = Schema(
             tuple(
-                Column(n, public_type(t) or "string")
-                for n, t in zip(table.column_names, table.schema.types, strict=True)
+                Column(n, public_type(c.type) or "string", not len(c) or c.null_count > 0)
+                for n, c in zip(table.column_names, table.columns, strict=True)
             )
         )
         return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
@@ -194,7 +212,8 @@ class Renderer:
         where = [part.sql for part in kept] + [f"NOT ({part.sql})" for part in unless]
         params = tuple(param for part in [*kept, *unless] for param in part.params)
         body = f"SELECT * FROM {quoted(source.name)} WHERE {' AND '.join(where) or 'TRUE'}"
-        return self._same_order(source, body, params, source.schema)
+        rejected = null_rejected_columns(relation.condition) if met else frozenset()
+        return self._same_order(source, body, params, _not_null(source.schema, rejected))
 
     def _derive(self, relation: rel.Derive) -> Rendered:
         current = self._render(relation.input)
@@ -217,7 +236,7 @@ class Renderer:
         renames = dict(relation.renames)
         names = list(relation.columns) or source.schema.names
         selected = [f"{quoted(n)} AS {quoted(renames.get(n, n))}" for n in names]
-        columns = tuple(Column(renames.get(n, n), source.schema.get(n).type) for n in names)
+        columns = tuple(replace(source.schema.get(n), name=renames.get(n, n)) for n in names)
         body = f"SELECT {_listed(selected + _quoted(source.hidden))} FROM {quoted(source.name)}"
         return self._same_order(source, body, (), Schema(columns))
 
@@ -241,13 +260,16 @@ class Renderer:
             for name, _ in relation.values
         }
         params = [value for _, value in relation.values]
-        return self._same_order(source, _replace_sql(source, values), params, source.schema)
+        filled = {name for name, value in relation.values if value is not None}
+        schema = _not_null(source.schema, filled)
+        return self._same_order(source, _replace_sql(source, values), params, schema)
 
     def _dropnulls(self, relation: rel.DropNulls) -> Rendered:
         source = self._render(relation.input)
         condition = " AND ".join(f"{quoted(name)} IS NOT NULL" for name in relation.columns)
         body = f"SELECT * FROM {quoted(source.name)}" + (f" WHERE {condition}" if condition else "")
-        return self._same_order(source, body, (), source.schema)
+        schema = _not_null(source.schema, relation.columns)
+        return self._same_order(source, body, (), schema)
 
     def _aggregate(self, relation: rel.Aggregate) -> Rendered:
         source = self._render(relation.input)
@@ -272,7 +294,9 @@ class Renderer:
         for column in relation.columns:
             selected.append(f"{join_value(relation.how, column)} AS {quoted(column.name)}")
             source = (right if column.side == "right" else left).schema.get(column.source)
-            columns.append(Column(column.name, "float" if column.as_float else source.type))
+            kind = "float" if column.as_float else source.type
+            nullable = joined_nullable(relation, column, left, right)
+            columns.append(Column(column.name, kind, nullable))
         order: list[OrderKey] = []
         if ordered:  # pandas' order, kept in fresh hidden columns (a self-join has one name twice)
             for value, desc, last in join_order(relation, left, right):
@@ -280,7 +304,7 @@ class Renderer:
                 selected.append(f"{value} AS {quoted(name)}")
                 order.append((name, desc, last))
         on = " AND ".join(
-            f"{LEFT}.{quoted(key)} IS NOT DISTINCT FROM {RIGHT}.{quoted(other)}"
+            join_condition(left.schema.get(key), right.schema.get(other))
             for key, other in relation.keys
         )
         body = (
@@ -292,7 +316,7 @@ class Renderer:
     def _union(self, relation: rel.Union) -> Rendered:
         ordered = relation in self._ordered
         branch, position = self._name("o"), self._name("o")
-        parts, types = [], {}
+        parts, types, held = [], {}, []
         for index, child in enumerate(relation.inputs):
             source = self._ordered_input(child) if ordered else self._render(child)
             selected = _quoted(source.schema.names)
@@ -305,9 +329,15 @@ class Renderer:
             for column in source.schema.columns:
                 seen = types.get(column.name)
                 types[column.name] = "float" if seen not in (None, column.type) else column.type
+            held.append(source.schema)
         names = _quoted(relation.columns) + (_quoted([branch, position]) if ordered else [])
         body = f"SELECT {_listed(names)} FROM ({' UNION ALL BY NAME '.join(parts)})"
-        schema = Schema(tuple(Column(name, types[name]) for name in relation.columns))
+        schema = Schema(
+            tuple(
+                Column(name, types[name], any(_may_be_null(part, name) for part in held))
+                for name in relation.columns
+            )
+        )
         order = ((branch, False, False), (position, False, False)) if ordered else ()
         return self._cte(body, (), schema, order=order)
 
@@ -417,4 +447,17 @@ def _replaced(source: Rendered, values: dict[str, str], column: Column) -> tuple
 
 
 def _with_type(schema: Schema, name: str, kind: str) -> Schema:
-    return Schema(tuple(Column(c.name, kind) if c.name == name else c for c in schema.columns))
+    return Schema(tuple(replace(c, type=kind) if c.name == name else c for c in schema.columns))
+
+
+def _not_null(schema: Schema, names: Iterable[str]) -> Schema:
+    """`schema` with the columns `names` known to hold no null."""
+    names = set(names)
+    return Schema(
+        tuple(replace(c, nullable=False) if c.name in names else c for c in schema.columns)
+    )
+
+
+def _may_be_null(schema: Schema, name: str) -> bool:
+    column = schema.get(name)
+    return column is None or column.nullable

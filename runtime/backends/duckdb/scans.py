@@ -18,7 +18,7 @@ column comes from DuckDB's `file_index`, the position of each row's file in that
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -172,18 +172,32 @@ def _chosen(scan: Scan, names: list[str]) -> list[str]:
 
 
 def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
-    schema = _parquet_schema(files[0])
-    for file in files[1:]:
-        other = _parquet_schema(file)
+    schemas = [_parquet_schema(file) for file in files]
+    schema = schemas[0]
+    for file, other in zip(files[1:], schemas[1:], strict=True):
         if other.names != schema.names or other.types != schema.types:
             raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
     if len(set(schema.names)) < len(schema.names):
         raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
     chosen = _chosen(scan, schema.names)
     types = {name: schema.field(name).type for name in chosen}
-    columns = [pair for name in chosen for pair in parquet_columns(scan.path, name, types[name])]
+    columns = [
+        _required(pair, schemas)
+        for name in chosen
+        for pair in parquet_columns(scan.path, name, types[name])
+    ]
     locations = [str(file.location) for file in files]
     return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+
+
+def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str, Column]:
+    """A column every file declares required (Parquet's NOT NULL) holds no null: a join on
+    it need not match nulls (render.py). A struct's field (`parent.field`) may always be null."""
+    sql, found = column
+    nullable = any(
+        found.name not in schema.names or schema.field(found.name).nullable for schema in schemas
+    )
+    return sql, replace(found, nullable=nullable)
 
 
 def _parquet_schema(file: InputFile) -> pa.Schema:

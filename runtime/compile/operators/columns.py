@@ -31,7 +31,10 @@ def transform(node: NodeCode) -> None:
     schema = node.schemas["in"]
     node.carry(positional_view, conventional)
     node.line(f"{out} = {frame}")
-    for index, mapping in enumerate(node.params.mappings):
+    live = column_ops.live_mappings(node.params, node.columns)  # what anything reads
+    skipped = set(range(len(node.params.mappings))) - {index for index, _ in live}
+    node.handled |= {f"mappings[{index}].expression" for index in skipped}
+    for index, mapping in live:
         raw = node.raw["mappings"][index]["expression"]
         code = node.expression(f"mappings[{index}].expression", raw, schema)
         node.line(f"view = positional_view({out})")
@@ -43,7 +46,7 @@ def transform(node: NodeCode) -> None:
         node.line(f"{out} = {out}.assign(**{{{mapping.target!r}: conventional({values})}})")
         schema = column_ops.with_column(schema, column_ops.mapped_column(index, mapping, schema))
     if not node.params.keep_other_columns:
-        targets = list(dict.fromkeys(m.target for m in node.params.mappings))
+        targets = list(dict.fromkeys(mapping.target for _, mapping in live))
         node.line(f"{out} = {out}[{literal(targets)}]")
 
 

@@ -5,24 +5,38 @@ rules), write an output as the runtime writes it, whole or not at all."""
 from __future__ import annotations
 
 from runtime.compile import support
+from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.io import file_patterns, paths
-from runtime.operators import csv_files, excel_files, file_common, json_files, parquet_files
+from runtime.operators import (
+    column_names,
+    csv_files,
+    excel_files,
+    file_common,
+    json_files,
+    parquet_files,
+)
 from runtime.tables.frames import to_pandas
 
 
-def _read(node: NodeCode, endings: tuple[str, ...], reader: list[str]) -> None:
+def _read(node: NodeCode, endings: tuple[str, ...], reader: list[str], **params: object) -> None:
     """Lines setting `table` to the rows of the files the input's path names, as a run reads
-    them: `reader` is the body of `read_one(file, row_limit)`, reading one into an Arrow table;
-    `input_files` lists them (one file, a folder's or a pattern's, checked to stay inside the
-    data root) and `read_files` joins them, both carried from the runtime."""
+    them: `reader` is the body of `read_one(file, row_limit)`, reading one into an Arrow table
+    (`context.columns`: the columns to read, as a run prunes them; `context.params`: the
+    node's `file_name_column` and `params`); `input_files` lists the files (one file, a
+    folder's or a pattern's, checked to stay inside the data root) and `read_files` joins
+    them, both carried from the runtime."""
     node.carry(file_patterns.input_files, paths.FileArea, file_common.read_files)
     node.carry(support.ScriptContext)
     node.line("def read_one(file, row_limit):")
     for text in reader:
         node.line(f"    {text}")
-    node.line(f"context = ScriptContext(file_name_column={node.fixed('file_name_column')!r})")
+    settings = {"file_name_column": node.fixed("file_name_column"), **params}
+    listed = ", ".join(f"{name}={literal(value)}" for name, value in settings.items())
+    node.line(f"context = ScriptContext({listed})")
+    if node.columns is not None:
+        node.line(f"context.columns = {literal(node.columns)}  # what anything downstream reads")
     node.line(f"files = input_files(FileArea(root), {node.value('path')}, {endings!r})")
     node.line("table = read_files(context, files, read_one, None)")
 
@@ -33,6 +47,15 @@ def csv_input(node: NodeCode) -> None:
     node.imports |= {"import pyarrow as pa", "from pyarrow import csv as pa_csv"}
     node.carry(to_pandas, csv_files.apply_dtypes)
     columns = list(params.columns) if params.columns else None
+    included = repr(columns)
+    settings = {}
+    if node.columns is not None and params.header:  # each file's header says what to read
+        node.carry(csv_files.columns_to_read)
+        included = "columns_to_read(context, context.params, file.location)"
+        settings = {
+            name: getattr(params, name)
+            for name in ("columns", "header", "dtypes", "encoding", "skip_rows", "delimiter")
+        }
     reader = [
         "table = pa_csv.read_csv(",
         "    file.location,",
@@ -40,14 +63,14 @@ def csv_input(node: NodeCode) -> None:
         f"autogenerate_column_names={not params.header!r}, encoding={params.encoding!r}, "
         f"block_size={csv_files.BLOCK_BYTES}),",
         f"    pa_csv.ParseOptions(delimiter={params.delimiter!r}),",
-        f"    pa_csv.ConvertOptions(include_columns={columns!r}, strings_can_be_null=True),",
+        f"    pa_csv.ConvertOptions(include_columns={included}, strings_can_be_null=True),",
         ")",
     ]
     if not params.header:
         reader.append(
             'table = table.rename_columns([f"column_{i + 1}" for i in range(table.num_columns)])'
         )
-    _read(node, csv_files.CSV_ENDINGS, [*reader, "return table"])
+    _read(node, csv_files.CSV_ENDINGS, [*reader, "return table"], **settings)
     dtypes = dict(params.dtypes)
     path = node.value("path")
     node.line(f"{node.outputs['out']} = apply_dtypes(to_pandas(table), {dtypes!r}, {path})")
@@ -66,6 +89,13 @@ def parquet_input(node: NodeCode) -> None:
         reader.append(
             f"    schema = pa.Table.from_batches([], schema=schema).select({columns!r}).schema"
         )
+    if node.columns is not None:
+        node.carry(column_names.read_names)
+        reader += [
+            "    kept = read_names(schema.names, context.columns)",
+            "    if kept != schema.names:",
+            "        schema = pa.Table.from_batches([], schema=schema).select(kept).schema",
+        ]
     reader += [
         f"    batches = parquet.iter_batches(batch_size={parquet_files.BATCH_ROWS}, "
         "columns=schema.names)",
@@ -127,7 +157,10 @@ def json_input(node: NodeCode) -> None:
     node.imports.add("import pyarrow as pa")
     node.carry(to_pandas, json_files.read_json_file)
     lines = node.fixed("lines")
-    reader = [f"return read_json_file(context, file.location, file.name, {lines!r}, None)"]
+    reader = [
+        f"return read_json_file(context, file.location, file.name, {lines!r}, None, "
+        "context.columns)"
+    ]
     _read(node, json_files.JSON_ENDINGS, reader)
     node.line(f"{node.outputs['out']} = to_pandas(table)")
 
@@ -148,7 +181,9 @@ def json_output(node: NodeCode) -> None:
 def excel_input(node: NodeCode) -> None:
     node.imports.add("import pyarrow as pa")
     node.carry(to_pandas, excel_files.read_sheet)
-    reader = [f"return read_sheet(file.location, file.name, {node.value('sheet')}, None)"]
+    reader = [
+        f"return read_sheet(file.location, file.name, {node.value('sheet')}, None, context.columns)"
+    ]
     _read(node, excel_files.EXCEL_ENDINGS, reader)
     node.line(f"{node.outputs['out']} = to_pandas(table)")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from runtime.compile import support
+from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.operators.sql import reading, writing
@@ -31,10 +32,11 @@ def sql_input(node: NodeCode) -> None:
         f"{key!r}: {node.value_at(f'params.{key}', node.raw.get('params', {}).get(key), value)}"
         for key, value in node.params.params.items()
     )
+    columns = "" if node.columns is None else f", None, {literal(node.columns)}"
     node.line(_connected(node))
     node.line(
         f"    {node.outputs['out']} = query_frame(ScriptContext(), connection, "
-        f"{node.fixed('query')!r}, {{{values}}}, None)"
+        f"{node.fixed('query')!r}, {{{values}}}, None{columns})"
     )
 
 

@@ -29,6 +29,7 @@ from runtime.io.incremental import (
 from runtime.io.sql.connection_specs import as_spec, fingerprint
 from runtime.io.sql.connections import database_errors
 from runtime.lazy import pd
+from runtime.operators.column_names import read_names
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.operators.sql.connection_field import ConnectionName
@@ -153,6 +154,8 @@ class SqlInput(Operator):
             if incremental.mode != "watermark":
                 raise ParamsError("incremental", "a query reads by a watermark column only")
             column = incremental.column
+            if ctx.columns is not None:
+                ctx.columns = ctx.columns | {column}  # pruning must keep what the watermark reads
             frame = read_query(ctx, ctx.row_limit, after=start_value(ctx.position, column))
             ctx.metrics["position"] = watermark_position(frame, column, ctx.position)
             ctx.logger.info(f"read {len(frame)} new rows from '{ctx.params.connection}'")
@@ -173,12 +176,12 @@ def read_query(ctx: NodeContext, row_limit: int | None, *, after=None) -> pd.Dat
         database_errors(f"query on '{params.connection}' failed", connection.engine.url),
     ):
         if after is None:
-            return query_frame(ctx, connection, query, values, row_limit)
+            return query_frame(ctx, connection, query, values, row_limit, columns=ctx.columns)
         query = watermarked(connection, query, incremental_of(params).column)
         values[WATERMARK_PARAM] = after
         # typed, so that a database keeping times as text (SQLite) compares them as written
         bound = {WATERMARK_PARAM: _BOUND_TYPES.get(type(after), sa.types.NullType)()}
-        return query_frame(ctx, connection, query, values, row_limit, bound)
+        return query_frame(ctx, connection, query, values, row_limit, bound, ctx.columns)
 
 
 _BOUND_TYPES = {datetime: sa.DateTime, date: sa.Date}
@@ -198,9 +201,14 @@ def query_frame(
     values: dict,
     row_limit: int | None,
     bound: dict[str, sa.types.TypeEngine] | None = None,
+    columns: set[str] | None = None,
 ) -> pd.DataFrame:
     """The rows of `query` (its `:name`s bound to `values`, of the SQL types `bound` gives)
-    on `connection`, typed."""
+    on `connection`, typed; of its columns, those anything reads (`columns`, None: all).
+
+    The query is sent as written (wrapping it in a SELECT of fewer columns could lose its
+    ORDER BY, which MariaDB ignores in a subquery): the other columns are fetched but never
+    converted."""
     probed = probe_declared_types(connection, query, list(values))
     streaming = connection.execution_options(yield_per=READ_CHUNK_ROWS)
     statement = sa.text(query).bindparams(
@@ -212,8 +220,9 @@ def query_frame(
     ):
         names = _column_names(result)
         types = column_types(connection, result, probed)
-        tables = list(_fetch(ctx, result, names, types, row_limit))
-    schema = pa.schema([(name, kind or STRING) for name, kind in zip(names, types, strict=True)])
+        kept = [names.index(name) for name in read_names(names, columns)]
+        tables = list(_fetch(ctx, result, names, types, row_limit, kept))
+    schema = pa.schema([(names[index], types[index] or STRING) for index in kept])
     table = pa.concat_tables([t.cast(schema) for t in tables]) if tables else schema.empty_table()
     return to_pandas(table)
 
@@ -231,9 +240,15 @@ def _column_names(result: CursorResult) -> list[str]:
 
 
 def _fetch(
-    ctx: NodeContext, result: CursorResult, names: list[str], types: list, row_limit: int | None
+    ctx: NodeContext,
+    result: CursorResult,
+    names: list[str],
+    types: list,
+    row_limit: int | None,
+    kept: list[int],
 ) -> Iterator[pa.Table]:
-    """Arrow tables of up to READ_CHUNK_ROWS rows; `types` learns the undeclared columns."""
+    """Arrow tables of up to READ_CHUNK_ROWS rows of the columns at positions `kept`;
+    `types` learns the undeclared columns."""
     done = 0
     while row_limit is None or done < row_limit:
         ctx.check_cancelled()
@@ -241,12 +256,11 @@ def _fetch(
         rows = result.fetchmany(wanted)
         if not rows:
             break
-        columns = [list(map(itemgetter(index), rows)) for index in range(len(names))]
-        arrays = [_arrow_column(values, kind) for values, kind in zip(columns, types, strict=True)]
-        for index, array in enumerate(arrays):
+        arrays = [_arrow_column(list(map(itemgetter(index), rows)), types[index]) for index in kept]
+        for index, array in zip(kept, arrays, strict=True):
             if types[index] is None and not pa.types.is_null(array.type):
                 types[index] = array.type
-        yield pa.Table.from_arrays(arrays, names=names)
+        yield pa.Table.from_arrays(arrays, names=[names[index] for index in kept])
         done += len(rows)
         ctx.progress(done)
 
