@@ -84,7 +84,7 @@ def _move(wiring: Wiring, filter_id: str, known: dict, keep: set[str]) -> list[s
         copy_id = filter_id if number == 1 else _free_id(plan, f"{filter_id}{COPY_MARK}{number}")
         if copy_id != filter_id:
             plan.nodes[copy_id] = copied_node(node, id=copy_id, inputs={"in": []})
-        source = past.inputs[port][position]
+        source = plan.nodes[past_id].inputs[port][position]
         wiring.connect(copy_id, "in", 0, source)
         wiring.connect(past_id, port, position, (copy_id, "out"))
         known[copy_id] = {"out": _schema(known, source)}
