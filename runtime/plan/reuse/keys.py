@@ -18,6 +18,7 @@ what is hashed holds URLs without passwords.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -96,9 +97,9 @@ class _Own:
             identity = None
         reuse_for_s = operator.reuse_for_s(node.params) if identity is not None else None
         return cls(
-            operator=_digest([operator.name, operator.version]),
+            operator=_same_digest((operator.name, operator.version)),
             params=_digest(_params_part(node)),
-            identity=_digest(identity),
+            identity=_same_digest(identity) if identity in ((), None) else _digest(identity),
             volatile=_volatile_reason(operator, identity, reuse_for_s),
             reuse_for_s=reuse_for_s,
         )
@@ -120,7 +121,7 @@ def _keys(plan: Plan, own: dict[str, _Own], needed: dict, store) -> Keys:
             params=mine.params,
             identity=mine.identity,
             inputs=inputs,
-            columns=_digest(None if columns is None else sorted(columns)),
+            columns=_same_digest(None if columns is None else tuple(sorted(columns))),
         )
         volatile = mine.volatile or next(
             (
@@ -194,3 +195,9 @@ _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
 
 def _digest(value) -> str:
     return hashlib.sha256(_ENCODER.encode(value).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _same_digest(value: tuple | None) -> str:
+    """`_digest` of a value many nodes share (an operator, no identity, the same columns)."""
+    return _digest(value)

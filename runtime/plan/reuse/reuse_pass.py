@@ -155,8 +155,9 @@ def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bo
         return hit, why or _changed(plan, node_id, cache)
     ports = [(node_id, port.name) for port in node.ports.outputs]
     for found in (keys, cache.wide):
-        stored = [cache.store.stored_at(found.ports[port]) for port in ports]
-        if ports and None not in stored:
+        if found is cache.wide and all(keys.ports[p] == found.ports[p] for p in ports):
+            continue  # every column is read: the wide keys are the same
+        if ports and all(cache.store.has(found.ports[port]) for port in ports):
             cache.found.update({port: found.ports[port] for port in ports})
             break
     else:
