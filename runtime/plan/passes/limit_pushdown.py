@@ -118,10 +118,12 @@ def _limit_input(wiring: Wiring, limits: list[str], keep: set[str]) -> None:
     exact = exact and not is_incremental(source.params)  # its position needs every new row
     if not exact or source_id in keep or wiring.sole_output(source_id) is None:
         return
-    source = wiring.own(source_id)
     smallest = min(limits, key=lambda node_id: plan.nodes[node_id].params.n)
     rows = plan.nodes[smallest].params.n
-    source.row_limit = rows if source.row_limit is None else min(rows, source.row_limit)
+    if source.row_limit is not None and source.row_limit <= rows:
+        return  # an earlier round said so
+    source = wiring.own(source_id)
+    source.row_limit = rows
     note = f"limit '{smallest}' makes '{source_id}' read only {source.row_limit} rows"
     plan.notes.append(note)
     plan.reshaped[source_id] = note
