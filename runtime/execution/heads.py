@@ -9,9 +9,11 @@ goes through the chain (a probe that only counts the rows coming out), and the i
 once the chain has the rows the preview shows. The run then goes on as any other, over the
 rows read: the same first rows as a run over the whole file.
 
-A batch that fails to go through the chain fails the input, and so does a later block of a CSV
-file that does not read as the first did (a column of numbers with a text further down): the
-preview then reads the whole file, as a run does, and shows what it gives. As in a preview of
+A batch that fails to go through the chain (a batch as the file's reader gives it, before the
+input names a headerless file's columns, say) makes the probe give up: the input reads on to
+the end. A later block of a CSV file that does not read as the first did (a column of numbers
+with a text further down) fails the read: the preview then reads the whole file, as a run
+does, and shows what it gives. As in a preview of
 the input itself, a CSV file's column types are otherwise those of the rows read. Files up to
 `STREAM_ABOVE_BYTES` are read whole, as before: it costs little, and the preview then knows
 its node's total rows.
@@ -88,16 +90,24 @@ class ChainProbe(HeadProbe):
         self.rows = 0
         """Rows the chain gave over the batches taken."""
 
+        self.gave_up = False
+        """Whether a batch failed to go through the chain: the input then reads on."""
+
     def take(self, batch: pa.RecordBatch) -> None:
-        if not self.enough:
+        if self.enough or self.gave_up:
+            return
+        try:
             self.rows += len(self._through(batch))
-            self.enough = self.rows >= self.limit
+        except Exception:  # the run over every row says what is wrong, if anything is
+            self.gave_up = True
+            return
+        self.enough = self.rows >= self.limit
 
     def _through(self, batch: pa.RecordBatch):
         table = pa.Table.from_batches([batch])
         frame = self.reader.operator.frame(self._context(self.reader), table)
         for step in self.steps:
-            (port,) = step.inputs
+            port = next(port for port, sources in step.inputs.items() if sources)
             (output,) = step.ports.outputs
             frame = step.operator.run(self._context(step), {port: frame})[output.name]
         return frame

@@ -102,3 +102,15 @@ def test_a_block_that_does_not_read_as_the_first_makes_the_preview_read_the_whol
     shown = preview(doc, "picked", 50, data_root=tmp_path)
     assert shown.rows == whole_run(doc, "picked", tmp_path, 50)
     assert shown.rows[-1][1] == "old" and shown.total_rows == 9
+
+
+def test_a_batch_the_chain_cannot_take_makes_the_input_read_every_row(tmp_path):
+    """A file without a header row: its batches come with the reader's column names, which the
+    filter does not know; the probe gives up and the input reads on, as in a run."""
+    users = "SELECT i, md5(i::VARCHAR) FROM range(300000) t(i)"
+    duckdb.sql(f"COPY ({users}) TO '{tmp_path / 'users.csv'}' (HEADER false)")
+    doc = document("users.csv", "column_1 % 1000 = 0")
+    doc.nodes[0].params["header"] = False
+    shown = preview(doc, "picked", 50, data_root=tmp_path)
+    assert shown.rows_read == 300_000 and shown.total_rows == 300
+    assert shown.rows == whole_run(doc, "picked", tmp_path, 50)
