@@ -78,6 +78,35 @@ def test_planning_a_chain_twice_as_long_takes_twice_the_work(area, operator):
     assert long < 2.2 * short, f"{short} calls for 150 nodes, {long} for 300"
 
 
+def fan(branches: int) -> dict:
+    """users.csv → `branches` times a sample (on pandas) then a transform (a DuckDB segment of
+    its own) → one union → a filter (which moves into every branch) → out.csv."""
+    mapping = {"mappings": [{"target": "x", "expression": "age + 1"}]}
+    nodes = [{"id": "users", "operator": "csv_input", "params": {"path": "users.csv"}}]
+    nodes += [{"id": f"t{i}", "operator": "transform", "params": mapping} for i in range(branches)]
+    nodes += [
+        {"id": f"s{i}", "operator": "sample", "params": {"n": 9 + i}} for i in range(branches)
+    ]
+    nodes += [
+        {"id": "all", "operator": "union", "params": {}},
+        {"id": "adults", "operator": "filter", "params": {"condition": "age > 3"}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+    ]
+    edges = [("users", f"s{i}") for i in range(branches)] + [
+        (f"s{i}", f"t{i}") for i in range(branches)
+    ]
+    edges += [(f"t{i}", "all") for i in range(branches)] + [("all", "adults"), ("adults", "write")]
+    return {"name": "fan", "nodes": nodes, "edges": [{"source": a, "target": b} for a, b in edges]}
+
+
+def test_planning_a_union_of_twice_the_branches_takes_twice_the_work(area):
+    """A union's many parents, each a segment of its own, and a filter copied into each
+    branch: nothing is done per pair of branches."""
+    planned(fan(10), area)
+    short, long = calls(fan(150), area), calls(fan(300), area)
+    assert long < 2.2 * short, f"{short} calls for 150 branches, {long} for 300"
+
+
 @pytest.mark.parametrize("operator", ["limit", "filter", "transform", "fill_nulls"])
 def test_a_chain_of_a_thousand_nodes_plans_whole(area, operator):
     plan, text = planned(chain(operator, 1000), area)
