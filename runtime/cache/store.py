@@ -57,8 +57,9 @@ class ResultStore:
         return path
 
     def has(self, key: str) -> bool:
-        """Whether `key` is stored, without counting as a use."""
-        return self._entry(key).is_file()
+        """Whether `key` is stored, without counting as a use (as text, not a `Path`: planning
+        asks this of every node, and building paths cost more than the look itself)."""
+        return os.path.isfile(os.path.join(self.folder, _checked(key)[:2], key + SUFFIX))
 
     def put(self, key: str, frame, **fields: Any) -> Path:
         """Store a pandas frame under `key` (its dtypes come back with `pandas.read_parquet`),

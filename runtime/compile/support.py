@@ -41,6 +41,8 @@ class ScriptContext:
     def __init__(self, **params: object) -> None:
         self.params = SimpleNamespace(**params)
         self.logger = logging.getLogger("pipeline")
+        self.head = None
+        """A script reads its files to the end: no preview probes them."""
 
     def progress(self, rows: int) -> None:
         """Rows read so far: not reported."""

@@ -206,6 +206,7 @@ class _Execution:
             row_limit=min(limits, default=None), columns=self.needed.get(node.id),
             run_id=self.emitter.run_id, may_commit=self.may_commit,
             resources=self.lifecycles.resources(node.id), position=node.position,
+            head=node.head() if node.head is not None else None,
         )  # fmt: skip
         return Attempt(node, number, ctx, inputs)
 

@@ -2,8 +2,10 @@
 
 Only the node's ancestors run, never an output operator (the preview of an output shows what
 it would write). When every node on the way is a row-wise map, the row limit is pushed into
-the inputs so that a preview of a large file reads only its head; otherwise the inputs are
-read in full, because a filter or an aggregate over a head would give wrong rows.
+the inputs so that a preview of a large file reads only its head. When they are one file input
+and a chain of nodes that work row by row, filters among them, the input reads batch by batch
+until the chain has the rows shown (runtime/execution/heads.py). Otherwise the inputs are read
+in full, because an aggregate or a join over a head would give wrong rows.
 
 Given the keys of the results a run stored (`results`), the preview recomputes a port of that
 run: the nearest of those results that the area's store still holds are read instead of
@@ -22,6 +24,7 @@ from runtime.cache.store import ResultStore
 from runtime.document.spec import Pipeline
 from runtime.errors import NodeExecutionError, PipelineValidationError, Problem
 from runtime.execution.executor import execute
+from runtime.execution.heads import streamed_head
 from runtime.execution.statuses import NodeStatus
 from runtime.io.paths import FileArea
 from runtime.operators.registry import Registry, default_registry
@@ -52,6 +55,8 @@ class Preview:
     """The nodes whose stored results it started from, instead of computing them."""
     inputs_read: list[str] = field(default_factory=list)
     """The input nodes it ran (read their files or databases anew)."""
+    rows_read: int | None = None
+    """The rows those inputs read, when they say."""
 
     def to_json(self) -> dict:
         return {
@@ -62,6 +67,7 @@ class Preview:
             "total_rows": self.total_rows,
             "read_from_store": self.read_from_store,
             "inputs_read": self.inputs_read,
+            "rows_read": self.rows_read,
         }
 
 
@@ -139,10 +145,39 @@ class _Run:
             node.operator.kind == "input" or node.operator.row_limit_safe
             for node in plan.nodes.values()
         )
+        streamed = None
+        if not pushed:
+            streamed = streamed_head(plan, source, limit, self.area, self.connections)
+        if streamed is not None:
+            try:
+                result = self._executed(streamed[0], source, None)
+            except NodeExecutionError:
+                if self.cancel_event and self.cancel_event.is_set():
+                    raise
+                streamed = None  # a file read batch by batch differs: read it whole, as a run
+        if streamed is None:
+            result = self._executed(plan, source, limit if pushed else None)
+        frame = result.outputs[(source, port)]
+        head = frame.head(limit)
+        inputs = [
+            planned
+            for planned in plan.order
+            if plan.nodes[planned].operator.kind == "input" and planned not in read
+        ]
+        early = pushed or (streamed is not None and streamed[1][-1].enough)
+        total = None if early else len(frame)
+        counts = [result.nodes[planned].rows_out for planned in inputs]
+        rows_read = None if None in counts else sum(counts)
+        return Preview(
+            node_id, port, schema_of(head), json_rows(head), total, read, inputs, rows_read
+        )
+
+    def _executed(self, plan, source: str, row_limit: int | None):
+        """The run of `plan` keeping `source`'s outputs; a node that did not succeed raises."""
         result = execute(
             plan,
             retain=[source],
-            row_limit=limit if pushed else None,
+            row_limit=row_limit,
             data_root=self.area,
             connections=self.connections,
             cancel_event=self.cancel_event,
@@ -152,15 +187,7 @@ class _Run:
             failed = result.nodes[planned]
             if failed.status != NodeStatus.SUCCEEDED:
                 raise NodeExecutionError(planned, failed.error or failed.status)
-        frame = result.outputs[(source, port)]
-        head = frame.head(limit)
-        inputs = [
-            planned
-            for planned in plan.order
-            if plan.nodes[planned].operator.kind == "input" and planned not in read
-        ]
-        total = None if pushed else len(frame)
-        return Preview(node_id, port, schema_of(head), json_rows(head), total, read, inputs)
+        return result
 
 
 def _ancestors(pipeline: Pipeline, node_id: str) -> set[str]:

@@ -13,6 +13,7 @@ the engine's convention (runtime/tables/frames.py). Whether a named column exist
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -182,13 +183,22 @@ def cast_value(field: str, value: object, type_name: TypeName, column: str) -> o
             f"column '{column}' is decimal, which takes no value written in params yet; "
             "cast it to float first",
         )
-    converted = cast_series(pd.Series([value]), type_name).iloc[0]
-    fraction_lost = type_name == "integer" and isinstance(value, float) and not value.is_integer()
-    if pd.isna(converted) or fraction_lost:
+    converted = _converted(type(value), value, type_name)
+    if converted is None:
         raise ParamsError(
             field, f"{written(value)} is not a valid {type_name} for column '{column}'"
         )
     return converted
+
+
+@functools.lru_cache(maxsize=1024)
+def _converted(kind: type, value: object, type_name: TypeName) -> object:
+    """`value` (of type `kind`: 1, 1.0 and True are equal keys) converted by the engine's own
+    casting, or None when it does not convert; kept, as a long chain of nodes may set the
+    same value many times and a pandas conversion costs milliseconds."""
+    converted = cast_series(pd.Series([value]), type_name).iloc[0]
+    fraction_lost = type_name == "integer" and isinstance(value, float) and not value.is_integer()
+    return None if pd.isna(converted) or fraction_lost else converted
 
 
 _CONVENTIONAL_DTYPES = {"integer": "Int64", "boolean": "boolean", "float": "float64"}

@@ -65,6 +65,18 @@ class NodeLogger:
         self.log("error", message)
 
 
+class HeadProbe:
+    """What an input read only as far as a preview needs is given (`NodeContext.head`): each
+    batch it reads, in order (`take`), and whether the batches so far are enough (`enough`).
+    An input that reads whole tables rather than batches may ignore it."""
+
+    enough: bool = False
+
+    def take(self, batch) -> None:
+        """One more batch read (a `pyarrow.RecordBatch`)."""
+        raise NotImplementedError
+
+
 class NodeContext:
     """The run-time services handed to `Operator.run` and `Operator.output_schema`."""
 
@@ -83,6 +95,7 @@ class NodeContext:
         may_commit: Callable[[], bool] | None = None,
         resources: dict[str, Any] | None = None,
         position: Any = None,
+        head: HeadProbe | None = None,
     ):
         self.node_id = node_id
         self.run_id = str(run_id) if run_id is not None else uuid.uuid4().hex
@@ -102,6 +115,9 @@ class NodeContext:
         self.position = position
         """For an incremental input: where the last successful run stopped reading (JSON
         data; None: read everything). The new position goes to `metrics["position"]`."""
+        self.head = head
+        """For an input a preview reads only until the rows below it suffice: told each batch
+        read, says when to stop (runtime/execution/heads.py); None: read on."""
         self._cancel = threading.Event()
         self._on_stop: list[Callable[[], Any]] = []
         self._commit_lock = threading.RLock()

@@ -111,11 +111,13 @@ class CsvInput(FileInput):
     def read_file(self, ctx, file, row_limit):
         params: CsvInputParams = ctx.params
         included = columns_to_read(ctx, params, file.location)
-        # a sample's rows are in the first block: the reader's threads would parse more ahead
-        threads = row_limit is None or row_limit > SCHEMA_SAMPLE_ROWS
+        # a sample's rows are in the first block, and a probed head stops after a few: the
+        # reader's threads would parse more ahead
+        threads = ctx.head is None and (row_limit is None or row_limit > SCHEMA_SAMPLE_ROWS)
         options = arrow_options(params, included, threads=threads)
+        whole = row_limit is None and ctx.head is None
         try:
-            if row_limit is None and file.location.stat().st_size <= STREAM_ABOVE_BYTES:
+            if whole and file.location.stat().st_size <= STREAM_ABOVE_BYTES:
                 table = pa_csv.read_csv(file.location, *options)
                 ctx.progress(table.num_rows)
             else:

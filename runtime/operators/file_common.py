@@ -6,7 +6,8 @@ are read one after the other, in sorted path order, into one table: columns are 
 name and take the first file's order, and a file whose columns or types differ from the
 first file's is an error at `path` naming both files. `file_name_column` adds each row's
 file, as the document names it. The schema view reads the first file only, and a preview
-stops reading files once it has its rows.
+stops reading files once it has its rows: a row limit, or, below a filter, a probe that runs
+each batch read through the nodes below (`NodeContext.head`, runtime/execution/heads.py).
 
 Messages name files by the path the user gave (relative to the data root), never by where
 they are on the server.
@@ -95,9 +96,14 @@ def read_files(
             table = read_file(file, None if row_limit is None else row_limit - rows)
         tables.append(_with_file_name(ctx, table, file))
         rows += table.num_rows
-        if row_limit is not None and rows >= row_limit:
+        if (row_limit is not None and rows >= row_limit) or _enough(ctx):
             break
     return _joined(tables, files)
+
+
+def _enough(ctx: NodeContext) -> bool:
+    """Whether a preview reading only a head (`ctx.head`) has the rows it needs."""
+    return ctx.head is not None and ctx.head.enough
 
 
 def with_file_name_field(ctx: NodeContext, schema: pa.Schema) -> pa.Schema:
@@ -331,14 +337,17 @@ def pruned_table(table: pa.Table, wanted: set[str] | None) -> pa.Table:
 def read_batches(
     ctx: NodeContext, batches: Iterable[pa.RecordBatch], schema: pa.Schema, row_limit: int | None
 ) -> pa.Table:
-    """Gather batches until `row_limit` rows, reporting progress and stopping when asked."""
+    """Gather batches until `row_limit` rows, or until a preview's head has enough
+    (`ctx.head`), reporting progress and stopping when asked."""
     collected, rows = [], 0
     for batch in batches:
         ctx.check_cancelled()
         collected.append(batch)
         rows += batch.num_rows
         ctx.progress(rows)
-        if row_limit is not None and rows >= row_limit:
+        if ctx.head is not None:
+            ctx.head.take(batch)
+        if (row_limit is not None and rows >= row_limit) or _enough(ctx):
             break
     table = pa.Table.from_batches(collected, schema=schema)
     return table if row_limit is None else table.slice(0, row_limit)

@@ -192,8 +192,12 @@ def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
         if node_id in refused:
             continue
         joined = {find(segment_of[parent]) for parent in parents if parent in segment_of}
-        while joined and sum(size[segment] for segment in joined) >= MAX_SEGMENT_NODES:
-            joined.remove(max(joined, key=size.get))  # a full segment: start another
+        total = sum(size[segment] for segment in joined)
+        for segment in sorted(joined, key=size.get, reverse=True):  # once: a union's parents
+            if total < MAX_SEGMENT_NODES:  # may be many
+                break
+            joined.remove(segment)  # a full segment: start another
+            total -= size[segment]
         while True:
             outside = [
                 p for p in parents if p not in segment_of or find(segment_of[p]) not in joined

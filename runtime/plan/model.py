@@ -10,12 +10,14 @@ for the reasons the run reports.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
 from runtime.document.spec import Config, Source
+from runtime.operators.context import HeadProbe
 from runtime.operators.contract import Operator, Ports
 from runtime.relational import Relation
 
@@ -35,6 +37,9 @@ class PlannedNode:
     """For an input: read no more rows than this (a limit downstream was pushed down to it)."""
     position: Any = None
     """For an incremental input: the position this run starts from (`runtime.io.incremental`)."""
+    head: Callable[[], HeadProbe] | None = None
+    """For an input a preview reads only as far as it needs: makes each attempt's probe
+    (runtime/execution/heads.py)."""
 
     @property
     def ports(self) -> Ports:

@@ -6,7 +6,7 @@ the later one (the alias) is left out, its consumers read the kept node's output
 `plan.merged[alias]` names the node that runs. Walking in parents-first order and rewiring as
 it goes, merged parents make their children identical before the children are compared, so
 one walk reaches the fixpoint. Outputs (side effects) and non-deterministic operators are
-never merged, nor nodes in `keep`, whose own result is looked at.
+never merged, nor nodes in `keep`, whose own result is looked at, nor a pass's copies.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable
 
 from runtime.io.incremental import is_incremental
-from runtime.plan.model import Plan, PlannedNode
+from runtime.plan.model import Plan, PlannedNode, is_copy
 from runtime.plan.passes.editing import Wiring, copied, rederived
 
 
@@ -42,9 +42,13 @@ def merge_common_subexpressions(plan: Plan, keep: Iterable[str] = ()) -> Plan:
 
 
 def _mergeable(node: PlannedNode) -> bool:
-    # An incremental input reports its own position: two of them are never one.
+    # An incremental input reports its own position: two of them are never one; nor is a
+    # pass's copy of a node (a filter copied into a union's branches), whose rows its
+    # original reports with its own.
     operator = node.operator
-    return operator.kind != "output" and operator.deterministic and not is_incremental(node.params)
+    if operator.kind == "output" or not operator.deterministic or is_copy(node.id):
+        return False
+    return not is_incremental(node.params)
 
 
 def _identity(node: PlannedNode) -> str:

@@ -3,7 +3,8 @@
 Passes are pure: each starts from `copied(plan)`, edits the copy's nodes and inputs through a
 `Wiring` (which knows who reads what), and ends with `rederived`, which recomputes what
 follows from the wiring (parents, consumer counts, a parents-first order that keeps the old
-order wherever the wiring allows).
+order wherever the wiring allows). The copy shares the original's nodes until a pass edits
+one (`Wiring.own`): a pass that moves one node costs O(1) node copies, not one per node.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from runtime.plan.model import Plan, PlannedNode, count_consumers, predecessors_
 
 
 def copied(plan: Plan) -> Plan:
-    """A copy of `plan` whose containers (and nodes, and their inputs) can be edited freely."""
-    nodes = {node_id: copied_node(node) for node_id, node in plan.nodes.items()}
+    """A copy of `plan` whose containers can be edited freely; its nodes are the original's,
+    to be replaced (`copied_node`, `Wiring.own`), never edited in place."""
     return dataclasses.replace(
         plan,
-        nodes=nodes,
+        nodes=dict(plan.nodes),
         order=list(plan.order),
         predecessors={node_id: set(parents) for node_id, parents in plan.predecessors.items()},
         consumers=plan.consumers.copy(),
@@ -61,6 +62,7 @@ class Wiring:
 
     def __init__(self, plan: Plan):
         self.plan = plan
+        self._owned: set[str] = set()
         self.readers: dict[Source, list[tuple[str, str, int]]] = defaultdict(list)
         for node_id, node in plan.nodes.items():
             for port, sources in node.inputs.items():
@@ -75,9 +77,17 @@ class Wiring:
         source = (node_id, outputs[0].name)
         return source if len(self.readers.get(source, ())) == 1 else None
 
+    def own(self, node_id: str) -> PlannedNode:
+        """The plan's node `node_id`, made its own (a copy of the original's the first time) so
+        that the pass may edit it."""
+        if node_id not in self._owned:
+            self.plan.nodes[node_id] = copied_node(self.plan.nodes[node_id])
+            self._owned.add(node_id)
+        return self.plan.nodes[node_id]
+
     def connect(self, node_id: str, port: str, position: int, source: Source) -> None:
         """Make input `port` (its edge at `position`) of `node_id` read `source`."""
-        sources = self.plan.nodes[node_id].inputs.setdefault(port, [])
+        sources = self.own(node_id).inputs.setdefault(port, [])
         reader = (node_id, port, position)
         if position < len(sources):
             self.readers[sources[position]].remove(reader)

@@ -28,6 +28,7 @@ from runtime.plan.passes.editing import Wiring, copied, copied_node, only_input,
 from runtime.tables.schema import Schema
 
 Schemas = Mapping[str, Mapping[str, Schema]]
+STAY = "filters stay in place: no schemas to check their columns against"
 Target = tuple[str, int]
 """Where a filter goes: an input port of the operator it moves past, and the edge's position."""
 
@@ -38,7 +39,8 @@ def push_down_predicates(
     """`plan` with each filter moved as far up as it commutes (see the module's docstring)."""
     result = copied(plan)
     if schemas is None:
-        result.notes.append("filters stay in place: no schemas to check their columns against")
+        if STAY not in result.notes:
+            result.notes.append(STAY)
         return result
     known = {node_id: dict(ports) for node_id, ports in schemas.items()}
     keep = set(keep)
@@ -84,7 +86,7 @@ def _move(wiring: Wiring, filter_id: str, known: dict, keep: set[str]) -> list[s
         copy_id = filter_id if number == 1 else _free_id(plan, f"{filter_id}{COPY_MARK}{number}")
         if copy_id != filter_id:
             plan.nodes[copy_id] = copied_node(node, id=copy_id, inputs={"in": []})
-        source = past.inputs[port][position]
+        source = plan.nodes[past_id].inputs[port][position]
         wiring.connect(copy_id, "in", 0, source)
         wiring.connect(past_id, port, position, (copy_id, "out"))
         known[copy_id] = {"out": _schema(known, source)}

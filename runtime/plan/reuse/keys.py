@@ -18,6 +18,7 @@ what is hashed holds URLs without passwords.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -66,35 +67,63 @@ class Keys:
     """How long each reusable node's stored result stays good (inf: as long as it is kept)."""
 
 
-def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False, store=None) -> Keys:
-    """The key of every node of `plan` (optimised, not yet fused) and of each output port;
-    `wide`: as if every column of every node were read (the keys of a run that stopped at a
-    node, whose results hold all their columns and so serve any narrower reader too)."""
-    keys = Keys()
-    needed = needed_columns(plan, keep_all=plan.order if wide else ())
+def plan_keys(plan: Plan, files: FileArea, connections, *, store=None) -> tuple[Keys, Keys]:
+    """The keys of every node of `plan` (optimised, not yet fused) and of each output port, and
+    its wide keys: as if every column of every node were read (the keys of a run that stopped
+    at a node, whose results hold all their columns and so serve any narrower reader too).
+    What a node reads and how it is set is looked at once for both."""
     connections = connections or {}
-    for node_id in plan.order:
-        node = plan.nodes[node_id]
+    own = {node_id: _Own.of(plan.nodes[node_id], files, connections) for node_id in plan.order}
+    narrow = _keys(plan, own, needed_columns(plan), store)
+    return narrow, _keys(plan, own, {}, store)
+
+
+@dataclass(frozen=True, slots=True)
+class _Own:
+    """The parts of a node's key that do not depend on its inputs nor on the columns read."""
+
+    operator: str
+    params: str
+    identity: str
+    volatile: str | None
+    reuse_for_s: float | None
+
+    @classmethod
+    def of(cls, node, files: FileArea, connections) -> _Own:
         operator = node.operator
-        inputs = tuple(
-            f"{port}={keys.ports[source]}"
-            for port, sources in sorted(node.inputs.items())
-            for source in sources
-        )
         try:
             identity = operator.cache_identity(node.params, files, connections)
         except (PipewrightError, OSError):  # the node reports it when it runs
             identity = None
         reuse_for_s = operator.reuse_for_s(node.params) if identity is not None else None
+        return cls(
+            operator=_same_digest((operator.name, operator.version)),
+            params=_digest(_params_part(node)),
+            identity=_same_digest(identity) if identity in ((), None) else _digest(identity),
+            volatile=_volatile_reason(operator, identity, reuse_for_s),
+            reuse_for_s=reuse_for_s,
+        )
+
+
+def _keys(plan: Plan, own: dict[str, _Own], needed: dict, store) -> Keys:
+    """The keys of `plan`'s nodes when each reads the columns `needed` says (absent: all)."""
+    keys = Keys()
+    for node_id in plan.order:
+        node, mine = plan.nodes[node_id], own[node_id]
+        inputs = tuple(
+            f"{port}={keys.ports[source]}"
+            for port, sources in sorted(node.inputs.items())
+            for source in sources
+        )
         columns = needed.get(node_id)
         parts = Parts(
-            operator=_digest([operator.name, operator.version]),
-            params=_digest(_params_part(node)),
-            identity=_digest(identity),
+            operator=mine.operator,
+            params=mine.params,
+            identity=mine.identity,
             inputs=inputs,
-            columns=_digest(None if columns is None else sorted(columns)),
+            columns=_same_digest(None if columns is None else tuple(sorted(columns))),
         )
-        volatile = _volatile_reason(operator, identity, reuse_for_s) or next(
+        volatile = mine.volatile or next(
             (
                 f"it reads {parent}, which is never reused"
                 for parent in sorted(plan.predecessors[node_id])
@@ -103,15 +132,15 @@ def plan_keys(plan: Plan, files: FileArea, connections, *, wide: bool = False, s
             None,
         )
         salt = secrets.token_hex(16) if volatile else ""
-        if not volatile and reuse_for_s != math.inf and store is not None:
-            salt = _generation(keys, node_id, _digest(_fields(parts)), reuse_for_s, store)
+        if not volatile and mine.reuse_for_s != math.inf and store is not None:
+            salt = _generation(keys, node_id, _digest(_fields(parts)), mine.reuse_for_s, store)
         key = _digest([*_fields(parts), salt])
         keys.nodes[node_id] = key
         keys.parts[node_id] = parts
         if volatile:
             keys.volatile[node_id] = volatile
         else:
-            keys.reuse_for_s[node_id] = reuse_for_s
+            keys.reuse_for_s[node_id] = mine.reuse_for_s
         for port in node.ports.outputs:
             keys.ports[(node_id, port.name)] = port_key(key, port.name)
     return keys
@@ -160,6 +189,15 @@ def _volatile_reason(operator, identity, reuse_for_s) -> str | None:
     return None
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
+"""One encoder for every digest: `json.dumps` with options builds a new one per call."""
+
+
 def _digest(value) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(_ENCODER.encode(value).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _same_digest(value: tuple | None) -> str:
+    """`_digest` of a value many nodes share (an operator, no identity, the same columns)."""
+    return _digest(value)

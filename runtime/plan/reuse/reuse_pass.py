@@ -73,10 +73,10 @@ def plan_reuse(
 ) -> Plan:
     """`plan` with reused nodes read from `store` or left out, and what to store marked;
     `schemas`: the nodes' output schemas before pruning (their columns go in the records)."""
-    keys = plan_keys(plan, files, connections, store=store)
-    wide = plan_keys(plan, files, connections, wide=True, store=store)
+    keys, wide = plan_keys(plan, files, connections, store=store)
     below = _below(plan, options.from_node)
     cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
+    cache.last = last_parts(store, plan.name)
     cache.columns = {
         (node_id, port): schema.names
         for node_id, ports in (schemas or {}).items()
@@ -107,7 +107,9 @@ def plan_reuse(
         }
         if state == "covered":
             del result.nodes[node_id]
-            result.reused[node_id] = {port: key for port, key in ports.items() if store.has(key)}
+            result.reused[node_id] = (  # a hit's ports were all found stored just now
+                ports if hits[node_id] else {p: key for p, key in ports.items() if store.has(key)}
+            )
             if node.operator.kind == "output":
                 result.reused[node_id] = written_by(node, cache)
             if not hits[node_id]:
@@ -154,8 +156,9 @@ def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bo
         return hit, why or _changed(plan, node_id, cache)
     ports = [(node_id, port.name) for port in node.ports.outputs]
     for found in (keys, cache.wide):
-        stored = [cache.store.stored_at(found.ports[port]) for port in ports]
-        if ports and None not in stored:
+        if found is cache.wide and all(keys.ports[p] == found.ports[p] for p in ports):
+            continue  # every column is read: the wide keys are the same
+        if ports and all(cache.store.has(found.ports[port]) for port in ports):
             cache.found.update({port: found.ports[port] for port in ports})
             break
     else:
@@ -215,7 +218,7 @@ def record_target(store: ResultStore, key: str, node: PlannedNode, files: FileAr
 
 def _changed(plan: Plan, node_id: str, cache: CacheRun) -> str:
     """Why a node's result is not stored, as far as the previous run of the plan tells."""
-    last = last_parts(cache.store, plan.name).get(node_id)
+    last = cache.last.get(node_id)
     if last is None:
         return "no stored result: it has not run with the store yet"
     parts = cache.keys.parts[node_id]

@@ -28,7 +28,8 @@ def test_a_limit_moves_before_the_row_wise_maps_above_it():
     plan = push_down_limits(plan_of(*chain(("loud", LOUD), ("pick", PICK), ("top", TOP))))
     assert plan.order == ["users", "top", "loud", "pick", "write"]
     assert reads(plan, "loud") == ["top"] and reads(plan, "write") == ["pick"]
-    assert plan.notes == ["limit 'top' moved before 'pick'", "limit 'top' moved before 'loud'"]
+    assert plan.notes == ["limit 'top' moved before 'loud' (past 2 row-wise nodes)"]
+    assert plan.reshaped.keys() == {"top", "loud", "pick"}
 
 
 @pytest.mark.parametrize(
@@ -99,3 +100,41 @@ def test_two_limits_on_one_input_read_the_fewer_rows(tmp_path):
     nodes, edges = chain(("top", ("limit", {"n": 5})), ("fewer", ("limit", {"n": 3})))
     plan = push_down_limits(plan_of({**nodes, "users": PARQUET}, edges))
     assert plan.nodes["users"].row_limit == 3
+
+
+def test_limits_among_maps_gather_at_the_top_of_their_chain_in_their_order(tmp_path):
+    """Each limit passes the maps above it and stops at the limits already there, so a chain
+    whose limits and maps alternate is rewired once; the rows are those of the document."""
+    parquet_users(tmp_path)
+    steps = [("l1", ("limit", {"n": 4})), ("loud", LOUD), ("l2", ("limit", {"n": 3}))]
+    steps += [("pick", PICK), ("l3", ("limit", {"n": 5}))]
+    nodes, edges = chain(*steps)
+    plan = plan_of({**nodes, "users": PARQUET}, edges)
+    optimized = push_down_limits(plan)
+    assert optimized.order == ["users", "l1", "l2", "l3", "loud", "pick", "write"]
+    assert optimized.notes == [
+        "limit 'l2' moved before 'loud'",
+        "limit 'l3' moved before 'loud' (past 2 row-wise nodes)",
+        "limit 'l2' makes 'users' read only 3 rows",
+    ]
+    assert optimized.reshaped.keys() == {"users", "l1", "l2", "l3", "loud", "pick"}
+    written = []
+    for candidate in (plan, optimized):
+        assert execute(candidate, data_root=tmp_path).ok
+        written.append((tmp_path / "out.csv").read_text())
+    assert written[0] == written[1] == "id,name\n0,U0\n1,U1\n2,U2\n"
+
+
+def test_a_limit_above_the_smallest_is_reshaped_the_ones_below_are_not(tmp_path):
+    steps = [("l5", ("limit", {"n": 5})), ("l2", ("limit", {"n": 2})), ("l9", ("limit", {"n": 9}))]
+    nodes, edges = chain(*steps)
+    plan = push_down_limits(plan_of({**nodes, "users": PARQUET}, edges))
+    assert plan.nodes["users"].row_limit == 2
+    assert plan.reshaped.keys() == {"users", "l5"}
+
+
+def test_a_limit_read_by_two_nodes_still_moves(tmp_path):
+    nodes, edges = chain(("loud", LOUD), ("top", TOP))
+    plan = push_down_limits(plan_of({**nodes, "w2": WRITE}, [*edges, "top->w2"]))
+    assert reads(plan, "top") == ["users"] and reads(plan, "loud") == ["top"]
+    assert reads(plan, "write") == reads(plan, "w2") == ["loud"]
