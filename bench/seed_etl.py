@@ -162,21 +162,25 @@ class Contestant:
     output: Path
 
 
-def pipewright(folder: Path, backend: str, support: str | None) -> Contestant:
+def pipewright(folder: Path, backend: str, support: str | None, store: bool = False) -> Contestant:
     """`python -m runtime run` on `backend`. A runtime without backends is the pandas engine:
-    it runs as `pandas` and cannot run `auto`."""
-    label, output = f"pipewright {backend}", _output(folder, f"pipewright-{backend}")
+    it runs as `pandas` and cannot run `auto`. Without `store` the run neither reads nor writes
+    the result store (`--no-cache`); with it, each run is a cold run as a user's first one is:
+    it stores what a later edit reuses but reuses nothing (`--fresh`)."""
+    name = f"{backend}-store" if store else backend
+    label = f"pipewright {backend}" + (", store on" if store else "")
+    output = _output(folder, f"pipewright-{name}")
     if support is None and backend != "pandas":
         return Contestant(label, None, output)
     document = {**PIPELINE, "nodes": [dict(node) for node in PIPELINE["nodes"]]}
     document["nodes"][-1]["params"] = {"path": str(output.relative_to(folder))}
     if support == "config":
         document["config"] = {"backend": backend}
-    path = folder / f"pipeline-{backend}.json"
+    path = folder / f"pipeline-{name}.json"
     path.write_text(json.dumps(document))
     command = [sys.executable, "-m", "runtime", "run", str(path), "--data-root", str(folder)]
     if has_result_store():
-        command.append("--no-cache")  # each timed run does the whole work
+        command.append("--fresh" if store else "--no-cache")  # each timed run does the whole work
     if support == "option":
         command += ["--backend", backend]
     return Contestant(label, command, output)

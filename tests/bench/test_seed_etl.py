@@ -65,3 +65,11 @@ def test_scale_refuses_rows_that_the_disk_cannot_hold(tmp_path, monkeypatch):
     monkeypatch.setattr(seed_etl, "DATA", tmp_path)
     with pytest.raises(SystemExit, match="not enough disk for 1,000,000,000,000 rows"):
         scale.check_disk(10**12)
+
+
+def test_the_store_on_line_stores_each_run_cold_and_the_others_never_touch_the_store(folder):
+    stored = seed_etl.pipewright(folder, "auto", "option", store=True)
+    plain = seed_etl.pipewright(folder, "auto", "option")
+    assert "--fresh" in stored.command and "--no-cache" not in stored.command
+    assert "--no-cache" in plain.command
+    assert stored.output != plain.output and stored.label == "pipewright auto, store on"
