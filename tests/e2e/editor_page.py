@@ -48,6 +48,19 @@ async def connect(page: Page, source: str, target: str, out: str = "out", into: 
     await page.mouse.up()
 
 
+async def connected(page: Page, source: str, target: str, out: str = "out", into: str = "in"):
+    """`connect`, where the connection is allowed: waits for its edge. On a loaded machine the
+    canvas may not yet have measured a handle just added when the drag starts; a drag that
+    drew nothing is made once more, as a user would."""
+    before = await edges(page).count()
+    await connect(page, source, target, out, into)
+    try:
+        await expect(edges(page)).to_have_count(before + 1, timeout=3_000)
+    except AssertionError:
+        await connect(page, source, target, out, into)
+        await expect(edges(page)).to_have_count(before + 1)
+
+
 async def drag(page: Page, node_id: str, dx: float, dy: float) -> None:
     """Drag a node by its title (`dx`, `dy`) px on the screen, as a mouse does, in steps."""
     box = await node(page, node_id).bounding_box()

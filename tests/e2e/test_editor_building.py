@@ -13,7 +13,7 @@ from playwright.async_api import expect
 
 from tests.e2e.editor_page import (
     canvas,
-    connect,
+    connected,
     drop_operator,
     edges,
     node,
@@ -87,9 +87,9 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
         assert (dropped["x"] - box["x"], dropped["y"] - box["y"]) == pytest.approx(
             (x - DROP_OFFSET[0], y - DROP_OFFSET[1]), abs=2
         ), f"{operator} did not stay where it was dropped"
-    await connect(page, "csv_input_1", "filter_1")
-    await connect(page, "filter_1", "aggregate_1")
-    await connect(page, "aggregate_1", "csv_output_1")
+    await connected(page, "csv_input_1", "filter_1")
+    await connected(page, "filter_1", "aggregate_1")
+    await connected(page, "aggregate_1", "csv_output_1")
     await expect(edges(page)).to_have_count(3)
 
     side = page.get_by_role("complementary", name="Node")

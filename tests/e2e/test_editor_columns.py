@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.editor_page import connect, node, open_editor, select
+from tests.e2e.editor_page import connected, node, open_editor, select
 from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
@@ -55,7 +55,7 @@ async def test_group_by_columns_are_picked_on_a_freshly_connected_node_before_an
     await select(page, "aggregate_1")
     await expect(side_panel(page)).to_contain_text("The columns of in appear once")
 
-    await connect(page, "filter_1", "aggregate_1")
+    await connected(page, "filter_1", "aggregate_1")
     await select(page, "aggregate_1")
     group_by = side_panel(page).get_by_role("combobox", name="Group by")
     await group_by.click()

@@ -11,7 +11,7 @@ from playwright.async_api import expect
 
 from tests.e2e.editor_page import (
     canvas,
-    connect,
+    connected,
     drop_operator,
     edges,
     node,
@@ -79,9 +79,9 @@ async def test_route_handles_follow_the_conditions_and_a_run_writes_each_port(
     await expect(node(page, "route_1").locator("[data-port]")).to_have_count(4)
     await expect(port(page, "route_1", "otherwise")).to_be_visible()
 
-    await connect(page, "read", "route_1")
+    await connected(page, "read", "route_1")
     for name, target in [("adults", "adults"), ("french", "french"), ("otherwise", "rest")]:
-        await connect(page, "route_1", f"write_{target}", out=name)
+        await connected(page, "route_1", f"write_{target}", out=name)
     await expect(edges(page)).to_have_count(4)
     await screenshot(page, "1-connected")
     await save(page)

@@ -9,7 +9,7 @@ from playwright.async_api import expect
 
 from tests.e2e.editor_page import (
     canvas,
-    connect,
+    connected,
     drag,
     drop_operator,
     edges,
@@ -36,7 +36,7 @@ async def test_ctrl_z_undoes_a_drop_and_a_connection_and_ctrl_shift_z_redoes_the
     await open_editor(page, pipeline_id, nodes=1)
     box = await canvas(page).bounding_box()
     await drop_operator(page, "filter", box["width"] * 0.75, box["height"] * 0.3)
-    await connect(page, "csv_input_1", "filter_1")
+    await connected(page, "csv_input_1", "filter_1")
     await expect(edges(page)).to_have_count(1)
     nodes = page.locator("[data-node-id]")
 
