@@ -93,7 +93,7 @@ def refusal(data_folder) -> str:
 
 
 async def test_the_plan_tab_says_which_column_keeps_a_node_off_duckdb_and_why(
-    signed_in, api, data_folder
+    signed_in, api, data_folder, screenshot
 ):
     """Only the reader of the map column leaves the segment, and the tab and its card say
     which column and why."""
@@ -115,9 +115,12 @@ async def test_the_plan_tab_says_which_column_keeps_a_node_off_duckdb_and_why(
     )
     for node_id in SEED_IDS[1:]:
         await expect(node(page, node_id)).to_have_attribute("data-plan", "segment")
+    await screenshot(page, "fallback-listed")
 
 
-async def test_a_run_on_duckdb_says_which_node_ran_on_pandas_and_why(signed_in, api, data_folder):
+async def test_a_run_on_duckdb_says_which_node_ran_on_pandas_and_why(
+    signed_in, api, data_folder, screenshot
+):
     page = signed_in
     document = {**tagged(data_folder), "config": {"backend": "duckdb"}}
     pipeline_id = await api.create(document)
@@ -130,6 +133,7 @@ async def test_a_run_on_duckdb_says_which_node_ran_on_pandas_and_why(signed_in, 
     await select(page, "csv_input_1")
     await expect(details).to_contain_text("Ran onpandas")
     await expect(details).to_contain_text(f"On pandas, not DuckDB: {refusal(data_folder)}")
+    await screenshot(page, "ran-on-pandas")
     await select(page, "filter_1")
     await expect(details).to_contain_text("Ran onduckdb")
     await expect(details).not_to_contain_text("On pandas, not DuckDB")
