@@ -5,10 +5,11 @@
 
 The data comes from tpchgen-cli (a dev dependency), generated once per scale factor under
 bench/.data/tpch-sf<SF>/: its Parquet files, untouched (DECIMAL money, string_view text,
-date32 dates, as another engine writes them), and its CSV files. Each query is a pipeline
-document of bench/tpch/ (qNN.json, written over Parquet; over CSV its inputs become
-csv_input) and the standard SQL text beside it (qNN.sql; date arithmetic computed by hand),
-which bench/tpch_duckdb.py runs. For each query and format, Pipewright on each backend
+date32 dates, as another engine writes them), and its CSV files. The queries are the project's
+own test queries, tests/golden/tpch/ (one copy, which tests/golden/test_tpch_queries.py keeps
+answering as DuckDB does): each a pipeline document (qNN.json, written over Parquet; over CSV
+its inputs become csv_input) and the standard SQL text beside it (qNN.sql), which
+bench/tpch_duckdb.py runs. For each query and format, Pipewright on each backend
 (`python -m runtime run --no-cache`: without the result store) and the DuckDB script run as
 fresh processes in rounds that alternate them. The table shows median wall and CPU seconds,
 their ratios to the DuckDB script's, the highest peak memory, and whether the answer equals
@@ -35,7 +36,7 @@ from bench.table import print_table, ratio
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / ".data"
-QUERIES = ROOT / "bench" / "tpch"
+QUERIES = ROOT / "tests" / "golden" / "tpch"
 FORMATS = ("parquet", "csv")
 DUCKDB = "DuckDB SQL"
 
@@ -65,7 +66,7 @@ def generate(scale: float, folder: Path) -> Path:
 
 
 def query_numbers() -> list[int]:
-    """The queries bench/tpch/ has pipelines for."""
+    """The queries tests/golden/tpch/ has pipelines for."""
     return sorted(int(path.stem[1:]) for path in QUERIES.glob("q*.json"))
 
 

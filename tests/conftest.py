@@ -1,4 +1,5 @@
-"""Fixtures for every test folder: the demo plugin installed for real, and live servers.
+"""Fixtures for every test folder: the demo plugin installed for real, live servers, and
+TPC-H data.
 
 `asgi_server` is one daphne process for the whole session over the pytest test database
 (with the in-memory channel layer); `start_server` starts more (over Redis, to be killed…)
@@ -27,6 +28,8 @@ from tests.servers import (  # noqa: E402
     write_input,
 )
 
+TPCH_SCALE = 0.01
+"""60,175 lineitem rows: every TPC-H query runs in a fraction of a second."""
 REDIS_URL = os.environ.get("PIPEWRIGHT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
@@ -126,3 +129,19 @@ def redis_layer() -> Iterator[dict]:
     for key in client.scan_iter(f"{prefix}*"):
         client.delete(key)
     client.close()
+
+
+@pytest.fixture(scope="session")
+def tpch_files(tmp_path_factory) -> Path:
+    """TPC-H at scale factor 0.01 as tpchgen-cli writes it (Parquet with DECIMAL money and
+    string_view text in `parquet/`, the same tables in `csv/`), generated once per session.
+
+    Fails (never skips) without tpchgen-cli, a dev dependency: CI must run these tests.
+    """
+    from bench import tpch
+
+    try:
+        tpch.tpchgen()
+    except SystemExit as missing:
+        pytest.fail(str(missing))
+    return tpch.generate(TPCH_SCALE, tmp_path_factory.mktemp("tpch"))

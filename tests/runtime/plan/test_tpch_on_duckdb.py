@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import decimal
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -56,19 +54,10 @@ ANSWER = """
 """
 
 
-@pytest.fixture(scope="module")
-def lineitem(tmp_path_factory) -> Path:
+@pytest.fixture
+def lineitem(tpch_files) -> Path:
     """lineitem.parquet at scale factor 0.01 (60,175 rows), written by tpchgen-cli."""
-    tpchgen = shutil.which("tpchgen-cli", path=str(Path(sys.executable).parent))
-    if tpchgen is None:
-        pytest.skip("tpchgen-cli is not installed (pip install -e '.[dev]')")
-    folder = tmp_path_factory.mktemp("tpch")
-    subprocess.run(
-        [tpchgen, "parquet", "-s", "0.01", "--tables=lineitem", f"--output-dir={folder}"],
-        check=True,
-        capture_output=True,
-    )
-    return folder / "lineitem.parquet"
+    return tpch_files / "parquet" / "lineitem.parquet"
 
 
 def run(lineitem: Path, folder: Path, backend: str):

@@ -1,4 +1,4 @@
--- TPC-H Q18; the sum of quantities named sum_qty.
+-- TPC-H Q18: large volume customer (the sum of quantities named sum_qty).
 select
     c_name,
     c_custkey,

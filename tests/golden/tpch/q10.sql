@@ -1,4 +1,4 @@
--- TPC-H Q10; date '1993-10-01' + interval '3' month computed by hand.
+-- TPC-H Q10: returned item reporting.
 select
     c_custkey,
     c_name,
@@ -12,7 +12,7 @@ from customer, orders, lineitem, nation
 where c_custkey = o_custkey
     and l_orderkey = o_orderkey
     and o_orderdate >= date '1993-10-01'
-    and o_orderdate < date '1994-01-01'
+    and o_orderdate < date '1993-10-01' + interval '3' month
     and l_returnflag = 'R'
     and c_nationkey = n_nationkey
 group by c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment

@@ -1,4 +1,4 @@
--- TPC-H Q12; date '1994-01-01' + interval '1' year computed by hand.
+-- TPC-H Q12: shipping modes and order priority.
 select
     l_shipmode,
     sum(case when o_orderpriority = '1-URGENT' or o_orderpriority = '2-HIGH' then 1 else 0 end)
@@ -11,6 +11,6 @@ where o_orderkey = l_orderkey
     and l_commitdate < l_receiptdate
     and l_shipdate < l_commitdate
     and l_receiptdate >= date '1994-01-01'
-    and l_receiptdate < date '1995-01-01'
+    and l_receiptdate < date '1994-01-01' + interval '1' year
 group by l_shipmode
 order by l_shipmode

@@ -1,4 +1,4 @@
--- TPC-H Q9.
+-- TPC-H Q9: product type profit measure.
 select
     nation,
     o_year,

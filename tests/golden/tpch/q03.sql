@@ -1,4 +1,4 @@
--- TPC-H Q3.
+-- TPC-H Q3: shipping priority.
 select
     l_orderkey,
     sum(l_extendedprice * (1 - l_discount)) as revenue,

@@ -1,4 +1,4 @@
--- TPC-H Q1; date '1998-12-01' - interval '90' day computed by hand.
+-- TPC-H Q1: pricing summary report.
 select
     l_returnflag,
     l_linestatus,
@@ -11,6 +11,6 @@ select
     avg(l_discount) as avg_disc,
     count(*) as count_order
 from lineitem
-where l_shipdate <= date '1998-09-02'
+where l_shipdate <= date '1998-12-01' - interval '90' day
 group by l_returnflag, l_linestatus
 order by l_returnflag, l_linestatus

@@ -1,4 +1,4 @@
--- TPC-H Q5; date '1994-01-01' + interval '1' year computed by hand.
+-- TPC-H Q5: local supplier volume.
 select
     n_name,
     sum(l_extendedprice * (1 - l_discount)) as revenue
@@ -11,6 +11,6 @@ where c_custkey = o_custkey
     and n_regionkey = r_regionkey
     and r_name = 'ASIA'
     and o_orderdate >= date '1994-01-01'
-    and o_orderdate < date '1995-01-01'
+    and o_orderdate < date '1994-01-01' + interval '1' year
 group by n_name
 order by revenue desc
