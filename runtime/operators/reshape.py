@@ -229,9 +229,10 @@ def pivoted(
         for each, name in zip(values, names, strict=True)
     }
     if not index:
-        return pd.DataFrame(
-            {name: pd.Series([reduced(cell, function)], dtype=dtype) for name, cell in cells.items()}
-        )
+        row = {
+            name: pd.Series([reduced(cell, function)], dtype=dtype) for name, cell in cells.items()
+        }
+        return pd.DataFrame(row)
     grouped = pd.DataFrame({**{key: kept[key] for key in index}, **cells}).groupby(
         index, sort=True, dropna=False, observed=True
     )
