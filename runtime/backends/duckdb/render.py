@@ -410,33 +410,25 @@ class Renderer:
         return self._cte(body, params, schema, order=order, natural=not keys)
 
     def _unpivot(self, relation: rel.Unpivot) -> Rendered:
-        """The input crossed with its columns' positions (reshape.py); in order where needed:
-        the input's, then the columns'."""
+        """Names and values unnested per input row (reshape.py): natural over a natural input;
+        where the order is needed, the input's then the columns' positions."""
         ordered = relation in self._ordered
         source = (self._ordered_input if ordered else self._render)(relation.input)
-        position, label = self._name("o"), self._name("o")
         turned = [source.schema.get(name) for name in relation.columns]
         types = {column.name: column.type for column in turned}
         kind = "float" if len(set(types.values())) > 1 else turned[0].type
-        selected = [f"{reshape.SOURCE}.{key}" for key in _quoted(relation.index)]
-        selected += [
-            f"{reshape.POSITIONS}.{quoted(label)} AS {quoted(relation.name)}",
-            f"{reshape.unpivot_value(relation, types, kind, position)} AS {quoted(relation.value)}",
-        ]
+        selected = _quoted(relation.index) + reshape.unpivot_selected(relation, types, kind)
         order: tuple[OrderKey, ...] = ()
         if ordered:
-            selected += [f"{reshape.SOURCE}.{name}" for name in _quoted(source.hidden)]
-            selected.append(f"{reshape.POSITIONS}.{quoted(position)} AS {quoted(position)}")
+            position = self._name("o")
+            selected += [*_quoted(source.hidden), reshape.unpivot_position(relation, position)]
             order = (*source.order, (position, False, False))
-        positions = reshape.unpivot_positions(relation.columns, position, label)
-        body = (
-            f"SELECT {_listed(selected)} FROM {quoted(source.name)} AS {reshape.SOURCE} "
-            f"CROSS JOIN {positions}"
-        )
+        body = f"SELECT {_listed(selected)} FROM {quoted(source.name)}"
         columns = [source.schema.get(name) for name in relation.index]
         nullable = any(column.nullable for column in turned)
         columns += [Column(relation.name, "string", False), Column(relation.value, kind, nullable)]
-        return self._cte(body, relation.columns, Schema(tuple(columns)), order=order)
+        schema = Schema(tuple(columns))
+        return self._cte(body, relation.columns, schema, order=order, natural=source.natural)
 
 
 def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:

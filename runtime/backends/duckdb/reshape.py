@@ -3,9 +3,10 @@
 A pivot is a conditional aggregation, `agg(v) FILTER (WHERE c = ?)` per declared value, over
 the rows holding a declared value: portable, and its columns are the declared ones whatever
 the data holds. Each function means what `aggregate`'s does (clauses.py's `summary`); first
-and last read the input's row order, carried in its hidden columns. An unpivot is the input
-crossed with a small table of (position, column name), the value picked by position: its
-rows follow each input row's, then the listed columns' order.
+and last read the input's row order, carried in its hidden columns. An unpivot unnests a list
+of the names and one of the values side by side: DuckDB's UNNEST gives each input row's rows
+in turn, so the input's stream order stays (as a row-wise node keeps it), then the listed
+columns' order.
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.tables.schema import Column
-
-SOURCE, POSITIONS = '"s"', '"u"'
-"""The aliases of an unpivot's input and of its table of columns."""
 
 
 def equals_value(column: Column) -> str:
@@ -53,18 +51,22 @@ def pivot_cell(
     return f"{function.upper()}({name} ORDER BY {order_by}){present}", 1, value.type
 
 
-def unpivot_positions(columns: tuple[str, ...], position: str, label: str) -> str:
-    """The table of (position, column name) an unpivot crosses its input with (names bound)."""
-    rows = ", ".join(f"({index}, CAST(? AS VARCHAR))" for index in range(len(columns)))
-    return f"(VALUES {rows}) AS {POSITIONS}({quoted(position)}, {quoted(label)})"
+def unpivot_selected(relation: rel.Unpivot, types: dict[str, str], kind: str) -> list[str]:
+    """The name and value of each output row: lists unnested side by side, each input row's
+    in turn (which keeps the input's stream order), the values as `kind` (integers as floats).
+    The names are bound."""
+    values = []
+    for name in relation.columns:
+        value = quoted(name)
+        values.append(value if types[name] == kind else f"CAST({value} AS {SQL_TYPES[kind]})")
+    names = ", ".join("CAST(? AS VARCHAR)" for _ in relation.columns)
+    return [
+        f"UNNEST([{names}]) AS {quoted(relation.name)}",
+        f"UNNEST([{', '.join(values)}]) AS {quoted(relation.value)}",
+    ]
 
 
-def unpivot_value(relation: rel.Unpivot, types: dict[str, str], kind: str, position: str) -> str:
-    """The value of a row: its column's, picked by position, as `kind` (integers as floats)."""
-    picks = []
-    for index, name in enumerate(relation.columns):
-        value = f"{SOURCE}.{quoted(name)}"
-        if types[name] != kind:
-            value = f"CAST({value} AS {SQL_TYPES[kind]})"
-        picks.append(f"WHEN {index} THEN {value}")
-    return f"CASE {POSITIONS}.{quoted(position)} {' '.join(picks)} END"
+def unpivot_position(relation: rel.Unpivot, position: str) -> str:
+    """Each output row's column position, unnested beside its name and value."""
+    positions = ", ".join(str(index) for index in range(len(relation.columns)))
+    return f"UNNEST([{positions}]) AS {quoted(position)}"
