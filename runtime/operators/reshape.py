@@ -42,14 +42,10 @@ PivotFunction = Literal["sum", "count", "mean", "min", "max", "first", "last"]
 _NEED_NUMBERS = ("sum", "mean")
 _NEVER_NULL = ("count", "sum")
 """Over no values a count and a sum are 0, as in `aggregate`; the other functions give null."""
-_WRITTEN_AS = {
-    "integer": (int,),
-    "float": (int, float),
-    "string": (str,),
-    "boolean": (bool,),
-}
+_WRITTEN_AS = {"integer": (int,), "float": (int, float), "boolean": (bool,)}
 """The JSON types a declared value of a column of each type may be written as (any other
-type, a date for example, is written as text); a bool is never taken for a number."""
+type, a date for example, is written as text); a bool is never taken for a number. A text
+column takes any value, as its text (1 is "1", which the editor gives for a typed 1)."""
 
 
 class PivotParams(OperatorParams):
@@ -132,7 +128,9 @@ def pivot_plan(params: PivotParams, schema: Schema) -> PivotPlan:
 
 def _declared(field: str, value: object, column: Column) -> object:
     """A declared value in the column's type; one written as another type is refused (a text
-    "1" for an integer column, a number for a text column), as it would match nothing."""
+    "1" for an integer column, a number for a date column), as it would match nothing."""
+    if column.type == "string":
+        return _text(value)
     allowed = _WRITTEN_AS.get(column.type, (str,))
     if isinstance(value, bool) != (bool in allowed) or not isinstance(value, allowed):
         raise ParamsError(
@@ -299,8 +297,8 @@ class Unpivot(Operator):
     name = "unpivot"
     summary = "{columns} → {name}, {value}"
     kind = "process"
-    row_limit_safe = True
-    partitionable = True
+    partitionable = True  # not row_limit_safe: n rows out need fewer rows in, so no limit
+    # may move before it
     title = "Unpivot"
     description = (
         "Turn columns into rows: for each row, one row per listed column, holding the kept "

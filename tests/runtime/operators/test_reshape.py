@@ -138,6 +138,8 @@ def problems(operator: str, params: dict, tmp_path) -> list[str]:
         ({**BY_MONTH, "values": [1, "2"]},
          "Values, item 2: \"2\" is not a value of 'month', which is integer"),
         ({**BY_MONTH, "values": [True]}, "Values, item 1: true is not a value of 'month'"),
+        ({**BY_MONTH, "column": "shop", "index": [], "values": [1, "1"]},
+         "Values, item 2: \"1\" is the same string as values[0] (1); list each value once"),
         ({**BY_MONTH, "column": "shop", "index": ["month"], "values": ["a", "month"]},
          "Values, item 2: its column would be named 'month', as an index column is"),
         ({**BY_MONTH, "names": "total"}, "Values, item 2: its column would be named 'total'"),
