@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import Field
 
 from runtime import relational
-from runtime.errors import ParamsError
+from runtime.errors import NotLowerable, ParamsError
 from runtime.lazy import pd
 from runtime.operators.aggregate import FIXED_DTYPES, FIXED_TYPES, reduced, sum_dtype
 from runtime.operators.column_params import (
@@ -42,6 +42,8 @@ PivotFunction = Literal["sum", "count", "mean", "min", "max", "first", "last"]
 _NEED_NUMBERS = ("sum", "mean")
 _NEVER_NULL = ("count", "sum")
 """Over no values a count and a sum are 0, as in `aggregate`; the other functions give null."""
+_BOUND_TYPES = ("integer", "float", "string", "boolean", "date")
+"""The types of the pivoted column whose declared values a backend binds as they are."""
 _WRITTEN_AS = {"integer": (int,), "float": (int, float), "boolean": (bool,)}
 """The JSON types a declared value of a column of each type may be written as (any other
 type, a date for example, is written as text); a bool is never taken for a number. A text
@@ -188,6 +190,9 @@ class Pivot(Operator):
 
     def lower(self, params, inputs, schemas):
         plan = pivot_plan(params, schemas["in"])
+        kind = schemas["in"].get(params.column).type
+        if kind not in _BOUND_TYPES:
+            raise NotLowerable(f"pivoting on a {kind} column runs on pandas")
         pivot = relational.Pivot(
             inputs["in"],
             tuple(params.index),

@@ -5,12 +5,17 @@ inputs, inputs in a sort's order, and rows in order."""
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 from random import Random
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
-from runtime.tables.schema import date_dtype
+from runtime.errors import NotLowerable
+from runtime.operators.reshape import Pivot, PivotParams
+from runtime.relational import Input
+from runtime.tables.schema import Column, Schema, date_dtype
 from tests.runtime.backends.both import Step, assert_same
 
 FUNCTIONS = ["sum", "count", "mean", "min", "max", "first", "last"]
@@ -193,3 +198,32 @@ def test_sales_by_month_as_columns_and_back_match_pandas(root):
         Step("limited", "limit", {"n": 4}, {"in": "long"}),
     ]
     assert_same(steps, {"p": sales(9, 20)}, root, exits=["wide", "limited"], ordered=["limited"])
+
+
+def test_decimals_pivot_exactly_and_unpivot_as_decimals_as_on_pandas(root):
+    prices = pa.array(
+        [Decimal("1.10"), None, Decimal("2.25"), Decimal("0.05")], pa.decimal128(15, 2)
+    )
+    frame = pd.DataFrame(
+        {
+            "shop": pd.array(["a", "a", "b", None], dtype="str"),
+            "month": pd.array([1, 2, 1, 1], dtype="Int64"),
+            "price": pd.Series(prices, dtype=pd.ArrowDtype(prices.type)),
+            "tax": pd.Series(prices, dtype=pd.ArrowDtype(prices.type)),
+        }
+    )
+    steps = [
+        Step(f, "pivot", {"index": ["shop"], "column": "month", "values": [1, 2],
+                          "value": "price", "function": f}, {"in": "p"})
+        for f in ("sum", "mean", "max", "first")
+    ]  # fmt: skip
+    steps.append(Step("long", "unpivot", {"columns": ["price", "tax"]}, {"in": "p"}))
+    exits = [step.id for step in steps]
+    assert_same(steps, {"p": frame}, root, exits=exits, ordered=exits)
+
+
+def test_pivot_on_a_datetime_column_runs_on_pandas():
+    schema = Schema.of(Column("at", "datetime"), Column("n", "integer"))
+    params = PivotParams(column="at", values=["2024-01-01 10:00:00"], value="n")
+    with pytest.raises(NotLowerable, match="pivoting on a datetime column runs on pandas"):
+        Pivot().lower(params, {"in": Input(("p", "out"))}, {"in": schema})
