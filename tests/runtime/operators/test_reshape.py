@@ -168,3 +168,10 @@ def test_bad_pivot_params_are_problems_naming_the_node_and_field(tmp_path, param
 def test_bad_unpivot_params_are_problems_naming_the_node_and_field(tmp_path, params, message):
     found = problems("unpivot", params, tmp_path)
     assert len(found) == 1 and found[0].startswith("shape: ") and message in found[0], found
+
+
+def test_pivot_and_unpivot_read_only_the_columns_they_name():
+    pivot = Pivot().Params.model_validate(BY_MONTH)
+    assert Pivot().input_columns(pivot, {"out": {"m1"}}) == {"in": {"shop", "month", "units"}}
+    unpivot = Unpivot().Params.model_validate({"index": ["shop"], "columns": ["units"]})
+    assert Unpivot().input_columns(unpivot, {"out": None}) == {"in": {"shop", "units"}}
