@@ -115,6 +115,8 @@ def pivot_plan(params: PivotParams, schema: Schema) -> PivotPlan:
                 f"{written(params.values[index])} is the same {pivoted.type} as values[{earlier}]"
                 f" ({written(params.values[earlier])}); list each value once",
             )
+        if not name:
+            raise ParamsError(f"values[{index}]", "its column would have no name; change `names`")
         if name in taken:
             raise ParamsError(
                 f"values[{index}]",

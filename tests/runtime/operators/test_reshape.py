@@ -143,6 +143,8 @@ def problems(operator: str, params: dict, tmp_path) -> list[str]:
         ({**BY_MONTH, "column": "shop", "index": ["month"], "values": ["a", "month"]},
          "Values, item 2: its column would be named 'month', as an index column is"),
         ({**BY_MONTH, "names": "total"}, "Values, item 2: its column would be named 'total'"),
+        ({**BY_MONTH, "column": "shop", "index": [], "values": ["a", ""]},
+         "Values, item 2: its column would have no name; change `names`"),
         ({**BY_MONTH, "value": "shop", "index": [], "function": "sum"},
          "Value: sum needs numbers, but 'shop' is string"),
         ({**BY_MONTH, "column": "shop"}, "Column: 'shop' is an index column"),
