@@ -264,3 +264,32 @@ class Write(_Options, Relation):
     path: str
     mode: str = "overwrite"
     options: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class Pivot(Relation):
+    """`pivot`: the rows whose `column` is one of `values` (in the column's type), grouped by
+    `index` as `Aggregate` groups (sorted, nulls last; one row in all without `index`), with
+    one column `names[i]`: `function` of `value` over the group's rows holding `values[i]`.
+    first and last follow the input's row order."""
+
+    input: Relation
+    index: tuple[str, ...]
+    column: str
+    values: tuple[object, ...]
+    value: str
+    function: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Unpivot(Relation):
+    """`unpivot`: for each input row in order, one row per column of `columns` in order, with
+    the `index` columns, the column's name in `name` and its value in `value` (integers with
+    floats: floats); nulls are kept."""
+
+    input: Relation
+    index: tuple[str, ...]
+    columns: tuple[str, ...]
+    name: str
+    value: str

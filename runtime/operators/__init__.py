@@ -37,4 +37,6 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "aggregate": "runtime.operators.aggregate:Aggregate",
     "validate": "runtime.operators.validate:Validate",
     "route": "runtime.operators.route:Route",
+    "pivot": "runtime.operators.reshape:Pivot",
+    "unpivot": "runtime.operators.reshape:Unpivot",
 }

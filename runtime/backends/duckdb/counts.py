@@ -123,8 +123,10 @@ def _implied(relation: rel.Relation, counts: dict) -> Iterable[tuple[rel.Relatio
 
 def _empty(relation: rel.Relation, found: list) -> Iterable[tuple]:
     """What an empty input gives."""
-    if isinstance(relation, rel.Filter | rel.DropNulls | rel.Distinct):
+    if isinstance(relation, rel.Filter | rel.DropNulls | rel.Distinct | rel.Unpivot):
         yield relation, 0
+    elif isinstance(relation, rel.Pivot):
+        yield relation, 0 if relation.index else 1
     elif isinstance(relation, rel.Aggregate):
         yield relation, 0 if relation.group_by else 1
     elif isinstance(relation, rel.Join):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 import pyarrow as pa
 
 from runtime import relational as rel
+from runtime.backends.duckdb import reshape
 from runtime.backends.duckdb.bounds import Check
 from runtime.backends.duckdb.clauses import (
     JOINS,
@@ -380,6 +381,55 @@ class Renderer:
         body = f"SELECT * FROM {quoted(source.name)}{ordering} LIMIT ?"
         return self._same_order(source, body, (relation.n,), source.schema)
 
+    def _pivot(self, relation: rel.Pivot) -> Rendered:
+        """Conditional aggregation by the index (reshape.py), ordered as `_aggregate` is."""
+        in_order = relation.function in ("first", "last")
+        source = (self._ordered_input if in_order else self._render)(relation.input)
+        column, value = source.schema.get(relation.column), source.schema.get(relation.value)
+        order_by = _order_by(source.order) if in_order else None
+        keys = _quoted(relation.index)
+        selected, params, cells = list(keys), [], []
+        for each, name in zip(relation.values, relation.names, strict=True):
+            sql, binds, kind = reshape.pivot_cell(relation.function, value, column, order_by)
+            selected.append(f"{sql} AS {quoted(name)}")
+            params += [each] * binds
+            cells.append(Column(name, kind, relation.function not in ("count", "sum")))
+        hidden = [self._name("o") for _ in keys]
+        selected += [f"{key} AS {quoted(name)}" for key, name in zip(keys, hidden, strict=True)]
+        listed = ", ".join(f"CAST(? AS {SQL_TYPES[column.type]})" for _ in relation.values)
+        body = (
+            f"SELECT {_listed(selected)} FROM {quoted(source.name)} "
+            f"WHERE {quoted(column.name)} IN ({listed})"
+        )
+        params += relation.values
+        if keys:
+            body += f" GROUP BY {_listed(keys)}"
+        columns = [source.schema.get(name) for name in relation.index]
+        order = tuple((name, False, True) for name in hidden)
+        schema = Schema((*columns, *cells))
+        return self._cte(body, params, schema, order=order, natural=not keys)
+
+    def _unpivot(self, relation: rel.Unpivot) -> Rendered:
+        """Names and values unnested per input row (reshape.py): natural over a natural input;
+        where the order is needed, the input's then the columns' positions."""
+        ordered = relation in self._ordered
+        source = (self._ordered_input if ordered else self._render)(relation.input)
+        turned = [source.schema.get(name) for name in relation.columns]
+        types = {column.name: column.type for column in turned}
+        kind = "float" if len(set(types.values())) > 1 else turned[0].type
+        selected = _quoted(relation.index) + reshape.unpivot_selected(relation, types, kind)
+        order: tuple[OrderKey, ...] = ()
+        if ordered:
+            position = self._name("o")
+            selected += [*_quoted(source.hidden), reshape.unpivot_position(relation, position)]
+            order = (*source.order, (position, False, False))
+        body = f"SELECT {_listed(selected)} FROM {quoted(source.name)}"
+        columns = [source.schema.get(name) for name in relation.index]
+        nullable = any(column.nullable for column in turned)
+        columns += [Column(relation.name, "string", False), Column(relation.value, kind, nullable)]
+        schema = Schema(tuple(columns))
+        return self._cte(body, relation.columns, schema, order=order, natural=source.natural)
+
 
 def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:
     """The relations whose row order a consumer needs, so they carry it."""
@@ -403,6 +453,8 @@ def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:
 
 
 def _child_needs_order(relation: rel.Relation, needed: bool) -> bool:
+    if isinstance(relation, rel.Pivot):  # first and last read the input's order
+        return relation.function in ("first", "last")
     if isinstance(relation, rel.Sort | rel.Limit):
         return True
     if isinstance(relation, rel.Distinct):

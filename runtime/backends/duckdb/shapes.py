@@ -80,6 +80,10 @@ def planned(
         if isinstance(relation, rel.Union):
             parts = flat(children)
             return parts[0] if len(parts) == 1 else Shape("union", parts, relation=relation)
+        if isinstance(relation, rel.Pivot):  # the declared values' rows, then a GROUP BY
+            return Shape("aggregate", (filtered(children[0]),), relation=relation)
+        if isinstance(relation, rel.Unpivot):  # a cross product: no kind DuckDB's matches
+            return Shape("unpivot", children, relation=relation)
         for kind, cls in (("aggregate", rel.Aggregate), ("distinct", rel.Distinct)):
             if isinstance(relation, cls):
                 return Shape(kind, children, relation=relation)

@@ -34,6 +34,7 @@ def emitter_for(name: str) -> Emitter | None:
         columns,
         combine,
         files,
+        reshape,
         route,
         rows,
         sql,

@@ -20,9 +20,11 @@ COLUMN_PARAMS = {
     "drop_nulls": {"columns[]": "in"},
     "fill_nulls": {"values{}": "in"},
     "join": {"left_on[]": "left", "right_on[]": "right"},
+    "pivot": {"index[]": "in", "column": "in", "value": "in"},
     "select": {"columns[]": "in", "rename{}": "in"},
     "sort": {"by[].column": "in"},
     "sql_output": {"keys[]": "in"},
+    "unpivot": {"index[]": "in", "columns[]": "in"},
     "validate": {"rules[].column": "in", "rules[].columns[]": "in"},
 }
 """Every param that names columns of an input, as `field[]` (a list's items), `field{}` (a

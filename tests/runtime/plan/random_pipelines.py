@@ -94,7 +94,16 @@ def recent(rng: Random, names: list[str]) -> str:
 
 KINDS = {"filter": 6, "transform": 3, "select": 2, "cast": 1, "fill_nulls": 1, "sort": 2,
          "limit": 3, "deduplicate": 1, "join": 3, "union": 2, "aggregate": 1, "drop_nulls": 1,
-         "sample": 1}  # fmt: skip
+         "sample": 1, "pivot": 1, "unpivot": 1}  # fmt: skip
+PIVOTED = {
+    "integer": INTEGERS[1:],
+    "float": FLOATS[1:],
+    "string": TEXTS[1:],
+    "boolean": [True, False],
+}
+PIVOT_FUNCTIONS = {"integer": ["sum", "count", "mean", "min", "max", "first", "last"],
+                   "float": ["sum", "mean", "max", "last"], "string": ["count", "min", "first"],
+                   "boolean": ["count", "max", "last"]}  # fmt: skip
 
 
 def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
@@ -137,6 +146,10 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
         return "sort", {"by": [{"column": column.name, "descending": rng.random() < 0.5}]}, one
     if kind in ("deduplicate", "drop_nulls"):
         return kind, {"columns": [column.name]}, one
+    if kind == "pivot":
+        return "pivot", pivot_params(rng, schema, column), one
+    if kind == "unpivot":
+        return "unpivot", unpivot_params(rng, schema, column), one
     if kind == "aggregate":
         params = {
             "group_by": [column.name],
@@ -151,6 +164,30 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
         "suffixes": rng.choice([["_left", "_right"], ["", "_r"], ["_l", ""]]),
     }
     return "join", params, [(source, "left"), (right, "right")]
+
+
+def pivot_params(rng: Random, schema: Schema, column) -> dict:
+    """A pivot on `column` (some declared values absent from the data) of another column."""
+    others = [c for c in schema.columns if c.name != column.name] or [column]
+    value = rng.choice(others)
+    index = [c.name for c in others if c.name != value.name and rng.random() < 0.4]
+    return {
+        "index": index,
+        "column": column.name,
+        "values": rng.sample(PIVOTED.get(column.type, ["a"]), rng.randint(1, 2)),
+        "value": value.name,
+        "function": rng.choice(PIVOT_FUNCTIONS.get(value.type, ["count"])),
+        "names": "p_{value}",
+    }
+
+
+def unpivot_params(rng: Random, schema: Schema, column) -> dict:
+    """An unpivot of `column` and maybe others of its type, keeping some columns."""
+    kinds = {"integer", "float"} if column.type in ("integer", "float") else {column.type}
+    alike = [c.name for c in schema.columns if c.type in kinds and c.name != column.name]
+    columns = [column.name, *rng.sample(alike, min(len(alike), rng.randint(0, 2)))]
+    index = [c.name for c in schema.columns if c.name not in columns and rng.random() < 0.5]
+    return {"index": index, "columns": columns, "name": "u_name", "value": "u_value"}
 
 
 @st.composite
