@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .functions import FUNCTIONS
+from .lexer import KEYWORDS
 
 OPERATORS: tuple[tuple[str, str, str], ...] = (
     ("and", "a and b", "True where both are true; three-valued with nulls."),
@@ -58,6 +59,7 @@ def language_json() -> dict:
             {"name": name, "usage": usage, "help": text} for name, usage, text in OPERATORS
         ],
         "constants": [{"name": name, "help": text} for name, text in CONSTANTS],
+        "keywords": sorted(KEYWORDS),
     }
 
 

@@ -115,6 +115,7 @@ class Aggregate(Operator):
         "Summarise groups of rows (count, sum, mean ...): one row per group, sorted by the "
         "group columns, or one row for the whole table."
     )
+    keywords = ("group by", "summarize", "summarise", "count distinct", "total")
     Params = AggregateParams
 
     def input_columns(self, params, output_columns):

@@ -76,6 +76,16 @@ class Join(Operator):
         Port("left", description="The left table."),
         Port("right", description="The right table."),
     )
+    keywords = (
+        "merge",
+        "lookup",
+        "vlookup",
+        "semi join",
+        "anti join",
+        "exists",
+        "not exists",
+        "not in",
+    )
     Params = JoinParams
 
     def output_schema(self, ctx, inputs):

@@ -108,6 +108,10 @@ class Operator:
     (`"{path}"`, `"by {group_by}"`) that the editor fills as the user types. `{name}` is a param
     (a list joins its items with commas, a mapping reads `key → value`), `{name.part}` a part of
     each item; a `[...]` section is left out while a param in it is empty."""
+    keywords: ClassVar[tuple[str, ...]] = ()
+    """Other words users search the palette with for this operator, beside its title, name and
+    description: the names other tools and SQL give it ("crosstab", "melt", "exists"), so that
+    an analyst coming from them finds it by the word they know."""
     inputs: ClassVar[tuple[Port, ...]] = (Port("in"),)
     outputs: ClassVar[tuple[Port, ...]] = (Port("out"),)
     """The declared ports; a node's real ones are `ports(params)`, which every reader asks."""
@@ -224,6 +228,7 @@ class Operator:
             "title": self.title,
             "description": self.description,
             "summary": self.summary,
+            "keywords": list(self.keywords),
             "inputs": [port.to_json() for port in self.inputs],
             "outputs": [port.to_json() for port in self.outputs],
             "outputs_from": self.outputs_from and self.outputs_from.to_json(),

@@ -167,6 +167,7 @@ class Pivot(Operator):
         "Turn the values of a column into columns: one row per index combination, one column "
         "per declared value, summarising another column (sum, count, mean ...)."
     )
+    keywords = ("crosstab", "cross tab", "pivot table", "spread", "long to wide", "dcast")
     Params = PivotParams
 
     def input_columns(self, params, output_columns):
@@ -311,6 +312,7 @@ class Unpivot(Operator):
         "Turn columns into rows: for each row, one row per listed column, holding the kept "
         "columns, the column's name and its value."
     )
+    keywords = ("melt", "gather", "wide to long", "columns to rows", "unstack")
     Params = UnpivotParams
 
     def input_columns(self, params, output_columns):

@@ -10,6 +10,7 @@ from django.test import Client
 
 from runtime.expressions.functions import FUNCTIONS
 from runtime.expressions.language import with_function_table
+from runtime.expressions.lexer import KEYWORDS
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +27,7 @@ def test_the_language_lists_every_function_with_usage_result_and_help(client):
     assert substr["returns"] == "string" and substr["help"]
     assert {"and", "between", "is null"} <= {operator["name"] for operator in body["operators"]}
     assert body["docs_url"] == "/docs/expressions/"
+    assert body["keywords"] == sorted(KEYWORDS)  # the lexer's: the editor backticks columns so
 
 
 def test_the_language_needs_a_signed_in_user():

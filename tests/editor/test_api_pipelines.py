@@ -178,6 +178,14 @@ def test_the_operator_catalog_lists_operators_with_ports_and_schemas(client):
     assert "condition" in by_name["filter"]["params_schema"]["properties"]
 
 
+def test_the_catalog_names_the_words_analysts_search_an_operator_by(client):
+    by_name = {item["name"]: item for item in client.get("/api/operators").json()["items"]}
+    assert "crosstab" in by_name["pivot"]["keywords"]
+    assert "melt" in by_name["unpivot"]["keywords"]
+    assert {"exists", "not in"} <= set(by_name["join"]["keywords"])
+    assert by_name["filter"]["keywords"] == []
+
+
 def test_validate_schemas_and_preview(client, pipeline_id, data_root):
     valid = client.post(f"/api/pipelines/{pipeline_id}/validate").json()
     assert valid == {"valid": True, "problems": []}

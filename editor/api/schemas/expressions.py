@@ -30,4 +30,8 @@ class ExpressionLanguage(Schema):
     functions: list[ExpressionFunction]
     operators: list[ExpressionOperator]
     constants: list[ExpressionConstant]
+    keywords: list[str] = Field(
+        description="The words the lexer reserves (and, case, like ...): completed, highlighted, "
+        "and a column of that name is written in backticks."
+    )
     docs_url: str

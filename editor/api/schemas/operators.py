@@ -33,6 +33,9 @@ class Operator(Schema):
     summary: str = Field(
         description='What a node does, for its card: a template of its params ("by {group_by}").'
     )
+    keywords: list[str] = Field(
+        description='Other words the palette search finds it by ("crosstab" for pivot).'
+    )
     inputs: list[Port]
     outputs: list[Port] = Field(
         description="The output ports; with `outputs_from`: the ones every node has."

@@ -56,11 +56,15 @@ export function nodePorts(entry, params) {
   return { ...entry, outputs };
 }
 
-/** Catalog entries matching a search (title, name or description), grouped by kind. */
+/**
+ * Catalog entries matching a search (title, name, description or the operator's `keywords`:
+ * "crosstab" finds pivot), grouped by kind.
+ */
 export function paletteGroups(items, search) {
   const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
   const matches = items.filter((item) => {
-    const text = `${item.title} ${item.name} ${item.description}`.toLowerCase();
+    const keywords = (item.keywords ?? []).join(" ");
+    const text = `${item.title} ${item.name} ${item.description} ${keywords}`.toLowerCase();
     return words.every((word) => text.includes(word));
   });
   return KINDS.map(({ kind, title }) => ({

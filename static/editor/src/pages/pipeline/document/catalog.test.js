@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCatalog, nodePorts } from "./catalog.js";
+import { createCatalog, nodePorts, paletteGroups } from "./catalog.js";
 import statuses from "./statuses.json";
 
 const ROUTE = {
@@ -78,5 +78,29 @@ describe("a route card's stray ports", () => {
     expect(withStray.height).toBeGreaterThan(plain.height);
     expect(y(withStray, "french")).toBeGreaterThan(y(withStray, "otherwise"));
     expect(y(withStray, "otherwise")).toBe(y(plain, "otherwise"));
+  });
+});
+
+describe("palette search", () => {
+  const PIVOT = {
+    name: "pivot",
+    kind: "process",
+    title: "Pivot",
+    description: "Turn the values of a column into columns.",
+    keywords: ["crosstab", "long to wide"],
+  };
+  const found = (search) =>
+    paletteGroups([PIVOT, { ...FILTER, title: "Filter", description: "Keep rows." }], search)
+      .flatMap((group) => group.items)
+      .map((item) => item.name);
+
+  it("finds an operator by one of its keywords, every word having to match", () => {
+    expect(found("crosstab")).toEqual(["pivot"]);
+    expect(found("Long  WIDE")).toEqual(["pivot"]);
+    expect(found("crosstab rows")).toEqual([]);
+  });
+
+  it("finds operators that declare no keywords by their title and description", () => {
+    expect(found("keep")).toEqual(["filter"]);
   });
 });

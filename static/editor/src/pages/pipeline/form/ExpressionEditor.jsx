@@ -17,7 +17,12 @@ import { EditorView, keymap, placeholder as placeholderText } from "@codemirror/
 import { tags } from "@lezer/highlight";
 import { useEffect, useRef } from "react";
 import { useLatest } from "../../../lib/useLatest.js";
-import { completionOptions, expressionTokens, problemRanges } from "./expressionHelp.js";
+import {
+  completionOptions,
+  expressionTokens,
+  highlightKeywordsOf,
+  problemRanges,
+} from "./expressionHelp.js";
 import { cspNonce, docsUrl, useExpressionLanguage } from "./expressionLanguage.js";
 
 const language = StreamLanguage.define(expressionTokens);
@@ -63,6 +68,7 @@ export default function ExpressionEditor({
   const editable = useRef(new Compartment());
   const marked = useRef("[]");
   const served = useExpressionLanguage();
+  highlightKeywordsOf(served);
   const options = useLatest(completionOptions(columns, served));
   // What the editor starts with when it is made (once per field); later changes of these are
   // followed by the effects below.

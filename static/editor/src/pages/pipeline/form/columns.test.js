@@ -82,6 +82,14 @@ describe("expression help", () => {
     );
   });
 
+  it("completes and backticks the reserved words the server serves, not only the built-in ones", () => {
+    const served = { ...language, keywords: ["and", "case", "when", "like"] };
+    const options = completionOptions([{ name: "case", type: "string" }], served);
+    expect(options[0]).toMatchObject({ label: "case", apply: "`case`" });
+    const keywords = options.filter((option) => option.type === "keyword").map((o) => o.label);
+    expect(keywords).toEqual(["and", "case", "when", "like"]);
+  });
+
   it("quotes the column names the language cannot read bare", () => {
     expect(columnReference("total_2")).toBe("total_2");
     expect(columnReference("and")).toBe("`and`");

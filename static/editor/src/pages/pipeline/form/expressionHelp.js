@@ -3,12 +3,26 @@
 // syntax highlighting colours. The language's functions come from `GET /api/expressions`
 // (the runtime's registry). Pure functions, no CodeMirror.
 
+// The lexer's reserved words until the server's list (`keywords` of `GET /api/expressions`,
+// runtime/expressions/lexer.py) has come: that list wins, so that words the language gains
+// (case, like, interval ...) are completed, highlighted and backticked as column names.
 const KEYWORDS = ["and", "or", "not", "in", "is", "null", "true", "false", "between"];
 const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+let highlighted = new Set(KEYWORDS);
+
+/** The reserved words of the served `language`, or the built-in ones before it is served. */
+export function keywordsOf(language) {
+  return language?.keywords?.length ? language.keywords : KEYWORDS;
+}
+
+/** Make the highlighting follow the served language's reserved words. */
+export function highlightKeywordsOf(language) {
+  highlighted = new Set(keywordsOf(language));
+}
 
 /** How an expression names column `name`: bare, or in backticks when it must be. */
-export function columnReference(name) {
-  if (BARE_NAME.test(name) && !KEYWORDS.includes(name.toLowerCase())) return name;
+export function columnReference(name, keywords = KEYWORDS) {
+  if (BARE_NAME.test(name) && !keywords.includes(name.toLowerCase())) return name;
   return `\`${name.replace(/\\/g, "\\\\").replace(/`/g, "\\`")}\``;
 }
 
@@ -18,9 +32,10 @@ export function columnReference(name) {
  * usage, result and help), then keywords. CodeMirror's option shape.
  */
 export function completionOptions(columns, language) {
+  const keywords = keywordsOf(language);
   const columnOptions = (columns ?? []).map((column) => ({
     label: column.name,
-    apply: columnReference(column.name),
+    apply: columnReference(column.name, keywords),
     type: "variable",
     detail: column.type,
     boost: 2,
@@ -33,7 +48,7 @@ export function completionOptions(columns, language) {
     info: fn.help,
     boost: 1,
   }));
-  const keywordOptions = KEYWORDS.map((word) => ({ label: word, type: "keyword" }));
+  const keywordOptions = keywords.map((word) => ({ label: word, type: "keyword" }));
   return [...columnOptions, ...functionOptions, ...keywordOptions];
 }
 
@@ -88,7 +103,7 @@ export const expressionTokens = {
     if (word) {
       const lower = word[0].toLowerCase();
       if (lower === "true" || lower === "false" || lower === "null") return "atom";
-      if (KEYWORDS.includes(lower)) return "keyword";
+      if (highlighted.has(lower)) return "keyword";
       return stream.match(/^\s*\(/, false) ? "function" : "variableName";
     }
     if (stream.match(/^(?:\*\*|==|!=|<>|<=|>=|[-+*/%<>=])/)) return "operator";

@@ -35,7 +35,7 @@ function Palette({ items, onAdd }) {
                 draggable
                 role="button"
                 tabIndex={0}
-                title={`${item.description}\n\nDrag onto the canvas, or press Enter to add.`}
+                title={`${item.description}${alsoCalled(item)}\n\nDrag onto the canvas, or press Enter to add.`}
                 onDragStart={(event) => {
                   event.dataTransfer.setData(OPERATOR_MIME, item.name);
                   event.dataTransfer.effectAllowed = "copy";
@@ -63,6 +63,11 @@ function Palette({ items, onAdd }) {
       </p>
     </aside>
   );
+}
+
+/** The other names of an operator, for its tooltip ("Also called: crosstab, ..."). */
+function alsoCalled(item) {
+  return item.keywords?.length ? `\n\nAlso called: ${item.keywords.join(", ")}.` : "";
 }
 
 export default memo(Palette);
