@@ -264,6 +264,8 @@ class _Writer:
             )
         if name == "timestamp":
             source = self.seen[id(args[0])].type
+            if source == "datetime":  # timestamp() returns a datetime as it is
+                return self.series(args[0], source)
             helper = (
                 dates.text_to_timestamp if source in ("string", NULL) else dates.date_to_timestamp
             )
