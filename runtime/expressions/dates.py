@@ -80,8 +80,10 @@ def date_arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compi
 
 
 def _result_type(left: Compiled, right: Compiled) -> str:
-    types = {left.type, right.type}
-    return "datetime" if "datetime" in types else "date"
+    """The type of a date `+`/`-` with a bare null: `null - date` is days, as in DuckDB."""
+    if (left.type, right.type) == (NULL, "date"):
+        return "integer"
+    return "datetime" if "datetime" in (left.type, right.type) else "date"
 
 
 def arithmetic_plan(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Plan | None:
@@ -92,6 +94,8 @@ def arithmetic_plan(checker: Checker, node: Binary, left: Compiled, right: Compi
     if op == "-" and left.type == right.type == "date":
         nullable = left.nullable or right.nullable
         return Plan(days_between, (), (left, right), "integer", nullable)
+    if (left.type, right.type) == (NULL, "date") and op == "-":
+        return None
     dated, counted = (left, right) if left.type == "date" else (right, left)
     if dated.type == "date" and counted.type in ("integer", NULL) and (op == "+" or dated is left):
         if counted.type == NULL:

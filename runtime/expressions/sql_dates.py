@@ -40,6 +40,8 @@ def date_arithmetic(node: Binary, left: Sql, right: Sql) -> Sql:
         return shifted(moved, amount, span.unit)
     if node.op == "-" and left.type == right.type == "date":
         return sql("(", left, " - ", right, ")", type="integer")
+    if node.op == "-" and (left.type, right.type) == (NULL, "date"):
+        return cast(NULL_SQL, "integer")  # null - date: days, as in DuckDB
     dated, counted = (left, right) if left.type == "date" else (right, left)
     if counted.type == NULL or dated.type == NULL:
         return _NULL_DATE
