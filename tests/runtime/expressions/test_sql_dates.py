@@ -12,6 +12,8 @@ import pytest
 from runtime.errors import NotLowerable
 from runtime.expressions.to_sql import to_sql
 from runtime.tables.schema import Column, Schema, date_dtype
+from tests.runtime.backends.both import Step
+from tests.runtime.backends.both import assert_same as assert_same_both_ways
 from tests.runtime.expressions.test_to_sql import assert_same, con  # noqa: F401
 
 
@@ -84,3 +86,29 @@ def test_a_datetime_interval_stays_on_pandas():
         to_sql("t + interval 1 hour", schema)
     with pytest.raises(NotLowerable, match="datetimes do not run on DuckDB"):
         to_sql("extract(hour from t)", schema)
+
+
+def test_a_tpch_style_date_filter_and_transform_run_alike_on_both_backends(tmp_path):
+    orders = pd.DataFrame({"o_orderdate": FRAME["d"], "n": FRAME["n"]})
+    steps = [
+        Step(
+            "recent",
+            "filter",
+            {"condition": "o_orderdate < date '1998-12-01' - interval '90' day"},
+            {"in": "o"},
+        ),
+        Step(
+            "dated",
+            "transform",
+            {
+                "mappings": [
+                    {"target": "year", "expression": "extract(year from o_orderdate)"},
+                    {"target": "quarter", "expression": "date_trunc('quarter', o_orderdate)"},
+                    {"target": "later", "expression": "date_add(o_orderdate, interval 1 month)"},
+                    {"target": "days", "expression": "o_orderdate - date '1998-12-01'"},
+                ]
+            },
+            {"in": "recent"},
+        ),
+    ]
+    assert_same_both_ways(steps, {"o": orders}, tmp_path, ordered=["dated"])
