@@ -309,6 +309,7 @@ def untyped(depth: int) -> st.SearchStrategy:
     ops = ["+", "-", "*", "/", "%", "**", "=", "!=", "<", "<=", ">", ">="]
     return st.one_of(
         leaf,
+        INTERVALS,  # a value only beside + and - and in date_add(): an error anywhere else
         sub.map(negate),
         sub.map(lambda x: Unary("not", x)),
         st.tuples(st.sampled_from(ops), sub, sub).map(lambda xs: Binary(*xs)),
