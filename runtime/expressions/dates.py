@@ -302,11 +302,15 @@ def _naive(times: pd.Series) -> pd.Series:
 
 
 def text_to_timestamp(text: pd.Series) -> pd.Series:
-    """Datetimes from `YYYY-MM-DD[ hh:mm[:ss[.ffffff]]]` text; other text gives null."""
+    """Datetimes from `YYYY-MM-DD[ hh:mm[:ss[.ffffff]]]` text; other text, or a time outside
+    the years 1677 to 2262, gives null."""
     shaped = text.str.fullmatch(
         r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?)?"
     )
-    return pd.to_datetime(text.where(shaped), format="ISO8601", errors="coerce")
+    times = pd.to_datetime(text.where(shaped), format="ISO8601", errors="coerce")
+    # in nanoseconds, as a literal is held: null outside their range (1677 to 2262)
+    inside = (times >= pd.Timestamp.min) & (times <= pd.Timestamp.max)
+    return times.where(inside).astype("datetime64[ns]")
 
 
 # -- the function builders (functions.FUNCTIONS names them) ------------------------------------
@@ -401,7 +405,9 @@ def build_timestamp(checker: Checker, node: Call, value: Compiled) -> Compiled:
     parsed = text_to_timestamp(pd.Series([value.constant], dtype="str")).iloc[0]
     if pd.isna(parsed):
         message = f"invalid timestamp {checker.describe(value.node)}"
-        raise checker.error(value.node, message, "expected YYYY-MM-DD hh:mm:ss")
+        raise checker.error(
+            value.node, message, "expected YYYY-MM-DD hh:mm:ss in the years 1677 to 2262"
+        )
     return constant(node, parsed, "datetime")
 
 

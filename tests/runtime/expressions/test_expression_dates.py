@@ -152,6 +152,7 @@ def test_date_diff_counts_boundaries_and_date_trunc_keeps_the_type(text, expecte
         ("hour(d)", "hour\\(\\) expects a datetime but 'd' is date", 6),
         ("date '2024-02-30'", "invalid date '2024-02-30'", 6),
         ("timestamp 'soon'", "invalid timestamp 'soon'", 11),
+        ("timestamp '3000-01-01 00:00:00'", "invalid timestamp .* in the years 1677 to 2262", 11),
     ],
 )
 def test_date_mistakes_are_expression_errors_at_their_position(text, message, column):
