@@ -33,7 +33,7 @@ LAST_DAY = np.datetime64("9999-12-31", "D")
 MAX_DAYS = 3652058
 """Days from the first date to the last: a larger step always leaves the range."""
 MONTHS = {"month": 1, "quarter": 3, "year": 12}
-DAYS = {"day": 1, "week": 7}
+"""How many months each longer unit is."""
 _NAT = np.datetime64("NaT", "D")
 _TIME_STEPS = {"hour": "h", "minute": "min", "second": "s"}
 _ARITHMETIC_HINT = (
@@ -183,14 +183,14 @@ def shift_dates(amount: int, unit: str, dates: pd.Series) -> pd.Series:
         steps = amount * (7 if unit == "week" else 1)
         moved = days + np.timedelta64(int(np.clip(steps, -2 * MAX_DAYS, 2 * MAX_DAYS)), "D")
     else:
-        moved = plus_months(days, amount * {"month": 1, "quarter": 3, "year": 12}[unit])
+        moved = plus_months(days, amount * MONTHS[unit])
     return from_day_numbers(moved, dates.index)
 
 
 def shift_datetimes(amount: int, unit: str, times: pd.Series) -> pd.Series:
     """`times` moved by `amount` `unit`s; months clamp to the month's end, as for dates."""
     if unit in ("month", "quarter", "year"):
-        return times + pd.DateOffset(months=amount * {"month": 1, "quarter": 3, "year": 12}[unit])
+        return times + pd.DateOffset(months=amount * MONTHS[unit])
     if unit == "week":
         return times + pd.Timedelta(days=7 * amount)
     return times + pd.Timedelta(**{f"{unit}s": amount})
@@ -278,7 +278,7 @@ def _day_difference(unit: str, first: np.ndarray, last: np.ndarray, index: pd.In
         days = (last - first).astype("int64")
         counts = days if unit == "day" else np.trunc(days / 7).astype("int64")
     else:
-        size = {"month": 1, "quarter": 3, "year": 12}[unit]
+        size = MONTHS[unit]
         months_first = first.astype("datetime64[M]").astype("int64")
         months_last = last.astype("datetime64[M]").astype("int64")
         counts = months_last // size - months_first // size
