@@ -45,7 +45,7 @@ def prefix(parser, token: Token) -> Node | None:
         parser.advance()
         text = Literal(following.value, span=(following.start, following.end))
         return Call(word, (text,), span=(token.start, following.end))
-    if word == "interval" and (following.kind in ("string", "number") or _is_minus(following)):
+    if word == "interval" and (following.kind in ("string", "number") or _negative(parser)):
         return _interval(parser, token)
     if word == "extract" and _is_open(following):
         return _extract(parser, token)
@@ -105,6 +105,18 @@ def _extract(parser, start: Token) -> Call:
     operand = parser.expression()
     closing = parser.expect(")", "expected ')'")
     return Call(part, (operand,), span=(start.start, closing.end))
+
+
+def _negative(parser) -> bool:
+    """Whether `- 3 day` follows: `interval - 1` stays a column named interval minus 1."""
+    ahead = parser.tokens[parser.index : parser.index + 3]
+    return (
+        len(ahead) == 3
+        and _is_minus(ahead[0])
+        and ahead[1].kind == "number"
+        and ahead[2].kind in ("name", "keyword")
+        and ahead[2].text.lower() in UNITS
+    )
 
 
 def _is_minus(token: Token) -> bool:

@@ -49,8 +49,9 @@ def test_a_timestamp_literal_is_a_datetime():
 
 
 def test_date_and_interval_stay_usable_as_column_names():
-    frame = pd.DataFrame({"date": [1], "interval": [2], "extract": [3]})
-    assert evaluate("date + interval + extract", frame).tolist() == [6]
+    frame = pd.DataFrame({"date": [1], "interval": [2], "extract": [3], "timestamp": [4]})
+    assert evaluate("date + interval + extract + timestamp", frame).tolist() == [10]
+    assert evaluate("interval - 1", frame).tolist() == [1]
 
 
 @pytest.mark.parametrize(
