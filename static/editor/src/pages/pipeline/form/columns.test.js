@@ -82,6 +82,23 @@ describe("expression help", () => {
     );
   });
 
+  it("offers the language's one-word operators that are not functions as keywords", () => {
+    const dated = {
+      functions: [{ name: "date", usage: "date(value)", returns: "date", help: "A date." }],
+      operators: [
+        { name: "interval", usage: "d + interval '1' day", help: "A span." },
+        { name: "date", usage: "date '2024-01-31'", help: "A date literal." },
+        { name: "is null", usage: "a is null", help: "Missing." },
+      ],
+    };
+    const keywords = completionOptions([], dated)
+      .filter((option) => option.type === "keyword")
+      .map((option) => option.label);
+    expect(keywords).toContain("interval");
+    expect(keywords).not.toContain("date");
+    expect(keywords).not.toContain("is null");
+  });
+
   it("quotes the column names the language cannot read bare", () => {
     expect(columnReference("total_2")).toBe("total_2");
     expect(columnReference("and")).toBe("`and`");

@@ -33,8 +33,21 @@ export function completionOptions(columns, language) {
     info: fn.help,
     boost: 1,
   }));
-  const keywordOptions = KEYWORDS.map((word) => ({ label: word, type: "keyword" }));
+  const keywordOptions = languageKeywords(language).map((word) => ({
+    label: word,
+    type: "keyword",
+  }));
   return [...columnOptions, ...functionOptions, ...keywordOptions];
+}
+
+/** The keywords to offer: the fixed ones, then the language's one-word operators that are not
+ * functions (`interval`, `extract`), so new syntax in the runtime's list reaches completion. */
+export function languageKeywords(language) {
+  const functions = new Set((language?.functions ?? []).map((fn) => fn.name));
+  const words = (language?.operators ?? [])
+    .map((operator) => operator.name)
+    .filter((name) => /^[a-z_]+$/.test(name) && !functions.has(name));
+  return [...new Set([...KEYWORDS, ...words])];
 }
 
 /**
