@@ -37,4 +37,5 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "aggregate": "runtime.operators.aggregate:Aggregate",
     "validate": "runtime.operators.validate:Validate",
     "route": "runtime.operators.route:Route",
+    "window": "runtime.operators.window:Window",
 }
