@@ -58,10 +58,13 @@ def windowed(frame, partition_by, order_by, nulls_last, calls):
 
 def _sorted_positions(frame, partition_by, order_by, nulls_last):
     """The input positions in (partition, order keys) order, ties in input order."""
-    keys = [*partition_by, *(column for column, _ in order_by)]
+    directions = dict.fromkeys(partition_by, False)  # a key named twice sorts by its first
+    for column, descending in order_by:
+        directions.setdefault(column, descending)
+    keys = list(directions)
     if not keys or not len(frame):
         return np.arange(len(frame))
-    ascending = [True] * len(partition_by) + [not descending for _, descending in order_by]
+    ascending = [not descending for descending in directions.values()]
     keyed = frame[keys].reset_index(drop=True)
     na_position = "last" if nulls_last else "first"
     ordered = keyed.sort_values(keys, ascending=ascending, na_position=na_position, kind="stable")
@@ -196,9 +199,9 @@ def _extreme(function, values, start, end):
     ranks = pd.Series(np.where(codes >= 0, codes, np.nan))
     rolling = ranks.rolling(_bounds(start, end + 1), min_periods=1)
     found = (rolling.min() if function == "min" else rolling.max()).to_numpy()
-    holder = np.zeros(len(uniques), dtype=np.int64)
+    holder = np.full(len(uniques) + 1, -1, dtype=np.int64)  # a rank's row; none: -1
     holder[codes[codes >= 0]] = np.flatnonzero(codes >= 0)
-    taken = np.where(np.isnan(found), -1, holder[np.nan_to_num(found).astype(np.int64)])
+    taken = holder[np.where(np.isnan(found), -1, found).astype(np.int64)]
     return values.array.take(taken, allow_fill=True)
 
 

@@ -38,6 +38,7 @@ def emitter_for(name: str) -> Emitter | None:
         rows,
         sql,
         validate,
+        window,
     )
 
     return EMITTERS.get(name)
