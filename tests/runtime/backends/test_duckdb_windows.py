@@ -27,6 +27,7 @@ VALUES = {
 }
 DTYPES = {"d": pd.ArrowDtype(pa.decimal128(9, 2)), "t": date_dtype()}
 NUMBERS = ["k", "x", "d"]
+RANKINGS = ["row_number", "rank", "dense_rank", "percent_rank"]
 FRAMED = ["first", "last", "sum", "mean", "min", "max", "count"]
 
 
@@ -82,7 +83,7 @@ def test_random_windows_match_pandas_in_input_order(seed, tmp_path):
 
 def test_every_function_over_ties_and_nulls_matches_pandas(tmp_path):
     frame = next(f for f in map(random_frame, map(Random, range(100))) if len(f) == 11)
-    functions = [{"function": f} for f in ("row_number", "rank", "dense_rank", "percent_rank")]
+    functions = [{"function": f} for f in RANKINGS]
     functions += [
         {"function": f, "column": c, "frame": frame_}
         for f in FRAMED
@@ -104,10 +105,11 @@ def test_a_window_over_sorted_or_aggregated_rows_follows_their_order(tmp_path):
         "order_by": [{"column": "n", "descending": True}],
         "functions": [{"function": "rank"}, {"function": "lag", "column": "g"}],
     }
+    sizes = {"group_by": ["g"], "aggregations": [{"function": "size", "name": "n"}]}
     steps = [
         Step("s", "sort", {"by": [{"column": "k"}]}, {"in": "f"}),
         Step("w1", "window", running, {"in": "s"}),
-        Step("a", "aggregate", {"group_by": ["g"], "aggregations": [{"function": "size", "name": "n"}]}, {"in": "f"}),
+        Step("a", "aggregate", sizes, {"in": "f"}),
         Step("w2", "window", ranked, {"in": "a"}),
-    ]  # fmt: skip
+    ]
     assert_same(steps, {"f": frame}, tmp_path, exits=["w1", "w2"], ordered={"w1", "w2"})
