@@ -211,12 +211,16 @@ class Window(Operator):
     def run(self, ctx, inputs):
         params: WindowParams = ctx.params
         frame = inputs["in"]
+        if not params.functions:  # every result pruned
+            return {"out": frame}
         calls = plain_calls(params, window_columns(params, frame_schema(frame)))
         order_by = [[key.column, key.descending] for key in params.order_by]
         return {"out": windowed(frame, params.partition_by, order_by, params.nulls_last, calls)}
 
     def lower(self, params, inputs, schemas):
         calls = plain_calls(params, window_columns(params, schemas["in"]))
+        if not calls:  # every result pruned
+            return {"out": inputs["in"]}
         return {
             "out": relational.Window(
                 inputs["in"],

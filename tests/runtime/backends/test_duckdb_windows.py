@@ -13,6 +13,11 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
+from runtime.document.spec import load_document
+from runtime.execution.executor import execute
+from runtime.io.paths import FileArea
+from runtime.plan import build_plan
+from runtime.plan.prepare import prepare
 from runtime.tables.schema import date_dtype
 from tests.runtime.backends.both import Step, assert_same
 from tests.strategies import bounded
@@ -113,3 +118,28 @@ def test_a_window_over_sorted_or_aggregated_rows_follows_their_order(tmp_path):
         Step("w2", "window", ranked, {"in": "a"}),
     ]
     assert_same(steps, {"f": frame}, tmp_path, exits=["w1", "w2"], ordered={"w1", "w2"})
+
+
+def test_a_window_whose_results_nothing_reads_is_pruned_on_both_backends(tmp_path):
+    (tmp_path / "in.csv").write_text("g,k\na,1\nb,2\na,3\n")
+    calls = [{"function": "rank", "name": "r"}, {"function": "sum", "column": "k", "name": "t"}]
+    document = load_document(
+        {
+            "name": "pruned",
+            "nodes": [
+                {"id": "read", "operator": "csv_input", "params": {"path": "in.csv"}},
+                {"id": "w", "operator": "window",
+                 "params": {"order_by": [{"column": "k"}], "functions": calls}},
+                {"id": "keep", "operator": "select", "params": {"columns": ["g", "t"]}},
+                {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+            ],
+            "edges": [{"source": "read", "target": "w"}, {"source": "w", "target": "keep"},
+                      {"source": "keep", "target": "write"}],
+        }
+    )  # fmt: skip
+    for backend in ("pandas", "duckdb"):
+        area = FileArea.of(tmp_path)
+        plan = prepare(build_plan(document, data_root=area), backend=backend, data_root=area)
+        assert plan.fallbacks == {}
+        assert execute(plan, data_root=area).ok
+        assert (tmp_path / "out.csv").read_text() == "g,t\na,1\nb,3\na,6\n", backend
