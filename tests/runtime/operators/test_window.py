@@ -11,6 +11,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from runtime.checks.inference import infer_schemas
+from runtime.document.spec import load_document
 from runtime.errors import ParamsError
 from runtime.operators.window import Window
 from runtime.tables.schema import date_dtype, schema_of
@@ -207,3 +209,21 @@ def test_only_the_columns_read_and_the_wanted_outputs_are_needed():
         "in": {"shop", "day", "units", "price"}
     }
     assert operator.pruned(params, {"price"}).functions == []
+
+
+def test_a_default_of_the_wrong_type_is_a_problem_of_the_node_before_anything_runs(tmp_path):
+    (tmp_path / "in.csv").write_text("g,k\na,1\n")
+    document = load_document(
+        {
+            "name": "checked",
+            "nodes": [
+                {"id": "read", "operator": "csv_input", "params": {"path": "in.csv"}},
+                {"id": "w", "operator": "window", "params": {
+                    "functions": [{"function": "lag", "column": "k", "default": "many"}]}},
+            ],
+            "edges": [{"source": "read", "target": "w"}],
+        }
+    )  # fmt: skip
+    [problem] = infer_schemas(document, data_root=tmp_path).nodes["w"].problems
+    assert (problem.node, problem.field) == ("w", "params.functions[0].default")
+    assert "\"many\" is not a valid integer for column 'k'" in problem.message
