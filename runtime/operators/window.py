@@ -175,7 +175,7 @@ class WindowParams(OperatorParams):
 
 class Window(Operator):
     name = "window"
-    summary = "[by {partition_by}: ]{functions.function}"
+    summary = "{functions.function}[ per {partition_by}][ by {order_by.column}]"
     kind = "process"
     breaks_pipeline = True
     title = "Window functions"
