@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from runtime import relational
-from runtime.errors import ParamsError
+from runtime.errors import NotLowerable, ParamsError
 from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import (
     NUMBERS,
@@ -221,6 +221,9 @@ class Window(Operator):
         calls = plain_calls(params, window_columns(params, schemas["in"]))
         if not calls:  # every result pruned
             return {"out": inputs["in"]}
+        for call in calls:
+            if call["default"] is not None and schemas["in"].get(call["column"]).type == "datetime":
+                raise NotLowerable(f"a datetime default of {call['function']} keeps pandas' unit")
         return {
             "out": relational.Window(
                 inputs["in"],

@@ -10,16 +10,18 @@ from random import Random
 
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime.document.spec import load_document
+from runtime.errors import NotLowerable
 from runtime.execution.executor import execute
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
 from runtime.tables.schema import date_dtype
-from tests.runtime.backends.both import Step, assert_same
+from tests.runtime.backends.both import Step, assert_same, lower_all, run_pandas
 from tests.strategies import bounded
 
 VALUES = {
@@ -143,3 +145,12 @@ def test_a_window_whose_results_nothing_reads_is_pruned_on_both_backends(tmp_pat
         assert plan.fallbacks == {}
         assert execute(plan, data_root=area).ok
         assert (tmp_path / "out.csv").read_text() == "g,t\na,1\nb,3\na,6\n", backend
+
+
+def test_a_lag_default_on_a_datetime_column_stays_on_pandas(tmp_path):
+    frame = pd.DataFrame({"t": pd.to_datetime(["2024-01-02 10:00", "2023-01-01 00:00"])})
+    call = {"function": "lag", "column": "t", "default": "2020-01-01 00:00:00"}
+    steps = [Step("w", "window", {"functions": [call]}, {"in": "f"})]
+    _, schemas = run_pandas(steps, {"f": frame}, tmp_path)
+    with pytest.raises(NotLowerable, match="datetime default of lag"):
+        lower_all(steps, {"f": frame}, schemas)
