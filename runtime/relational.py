@@ -293,3 +293,33 @@ class Unpivot(Relation):
     columns: tuple[str, ...]
     name: str
     value: str
+
+
+@dataclass(frozen=True)
+class WindowCall:
+    """One window function's column: `function` over `column` (None: none, or rows for
+    count), named `name`; lag/lead's `offset` and `default` (already of the column's type);
+    `frame` (rows preceding, rows following; None: unbounded) or None: the default frame,
+    from the partition's start to the current row's last peer (the whole partition when the
+    window has no order)."""
+
+    function: str
+    column: str | None
+    name: str
+    offset: int = 1
+    default: object = None
+    frame: tuple[int | None, int | None] | None = None
+
+
+@dataclass(frozen=True)
+class Window(Relation):
+    """Every input row, in input order, with one column per call computed over the rows of
+    its partition (rows equal on `partition_by`, nulls equal) in `order_by` order ((column,
+    descending) keys, nulls last or first as a sort puts them; ties in input order, which
+    row_number, lag/lead, first/last and explicit frames depend on)."""
+
+    input: Relation
+    partition_by: tuple[str, ...]
+    order_by: tuple[tuple[str, bool], ...]
+    calls: tuple[WindowCall, ...]
+    nulls_last: bool = True

@@ -39,6 +39,7 @@ from runtime.backends.duckdb.clauses import (
 )
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
 from runtime.backends.duckdb.scans import scan_sql, stored_sql
+from runtime.backends.duckdb.windows import window_calls
 from runtime.errors import NotLowerable
 from runtime.expressions.nulls import null_rejected_columns
 from runtime.expressions.sql_parts import SQL_TYPES
@@ -430,6 +431,14 @@ class Renderer:
         schema = Schema(tuple(columns))
         return self._cte(body, relation.columns, schema, order=order, natural=source.natural)
 
+    def _window(self, relation: rel.Window) -> Rendered:
+        """Window functions over the input in its order (ties follow it), rows in that order."""
+        source = self._ordered_input(relation.input)
+        selected, params, columns = window_calls(relation, source.schema, _order_by(source.order))
+        body = f"SELECT {_listed(['*', *selected])} FROM {quoted(source.name)}"
+        schema = Schema((*source.schema.columns, *columns))
+        return self._cte(body, params, schema, order=source.order)
+
 
 def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:
     """The relations whose row order a consumer needs, so they carry it."""
@@ -456,6 +465,8 @@ def _child_needs_order(relation: rel.Relation, needed: bool) -> bool:
     if isinstance(relation, rel.Pivot):  # first and last read the input's order
         return relation.function in ("first", "last")
     if isinstance(relation, rel.Sort | rel.Limit):
+        return True
+    if isinstance(relation, rel.Window):  # ties follow the input's order
         return True
     if isinstance(relation, rel.Distinct):
         return needed or bool(relation.columns)

@@ -4,7 +4,8 @@ Filtering early means every operator between the old and the new place handles f
 A filter moves before an operator that keeps every row where it is (so the same rows come out,
 in the same order) and passes the filter's columns through unchanged: `transform` when no
 mapping writes them, `select` when it does not rename them, `cast` and `fill_nulls` when they
-do not touch them, and `sort` always; into every branch of a `union` whose branches all have
+do not touch them, `sort` always, and `window` when they are all partition columns (the
+filter keeps or drops whole partitions); into every branch of a `union` whose branches all have
 those columns with the type the union gives them; and into the side of a `join` that
 provides all of them under the same name and type (either side of an inner join, the left of
 a left join, the right of a right join, never an outer join). It never passes operators that
@@ -171,6 +172,7 @@ RULES: dict[str, Rule] = {
     "cast": _row_wise(lambda node, columns: not columns & set(node.params.types)),
     "fill_nulls": _row_wise(lambda node, columns: not columns & set(node.params.values)),
     "sort": _row_wise(lambda node, columns: True),
+    "window": _row_wise(lambda node, columns: columns <= set(node.params.partition_by)),
     "union": _union,
     "join": _join,
 }

@@ -26,6 +26,7 @@ COLUMN_PARAMS = {
     "sql_output": {"keys[]": "in"},
     "unpivot": {"index[]": "in", "columns[]": "in"},
     "validate": {"rules[].column": "in", "rules[].columns[]": "in"},
+    "window": {"partition_by[]": "in", "order_by[].column": "in", "functions[].column": "in"},
 }
 """Every param that names columns of an input, as `field[]` (a list's items), `field{}` (a
 mapping's keys) and `field[].part` (a part of each item), with the port it reads."""

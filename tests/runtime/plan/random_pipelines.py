@@ -94,7 +94,7 @@ def recent(rng: Random, names: list[str]) -> str:
 
 KINDS = {"filter": 6, "transform": 3, "select": 2, "cast": 1, "fill_nulls": 1, "sort": 2,
          "limit": 3, "deduplicate": 1, "join": 3, "union": 2, "aggregate": 1, "drop_nulls": 1,
-         "sample": 1, "pivot": 1, "unpivot": 1}  # fmt: skip
+         "sample": 1, "pivot": 1, "unpivot": 1, "window": 1}  # fmt: skip
 PIVOTED = {
     "integer": INTEGERS[1:],
     "float": FLOATS[1:],
@@ -144,6 +144,8 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
         return "fill_nulls", {"values": {column.name: FILLS[column.type]}}, one
     if kind == "sort":
         return "sort", {"by": [{"column": column.name, "descending": rng.random() < 0.5}]}, one
+    if kind == "window":
+        return "window", window_params(rng, schema, column), one
     if kind in ("deduplicate", "drop_nulls"):
         return kind, {"columns": [column.name]}, one
     if kind == "pivot":
@@ -188,6 +190,27 @@ def unpivot_params(rng: Random, schema: Schema, column) -> dict:
     columns = [column.name, *rng.sample(alike, min(len(alike), rng.randint(0, 2)))]
     index = [c.name for c in schema.columns if c.name not in columns and rng.random() < 0.5]
     return {"index": index, "columns": columns, "name": "u_name", "value": "u_value"}
+
+
+def window_params(rng: Random, schema: Schema, column) -> dict:
+    """A window partitioned by a column or not, ordered by one or not, with one function."""
+    numbers = [c.name for c in schema.columns if c.type in ("integer", "float")]
+    functions = ["row_number", "rank", "dense_rank", "lag", "count", "min", "sum"]
+    function = rng.choice(functions if numbers else functions[:-1])
+    call: dict = {"function": function, "name": f"w{len(schema.columns)}"}
+    if function in ("lag", "min"):
+        call["column"] = rng.choice(schema.names)
+    elif function == "sum":
+        call["column"] = rng.choice(numbers)
+    if function in ("count", "min", "sum") and rng.random() < 0.5:
+        call["frame"] = {"preceding": rng.choice([None, 1]), "following": rng.choice([0, None])}
+    order = rng.choice(schema.names)
+    descending = rng.random() < 0.5
+    return {
+        "partition_by": [column.name] if rng.random() < 0.5 and column.name != order else [],
+        "order_by": [{"column": order, "descending": descending}] if rng.random() < 0.8 else [],
+        "functions": [call],
+    }
 
 
 @st.composite

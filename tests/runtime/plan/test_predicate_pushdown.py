@@ -55,12 +55,17 @@ def test_a_filter_moves_before_a_transform_and_says_so(tmp_path):
         (("deduplicate", {"columns": ["country"]}), "age > 18", False),
         (("sample", {"n": 2, "seed": 1}), "age > 18", False),
         (("drop_nulls", {}), "age > 18", False),
+        (("window", {"partition_by": ["age"], "functions": [{"function": "rank"}]}),
+         "age > 18", True),
+        (("window", {"partition_by": ["name"], "functions": [{"function": "rank"}]}),
+         "age > 18", False),
     ],
     ids=[
         "transform of other columns", "transform of its column", "select keeping it",
         "select renaming another", "select renaming it", "select swapping names",
         "cast of another", "cast of it", "fill of another", "fill of it", "sort",
-        "limit", "deduplicate", "sample", "drop_nulls",
+        "limit", "deduplicate", "sample", "drop_nulls", "window by its column",
+        "window by another",
     ],
 )  # fmt: skip
 def test_a_filter_moves_only_before_what_keeps_its_rows_and_columns(
