@@ -303,15 +303,21 @@ class Renderer:
                 name = self._name("o")
                 selected.append(f"{value} AS {quoted(name)}")
                 order.append((name, desc, last))
-        on = " AND ".join(
+        on = [
             join_condition(left.schema.get(key), right.schema.get(other))
             for key, other in relation.keys
-        )
+        ]
+        params: tuple = ()
+        if relation.condition is not None:  # the sides' names are distinct: no alias needed
+            both = Schema((*left.schema.columns, *right.schema.columns))
+            condition = to_sql_condition(relation.condition, both)
+            on.append(condition.sql)
+            params = condition.params
         body = (
             f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {LEFT} "
-            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {on}"
+            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {' AND '.join(on)}"
         )
-        return self._cte(body, (), Schema(tuple(columns)), order=tuple(order))
+        return self._cte(body, params, Schema(tuple(columns)), order=tuple(order))
 
     def _union(self, relation: rel.Union) -> Rendered:
         ordered = relation in self._ordered
