@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-import numpy as np
 import pyarrow as pa
 from pydantic import Field, field_validator
 
@@ -118,8 +117,7 @@ class Join(Operator):
         left, right = inputs["left"], inputs["right"]
         plan = join_plan(params, frame_schema(left), frame_schema(right))
         if params.how in FILTERING:
-            kept = join_condition.matched_left_rows(params, plan, left, right)
-            return {"out": left.take(np.flatnonzero(kept if params.how == "semi" else ~kept))}
+            return {"out": left.take(join_condition.matched_left_rows(params, plan, left, right))}
         if params.condition is not None:
             return {"out": join_condition.conditional_join(params, plan, left, right)}
         joined = left.merge(

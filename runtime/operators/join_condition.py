@@ -75,35 +75,75 @@ def _origins(names: Iterable[str], suffixes: list[str]) -> set[str]:
     return found
 
 
+def pair_layout(
+    params: JoinParams, plan: JoinPlan, left_names: Iterable[str], right_names: Iterable[str]
+) -> dict:
+    """The arguments of `key_pairs` for a semi or anti join (a compiled script writes them
+    out): which left and right columns the pairs hold, under which names."""
+    by_name = {column.name: (side, source) for side, source, column in plan.sources}
+    read = sorted(referenced_columns(params.condition)) if params.condition else []
+    taken = {*read, *left_names, *right_names}
+    keys = [_fresh(f"__pw_key{number}", taken) for number in range(len(params.left_on))]
+    mine = dict(zip(keys, params.left_on, strict=True))
+    theirs = dict(zip(keys, params.right_on, strict=True))
+    widened = []
+    for name in read:
+        side, source = by_name[name]
+        (theirs if side == "right" else mine)[name] = source
+        if side == "key" and source in plan.widened_keys:
+            widened.append(name)
+    return {
+        "mine": mine,
+        "theirs": theirs,
+        "keys": keys,
+        "position": _fresh("__pw_left_row", taken),
+        "widened": widened,
+        "distinct": params.condition is None,
+    }
+
+
+def key_pairs(left, right, mine, theirs, keys, position, widened, distinct):
+    """The key-matched pairs of left and right rows: the left row's number (`position`) and
+    the columns named in `mine` (pairs' name → left column; floats for `widened`) and
+    `theirs`. With `distinct`, each left row pairs with each distinct right key once."""
+    left_part = pd.DataFrame(
+        {
+            position: np.arange(len(left)),
+            **{
+                name: (left[source].astype("float64") if name in widened else left[source]).array
+                for name, source in mine.items()
+            },
+        }
+    )
+    right_part = pd.DataFrame({name: right[source].array for name, source in theirs.items()})
+    if distinct:
+        right_part = right_part.drop_duplicates()  # a left row's matches: one each at most
+    return left_part.merge(right_part, on=keys, how="inner")
+
+
+def rows_with(count: int, positions, matched: bool):
+    """The positions of the rows, of `count`, that are among `positions` (or are not)."""
+    found = np.zeros(count, dtype=bool)
+    found[positions] = True
+    return np.flatnonzero(found if matched else ~found)
+
+
 def matched_left_rows(
     params: JoinParams, plan: JoinPlan, left: pd.DataFrame, right: pd.DataFrame
 ) -> np.ndarray:
-    """For each left row, whether it has a matching right row (a pair meeting the condition)."""
-    by_name = {column.name: (side, source) for side, source, column in plan.sources}
-    read = sorted(referenced_columns(params.condition)) if params.condition else []
-    taken = {*read, *left.columns, *right.columns}
-    keys = [_fresh(f"__pw_key{number}", taken) for number in range(len(params.left_on))]
-    position = _fresh("__pw_left_row", taken)
-    mine = {position: np.arange(len(left))}
-    mine.update({key: left[name].array for key, name in zip(keys, params.left_on, strict=True)})
-    theirs = {key: right[name].array for key, name in zip(keys, params.right_on, strict=True)}
-    for name in read:
-        side, source = by_name[name]
-        if side == "right":
-            theirs[name] = right[source].array
-        else:
-            value = left[source]
-            mine[name] = (value.astype("float64") if source in plan.widened_keys else value).array
-    right_part = pd.DataFrame(theirs)
-    if params.condition is None:
-        right_part = right_part.drop_duplicates()  # a left row's matches: one each at most
-    pairs = pd.DataFrame(mine).merge(right_part, on=keys, how="inner")
-    positions = pairs[position].to_numpy()
+    """The positions of the left rows a semi (or anti) join keeps."""
+    layout = pair_layout(params, plan, left.columns, right.columns)
+    pairs = key_pairs(left, right, **layout)
+    positions = pairs[layout["position"]].to_numpy()
     if params.condition is not None:
         positions = positions[condition_array(params.condition, pairs)]
-    matched = np.zeros(len(left), dtype=bool)
-    matched[positions] = True
-    return matched
+    return rows_with(len(left), positions, params.how == "semi")
+
+
+def join_rows(params: JoinParams, plan: JoinPlan, left_names, right_names) -> tuple[str, str]:
+    """The names of the left and right row numbers a conditional join's merge carries."""
+    taken = {*left_names, *right_names, *(column.name for column in plan.columns)}
+    return _fresh("__pw_left_row", taken), _fresh("__pw_right_row", taken)
 
 
 def conditional_join(
@@ -111,8 +151,7 @@ def conditional_join(
 ) -> pd.DataFrame:
     """An inner or left join whose key-matched pairs match only where the condition holds."""
     names = [column.name for column in plan.columns]
-    taken = {*left.columns, *right.columns, *names}
-    position, other = _fresh("__pw_left_row", taken), _fresh("__pw_right_row", taken)
+    position, other = join_rows(params, plan, left.columns, right.columns)
     joined = left.assign(**{position: np.arange(len(left))}).merge(
         right.assign(**{other: np.arange(len(right))}),
         how=params.how,
@@ -124,22 +163,29 @@ def conditional_join(
         joined = joined.assign(**{key: joined[key].astype("float64") for key in plan.widened_keys})
     kept = condition_array(params.condition, joined)
     if params.how == "inner":
-        return joined.take(np.flatnonzero(kept))[names]
+        return joined.take(np.flatnonzero(kept))[names].reset_index(drop=True)
+    right_names = [column.name for side, _, column in plan.sources if side == "right"]
+    return kept_left_rows(joined, kept, position, other, len(left), right_names)[names]
+
+
+def kept_left_rows(joined, kept, position, other, count, right_names):
+    """Of a left join's rows (`joined`, carrying the left and right row numbers `position` and
+    `other`), the pairs `kept`, the unpaired left rows, and for each left row of `count` none of
+    whose pairs was kept its first row, with nulls in the right columns `right_names`."""
     rows = joined[position].to_numpy()
     paired = joined[other].notna().to_numpy()
-    kept &= paired
-    any_kept = np.zeros(len(left), dtype=bool)
+    kept = kept & paired
+    any_kept = np.zeros(count, dtype=bool)
     any_kept[rows[kept]] = True
     first = np.ones(len(rows), dtype=bool)  # a left row's pairs follow each other
     first[1:] = rows[1:] != rows[:-1]
-    lost = paired & first & ~any_kept[rows]  # one row, nulls on the right, for these
+    lost = paired & first & ~any_kept[rows]
     chosen = np.flatnonzero(kept | ~paired | lost)
-    result = joined.take(chosen)
+    result = joined.take(chosen).reset_index(drop=True)
     lost = lost[chosen]
     if lost.any():
-        right_names = [column.name for side, _, column in plan.sources if side == "right"]
         result = result.assign(**{name: result[name].mask(lost) for name in right_names})
-    return result[names]
+    return result
 
 
 def lowered(
