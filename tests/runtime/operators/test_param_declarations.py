@@ -30,6 +30,7 @@ mapping's keys) and `field[].part` (a part of each item), with the port it reads
 
 EXPRESSION_PARAMS = {
     "filter": {"condition": "in"},
+    "join": {"condition": "left"},
     "route": {"conditions[].condition": "in"},
     "transform": {"mappings[].expression": "in"},
 }
