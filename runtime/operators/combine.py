@@ -57,7 +57,7 @@ class JoinParams(OperatorParams):
         title="Suffixes",
         description="Added to the names of other columns that both tables have: left, right.",
     )
-    condition: Annotated[Expression, ExpressionOver("left")] | None = Field(
+    condition: Annotated[Expression, ExpressionOver("joined")] | None = Field(
         None,
         title="Condition",
         description="Optional: of the rows whose keys match, only the pairs where this is true "
@@ -107,6 +107,16 @@ class Join(Operator):
 
     def input_columns(self, params, output_columns):
         return join_condition.input_columns(params, output_columns["out"])
+
+    def views(self, params, inputs):
+        left, right = inputs.get("left"), inputs.get("right")
+        if left is None or right is None:
+            return {}
+        inner = params.model_copy(update={"how": "inner", "condition": None})
+        try:
+            return {"joined": Schema(join_plan(inner, left, right).columns)}
+        except OperatorError:
+            return {}
 
     def output_schema(self, ctx, inputs):
         plan = join_plan(ctx.params, inputs["left"], inputs["right"])

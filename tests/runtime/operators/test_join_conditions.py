@@ -113,6 +113,32 @@ def test_schema_inference_names_the_node_and_the_condition_field(tmp_path):
     assert "unknown column 'notes'" in problem.message and problem.position.column == 1
 
 
+def test_the_editor_is_offered_the_joined_row_for_the_conditions_completion(tmp_path):
+    document = load_document(
+        {
+            "name": "offered",
+            "nodes": [
+                {"id": "o", "operator": "parquet_input", "params": {"path": "o.parquet"}},
+                {"id": "c", "operator": "parquet_input", "params": {"path": "c.parquet"}},
+                {"id": "j", "operator": "join", "params": keys(how="semi", condition="nope")},
+            ],
+            "edges": [
+                {"source": "o", "target": "j", "target_port": "left"},
+                {"source": "c", "target": "j", "target_port": "right"},
+            ],
+        }
+    )
+    ORDERS.to_parquet(tmp_path / "o.parquet")
+    CUSTOMERS.to_parquet(tmp_path / "c.parquet")
+    node = infer_schemas(document, data_root=tmp_path).nodes["j"].to_json()
+    assert [column["name"] for column in node["views"]["joined"]] == [
+        "id", "customer", "note_left", "note_right"
+    ]  # fmt: skip
+    assert (
+        Join.Params.model_json_schema()["properties"]["condition"]["anyOf"][0]["x-port"] == "joined"
+    )
+
+
 @pytest.mark.parametrize(
     ("params", "wanted", "left", "right"),
     [
