@@ -289,7 +289,8 @@ class Renderer:
     def _join(self, relation: rel.Join) -> Rendered:
         ordered = relation in self._ordered
         render = self._ordered_input if ordered else self._render
-        left, right = render(relation.left), render(relation.right)
+        left = render(relation.left)  # a semi or anti join's order is its left rows'
+        right = (self._render if relation.how in ("semi", "anti") else render)(relation.right)
         selected, columns = [], []
         for column in relation.columns:
             selected.append(f"{join_value(relation.how, column)} AS {quoted(column.name)}")
