@@ -200,15 +200,22 @@ class JoinColumn:
 class Join(Relation):
     """pandas' merge: keys match when equal or both null; the output columns as listed.
 
+    `semi` keeps each left row that has a match once, `anti` each that has none (left columns
+    only). With a `condition` (expression text over both sides' columns, whose names are all
+    distinct: the operator renames the sides first), only the key-matched pairs where it is
+    true match, as SQL's `ON keys AND condition` (inner, left, semi and anti only).
+
     Row order as pandas gives it: inner and left follow the left rows (then the right ones),
-    right the right rows, outer the keys in ascending order (nulls last).
+    semi and anti the left rows, right the right rows, outer the keys in ascending order
+    (nulls last).
     """
 
     left: Relation
     right: Relation
-    how: Literal["inner", "left", "right", "outer"]
+    how: Literal["inner", "left", "right", "outer", "semi", "anti"]
     keys: tuple[tuple[str, str], ...]
     columns: tuple[JoinColumn, ...]
+    condition: str | None = None
 
 
 @dataclass(frozen=True)

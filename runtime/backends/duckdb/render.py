@@ -291,7 +291,8 @@ class Renderer:
     def _join(self, relation: rel.Join) -> Rendered:
         ordered = relation in self._ordered
         render = self._ordered_input if ordered else self._render
-        left, right = render(relation.left), render(relation.right)
+        left = render(relation.left)  # a semi or anti join's order is its left rows'
+        right = (self._render if relation.how in ("semi", "anti") else render)(relation.right)
         selected, columns = [], []
         for column in relation.columns:
             selected.append(f"{join_value(relation.how, column)} AS {quoted(column.name)}")
@@ -305,15 +306,21 @@ class Renderer:
                 name = self._name("o")
                 selected.append(f"{value} AS {quoted(name)}")
                 order.append((name, desc, last))
-        on = " AND ".join(
+        on = [
             join_condition(left.schema.get(key), right.schema.get(other))
             for key, other in relation.keys
-        )
+        ]
+        params: tuple = ()
+        if relation.condition is not None:  # the sides' names are distinct: no alias needed
+            both = Schema((*left.schema.columns, *right.schema.columns))
+            condition = to_sql_condition(relation.condition, both)
+            on.append(condition.sql)
+            params = condition.params
         body = (
             f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {LEFT} "
-            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {on}"
+            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {' AND '.join(on)}"
         )
-        return self._cte(body, (), Schema(tuple(columns)), order=tuple(order))
+        return self._cte(body, params, Schema(tuple(columns)), order=tuple(order))
 
     def _union(self, relation: rel.Union) -> Rendered:
         ordered = relation in self._ordered

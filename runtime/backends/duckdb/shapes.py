@@ -25,8 +25,22 @@ from dataclasses import dataclass
 
 from runtime import relational as rel
 
-JOIN_TYPES = {"inner": {"INNER"}, "left": {"LEFT"}, "right": {"RIGHT"}, "outer": {"OUTER", "FULL"}}
-SWAPPED = {"inner": {"INNER"}, "left": {"RIGHT"}, "right": {"LEFT"}, "outer": {"OUTER", "FULL"}}
+JOIN_TYPES = {
+    "inner": {"INNER"},
+    "left": {"LEFT"},
+    "right": {"RIGHT"},
+    "outer": {"OUTER", "FULL"},
+    "semi": {"SEMI"},
+    "anti": {"ANTI"},
+}
+SWAPPED = {
+    "inner": {"INNER"},
+    "left": {"RIGHT"},
+    "right": {"LEFT"},
+    "outer": {"OUTER", "FULL"},
+    "semi": {"RIGHT_SEMI"},
+    "anti": {"RIGHT_ANTI"},
+}
 """The join types DuckDB shows for ours, with the sides as we give them or swapped."""
 ROW_WISE = (rel.Derive, rel.Project, rel.Cast, rel.FillNulls, rel.Sort, rel.Window)
 

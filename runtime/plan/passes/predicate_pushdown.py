@@ -8,8 +8,9 @@ do not touch them, `sort` always, and `window` when they are all partition colum
 filter keeps or drops whole partitions); into every branch of a `union` whose branches all have
 those columns with the type the union gives them; and into the side of a `join` that
 provides all of them under the same name and type (either side of an inner join, the left of
-a left join, the right of a right join, never an outer join). It never passes operators that
-look at other rows (`limit`, `deduplicate`, `aggregate`, `sample`, ...) nor unknown ones.
+a left, semi or anti join, the right of a right join, never an outer join). It never passes
+operators that look at other rows (`limit`, `deduplicate`, `aggregate`, `sample`, ...) nor
+unknown ones.
 
 Whether a column passes through unchanged is read from the schemas schema inference found
 (`schemas`: node → output port → `Schema`); without them, or for a node whose schema is not
@@ -142,8 +143,17 @@ def _union(node: PlannedNode, columns: frozenset, out: Schema, sides: dict) -> l
     return []
 
 
-JOIN_SIDES = {"inner": ("left", "right"), "left": ("left",), "right": ("right",), "outer": ()}
-"""Where a join keeps every row of a side unchanged, so a filter on that side may go first."""
+JOIN_SIDES = {
+    "inner": ("left", "right"),
+    "left": ("left",),
+    "right": ("right",),
+    "outer": (),
+    "semi": ("left",),
+    "anti": ("left",),
+}
+"""Where a join keeps every row of a side unchanged, so a filter on that side may go first
+(a condition too reads only the key-matched pairs, which a filter of one side's rows keeps
+or drops whole)."""
 
 
 def _join(node: PlannedNode, columns: frozenset, out: Schema, sides: dict) -> list[Target]:
@@ -151,6 +161,9 @@ def _join(node: PlannedNode, columns: frozenset, out: Schema, sides: dict) -> li
     shared = {
         left for left, right in zip(params.left_on, params.right_on, strict=True) if left == right
     }
+    if params.how in ("semi", "anti"):  # the left columns, under their own names
+        (schema,) = sides["left"]
+        return [("left", 0)] if _has(schema, columns, out) else []
     for side in JOIN_SIDES[params.how]:
         (schema,), (other,) = sides[side], sides["right" if side == "left" else "left"]
         suffix = params.suffixes[0 if side == "left" else 1]

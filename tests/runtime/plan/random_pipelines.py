@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 from runtime.checks.inference import infer_schemas
 from runtime.document.spec import Pipeline, load_document
+from runtime.errors import OperatorError
+from runtime.operators.combine import JoinParams, join_plan
 from runtime.tables.schema import Schema
 
 TEXTS = [None, "a", "b", "é", "ß", "", "a b", "日本"]
@@ -160,11 +162,15 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
         return "aggregate", params, one
     right = rng.choice(names)
     params = {
-        "how": rng.choice(["inner", "left", "right", "outer"]),
+        "how": rng.choice(["inner", "left", "right", "outer", "semi", "anti"]),
         "left_on": column.name,
         "right_on": rng.choice([column.name, *schemas[right].names]),
         "suffixes": rng.choice([["_left", "_right"], ["", "_r"], ["_l", ""]]),
     }
+    if params["how"] not in ("right", "outer") and rng.random() < 0.4:
+        joined = _joined_row(params, schema, schemas[right])
+        if joined is not None:  # else the node is dropped anyway
+            params["condition"] = condition(rng, joined)
     return "join", params, [(source, "left"), (right, "right")]
 
 
@@ -211,6 +217,15 @@ def window_params(rng: Random, schema: Schema, column) -> dict:
         "order_by": [{"column": order, "descending": descending}] if rng.random() < 0.8 else [],
         "functions": [call],
     }
+
+
+def _joined_row(params: dict, left: Schema, right: Schema) -> Schema | None:
+    """The row a join's condition reads (the inner join's columns), None if the keys do not fit."""
+    try:
+        inner = JoinParams.model_validate({**params, "how": "inner"})
+        return Schema(tuple(column for _, _, column in join_plan(inner, left, right).sources))
+    except (ValueError, OperatorError):
+        return None
 
 
 @st.composite

@@ -178,12 +178,14 @@ def test_a_filter_stays_after_a_union_when_a_branch_lacks_its_column(tmp_path):
         ("right", ["_left", "_right"], "label = 'France'", "right"),
         ("right", ["_left", "_right"], "name = 'ada'", None),
         ("outer", ["_left", "_right"], "name = 'ada'", None),
+        ("semi", ["_left", "_right"], "name = 'ada'", "left"),
+        ("anti", ["_left", "_right"], "age > 1", "left"),
     ],
     ids=[
         "inner, left column", "inner, right column", "inner, shared key", "inner, both sides",
         "inner, suffixed", "inner, right keeps its name", "inner, left keeps its name",
         "left join, left column", "left join, right column", "right join, right column",
-        "right join, left column", "outer",
+        "right join, left column", "outer", "semi join", "anti join, a column both sides have",
     ],
 )  # fmt: skip
 def test_a_filter_goes_into_the_join_side_that_keeps_its_rows_and_columns(

@@ -42,6 +42,11 @@ describe("column fields", () => {
     expect(portColumns(undefined, "in")).toBeNull();
   });
 
+  it("lists the columns of a view the operator gives, as a join's joined row", () => {
+    const schemas = { inputs: { left: [AGE], right: [AGE] }, views: { joined: [AGE, NAME] } };
+    expect(portColumns(schemas, "joined")).toEqual([AGE, NAME]);
+  });
+
   it("finds columns by any part of their name, those starting with it first", () => {
     const columns = [{ name: "page" }, { name: "age_group" }, { name: "id" }];
     expect(matchingColumns(columns, "AGE").map((column) => column.name)).toEqual([
