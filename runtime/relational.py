@@ -200,15 +200,22 @@ class JoinColumn:
 class Join(Relation):
     """pandas' merge: keys match when equal or both null; the output columns as listed.
 
+    `semi` keeps each left row that has a match once, `anti` each that has none (left columns
+    only). With a `condition` (expression text over both sides' columns, whose names are all
+    distinct: the operator renames the sides first), only the key-matched pairs where it is
+    true match, as SQL's `ON keys AND condition` (inner, left, semi and anti only).
+
     Row order as pandas gives it: inner and left follow the left rows (then the right ones),
-    right the right rows, outer the keys in ascending order (nulls last).
+    semi and anti the left rows, right the right rows, outer the keys in ascending order
+    (nulls last).
     """
 
     left: Relation
     right: Relation
-    how: Literal["inner", "left", "right", "outer"]
+    how: Literal["inner", "left", "right", "outer", "semi", "anti"]
     keys: tuple[tuple[str, str], ...]
     columns: tuple[JoinColumn, ...]
+    condition: str | None = None
 
 
 @dataclass(frozen=True)
@@ -293,3 +300,33 @@ class Unpivot(Relation):
     columns: tuple[str, ...]
     name: str
     value: str
+
+
+@dataclass(frozen=True)
+class WindowCall:
+    """One window function's column: `function` over `column` (None: none, or rows for
+    count), named `name`; lag/lead's `offset` and `default` (already of the column's type);
+    `frame` (rows preceding, rows following; None: unbounded) or None: the default frame,
+    from the partition's start to the current row's last peer (the whole partition when the
+    window has no order)."""
+
+    function: str
+    column: str | None
+    name: str
+    offset: int = 1
+    default: object = None
+    frame: tuple[int | None, int | None] | None = None
+
+
+@dataclass(frozen=True)
+class Window(Relation):
+    """Every input row, in input order, with one column per call computed over the rows of
+    its partition (rows equal on `partition_by`, nulls equal) in `order_by` order ((column,
+    descending) keys, nulls last or first as a sort puts them; ties in input order, which
+    row_number, lag/lead, first/last and explicit frames depend on)."""
+
+    input: Relation
+    partition_by: tuple[str, ...]
+    order_by: tuple[tuple[str, bool], ...]
+    calls: tuple[WindowCall, ...]
+    nulls_last: bool = True

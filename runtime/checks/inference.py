@@ -36,6 +36,8 @@ class NodeSchemas:
     inputs: dict[str, Schema | list[Schema] | None] = field(default_factory=dict)
     outputs: dict[str, Schema] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    views: dict[str, Schema] = field(default_factory=dict)
+    """Rows its expression params read that are no input's (`Operator.views`)."""
 
     def to_json(self) -> dict:
         def encode(value):
@@ -43,11 +45,14 @@ class NodeSchemas:
                 return [encode(schema) for schema in value]
             return None if value is None else value.to_json()
 
-        return {
+        found = {
             "inputs": {port: encode(schema) for port, schema in self.inputs.items()},
             "outputs": {port: schema.to_json() for port, schema in self.outputs.items()},
             "problems": [problem.to_json() for problem in self.problems],
         }
+        if self.views:
+            found["views"] = {name: schema.to_json() for name, schema in self.views.items()}
+        return found
 
 
 @dataclass(slots=True)
@@ -88,6 +93,8 @@ def infer_schemas(
         # A node's inputs are known even while its own params are wrong: its form offers
         # their columns to put them right.
         schemas.inputs, complete = _input_schemas(analysis, node_id, nodes)
+        if complete and analysis.params.get(node_id) is not None:
+            schemas.views = _views(analysis, node_id, schemas)
         if schemas.problems or analysis.params.get(node_id) is None or not complete:
             continue  # its outputs cannot be worked out (yet)
         ctx = NodeContext(
@@ -152,6 +159,14 @@ def _input_schemas(analysis: Analysis, node_id: str, nodes: dict[str, NodeSchema
     }
     complete = all(schema is not None for schemas in found.values() for schema in schemas)
     return analysis.operators[node_id].arranged(analysis.params.get(node_id), found), complete
+
+
+def _views(analysis: Analysis, node_id: str, schemas: NodeSchemas) -> dict[str, Schema]:
+    """The node's views for the editor; none when its operator fails to give them."""
+    try:
+        return analysis.operators[node_id].views(analysis.params[node_id], schemas.inputs)
+    except Exception:  # a plugin's bug must not take the schema view down
+        return {}
 
 
 def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: NodeSchemas):

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from runtime.document.parameters import PLACEHOLDER
 from runtime.expressions import compiler as runtime_compiler
-from runtime.expressions import function_builders, symbols, values
+from runtime.expressions import dates, function_builders, symbols, values
+from runtime.expressions.functions import DATE_FUNCTIONS as _DATE_FUNCTIONS
 from runtime.expressions.lexer import MAX_INTEGER
 from runtime.expressions.lexer import literal as expression_literal
 from runtime.expressions.nodes import (
@@ -50,6 +51,7 @@ _TEXT_TESTS = {
     "endswith": "endswith({})",
 }
 _ARITHMETIC = {"+": "{} + {}", "-": "{} - {}", "*": "{} * {}"}
+DATE_FUNCTIONS = {function.name for function in _DATE_FUNCTIONS}
 _HELPERS = {
     "/": symbols.divide,
     "**": symbols.power,
@@ -214,6 +216,10 @@ class _Writer:
         return when_null if shared == NULL else shared
 
     def binary(self, node: Binary, kind: str) -> str:
+        left_compiled, right_compiled = self.seen[id(node.left)], self.seen[id(node.right)]
+        if node.op in ("+", "-") and dates.involves_dates(left_compiled, right_compiled):
+            plan = dates.arithmetic_plan(self.checker, node, left_compiled, right_compiled)
+            return self.date_plan(plan, kind)
         if node.op in symbols.COMPARISONS:
             shared = self.common([node.left, node.right], "string")
             left, right = self.argument(node.left, shared), self.argument(node.right, shared)
@@ -240,6 +246,46 @@ class _Writer:
         parts = [self.argument(node.operand, shared), *others]
         listed = "[" + ", ".join(choices) + "]"
         return f"is_in({shared!r}, {listed}, {has_null}, {node.negated}, {', '.join(parts)})"
+
+    def date_plan(self, plan: dates.Plan, kind: str) -> str:
+        """A date `+`/`-` or date_add(), as `dates.arithmetic_plan` decided it."""
+        self.helpers.add(plan.helper)
+        settings = [literal(setting) for setting in plan.settings]
+        operands = [self.argument(operand.node, operand.type) for operand in plan.operands]
+        return self.conformed(f"{plan.helper.__name__}({', '.join(settings + operands)})", kind)
+
+    def date_call(self, node: Call, kind: str) -> str:
+        """The date functions of `functions.DATE_FUNCTIONS`."""
+        name, args = node.name, node.args
+        if name == "date_add":
+            value, span = self.seen[id(args[0])], self.seen[id(args[1])]
+            return self.date_plan(
+                dates.shift_plan(self.checker, args[1], value, *span.constant), kind
+            )
+        if name == "timestamp":
+            source = self.seen[id(args[0])].type
+            if source == "datetime":  # timestamp() returns a datetime as it is
+                return self.series(args[0], source)
+            helper = (
+                dates.text_to_timestamp if source in ("string", NULL) else dates.date_to_timestamp
+            )
+            self.helpers.add(helper)
+            argument = self.argument(args[0], "string" if source == NULL else source)
+            return self.conformed(f"{helper.__name__}({argument})", kind)
+        if name in ("date_trunc", "date_diff"):
+            if self.uses_parameter(args[0]):
+                raise CompileRefused(f"{name}() with a parameter as its unit")
+            unit = literal(str(self.seen[id(args[0])].constant).lower())
+            if name == "date_trunc":
+                self.helpers.add(dates.truncated)
+                return self.conformed(f"truncated({unit}, {self.argument(args[1], kind)})", kind)
+            shared = self.common(list(args[1:]), "date")
+            parts = ", ".join(self.argument(arg, shared) for arg in args[1:])
+            self.helpers.add(dates.date_difference)
+            return self.conformed(f"date_difference({unit}, {parts})", kind)
+        source = self.seen[id(args[0])].type
+        self.helpers.add(dates.date_part_of)
+        return self.conformed(f"date_part_of({name!r}, {self.argument(args[0], source)})", kind)
 
     def setting(self, node: Node) -> str:
         """A function's constant argument (a search text, a count)."""
@@ -297,6 +343,8 @@ class _Writer:
         if name in ("year", "month", "day"):
             source = self.seen[id(args[0])].type
             return self.conformed(f"{self.argument(args[0], source)}.dt.{name}", kind)
+        if name in DATE_FUNCTIONS:
+            return self.date_call(node, kind)
         if name == "coalesce":
             self.helpers.add(function_builders.first_not_null)
             parts = ", ".join(self.argument(arg, kind) for arg in args)

@@ -18,6 +18,7 @@ import numpy as np
 
 from runtime.suggestions import suggestion
 
+from .dates import build_date_add, build_date_diff, build_date_trunc, build_timestamp, part_builder
 from .function_builders import (
     build_coalesce,
     build_concat,
@@ -81,6 +82,82 @@ def _count(least: int, most: int | None) -> str:
         return f"at least {least} {noun}"
     return f"{least} {noun}" if least == most else f"{least} or {most} {noun}"
 
+
+DATE_FUNCTIONS = (
+    Function(
+        "quarter(value)",
+        part_builder("quarter"),
+        "integer",
+        "The quarter (1 to 4) of a date or datetime; also `extract(quarter from x)`.",
+    ),
+    Function(
+        "week(value)",
+        part_builder("week"),
+        "integer",
+        "The ISO week (1 to 53, weeks start on Monday): `week(date '2021-01-01')` is `53`.",
+    ),
+    Function(
+        "dayofweek(value)",
+        part_builder("dayofweek"),
+        "integer",
+        "The day of the week, Sunday = 0 to Saturday = 6 (as DuckDB).",
+    ),
+    Function(
+        "dayofyear(value)",
+        part_builder("dayofyear"),
+        "integer",
+        "The day of the year, 1 to 366.",
+    ),
+    Function(
+        "hour(value)",
+        part_builder("hour"),
+        "integer",
+        "The hour (0 to 23) of a datetime.",
+    ),
+    Function(
+        "minute(value)",
+        part_builder("minute"),
+        "integer",
+        "The minute (0 to 59) of a datetime.",
+    ),
+    Function(
+        "second(value)",
+        part_builder("second"),
+        "integer",
+        "The whole seconds (0 to 59) of a datetime.",
+    ),
+    Function(
+        "timestamp(value)",
+        build_timestamp,
+        "datetime",
+        "A datetime from `YYYY-MM-DD hh:mm:ss` text (other text gives null), or a date's "
+        "midnight; also written `timestamp '1998-12-01 10:00:00'`.",
+    ),
+    Function(
+        "date_add(value, interval)",
+        build_date_add,
+        "date",
+        "The date or datetime moved by an interval, as `+`: "
+        "`date_add(date '2024-01-31', interval 1 month)` is `2024-02-29`.",
+    ),
+    Function(
+        "date_diff(unit, start, end)",
+        build_date_diff,
+        "integer",
+        "How many `unit` boundaries (constant: 'day', 'week', 'month', 'quarter', 'year'; "
+        "'hour', 'minute', 'second' for datetimes) lie from start to end: "
+        "`date_diff('month', date '2024-01-31', date '2024-02-01')` is `1`.",
+    ),
+    Function(
+        "date_trunc(unit, value)",
+        build_date_trunc,
+        "date",
+        "The date or datetime cut back to the start of its `unit` (constant, as for "
+        "date_diff; weeks start on Monday): `date_trunc('month', date '2024-02-29')` is "
+        "`2024-02-01`. Keeps the type.",
+    ),
+)
+"""The date functions beyond date(), year(), month() and day() (runtime/expressions/dates.py)."""
 
 FUNCTIONS: dict[str, Function] = {
     function.name: function
@@ -197,6 +274,7 @@ FUNCTIONS: dict[str, Function] = {
             "integer",
             "The day of the month of a date or datetime.",
         ),
+        *DATE_FUNCTIONS,
         Function(
             "coalesce(value, ...)",
             build_coalesce,

@@ -96,6 +96,16 @@ class Call(Node):
     args: tuple[Node, ...]
 
 
+@dataclass(frozen=True)
+class Interval(Node):
+    """`interval '3' month`: a span of `amount` (a whole number, maybe negative) `unit`s
+    (singular: day, week, month, quarter, year, hour, minute or second). Only a value beside a
+    date or datetime in `+`/`-` and in date_add() (`date_syntax.check_intervals`)."""
+
+    amount: int
+    unit: str
+
+
 Expression = Node
 """The public name for the root of a syntax tree, as returned by `parse()`."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
+from . import date_syntax
 from .errors import ExpressionError, error_at
 from .functions import lookup
 from .lexer import Token, tokenize
@@ -48,7 +49,9 @@ def parse(text: str) -> Expression:
     Trees are immutable, so a text parsed once (say, at validation) is not parsed again when
     the node runs or the editor asks for schemas.
     """
-    return _Parser(text).parse()
+    tree = _Parser(text).parse()
+    date_syntax.check_intervals(text, tree)
+    return tree
 
 
 @functools.lru_cache(maxsize=1024)
@@ -96,6 +99,9 @@ class _Parser:
             return self.made(Literal(_CONSTANTS[token.value], span=(token.start, token.end)))
         if token.kind == "column":
             return self.made(Column(token.value, span=(token.start, token.end)))
+        dated = date_syntax.prefix(self, token)
+        if dated is not None:
+            return self.made(dated)
         if token.kind == "name":
             if _is(self.peek(), "("):
                 return self.call(token)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from runtime.errors import NotLowerable
 
 from .nodes import Call, Literal, Node
+from .sql_dates import DATE_FUNCTIONS
 from .sql_parts import NULL_SQL, Sql, cast, common_type, huge, joined, param, sql, wrapped
 from .values import NULL
 
@@ -183,3 +184,4 @@ _FUNCTIONS: dict[str, Callable[..., Sql]] = {
     "if": _if,
 }
 """How each function of `functions.FUNCTIONS` lowers, by the same names."""
+_FUNCTIONS.update(DATE_FUNCTIONS)

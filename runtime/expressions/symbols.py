@@ -16,7 +16,8 @@ import numpy as np
 from runtime.lazy import pd
 from runtime.tables.schema import type_name_of
 
-from .nodes import Between, Binary, In, IsNull, Logical, Unary
+from .dates import date_arithmetic, interval, involves_dates
+from .nodes import Between, Binary, In, Interval, IsNull, Logical, Unary
 from .sizes import joined_sizes
 from .type_checks import Checker
 from .values import (
@@ -64,6 +65,8 @@ def binary(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> C
     """Arithmetic or a comparison."""
     if node.op in COMPARISONS:
         return _comparison(checker, node, left, right)
+    if node.op in ("+", "-") and involves_dates(left, right):
+        return date_arithmetic(checker, node, left, right)
     return _arithmetic(checker, node, left, right)
 
 
@@ -231,5 +234,6 @@ RULES = {
     IsNull: is_null,
     In: membership,
     Between: between,
+    Interval: interval,
 }
 """The builder for each operator node type: `rule(checker, node, *compiled children)`."""

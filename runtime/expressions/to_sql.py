@@ -29,6 +29,7 @@ from .nodes import (
     Call,
     Column,
     In,
+    Interval,
     IsNull,
     Literal,
     Logical,
@@ -39,6 +40,7 @@ from .nodes import (
 )
 from .parser import parse
 from .sql_bounds import Bound, joined_size, replaced_size, text_size
+from .sql_dates import DATED, date_arithmetic, lower_interval
 from .sql_functions import lower_call
 from .sql_parts import (
     NULL_SQL,
@@ -177,6 +179,8 @@ class _Lowering:
 
     def binary(self, node: Binary) -> Sql:
         left, right = self.value(node.left), self.value(node.right)
+        if node.op in ("+", "-") and DATED & {left.type, right.type}:
+            return date_arithmetic(node, left, right)
         type = common_type(left, right)
         if node.op in _COMPARISONS:
             type = "string" if type == NULL else type
@@ -262,4 +266,5 @@ _RULES = {
     Logical: _Lowering.logical,
     In: _Lowering.membership,
     Between: _Lowering.between,
+    Interval: lower_interval,
 }

@@ -39,4 +39,5 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "route": "runtime.operators.route:Route",
     "pivot": "runtime.operators.reshape:Pivot",
     "unpivot": "runtime.operators.reshape:Unpivot",
+    "window": "runtime.operators.window:Window",
 }

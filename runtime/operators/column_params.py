@@ -59,7 +59,8 @@ class ColumnOf:
 
 
 class ExpressionOver(ColumnOf):
-    """Marks an expression param as reading the columns of input port `port` (its completion)."""
+    """Marks an expression param as reading the columns of input port `port` (its completion),
+    or of a view the operator gives (`Operator.views`: a join's `joined` row)."""
 
     format = "expression"
 

@@ -2,7 +2,10 @@
 
 `join` follows pandas' `merge`, whose column naming `output_schema` predicts: a key that has
 the same name on both sides appears once, keys with different names both stay, and other
-columns found on both sides get the suffixes. `union` aligns columns by name.
+columns found on both sides get the suffixes. Semi and anti joins keep the left rows that have
+(or lack) a match, as SQL's EXISTS and NOT EXISTS do; an optional `condition` over the joined
+row decides which key-matched pairs count (runtime/operators/join_condition.py). `union`
+aligns columns by name.
 """
 
 from __future__ import annotations
@@ -14,20 +17,24 @@ import pyarrow as pa
 from pydantic import Field, field_validator
 
 from runtime import relational
+from runtime.document.fields import Expression
 from runtime.errors import NotLowerable, OperatorError, ParamsError
 from runtime.lazy import pd
+from runtime.operators import join_condition
 from runtime.operators.column_params import (
     NUMBERS,
+    ExpressionOver,
     column_of,
     first_repeated,
     frame_schema,
     one_or_more_columns,
 )
 from runtime.operators.contract import Operator, OperatorParams, Port
+from runtime.operators.join_condition import FILTERING
 from runtime.tables.frames import MAX_DECIMAL_DIGITS
 from runtime.tables.schema import Column, Schema
 
-JoinHow = Literal["inner", "left", "right", "outer"]
+JoinHow = Literal["inner", "left", "right", "outer", "semi", "anti"]
 
 
 class JoinParams(OperatorParams):
@@ -35,7 +42,8 @@ class JoinParams(OperatorParams):
         "inner",
         title="Kind of join",
         description="inner: matching rows only; left / right: every row of that side; "
-        "outer: every row of both sides.",
+        "outer: every row of both sides; semi: the left rows that have a match (left columns "
+        "only, each row once); anti: the left rows that have none.",
     )
     left_on: one_or_more_columns("left") = Field(
         title="Left keys", description="The key column(s) of the left table."
@@ -49,6 +57,14 @@ class JoinParams(OperatorParams):
         title="Suffixes",
         description="Added to the names of other columns that both tables have: left, right.",
     )
+    condition: Annotated[Expression, ExpressionOver("joined")] | None = Field(
+        None,
+        title="Condition",
+        description="Optional: of the rows whose keys match, only the pairs where this is true "
+        "match, e.g. l_suppkey_right <> l_suppkey_left. It reads the joined row, named as the "
+        "inner join names it (the suffixes on clashing columns). For inner, left, semi and anti "
+        "joins; a left row none of whose pairs match keeps one row, nulls on the right.",
+    )
 
     @field_validator("right_on")
     @classmethod
@@ -61,6 +77,17 @@ class JoinParams(OperatorParams):
             )
         return right_on
 
+    @field_validator("condition")
+    @classmethod
+    def _condition_for_kept_left_rows(cls, condition: str | None, info):
+        how = info.data.get("how")
+        if condition is not None and how in ("right", "outer"):
+            raise ValueError(
+                f"a condition works with inner, left, semi and anti joins, not {how}: "
+                "swap the tables and use a left join, or filter after the join"
+            )
+        return condition
+
 
 class Join(Operator):
     name = "join"
@@ -70,7 +97,7 @@ class Join(Operator):
     title = "Join"
     description = (
         "Match the rows of two tables on key columns (as pandas' merge does: null keys match "
-        "each other)."
+        "each other), or keep the left rows that have a match (semi) or none (anti)."
     )
     inputs = (
         Port("left", description="The left table."),
@@ -88,6 +115,19 @@ class Join(Operator):
     )
     Params = JoinParams
 
+    def input_columns(self, params, output_columns):
+        return join_condition.input_columns(params, output_columns["out"])
+
+    def views(self, params, inputs):
+        left, right = inputs.get("left"), inputs.get("right")
+        if left is None or right is None:
+            return {}
+        inner = params.model_copy(update={"how": "inner", "condition": None})
+        try:
+            return {"joined": Schema(join_plan(inner, left, right).columns)}
+        except OperatorError:
+            return {}
+
     def output_schema(self, ctx, inputs):
         plan = join_plan(ctx.params, inputs["left"], inputs["right"])
         return {"out": Schema(plan.columns)}
@@ -96,6 +136,10 @@ class Join(Operator):
         params: JoinParams = ctx.params
         left, right = inputs["left"], inputs["right"]
         plan = join_plan(params, frame_schema(left), frame_schema(right))
+        if params.how in FILTERING:
+            return {"out": left.take(join_condition.matched_left_rows(params, plan, left, right))}
+        if params.condition is not None:
+            return {"out": join_condition.conditional_join(params, plan, left, right)}
         joined = left.merge(
             right,
             how=params.how,
@@ -113,38 +157,48 @@ class Join(Operator):
     def lower(self, params, inputs, schemas):
         left, right = schemas["left"], schemas["right"]
         plan = join_plan(params, left, right)
-        shared = {
-            key for key, other in zip(params.left_on, params.right_on, strict=True) if key == other
-        }
+        shared = shared_keys(params)
         decimal = next((key for key in sorted(shared) if left.get(key).type == "decimal"), None)
         if decimal is not None and params.how in ("right", "outer"):
             raise NotLowerable(
                 f"the decimal key '{decimal}' of the {params.how} join keeps the left side's "
                 "precision and scale on pandas, not on DuckDB"
             )
-        sources = [("key" if c.name in shared else "left", c.name) for c in left.columns] + [
-            ("right", c.name) for c in right.columns if c.name not in shared
-        ]
-        columns = tuple(
-            relational.JoinColumn(side, source, out.name, source in plan.widened_keys)
-            for (side, source), out in zip(sources, plan.columns, strict=True)
-        )
         keys = tuple(zip(params.left_on, params.right_on, strict=True))
+        if params.condition is not None:
+            return {"out": join_condition.lowered(params, plan, inputs, keys)}
+        if params.how in FILTERING:
+            columns = tuple(relational.JoinColumn("left", c.name, c.name) for c in left.columns)
+        else:
+            columns = tuple(
+                relational.JoinColumn(side, source, out.name, source in plan.widened_keys)
+                for side, source, out in plan.sources
+            )
         join = relational.Join(inputs["left"], inputs["right"], params.how, keys, columns)
         return {"out": join}
 
 
+def shared_keys(params: JoinParams) -> set[str]:
+    """The keys named alike on both sides, which the joined table holds once."""
+    return {key for key, other in zip(params.left_on, params.right_on, strict=True) if key == other}
+
+
 @dataclass(frozen=True, slots=True)
 class JoinPlan:
-    """The columns a join gives, in order, and the keys it widens to float."""
+    """The columns a join gives, in order, and the keys it widens to float; with them, the
+    joined row a condition reads (the inner join's columns, whatever the join)."""
 
     columns: tuple[Column, ...]
     widened_keys: tuple[str, ...]
     """Keys named alike on both sides, integer on one and float on the other: output as float."""
+    sources: tuple[tuple[str, str, Column], ...] = ()
+    """Each column of the joined row: its side (`left`, `right`, or `key`: a key named alike on
+    both sides, held once), its name on that side, and the column (the inner join's)."""
 
 
 def join_plan(params: JoinParams, left: Schema, right: Schema) -> JoinPlan:
-    """The joined columns as pandas names and orders them, after checking keys and suffixes."""
+    """The joined columns as pandas names and orders them, after checking keys, suffixes and
+    the condition (a `ParamsError` naming the field at fault)."""
     pairs = [
         (column_of("left_on", left_key, left), column_of("right_on", right_key, right))
         for left_key, right_key in zip(params.left_on, params.right_on, strict=True)
@@ -162,14 +216,20 @@ def join_plan(params: JoinParams, left: Schema, right: Schema) -> JoinPlan:
             "suffixes",
             f"both tables have a column named '{sorted(overlap)[0]}'; give at least one suffix",
         )
+    if params.how in FILTERING and params.condition is None:
+        return JoinPlan(left.columns, ())  # no joined row: clashing names do not matter
     left_nullable = params.how in ("right", "outer")
     right_nullable = params.how in ("left", "outer")
-    columns = [
-        _shared_key(column, shared[column.name])
+    sources = [
+        ("key", column.name, _shared_key(column, shared[column.name]))
         if column.name in shared
-        else _suffixed(column, left_suffix, overlap, left_nullable)
+        else ("left", column.name, _suffixed(column, left_suffix, overlap, left_nullable))
         for column in left.columns
-    ] + [_suffixed(column, right_suffix, overlap, right_nullable) for column in right_columns]
+    ] + [
+        ("right", column.name, _suffixed(column, right_suffix, overlap, right_nullable))
+        for column in right_columns
+    ]
+    columns = [column for _, _, column in sources]
     repeated = first_repeated(column.name for column in columns)
     if repeated is not None:
         raise ParamsError(
@@ -180,7 +240,11 @@ def join_plan(params: JoinParams, left: Schema, right: Schema) -> JoinPlan:
     widened = tuple(
         name for name, right_key in shared.items() if left.get(name).type != right_key.type
     )
-    return JoinPlan(tuple(columns), widened)
+    if params.condition is not None:
+        join_condition.check(params.condition, Schema(tuple(columns)))
+    if params.how in FILTERING:
+        return JoinPlan(left.columns, widened, tuple(sources))
+    return JoinPlan(tuple(columns), widened, tuple(sources))
 
 
 def _check_key_types(left_key: Column, right_key: Column) -> None:

@@ -181,6 +181,13 @@ class Operator:
         """Do the work; return a DataFrame for every output port."""
         raise NotImplementedError
 
+    def views(self, params: OperatorParams, inputs: InputSchemas) -> dict[str, Schema]:
+        """Rows an expression param reads that are no input port's, by name, for the editor's
+        completion (`ExpressionOver(name)`): a join's condition reads the joined row. Given
+        the input schemas and params that may not fit them yet (a view is offered while the
+        user puts them right); None of them when it cannot be worked out. Default: none."""
+        return {}
+
     def input_columns(
         self, params: OperatorParams, output_columns: dict[str, set[str] | None]
     ) -> dict[str, set[str] | None]:

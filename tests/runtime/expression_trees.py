@@ -21,6 +21,7 @@ from runtime.expressions.nodes import (
     Call,
     Column,
     In,
+    Interval,
     IsNull,
     Literal,
     Logical,
@@ -73,6 +74,16 @@ COLUMNS = {
 FUNCTION_NAMES = ["upper", "lower", "strip", "len", "contains", "startswith", "endswith"]
 FUNCTION_NAMES += ["replace", "concat", "substr", "abs", "round", "floor", "ceil", "date"]
 FUNCTION_NAMES += ["year", "month", "day", "coalesce", "if"]
+FUNCTION_NAMES += ["quarter", "week", "dayofweek", "dayofyear", "hour", "minute", "second"]
+FUNCTION_NAMES += ["timestamp", "date_add", "date_diff", "date_trunc"]
+DATE_PARTS = ["year", "quarter", "month", "week", "day", "dayofweek", "dayofyear"]
+DATE_UNITS = ["day", "week", "month", "quarter", "year"]
+INTERVALS = st.builds(
+    Interval,
+    st.integers(-30, 30) | st.sampled_from([-999_999_999, 120_000, 999_999_999]),
+    st.sampled_from(DATE_UNITS),
+)
+"""Intervals a date can move by (far ones give null: outside the years 1 to 9999)."""
 
 
 def render(node: Node, loud: bool = False) -> str:
@@ -106,8 +117,14 @@ def render(node: Node, loud: bool = False) -> str:
         case Between(operand=operand, low=low, high=high, negated=negated):
             keyword = word("not between" if negated else "between")
             return f"{inner(operand)} {keyword} {inner(low)} {word('and')} {inner(high)}"
+        case Call(name="date" | "timestamp" as name, args=(Literal(value=str()) as text,)) if loud:
+            return f"{word(name)} {render(text)}"  # the SQL spelling: date '2024-01-31'
+        case Call(name=name, args=(operand,)) if loud and name in DATE_PARTS:
+            return f"{word('extract')}({word(name)} {word('from')} {render(operand, loud)})"
         case Call(name=name, args=args):
             return f"{word(name)}({', '.join(render(arg, loud) for arg in args)})"
+        case Interval(amount=amount, unit=unit):
+            return f"{word('interval')} '{amount}' {word(unit)}"
     raise AssertionError(node)
 
 
@@ -179,9 +196,16 @@ def typed(type: str, depth: int) -> st.SearchStrategy:
             ),
             call("abs", sub("integer")),
             call("len", sub("string")),
-            st.tuples(st.sampled_from(["year", "month", "day"]), sub("date") | sub("datetime")).map(
+            st.tuples(st.sampled_from(DATE_PARTS), sub("date") | sub("datetime")).map(
                 lambda xs: Call(xs[0], (xs[1],))
             ),
+            st.tuples(st.sampled_from(["hour", "minute", "second"]), sub("datetime")).map(
+                lambda xs: Call(xs[0], (xs[1],))
+            ),
+            st.tuples(sub("date"), sub("date").filter(lambda x: x != Literal(None))).map(
+                lambda xs: Binary("-", *xs)  # `date - null` is a date, as in DuckDB
+            ),
+            call("date_diff", st.sampled_from(DATE_UNITS).map(Literal), sub("date"), sub("date")),
             call("round", sub("integer"), st.integers(-3, 3).map(Literal)),
             call("floor", sub("integer")),
         ],
@@ -253,6 +277,13 @@ def typed(type: str, depth: int) -> st.SearchStrategy:
                 "date",
                 st.sampled_from(COLUMNS["string"]).map(Column) | sub("date") | sub("datetime"),
             ),
+            st.tuples(st.sampled_from("+-"), sub("date"), INTERVALS).map(lambda xs: Binary(*xs)),
+            st.tuples(INTERVALS, sub("date")).map(lambda xs: Binary("+", *xs)),
+            st.tuples(st.sampled_from("+-"), sub("date"), sub("integer")).map(
+                lambda xs: Binary(*xs)
+            ),
+            call("date_add", sub("date"), INTERVALS),
+            call("date_trunc", st.sampled_from(DATE_UNITS).map(Literal), sub("date")),
         ],
         "datetime": [],
     }
@@ -278,6 +309,7 @@ def untyped(depth: int) -> st.SearchStrategy:
     ops = ["+", "-", "*", "/", "%", "**", "=", "!=", "<", "<=", ">", ">="]
     return st.one_of(
         leaf,
+        INTERVALS,  # a value only beside + and - and in date_add(): an error anywhere else
         sub.map(negate),
         sub.map(lambda x: Unary("not", x)),
         st.tuples(st.sampled_from(ops), sub, sub).map(lambda xs: Binary(*xs)),

@@ -70,6 +70,11 @@ class NodeSchemas(Many):
     inputs: dict[str, list[Column] | list[list[Column] | None] | None]
     outputs: dict[str, list[Column]]
     problems: list[Problem]
+    views: dict[str, list[Column]] = Field(
+        default_factory=dict,
+        description="Rows its expression params read that are no input's, by the name their "
+        "`x-port` gives (a join's `joined` row, for its condition); only when there are some.",
+    )
 
 
 class InferredSchemas(Many):

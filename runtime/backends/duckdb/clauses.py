@@ -14,7 +14,14 @@ if TYPE_CHECKING:
     from runtime.backends.duckdb.rendered import Rendered
 
 LEFT, RIGHT = '"l"', '"r"'
-JOINS = {"inner": "INNER", "left": "LEFT", "right": "RIGHT", "outer": "FULL OUTER"}
+JOINS = {
+    "inner": "INNER",
+    "left": "LEFT",
+    "right": "RIGHT",
+    "outer": "FULL OUTER",
+    "semi": "SEMI",
+    "anti": "ANTI",
+}
 
 
 def summary(call: rel.AggregateCall, schema: Schema) -> tuple[str, Column]:
@@ -88,8 +95,11 @@ def joined_nullable(relation: rel.Join, column: rel.JoinColumn, left: Rendered, 
 
 def join_order(relation: rel.Join, left: Rendered, right: Rendered) -> list[tuple[str, bool, bool]]:
     """pandas' merge order: the left rows' order then the right's (right joins: the other way
-    round); an outer join first sorts by the keys, nulls last."""
+    round; semi and anti joins: the left rows' alone); an outer join first sorts by the keys,
+    nulls last."""
     sides = [(LEFT, left), (RIGHT, right)]
+    if relation.how in ("semi", "anti"):
+        sides = sides[:1]
     if relation.how == "right":
         sides.reverse()
     carried = [

@@ -132,9 +132,11 @@ def _empty(relation: rel.Relation, found: list) -> Iterable[tuple]:
     elif isinstance(relation, rel.Join):
         left, right = found
         how = relation.how
-        if (how in ("inner", "left") and left == 0) or (how in ("inner", "right") and right == 0):
+        if (how in ("inner", "left", "semi", "anti") and left == 0) or (
+            how in ("inner", "right", "semi") and right == 0
+        ):
             yield relation, 0
-        elif how in ("left", "outer") and right == 0 and left is not None:
+        elif how in ("left", "outer", "anti") and right == 0 and left is not None:
             yield relation, left  # every row of the other side, once
         elif how in ("right", "outer") and left == 0 and right is not None:
             yield relation, right

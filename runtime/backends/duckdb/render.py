@@ -39,6 +39,7 @@ from runtime.backends.duckdb.clauses import (
 )
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
 from runtime.backends.duckdb.scans import scan_sql, stored_sql
+from runtime.backends.duckdb.windows import window_calls
 from runtime.errors import NotLowerable
 from runtime.expressions.nulls import null_rejected_columns
 from runtime.expressions.sql_parts import SQL_TYPES
@@ -290,7 +291,8 @@ class Renderer:
     def _join(self, relation: rel.Join) -> Rendered:
         ordered = relation in self._ordered
         render = self._ordered_input if ordered else self._render
-        left, right = render(relation.left), render(relation.right)
+        left = render(relation.left)  # a semi or anti join's order is its left rows'
+        right = (self._render if relation.how in ("semi", "anti") else render)(relation.right)
         selected, columns = [], []
         for column in relation.columns:
             selected.append(f"{join_value(relation.how, column)} AS {quoted(column.name)}")
@@ -304,15 +306,21 @@ class Renderer:
                 name = self._name("o")
                 selected.append(f"{value} AS {quoted(name)}")
                 order.append((name, desc, last))
-        on = " AND ".join(
+        on = [
             join_condition(left.schema.get(key), right.schema.get(other))
             for key, other in relation.keys
-        )
+        ]
+        params: tuple = ()
+        if relation.condition is not None:  # the sides' names are distinct: no alias needed
+            both = Schema((*left.schema.columns, *right.schema.columns))
+            condition = to_sql_condition(relation.condition, both)
+            on.append(condition.sql)
+            params = condition.params
         body = (
             f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {LEFT} "
-            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {on}"
+            f"{JOINS[relation.how]} JOIN {quoted(right.name)} AS {RIGHT} ON {' AND '.join(on)}"
         )
-        return self._cte(body, (), Schema(tuple(columns)), order=tuple(order))
+        return self._cte(body, params, Schema(tuple(columns)), order=tuple(order))
 
     def _union(self, relation: rel.Union) -> Rendered:
         ordered = relation in self._ordered
@@ -430,6 +438,14 @@ class Renderer:
         schema = Schema(tuple(columns))
         return self._cte(body, relation.columns, schema, order=order, natural=source.natural)
 
+    def _window(self, relation: rel.Window) -> Rendered:
+        """Window functions over the input in its order (ties follow it), rows in that order."""
+        source = self._ordered_input(relation.input)
+        selected, params, columns = window_calls(relation, source.schema, _order_by(source.order))
+        body = f"SELECT {_listed(['*', *selected])} FROM {quoted(source.name)}"
+        schema = Schema((*source.schema.columns, *columns))
+        return self._cte(body, params, schema, order=source.order)
+
 
 def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:
     """The relations whose row order a consumer needs, so they carry it."""
@@ -456,6 +472,8 @@ def _child_needs_order(relation: rel.Relation, needed: bool) -> bool:
     if isinstance(relation, rel.Pivot):  # first and last read the input's order
         return relation.function in ("first", "last")
     if isinstance(relation, rel.Sort | rel.Limit):
+        return True
+    if isinstance(relation, rel.Window):  # ties follow the input's order
         return True
     if isinstance(relation, rel.Distinct):
         return needed or bool(relation.columns)

@@ -3,9 +3,9 @@
 `planned` reduces one of our relation trees, runtime/backends/duckdb/profiles.py the physical
 plan in DuckDB's profile, to the same vocabulary: scans, frames and tables (the leaves),
 filters, distincts, aggregates, joins, unions and limits; row-wise operators (derive, project,
-cast, fill_nulls, sort; DuckDB's projections, orderings and windows) are left out, since they
-keep every row. A chain of filters is one node on both sides, since DuckDB may merge them into
-one and push them into the scan below: only the top of a chain has a count. `matched` pairs
+cast, fill_nulls, sort, window; DuckDB's projections, orderings and windows) are left out, since
+they keep every row. A chain of filters is one node on both sides, since DuckDB may merge them
+into one and push them into the scan below: only the top of a chain has a count. `matched` pairs
 the two trees and gives each of our relations its operator's rows where the trees are the same.
 
 Why the same tree means the same rows: each of DuckDB's rewrites that changes what an operator
@@ -25,10 +25,24 @@ from dataclasses import dataclass
 
 from runtime import relational as rel
 
-JOIN_TYPES = {"inner": {"INNER"}, "left": {"LEFT"}, "right": {"RIGHT"}, "outer": {"OUTER", "FULL"}}
-SWAPPED = {"inner": {"INNER"}, "left": {"RIGHT"}, "right": {"LEFT"}, "outer": {"OUTER", "FULL"}}
+JOIN_TYPES = {
+    "inner": {"INNER"},
+    "left": {"LEFT"},
+    "right": {"RIGHT"},
+    "outer": {"OUTER", "FULL"},
+    "semi": {"SEMI"},
+    "anti": {"ANTI"},
+}
+SWAPPED = {
+    "inner": {"INNER"},
+    "left": {"RIGHT"},
+    "right": {"LEFT"},
+    "outer": {"OUTER", "FULL"},
+    "semi": {"RIGHT_SEMI"},
+    "anti": {"RIGHT_ANTI"},
+}
 """The join types DuckDB shows for ours, with the sides as we give them or swapped."""
-ROW_WISE = (rel.Derive, rel.Project, rel.Cast, rel.FillNulls, rel.Sort)
+ROW_WISE = (rel.Derive, rel.Project, rel.Cast, rel.FillNulls, rel.Sort, rel.Window)
 
 
 @dataclass(frozen=True)

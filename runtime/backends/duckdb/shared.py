@@ -85,7 +85,7 @@ def _reached(root: rel.Relation, stops: set[rel.Relation]) -> set[rel.Relation]:
 def _costly(relation: rel.Relation) -> bool:
     """Whether computing `relation` again costs more than storing it and reading it back."""
     return any(
-        isinstance(part, rel.Join | rel.Aggregate | rel.Distinct | rel.Pivot)
+        isinstance(part, rel.Join | rel.Aggregate | rel.Distinct | rel.Pivot | rel.Window)
         or (isinstance(part, rel.Scan) and part.format == "csv")
         for part in _reached(relation, set())
     )

@@ -39,6 +39,7 @@ def emitter_for(name: str) -> Emitter | None:
         rows,
         sql,
         validate,
+        window,
     )
 
     return EMITTERS.get(name)

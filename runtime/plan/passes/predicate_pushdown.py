@@ -4,11 +4,13 @@ Filtering early means every operator between the old and the new place handles f
 A filter moves before an operator that keeps every row where it is (so the same rows come out,
 in the same order) and passes the filter's columns through unchanged: `transform` when no
 mapping writes them, `select` when it does not rename them, `cast` and `fill_nulls` when they
-do not touch them, and `sort` always; into every branch of a `union` whose branches all have
+do not touch them, `sort` always, and `window` when they are all partition columns (the
+filter keeps or drops whole partitions); into every branch of a `union` whose branches all have
 those columns with the type the union gives them; and into the side of a `join` that
 provides all of them under the same name and type (either side of an inner join, the left of
-a left join, the right of a right join, never an outer join). It never passes operators that
-look at other rows (`limit`, `deduplicate`, `aggregate`, `sample`, ...) nor unknown ones.
+a left, semi or anti join, the right of a right join, never an outer join). It never passes
+operators that look at other rows (`limit`, `deduplicate`, `aggregate`, `sample`, ...) nor
+unknown ones.
 
 Whether a column passes through unchanged is read from the schemas schema inference found
 (`schemas`: node → output port → `Schema`); without them, or for a node whose schema is not
@@ -141,8 +143,17 @@ def _union(node: PlannedNode, columns: frozenset, out: Schema, sides: dict) -> l
     return []
 
 
-JOIN_SIDES = {"inner": ("left", "right"), "left": ("left",), "right": ("right",), "outer": ()}
-"""Where a join keeps every row of a side unchanged, so a filter on that side may go first."""
+JOIN_SIDES = {
+    "inner": ("left", "right"),
+    "left": ("left",),
+    "right": ("right",),
+    "outer": (),
+    "semi": ("left",),
+    "anti": ("left",),
+}
+"""Where a join keeps every row of a side unchanged, so a filter on that side may go first
+(a condition too reads only the key-matched pairs, which a filter of one side's rows keeps
+or drops whole)."""
 
 
 def _join(node: PlannedNode, columns: frozenset, out: Schema, sides: dict) -> list[Target]:
@@ -150,6 +161,9 @@ def _join(node: PlannedNode, columns: frozenset, out: Schema, sides: dict) -> li
     shared = {
         left for left, right in zip(params.left_on, params.right_on, strict=True) if left == right
     }
+    if params.how in ("semi", "anti"):  # the left columns, under their own names
+        (schema,) = sides["left"]
+        return [("left", 0)] if _has(schema, columns, out) else []
     for side in JOIN_SIDES[params.how]:
         (schema,), (other,) = sides[side], sides["right" if side == "left" else "left"]
         suffix = params.suffixes[0 if side == "left" else 1]
@@ -171,6 +185,7 @@ RULES: dict[str, Rule] = {
     "cast": _row_wise(lambda node, columns: not columns & set(node.params.types)),
     "fill_nulls": _row_wise(lambda node, columns: not columns & set(node.params.values)),
     "sort": _row_wise(lambda node, columns: True),
+    "window": _row_wise(lambda node, columns: columns <= set(node.params.partition_by)),
     "union": _union,
     "join": _join,
 }

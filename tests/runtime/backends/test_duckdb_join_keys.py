@@ -1,7 +1,7 @@
-"""A join on DuckDB matches null keys to each other (pandas' merge does) only where both keys
-may be null; where one side cannot be null (its frame holds none, a filter rejected them,
-drop-nulls dropped them) its key pair is a plain `=`, which DuckDB plans as a hash join on
-an equality. Answers stay pandas' either way."""
+"""A join on DuckDB (a semi or anti one too) matches null keys to each other (pandas' merge
+does) only where both keys may be null; where one side cannot be null (its frame holds none, a
+filter rejected them, drop-nulls dropped them) its key pair is a plain `=`, which DuckDB plans
+as a hash join on an equality. Answers stay pandas' either way."""
 
 from __future__ import annotations
 
@@ -73,14 +73,14 @@ KEPT = Step("kept", "filter", {"condition": "k > 0"}, {"in": "l"})
 DROPPED = Step("kept", "drop_nulls", {"columns": ["k"]}, {"in": "l"})
 
 
-@pytest.mark.parametrize("how", ["inner", "left", "right", "outer"])
+@pytest.mark.parametrize("how", ["inner", "left", "right", "outer", "semi", "anti"])
 def test_keys_null_on_both_sides_match_each_other_as_in_pandas(tmp_path, how):
     frames = {"l": left(), "r": right()}
     assert_same([join(how)], frames, tmp_path)
     assert joins_of([join(how)], frames, tmp_path) == [("HASH_JOIN", "k IS NOT DISTINCT FROM k2")]
 
 
-@pytest.mark.parametrize("how", ["inner", "left", "right", "outer"])
+@pytest.mark.parametrize("how", ["inner", "left", "right", "outer", "semi", "anti"])
 @pytest.mark.parametrize("before", [KEPT, DROPPED], ids=["filter", "drop_nulls"])
 def test_a_key_whose_nulls_were_rejected_joins_with_equals(tmp_path, how, before):
     steps, frames = [before, join(how, "kept")], {"l": left(), "r": right()}
@@ -88,7 +88,7 @@ def test_a_key_whose_nulls_were_rejected_joins_with_equals(tmp_path, how, before
     assert joins_of(steps, frames, tmp_path) == [("HASH_JOIN", "k = k2")]
 
 
-@pytest.mark.parametrize("how", ["inner", "left", "right", "outer"])
+@pytest.mark.parametrize("how", ["inner", "left", "right", "outer", "semi", "anti"])
 def test_a_frame_without_null_keys_joins_with_equals(tmp_path, how):
     frames = {"l": left(), "r": right(nulls=False)}
     assert_same([join(how)], frames, tmp_path)

@@ -115,3 +115,36 @@ def test_the_deepest_expression_the_language_accepts_compiles_to_code_python_rea
             break
         text = deeper
     pd.testing.assert_series_equal(generated(text, frame), evaluate(text, frame))
+
+
+DATED = pd.DataFrame(
+    {
+        "d": pd.Series(
+            [pd.Timestamp("2024-01-31").date(), None, pd.Timestamp("9999-12-31").date()],
+            dtype="date32[pyarrow]",
+        ),
+        "n": pd.array([1, None, 3], dtype="Int64"),
+        "t": pd.to_datetime(["2024-01-31 10:30:00", None, "2020-02-29 23:59:59"]),
+    },
+    index=[4, 2, 9],
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "d + interval 1 month", "d - interval '90' day", "interval 1 year + d", "d + n", "n + d",
+        "d - date '1998-12-01'", "date '1998-12-01' - d", "date_add(d, interval -2 quarters)",
+        "extract(dayofweek from d)", "week(t)", "hour(t)", "date_trunc('week', d)",
+        "date_trunc('month', t)", "date_diff('month', d, date '2025-01-01')",
+        "date_diff('minute', t, timestamp '2024-01-01 00:00:00')", "t + interval 3 hours",
+        "timestamp(d)", "d < date '1998-12-01' + interval 1 day", "null - d",
+    ],
+)  # fmt: skip
+def test_date_expressions_compile_to_code_with_the_runtimes_values(text):
+    pd.testing.assert_series_equal(generated(text, DATED), evaluate(text, DATED), check_exact=True)
+
+
+def test_a_date_unit_from_a_parameter_is_refused_by_name():
+    with pytest.raises(CompileRefused, match="date_trunc\\(\\) with a parameter as its unit"):
+        expression_code("date_trunc(${unit}, d)", schema_of(DATED), {"unit": "month"})

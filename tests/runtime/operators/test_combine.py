@@ -55,7 +55,8 @@ class TestJoinContract(OperatorContract):
         ),
         (
             {"left_on": "a", "right_on": "a", "how": "cross"},
-            r"params\.how: Kind of join: must be one of 'inner', 'left', 'right' or 'outer'",
+            r"params\.how: Kind of join: must be one of 'inner', 'left', 'right', 'outer', 'semi' "
+            r"or 'anti'",
         ),
         (
             {"left_on": "a", "right_on": "a", "suffixes": ["_x"]},

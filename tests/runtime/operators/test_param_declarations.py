@@ -26,12 +26,17 @@ COLUMN_PARAMS = {
     "sql_output": {"keys[]": "in"},
     "unpivot": {"index[]": "in", "columns[]": "in"},
     "validate": {"rules[].column": "in", "rules[].columns[]": "in"},
+    "window": {"partition_by[]": "in", "order_by[].column": "in", "functions[].column": "in"},
 }
 """Every param that names columns of an input, as `field[]` (a list's items), `field{}` (a
 mapping's keys) and `field[].part` (a part of each item), with the port it reads."""
 
+VIEWS = {"join": {"joined"}}
+"""The rows an operator's expressions read that are no input port's (`Operator.views`)."""
+
 EXPRESSION_PARAMS = {
     "filter": {"condition": "in"},
+    "join": {"condition": "joined"},
     "route": {"conditions[].condition": "in"},
     "transform": {"mappings[].expression": "in"},
 }
@@ -76,7 +81,7 @@ def test_every_expression_param_declares_the_port_it_reads(name):
 
 @pytest.mark.parametrize("name", sorted(BUILTIN_OPERATORS))
 def test_every_declared_port_is_an_input_port_of_its_operator(name):
-    ports = {port["name"] for port in CATALOG[name]["inputs"]}
+    ports = {port["name"] for port in CATALOG[name]["inputs"]} | VIEWS.get(name, set())
     declared = {**_declared(CATALOG[name], "column"), **_declared(CATALOG[name], "expression")}
     assert set(declared.values()) <= ports
 

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 from runtime.checks.inference import infer_schemas
 from runtime.document.spec import Pipeline, load_document
+from runtime.errors import OperatorError
+from runtime.operators.combine import JoinParams, join_plan
 from runtime.tables.schema import Schema
 
 TEXTS = [None, "a", "b", "é", "ß", "", "a b", "日本"]
@@ -94,7 +96,7 @@ def recent(rng: Random, names: list[str]) -> str:
 
 KINDS = {"filter": 6, "transform": 3, "select": 2, "cast": 1, "fill_nulls": 1, "sort": 2,
          "limit": 3, "deduplicate": 1, "join": 3, "union": 2, "aggregate": 1, "drop_nulls": 1,
-         "sample": 1, "pivot": 1, "unpivot": 1}  # fmt: skip
+         "sample": 1, "pivot": 1, "unpivot": 1, "window": 1}  # fmt: skip
 PIVOTED = {
     "integer": INTEGERS[1:],
     "float": FLOATS[1:],
@@ -144,6 +146,8 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
         return "fill_nulls", {"values": {column.name: FILLS[column.type]}}, one
     if kind == "sort":
         return "sort", {"by": [{"column": column.name, "descending": rng.random() < 0.5}]}, one
+    if kind == "window":
+        return "window", window_params(rng, schema, column), one
     if kind in ("deduplicate", "drop_nulls"):
         return kind, {"columns": [column.name]}, one
     if kind == "pivot":
@@ -158,11 +162,15 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
         return "aggregate", params, one
     right = rng.choice(names)
     params = {
-        "how": rng.choice(["inner", "left", "right", "outer"]),
+        "how": rng.choice(["inner", "left", "right", "outer", "semi", "anti"]),
         "left_on": column.name,
         "right_on": rng.choice([column.name, *schemas[right].names]),
         "suffixes": rng.choice([["_left", "_right"], ["", "_r"], ["_l", ""]]),
     }
+    if params["how"] not in ("right", "outer") and rng.random() < 0.4:
+        joined = _joined_row(params, schema, schemas[right])
+        if joined is not None:  # else the node is dropped anyway
+            params["condition"] = condition(rng, joined)
     return "join", params, [(source, "left"), (right, "right")]
 
 
@@ -188,6 +196,36 @@ def unpivot_params(rng: Random, schema: Schema, column) -> dict:
     columns = [column.name, *rng.sample(alike, min(len(alike), rng.randint(0, 2)))]
     index = [c.name for c in schema.columns if c.name not in columns and rng.random() < 0.5]
     return {"index": index, "columns": columns, "name": "u_name", "value": "u_value"}
+
+
+def window_params(rng: Random, schema: Schema, column) -> dict:
+    """A window partitioned by a column or not, ordered by one or not, with one function."""
+    numbers = [c.name for c in schema.columns if c.type in ("integer", "float")]
+    functions = ["row_number", "rank", "dense_rank", "lag", "count", "min", "sum"]
+    function = rng.choice(functions if numbers else functions[:-1])
+    call: dict = {"function": function, "name": f"w{len(schema.columns)}"}
+    if function in ("lag", "min"):
+        call["column"] = rng.choice(schema.names)
+    elif function == "sum":
+        call["column"] = rng.choice(numbers)
+    if function in ("count", "min", "sum") and rng.random() < 0.5:
+        call["frame"] = {"preceding": rng.choice([None, 1]), "following": rng.choice([0, None])}
+    order = rng.choice(schema.names)
+    descending = rng.random() < 0.5
+    return {
+        "partition_by": [column.name] if rng.random() < 0.5 and column.name != order else [],
+        "order_by": [{"column": order, "descending": descending}] if rng.random() < 0.8 else [],
+        "functions": [call],
+    }
+
+
+def _joined_row(params: dict, left: Schema, right: Schema) -> Schema | None:
+    """The row a join's condition reads (the inner join's columns), None if the keys do not fit."""
+    try:
+        inner = JoinParams.model_validate({**params, "how": "inner"})
+        return Schema(tuple(column for _, _, column in join_plan(inner, left, right).sources))
+    except (ValueError, OperatorError):
+        return None
 
 
 @st.composite

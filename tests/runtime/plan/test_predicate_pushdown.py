@@ -55,12 +55,17 @@ def test_a_filter_moves_before_a_transform_and_says_so(tmp_path):
         (("deduplicate", {"columns": ["country"]}), "age > 18", False),
         (("sample", {"n": 2, "seed": 1}), "age > 18", False),
         (("drop_nulls", {}), "age > 18", False),
+        (("window", {"partition_by": ["age"], "functions": [{"function": "rank"}]}),
+         "age > 18", True),
+        (("window", {"partition_by": ["name"], "functions": [{"function": "rank"}]}),
+         "age > 18", False),
     ],
     ids=[
         "transform of other columns", "transform of its column", "select keeping it",
         "select renaming another", "select renaming it", "select swapping names",
         "cast of another", "cast of it", "fill of another", "fill of it", "sort",
-        "limit", "deduplicate", "sample", "drop_nulls",
+        "limit", "deduplicate", "sample", "drop_nulls", "window by its column",
+        "window by another",
     ],
 )  # fmt: skip
 def test_a_filter_moves_only_before_what_keeps_its_rows_and_columns(
@@ -173,12 +178,14 @@ def test_a_filter_stays_after_a_union_when_a_branch_lacks_its_column(tmp_path):
         ("right", ["_left", "_right"], "label = 'France'", "right"),
         ("right", ["_left", "_right"], "name = 'ada'", None),
         ("outer", ["_left", "_right"], "name = 'ada'", None),
+        ("semi", ["_left", "_right"], "name = 'ada'", "left"),
+        ("anti", ["_left", "_right"], "age > 1", "left"),
     ],
     ids=[
         "inner, left column", "inner, right column", "inner, shared key", "inner, both sides",
         "inner, suffixed", "inner, right keeps its name", "inner, left keeps its name",
         "left join, left column", "left join, right column", "right join, right column",
-        "right join, left column", "outer",
+        "right join, left column", "outer", "semi join", "anti join, a column both sides have",
     ],
 )  # fmt: skip
 def test_a_filter_goes_into_the_join_side_that_keeps_its_rows_and_columns(

@@ -42,6 +42,11 @@ describe("column fields", () => {
     expect(portColumns(undefined, "in")).toBeNull();
   });
 
+  it("lists the columns of a view the operator gives, as a join's joined row", () => {
+    const schemas = { inputs: { left: [AGE], right: [AGE] }, views: { joined: [AGE, NAME] } };
+    expect(portColumns(schemas, "joined")).toEqual([AGE, NAME]);
+  });
+
   it("finds columns by any part of their name, those starting with it first", () => {
     const columns = [{ name: "page" }, { name: "age_group" }, { name: "id" }];
     expect(matchingColumns(columns, "AGE").map((column) => column.name)).toEqual([
@@ -88,6 +93,23 @@ describe("expression help", () => {
     expect(options[0]).toMatchObject({ label: "case", apply: "`case`" });
     const keywords = options.filter((option) => option.type === "keyword").map((o) => o.label);
     expect(keywords).toEqual(["and", "case", "when", "like"]);
+  });
+
+  it("offers the language's one-word operators that are not functions as keywords", () => {
+    const dated = {
+      functions: [{ name: "date", usage: "date(value)", returns: "date", help: "A date." }],
+      operators: [
+        { name: "interval", usage: "d + interval '1' day", help: "A span." },
+        { name: "date", usage: "date '2024-01-31'", help: "A date literal." },
+        { name: "is null", usage: "a is null", help: "Missing." },
+      ],
+    };
+    const keywords = completionOptions([], dated)
+      .filter((option) => option.type === "keyword")
+      .map((option) => option.label);
+    expect(keywords).toContain("interval");
+    expect(keywords).not.toContain("date");
+    expect(keywords).not.toContain("is null");
   });
 
   it("quotes the column names the language cannot read bare", () => {

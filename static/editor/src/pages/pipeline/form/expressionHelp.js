@@ -15,9 +15,10 @@ export function keywordsOf(language) {
   return language?.keywords?.length ? language.keywords : KEYWORDS;
 }
 
-/** Make the highlighting follow the served language's reserved words. */
+/** Make the highlighting follow the served language's keywords (reserved words and syntax
+ * words such as `interval`). */
 export function highlightKeywordsOf(language) {
-  highlighted = new Set(keywordsOf(language));
+  highlighted = new Set(languageKeywords(language));
 }
 
 /** How an expression names column `name`: bare, or in backticks when it must be. */
@@ -48,8 +49,21 @@ export function completionOptions(columns, language) {
     info: fn.help,
     boost: 1,
   }));
-  const keywordOptions = keywords.map((word) => ({ label: word, type: "keyword" }));
+  const keywordOptions = languageKeywords(language).map((word) => ({
+    label: word,
+    type: "keyword",
+  }));
   return [...columnOptions, ...functionOptions, ...keywordOptions];
+}
+
+/** The keywords to offer: the fixed ones, then the language's one-word operators that are not
+ * functions (`interval`, `extract`), so new syntax in the runtime's list reaches completion. */
+export function languageKeywords(language) {
+  const functions = new Set((language?.functions ?? []).map((fn) => fn.name));
+  const words = (language?.operators ?? [])
+    .map((operator) => operator.name)
+    .filter((name) => /^[a-z_]+$/.test(name) && !functions.has(name));
+  return [...new Set([...keywordsOf(language), ...words])];
 }
 
 /**
