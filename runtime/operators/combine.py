@@ -91,7 +91,7 @@ class JoinParams(OperatorParams):
 
 class Join(Operator):
     name = "join"
-    summary = "{how}: {left_on} = {right_on}"
+    summary = "{how}: {left_on} = {right_on}[ where {condition}]"
     kind = "process"
     breaks_pipeline = True
     title = "Join"

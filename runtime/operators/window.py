@@ -183,6 +183,20 @@ class Window(Operator):
         "Add running totals, ranks, previous/next values or moving averages, computed over "
         "each row's partition in an order; every row stays, in input order."
     )
+    keywords = (
+        "over",
+        "row number",
+        "row_number",
+        "dense rank",
+        "lag",
+        "lead",
+        "previous row",
+        "running total",
+        "cumulative sum",
+        "moving average",
+        "rolling",
+        "analytic",
+    )
     Params = WindowParams
 
     def input_columns(self, params, output_columns):

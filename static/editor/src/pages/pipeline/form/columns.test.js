@@ -170,4 +170,14 @@ describe("card summaries", () => {
     expect(summaryText("{how}: {left_on} = {right_on}", {})).toBe("");
     expect(summaryText("", { path: "x" })).toBe("");
   });
+
+  it("reads a param left unset as its default, once the node has any param set", () => {
+    const schema = { properties: { function: { default: "sum" }, index: { default: [] } } };
+    const pivot = "{function} of {value} by {column}[ per {index}]";
+    expect(summaryText(pivot, { value: "amount", column: "month" }, schema)).toBe(
+      "sum of amount by month",
+    );
+    expect(summaryText(pivot, {}, schema)).toBe("");
+    expect(summaryText("stacked by column name", {}, schema)).toBe("stacked by column name");
+  });
 });

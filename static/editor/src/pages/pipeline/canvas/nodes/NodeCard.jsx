@@ -132,7 +132,8 @@ function PortHandle({ nodeId, handle, problem }) {
 
 /** What a card says: its title, its summary or its run, its first problem and its ports' names. */
 function CardText({ id, data, kind, icon, operator, status, run, problems, ports, working }) {
-  const summary = status === "idle" ? summaryText(operator?.summary, data.params) : "";
+  const summary =
+    status === "idle" ? summaryText(operator?.summary, data.params, operator?.params_schema) : "";
   return (
     <>
       <div className="pw-node-head">

@@ -1,0 +1,135 @@
+"""The relational operators of issue 28 as an analyst meets them in the editor: found in the
+palette by the word another tool gives them ("crosstab" for pivot, "running total" for
+window), their forms filled, their cards summarising them, their result in the Data tab.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.e2e.editor_page import connected, node, open_editor, save, select
+
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.django_db(transaction=True),
+]
+
+SALES = """region,month,day,amount
+North,Jan,1,10
+South,Jan,2,5
+North,Feb,3,20
+South,Feb,4,7
+North,Jan,5,1
+"""
+
+
+def sales_input(folder) -> dict:
+    """A pipeline of one CSV input over sales.csv."""
+    (folder / "sales.csv").write_text(SALES)
+    return {
+        "format": "pipewright.pipeline",
+        "version": 1,
+        "name": "Sales by month",
+        "nodes": [
+            {
+                "id": "csv_input_1",
+                "operator": "csv_input",
+                "params": {"path": folder.name("sales.csv")},
+                "position": {"x": 0, "y": 0},
+            }
+        ],
+        "edges": [],
+    }
+
+
+async def add_by_search(page: Page, search: str, operator: str) -> None:
+    """Search the palette with an analyst's word; the one operator it finds is added."""
+    palette = page.get_by_role("complementary", name="Operators")
+    await palette.get_by_role("searchbox", name="Search operators").fill(search)
+    found = palette.locator("[data-operator]")
+    await expect(found).to_have_count(1)
+    await expect(found).to_have_attribute("data-operator", operator)
+    await found.press("Enter")
+    await expect(node(page, f"{operator}_1")).to_be_visible()
+
+
+def data_table(page: Page, node_id: str):
+    return page.get_by_role("region", name=f"Data of {node_id}").get_by_role("table")
+
+
+async def run_and_show_data(page: Page, node_id: str) -> None:
+    await save(page)
+    await page.get_by_role("button", name="Run", exact=True).click()
+    await expect(node(page, node_id)).to_have_attribute("data-status", "succeeded")
+    await select(page, node_id)
+    await page.get_by_role("tab", name="Data").click()
+
+
+async def test_a_pivot_found_as_crosstab_turns_months_into_columns(
+    signed_in, api, data_folder, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(sales_input(data_folder))
+    await open_editor(page, pipeline_id, nodes=1)
+    await add_by_search(page, "crosstab", "pivot")
+    await screenshot(page, "1-found-as-crosstab")
+    await connected(page, "csv_input_1", "pivot_1")
+
+    await select(page, "pivot_1")
+    side = page.get_by_role("complementary", name="Node")
+    index = side.get_by_role("combobox", name="Index")
+    await index.fill("region")
+    await index.press("Enter")
+    await side.get_by_role("combobox", name="Column", exact=True).fill("month")
+    values = side.get_by_role("group", name="Values")
+    for at, month in enumerate(["Jan", "Feb"]):
+        await values.get_by_role("button", name="+ Add").click()
+        await values.get_by_role("textbox", name=f"Values {at + 1}").fill(month)
+    await side.get_by_role("combobox", name="Value", exact=True).fill("amount")
+    await expect(node(page, "pivot_1")).to_contain_text("sum of amount by month per region")
+    await screenshot(page, "2-form-and-card")
+
+    await run_and_show_data(page, "pivot_1")
+    table = data_table(page, "pivot_1")
+    await expect(table.get_by_role("columnheader")).to_have_text(
+        [re.compile(r"^region"), re.compile(r"^Jan\s*integer"), re.compile(r"^Feb\s*integer")]
+    )
+    await expect(table.locator("tbody tr").first).to_contain_text("North")
+    await expect(table.locator("tbody tr").first).to_contain_text("11")
+    await screenshot(page, "3-pivoted-data")
+
+
+async def test_a_window_found_as_running_total_adds_a_running_sum_per_region(
+    signed_in, api, data_folder, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(sales_input(data_folder))
+    await open_editor(page, pipeline_id, nodes=1)
+    await add_by_search(page, "running total", "window")
+    await connected(page, "csv_input_1", "window_1")
+
+    await select(page, "window_1")
+    side = page.get_by_role("complementary", name="Node")
+    partition = side.get_by_role("combobox", name="Partition by")
+    await partition.fill("region")
+    await partition.press("Enter")
+    order_by = side.get_by_role("group", name="Order by")
+    await order_by.get_by_role("button", name="+ Add").click()
+    await order_by.get_by_role("combobox", name="Column", exact=True).fill("day")
+    functions = side.get_by_role("group", name="Functions")
+    await functions.get_by_role("button", name="+ Add").last.click()
+    await functions.get_by_role("combobox", name="Function", exact=True).select_option("sum")
+    await functions.get_by_role("combobox", name="Column", exact=True).fill("amount")
+    await functions.get_by_label("Output column", exact=True).fill("running")
+    await expect(node(page, "window_1")).to_contain_text("sum per region by day")
+    await screenshot(page, "1-form-and-card")
+
+    await run_and_show_data(page, "window_1")
+    table = data_table(page, "window_1")
+    await expect(table.get_by_role("columnheader").last).to_contain_text("running")
+    await expect(table.locator("tbody tr").nth(4)).to_contain_text("31")  # 10 + 20 + 1
+    await screenshot(page, "2-running-totals")
