@@ -6,6 +6,7 @@ window), their forms filled, their cards summarising them, their result in the D
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Page, expect
@@ -17,6 +18,8 @@ pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
     pytest.mark.django_db(transaction=True),
 ]
+
+TPCH = Path(__file__).resolve().parents[1] / "golden" / "tpch"
 
 SALES = """region,month,day,amount
 North,Jan,1,10
@@ -133,3 +136,58 @@ async def test_a_window_found_as_running_total_adds_a_running_sum_per_region(
     await expect(table.get_by_role("columnheader").last).to_contain_text("running")
     await expect(table.locator("tbody tr").nth(4)).to_contain_text("31")  # 10 + 20 + 1
     await screenshot(page, "2-running-totals")
+
+
+async def test_an_imported_tpch_query_is_laid_out_with_its_semi_and_anti_joins_summarised(
+    signed_in, api, data_folder, screenshot
+):
+    """Q21 (suppliers who kept orders waiting) imported as a file: its 18 nodes come without
+    positions, so the import lays them out (none on another), each card saying what it does."""
+    page = signed_in
+    pipeline_id = await api.create({**sales_input(data_folder), "nodes": []})
+    await open_editor(page, pipeline_id, nodes=0)
+    await page.get_by_label("Pipeline JSON file").set_input_files(TPCH / "q21.json")
+    await expect(page.locator("[data-node-id]")).to_have_count(18)
+    assert await overlapping_cards(page) == []  # once the layout after the import has run
+    await screenshot(page, "1-imported-and-laid-out")
+
+    zoom_in = page.get_by_role("button", name="Zoom In")
+    for _ in range(5):  # the whole graph fits at a zoom where cards show no text
+        await zoom_in.click()
+    await expect(node(page, "with_another_supplier")).to_contain_text(
+        "semi: l_orderkey = l_orderkey where l_suppkey_right <> l_suppkey_left"
+    )
+    await expect(node(page, "the_only_late_one")).to_contain_text("anti: l_orderkey")
+    await expect(node(page, "by_supplier")).to_contain_text("by s_name: size")
+    await screenshot(page, "2-zoomed-in")
+
+
+async def overlapping_cards(page: Page) -> list[tuple[str, str]]:
+    """The pairs of cards drawn over each other, once none are or after 5 s: the layout runs
+    after the import (and moves the view), so the first boxes are the unplaced ones."""
+    cards = page.locator("[data-node-id]")
+    for _ in range(50):
+        boxes = {}
+        for at in range(await cards.count()):
+            card = cards.nth(at)
+            boxes[await card.get_attribute("data-node-id")] = await card.bounding_box()
+        placed = [(name, box) for name, box in boxes.items() if box]
+        pairs = [
+            (a, b)
+            for at, (a, box_a) in enumerate(placed)
+            for b, box_b in placed[at + 1 :]
+            if overlap(box_a, box_b)
+        ]
+        if not pairs and len(placed) == len(boxes):
+            return []
+        await page.wait_for_timeout(100)
+    return pairs
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )

@@ -164,6 +164,15 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     toasts,
   });
   const { undo, redo, deleteSelection } = commands;
+  const { importJson: importFile } = files;
+  const { layOutImported } = commands;
+  // A file whose nodes have no positions would stack them all in one place: lay it out.
+  const importJson = useCallback(
+    async (file) => {
+      if (await importFile(file)) await layOutImported();
+    },
+    [importFile, layOutImported],
+  );
   useShortcuts(locked, {
     save,
     undo,
@@ -257,7 +266,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             onSettings={openSettings}
             onExport={files.exportJson}
             onExportPython={files.exportPython}
-            onImport={files.importJson}
+            onImport={importJson}
             imageUrl={`${base}/graph`}
             history={historyMenu}
             runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}

@@ -183,23 +183,33 @@ export function useEditorCommands({
     [catalog, dispatch, overlay, reactFlow, stateRef],
   );
 
-  const autoLayout = useCallback(async () => {
-    if (!(await saveFirst())) return;
-    try {
-      const { positions } = await api.post(`${base}/layout`, {});
-      const { problems } = overlay.get();
-      const sizes = Object.fromEntries(
-        stateRef.current.history.present.nodes.map((node) => [
-          node.id,
-          cardGeometry(catalog.portsOf(node), Boolean(problems[node.id]?.length)),
-        ]),
-      );
-      dispatch({ type: "move", positions: spreadLayout(positions, sizes) });
-      window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2, duration: 300 }));
-    } catch (error) {
-      toasts.show(`Auto-layout failed: ${error.message}`, { kind: "error" });
-    }
-  }, [api, base, catalog, dispatch, overlay, reactFlow, saveFirst, stateRef, toasts]);
+  // `roomForProblems`: size every card as if it had a problem note, for a graph just imported
+  // whose problems the server has not said yet (notes coming later would make cards overlap).
+  const layOut = useCallback(
+    async (roomForProblems) => {
+      if (!(await saveFirst())) return;
+      try {
+        const { positions } = await api.post(`${base}/layout`, {});
+        const { problems } = overlay.get();
+        const sizes = Object.fromEntries(
+          stateRef.current.history.present.nodes.map((node) => [
+            node.id,
+            cardGeometry(
+              catalog.portsOf(node),
+              roomForProblems || Boolean(problems[node.id]?.length),
+            ),
+          ]),
+        );
+        dispatch({ type: "move", positions: spreadLayout(positions, sizes) });
+        window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2, duration: 300 }));
+      } catch (error) {
+        toasts.show(`Auto-layout failed: ${error.message}`, { kind: "error" });
+      }
+    },
+    [api, base, catalog, dispatch, overlay, reactFlow, saveFirst, stateRef, toasts],
+  );
+  const autoLayout = useCallback(() => layOut(false), [layOut]);
+  const layOutImported = useCallback(() => layOut(true), [layOut]);
 
   return {
     addAtCenter,
@@ -217,5 +227,6 @@ export function useEditorCommands({
     applySettings,
     focusNode,
     autoLayout,
+    layOutImported,
   };
 }

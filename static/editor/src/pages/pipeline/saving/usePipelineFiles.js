@@ -7,7 +7,8 @@ import { documentToCanvas } from "../document/document.js";
 import { refusalDetails } from "../document/problems.js";
 
 /** `{exportJson, exportPython, importJson(file)}`; each saves first, or works on what the
- * server has. */
+ * server has. `importJson` resolves to true when the file's nodes came without positions (a
+ * pipeline written by hand or by a program, such as tests/golden/tpch): they need a layout. */
 export function usePipelineFiles({
   api,
   base,
@@ -75,6 +76,7 @@ export function usePipelineFiles({
         toasts.show(`Imported ${file.name}. Undo brings the previous graph back.`, {
           kind: "success",
         });
+        return (chosen.nodes ?? []).some((node) => !node?.position);
       } catch (error) {
         toasts.show(`${file.name} was not imported: ${error.message}`, {
           kind: "error",
