@@ -27,9 +27,11 @@ from .nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     In,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
@@ -54,6 +56,7 @@ from .sql_parts import (
     sql,
     wrapped,
 )
+from .sql_patterns import lower_case, lower_like
 from .values import NULL, NUMBERS
 
 _LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string"}
@@ -262,4 +265,6 @@ _RULES = {
     Logical: _Lowering.logical,
     In: _Lowering.membership,
     Between: _Lowering.between,
+    Like: lower_like,
+    Case: lower_case,
 }
