@@ -6,7 +6,7 @@ character (a code point, a newline too), every other character itself; the whole
 match. There is no escape character unless the expression names one (`escape '!'`), as in
 standard SQL and DuckDB (PostgreSQL's default backslash is not one). `ilike` compares the
 texts lower-cased (pyarrow's `utf8_lower`, one code point for one, as DuckDB's `lower`), the
-pattern lowered before its escapes are read, as DuckDB does.
+pattern and its escape character too, before the escapes are read, as DuckDB does.
 
 No user pattern reaches a backtracking engine: the pattern is rewritten into pyarrow's LIKE
 syntax (backslash-escaped) and matched by `pyarrow.compute.match_like`, which runs RE2 or a
@@ -77,6 +77,7 @@ def arrow_pattern(pattern: str, escape: str | None, insensitive: bool) -> str:
     for `ilike`. ValueError if it ends with the escape character."""
     if insensitive:
         pattern = pc.utf8_lower(pa.scalar(pattern, pa.string())).as_py()
+        escape = escape and pc.utf8_lower(pa.scalar(escape, pa.string())).as_py()
     parts = []
     escaped = False
     for char in pattern:

@@ -44,9 +44,10 @@ def lower_like(lowering: _Lowering, node: Like) -> Sql:
 
 
 def _check_ascii(node: Like) -> None:
-    if not isinstance(node.pattern, Literal):
+    texts = [node.pattern] if node.escape is None else [node.pattern, node.escape]
+    if not all(isinstance(text, Literal) for text in texts):
         raise NotLowerable("ilike runs on DuckDB only with its pattern written as a plain value")
-    if not node.pattern.value.isascii():
+    if not all(text.value.isascii() for text in texts):
         raise NotLowerable(
             "ilike with letters beyond ASCII stays on pandas: pyarrow and DuckDB lower-case "
             "from different Unicode versions, so some letters would match differently"
