@@ -29,7 +29,7 @@ from runtime.expressions.nodes import (
     Node,
     Unary,
 )
-from runtime.expressions.patterns import arrow_pattern
+from runtime.expressions.patterns import like_parts
 from runtime.tables.schema import date_dtype, schema_of
 from tests.strategies import INT64_MAX as BIG
 from tests.strategies import finite_floats, int64s
@@ -150,7 +150,7 @@ def call(name: str, *args: st.SearchStrategy) -> st.SearchStrategy:
 
 def _valid_pattern(parts: tuple) -> bool:
     try:
-        arrow_pattern(parts[0], parts[1], False)
+        like_parts(parts[0], parts[1], False)
     except ValueError:
         return False
     return True

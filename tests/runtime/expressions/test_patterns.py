@@ -52,6 +52,13 @@ def test_regex_metacharacters_and_backslashes_match_themselves():
     assert values("s like '[.*]'", frame) == [False, False, False, False, True]
 
 
+def test_a_backslash_at_the_end_of_a_pattern_matches_one_at_the_end_of_the_text():
+    """pyarrow's own `match_like` (26) finds no text ending in a backslash for `%\\\\`."""
+    frame = pd.DataFrame({"s": ["\\", "x\\", "x", "\\x"]})
+    assert values("s like '%\\\\'", frame) == [True, True, False, False]
+    assert values("s like '_\\\\'", frame) == [False, True, False, False]
+
+
 def test_not_like_is_the_opposite_and_null_stays_null():
     assert matches("s not like 'a%'") == [
         None if value is None else not value for value in matches("s like 'a%'")
