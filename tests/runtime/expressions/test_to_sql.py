@@ -150,6 +150,21 @@ def test_a_filter_reaches_a_parquet_scan_as_a_bare_comparison_for_row_group_prun
     assert "Filters: a > " in plan  # a bound literal shows as its value, e.g. "a > 1"
 
 
+def test_a_like_filter_reaches_a_parquet_scan_as_duckdbs_own_prefix_test(tmp_path):
+    path = tmp_path / "a.parquet"
+    pa.parquet.write_table(pa.table({"s": ["PROMO x", "y"]}), path)
+    condition = to_sql_condition("s like 'PROMO%'", Schema.of(Column("s", "string")))
+    plan = (
+        duckdb.connect()
+        .execute(
+            f"EXPLAIN SELECT * FROM read_parquet(?) WHERE {condition.sql}",
+            [str(path), *condition.params],
+        )
+        .fetchall()[0][1]
+    )
+    assert "prefix(s, 'PROMO')" in plan
+
+
 def test_the_result_type_and_nullability_are_infer_types():
     schema = Schema.of(Column("i", "integer", nullable=False), Column("f", "float"))
     assert (to_sql("i + 1", schema).type, to_sql("i + 1", schema).nullable) == ("integer", False)
