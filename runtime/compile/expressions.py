@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from runtime.document.parameters import PLACEHOLDER
 from runtime.expressions import compiler as runtime_compiler
-from runtime.expressions import dates, function_builders, symbols, values
+from runtime.expressions import conditionals, dates, function_builders, patterns, symbols, values
 from runtime.expressions.functions import DATE_FUNCTIONS as _DATE_FUNCTIONS
 from runtime.expressions.lexer import MAX_INTEGER
 from runtime.expressions.lexer import literal as expression_literal
@@ -26,9 +26,11 @@ from runtime.expressions.nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     In,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
@@ -204,6 +206,10 @@ class _Writer:
             self.helpers.add(symbols.is_between)
             parts = [self.argument(n, shared) for n in (node.operand, node.low, node.high)]
             return f"is_between({shared!r}, {node.negated}, {', '.join(parts)})"
+        if isinstance(node, Like):
+            return self.like(node)
+        if isinstance(node, Case):
+            return self.case(node, kind)
         if isinstance(node, Call):
             return self.call(node, kind)
         raise CompileRefused(f"cannot compile {self.checker.describe(node)}")
@@ -287,6 +293,27 @@ class _Writer:
         self.helpers.add(dates.date_part_of)
         return self.conformed(f"date_part_of({name!r}, {self.argument(args[0], source)})", kind)
 
+    def like(self, node: Like) -> str:
+        text = self.argument(node.operand, "string")
+        pattern = self.setting(node.pattern)
+        escape = "None" if node.escape is None else self.setting(node.escape)
+        self.helpers.add(patterns.matches_like)
+        flags = f"{node.insensitive}, {node.negated}"
+        return self.conformed(f"matches_like({text}, {pattern}, {escape}, {flags})", "boolean")
+
+    def case(self, node: Case, kind: str) -> str:
+        operand, whens, thens, otherwise = conditionals.case_parts(node, _children(node))
+        shared = "boolean" if operand is None else self.common([operand, *whens], "string")
+        parts = [] if operand is None else [self.argument(operand, shared)]
+        for when, then in zip(whens, thens, strict=True):
+            parts += [self.argument(when, shared), self.argument(then, kind)]
+        if otherwise is not None:
+            parts.append(self.argument(otherwise, kind))
+        self.helpers.add(conditionals.choose_case)
+        flags = f"{operand is not None}, {otherwise is not None}"
+        code = f"choose_case({kind!r}, {shared!r}, {flags}, {', '.join(parts)})"
+        return self.conformed(code, kind)
+
     def setting(self, node: Node) -> str:
         """A function's constant argument (a search text, a count)."""
         return self.scalar(node)
@@ -315,7 +342,7 @@ class _Writer:
                 )
                 parts.append(f'{code}.fillna("")' if is_series else code)
             return self.conformed(" + ".join(parts), kind)
-        if name == "substr":
+        if name in ("substr", "substring"):
             if any(self.uses_parameter(arg) for arg in args[1:]):
                 raise CompileRefused("substr() with a parameter as its start or length")
             first = self.seen[id(args[1])].constant
@@ -349,6 +376,13 @@ class _Writer:
             self.helpers.add(function_builders.first_not_null)
             parts = ", ".join(self.argument(arg, kind) for arg in args)
             return self.conformed(f"first_not_null({kind!r}, {parts})", kind)
+        if name == "nullif":
+            if self.seen[id(args[1])].type == NULL:  # the runtime returns the value itself
+                return self.series(args[0], kind)
+            self.helpers.add(conditionals.null_if)
+            value = self.argument(args[0], kind)
+            other = self.argument(args[1], self.seen[id(args[1])].type)
+            return self.conformed(f"null_if({kind!r}, {value}, {other})", kind)
         if name == "if":
             self.helpers.add(function_builders.choose)
             test = self.argument(args[0], "boolean")

@@ -118,9 +118,9 @@ def build_substr(
     if first is None or (length is not None and count is None):
         return constant(node, None, "string")
     if first < 1:
-        raise checker.error(start.node, "substr() counts from 1", "start must be 1 or more")
+        raise checker.error(start.node, f"{node.name}() counts from 1", "start must be 1 or more")
     if count is not None and count < 0:
-        raise checker.error(length.node, "substr() cannot take a negative length")
+        raise checker.error(length.node, f"{node.name}() cannot take a negative length")
     stop = None if count is None else min(first - 1 + count, MAX_INTEGER)
     return derive(node, "string", text.nullable, lambda s: s.str.slice(first - 1, stop), text)
 

@@ -21,6 +21,7 @@ from runtime.errors import NotLowerable
 from .nodes import Call, Literal, Node
 from .sql_dates import DATE_FUNCTIONS
 from .sql_parts import NULL_SQL, Sql, cast, common_type, huge, joined, param, sql, wrapped
+from .sql_patterns import lower_nullif
 from .values import NULL
 
 _WHITESPACE = "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
@@ -172,6 +173,7 @@ _FUNCTIONS: dict[str, Callable[..., Sql]] = {
     "replace": _replace,
     "concat": _text_function("concat"),
     "substr": _substr,
+    "substring": _substr,
     "abs": _abs,
     "round": _round,
     "floor": _whole("floor"),
@@ -182,6 +184,7 @@ _FUNCTIONS: dict[str, Callable[..., Sql]] = {
     "day": _date_part("day"),
     "coalesce": _coalesce,
     "if": _if,
+    "nullif": lower_nullif,
 }
 """How each function of `functions.FUNCTIONS` lowers, by the same names."""
 _FUNCTIONS.update(DATE_FUNCTIONS)

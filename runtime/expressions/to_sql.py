@@ -27,10 +27,12 @@ from .nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     In,
     Interval,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
@@ -56,6 +58,7 @@ from .sql_parts import (
     sql,
     wrapped,
 )
+from .sql_patterns import lower_case, lower_like
 from .values import NULL, NUMBERS
 
 _LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string"}
@@ -267,4 +270,6 @@ _RULES = {
     In: _Lowering.membership,
     Between: _Lowering.between,
     Interval: lower_interval,
+    Like: lower_like,
+    Case: lower_case,
 }

@@ -65,6 +65,8 @@ CONDITIONS = {
     "string": ["{c} = 'a'", "length({c}) > 0", "{c} in ('a', 'é')", "{c} is null"],
     "boolean": ["{c}", "not {c}", "{c} is null"],
 }
+CONDITIONS["integer"].append("case when {c} > 0 then 'p' when {c} < 0 then 'n' end = 'p'")
+CONDITIONS["string"] += ["{c} like '%a_'", "{c} not ilike 'A%'"]
 CONSTANT_CONDITIONS = ["true", "false", "1 = 1"]
 MAPPINGS = {
     "integer": ["{c} * 2", "{c} + 1", "coalesce({c}, 0)", "{c} / 2"],
@@ -72,6 +74,9 @@ MAPPINGS = {
     "string": ["upper({c})", "concat({c}, '!')", "length({c})"],
     "boolean": ["not {c}", "if({c}, 1, 2)"],
 }
+MAPPINGS["integer"].append("nullif({c}, 0)")
+MAPPINGS["float"].append("case {c} when 0.5 then 'half' else 'other' end")
+MAPPINGS["string"].append("substring({c} from 2 for 1)")
 FILLS = {"integer": 0, "float": 0.5, "string": "z", "boolean": False}
 
 

@@ -4,6 +4,7 @@
 // (the runtime's registry). Pure functions, no CodeMirror.
 
 const KEYWORDS = ["and", "or", "not", "in", "is", "null", "true", "false", "between"];
+KEYWORDS.push("like", "ilike", "case", "when", "then", "else", "end"); // patterns, conditionals
 const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** How an expression names column `name`: bare, or in backticks when it must be. */
