@@ -79,9 +79,8 @@ def broadcast_columns(params: BroadcastParams, rows: Schema, value: Schema) -> t
     names = chosen_columns("columns", params.columns, value)
     for name in names:
         if name in rows:
-            field = "columns" if params.columns else "value"
             raise ParamsError(
-                field,
+                "columns",
                 f"both inputs have a column named '{name}'; rename one (select) or leave it "
                 "out of columns",
             )
