@@ -15,6 +15,7 @@ from runtime.operators.registry import default_registry
 
 COLUMN_PARAMS = {
     "aggregate": {"group_by[]": "in", "aggregations[].column": "in"},
+    "broadcast": {"columns[]": "value"},
     "cast": {"types{}": "in"},
     "deduplicate": {"columns[]": "in"},
     "drop_nulls": {"columns[]": "in"},
@@ -29,6 +30,7 @@ COLUMN_PARAMS = {
 mapping's keys) and `field[].part` (a part of each item), with the port it reads."""
 
 EXPRESSION_PARAMS = {
+    "aggregate": {"aggregations[].expression": "in", "aggregations[].where": "in"},
     "filter": {"condition": "in"},
     "route": {"conditions[].condition": "in"},
     "transform": {"mappings[].expression": "in"},
