@@ -25,6 +25,12 @@ def _dtype(node: NodeCode, aggregation) -> str:
     return repr(operator.FIXED_DTYPES[fixed])
 
 
+def _pandas(aggregation) -> str:
+    """The function pandas computes for an aggregation of every row (nunique for
+    count_distinct)."""
+    return operator.pandas_function(aggregation.function, where=False)
+
+
 def _decimal(node: NodeCode, column: str | None) -> bool:
     found = None if column is None else node.schemas["in"].get(column)
     return found is not None and found.type == "decimal"
@@ -48,7 +54,7 @@ def aggregate(node: NodeCode) -> None:
     if params.group_by:
         named = ", ".join(
             f"{a.output_name!r}: ({column if a.column else repr(params.group_by[0])}, "
-            f"{a.function!r})"
+            f"{_pandas(a)!r})"
             for a, column in zip(params.aggregations, columns, strict=True)
         )
         node.line(
@@ -61,7 +67,7 @@ def aggregate(node: NodeCode) -> None:
         for a, column in zip(params.aggregations, columns, strict=True):
             source = frame if a.column is None else f"{frame}[{column}]"
             node.line(
-                f"    {a.output_name!r}: pd.Series([reduced({source}, {a.function!r})], "
+                f"    {a.output_name!r}: pd.Series([reduced({source}, {_pandas(a)!r})], "
                 f"dtype={_dtype(node, a)}),"
             )
         node.line("})")

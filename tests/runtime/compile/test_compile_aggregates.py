@@ -50,7 +50,10 @@ def document(value_filter: str = "true") -> dict:
             {"id": "some", "operator": "filter", "params": {"condition": value_filter}},
             {"id": "with_total", "operator": "broadcast", "params": {}},
             {"id": "big", "operator": "filter", "params": {"condition": "revenue > total * 0.3"}},
+            {"id": "kinds", "operator": "aggregate", "params": {"group_by": ["order"],
+             "aggregations": [{"column": "status", "function": "count_distinct"}]}},
             {"id": "w1", "operator": "csv_output", "params": {"path": "orders.csv"}},
+            {"id": "w3", "operator": "csv_output", "params": {"path": "kinds.csv"}},
             {"id": "w2", "operator": "parquet_output", "params": {"path": "big.parquet"}},
         ],
         "edges": [
@@ -60,6 +63,7 @@ def document(value_filter: str = "true") -> dict:
             {"source": "some", "target": "with_total", "target_port": "value"},
             {"source": "with_total", "target": "big"},
             {"source": "orders", "target": "w1"}, {"source": "big", "target": "w2"},
+            {"source": "read", "target": "kinds"}, {"source": "kinds", "target": "w3"},
         ],
     }  # fmt: skip
 
@@ -86,7 +90,7 @@ def test_a_script_of_conditional_aggregates_and_a_broadcast_writes_what_a_run_wr
 ):
     result, finished, folders = run_and_script(document(), tmp_path, backend)
     assert result.ok and finished, result.error
-    for path in ("orders.csv", "big.parquet"):
+    for path in ("orders.csv", "big.parquet", "kinds.csv"):
         written, ran = read_back(folders["script"] / path), read_back(folders["run"] / path)
         assert_frames_match(written, ran, ordered=backend == "pandas")
     big = read_back(folders["run"] / "big.parquet")
