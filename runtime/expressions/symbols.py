@@ -16,6 +16,7 @@ import numpy as np
 from runtime.lazy import pd
 from runtime.tables.schema import type_name_of
 
+from . import decimals
 from .nodes import Between, Binary, In, IsNull, Logical, Unary
 from .sizes import joined_sizes
 from .type_checks import Checker
@@ -68,6 +69,9 @@ def binary(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> C
 
 
 def _arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
+    exact = decimals.arithmetic(checker, node, left, right, _arithmetic)
+    if exact is not None:
+        return exact
     op = node.op
     if op == "+":
         allowed, what = ("integer", "float", "string"), "numbers or strings"
@@ -137,12 +141,15 @@ def _comparison(checker: Checker, node: Binary, left: Compiled, right: Compiled)
 
 def _resolved(checker: Checker, operands: list[Compiled]) -> list[Compiled]:
     """Comparable operands, with bare nulls given the others' type."""
+    operands = decimals.promoted(checker.text, operands)
     type = checker.common_type(operands, _CANNOT_COMPARE)
     return [resolve(operand, "string" if type == NULL else type) for operand in operands]
 
 
 def compare(op: str, left: object, right: object) -> pd.Series:
     """`left op right` as booleans, null where either side is null."""
+    if decimals.is_decimal(left) or decimals.is_decimal(right):
+        return decimals.compare(op, left, right)
     zoned = {value.dt.tz is not None for value in (left, right) if _is_datetime(value)}
     if len(zoned) == 2:
         raise TypeError("cannot compare a time-zone-aware datetime with a naive one")
@@ -196,6 +203,8 @@ def is_in(
     type: str, choices: list, has_null: bool, negated: bool, value: object, *others: object
 ) -> pd.Series:
     """`value in (choices..., others...)` (a null among them when `has_null`), or `not in`."""
+    if type == decimals.DECIMAL:  # exact whatever the scales: one comparison per choice
+        choices, others = [], (*choices, *others)
     value = as_series(value, type, index_of(value, *others))
     found = with_nulls(value.isin(choices), null_mask(value))
     for other in others:
