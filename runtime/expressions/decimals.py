@@ -33,53 +33,54 @@ from .nodes import Binary, Literal, Node, Unary
 from .values import NULL, Compiled, as_series, constant, derive, floats, index_of, is_true
 
 DECIMAL = "decimal"
-MAX_WIDTH = 38
+MAX_DECIMAL_WIDTH = 38
 """The most digits a DECIMAL holds (DuckDB's and decimal128's)."""
-_INT64_WIDTH = 18
+_DECIMAL_INT64_WIDTH = 18
 _INTEGER_LITERAL = (10, 0)
 """A literal that fits 32 bits is DuckDB's INTEGER, as a decimal DECIMAL(10,0)."""
 _BIGINT = (19, 0)
 _POINT_NUMBER = re.compile(r"(-*)([0-9]+\.[0-9]*|\.[0-9]+)")
 _EXACT_OPS = {"+": Decimal.__add__, "-": Decimal.__sub__, "*": Decimal.__mul__}
-_ARROW_OPS = {"+": "add_checked", "-": "subtract_checked", "*": "multiply_checked"}
+_DECIMAL_OPS = {"+": "add_checked", "-": "subtract_checked", "*": "multiply_checked"}
 
 
 # -- DuckDB's result types ------------------------------------------------------------------
 
 
-def added(left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
+def decimal_added(left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
     """The (precision, scale) of `left + right` and `left - right` (DuckDB's rule)."""
     scale = max(left[1], right[1])
     width = max(scale + max(left[0] - left[1], right[0] - right[1]), left[0], right[0])
-    return min(width + 1, MAX_WIDTH), scale
+    return min(width + 1, MAX_DECIMAL_WIDTH), scale
 
 
-def multiplied(left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
+def decimal_multiplied(left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
     """The (precision, scale) of `left * right` (DuckDB's rule: 64-bit operands stay 64-bit
     when they can, and an error if the scale needs more than 38 digits)."""
     width, scale = left[0] + right[0], left[1] + right[1]
-    if scale > MAX_WIDTH:
+    if scale > MAX_DECIMAL_WIDTH:
         raise ValueError(
             f"multiplying DECIMAL({left[0]},{left[1]}) by DECIMAL({right[0]},{right[1]}) "
-            f"needs scale {scale}; at most {MAX_WIDTH} is possible"
+            f"needs scale {scale}; at most {MAX_DECIMAL_WIDTH} is possible"
         )
-    if width > _INT64_WIDTH and max(left[0], right[0]) <= _INT64_WIDTH and scale < _INT64_WIDTH:
-        width = _INT64_WIDTH
-    return min(width, MAX_WIDTH), scale
+    small = max(left[0], right[0]) <= _DECIMAL_INT64_WIDTH and scale < _DECIMAL_INT64_WIDTH
+    if width > _DECIMAL_INT64_WIDTH and small:
+        width = _DECIMAL_INT64_WIDTH
+    return min(width, MAX_DECIMAL_WIDTH), scale
 
 
-def shared(types: list[tuple[int, int]]) -> tuple[int, int]:
+def decimal_shared(types: list[tuple[int, int]]) -> tuple[int, int]:
     """The (precision, scale) that `coalesce()` and `if()` give decimals (DuckDB's rule: the
     scale gives way when both do not fit 38 digits)."""
     whole = max(precision - scale for precision, scale in types)
     scale = max(scale for _, scale in types)
-    if whole + scale > MAX_WIDTH:
-        return MAX_WIDTH, MAX_WIDTH - whole
+    if whole + scale > MAX_DECIMAL_WIDTH:
+        return MAX_DECIMAL_WIDTH, MAX_DECIMAL_WIDTH - whole
     return whole + scale, scale
 
 
-def _result_type(op: str, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
-    return multiplied(left, right) if op == "*" else added(left, right)
+def decimal_result_type(op: str, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
+    return decimal_multiplied(left, right) if op == "*" else decimal_added(left, right)
 
 
 # -- literals -------------------------------------------------------------------------------
@@ -108,7 +109,8 @@ def _exact(node: Node, text: str, integers: bool = False) -> pa.Scalar | None:
         if left is None or right is None or 0 == left.type.scale == right.type.scale:
             return None  # integers alone stay integers
         try:
-            precision, scale = _result_type(node.op, _type_of(left), _type_of(right))
+            types = _decimal_type(left), _decimal_type(right)
+            precision, scale = decimal_result_type(node.op, *types)
         except ValueError:
             return None
         value = _EXACT_OPS[node.op](left.as_py(), right.as_py())
@@ -126,7 +128,7 @@ def _point_literal(source: str) -> pa.Scalar | None:
         return None
     digits = match[2]
     precision, scale = len(digits) - 1, len(digits.partition(".")[2])
-    if precision > MAX_WIDTH or precision < 1:
+    if precision > MAX_DECIMAL_WIDTH or precision < 1:
         return None
     value = Decimal(digits) * (-1 if len(match[1]) % 2 else 1)
     return pa.scalar(value, pa.decimal128(precision, scale))
@@ -161,7 +163,7 @@ def as_decimal(text: str, arg: Compiled) -> Compiled | None:
     if arg.type == "integer":
         if arg.is_constant:
             return constant(arg.node, integer_scalar(arg.node, arg.constant), DECIMAL)
-        return derive(arg.node, DECIMAL, arg.nullable, widened, arg)
+        return derive(arg.node, DECIMAL, arg.nullable, decimal_widened, arg)
     if arg.type == "float" and arg.is_constant and arg.constant is not None:
         exact = exact_value(arg.node, text)
         if exact is not None:
@@ -173,7 +175,7 @@ def as_float(arg: Compiled) -> Compiled:
     """A decimal operand read as floats (each value the nearest float), others unchanged."""
     if arg.type != DECIMAL:
         return arg
-    return derive(arg.node, "float", arg.nullable, to_floats, arg)
+    return derive(arg.node, "float", arg.nullable, decimal_floats, arg)
 
 
 def arithmetic(checker, node: Binary, left: Compiled, right: Compiled, fallback: Callable):
@@ -183,7 +185,7 @@ def arithmetic(checker, node: Binary, left: Compiled, right: Compiled, fallback:
         return None
     for side in (left, right):
         checker.expect(side, ("integer", "float", DECIMAL), "numbers", f"'{node.op}'")
-    if node.op not in _ARROW_OPS:
+    if node.op not in _DECIMAL_OPS:
         return fallback(checker, node, as_float(left), as_float(right))
     left, right = promoted(checker.text, [left, right])
     if left.type != DECIMAL:
@@ -207,7 +209,7 @@ def is_decimal(value: object) -> bool:
     return pa.types.is_decimal(kind) or pa.types.is_null(kind)
 
 
-def _arrow(value: object) -> pa.Array | pa.ChunkedArray | pa.Scalar:
+def _decimal_data(value: object) -> pa.Array | pa.ChunkedArray | pa.Scalar:
     """An operand as Arrow data: decimal128, or Arrow's null type for a resolved null."""
     if isinstance(value, pa.Scalar):
         return value
@@ -218,33 +220,33 @@ def _arrow(value: object) -> pa.Array | pa.ChunkedArray | pa.Scalar:
     return data
 
 
-def _type_of(value: pa.Array | pa.ChunkedArray | pa.Scalar) -> tuple[int, int]:
+def _decimal_type(value: pa.Array | pa.ChunkedArray | pa.Scalar) -> tuple[int, int]:
     return value.type.precision, value.type.scale
 
 
-def _pandas(data: pa.Array | pa.ChunkedArray, index: pd.Index) -> pd.Series:
+def _decimal_series(data: pa.Array | pa.ChunkedArray, index: pd.Index) -> pd.Series:
     return pd.Series(pd.arrays.ArrowExtensionArray(data), index=index, copy=False)
 
 
-def widened(series: pd.Series) -> pd.Series:
+def decimal_widened(series: pd.Series) -> pd.Series:
     """Integers as DECIMAL(19,0), as DuckDB widens a BIGINT to meet a decimal."""
     data = pa.array(series, from_pandas=True).cast(pa.decimal128(*_BIGINT))
-    return _pandas(data, series.index)
+    return _decimal_series(data, series.index)
 
 
-def to_floats(series: pd.Series) -> pd.Series:
+def decimal_floats(series: pd.Series) -> pd.Series:
     """Decimals as the nearest floats, nulls as NaN."""
     return pd.Series(floats(series), index=series.index)
 
 
-def _fitted(data, target: tuple[int, int]):
+def _decimal_fitted(data, target: tuple[int, int]):
     """`data` in DECIMAL(target), rounding away excess scale half away from zero as DuckDB
     casts; an error naming the type when a value does not fit."""
     if pa.types.is_null(data.type):
         return data.cast(pa.decimal128(*target))
     if data.type.scale > target[1]:
         data = pc.round(data, ndigits=target[1], round_mode="half_towards_infinity")
-    if isinstance(data.type, pa.Decimal256Type) or _type_of(data) != target:
+    if isinstance(data.type, pa.Decimal256Type) or _decimal_type(data) != target:
         try:
             data = data.cast(pa.decimal128(*target))
         except pa.ArrowInvalid as error:
@@ -255,19 +257,19 @@ def _fitted(data, target: tuple[int, int]):
 def decimal_arithmetic(op: str, left: object, right: object) -> pd.Series:
     """`left op right` (`+ - *`) exactly, in the DECIMAL type DuckDB gives it."""
     index = index_of(left, right)
-    first, second = _arrow(left), _arrow(right)
+    first, second = _decimal_data(left), _decimal_data(right)
     if pa.types.is_null(first.type) or pa.types.is_null(second.type):
         known = second if pa.types.is_null(first.type) else first
-        return _pandas(pa.nulls(len(index), known.type), index)
-    target = _result_type(op, _type_of(first), _type_of(second))
-    own = _arrow_type(op, _type_of(first), _type_of(second))
-    if own[0] > MAX_WIDTH:  # pyarrow's own type for the result would not fit decimal128
-        first, second = _wide(first, second, op)
-    result = getattr(pc, _ARROW_OPS[op])(first, second)
-    return _pandas(_fitted(result, target), index)
+        return _decimal_series(pa.nulls(len(index), known.type), index)
+    target = decimal_result_type(op, _decimal_type(first), _decimal_type(second))
+    own = _decimal_arrow_type(op, _decimal_type(first), _decimal_type(second))
+    if own[0] > MAX_DECIMAL_WIDTH:  # pyarrow's own type for the result would not fit decimal128
+        first, second = _decimal_wide(first, second, op)
+    result = getattr(pc, _DECIMAL_OPS[op])(first, second)
+    return _decimal_series(_decimal_fitted(result, target), index)
 
 
-def _arrow_type(op: str, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
+def _decimal_arrow_type(op: str, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int]:
     """The type pyarrow computes `left op right` in (one digit more than it can need)."""
     if op == "*":
         return left[0] + right[0] + 1, left[1] + right[1]
@@ -275,34 +277,62 @@ def _arrow_type(op: str, left: tuple[int, int], right: tuple[int, int]) -> tuple
     return max(left[0] - left[1], right[0] - right[1]) + scale + 1, scale
 
 
-def _wide(first, second, op: str):
+def _decimal_wide(first, second, op: str):
     """Both operands as decimal256, the wider narrowed so that pyarrow's result type fits 76
     digits (only a product of two decimals of 38 digits needs it: such a value times a number
     from 1 up overflows anyway)."""
-    (p1, s1), (p2, s2) = _type_of(first), _type_of(second)
+    (p1, s1), (p2, s2) = _decimal_type(first), _decimal_type(second)
     if op == "*" and p1 + p2 + 1 > 76:
         p1, p2 = (75 - p2, p2) if p1 >= p2 else (p1, 75 - p1)
     return first.cast(pa.decimal256(p1, s1)), second.cast(pa.decimal256(p2, s2))
 
 
-def compare(op: str, left: object, right: object) -> pd.Series:
+def decimal_compare(op: str, left: object, right: object) -> pd.Series:
     """`left op right` on decimals, exactly, null where either side is null."""
     index = index_of(left, right)
-    first, second = _arrow(left), _arrow(right)
+    first, second = _decimal_data(left), _decimal_data(right)
     if pa.types.is_null(first.type) or pa.types.is_null(second.type):
         return pd.Series(pd.NA, index=index, dtype="boolean")
-    (p1, s1), (p2, s2) = _type_of(first), _type_of(second)
+    (p1, s1), (p2, s2) = _decimal_type(first), _decimal_type(second)
     scale = max(s1, s2)
-    if max(p1 - s1, p2 - s2) + scale > MAX_WIDTH:  # pyarrow compares in one shared decimal128
-        width = max(p1 - s1, p2 - s2) + scale
-        first, second = first.cast(pa.decimal256(width, scale)), second.cast(
-            pa.decimal256(width, scale)
+    width = max(p1 - s1, p2 - s2) + scale
+    if width > MAX_DECIMAL_WIDTH:  # pyarrow compares in a shared type: a wider one
+        first, second = (
+            first.cast(pa.decimal256(width, scale)),
+            second.cast(pa.decimal256(width, scale)),
         )
-    result = getattr(pc, _COMPARED[op])(first, second)
+    result = getattr(pc, _DECIMAL_COMPARISONS[op])(first, second)
     return pd.Series(pd.BooleanDtype().__from_arrow__(result), index=index, copy=False)
 
 
-_COMPARED = {
+def decimal_between(negated: bool, value: object, low: object, high: object) -> pd.Series:
+    """`low <= value <= high` on decimals (or not, when `negated`), null where a side is null."""
+    inside = decimal_compare(">=", value, low) & decimal_compare("<=", value, high)
+    return ~inside if negated else inside
+
+
+def decimal_in(
+    choices: list, has_null: bool, negated: bool, value: object, *others: object
+) -> pd.Series:
+    """`value in (choices..., others...)` on decimals, one exact comparison each: SQL's `or`
+    of equalities, so null when nothing matches and a null is among them."""
+    index = index_of(value, *others)
+    found = pd.Series(False, index=index, dtype="boolean")
+    if isinstance(value, pd.Series):
+        found = found.mask(value.isna().to_numpy())
+    for item in (*choices, *others):
+        found = found | decimal_compare("=", value, item)
+    if has_null:
+        found = found | pd.Series(pd.NA, index=index, dtype="boolean")
+    return ~found if negated else found
+
+
+def decimal_constant(text: str | None, precision: int, scale: int) -> pa.Scalar:
+    """The decimal `text` of DECIMAL(precision, scale), as a compiled script writes one."""
+    return pa.scalar(None if text is None else Decimal(text), pa.decimal128(precision, scale))
+
+
+_DECIMAL_COMPARISONS = {
     "=": "equal",
     "!=": "not_equal",
     "<": "less",
@@ -312,49 +342,49 @@ _COMPARED = {
 }
 
 
-def _in_shared_type(items: tuple, skip: int = 0) -> tuple[list, pd.Index]:
+def _decimal_shared_arrays(items: tuple, skip: int = 0) -> tuple[list, pd.Index]:
     """The operands (after the first `skip`) as Arrow arrays in the type `coalesce()` and
     `if()` give them."""
     index = index_of(*items)
-    data = [_arrow(item) for item in items[skip:]]
-    known = [_type_of(item) for item in data if not pa.types.is_null(item.type)]
-    target = shared(known) if known else (1, 0)
+    data = [_decimal_data(item) for item in items[skip:]]
+    known = [_decimal_type(item) for item in data if not pa.types.is_null(item.type)]
+    target = decimal_shared(known) if known else (1, 0)
     arrays = []
     for item in data:
         if isinstance(item, pa.Scalar):
             item = pa.repeat(item, len(index))
-        arrays.append(_fitted(item, target))
+        arrays.append(_decimal_fitted(item, target))
     return arrays, index
 
 
-def first_not_null(*items: object) -> pd.Series:
+def decimal_first_not_null(*items: object) -> pd.Series:
     """On each row, the first of the decimal `items` that is not null, in their shared type."""
-    arrays, index = _in_shared_type(items)
-    return _pandas(pc.coalesce(*arrays), index)
+    arrays, index = _decimal_shared_arrays(items)
+    return _decimal_series(pc.coalesce(*arrays), index)
 
 
-def choose(test: object, yes: object, no: object) -> pd.Series:
+def decimal_choose(test: object, yes: object, no: object) -> pd.Series:
     """`yes` where `test` is true, else `no` (a null test counts as false), in their shared type."""
-    (yes_data, no_data), index = _in_shared_type((test, yes, no), 1)
+    (yes_data, no_data), index = _decimal_shared_arrays((test, yes, no), 1)
     chosen = pa.array(is_true(as_series(test, "boolean", index)))
-    return _pandas(pc.if_else(chosen, yes_data, no_data), index)
+    return _decimal_series(pc.if_else(chosen, yes_data, no_data), index)
 
 
-def rounded(places: int, series: pd.Series) -> pd.Series:
+def decimal_rounded(places: int, series: pd.Series) -> pd.Series:
     """`series` rounded to `places` decimal places, halves to even, in the type DuckDB's
     `round_even` gives (the scale cut to `places`, at least 0)."""
-    data = _arrow(series)
-    precision, scale = _type_of(data)
+    data = _decimal_data(series)
+    precision, scale = _decimal_type(data)
     if places >= scale:
         return series
-    data = data.cast(pa.decimal128(min(precision + 1, MAX_WIDTH), scale))  # room to carry
+    data = data.cast(pa.decimal128(min(precision + 1, MAX_DECIMAL_WIDTH), scale))  # room to carry
     result = pc.round(data, ndigits=places, round_mode="half_to_even")
-    return _pandas(_fitted(result, (precision, max(places, 0))), series.index)
+    return _decimal_series(_decimal_fitted(result, (precision, max(places, 0))), series.index)
 
 
-def whole(name: str, series: pd.Series) -> pd.Series:
+def decimal_whole(name: str, series: pd.Series) -> pd.Series:
     """`floor()` or `ceil()` of decimals: whole numbers of the same precision, scale 0."""
-    data = _arrow(series)
-    precision, scale = _type_of(data)
-    wider = data.cast(pa.decimal128(min(precision + 1, MAX_WIDTH), scale))  # room to carry
-    return _pandas(_fitted(getattr(pc, name)(wider), (precision, 0)), series.index)
+    data = _decimal_data(series)
+    precision, scale = _decimal_type(data)
+    wider = data.cast(pa.decimal128(min(precision + 1, MAX_DECIMAL_WIDTH), scale))  # room to carry
+    return _decimal_series(_decimal_fitted(getattr(pc, name)(wider), (precision, 0)), series.index)

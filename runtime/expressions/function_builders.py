@@ -17,6 +17,13 @@ from functools import partial, reduce
 from runtime.lazy import pd
 
 from . import decimals
+from .decimals import (
+    DECIMAL,
+    decimal_choose,
+    decimal_first_not_null,
+    decimal_rounded,
+    decimal_whole,
+)
 from .lexer import MAX_INTEGER
 from .nodes import Call
 from .sizes import joined_sizes, replaced_sizes
@@ -146,8 +153,8 @@ def numeric_map(method: Callable, keeps_integers: bool = False) -> Callable:
         if keeps_integers and number.type == "integer":
             return number
         impl = method
-        if keeps_integers and number.type == decimals.DECIMAL:  # floor, ceil: scale 0
-            impl = partial(decimals.whole, node.name)
+        if keeps_integers and number.type == DECIMAL:  # floor, ceil: scale 0
+            impl = partial(decimal_whole, node.name)
         return derive(node, number.type, number.nullable, impl, number)
 
     return build
@@ -166,7 +173,7 @@ def build_round(
         raise checker.error(digits.node, f"round() takes {limits} digits")
     if number.type == "integer" and places >= 0:
         return number
-    impl = decimals.rounded if number.type == decimals.DECIMAL else rounded
+    impl = decimal_rounded if number.type == DECIMAL else rounded
     return derive(node, number.type, number.nullable, partial(impl, places), number)
 
 
@@ -220,7 +227,7 @@ def build_coalesce(checker: Checker, node: Call, *args: Compiled) -> Compiled:
     args = tuple(resolve(arg, type) for arg in args)
 
     nullable = all(arg.nullable for arg in args)
-    impl = decimals.first_not_null if type == decimals.DECIMAL else partial(first_not_null, type)
+    impl = decimal_first_not_null if type == DECIMAL else partial(first_not_null, type)
     return derive(node, type, nullable, impl, *args)
 
 
@@ -236,7 +243,7 @@ def build_if(
     then, otherwise = resolve(then, type), resolve(otherwise, type)
 
     nullable = then.nullable or otherwise.nullable
-    impl = decimals.choose if type == decimals.DECIMAL else partial(choose, type)
+    impl = decimal_choose if type == DECIMAL else partial(choose, type)
     return derive(node, type, nullable, impl, condition, then, otherwise)
 
 

@@ -17,6 +17,7 @@ from runtime.lazy import pd
 from runtime.tables.schema import type_name_of
 
 from . import decimals
+from .decimals import DECIMAL, decimal_between, decimal_compare, decimal_in
 from .nodes import Between, Binary, In, IsNull, Logical, Unary
 from .sizes import joined_sizes
 from .type_checks import Checker
@@ -136,7 +137,8 @@ _ARITHMETIC = {
 def _comparison(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
     left, right = _resolved(checker, [left, right])
     nullable = left.nullable or right.nullable
-    return derive(node, "boolean", nullable, partial(compare, node.op), left, right)
+    impl = partial(decimal_compare if left.type == DECIMAL else compare, node.op)
+    return derive(node, "boolean", nullable, impl, left, right)
 
 
 def _resolved(checker: Checker, operands: list[Compiled]) -> list[Compiled]:
@@ -148,8 +150,6 @@ def _resolved(checker: Checker, operands: list[Compiled]) -> list[Compiled]:
 
 def compare(op: str, left: object, right: object) -> pd.Series:
     """`left op right` as booleans, null where either side is null."""
-    if decimals.is_decimal(left) or decimals.is_decimal(right):
-        return decimals.compare(op, left, right)
     zoned = {value.dt.tz is not None for value in (left, right) if _is_datetime(value)}
     if len(zoned) == 2:
         raise TypeError("cannot compare a time-zone-aware datetime with a naive one")
@@ -195,6 +195,8 @@ def membership(checker: Checker, node: In, operand: Compiled, *items: Compiled) 
     has_null = any(item.is_constant and item.constant is None for item in items)
     columns = [item for item in items if not item.is_constant]
     impl = partial(is_in, operand.type, choices, has_null, node.negated)
+    if operand.type == DECIMAL:  # exact whatever the scales: one comparison per choice
+        impl = partial(decimal_in, choices, has_null, node.negated)
     nullable = operand.nullable or any(item.nullable for item in items)
     return derive(node, "boolean", nullable, impl, operand, *columns)
 
@@ -203,8 +205,6 @@ def is_in(
     type: str, choices: list, has_null: bool, negated: bool, value: object, *others: object
 ) -> pd.Series:
     """`value in (choices..., others...)` (a null among them when `has_null`), or `not in`."""
-    if type == decimals.DECIMAL:  # exact whatever the scales: one comparison per choice
-        choices, others = [], (*choices, *others)
     value = as_series(value, type, index_of(value, *others))
     found = with_nulls(value.isin(choices), null_mask(value))
     for other in others:
@@ -220,6 +220,8 @@ def between(
     """`x between low and high`: `x >= low and x <= high`."""
     operand, low, high = _resolved(checker, [operand, low, high])
     impl = partial(is_between, operand.type, node.negated)
+    if operand.type == DECIMAL:
+        impl = partial(decimal_between, node.negated)
     nullable = operand.nullable or low.nullable or high.nullable
     return derive(node, "boolean", nullable, impl, operand, low, high)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from runtime.errors import NotLowerable
 from runtime.tables.schema import Schema
 
+from . import sql_decimals
 from .compiler import check_condition, infer_type
 from .nodes import (
     Between,
@@ -38,7 +39,6 @@ from .nodes import (
     walk,
 )
 from .parser import parse
-from . import sql_decimals
 from .sql_bounds import Bound, joined_size, replaced_size, text_size
 from .sql_functions import lower_call
 from .sql_parts import (
