@@ -39,6 +39,7 @@ _DECIMAL_INT64_WIDTH = 18
 _INTEGER_LITERAL = (10, 0)
 """A literal that fits 32 bits is DuckDB's INTEGER, as a decimal DECIMAL(10,0)."""
 _BIGINT = (19, 0)
+_MEETS = ("integer", "float", DECIMAL, NULL)
 _POINT_NUMBER = re.compile(r"(-*)([0-9]+\.[0-9]*|\.[0-9]+)")
 _EXACT_OPS = {"+": Decimal.__add__, "-": Decimal.__sub__, "*": Decimal.__mul__}
 _DECIMAL_OPS = {"+": "add_checked", "-": "subtract_checked", "*": "multiply_checked"}
@@ -148,8 +149,8 @@ def promoted(text: str, args: list[Compiled]) -> list[Compiled]:
     """`args` that meet where one of them is a decimal, as DuckDB types them: all decimals
     (integers widened, exact literals as decimals), or, when a float is among them, all
     floats. Unchanged when none is a decimal."""
-    if not any(arg.type == DECIMAL for arg in args):
-        return list(args)
+    if not any(arg.type == DECIMAL for arg in args) or any(arg.type not in _MEETS for arg in args):
+        return list(args)  # no decimal, or a type mistake for the checker to name
     decimals = [as_decimal(text, arg) for arg in args]
     if all(found is not None for found in decimals):
         return decimals
@@ -317,9 +318,8 @@ def decimal_in(
     """`value in (choices..., others...)` on decimals, one exact comparison each: SQL's `or`
     of equalities, so null when nothing matches and a null is among them."""
     index = index_of(value, *others)
-    found = pd.Series(False, index=index, dtype="boolean")
-    if isinstance(value, pd.Series):
-        found = found.mask(value.isna().to_numpy())
+    value = as_series(value, DECIMAL, index)
+    found = pd.Series(False, index=index, dtype="boolean").mask(value.isna().to_numpy())
     for item in (*choices, *others):
         found = found | decimal_compare("=", value, item)
     if has_null:

@@ -31,6 +31,8 @@ def promoted(nodes: list[Node], items: list[Sql], text: str) -> list[Sql]:
     """`items` (lowered `nodes`) as `decimals.promoted` types them where one is a decimal."""
     if not any(item.type == DECIMAL for item in items):
         return items
+    if any(item.type not in ("integer", "float", DECIMAL, NULL) for item in items):
+        return items  # cannot happen: the checker refused it
     found = [_as_decimal(node, item, text) for node, item in zip(nodes, items, strict=True)]
     if all(item is not None for item in found):
         return found
