@@ -189,7 +189,7 @@ def arithmetic(checker, node: Binary, left: Compiled, right: Compiled, fallback:
     if node.op not in _DECIMAL_OPS:
         return fallback(checker, node, as_float(left), as_float(right))
     left, right = promoted(checker.text, [left, right])
-    if left.type != DECIMAL:
+    if DECIMAL not in (left.type, right.type):  # a float among them: floats
         return fallback(checker, node, left, right)
     if NULL in (left.type, right.type):
         return constant(node, None, NULL)
@@ -198,16 +198,6 @@ def arithmetic(checker, node: Binary, left: Compiled, right: Compiled, fallback:
 
 
 # -- pandas values --------------------------------------------------------------------------
-
-
-def is_decimal(value: object) -> bool:
-    """Whether `value` is a decimal operand (a decimal Series, a resolved null, a scalar)."""
-    if isinstance(value, pa.Scalar):
-        return True
-    if not isinstance(value, pd.Series) or not isinstance(value.dtype, pd.ArrowDtype):
-        return False
-    kind = value.dtype.pyarrow_dtype
-    return pa.types.is_decimal(kind) or pa.types.is_null(kind)
 
 
 def _decimal_data(value: object) -> pa.Array | pa.ChunkedArray | pa.Scalar:

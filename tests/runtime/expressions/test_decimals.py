@@ -117,6 +117,28 @@ def test_a_decimal_expression_has_duckdbs_own_type_and_value(con, text):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "null + l_discount",
+        "coalesce(null, l_discount, 0.5)",
+        "if(l_quantity > 20, null, l_discount)",
+        "if(l_quantity > 20, l_tax * 2, 0.125)",
+        "l_discount in (null, 0.07)",
+        "0.05 in (l_discount, 0.5)",
+        "null between l_discount and 1",
+        "l_discount not between l_tax and 0.07",
+        "l_discount = null",
+        "coalesce(l_discount, amount)",
+        "l_discount in (0.5e0, amount)",
+        "l_discount % 0.03",
+        "l_extendedprice ** 0.5",
+    ],
+)
+def test_nulls_floats_and_choices_meet_decimals_alike_everywhere(con, text):
+    assert_same_everywhere(con, text, LINEITEM)
+
+
+@pytest.mark.parametrize(
     ("left", "right", "added", "multiplied"),
     [
         ((15, 2), (15, 2), (16, 2), (18, 4)),
