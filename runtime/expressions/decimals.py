@@ -2,10 +2,11 @@
 
 A `decimal` column (Arrow decimal128, DuckDB's DECIMAL) stays exact in an expression: `+ - *`
 of decimals, and of a decimal with an integer, give a decimal whose precision and scale are
-the ones DuckDB gives (`added`, `multiplied`); comparisons are exact. A decimal meeting a
-float, and `/`, `%` and `**`, give floats, as DuckDB's `/` gives DOUBLE. The check knows only
-that a value is `decimal`: precision and scale are the data's, so the pandas code below
-computes them from its operands' Arrow types, by the same rules DuckDB binds its SQL with.
+the ones DuckDB gives (`decimal_added`, `decimal_multiplied`); comparisons are exact. A
+decimal meeting a float, and `/`, `%` and `**`, give floats, as DuckDB's `/` gives DOUBLE.
+The check knows only that a value is `decimal`: precision and scale are the data's, so the
+pandas code below computes them from its operands' Arrow types, by the same rules DuckDB
+binds its SQL with.
 
 A number written with a point and no exponent (`0.06`) is a float, as it always was, except
 where it meets a decimal: there it is the exact decimal DuckDB reads it as (`0.06` is
