@@ -129,10 +129,8 @@ def positional_view(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _operand_type(type: str) -> str:
-    """The type a column has in an expression: a decimal is read as a float (both backends
-    convert each value to the nearest float, so comparisons with literals of up to 15 digits
-    are exact); exact decimal arithmetic is not in the language yet."""
-    return "float" if type == "decimal" else type
+    """The type a column has in an expression: its own (a decimal stays exact: decimals.py)."""
+    return type
 
 
 class Compiler:
