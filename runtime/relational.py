@@ -168,11 +168,17 @@ class DropNulls(Relation):
 
 @dataclass(frozen=True)
 class AggregateCall:
-    """One summary column: `function` over `column` (None: the rows, for size), named `name`."""
+    """One summary column: `function` over `column` (None: the rows, for size) or over the
+    values of `expression` (text), counting only the rows where `where` (a condition's text;
+    null counts as false) is true, as SQL's `FILTER (WHERE ...)`; named `name`."""
 
     function: str
     column: str | None
     name: str
+    expression: str | None = None
+    where: str | None = None
+    field: str | None = field(default=None, compare=False, repr=False)
+    """The params field of the aggregation (`aggregations[2]`): for messages, not meaning."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,22 @@ class Aggregate(Relation):
     input: Relation
     group_by: tuple[str, ...]
     aggregations: tuple[AggregateCall, ...]
+
+
+@dataclass(frozen=True)
+class Broadcast(Relation):
+    """Every row of `input` with `value`'s `columns` appended: `value` gives at most one row
+    (its values on every row; nulls when it has none); more rows are an error naming the
+    node. Rows stay in `input`'s order."""
+
+    input: Relation
+    value: Relation
+    columns: tuple[str, ...]
+
+
+BROADCAST_NEEDS = "broadcast needs at most one"
+"""The end of the message of a broadcast whose value gives more than one row, on every backend
+(`value gives 3 rows; broadcast needs at most one`)."""
 
 
 @dataclass(frozen=True)

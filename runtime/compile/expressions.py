@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 
 from runtime.document.parameters import PLACEHOLDER
 from runtime.expressions import compiler as runtime_compiler
-from runtime.expressions import dates, function_builders, symbols, values
+from runtime.expressions import (
+    conditionals,
+    dates,
+    decimals,
+    function_builders,
+    patterns,
+    symbols,
+    values,
+)
 from runtime.expressions.functions import DATE_FUNCTIONS as _DATE_FUNCTIONS
 from runtime.expressions.lexer import MAX_INTEGER
 from runtime.expressions.lexer import literal as expression_literal
@@ -26,9 +34,11 @@ from runtime.expressions.nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     In,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
@@ -200,10 +210,18 @@ class _Writer:
         if isinstance(node, In):
             return self.membership(node)
         if isinstance(node, Between):
+            met = self.met([node.operand, node.low, node.high])
+            if met is not None and met[0] == decimals.DECIMAL:
+                self.helpers.add(decimals.decimal_between)
+                return f"decimal_between({node.negated}, {', '.join(met[1])})"
             shared = self.common([node.operand, node.low, node.high], "string")
             self.helpers.add(symbols.is_between)
-            parts = [self.argument(n, shared) for n in (node.operand, node.low, node.high)]
+            parts = [self.choice(n, shared) for n in (node.operand, node.low, node.high)]
             return f"is_between({shared!r}, {node.negated}, {', '.join(parts)})"
+        if isinstance(node, Like):
+            return self.like(node)
+        if isinstance(node, Case):
+            return self.case(node, kind)
         if isinstance(node, Call):
             return self.call(node, kind)
         raise CompileRefused(f"cannot compile {self.checker.describe(node)}")
@@ -220,6 +238,8 @@ class _Writer:
         if node.op in ("+", "-") and dates.involves_dates(left_compiled, right_compiled):
             plan = dates.arithmetic_plan(self.checker, node, left_compiled, right_compiled)
             return self.date_plan(plan, kind)
+        if decimals.DECIMAL in (self.seen[id(node.left)].type, self.seen[id(node.right)].type):
+            return self.decimal_binary(node, kind)
         if node.op in symbols.COMPARISONS:
             shared = self.common([node.left, node.right], "string")
             left, right = self.argument(node.left, shared), self.argument(node.right, shared)
@@ -236,14 +256,107 @@ class _Writer:
         self.helpers.add(helper)
         return self.conformed(f"{helper.__name__}({left}, {right})", kind)
 
+    # -- decimals, as decimals.py types them where they meet ---------------------------------
+
+    def decimal_operand(self, node: Node) -> str | None:
+        """What a decimal-typed implementation gets for `node` (None for a float that is not an
+        exact literal): decimals as they are, integers widened, exact literals as decimals."""
+        compiled = self.seen[id(node)]
+        if compiled.type == decimals.DECIMAL:
+            return self.argument(node, decimals.DECIMAL)
+        if compiled.type == NULL or (compiled.is_constant and compiled.constant is None):
+            self.helpers.add(values.broadcast)
+            return f"broadcast(None, 'decimal', {self.INDEX})"
+        if compiled.type == "integer" and not compiled.is_constant:
+            self.helpers.add(decimals.decimal_widened)
+            return f"decimal_widened({self.argument(node, 'integer')})"
+        if compiled.type == "integer":
+            scalar = decimals.integer_scalar(node, compiled.constant)
+        elif compiled.type == "float" and compiled.is_constant:
+            scalar = decimals.exact_value(node, self.checker.text)
+            if scalar is None:
+                return None
+        else:
+            return None
+        if self.uses_parameter(node):
+            raise CompileRefused("a parameter meeting a decimal (its type depends on its value)")
+        self.helpers.add(decimals.decimal_constant)
+        kind = scalar.type
+        return f"decimal_constant({str(scalar.as_py())!r}, {kind.precision}, {kind.scale})"
+
+    def floated(self, node: Node) -> str:
+        """A decimal as floats where it meets a float, anything else as the runtime passes it."""
+        if self.seen[id(node)].type != decimals.DECIMAL:
+            return self.argument(node, "float")
+        self.helpers.add(decimals.decimal_floats)
+        return f"decimal_floats({self.argument(node, decimals.DECIMAL)})"
+
+    def met(self, nodes: list[Node]) -> tuple[str, list[str]] | None:
+        """`decimals.promoted` for `nodes`: their shared type and their code (None when no
+        decimal is among them)."""
+        if not any(self.seen[id(node)].type == decimals.DECIMAL for node in nodes):
+            return None
+        codes = [self.decimal_operand(node) for node in nodes]
+        if all(code is not None for code in codes):
+            return decimals.DECIMAL, codes
+        return "float", [self.floated(node) for node in nodes]
+
+    def choice(self, node: Node, kind: str) -> str:
+        """An operand meeting others (coalesce(), if(), in, between): a decimal among floats is
+        read as floats."""
+        return self.floated(node) if kind == "float" else self.argument(node, kind)
+
+    def decimal_binary(self, node: Binary, kind: str) -> str:
+        if node.op in symbols.COMPARISONS:
+            shared, (left, right) = self.met([node.left, node.right])
+            helper = decimals.decimal_compare if shared == decimals.DECIMAL else symbols.compare
+            self.helpers.add(helper)
+            return f"{helper.__name__}({node.op!r}, {left}, {right})"
+        if kind == decimals.DECIMAL:
+            _, (left, right) = self.met([node.left, node.right])
+            self.helpers.add(decimals.decimal_arithmetic)
+            return self.conformed(f"decimal_arithmetic({node.op!r}, {left}, {right})", kind)
+        left, right = self.floated(node.left), self.floated(node.right)
+        if node.op in _ARITHMETIC:
+            return self.conformed(_ARITHMETIC[node.op].format(left, right), kind)
+        if node.op == "%":
+            self.helpers.add(symbols.modulo)
+            return self.conformed(f"modulo('float', {left}, {right})", kind)
+        helper = _HELPERS[node.op]
+        self.helpers.add(helper)
+        return self.conformed(f"{helper.__name__}({left}, {right})", kind)
+
+    def decimal_choices(self, node: In) -> str | None:
+        """`x in (...)` where a decimal is among them, as `decimals.decimal_in` (None: floats)."""
+        met = self.met([node.operand, *node.items])
+        if met is None or met[0] != decimals.DECIMAL:
+            return None
+        operand, *codes = met[1]
+        constants = [self.seen[id(item)].is_constant for item in node.items]
+        values_of = [self.seen[id(item)].constant for item in node.items]
+        choices = [
+            code
+            for code, fixed, value in zip(codes, constants, values_of, strict=True)
+            if fixed and value is not None
+        ]
+        pairs = zip(constants, values_of, strict=True)
+        has_null = any(fixed and value is None for fixed, value in pairs)
+        others = [code for code, fixed in zip(codes, constants, strict=True) if not fixed]
+        self.helpers.add(decimals.decimal_in)
+        parts = ", ".join([operand, *others])
+        return f"decimal_in([{', '.join(choices)}], {has_null}, {node.negated}, {parts})"
+
     def membership(self, node: In) -> str:
+        decimal = self.decimal_choices(node)
+        if decimal is not None:
+            return decimal
         shared = self.common([node.operand, *node.items], "string")
         constants = [item for item in node.items if self.seen[id(item)].is_constant]
         choices = [self.scalar(i) for i in constants if self.seen[id(i)].constant is not None]
         has_null = any(self.seen[id(item)].constant is None for item in constants)
-        others = [self.argument(i, shared) for i in node.items if i not in constants]
+        others = [self.choice(i, shared) for i in node.items if i not in constants]
         self.helpers.add(symbols.is_in)
-        parts = [self.argument(node.operand, shared), *others]
+        parts = [self.choice(node.operand, shared), *others]
         listed = "[" + ", ".join(choices) + "]"
         return f"is_in({shared!r}, {listed}, {has_null}, {node.negated}, {', '.join(parts)})"
 
@@ -287,6 +400,27 @@ class _Writer:
         self.helpers.add(dates.date_part_of)
         return self.conformed(f"date_part_of({name!r}, {self.argument(args[0], source)})", kind)
 
+    def like(self, node: Like) -> str:
+        text = self.argument(node.operand, "string")
+        pattern = self.setting(node.pattern)
+        escape = "None" if node.escape is None else self.setting(node.escape)
+        self.helpers.add(patterns.matches_like)
+        flags = f"{node.insensitive}, {node.negated}"
+        return self.conformed(f"matches_like({text}, {pattern}, {escape}, {flags})", "boolean")
+
+    def case(self, node: Case, kind: str) -> str:
+        operand, whens, thens, otherwise = conditionals.case_parts(node, _children(node))
+        shared = "boolean" if operand is None else self.common([operand, *whens], "string")
+        parts = [] if operand is None else [self.argument(operand, shared)]
+        for when, then in zip(whens, thens, strict=True):
+            parts += [self.argument(when, shared), self.argument(then, kind)]
+        if otherwise is not None:
+            parts.append(self.argument(otherwise, kind))
+        self.helpers.add(conditionals.choose_case)
+        flags = f"{operand is not None}, {otherwise is not None}"
+        code = f"choose_case({kind!r}, {shared!r}, {flags}, {', '.join(parts)})"
+        return self.conformed(code, kind)
+
     def setting(self, node: Node) -> str:
         """A function's constant argument (a search text, a count)."""
         return self.scalar(node)
@@ -315,7 +449,7 @@ class _Writer:
                 )
                 parts.append(f'{code}.fillna("")' if is_series else code)
             return self.conformed(" + ".join(parts), kind)
-        if name == "substr":
+        if name in ("substr", "substring"):
             if any(self.uses_parameter(arg) for arg in args[1:]):
                 raise CompileRefused("substr() with a parameter as its start or length")
             first = self.seen[id(args[1])].constant
@@ -325,6 +459,8 @@ class _Writer:
             return self.conformed(f"{text}.str.slice({first - 1}, {stop})", kind)
         if name == "abs":
             return self.conformed(f"abs({self.argument(args[0], kind)})", kind)
+        if kind == decimals.DECIMAL and name in ("floor", "ceil", "round", "coalesce", "if"):
+            return self.decimal_call(node, kind)
         if name in ("floor", "ceil"):
             return self.conformed(f"np.{name}({self.argument(args[0], kind)})", kind)
         if name == "round":
@@ -347,14 +483,42 @@ class _Writer:
             return self.date_call(node, kind)
         if name == "coalesce":
             self.helpers.add(function_builders.first_not_null)
-            parts = ", ".join(self.argument(arg, kind) for arg in args)
+            parts = ", ".join(self.choice(arg, kind) for arg in args)
             return self.conformed(f"first_not_null({kind!r}, {parts})", kind)
+        if name == "nullif":
+            if self.seen[id(args[1])].type == NULL:  # the runtime returns the value itself
+                return self.series(args[0], kind)
+            self.helpers.add(conditionals.null_if)
+            value = self.argument(args[0], kind)
+            other = self.argument(args[1], self.seen[id(args[1])].type)
+            return self.conformed(f"null_if({kind!r}, {value}, {other})", kind)
         if name == "if":
             self.helpers.add(function_builders.choose)
             test = self.argument(args[0], "boolean")
-            yes, no = self.argument(args[1], kind), self.argument(args[2], kind)
+            yes, no = self.choice(args[1], kind), self.choice(args[2], kind)
             return self.conformed(f"choose({kind!r}, {test}, {yes}, {no})", kind)
         raise CompileRefused(f"cannot compile a call of {name}()")
+
+    def decimal_call(self, node: Call, kind: str) -> str:
+        name, args = node.name, node.args
+        if name in ("floor", "ceil"):
+            self.helpers.add(decimals.decimal_whole)
+            return self.conformed(f"decimal_whole({name!r}, {self.argument(args[0], kind)})", kind)
+        if name == "round":
+            if len(args) > 1 and self.uses_parameter(args[1]):
+                raise CompileRefused("round() with a parameter as its digits")
+            places = 0 if len(args) < 2 else self.seen[id(args[1])].constant
+            self.helpers.add(decimals.decimal_rounded)
+            code = f"decimal_rounded({places}, {self.argument(args[0], kind)})"
+            return self.conformed(code, kind)
+        choices = list(args[1:] if name == "if" else args)
+        _, codes = self.met(choices)
+        if name == "coalesce":
+            self.helpers.add(decimals.decimal_first_not_null)
+            return self.conformed(f"decimal_first_not_null({', '.join(codes)})", kind)
+        self.helpers.add(decimals.decimal_choose)
+        test = self.argument(args[0], "boolean")
+        return self.conformed(f"decimal_choose({test}, {', '.join(codes)})", kind)
 
 
 def _children(node: Node) -> list[Node]:

@@ -20,15 +20,18 @@ from runtime.tables.frames import column_dtypes
 from runtime.tables.schema import Column as SchemaColumn
 from runtime.tables.schema import Schema, type_name_of
 
+from .conditionals import build_case
 from .errors import ExpressionError
 from .functions import FUNCTIONS
 from .lexer import printable, shorten
-from .nodes import Call, Column, Literal, Node, children
+from .nodes import Call, Case, Column, Like, Literal, Node, children
 from .parser import parse
+from .patterns import build_like
 from .symbols import RULES
 from .type_checks import Checker
 from .values import NULL, Compiled, conform, constant, is_true, resolve
 
+_RULES = {**RULES, Like: build_like, Case: build_case}
 _LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string", type(None): NULL}
 
 
@@ -126,10 +129,8 @@ def positional_view(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _operand_type(type: str) -> str:
-    """The type a column has in an expression: a decimal is read as a float (both backends
-    convert each value to the nearest float, so comparisons with literals of up to 15 digits
-    are exact); exact decimal arithmetic is not in the language yet."""
-    return "float" if type == "decimal" else type
+    """The type a column has in an expression: its own (a decimal stays exact: decimals.py)."""
+    return type
 
 
 class Compiler:
@@ -148,7 +149,7 @@ class Compiler:
         elif isinstance(node, Call):
             compiled = FUNCTIONS[node.name].build(self.checker, node, *args)
         else:
-            compiled = RULES[type(node)](self.checker, node, *args)
+            compiled = _RULES[type(node)](self.checker, node, *args)
         compiled = dataclasses.replace(compiled, run=self.guarded(node, compiled.run))
         if args and all(arg.is_constant for arg in args) and not compiled.is_constant:
             return self.folded(compiled)

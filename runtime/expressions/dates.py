@@ -259,13 +259,13 @@ def date_difference(unit: str, start: object, end: object) -> pd.Series:
     """How many `unit` boundaries lie between `start` and `end` (negative when end is first);
     weeks count whole 7-day spans, toward zero, as DuckDB's date_diff does."""
     index = index_of(start, end)
-    if any(_is_datetime(value) for value in (start, end)):
+    if any(_holds_times(value) for value in (start, end)):
         return _datetime_difference(unit, start, end, index)
     first, last = day_numbers(start, index), day_numbers(end, index)
     return _day_difference(unit, first, last, index)
 
 
-def _is_datetime(value: object) -> bool:
+def _holds_times(value: object) -> bool:
     if isinstance(value, pd.Series):
         return value.dtype != date_dtype()
     return isinstance(value, pd.Timestamp)

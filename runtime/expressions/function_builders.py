@@ -16,6 +16,14 @@ from functools import partial, reduce
 
 from runtime.lazy import pd
 
+from . import decimals
+from .decimals import (
+    DECIMAL,
+    decimal_choose,
+    decimal_first_not_null,
+    decimal_rounded,
+    decimal_whole,
+)
 from .lexer import MAX_INTEGER
 from .nodes import Call
 from .sizes import joined_sizes, replaced_sizes
@@ -118,9 +126,9 @@ def build_substr(
     if first is None or (length is not None and count is None):
         return constant(node, None, "string")
     if first < 1:
-        raise checker.error(start.node, "substr() counts from 1", "start must be 1 or more")
+        raise checker.error(start.node, f"{node.name}() counts from 1", "start must be 1 or more")
     if count is not None and count < 0:
-        raise checker.error(length.node, "substr() cannot take a negative length")
+        raise checker.error(length.node, f"{node.name}() cannot take a negative length")
     stop = None if count is None else min(first - 1 + count, MAX_INTEGER)
     return derive(node, "string", text.nullable, lambda s: s.str.slice(first - 1, stop), text)
 
@@ -144,7 +152,10 @@ def numeric_map(method: Callable, keeps_integers: bool = False) -> Callable:
         number = _number(checker, node, number)
         if keeps_integers and number.type == "integer":
             return number
-        return derive(node, number.type, number.nullable, method, number)
+        impl = method
+        if keeps_integers and number.type == DECIMAL:  # floor, ceil: scale 0
+            impl = partial(decimal_whole, node.name)
+        return derive(node, number.type, number.nullable, impl, number)
 
     return build
 
@@ -162,8 +173,8 @@ def build_round(
         raise checker.error(digits.node, f"round() takes {limits} digits")
     if number.type == "integer" and places >= 0:
         return number
-
-    return derive(node, number.type, number.nullable, partial(rounded, places), number)
+    impl = decimal_rounded if number.type == DECIMAL else rounded
+    return derive(node, number.type, number.nullable, partial(impl, places), number)
 
 
 def rounded(places: int, series: pd.Series) -> pd.Series:
@@ -209,13 +220,15 @@ def date_part(part: str) -> Callable:
 
 def build_coalesce(checker: Checker, node: Call, *args: Compiled) -> Compiled:
     """coalesce(value, ...): the first argument that is not null, row by row."""
+    args = decimals.promoted(checker.text, args)
     type = checker.common_type(args, "coalesce() needs values of one type")
     if type == NULL:
         return constant(node, None, NULL)
     args = tuple(resolve(arg, type) for arg in args)
 
     nullable = all(arg.nullable for arg in args)
-    return derive(node, type, nullable, partial(first_not_null, type), *args)
+    impl = decimal_first_not_null if type == DECIMAL else partial(first_not_null, type)
+    return derive(node, type, nullable, impl, *args)
 
 
 def build_if(
@@ -223,13 +236,15 @@ def build_if(
 ) -> Compiled:
     """if(condition, then, else): `then` where the condition is true, else `else`."""
     condition = checker.expect(condition, ("boolean",), "a boolean", "if()")
+    then, otherwise = decimals.promoted(checker.text, [then, otherwise])
     type = checker.common_type([then, otherwise], "if() needs both results of one type")
     if type == NULL:
         return constant(node, None, NULL)
     then, otherwise = resolve(then, type), resolve(otherwise, type)
 
     nullable = then.nullable or otherwise.nullable
-    return derive(node, type, nullable, partial(choose, type), condition, then, otherwise)
+    impl = decimal_choose if type == DECIMAL else partial(choose, type)
+    return derive(node, type, nullable, impl, condition, then, otherwise)
 
 
 def first_not_null(type: str, *items: object) -> pd.Series:

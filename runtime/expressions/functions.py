@@ -18,6 +18,7 @@ import numpy as np
 
 from runtime.suggestions import suggestion
 
+from .conditionals import build_nullif
 from .dates import build_date_add, build_date_diff, build_date_trunc, build_timestamp, part_builder
 from .function_builders import (
     build_coalesce,
@@ -226,6 +227,13 @@ FUNCTIONS: dict[str, Function] = {
             "or the rest of the text: `substr('abcdef', 2, 3)` is `'bcd'`.",
         ),
         Function(
+            "substring(text, start, length?)",
+            build_substr,
+            "string",
+            "`substr()` by its SQL name, also written `substring(text from start for length)`: "
+            "`substring('abcdef' from 2 for 3)` is `'bcd'`.",
+        ),
+        Function(
             "abs(number)",
             numeric_map(abs),
             "number",
@@ -287,6 +295,13 @@ FUNCTIONS: dict[str, Function] = {
             "any",
             "`then` where the condition is true, `else` where it is false or null; "
             "both of one type.",
+        ),
+        Function(
+            "nullif(value, other)",
+            build_nullif,
+            "any",
+            "The value, but null where it equals `other` (compared as `=` does): "
+            "`nullif(discount, 0)`.",
         ),
     )
 }

@@ -42,6 +42,8 @@ OPERATORS: tuple[tuple[str, str, str], ...] = (
     ("is null", "a is null", "Whether a value is missing; `is not null` for the opposite."),
     ("in", "a in (x, y)", "Whether a equals one of the items; `not in` for the opposite."),
     ("between", "a between low and high", "low <= a and a <= high, both ends included."),
+    ("like", "a like 'pat%'", "Whether the text matches: `%` any run, `_` one character."),
+    ("ilike", "a ilike 'pat%'", "`like` ignoring letter case; `not like`, `not ilike` too."),
     ("+", "a + b", "Adds numbers, or joins two strings."),
     ("-", "a - b", "Subtracts; `-a` negates."),
     ("*", "a * b", "Multiplies."),
@@ -49,6 +51,11 @@ OPERATORS: tuple[tuple[str, str, str], ...] = (
     ("%", "a % b", "The remainder, with the sign of b; null when b is 0."),
     ("**", "a ** b", "a to the power b, a float; binds right to left."),
     *DATE_SYNTAX,
+    (
+        "case",
+        "case when c then a [when …] [else b] end",
+        "The result of the first true condition, else `else` (or null).",
+    ),
 )
 """(name, usage, help) of each operator, loosest binding first (then the date syntax). A
 one-word name the editor does not know as a function is offered as a keyword."""

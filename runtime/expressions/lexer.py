@@ -19,6 +19,7 @@ MAX_INTEGER = 2**63 - 1
 """Integer literals are 64-bit: their magnitude may not exceed this."""
 
 KEYWORDS = frozenset({"and", "or", "not", "in", "is", "null", "true", "false", "between"})
+KEYWORDS |= {"like", "ilike", "case", "when", "then", "else", "end"}  # patterns, conditionals
 
 _TOKEN = re.compile(
     r"""

@@ -89,6 +89,29 @@ class Between(Node):
 
 
 @dataclass(frozen=True)
+class Like(Node):
+    """`operand like pattern [escape char]`: `%` matches any run, `_` one character;
+    `insensitive` for `ilike`, `negated` for `not like`. The pattern is a constant."""
+
+    operand: Node
+    pattern: Node
+    escape: Node | None = None
+    negated: bool = False
+    insensitive: bool = False
+
+
+@dataclass(frozen=True)
+class Case(Node):
+    """`case [operand] when a then x ... [else y] end`. `branches` alternates conditions (or,
+    with an operand, the values it is compared with) and results: (when, then, when, then...).
+    """
+
+    operand: Node | None
+    branches: tuple[Node, ...]
+    otherwise: Node | None = None
+
+
+@dataclass(frozen=True)
 class Call(Node):
     """A function call; `name` is lower-cased."""
 

@@ -3,16 +3,16 @@ them null, so a join on one of them after the filter need not match nulls (`x = 
 of `x IS NOT DISTINCT FROM y`, which DuckDB joins less well).
 
 Read off the syntax alone, and on the safe side: a comparison (`=`, `!=`, `<`, ... all give
-null where a side is null), `in`, `between` and `is not null` reject a null column they test
-directly; `and` rejects what any of its parts rejects, `or` what all of them do; anything
-else (a function, `not`, arithmetic) rejects nothing.
+null where a side is null), `in`, `between`, `like` (negated too) and `is not null` reject a
+null column they test directly; `and` rejects what any of its parts rejects, `or` what all of
+them do; anything else (a function, `not`, arithmetic) rejects nothing.
 """
 
 from __future__ import annotations
 
 import functools
 
-from .nodes import Between, Binary, Column, In, IsNull, Logical, Node
+from .nodes import Between, Binary, Column, In, IsNull, Like, Logical, Node
 from .parser import parse
 
 _COMPARISONS = {"=", "!=", "<", "<=", ">", ">="}
@@ -33,6 +33,8 @@ def _rejected(node: Node) -> frozenset[str]:
     if isinstance(node, Binary) and node.op in _COMPARISONS:
         return _columns(node.left, node.right)
     if isinstance(node, In | Between) and not node.negated:
+        return _columns(node.operand)
+    if isinstance(node, Like):
         return _columns(node.operand)
     if isinstance(node, IsNull) and node.negated:
         return _columns(node.operand)

@@ -17,10 +17,12 @@ from .nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     Expression,
     In,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
@@ -39,6 +41,8 @@ _COMPARISONS = {"==": "=", "<>": "!="} | {op: op for op in ("=", "!=", "<", "<="
 _OPERATORS = {"+": _SUM, "-": _SUM, "*": _PRODUCT, "/": _PRODUCT, "%": _PRODUCT, "**": _POWER}
 _OPERATORS |= dict.fromkeys(_COMPARISONS, _COMPARE)
 _KEYWORDS = {"or": _OR, "and": _AND, "is": _COMPARE, "in": _COMPARE, "between": _COMPARE}
+_KEYWORDS |= {"like": _COMPARE, "ilike": _COMPARE}
+_NEGATABLE = ("in", "between", "like", "ilike")
 _CONSTANTS = {"true": True, "false": False, "null": None}
 
 
@@ -110,6 +114,8 @@ class _Parser:
             node = self.expression()
             closing = self.expect(")", "expected ')'")
             return dataclasses.replace(node, span=(token.start, closing.end))
+        if _is(token, "case"):
+            return self.case(token)
         if _is(token, "-"):
             return self.negate(token, self.expression(_NEGATE))
         if _is(token, "not") and power < _NOT:
@@ -130,7 +136,7 @@ class _Parser:
         if token.kind != "keyword":
             return 0
         if token.value == "not":
-            return _COMPARE if _is(self.tokens[self.index + 1], "in", "between") else 0
+            return _COMPARE if _is(self.tokens[self.index + 1], *_NEGATABLE) else 0
         return _KEYWORDS.get(token.value, 0)
 
     def infix(self, left: Node, power: int) -> Node:
@@ -146,6 +152,8 @@ class _Parser:
             return self.in_list(left, negated)
         if token.value == "between":
             return self.between(left, negated)
+        if token.value in ("like", "ilike"):
+            return self.like(left, negated, token.value == "ilike")
         right = self.expression(_NEGATE if token.value == "**" else power)
         op = _COMPARISONS.get(token.value, token.value)
         return self.made(Binary(op, left, right, span=(left.span[0], right.span[1])))
@@ -175,21 +183,67 @@ class _Parser:
         high = self.expression(_COMPARE)
         return self.made(Between(operand, low, high, negated, span=(operand.span[0], high.span[1])))
 
+    def like(self, operand: Node, negated: bool, insensitive: bool) -> Node:
+        """The rest of `x [not] like pattern [escape char]` (or `ilike`)."""
+        pattern = self.expression(_COMPARE)
+        escape = None
+        if _is_word(self.peek(), "escape"):
+            self.advance()
+            escape = self.expression(_COMPARE)
+        end = (escape or pattern).span[1]
+        node = Like(operand, pattern, escape, negated, insensitive, span=(operand.span[0], end))
+        return self.made(node)
+
+    def case(self, start: Token) -> Node:
+        """The rest of `case [operand] when a then x ... [else y] end`."""
+        operand = None if _is(self.peek(), "when") else self.expression()
+        branches: list[Node] = []
+        while _is(self.peek(), "when") or not branches:
+            self.expect("when", "expected 'when'")
+            branches.append(self.expression())
+            self.expect("then", "expected 'then'")
+            branches.append(self.expression())
+        otherwise = None
+        if _is(self.peek(), "else"):
+            self.advance()
+            otherwise = self.expression()
+        end = self.expect("end", "expected 'when', 'else' or 'end'")
+        node = Case(operand, tuple(branches), otherwise, span=(start.start, end.end))
+        return self.made(node)
+
     def call(self, name: Token) -> Node:
         self.advance()
-        args, end = self.arguments()
+        if name.value.lower() == "substring":
+            args, end = self.substring_arguments()
+        else:
+            args, end = self.arguments()
         node = self.made(Call(name.value.lower(), args, span=(name.start, end.end)))
         lookup(Checker(self.text), node)
         return node
 
-    def arguments(self) -> tuple[tuple[Node, ...], Token]:
-        """Read `expr, expr, ...)` after an opening parenthesis; return them and the `)`."""
-        items: list[Node] = []
-        if not _is(self.peek(), ")"):
+    def substring_arguments(self) -> tuple[tuple[Node, ...], Token]:
+        """`text, start[, length])` or SQL's `text from start [for length])`."""
+        if _is(self.peek(), ")"):
+            return self.arguments()
+        text = self.expression()
+        if not _is_word(self.peek(), "from"):
+            return self.arguments(text)
+        self.advance()
+        items = [text, self.expression()]
+        if _is_word(self.peek(), "for"):
+            self.advance()
             items.append(self.expression())
-            while _is(self.peek(), ","):
-                self.advance()
-                items.append(self.expression())
+        return tuple(items), self.expect(")", "expected 'for' or ')'")
+
+    def arguments(self, first: Node | None = None) -> tuple[tuple[Node, ...], Token]:
+        """Read `expr, expr, ...)` after an opening parenthesis (and `first`, if read
+        already); return them and the `)`."""
+        items: list[Node] = [] if first is None else [first]
+        if first is None and not _is(self.peek(), ")"):
+            items.append(self.expression())
+        while items and _is(self.peek(), ","):
+            self.advance()
+            items.append(self.expression())
         return tuple(items), self.expect(")", "expected ',' or ')'")
 
     def made(self, node: Node) -> Node:
@@ -222,3 +276,9 @@ class _Parser:
 
 def _is(token: Token, *values: str) -> bool:
     return token.kind in ("op", "keyword") and token.value in values
+
+
+def _is_word(token: Token, word: str) -> bool:
+    """Whether `token` is `word` where only a clause may stand (`escape`, `from`, `for` are
+    not reserved: a column may be named so)."""
+    return token.kind in ("name", "keyword") and str(token.value).lower() == word

@@ -10,6 +10,7 @@ against pandas 3 and DuckDB 2.0 (docs/expressions.md, "Running on DuckDB"):
 * `round(x)` halves to even in both (`round_even`); with digits, numpy and DuckDB round
   different numbers (`round(2.675, 2)`), so only `round(x)` and integers kept whole lower.
 * `abs` of an integer wraps like numpy: `abs` of the smallest integer is itself.
+* Decimals round exactly in both (`round_even` with any digits), and keep DuckDB's types.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from runtime.errors import NotLowerable
 from .nodes import Call, Literal, Node
 from .sql_dates import DATE_FUNCTIONS
 from .sql_parts import NULL_SQL, Sql, cast, common_type, huge, joined, param, sql, wrapped
+from .sql_patterns import lower_nullif
 from .values import NULL
 
 _WHITESPACE = "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
@@ -90,15 +92,17 @@ def _abs(node: Call, number: Sql) -> Sql:
     number = cast(number, "integer")
     if number.type == "integer":
         return wrapped("abs(", huge(number), ")")
-    return sql("abs(", number, ")", type="float")
+    return sql("abs(", number, ")", type=number.type)
 
 
 def _whole(name: str) -> Callable:
-    """floor() or ceil(): integers unchanged, floats rounded to a whole float."""
+    """floor() or ceil(): integers unchanged, floats rounded to a whole float, decimals to
+    scale 0 (DuckDB's type, as `decimals.whole` gives it)."""
 
     def build(node: Call, number: Sql) -> Sql:
         number = cast(number, "integer")
-        return number if number.type == "integer" else sql(f"{name}(", number, ")", type="float")
+        whole = sql(f"{name}(", number, ")", type=number.type)
+        return number if number.type == "integer" else whole
 
     return build
 
@@ -115,6 +119,8 @@ def _round(node: Call, number: Sql, digits: Sql | None = None) -> Sql:
                 "losing digits of large integers, and not in DuckDB"
             )
         return number
+    if number.type == "decimal":  # exact in both, halves to even, DuckDB's type in both
+        return sql("round_even(", number, f", {int(places)})", type="decimal")
     if places != 0:
         raise NotLowerable(
             "round() with digits rounds different numbers up in pandas and in DuckDB "
@@ -172,6 +178,7 @@ _FUNCTIONS: dict[str, Callable[..., Sql]] = {
     "replace": _replace,
     "concat": _text_function("concat"),
     "substr": _substr,
+    "substring": _substr,
     "abs": _abs,
     "round": _round,
     "floor": _whole("floor"),
@@ -182,6 +189,7 @@ _FUNCTIONS: dict[str, Callable[..., Sql]] = {
     "day": _date_part("day"),
     "coalesce": _coalesce,
     "if": _if,
+    "nullif": lower_nullif,
 }
 """How each function of `functions.FUNCTIONS` lowers, by the same names."""
 _FUNCTIONS.update(DATE_FUNCTIONS)

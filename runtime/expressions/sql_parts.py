@@ -64,20 +64,25 @@ def param(value: object, type: str) -> Sql:
 
 
 def cast(item: Sql, type: str) -> Sql:
-    """`item` as `type`: a bare null gets the type, an integer becomes a float."""
+    """`item` as `type`: a bare null gets the type, an integer or a decimal becomes a float."""
     if item.type == NULL:
+        if type == "decimal":  # DuckDB's untyped NULL: a decimal's precision is its data's
+            return Sql("NULL", (), type)
         return Sql(f"CAST(NULL AS {SQL_TYPES[type]})", (), type)
-    if item.type == "integer" and type == "float":
+    if item.type in ("integer", "decimal") and type == "float":
         return sql("CAST(", item, " AS DOUBLE)", type="float")
     return item
 
 
 def common_type(*items: Sql, default: str = NULL) -> str:
-    """The type checked `items` share (integer and float make float), else `default`."""
+    """The type checked `items` share (integer and float make float, integer and decimal
+    decimal), else `default`."""
     types = {item.type for item in items} - {NULL}
     if not types:
         return default
-    return "float" if types == {"integer", "float"} else types.pop()
+    if len(types) > 1:  # numbers, as `Checker.common_type` mixes them
+        return "float" if "float" in types else "decimal"
+    return types.pop()
 
 
 def finite(item: Sql) -> Sql:

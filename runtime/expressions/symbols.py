@@ -16,7 +16,9 @@ import numpy as np
 from runtime.lazy import pd
 from runtime.tables.schema import type_name_of
 
+from . import decimals
 from .dates import date_arithmetic, interval, involves_dates
+from .decimals import DECIMAL, decimal_between, decimal_compare, decimal_in
 from .nodes import Between, Binary, In, Interval, IsNull, Logical, Unary
 from .sizes import joined_sizes
 from .type_checks import Checker
@@ -71,6 +73,9 @@ def binary(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> C
 
 
 def _arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
+    exact = decimals.arithmetic(checker, node, left, right, _arithmetic)
+    if exact is not None:
+        return exact
     op = node.op
     if op == "+":
         allowed, what = ("integer", "float", "string"), "numbers or strings"
@@ -135,11 +140,13 @@ _ARITHMETIC = {
 def _comparison(checker: Checker, node: Binary, left: Compiled, right: Compiled) -> Compiled:
     left, right = _resolved(checker, [left, right])
     nullable = left.nullable or right.nullable
-    return derive(node, "boolean", nullable, partial(compare, node.op), left, right)
+    impl = partial(decimal_compare if left.type == DECIMAL else compare, node.op)
+    return derive(node, "boolean", nullable, impl, left, right)
 
 
 def _resolved(checker: Checker, operands: list[Compiled]) -> list[Compiled]:
     """Comparable operands, with bare nulls given the others' type."""
+    operands = decimals.promoted(checker.text, operands)
     type = checker.common_type(operands, _CANNOT_COMPARE)
     return [resolve(operand, "string" if type == NULL else type) for operand in operands]
 
@@ -191,6 +198,8 @@ def membership(checker: Checker, node: In, operand: Compiled, *items: Compiled) 
     has_null = any(item.is_constant and item.constant is None for item in items)
     columns = [item for item in items if not item.is_constant]
     impl = partial(is_in, operand.type, choices, has_null, node.negated)
+    if operand.type == DECIMAL:  # exact whatever the scales: one comparison per choice
+        impl = partial(decimal_in, choices, has_null, node.negated)
     nullable = operand.nullable or any(item.nullable for item in items)
     return derive(node, "boolean", nullable, impl, operand, *columns)
 
@@ -214,6 +223,8 @@ def between(
     """`x between low and high`: `x >= low and x <= high`."""
     operand, low, high = _resolved(checker, [operand, low, high])
     impl = partial(is_between, operand.type, node.negated)
+    if operand.type == DECIMAL:
+        impl = partial(decimal_between, node.negated)
     nullable = operand.nullable or low.nullable or high.nullable
     return derive(node, "boolean", nullable, impl, operand, low, high)
 

@@ -22,15 +22,18 @@ from dataclasses import dataclass
 from runtime.errors import NotLowerable
 from runtime.tables.schema import Schema
 
+from . import sql_decimals
 from .compiler import check_condition, infer_type
 from .nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     In,
     Interval,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
@@ -56,6 +59,7 @@ from .sql_parts import (
     sql,
     wrapped,
 )
+from .sql_patterns import lower_case, lower_like
 from .values import NULL, NUMBERS
 
 _LITERAL_TYPES = {bool: "boolean", int: "integer", float: "float", str: "string"}
@@ -131,14 +135,16 @@ class _Lowering:
             return param(node.value, _LITERAL_TYPES[type(node.value)])
         if isinstance(node, Column):
             column = Sql(identifier(node.name), (), self.schema.get(node.name).type)
-            if column.type == "decimal":  # read as a float, as the pandas compiler reads it
-                return sql("CAST(", column, " AS DOUBLE)", type="float")
             return finite_column(column) if column.type == "float" else column
         if isinstance(node, IsNull):  # the one place a datetime may go: it is only tested
             test = " IS NOT NULL)" if node.negated else " IS NULL)"
             return sql("(", cast(self.lower(node.operand), "string"), test, type="boolean")
         if isinstance(node, Call):
             args = [self.value(arg) for arg in node.args]
+            if node.name in ("coalesce", "if"):  # the choices meet, as decimals or floats
+                choices = slice(1, None) if node.name == "if" else slice(None)
+                met = sql_decimals.promoted(list(node.args[choices]), args[choices], self.text)
+                args[choices] = met
             item = lower_call(node, args)
             if node.name == "replace" and NULL not in (args[1].type, args[2].type):
                 self._bound(node, "replace", *self._replaced(node, *args))
@@ -175,12 +181,16 @@ class _Lowering:
             return sql("(NOT ", cast(operand, "boolean"), ")", type="boolean")
         if operand.type == "integer":
             return wrapped("-", huge(operand))
-        return operand if operand.type == NULL else sql("(-", operand, ")", type="float")
+        return operand if operand.type == NULL else sql("(-", operand, ")", type=operand.type)
 
     def binary(self, node: Binary) -> Sql:
         left, right = self.value(node.left), self.value(node.right)
         if node.op in ("+", "-") and DATED & {left.type, right.type}:
             return date_arithmetic(node, left, right)
+        left, right = sql_decimals.operands(node, left, right, self.text)
+        if "decimal" in (left.type, right.type):
+            operator = f" {_COMPARISONS.get(node.op, node.op)} "
+            return sql_decimals.binary(node, left, right, operator)
         type = common_type(left, right)
         if node.op in _COMPARISONS:
             type = "string" if type == NULL else type
@@ -209,6 +219,7 @@ class _Lowering:
 
     def membership(self, node: In) -> Sql:
         items = [self.value(item) for item in (node.operand, *node.items)]
+        items = sql_decimals.promoted([node.operand, *node.items], items, self.text)
         type = common_type(*items, default="string")
         for item, lowered in zip(node.items, items[1:], strict=True):
             if lowered.type in NUMBERS and lowered.type != items[0].type:
@@ -219,6 +230,7 @@ class _Lowering:
 
     def between(self, node: Between) -> Sql:
         items = [self.value(item) for item in (node.operand, node.low, node.high)]
+        items = sql_decimals.promoted([node.operand, node.low, node.high], items, self.text)
         type = common_type(*items, default="string")
         operand, low, high = (cast(item, type) for item in items)
         keyword = " NOT BETWEEN " if node.negated else " BETWEEN "
@@ -267,4 +279,6 @@ _RULES = {
     In: _Lowering.membership,
     Between: _Lowering.between,
     Interval: lower_interval,
+    Like: lower_like,
+    Case: lower_case,
 }

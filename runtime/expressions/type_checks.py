@@ -1,8 +1,9 @@
 """The type checks of expressions, shared by the parser, the compiler, the symbols and the
 functions, and how they word their errors.
 
-The rules: integers and floats mix freely (the result is a float); every other type only
-meets itself; a bare `null` fits any type.
+The rules: integers, floats and decimals mix freely (a float makes the result a float, else a
+decimal makes it a decimal: `decimals.py`); every other type only meets itself; a bare `null`
+fits any type.
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ class Checker:
             if not _compatible(known[0].type, arg.type):
                 raise self.mismatch(known[0], arg, hint)
         types = {arg.type for arg in known}
-        return "float" if types == {"integer", "float"} else known[0].type
+        if len(types) > 1:  # numbers: a float makes floats, else a decimal makes decimals
+            return "float" if "float" in types else "decimal"
+        return known[0].type
 
     def mismatch(self, first: Compiled, second: Compiled, hint: str) -> ExpressionError:
         """`'age' is integer but 'abc' is string`, located at the second operand."""

@@ -7,6 +7,7 @@ functions only ever meet a handful of cases:
     integer: int64, or Int64 when it may hold nulls     float: float64
     boolean: bool, or boolean when it may hold nulls    string: str
     date: date_dtype()                                  datetime: any datetime64 dtype
+    decimal: an Arrow decimal128 (`pd.ArrowDtype`), or Arrow's null type for a bare null
 
 Nothing here parses or type-checks; that is the compiler's job.
 """
@@ -30,7 +31,7 @@ from .sizes import oversize, text_bytes
 NULL = "null"
 """The type of a bare `null`: it fits wherever any other type is expected."""
 
-NUMBERS = ("integer", "float")
+NUMBERS = ("integer", "float", "decimal")
 
 _VARIABLE = object()
 _DTYPES = {"integer": "int64", "float": "float64", "boolean": "bool", "string": "str"}
@@ -106,8 +107,17 @@ def broadcast(value: object, type: str, index: pd.Index) -> pd.Series:
         if problem is not None:
             text = printable(shorten(value))
             raise ExpressionError(f"the text '{text}' on each of {len(index)} rows: {problem}")
+    if type == "decimal":
+        return _decimal_constant(value, index)
     dtype = _NULLABLE_DTYPES[type] if value is None else _DTYPES.get(type, _NULLABLE_DTYPES[type])
     return pd.Series(value, index=index, dtype=dtype)
+
+
+def _decimal_constant(value: pa.Scalar | None, index: pd.Index) -> pd.Series:
+    """A decimal constant (an Arrow scalar of its precision and scale) on every row; a null has
+    no precision until it meets a decimal, so it has Arrow's null type."""
+    array = pa.repeat(pa.scalar(None, pa.null()) if value is None else value, len(index))
+    return pd.Series(array, index=index, dtype=pd.ArrowDtype(array.type), copy=False)
 
 
 def as_series(value: object, type: str, index: pd.Index) -> pd.Series:
@@ -143,6 +153,11 @@ def conform(series: pd.Series, type: str) -> pd.Series:
         return series if canonical else series.astype("str")
     if type == "date":
         return series if dtype == date_dtype() else to_date(series)
+    if type == "decimal":
+        kind = getattr(dtype, "pyarrow_dtype", None)
+        if kind is None or not (pa.types.is_decimal(kind) or pa.types.is_null(kind)):
+            raise TypeError(f"expected decimals but got {dtype} values")
+        return series
     if type_name_of(dtype) != "datetime":
         raise TypeError(f"expected datetimes but got {dtype} values")
     return series

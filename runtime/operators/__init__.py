@@ -35,6 +35,7 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "join": "runtime.operators.combine:Join",
     "union": "runtime.operators.combine:Union",
     "aggregate": "runtime.operators.aggregate:Aggregate",
+    "broadcast": "runtime.operators.broadcast:Broadcast",
     "validate": "runtime.operators.validate:Validate",
     "route": "runtime.operators.route:Route",
     "pivot": "runtime.operators.reshape:Pivot",

@@ -1,5 +1,10 @@
 """`aggregate`: one row per group of rows (or one row for the whole table), with summaries.
 
+An aggregation summarises a column or an expression, over every row of its group or only over
+the rows where its `where` condition is true (SQL's `FILTER (WHERE ...)`: a group whose rows
+all fail it is still a group, and its count or sum is 0). Expressions are evaluated on every
+row first, and a `where` nulls the values of the other rows, which every function skips.
+
 Grouped tables go through one `groupby(...).agg(...)` call with named aggregations, sorted by
 the group keys (groups whose key is null are kept, last). Without group keys the whole table is
 summarised into one row, with the same meaning for every function, also for an empty table.
@@ -20,13 +25,18 @@ from pydantic import Field, model_validator
 
 from runtime import relational
 from runtime.errors import NotLowerable, ParamsError
+from runtime.expressions import ExpressionError, condition_array, evaluate, infer_type
+from runtime.expressions.parser import referenced_columns
+from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.lazy import pd
 from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,
     ColumnNames,
     InputColumn,
+    InputExpression,
     column_of,
+    conventional,
     first_repeated,
     frame_schema,
     require_type,
@@ -36,13 +46,25 @@ from runtime.tables.frames import MAX_DECIMAL_DIGITS
 from runtime.tables.schema import Column, Schema, is_decimal_dtype
 
 Function = Literal[
-    "count", "size", "sum", "mean", "median", "std", "min", "max", "nunique", "first", "last"
+    "count",
+    "size",
+    "sum",
+    "mean",
+    "median",
+    "std",
+    "min",
+    "max",
+    "nunique",
+    "count_distinct",
+    "first",
+    "last",
 ]
 
 FIXED_TYPES = {
     "count": "integer",
     "size": "integer",
     "nunique": "integer",
+    "count_distinct": "integer",
     "mean": "float",
     "median": "float",
     "std": "float",
@@ -56,20 +78,39 @@ IN_FLOATS = ("mean", "median", "std")
 _IN_ROW_ORDER = ("first", "last")
 """Functions that pick a value by its place in the input, which a columnar backend does not
 keep through a parallel aggregate."""
-_NEVER_NULL = ("count", "size", "nunique", "sum")
+_NEVER_NULL = ("count", "size", "nunique", "count_distinct", "sum")
 """A sum of no values is 0; the other functions that can be null give null for no values."""
+
+
+_PANDAS_NAMES = {"count_distinct": "nunique"}
+"""Functions pandas knows by another name."""
 
 
 class Aggregation(OperatorParams):
     """One summary column."""
 
     column: InputColumn | None = Field(
-        None, title="Column", description="The column to summarise (optional for size)."
+        None,
+        title="Column",
+        description="The column to summarise (none for size, or to summarise an expression).",
+    )
+    expression: InputExpression | None = Field(
+        None,
+        title="Expression",
+        description="Summarise this expression instead of a column, e.g. "
+        "price * (1 - discount); the output column then needs a name.",
     )
     function: Function = Field(
         title="Function",
         description="count: non-null values; size: rows; sum, mean, median, std (numbers); "
-        "min, max; nunique: distinct non-null values; first, last: first or last non-null value.",
+        "min, max; nunique or count_distinct: distinct non-null values; first, last: first or "
+        "last non-null value.",
+    )
+    where: InputExpression | None = Field(
+        None,
+        title="Only rows where",
+        description="A condition: only the rows where it is true count (null counts as "
+        "false), e.g. priority in ('1-URGENT', '2-HIGH'); every row when empty.",
     )
     name: ColumnName | None = Field(
         None,
@@ -78,9 +119,19 @@ class Aggregation(OperatorParams):
     )
 
     @model_validator(mode="after")
-    def _column_unless_size(self):
-        if self.column is None and self.function != "size":
-            raise ValueError(f"{self.function} needs a column; only size works without one")
+    def _one_thing_summarised(self):
+        if self.column is not None and self.expression is not None:
+            raise ValueError("set column or expression, not both")
+        if self.function == "size":
+            if self.expression is not None:
+                raise ValueError("size counts rows and takes no expression; use count")
+            return self
+        if self.column is None and self.expression is None:
+            raise ValueError(
+                f"{self.function} needs a column or an expression; only size works without one"
+            )
+        if self.expression is not None and not self.name:
+            raise ValueError("name the output column of an expression")
         return self
 
     @property
@@ -112,15 +163,22 @@ class Aggregate(Operator):
     breaks_pipeline = True
     title = "Aggregate"
     description = (
-        "Summarise groups of rows (count, sum, mean ...): one row per group, sorted by the "
-        "group columns, or one row for the whole table."
+        "Summarise groups of rows (count, sum, mean ...) of columns or expressions, over all "
+        "rows or those where a condition holds: one row per group, sorted by the group "
+        "columns, or one row for the whole table."
     )
     keywords = ("group by", "summarize", "summarise", "count distinct", "total")
     Params = AggregateParams
 
     def input_columns(self, params, output_columns):
-        columns = {a.column for a in params.aggregations if a.column is not None}
-        return {"in": set(params.group_by) | columns}
+        columns = set(params.group_by)
+        for aggregation in params.aggregations:
+            if aggregation.column is not None:
+                columns.add(aggregation.column)
+            for text in (aggregation.expression, aggregation.where):
+                if text is not None:
+                    columns |= referenced_columns(text)
+        return {"in": columns}
 
     def output_schema(self, ctx, inputs):
         return {"out": Schema(aggregate_columns(ctx.params, inputs["in"]))}
@@ -129,9 +187,21 @@ class Aggregate(Operator):
         params: AggregateParams = ctx.params
         frame = inputs["in"]
         aggregate_columns(params, frame_schema(frame))
-        dtypes = {a.output_name: _result_dtype(a, frame) for a in params.aggregations}
-        frame, params = _reading_floats(frame, params)
-        result = _grouped(frame, params) if params.group_by else _whole_table(frame, params)
+        frame, reads = computed_reads(frame, _sources(params, frame))
+        names = [a.output_name for a in params.aggregations]
+        dtypes = {
+            name: result_dtype(a.function, dtype)
+            for name, a, (_, _, dtype) in zip(names, params.aggregations, reads, strict=True)
+        }
+        frame, columns = float_reads(frame, [(column, function) for column, function, _ in reads])
+        summaries = [
+            (column, function, name)
+            for column, (_, function, _), name in zip(columns, reads, names, strict=True)
+        ]
+        if params.group_by:
+            result = _grouped(frame, params.group_by, summaries)
+        else:
+            result = _whole_table(frame, summaries, dtypes)
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
         return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
 
@@ -139,11 +209,75 @@ class Aggregate(Operator):
         unordered = [a.function for a in params.aggregations if a.function in _IN_ROW_ORDER]
         if unordered:
             raise NotLowerable(f"{unordered[0]} depends on the input's row order")
-        calls = tuple(
-            relational.AggregateCall(a.function, a.column, a.output_name)
-            for a in params.aggregations
-        )
-        return {"out": relational.Aggregate(inputs["in"], tuple(params.group_by), calls)}
+        schema = schemas["in"]
+        calls = []
+        for index, a in enumerate(params.aggregations):
+            if a.expression is not None:
+                to_sql(a.expression, schema)  # NotLowerable if DuckDB differs
+            if a.where is not None:
+                to_sql_condition(a.where, schema)
+            field = f"aggregations[{index}]"
+            calls.append(
+                relational.AggregateCall(
+                    a.function, a.column, a.output_name, a.expression, a.where, field
+                )
+            )
+        return {"out": relational.Aggregate(inputs["in"], tuple(params.group_by), tuple(calls))}
+
+
+def _sources(params: AggregateParams, frame: pd.DataFrame) -> list[tuple]:
+    """Each aggregation's column, function, values of its expression and mask of its `where`
+    (None when it has none), as `computed_reads` takes them."""
+    found = []
+    for index, aggregation in enumerate(params.aggregations):
+        values = mask = None
+        try:
+            if aggregation.expression is not None:
+                field = f"aggregations[{index}].expression"
+                values = conventional(evaluate(aggregation.expression, frame))
+            if aggregation.where is not None:
+                field = f"aggregations[{index}].where"
+                mask = condition_array(aggregation.where, frame)
+        except ExpressionError as error:
+            raise ParamsError(field, str(error), error.position) from error
+        found.append((aggregation.column, aggregation.function, values, mask))
+    return found
+
+
+def pandas_function(function: str, where: bool) -> str:
+    """What pandas computes for `function`: a size over some rows is a sum of their marks."""
+    if function == "size" and where:
+        return "sum"
+    return _PANDAS_NAMES.get(function, function)
+
+
+def computed_reads(frame: pd.DataFrame, sources: list[tuple]) -> tuple[pd.DataFrame, list[tuple]]:
+    """`frame` with a column for each aggregation that summarises an expression or only the
+    rows where a condition holds, and what each aggregation then reads: (column, pandas'
+    function, the dtype of the values summarised). `sources` holds each aggregation's column,
+    function, expression values and condition mask (None when it has none). A condition nulls
+    the values of the other rows (every function skips nulls); a size under a condition sums
+    its marks. The new columns' names start with a prefix no column of the frame starts with."""
+    prefix = "__values "
+    while any(str(name).startswith(prefix) for name in frame.columns):
+        prefix = "_" + prefix
+    added, reads = {}, []
+    for index, (column, function, values, mask) in enumerate(sources):
+        if values is not None:
+            source = values.set_axis(frame.index)
+        else:
+            source = None if column is None else frame[column]
+        dtype = None if source is None else source.dtype
+        if mask is not None:
+            if function == "size":
+                source = pd.Series(mask, index=frame.index).astype("Int64")
+            else:
+                source = conventional(source).where(mask)
+        if values is not None or mask is not None:
+            column = f"{prefix}{index}"
+            added[column] = source
+        reads.append((column, pandas_function(function, mask is not None), dtype))
+    return (frame.assign(**added) if added else frame), reads
 
 
 def float_reads(
@@ -172,43 +306,33 @@ def sum_dtype(dtype):
     return dtype
 
 
-def _reading_floats(frame: pd.DataFrame, params: AggregateParams):
-    """`float_reads` applied to the frame and the params' aggregations."""
-    frame, columns = float_reads(frame, [(a.column, a.function) for a in params.aggregations])
-    aggregations = [
-        a if a.column == column else a.model_copy(update={"column": column, "name": a.output_name})
-        for a, column in zip(params.aggregations, columns, strict=True)
-    ]
-    return frame, params.model_copy(update={"aggregations": aggregations})
+def result_dtype(function: str, dtype):
+    """The dtype of a summary by `function` of values of `dtype`, by the engine's convention."""
+    fixed = FIXED_TYPES.get(function)
+    if fixed is not None:
+        return FIXED_DTYPES[fixed]
+    return sum_dtype(dtype) if function == "sum" else dtype
 
 
-def _grouped(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
-    """One `groupby().agg()` call; `size` without a column counts the rows of a group column."""
-    named = {
-        aggregation.output_name: (aggregation.column or params.group_by[0], aggregation.function)
-        for aggregation in params.aggregations
-    }
-    grouped = frame.groupby(params.group_by, sort=True, dropna=False, observed=True)
+def _grouped(frame: pd.DataFrame, group_by: list[str], summaries: list[tuple]) -> pd.DataFrame:
+    """One `groupby().agg()` call over (column, function, name) summaries; `size` without a
+    column counts the rows of a group column."""
+    named = {name: (column or group_by[0], function) for column, function, name in summaries}
+    grouped = frame.groupby(group_by, sort=True, dropna=False, observed=True)
     return grouped.agg(**named).reset_index()
 
 
-def _whole_table(frame: pd.DataFrame, params: AggregateParams) -> pd.DataFrame:
+def _whole_table(frame: pd.DataFrame, summaries: list[tuple], dtypes: dict) -> pd.DataFrame:
     """One row summarising every row, with the meanings groupby gives each function."""
     return pd.DataFrame(
         {
-            aggregation.output_name: pd.Series(
-                [_reduced(frame, aggregation)],
-                dtype=_result_dtype(aggregation, frame),
+            name: pd.Series(
+                [reduced(frame if column is None else frame[column], function)],
+                dtype=dtypes[name],
             )
-            for aggregation in params.aggregations
+            for column, function, name in summaries
         }
     )
-
-
-def _reduced(frame: pd.DataFrame, aggregation: Aggregation) -> object:
-    """One aggregation over the whole table (None for null, which fits every dtype)."""
-    source = frame if aggregation.column is None else frame[aggregation.column]
-    return reduced(source, aggregation.function)
 
 
 def reduced(source: pd.DataFrame | pd.Series, function: str) -> object:
@@ -238,15 +362,6 @@ _REDUCERS: dict[str, Callable[[pd.Series], object]] = {
 }
 
 
-def _result_dtype(aggregation: Aggregation, frame: pd.DataFrame):
-    """The dtype of a summary column, following the engine's convention."""
-    fixed = FIXED_TYPES.get(aggregation.function)
-    if fixed is not None:
-        return FIXED_DTYPES[fixed]
-    dtype = frame[aggregation.column].dtype
-    return sum_dtype(dtype) if aggregation.function == "sum" else dtype
-
-
 def aggregate_columns(params: AggregateParams, schema: Schema) -> tuple[Column, ...]:
     """The group columns then one column per aggregation, after checking names and types."""
     keys = [column_of("group_by", name, schema) for name in params.group_by]
@@ -266,11 +381,31 @@ def aggregate_columns(params: AggregateParams, schema: Schema) -> tuple[Column, 
 
 def _summary_column(index: int, aggregation: Aggregation, schema: Schema) -> Column:
     function = aggregation.function
-    if aggregation.column is None:  # size
-        return Column(aggregation.output_name, "integer", False)
-    field = f"aggregations[{index}].column"
-    column = column_of(field, aggregation.column, schema)
-    if function in _NEED_NUMBERS:
-        require_type(field, column, (*NUMBERS, "decimal"), f"{function} needs numbers")
-    type_name = FIXED_TYPES.get(function, column.type)
+    type_name = "integer"  # size's
+    if aggregation.expression is not None:
+        field = f"aggregations[{index}].expression"
+        type_name = _expression_type(field, aggregation.expression, schema)
+        if function in _NEED_NUMBERS and type_name not in (*NUMBERS, "decimal"):
+            raise ParamsError(field, f"{function} needs numbers, but this gives {type_name} values")
+    elif aggregation.column is not None:
+        field = f"aggregations[{index}].column"
+        column = column_of(field, aggregation.column, schema)
+        if function in _NEED_NUMBERS:
+            require_type(field, column, (*NUMBERS, "decimal"), f"{function} needs numbers")
+        type_name = column.type
+    if aggregation.where is not None:
+        field = f"aggregations[{index}].where"
+        found = _expression_type(field, aggregation.where, schema)
+        if found != "boolean":
+            raise ParamsError(field, f"must be true or false, but it gives {found} values")
+    type_name = FIXED_TYPES.get(function, type_name)
     return Column(aggregation.output_name, type_name, function not in _NEVER_NULL)
+
+
+def _expression_type(field: str, text: str, schema: Schema) -> str:
+    """The type of the expression at `field`, or its error as a `ParamsError` there."""
+    try:
+        found, _ = infer_type(text, schema)
+    except ExpressionError as error:
+        raise ParamsError(field, str(error), error.position) from error
+    return found

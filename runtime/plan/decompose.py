@@ -67,8 +67,9 @@ class SplitAggregate:
         for index, aggregation in enumerate(self.params.aggregations):
             mean = aggregation.function == "mean"
             for function in ("sum", "count") if mean else (aggregation.function,):
-                yield Aggregation(
-                    column=aggregation.column, function=function, name=self._name(index, function)
+                # the same column or expression, over the same rows (`where`)
+                yield aggregation.model_copy(
+                    update={"function": function, "name": self._name(index, function)}
                 )
 
     def _name(self, index: int, piece: str) -> str:

@@ -19,15 +19,18 @@ from runtime.expressions.nodes import (
     Between,
     Binary,
     Call,
+    Case,
     Column,
     In,
     Interval,
     IsNull,
+    Like,
     Literal,
     Logical,
     Node,
     Unary,
 )
+from runtime.expressions.patterns import like_parts
 from runtime.tables.schema import date_dtype, schema_of
 from tests.strategies import INT64_MAX as BIG
 from tests.strategies import finite_floats, int64s
@@ -73,7 +76,7 @@ COLUMNS = {
 }
 FUNCTION_NAMES = ["upper", "lower", "strip", "len", "contains", "startswith", "endswith"]
 FUNCTION_NAMES += ["replace", "concat", "substr", "abs", "round", "floor", "ceil", "date"]
-FUNCTION_NAMES += ["year", "month", "day", "coalesce", "if"]
+FUNCTION_NAMES += ["year", "month", "day", "coalesce", "if", "substring", "nullif"]
 FUNCTION_NAMES += ["quarter", "week", "dayofweek", "dayofyear", "hour", "minute", "second"]
 FUNCTION_NAMES += ["timestamp", "date_add", "date_diff", "date_trunc"]
 DATE_PARTS = ["year", "quarter", "month", "week", "day", "dayofweek", "dayofyear"]
@@ -121,6 +124,20 @@ def render(node: Node, loud: bool = False) -> str:
             return f"{word(name)} {render(text)}"  # the SQL spelling: date '2024-01-31'
         case Call(name=name, args=(operand,)) if loud and name in DATE_PARTS:
             return f"{word('extract')}({word(name)} {word('from')} {render(operand, loud)})"
+        case Like(operand=operand, pattern=pattern, escape=escape):
+            keyword = ("not " if node.negated else "") + ("ilike" if node.insensitive else "like")
+            escaped = "" if escape is None else f" {word('escape')} {inner(escape)}"
+            return f"{inner(operand)} {word(keyword)} {inner(pattern)}{escaped}"
+        case Case(operand=operand, branches=branches, otherwise=otherwise):
+            parts = [word("case")] + ([] if operand is None else [inner(operand)])
+            for index, branch in enumerate(branches):
+                parts += [word("then" if index % 2 else "when"), inner(branch)]
+            if otherwise is not None:
+                parts += [word("else"), inner(otherwise)]
+            return " ".join([*parts, word("end")])
+        case Call(name="substring", args=(text, start, *length)):
+            rest = f" {word('for')} {render(length[0], loud)}" if length else ""
+            return f"{word('substring')}({render(text, loud)} {word('from')} {inner(start)}{rest})"
         case Call(name=name, args=args):
             return f"{word(name)}({', '.join(render(arg, loud) for arg in args)})"
         case Interval(amount=amount, unit=unit):
@@ -146,6 +163,39 @@ def combine(op: str, operands: list[Node]) -> Node:
 
 def call(name: str, *args: st.SearchStrategy) -> st.SearchStrategy:
     return st.tuples(*args).map(lambda values: Call(name, tuple(values)))
+
+
+def _valid_pattern(parts: tuple) -> bool:
+    try:
+        like_parts(parts[0], parts[1], False)
+    except ValueError:
+        return False
+    return True
+
+
+PATTERNS = st.tuples(
+    st.text(alphabet="%_ab!\\.*Äß\n", max_size=5), st.none() | st.just("!")
+).filter(_valid_pattern)
+"""A LIKE pattern with, sometimes, `!` as its escape: wildcards, regex metacharacters, a
+backslash, letters with case, a newline."""
+
+
+def like(operand: st.SearchStrategy) -> st.SearchStrategy:
+    def made(xs: tuple) -> Like:
+        text, (pattern, escape), negated, insensitive = xs
+        escaped = None if escape is None else Literal(escape)
+        return Like(text, Literal(pattern), escaped, negated, insensitive)
+
+    return st.tuples(operand, PATTERNS, st.booleans(), st.booleans()).map(made)
+
+
+def case(condition: st.SearchStrategy, result: st.SearchStrategy, operand=None):
+    """`case [operand] when condition then result ... [else result] end`."""
+    branches = st.lists(st.tuples(condition, result), min_size=1, max_size=3)
+    heads = st.just(None) if operand is None else operand
+    return st.tuples(heads, branches, st.none() | result).map(
+        lambda xs: Case(xs[0], tuple(part for branch in xs[1] for part in branch), xs[2])
+    )
 
 
 SCALARS = {
@@ -187,6 +237,14 @@ def typed(type: str, depth: int) -> st.SearchStrategy:
         leaves(type),
         st.lists(sub(type), min_size=1, max_size=3).map(lambda xs: Call("coalesce", tuple(xs))),
         choice(type).map(lambda xs: Call("if", xs)),
+        case(sub("boolean"), sub(type)),
+        case(leaves("string"), sub(type), operand=sub("string")),
+        case(number, sub(type), operand=number),
+        call(
+            "nullif",
+            sub(type),
+            sub(type) | (number if type in ("integer", "float") else leaves(type)),
+        ),
     ]
     options = {
         "integer": [
@@ -238,6 +296,13 @@ def typed(type: str, depth: int) -> st.SearchStrategy:
             st.lists(sub("string"), min_size=1, max_size=4).map(
                 lambda xs: Call("concat", tuple(xs))
             ),
+            call("substring", sub("string"), st.integers(1, 12).map(Literal)),
+            call(
+                "substring",
+                sub("string"),
+                st.integers(1, 12).map(Literal),
+                st.integers(0, 12).map(Literal),
+            ),
         ],
         "boolean": [
             sub("boolean").map(lambda x: Unary("not", x)),
@@ -266,6 +331,7 @@ def typed(type: str, depth: int) -> st.SearchStrategy:
                 sub("string"), st.lists(leaves("string"), min_size=1, max_size=3), st.booleans()
             ).map(lambda xs: In(xs[0], tuple(xs[1]), xs[2])),
             st.tuples(number, number, number, st.booleans()).map(lambda xs: Between(*xs)),
+            like(sub("string")),
             st.tuples(
                 st.sampled_from(["contains", "startswith", "endswith"]),
                 sub("string"),
@@ -321,6 +387,10 @@ def untyped(depth: int) -> st.SearchStrategy:
             lambda xs: In(xs[0], tuple(xs[1]), xs[2])
         ),
         st.tuples(sub, sub, sub, st.booleans()).map(lambda xs: Between(*xs)),
+        st.tuples(sub, sub, st.none() | sub, st.booleans(), st.booleans()).map(
+            lambda xs: Like(*xs)
+        ),
+        case(sub, sub, operand=st.none() | sub),
         st.tuples(st.sampled_from([*FUNCTION_NAMES, "nope"]), st.lists(sub, max_size=4)).map(
             lambda xs: Call(xs[0], tuple(xs[1]))
         ),

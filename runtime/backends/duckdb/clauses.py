@@ -24,33 +24,38 @@ JOINS = {
 }
 
 
-def summary(call: rel.AggregateCall, schema: Schema) -> tuple[str, Column]:
-    """One aggregation as pandas' groupby computes it, and its column."""
+def summary(
+    call: rel.AggregateCall, schema: Schema, where: str | None = None
+) -> tuple[str, Column]:
+    """One aggregation as pandas' groupby computes it, and its column; `where` names a
+    boolean column of `schema`: only the rows where it is true count (`FILTER`)."""
     column = None if call.column is None else schema.get(call.column)
     value = None if column is None else quoted(column.name)
+    only = "" if where is None else f" FILTER (WHERE {quoted(where)})"
     function = call.function
     if function == "size":
-        sql, kind = "COUNT(*)", "integer"
+        sql, kind = f"COUNT(*){only}", "integer"
     elif function == "count":
-        sql, kind = f"COUNT({value})", "integer"
-    elif function == "nunique":
-        sql, kind = f"COUNT(DISTINCT {value})", "integer"
+        sql, kind = f"COUNT({value}){only}", "integer"
+    elif function in ("nunique", "count_distinct"):
+        sql, kind = f"COUNT(DISTINCT {value}){only}", "integer"
     elif function == "sum" and column.type == "integer":
-        sql, kind = f"CAST(COALESCE(SUM({value}), 0) AS BIGINT)", "integer"
+        sql, kind = f"CAST(COALESCE(SUM({value}){only}, 0) AS BIGINT)", "integer"
     elif function == "sum" and column.type == "decimal":  # exact: DECIMAL(38, the scale)
-        sql, kind = f"COALESCE(SUM({value}), 0)", "decimal"
+        sql, kind = f"COALESCE(SUM({value}){only}, 0)", "decimal"
     elif function == "sum":
-        sql, kind = f"COALESCE(FSUM({value}), 0.0)", "float"
+        sql, kind = f"COALESCE(FSUM({value}){only}, 0.0)", "float"
     elif function == "mean" and column.type == "integer":
-        sql, kind = f"AVG({value})", "float"
+        sql, kind = f"AVG({value}){only}", "float"
     elif function == "mean":  # a decimal too, in floats as pandas averages it
-        sql, kind = f"FSUM(CAST({value} AS DOUBLE)) / NULLIF(COUNT({value}), 0)", "float"
+        sql = f"FSUM(CAST({value} AS DOUBLE)){only} / NULLIF(COUNT({value}){only}, 0)"
+        kind = "float"
     elif function == "median":
-        sql, kind = f"MEDIAN(CAST({value} AS DOUBLE))", "float"
+        sql, kind = f"MEDIAN(CAST({value} AS DOUBLE)){only}", "float"
     elif function == "std":
-        sql, kind = f"STDDEV_SAMP(CAST({value} AS DOUBLE))", "float"
+        sql, kind = f"STDDEV_SAMP(CAST({value} AS DOUBLE)){only}", "float"
     elif function in ("min", "max"):
-        sql, kind = f"{function.upper()}({value})", column.type
+        sql, kind = f"{function.upper()}({value}){only}", column.type
     else:
         raise NotLowerable(f"{function} runs on pandas")
     return f"{sql} AS {quoted(call.name)}", Column(call.name, kind)

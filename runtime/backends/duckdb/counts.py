@@ -12,9 +12,9 @@ where the profile cannot be trusted (profiles.py says when). Anything else is No
 guess.
 
 Counts then spread by meaning (`spread`): row-wise relations (derive, project, cast,
-fill_nulls, sort) keep their input's count both ways, a union is the sum of its inputs, a limit
-is min(n, input) and, below n, its input's count; an empty input gives an empty filter, join,
-distinct or grouped aggregate.
+fill_nulls, sort) and a broadcast (of its `input`) keep their input's count both ways, a union
+is the sum of its inputs, a limit is min(n, input) and, below n, its input's count; an empty
+input gives an empty filter, join, distinct or grouped aggregate.
 """
 
 from __future__ import annotations
@@ -111,6 +111,12 @@ def _implied(relation: rel.Relation, counts: dict) -> Iterable[tuple[rel.Relatio
             yield relation, sum(found)
         elif own is not None and len(missing) == 1:
             yield missing[0], own - sum(value for value in found if value is not None)
+    elif isinstance(relation, rel.Broadcast):  # each row of its input, once
+        below = counts.get(relation.input)
+        if below is not None:
+            yield relation, below
+        if own is not None:
+            yield relation.input, own
     elif isinstance(relation, rel.Limit):
         (child,), (below,) = children, found
         if below is not None:

@@ -276,7 +276,12 @@ class Renderer:
     def _aggregate(self, relation: rel.Aggregate) -> Rendered:
         source = self._render(relation.input)
         keys = _quoted(relation.group_by)
-        summaries = [summary(call, source.schema) for call in relation.aggregations]
+        calls, wheres = list(relation.aggregations), [None] * len(relation.aggregations)
+        if any(call.expression or call.where for call in calls):
+            source, calls, wheres = self._summarised_values(relation, source)
+        summaries = [
+            summary(call, source.schema, where) for call, where in zip(calls, wheres, strict=True)
+        ]
         hidden = [self._name("o") for _ in keys]
         selected = keys + [sql for sql, _ in summaries]
         selected += [f"{key} AS {quoted(name)}" for key, name in zip(keys, hidden, strict=True)]
@@ -287,6 +292,55 @@ class Renderer:
         schema = Schema((*columns, *(column for _, column in summaries)))
         order = tuple((name, False, True) for name in hidden)
         return self._cte(body, (), schema, order=order, natural=not keys)
+
+    def _summarised_values(self, relation: rel.Aggregate, source: Rendered):
+        """The aggregate's input with a column for each expression summarised and each
+        condition, in pandas' order; the calls reading them, and each call's condition column."""
+        selected, params, columns = [], [], []
+        calls, wheres = [], []
+        for call in relation.aggregations:
+            where = None
+            if call.expression is not None:
+                lowered = to_sql(call.expression, source.schema)
+                self.query.check(relation, _part(call, "expression"), source.name, lowered.bounds)
+                name = self._name("v")
+                selected.append(f"({lowered.sql}) AS {quoted(name)}")
+                params += lowered.params
+                columns.append(Column(name, lowered.type))
+                call = replace(call, column=name)
+            if call.where is not None:
+                condition = to_sql_condition(call.where, source.schema)
+                self.query.check(relation, _part(call, "where"), source.name, condition.bounds)
+                where = self._name("w")
+                selected.append(f"({condition.sql}) AS {quoted(where)}")
+                params += condition.params
+                columns.append(Column(where, "boolean"))
+            calls.append(call)
+            wheres.append(where)
+        body = f"SELECT *, {_listed(selected)} FROM {quoted(source.name)}"
+        schema = Schema((*source.schema.columns, *columns))
+        return self._same_order(source, body, params, schema), calls, wheres
+
+    def _broadcast(self, relation: rel.Broadcast) -> Rendered:
+        """`input` cross joined with one row: `value`'s columns' first values (nulls when it
+        has no rows) beside a check that fails the query, with pandas' message, when it has
+        more; the join keeps only rows where the check holds, so DuckDB cannot prune it."""
+        ordered = relation in self._ordered
+        source = self._ordered_input(relation.input) if ordered else self._render(relation.input)
+        value = self._render(relation.value)
+        check = quoted(self._name("c"))
+        failed = "error(CAST(? AS VARCHAR) || count(*) || CAST(? AS VARCHAR))"
+        one_row = [f"CASE WHEN count(*) > 1 THEN {failed} ELSE TRUE END AS {check}"]
+        one_row += [f"first({quoted(name)}) AS {quoted(name)}" for name in relation.columns]
+        selected = ['"i".*'] + [f'"v".{quoted(name)}' for name in relation.columns]
+        body = (
+            f'SELECT {_listed(selected)} FROM {quoted(source.name)} AS "i" CROSS JOIN '
+            f'(SELECT {_listed(one_row)} FROM {quoted(value.name)}) AS "v" WHERE "v".{check}'
+        )
+        params = ("value gives ", f" rows; {rel.BROADCAST_NEEDS}")
+        columns = [replace(value.schema.get(name), nullable=True) for name in relation.columns]
+        schema = Schema((*source.schema.columns, *columns))
+        return self._cte(body, params, schema, order=source.order if ordered else ())
 
     def _join(self, relation: rel.Join) -> Rendered:
         ordered = relation in self._ordered
@@ -445,6 +499,11 @@ class Renderer:
         body = f"SELECT {_listed(['*', *selected])} FROM {quoted(source.name)}"
         schema = Schema((*source.schema.columns, *columns))
         return self._cte(body, params, schema, order=source.order)
+
+
+def _part(call: rel.AggregateCall, name: str) -> str | None:
+    """The params field of part `name` of an aggregation (None when not known)."""
+    return None if call.field is None else f"{call.field}.{name}"
 
 
 def _needing_order(exits: list[rel.Relation]) -> set[rel.Relation]:

@@ -36,7 +36,7 @@ from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
 from runtime.lazy import pd
-from runtime.relational import Relation, scans_of
+from runtime.relational import BROADCAST_NEEDS, Broadcast, Relation, scans_of
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype, is_decimal_dtype
 
@@ -176,7 +176,7 @@ def run_segment(
         raise NodeCancelled("the run was stopped") from error
     except duckdb.Error as error:
         full = readable(str(error), known)
-        node = _node_named(full, members, query.scans)
+        node = _node_named(full, members, query.scans) or _broadcasting(full, members)
         raise SegmentError(_naming_the_file(full, read.values()), node) from None
     finally:
         if connection is not None:
@@ -337,6 +337,21 @@ def _naming_the_file(message: str, names) -> str:
     if not found or any(name in first for name in found):
         return first
     return f"{first} (in '{max(found, key=len)}')"
+
+
+def _broadcasting(message: str, members: dict[str, dict[str, Relation]]) -> str | None:
+    """The broadcast node whose value gave too many rows, if that is the message (the first
+    broadcast of the segment: the message does not say which one)."""
+    if BROADCAST_NEEDS not in message:
+        return None
+    return next(
+        (
+            node
+            for node, ports in members.items()
+            if any(isinstance(relation, Broadcast) for relation in ports.values())
+        ),
+        None,
+    )
 
 
 def _node_named(message: str, members: dict[str, dict[str, Relation]], scans) -> str | None:

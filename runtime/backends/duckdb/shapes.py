@@ -103,6 +103,8 @@ def planned(
                 return Shape(kind, children, relation=relation)
         if isinstance(relation, rel.Join):
             return Shape("join", children, relation.how, relation)
+        if isinstance(relation, rel.Broadcast):  # a cross product no profile is matched with
+            return Shape("broadcast", children, relation=relation)
         assert isinstance(relation, rel.Limit), f"no skeleton for {type(relation).__name__}"
         return Shape("limit", children, relation.n, relation)
 

@@ -31,6 +31,7 @@ def emitter_for(name: str) -> Emitter | None:
     """The emitter of the operator `name`, if it has one (all families loaded on first use)."""
     from runtime.compile.operators import (  # noqa: F401
         aggregate,
+        broadcast,
         columns,
         combine,
         files,

@@ -1,12 +1,17 @@
 """Emitter of `aggregate`: one named `groupby().agg()` call, or one row for the whole table
-through the operator's own reducers, then the engine's dtypes for each summary."""
+through the operator's own reducers, then the engine's dtypes for each summary. Expressions
+summarised and `where` conditions are written out as code, then handed to the operator's own
+`computed_reads`, as a run does."""
 
 from __future__ import annotations
 
 from runtime.compile.literals import literal
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
+from runtime.expressions.compiler import positional_view
+from runtime.expressions.values import is_true
 from runtime.operators import aggregate as operator
+from runtime.operators.column_params import conventional
 
 
 def _dtype(node: NodeCode, aggregation) -> str:
@@ -20,6 +25,12 @@ def _dtype(node: NodeCode, aggregation) -> str:
     return repr(operator.FIXED_DTYPES[fixed])
 
 
+def _pandas(aggregation) -> str:
+    """The function pandas computes for an aggregation of every row (nunique for
+    count_distinct)."""
+    return operator.pandas_function(aggregation.function, where=False)
+
+
 def _decimal(node: NodeCode, column: str | None) -> bool:
     found = None if column is None else node.schemas["in"].get(column)
     return found is not None and found.type == "decimal"
@@ -29,6 +40,9 @@ def _decimal(node: NodeCode, column: str | None) -> bool:
 def aggregate(node: NodeCode) -> None:
     params, frame, out = node.params, node.inputs["in"], node.outputs["out"]
     operator.aggregate_columns(params, node.schemas["in"])
+    if any(a.expression is not None or a.where is not None for a in params.aggregations):
+        _computed(node)
+        return
     reads = [(a.column, a.function) for a in params.aggregations]
     if any(f in operator.IN_FLOATS and _decimal(node, c) for c, f in reads):
         node.carry(operator.float_reads)  # means of decimals in floats, as the operator's
@@ -40,7 +54,7 @@ def aggregate(node: NodeCode) -> None:
     if params.group_by:
         named = ", ".join(
             f"{a.output_name!r}: ({column if a.column else repr(params.group_by[0])}, "
-            f"{a.function!r})"
+            f"{_pandas(a)!r})"
             for a, column in zip(params.aggregations, columns, strict=True)
         )
         node.line(
@@ -53,9 +67,59 @@ def aggregate(node: NodeCode) -> None:
         for a, column in zip(params.aggregations, columns, strict=True):
             source = frame if a.column is None else f"{frame}[{column}]"
             node.line(
-                f"    {a.output_name!r}: pd.Series([reduced({source}, {a.function!r})], "
+                f"    {a.output_name!r}: pd.Series([reduced({source}, {_pandas(a)!r})], "
                 f"dtype={_dtype(node, a)}),"
             )
         node.line("})")
     dtypes = ", ".join(f"{a.output_name!r}: {_dtype(node, a)}" for a in params.aggregations)
     node.line(f"{out} = {out}.astype({{{dtypes}}})")
+
+
+def _computed(node: NodeCode) -> None:
+    """The aggregate when some aggregation summarises an expression or counts only some rows:
+    their values and masks as code, then the operator's own steps over them."""
+    params, frame, out = node.params, node.inputs["in"], node.outputs["out"]
+    node.carry(positional_view, is_true, conventional, operator.computed_reads)
+    node.carry(operator.result_dtype, operator.float_reads, operator.reduced)
+    node.line(f"view = positional_view({frame})")
+    sources = []
+    for index, a in enumerate(params.aggregations):
+        values = mask = "None"
+        raw = node.raw["aggregations"][index]
+        if a.expression is not None:
+            field = f"aggregations[{index}].expression"
+            code = node.expression(field, raw["expression"], node.schemas["in"])
+            values = f"values{index}"
+            node.line(f"{values} = conventional({code.code})")
+        if a.where is not None:
+            code = node.expression(f"aggregations[{index}].where", raw["where"], node.schemas["in"])
+            mask = f"mask{index}"
+            node.line(f"{mask} = is_true({code.code})")
+        sources.append(f"({a.column!r}, {a.function!r}, {values}, {mask})")
+    names = [a.output_name for a in params.aggregations]
+    functions = [a.function for a in params.aggregations]
+    node.line(f"{out}, reads = computed_reads({frame}, [{', '.join(sources)}])")
+    node.line(
+        f"dtypes = {{name: result_dtype(function, read[2]) for name, function, read in "
+        f"zip({literal(names)}, {literal(functions)}, reads)}}"
+    )
+    node.line(f"{out}, columns = float_reads({out}, [read[:2] for read in reads])")
+    if params.group_by:
+        named = ", ".join(
+            f"{name!r}: (columns[{index}] or {params.group_by[0]!r}, reads[{index}][1])"
+            for index, name in enumerate(names)
+        )
+        node.line(
+            f"{out} = {out}.groupby({literal(params.group_by)}, sort=True, dropna=False, "
+            f"observed=True).agg(**{{{named}}}).reset_index()"
+        )
+    else:
+        node.line(f"{out} = pd.DataFrame({{")
+        for index, name in enumerate(names):
+            source = f"{out} if columns[{index}] is None else {out}[columns[{index}]]"
+            node.line(
+                f"    {name!r}: pd.Series([reduced({source}, reads[{index}][1])], "
+                f"dtype=dtypes[{name!r}]),"
+            )
+        node.line("})")
+    node.line(f"{out} = {out}.astype(dtypes)")

@@ -262,3 +262,28 @@ def test_a_right_or_outer_join_on_a_decimal_key_stays_on_pandas(root, how):
         ),
     ]
     assert "the decimal key 'rate'" in refusal(steps, root)
+
+
+def test_q6s_filter_and_a_decimal_revenue_sum_exactly_as_duckdb_on_both(root):
+    duckdb.execute(
+        "COPY (SELECT (i * 1.07)::DECIMAL(15,2) AS price, (i % 11 / 100)::DECIMAL(15,2) AS "
+        "discount, (i % 9 / 100)::DECIMAL(15,2) AS tax FROM range(500) t(i)) "
+        f"TO '{root / 'data' / 'money.parquet'}' (FORMAT parquet)"
+    )
+    revenue = "price * (1 - discount) * (1 + tax)"
+    condition = "discount between 0.06 - 0.01 and 0.06 + 0.01"
+    total = {"aggregations": [{"column": "r", "function": "sum"}]}
+    steps = [
+        *read("data/money.parquet"),
+        Step("f", "filter", {"condition": condition}, {"in": "read"}),
+        Step("t", "transform", {"mappings": [{"target": "r", "expression": revenue}]}, {"in": "f"}),
+        Step("all", "aggregate", total, {"in": "t"}),
+    ]
+    outputs = assert_same(steps, {}, root, exits=["t", "all"])
+    expected = duckdb.execute(
+        f"SELECT SUM({revenue}), count(*) FROM read_parquet(?) WHERE {condition}",
+        [str(root / "data" / "money.parquet")],
+    ).fetchone()
+    assert outputs["all"]["r_sum"].tolist() == [expected[0]] and len(outputs["t"]) == expected[1]
+    assert str(outputs["t"]["r"].dtype) == "decimal128(18, 6)[pyarrow]"
+    assert set(outputs["t"]["discount"]) == {decimal.Decimal(f"0.0{d}") for d in (5, 6, 7)}

@@ -1,5 +1,6 @@
 """A compiled script aggregates decimal columns as a run does: exact sums of 38 digits, means
-in floats (not in decimals rounded to the column's scale)."""
+in floats (not in decimals rounded to the column's scale); and computes decimal expressions
+as a run does, exactly."""
 
 from __future__ import annotations
 
@@ -22,10 +23,18 @@ DOCUMENT = {
             {"column": "price", "function": "mean"}, {"column": "price", "function": "sum"}]}},
         {"id": "w1", "operator": "csv_output", "params": {"path": "by_k.csv"}},
         {"id": "w2", "operator": "csv_output", "params": {"path": "all.csv"}},
+        {"id": "q6", "operator": "filter", "params": {
+            "condition": "price between 1.01 + 1.01 and 4.04 and price <> 3.03"}},
+        {"id": "rev", "operator": "transform", "params": {"mappings": [
+            {"target": "net", "expression": "price * (1 - 0.25) + 0.005"},
+            {"target": "whole", "expression": "round(coalesce(price, 0.5), 1) * 2"}]}},
+        {"id": "w3", "operator": "csv_output", "params": {"path": "net.csv"}},
     ],
     "edges": [
         {"source": "read", "target": "by_k"}, {"source": "by_k", "target": "w1"},
         {"source": "read", "target": "all"}, {"source": "all", "target": "w2"},
+        {"source": "read", "target": "q6"}, {"source": "q6", "target": "rev"},
+        {"source": "rev", "target": "w3"},
     ],
 }  # fmt: skip
 
@@ -42,7 +51,9 @@ def test_a_scripts_decimal_sums_and_means_are_a_runs(tmp_path):
     assert result.ok, result.error
     ran = run_script(compiled(DOCUMENT, folders["script"], tmp_path), cwd=folders["script"])
     assert ran.returncode == 0, ran.stderr
-    for name in ("by_k.csv", "all.csv"):
+    for name in ("by_k.csv", "all.csv", "net.csv"):
         assert (folders["script"] / name).read_text() == (folders["run"] / name).read_text()
+    net = (folders["run"] / "net.csv").read_text().splitlines()  # exact: 2.02 and 4.04
+    assert [line.split(",")[-2:] for line in net[1:]] == [["1.5200", "4.0"], ["3.0350", "8.0"]]
     mean, total = (folders["run"] / "all.csv").read_text().splitlines()[1].split(",")
     assert float(mean) == pytest.approx(2.525) and total == "15.15"  # not 2.52 nor 2.53

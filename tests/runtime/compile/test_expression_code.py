@@ -130,6 +130,15 @@ DATED = pd.DataFrame(
 )
 
 
+TEXTS = pd.DataFrame(
+    {
+        "s": pd.Series(["abc", None, "A%\\", "x\nz"], dtype="str"),
+        "n": pd.array([1, 2, None, 4], dtype="Int64"),
+        "x": [0.5, 2.0, np.nan, 4.0],
+    }
+)
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -148,3 +157,28 @@ def test_date_expressions_compile_to_code_with_the_runtimes_values(text):
 def test_a_date_unit_from_a_parameter_is_refused_by_name():
     with pytest.raises(CompileRefused, match="date_trunc\\(\\) with a parameter as its unit"):
         expression_code("date_trunc(${unit}, d)", schema_of(DATED), {"unit": "month"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "s like 'a%'", "s not like '_b_'", "s ilike 'a!%%' escape '!'", "s not ilike '%\\\\'",
+        "s like '%' + 'c'", "case when n > 1 then s else 'small' end", "case when x > 1 then n end",
+        "case n when 1 then x when 2.0 then 0 else -1 end", "case s when 'abc' then 1 end",
+        "nullif(n, 2)", "nullif(x, n)", "nullif(s, 'abc')", "nullif(n, null)",
+        "substring(s from 2 for 1)", "substring(s, 2)",
+    ],
+)  # fmt: skip
+def test_patterns_and_conditionals_compile_to_code_with_the_runtimes_values(text):
+    pd.testing.assert_series_equal(generated(text, TEXTS), evaluate(text, TEXTS), check_exact=True)
+
+
+def test_a_like_pattern_from_a_parameter_is_the_scripts_option():
+    code = expression_code("s like ${p}", schema_of(TEXTS), {"p": "a%"}).code
+    assert "params['p']" in code
+    assert generated("s like ${p}", TEXTS, {"p": "a%"}, p="x%").tolist() == [
+        False,
+        pd.NA,
+        False,
+        True,
+    ]

@@ -56,6 +56,8 @@ TOKENS = [
     "`unit price`", "`", "'", '"', "'x'", '"y\\"z"', "0", "1.5", "1e3", ".5", "1e999",
     "99999999999999999999", "-", "upper", "substr", "date", "if", "coalesce", "concat", "len",
     "'2024-01-31'", ".", "[", "]", "{", "}", ":", "lambda", "__import__", "\\", "\x00", "é", " ",
+    "like", "ILIKE", "escape", "'a%'", "'_'", "case", "when", "then", "else", "END", "substring",
+    "from", "for", "nullif",
 ]  # fmt: skip
 
 HOSTILE = [

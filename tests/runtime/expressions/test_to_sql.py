@@ -26,7 +26,7 @@ from runtime.expressions import (
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import Column, Schema, date_dtype, schema_of, type_name_of
-from tests.runtime.expression_trees import COLUMNS, render, typed
+from tests.runtime.expression_trees import COLUMNS, PATTERNS, render, typed
 from tests.runtime.expressions.test_fuzz import FUZZ, same_value
 
 DIFFERENTIAL = settings(FUZZ, max_examples=600)
@@ -150,6 +150,21 @@ def test_a_filter_reaches_a_parquet_scan_as_a_bare_comparison_for_row_group_prun
     assert "Filters: a > " in plan  # a bound literal shows as its value, e.g. "a > 1"
 
 
+def test_a_like_filter_reaches_a_parquet_scan_as_duckdbs_own_prefix_test(tmp_path):
+    path = tmp_path / "a.parquet"
+    pa.parquet.write_table(pa.table({"s": ["PROMO x", "y"]}), path)
+    condition = to_sql_condition("s like 'PROMO%'", Schema.of(Column("s", "string")))
+    plan = (
+        duckdb.connect()
+        .execute(
+            f"EXPLAIN SELECT * FROM read_parquet(?) WHERE {condition.sql}",
+            [str(path), *condition.params],
+        )
+        .fetchall()[0][1]
+    )
+    assert "prefix(s, 'PROMO')" in plan
+
+
 def test_the_result_type_and_nullability_are_infer_types():
     schema = Schema.of(Column("i", "integer", nullable=False), Column("f", "float"))
     assert (to_sql("i + 1", schema).type, to_sql("i + 1", schema).nullable) == ("integer", False)
@@ -181,6 +196,10 @@ SCHEMA = Schema.of(
         ("t", "datetimes do not run on DuckDB"),
         ("coalesce(t, t) is null", "datetimes do not run on DuckDB"),
         ("i % (" * 12 + "i" + ")" * 12, "too large to run on DuckDB"),
+        ("s ilike 'ä%'", "ilike with letters beyond ASCII stays on pandas"),
+        ("s ilike 'a' escape 'ä'", "ilike with letters beyond ASCII stays on pandas"),
+        ("s ilike 'a' + '%'", "ilike runs on DuckDB only with its pattern written as a plain"),
+        ("nullif(t, t) is null", "datetimes do not run on DuckDB"),
     ],
 )
 def test_what_duckdb_computes_differently_is_not_lowered_and_says_why(text, reason):
@@ -225,6 +244,17 @@ EDGES = pd.DataFrame(
         "s + s", "date(s)", "year(date(s))", "month(d)", "day(d)", "date(d) = d",
         "coalesce(i, f, 0)", "coalesce(null, s)", "if(f > 0, i, null)", "if(null, 1, 2)",
         "not (f > 0)", "f > 0 and i > 0", "f > 0 or i > 0", "null", "null = null",
+        "s like '%'", "s like ''", "s like '_'", "s not like '2024%'", "s like '%-%-_0%'",
+        "s like '%\\t'", "s ilike 'SS%'", "s not ilike '%X%'", "s like 'ß _ %'",
+        "s like '0000!-%' escape '!'", "s like null", "s ilike 'a' escape null",
+        "s like 'a' + '%'", "case when f > 0 then i when f < 0 then -1 end",
+        "case when f > 0 then i else f end", "case when null then 's' else s end",
+        "case i when 3 then 'three' when -7.0 then 'minus' else s end",
+        "case s when '0000-01-01' then 1 when null then 2 end", "case null when 1 then 2 end",
+        "case when i > 0 then null end", "case f when i then d end",
+        "nullif(i, 3)", "nullif(i, 3.0)", "nullif(f, 0)", "nullif(s, '2024-02-30')",
+        "nullif(i, null)", "nullif(null, i)", "nullif(i, f)", "nullif(d, d)",
+        "substring(s from 2)", "substring(s from 3 for 2)", "substring(s, 1, 0)",
     ],
 )  # fmt: skip
 def test_duckdb_matches_pandas_on_edge_cases(con, text):
@@ -309,6 +339,10 @@ def test_random_expressions_give_the_same_values_on_duckdb_as_on_pandas(con, cas
 
 
 TEXT_COLUMNS = st.sampled_from(["s", "u", "obj"]).map(lambda name: f"`{name}`")
+LIKES = st.tuples(
+    st.sampled_from(["like", "not like", "ilike", "not ilike"]),
+    PATTERNS.map(lambda parts: literal(parts[0]) + ("" if parts[1] is None else " escape '!'")),
+).map(" ".join)
 TEXT_LITERALS = TEXTS.map(literal)
 POSITIONS = st.integers(1, 12).map(str) | st.just("9223372036854775807")
 
@@ -334,6 +368,7 @@ STRING_CALLS = st.one_of(
     st.lists(TEXT_COLUMNS | TEXT_LITERALS, min_size=1, max_size=4).map(
         lambda xs: f"concat({', '.join(xs)})"
     ),
+    st.tuples(TEXT_COLUMNS, LIKES).map(" ".join),
 )
 
 
@@ -341,6 +376,18 @@ STRING_CALLS = st.one_of(
 @given(cases(STRING_CALLS))
 def test_random_string_functions_give_the_same_values_on_duckdb_as_on_pandas(con, case):
     assert_same_unless_refused(con, *case)
+
+
+LIKE_TEXTS = st.text(alphabet="aAbß%_!\\\n\u0130\u0131\u017f\u212a.*", max_size=6)
+
+
+@settings(DIFFERENTIAL, max_examples=60)
+@given(LIKE_TEXTS, LIKES)
+def test_like_patterns_match_the_same_texts_on_duckdb_as_on_pandas(con, text, like):
+    """Wildcards, escapes, regex metacharacters, backslashes, newlines and letters whose case
+    maps oddly (dotted and dotless i, long s, the Kelvin sign), in the text and the pattern."""
+    frame = pd.DataFrame({"s": pd.Series([text, None, text.upper()], dtype="str")})
+    assert_same_unless_refused(con, f"s {like}", frame)
 
 
 def test_a_power_of_a_null_is_null_on_both_engines(con):

@@ -52,7 +52,7 @@ class TestAggregateContract(OperatorContract):
         ({}, r"params\.aggregations: Aggregations: required"),
         (
             {"aggregations": [{"function": "sum"}]},
-            r"params\.aggregations\.0: Aggregations, item 1: sum needs a column; only size works",
+            r"params\.aggregations\.0: Aggregations, item 1: sum needs a column or an expression",
         ),
         (
             {"aggregations": [{"column": "a", "function": "avg"}]},

@@ -15,6 +15,7 @@ from runtime.operators.registry import default_registry
 
 COLUMN_PARAMS = {
     "aggregate": {"group_by[]": "in", "aggregations[].column": "in"},
+    "broadcast": {"columns[]": "value"},
     "cast": {"types{}": "in"},
     "deduplicate": {"columns[]": "in"},
     "drop_nulls": {"columns[]": "in"},
@@ -35,6 +36,7 @@ VIEWS = {"join": {"joined"}}
 """The rows an operator's expressions read that are no input port's (`Operator.views`)."""
 
 EXPRESSION_PARAMS = {
+    "aggregate": {"aggregations[].expression": "in", "aggregations[].where": "in"},
     "filter": {"condition": "in"},
     "join": {"condition": "joined"},
     "route": {"conditions[].condition": "in"},

@@ -4,7 +4,8 @@ A pipeline grows one node at a time; schema inference on the document so far tel
 columns (and types) the new node's params may name, and a node whose schema has a problem is
 dropped, so every pipeline is valid (it may still fail at run time, which both runs must agree
 on). Some nodes repeat an earlier one exactly (for the merging pass), some reach no output
-(for dead-node elimination).
+(for dead-node elimination). Aggregates summarise expressions and count under conditions;
+some give one row, which a broadcast may put beside the rows of another node.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ CONDITIONS = {
     "string": ["{c} = 'a'", "length({c}) > 0", "{c} in ('a', 'é')", "{c} is null"],
     "boolean": ["{c}", "not {c}", "{c} is null"],
 }
+CONDITIONS["integer"].append("case when {c} > 0 then 'p' when {c} < 0 then 'n' end = 'p'")
+CONDITIONS["string"] += ["{c} like '%a_'", "{c} not ilike 'A%'"]
 CONSTANT_CONDITIONS = ["true", "false", "1 = 1"]
 MAPPINGS = {
     "integer": ["{c} * 2", "{c} + 1", "coalesce({c}, 0)", "{c} / 2"],
@@ -72,6 +75,9 @@ MAPPINGS = {
     "string": ["upper({c})", "concat({c}, '!')", "length({c})"],
     "boolean": ["not {c}", "if({c}, 1, 2)"],
 }
+MAPPINGS["integer"].append("nullif({c}, 0)")
+MAPPINGS["float"].append("case {c} when 0.5 then 'half' else 'other' end")
+MAPPINGS["string"].append("substring({c} from 2 for 1)")
 FILLS = {"integer": 0, "float": 0.5, "string": "z", "boolean": False}
 
 
@@ -95,8 +101,8 @@ def recent(rng: Random, names: list[str]) -> str:
 
 
 KINDS = {"filter": 6, "transform": 3, "select": 2, "cast": 1, "fill_nulls": 1, "sort": 2,
-         "limit": 3, "deduplicate": 1, "join": 3, "union": 2, "aggregate": 1, "drop_nulls": 1,
-         "sample": 1, "pivot": 1, "unpivot": 1, "window": 1}  # fmt: skip
+         "limit": 3, "deduplicate": 1, "join": 3, "union": 2, "aggregate": 2, "drop_nulls": 1,
+         "sample": 1, "pivot": 1, "unpivot": 1, "window": 1, "broadcast": 1}  # fmt: skip
 PIVOTED = {
     "integer": INTEGERS[1:],
     "float": FLOATS[1:],
@@ -106,14 +112,39 @@ PIVOTED = {
 PIVOT_FUNCTIONS = {"integer": ["sum", "count", "mean", "min", "max", "first", "last"],
                    "float": ["sum", "mean", "max", "last"], "string": ["count", "min", "first"],
                    "boolean": ["count", "max", "last"]}  # fmt: skip
+SUMMARISED = {"integer": ["{c} * 2", "{c} + 1"], "float": ["{c} / 3", "{c} - 1"]}
+"""Expressions an aggregation sums, by the type of the column they read."""
 
 
-def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
-    """An operator, its params and its input edges (`(source, target_port)`)."""
+def aggregation_params(rng: Random, schema: Schema, column) -> dict:
+    """Grouped by `column` or over the whole table (one row, for a broadcast's value): a
+    count, maybe of the rows where a condition holds, and maybe a sum of an expression."""
+    count = {"column": column.name, "function": rng.choice(["count", "count_distinct"])}
+    if rng.random() < 0.5:
+        count["where"] = condition(rng, schema)
+    aggregations = [{**count, "name": "n"}]
+    numbers = [c for c in schema.columns if c.type in SUMMARISED]
+    if numbers and rng.random() < 0.6:
+        summed = rng.choice(numbers)
+        expression = rng.choice(SUMMARISED[summed.type]).format(c=summed.name)
+        aggregations.append({"expression": expression, "function": "sum", "name": "e"})
+        if rng.random() < 0.4:
+            aggregations[-1]["where"] = condition(rng, schema)
+    group_by = [column.name] if rng.random() < 0.7 else []
+    return {"group_by": group_by, "aggregations": aggregations}
+
+
+def process_node(
+    rng: Random, schemas: dict[str, Schema], names: list[str], one_row: tuple[str, ...] = ()
+):
+    """An operator, its params and its input edges (`(source, target_port)`); `one_row`
+    names the nodes that give one row (values a broadcast may take)."""
     source = recent(rng, names)
     schema = schemas[source]
     one = [(source, "in")]
     kind = rng.choices(list(KINDS), weights=list(KINDS.values()))[0]
+    if one_row and rng.random() < 0.2:  # a value to broadcast is there: use it more often
+        kind = "broadcast"
     if kind == "filter":
         return "filter", {"condition": condition(rng, schema)}, one
     if kind == "limit":
@@ -155,11 +186,17 @@ def process_node(rng: Random, schemas: dict[str, Schema], names: list[str]):
     if kind == "unpivot":
         return "unpivot", unpivot_params(rng, schema, column), one
     if kind == "aggregate":
-        params = {
-            "group_by": [column.name],
-            "aggregations": [{"column": column.name, "function": "count", "name": "n"}],
-        }
-        return "aggregate", params, one
+        return "aggregate", aggregation_params(rng, schema, column), one
+    if kind == "broadcast":
+        values = [name for name in one_row if name in schemas]
+        if not values:  # a value for a later broadcast
+            return "aggregate", {**aggregation_params(rng, schema, column), "group_by": []}, one
+        value = rng.choice(values)
+        added = [name for name in schemas[value].names if name not in schema]
+        if not added:
+            return "limit", {"n": 3}, one
+        params = {"columns": rng.sample(added, rng.randint(1, len(added)))}
+        return "broadcast", params, [(source, "in"), (value, "value")]
     right = rng.choice(names)
     params = {
         "how": rng.choice(["inner", "left", "right", "outer", "semi", "anti"]),
@@ -241,6 +278,7 @@ def pipelines(
     ]
     edges: list[dict] = []
     schemas = _schemas(nodes, edges, data_root)
+    one_row: list[str] = []
     for step in range(rng.randint(2, max_steps)):
         if len(nodes) > 2 and rng.random() < 0.12:  # an exact repeat of a node
             original = rng.choice(nodes[2:])
@@ -249,7 +287,7 @@ def pipelines(
                 {**edge, "target": node["id"]} for edge in edges if edge["target"] == original["id"]
             ]
         else:
-            operator, params, inputs = process_node(rng, schemas, list(schemas))
+            operator, params, inputs = process_node(rng, schemas, list(schemas), tuple(one_row))
             node = {"id": f"n{step}", "operator": operator, "params": params}
             node_edges = [
                 {"source": source, "target": node["id"], "target_port": port}
@@ -257,6 +295,8 @@ def pipelines(
             ]
         candidate = _schemas([*nodes, node], [*edges, *node_edges], data_root)
         if node["id"] in candidate:
+            if node["operator"] == "aggregate" and not node["params"]["group_by"]:
+                one_row.append(node["id"])
             nodes.append(node)
             edges += node_edges
             schemas = candidate

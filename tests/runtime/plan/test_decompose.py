@@ -87,3 +87,32 @@ def test_partial_columns_never_take_a_group_columns_name():
 def test_functions_that_need_a_whole_group_are_not_split(function):
     params = AggregateParams(aggregations=[{"column": "x", "function": function}])
     assert undecomposable(params) == f"{function} needs all of a group's values at once"
+
+
+@bounded(15)
+@given(
+    rows=st.lists(st.tuples(KEYS, VALUES, VALUES), max_size=30),
+    cut=st.integers(0, 30),
+    functions=st.lists(st.sampled_from(DECOMPOSABLE), min_size=1, max_size=3),
+)
+def test_a_split_keeps_each_aggregations_expression_and_condition(rows, cut, functions):
+    frame = frame_of(rows)
+    parts = [frame.iloc[:cut], frame.iloc[cut:]]
+    aggregations = [
+        {"function": function, "name": f"out{index}", "where": "amount > 0"}
+        | (
+            {"expression": "amount * 2"}
+            if index % 2 and function != "size"
+            else {"column": "price"}
+        )
+        for index, function in enumerate(functions)
+    ]
+    params = AggregateParams(group_by=["key"], aggregations=aggregations)
+
+    found = split_then_combined(parts, params)
+
+    pd.testing.assert_frame_equal(
+        found.reset_index(drop=True),
+        aggregated(frame, params).reset_index(drop=True),
+        check_exact=False,
+    )

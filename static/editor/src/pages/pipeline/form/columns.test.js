@@ -115,6 +115,7 @@ describe("expression help", () => {
   it("quotes the column names the language cannot read bare", () => {
     expect(columnReference("total_2")).toBe("total_2");
     expect(columnReference("and")).toBe("`and`");
+    expect(columnReference("end")).toBe("`end`");
     expect(columnReference("a`b")).toBe("`a\\`b`");
   });
 

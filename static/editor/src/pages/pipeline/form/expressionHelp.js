@@ -7,6 +7,7 @@
 // runtime/expressions/lexer.py) has come: that list wins, so that words the language gains
 // (case, like, interval ...) are completed, highlighted and backticked as column names.
 const KEYWORDS = ["and", "or", "not", "in", "is", "null", "true", "false", "between"];
+KEYWORDS.push("like", "ilike", "case", "when", "then", "else", "end"); // patterns, conditionals
 const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 let highlighted = new Set(KEYWORDS);
 
