@@ -52,6 +52,14 @@ class Broadcast(Operator):
             "(no row: nulls).",
         ),
     )
+    keywords = (
+        "scalar",
+        "scalar subquery",
+        "grand total",
+        "percent of total",
+        "share of total",
+        "cross join",
+    )
     Params = BroadcastParams
 
     def input_columns(self, params, output_columns):

@@ -13,6 +13,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from tests.e2e.editor_page import connected, node, open_editor, save, select
+from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
     pytest.mark.server,
@@ -210,3 +211,49 @@ def overlap(a: dict, b: dict) -> bool:
         and a["y"] < b["y"] + b["height"]
         and b["y"] < a["y"] + a["height"]
     )
+
+
+async def test_the_palette_finds_each_new_operator_by_the_words_other_tools_use(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    palette = page.get_by_role("complementary", name="Operators")
+    search = palette.get_by_role("searchbox", name="Search operators")
+    found = palette.locator("[data-operator]")
+    for words, operator in [
+        ("melt", "unpivot"),
+        ("row number", "window"),
+        ("lag", "window"),
+        ("scalar", "broadcast"),
+        ("not exists", "join"),
+        ("anti join", "join"),
+    ]:
+        await search.fill(words)
+        await expect(found.first, f"{words!r} finds {operator}").to_have_attribute(
+            "data-operator", operator
+        )
+
+
+async def test_an_aggregations_condition_is_an_expression_with_the_new_syntax_completed(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await select(page, "aggregate_1")
+    side = page.get_by_role("complementary", name="Node")
+    # Each aggregation has two expression fields, Expression then "Only rows where".
+    where = side.locator("[data-expression-editor] .cm-content").nth(3)
+    await where.click()
+    await page.keyboard.type("name li")
+    completions = page.locator(".cm-tooltip-autocomplete")
+    await expect(completions.get_by_role("option", name=re.compile("^like"))).to_be_visible()
+    await page.keyboard.press("Escape")
+    await page.keyboard.type("ke 'A%' and nam")
+    await expect(completions.get_by_role("option").first).to_contain_text("name")
+    await page.keyboard.press("Escape")
+    await page.keyboard.type("ee = 'x'")
+    await expect(side.locator(".cm-lintRange-error")).to_have_text("namee")
+    await screenshot(page, "1-where-underlined")
