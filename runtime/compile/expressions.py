@@ -410,15 +410,27 @@ class _Writer:
 
     def case(self, node: Case, kind: str) -> str:
         operand, whens, thens, otherwise = conditionals.case_parts(node, _children(node))
-        shared = "boolean" if operand is None else self.common([operand, *whens], "string")
-        parts = [] if operand is None else [self.argument(operand, shared)]
-        for when, then in zip(whens, thens, strict=True):
-            parts += [self.argument(when, shared), self.argument(then, kind)]
+        compared = [] if operand is None else [operand, *whens]
+        met = self.met(compared)
+        if met is not None:
+            shared, (operand_code, *when_codes) = met
+        else:
+            shared = "boolean" if operand is None else self.common(compared, "string")
+            operand_code = None if operand is None else self.argument(operand, shared)
+            when_codes = [self.argument(when, shared) for when in whens]
+        results = [*thens, *([otherwise] if otherwise is not None else [])]
+        met = self.met(results)
+        result_codes = met[1] if met else [self.argument(result, kind) for result in results]
+        parts = [] if operand is None else [operand_code]
+        for when, then in zip(when_codes, result_codes, strict=False):
+            parts += [when, then]
         if otherwise is not None:
-            parts.append(self.argument(otherwise, kind))
-        self.helpers.add(conditionals.choose_case)
+            parts.append(result_codes[-1])
+        exact = kind == decimals.DECIMAL
+        chooser = conditionals.decimal_case if exact else conditionals.choose_case
+        self.helpers.add(chooser)
         flags = f"{operand is not None}, {otherwise is not None}"
-        code = f"choose_case({kind!r}, {shared!r}, {flags}, {', '.join(parts)})"
+        code = f"{chooser.__name__}({kind!r}, {shared!r}, {flags}, {', '.join(parts)})"
         return self.conformed(code, kind)
 
     def setting(self, node: Node) -> str:

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 from functools import partial
 
+import pyarrow as pa
+
 from runtime.lazy import pd
 
+from . import decimals
+from .decimals import DECIMAL, decimal_compare, decimal_results
 from .nodes import Call, Case
 from .symbols import compare
 from .type_checks import Checker
@@ -48,6 +52,7 @@ def build_case(checker: Checker, node: Case, *args: Compiled) -> Compiled:
     """`case [x] when ... then ... [else ...] end`, type-checked."""
     operand, whens, thens, otherwise = case_parts(node, list(args))
     if operand is not None:
+        operand, *whens = decimals.promoted(checker.text, [operand, *whens])
         shared = checker.common_type([operand, *whens], _CANNOT_COMPARE)
         shared = "string" if shared == NULL else shared
         operand = resolve(operand, shared)
@@ -56,6 +61,7 @@ def build_case(checker: Checker, node: Case, *args: Compiled) -> Compiled:
         shared = "boolean"
         whens = [checker.expect(when, ("boolean",), "a condition", "'when'") for when in whens]
     results = [*thens, *([otherwise] if otherwise is not None else [])]
+    results = decimals.promoted(checker.text, results)
     type = checker.common_type(results, "the results of 'case' must share one type")
     if type == NULL:
         return constant(node, None, NULL)
@@ -66,8 +72,24 @@ def build_case(checker: Checker, node: Case, *args: Compiled) -> Compiled:
         inputs += [when, then]
     if otherwise is not None:
         inputs.append(results[-1])
-    impl = partial(choose_case, type, shared, operand is not None, otherwise is not None)
+    chooser = decimal_case if type == DECIMAL else choose_case
+    impl = partial(chooser, type, shared, operand is not None, otherwise is not None)
     return derive(node, type, nullable, impl, *inputs)
+
+
+def decimal_case(
+    type: str, shared: str, has_operand: bool, has_else: bool, *items: object
+) -> pd.Series:
+    """`choose_case` over decimal results, first brought to the type they share."""
+    items = list(items)
+    if not has_else:
+        items.append(pa.scalar(None, pa.null()))
+    first = 2 if has_operand else 1
+    results = [*range(first, len(items) - 1, 2), len(items) - 1]  # the thens, the else
+    met = decimal_results(items[0], *(items[position] for position in results))
+    for position, result in zip(results, met, strict=True):
+        items[position] = result
+    return choose_case(type, shared, has_operand, True, *items)
 
 
 def choose_case(
@@ -83,8 +105,9 @@ def choose_case(
     result = to_nullable(as_series(fallback, type, index)) if has_else else None
     if result is None:
         result = broadcast(None, type, index)
+    equal = decimal_compare if shared == DECIMAL else compare
     for when, then in reversed(list(zip(items[0::2], items[1::2], strict=True))):
-        test = compare("=", operand, when) if has_operand else when
+        test = equal("=", operand, when) if has_operand else when
         taken = is_true(as_series(test, "boolean", index))
         result = to_nullable(as_series(then, type, index)).where(taken, result)
     return result

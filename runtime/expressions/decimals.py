@@ -123,6 +123,15 @@ def _exact(node: Node, text: str, integers: bool = False) -> pa.Scalar | None:
     return None
 
 
+def literal_arithmetic(node: Node, text: str) -> float | None:
+    """The float nearest the exact value of `+ - *` over literals with a point (and integer
+    literals), where DuckDB computes it in decimals; None for anything else."""
+    if not (isinstance(node, Binary) and node.op in _EXACT_OPS):
+        return None
+    exact = exact_value(node, text)
+    return None if exact is None else float(exact.as_py())
+
+
 def _point_literal(source: str) -> pa.Scalar | None:
     """`0.06` (as written, maybe negated or in parentheses) as DuckDB reads it."""
     match = _POINT_NUMBER.fullmatch(re.sub(r"[\s()]", "", source))
@@ -182,9 +191,12 @@ def as_float(arg: Compiled) -> Compiled:
 
 def arithmetic(checker, node: Binary, left: Compiled, right: Compiled, fallback: Callable):
     """`left op right` where either side is a decimal (None where neither is): exact for
-    `+ - *` of decimals, exact literals and integers, else `fallback` over floats."""
+    `+ - *` of decimals, exact literals and integers, else `fallback` over floats. Literals
+    alone (`0.06 + 0.01`) are computed exactly too, as DuckDB does, and give the float nearest
+    the exact value where no decimal is met (`0.07`, not `0.06999999999999999`)."""
     if DECIMAL not in (left.type, right.type):
-        return None
+        exact = literal_arithmetic(node, checker.text)
+        return None if exact is None else constant(node, exact, "float")
     for side in (left, right):
         checker.expect(side, ("integer", "float", DECIMAL), "numbers", f"'{node.op}'")
     if node.op not in _DECIMAL_OPS:
@@ -359,6 +371,13 @@ def decimal_choose(test: object, yes: object, no: object) -> pd.Series:
     (yes_data, no_data), index = _decimal_shared_arrays((test, yes, no), 1)
     chosen = pa.array(is_true(as_series(test, "boolean", index)))
     return _decimal_series(pc.if_else(chosen, yes_data, no_data), index)
+
+
+def decimal_results(anchor: object, *items: object) -> list[pd.Series]:
+    """The decimal `items` as Series of the type they share (what `case` chooses among),
+    aligned with `anchor` (a condition) where all of them are constants."""
+    arrays, index = _decimal_shared_arrays((anchor, *items), 1)
+    return [_decimal_series(array, index) for array in arrays]
 
 
 def decimal_rounded(places: int, series: pd.Series) -> pd.Series:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from runtime.errors import NotLowerable
 
+from . import sql_decimals
 from .nodes import Call, Case, Like, Literal
 from .sql_parts import NULL_SQL, Sql, cast, common_type, sql
 from .values import NULL
@@ -60,11 +61,17 @@ def lower_case(lowering: _Lowering, node: Case) -> Sql:
     branches = [lowering.value(branch) for branch in node.branches]
     otherwise = None if node.otherwise is None else lowering.value(node.otherwise)
     whens, thens = branches[0::2], branches[1::2]
-    type = common_type(*thens, *([otherwise] if otherwise is not None else []))
+    nodes = node.branches[1::2] + ((node.otherwise,) if node.otherwise is not None else ())
+    results = [*thens, *([otherwise] if otherwise is not None else [])]
+    results = sql_decimals.promoted(list(nodes), results, lowering.text)
+    thens, otherwise = results[: len(thens)], (results[-1] if otherwise is not None else None)
+    type = common_type(*results)
     if type == NULL:
         return NULL_SQL
     parts: list[str | Sql] = ["CASE"]
     if operand is not None:
+        compared = [node.operand, *node.branches[0::2]]
+        operand, *whens = sql_decimals.promoted(compared, [operand, *whens], lowering.text)
         shared = common_type(operand, *whens, default="string")
         parts += [" ", cast(operand, shared)]
         whens = [cast(when, shared) for when in whens]

@@ -24,6 +24,7 @@ from runtime.tables.schema import Schema
 
 from . import sql_decimals
 from .compiler import check_condition, infer_type
+from .decimals import literal_arithmetic
 from .nodes import (
     Between,
     Binary,
@@ -185,6 +186,9 @@ class _Lowering:
 
     def binary(self, node: Binary) -> Sql:
         left, right = self.value(node.left), self.value(node.right)
+        exact = literal_arithmetic(node, self.text)
+        if exact is not None and "decimal" not in (left.type, right.type):
+            return param(exact, "float")
         if node.op in ("+", "-") and DATED & {left.type, right.type}:
             return date_arithmetic(node, left, right)
         left, right = sql_decimals.operands(node, left, right, self.text)

@@ -132,6 +132,13 @@ def test_a_decimal_expression_has_duckdbs_own_type_and_value(con, text):
         "l_discount in (0.5e0, amount)",
         "l_discount % 0.03",
         "l_extendedprice ** 0.5",
+        "case when l_quantity > 20 then l_discount else 0 end",
+        "case when l_quantity > 20 then l_discount end",
+        "case when amount > 2 then l_tax else 2.5 end",
+        "case l_discount when 0.07 then 1 else l_tax end",
+        "case when l_quantity > 20 then l_discount else amount end",
+        "case amount when 0.25 then l_extendedprice end",
+        "nullif(l_discount, 0.05)",
     ],
 )
 def test_nulls_floats_and_choices_meet_decimals_alike_everywhere(con, text):
@@ -180,9 +187,23 @@ def test_q6s_between_keeps_exactly_the_rows_at_its_bounds(con):
 
 def test_a_point_literal_stays_a_float_where_no_decimal_meets_it(con):
     assert infer_type("amount * 0.92", schema_of(LINEITEM)) == ("float", True)
-    assert evaluate("0.06 - 0.01", LINEITEM).iloc[0] == 0.06 - 0.01  # not 0.05
-    assert duckdb_lowered(con, "0.06 - 0.01", LINEITEM).iloc[0] == 0.06 - 0.01
+    assert infer_type("0.06 - 0.01", schema_of(LINEITEM)) == ("float", False)
     assert evaluate("l_discount * 6e-2", LINEITEM).dtype == "float64"  # an exponent: a float
+
+
+def test_arithmetic_of_literals_alone_is_exact_then_the_nearest_float_as_in_duckdb(con):
+    """Q6 over CSV, where money is read as floats: DuckDB folds `0.06 + 0.01` in decimals
+    (0.07, not 0.06999999999999999), so the rows at 0.07 are kept."""
+    frame = pd.DataFrame({"discount": [0.04, 0.05, 0.06, 0.07, 0.08]})
+    text = "discount between 0.06 - 0.01 and 0.06 + 0.01"
+    kept = [False, True, True, True, False]
+    assert filter_mask(text, frame).tolist() == kept
+    assert duckdb_lowered(con, text, frame, condition=True).tolist() == kept
+    assert generated(text, frame).tolist() == kept
+    native = duckdb.connect().execute("SELECT 0.06 - 0.01, 0.1 * 3").fetchall()[0]
+    for text, value in zip(["0.06 - 0.01", "0.1 * 3"], native, strict=True):
+        assert evaluate(text, frame).iloc[0] == float(value)
+        assert duckdb_lowered(con, text, frame).iloc[0] == float(value)
 
 
 def test_a_sum_of_decimal_revenue_is_duckdbs_exact_answer(con):
