@@ -46,7 +46,7 @@ WORDS = {
     "one of": (
         "join",
         {"left_on": "a", "right_on": "a", "how": "cross"},
-        "Kind of join: must be one of 'inner', 'left', 'right' or 'outer'",
+        "Kind of join: must be one of 'inner', 'left', 'right', 'outer', 'semi' or 'anti'",
     ),
     "unknown field": (
         "limit",
