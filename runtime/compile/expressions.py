@@ -247,12 +247,16 @@ class _Writer:
             return f"compare({node.op!r}, {left}, {right})"
         shared = self.common([node.left, node.right], kind)
         left, right = self.argument(node.left, shared), self.argument(node.right, shared)
-        if node.op in _ARITHMETIC:
-            return self.conformed(_ARITHMETIC[node.op].format(left, right), kind)
-        if node.op == "%":
+        return self.arithmetic(node.op, left, right, shared, kind)
+
+    def arithmetic(self, op: str, left: str, right: str, shared: str, kind: str) -> str:
+        """`left op right` of two operands' code of the `shared` type (not a comparison)."""
+        if op in _ARITHMETIC:
+            return self.conformed(_ARITHMETIC[op].format(left, right), kind)
+        if op == "%":
             self.helpers.add(symbols.modulo)
             return self.conformed(f"modulo({shared!r}, {left}, {right})", kind)
-        helper = _HELPERS[node.op]
+        helper = _HELPERS[op]
         self.helpers.add(helper)
         return self.conformed(f"{helper.__name__}({left}, {right})", kind)
 
@@ -317,14 +321,7 @@ class _Writer:
             self.helpers.add(decimals.decimal_arithmetic)
             return self.conformed(f"decimal_arithmetic({node.op!r}, {left}, {right})", kind)
         left, right = self.floated(node.left), self.floated(node.right)
-        if node.op in _ARITHMETIC:
-            return self.conformed(_ARITHMETIC[node.op].format(left, right), kind)
-        if node.op == "%":
-            self.helpers.add(symbols.modulo)
-            return self.conformed(f"modulo('float', {left}, {right})", kind)
-        helper = _HELPERS[node.op]
-        self.helpers.add(helper)
-        return self.conformed(f"{helper.__name__}({left}, {right})", kind)
+        return self.arithmetic(node.op, left, right, "float", kind)
 
     def decimal_choices(self, node: In) -> str | None:
         """`x in (...)` where a decimal is among them, as `decimals.decimal_in` (None: floats)."""
