@@ -266,12 +266,34 @@ class _Parser:
         return token
 
     def unexpected(self, token: Token, hint: str) -> ExpressionError:
+        word = self._reserved_before(token)
+        if word is not None:  # `end - start` from before these words were reserved
+            hint = f"{hint}; '{word}' is a reserved word: write a column of that name as `{word}`"
         return error_at(self.text, token.start, f"unexpected {token.shown()}", hint, token.end)
+
+    def _reserved_before(self, token: Token) -> str | None:
+        """A reserved word (`end`, `case`...) at `token` or just before it that stands where a
+        column would, between operators: a user may have meant a column of that name."""
+        position = next((i for i, each in enumerate(self.tokens) if each is token), 0)
+        return self._as_column(position) or (self._as_column(position - 1) if position else None)
+
+    def _as_column(self, index: int) -> str | None:
+        word, tokens = self.tokens[index], self.tokens
+        before = tokens[index - 1] if index > 0 else None
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        reserved = word.kind == "keyword" and str(word.value) in _COLUMN_LIKE_WORDS
+        if reserved and (before is None or before.kind == "op"):
+            return str(word.value) if after is None or after.kind in ("op", "end") else None
+        return None
 
     def too_deep(self, offset: int) -> ExpressionError:
         return error_at(
             self.text, offset, "expression is nested too deeply", f"the limit is {MAX_DEPTH} levels"
         )
+
+
+_COLUMN_LIKE_WORDS = frozenset({"like", "ilike", "case", "when", "then", "else", "end"})
+"""Reserved words that were column names in expressions written before they were reserved."""
 
 
 def _is(token: Token, *values: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from typing import Annotated
@@ -197,7 +198,12 @@ def _converted(kind: type, value: object, type_name: TypeName) -> object:
     """`value` (of type `kind`: 1, 1.0 and True are equal keys) converted by the engine's own
     casting, or None when it does not convert; kept, as a long chain of nodes may set the
     same value many times and a pandas conversion costs milliseconds."""
-    converted = cast_series(pd.Series([value]), type_name).iloc[0]
+    try:
+        with warnings.catch_warnings():  # numpy's "invalid value in cast" before the refusal
+            warnings.simplefilter("ignore", RuntimeWarning)
+            converted = cast_series(pd.Series([value]), type_name).iloc[0]
+    except (TypeError, ValueError, OverflowError):  # 2**70 as an integer, year 0 as a date
+        return None
     fraction_lost = type_name == "integer" and isinstance(value, float) and not value.is_integer()
     return None if pd.isna(converted) or fraction_lost else converted
 

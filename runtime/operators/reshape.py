@@ -50,6 +50,10 @@ type, a date for example, is written as text); a bool is never taken for a numbe
 column takes any value, as its text (1 is "1", which the editor gives for a typed 1)."""
 
 
+MAX_PIVOT_VALUES = 1000
+"""The most columns a pivot makes: each declared value is checked on every schema check."""
+
+
 class PivotParams(OperatorParams):
     index: ColumnNames = Field(
         [],
@@ -65,6 +69,7 @@ class PivotParams(OperatorParams):
         description="The values of the column to make columns of, in order, written in the "
         "column's type; rows holding any other value (or null) are left out.",
         min_length=1,
+        max_length=MAX_PIVOT_VALUES,
     )
     value: InputColumn = Field(
         title="Value", description="The column summarised in each new column."
@@ -107,9 +112,10 @@ def pivot_plan(params: PivotParams, schema: Schema) -> PivotPlan:
     values = [_declared(f"values[{i}]", v, pivoted) for i, v in enumerate(params.values)]
     names = [params.names.replace("{value}", _text(value)) for value in params.values]
     taken = {key.name: "an index column" for key in keys}
+    seen: dict[object, int] = {}
     for index, (value, name) in enumerate(zip(values, names, strict=True)):
-        if value in values[:index]:
-            earlier = values.index(value)
+        earlier = seen.setdefault(value, index)
+        if earlier != index:
             raise ParamsError(
                 f"values[{index}]",
                 f"{written(params.values[index])} is the same {pivoted.type} as values[{earlier}]"

@@ -117,10 +117,11 @@ class RangeRule(_Rule):
         require_type(
             f"{field}.column",
             column,
-            (*NUMBERS, "date", "datetime"),
+            (*NUMBERS, "decimal", "date", "datetime"),
             "range needs numbers, dates or datetimes",
         )
-        type_name = "float" if column.type in NUMBERS else column.type  # 0.5 stays 0.5
+        numbers = (*NUMBERS, "decimal")  # a decimal is compared with float bounds
+        type_name = "float" if column.type in numbers else column.type  # 0.5 stays 0.5
         return tuple(
             None if value is None else cast_value(f"{field}.{end}", value, type_name, self.column)
             for end, value in (("min", self.min), ("max", self.max))

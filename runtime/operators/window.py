@@ -64,15 +64,20 @@ _FIXED_TYPES = {
 _NEVER_NULL = (*RANKINGS, "count", "sum")
 
 
+MAX_ROWS_AWAY = 1_000_000_000
+"""The farthest a frame or an offset reaches, in rows: beyond any partition a run can hold,
+and within what both engines compute without overflow."""
+
+
 class WindowFrame(OperatorParams):
     """The rows around the current one that a function sees (in the order's rows)."""
 
-    preceding: Annotated[int, Field(ge=0)] | None = Field(
+    preceding: Annotated[int, Field(ge=0, le=MAX_ROWS_AWAY)] | None = Field(
         None,
         title="Rows before",
         description="How many rows before the current one; empty: from the partition's start.",
     )
-    following: Annotated[int, Field(ge=0)] | None = Field(
+    following: Annotated[int, Field(ge=0, le=MAX_ROWS_AWAY)] | None = Field(
         0,
         title="Rows after",
         description="How many rows after the current one; empty: to the partition's end.",
@@ -100,7 +105,7 @@ class WindowCall(OperatorParams):
         title="Output column",
         description="The name of the result column; <column>_<function> when empty.",
     )
-    offset: Annotated[int, Field(ge=0)] | None = Field(
+    offset: Annotated[int, Field(ge=0, le=MAX_ROWS_AWAY)] | None = Field(
         None, title="Offset", description="lag and lead: how many rows away (1 when empty)."
     )
     default: Scalar | None = Field(

@@ -23,6 +23,7 @@ import decimal
 import numpy as np
 import pyarrow as pa
 
+from runtime.errors import OperatorError
 from runtime.lazy import pd
 
 RANKINGS = ("row_number", "rank", "dense_rank", "percent_rank")
@@ -158,9 +159,15 @@ def _over_frames(function, values, start, end):
     if function == "sum" and isinstance(kind, pd.ArrowDtype):
         return _decimal_sums(values, start, end)
     if kind == "Int64":
-        sums = _integer_sums(values, start, end)
+        sums, rough = _integer_sums(values, start, end)
+        fits = bool(np.all(np.abs(rough) < _INT64_LIMIT))
         if function == "sum":
+            if not fits:
+                error = OperatorError("a window sum leaves the range of 64-bit integers")
+                error.retryable = False
+                raise error
             return pd.array(sums, dtype="Int64")
+        sums = sums if fits else rough  # a mean of huge integers, as DuckDB's, in floats
         counts = np.concatenate([[0], np.cumsum(present)])
         counts = counts[end + 1] - counts[start]
         return np.divide(sums, counts, out=np.full(len(sums), np.nan), where=counts > 0)
@@ -205,10 +212,18 @@ def _extreme(function, values, start, end):
     return values.array.take(taken, allow_fill=True)
 
 
+_INT64_LIMIT = 2.0**63 * (1 - 1e-12)
+"""Float sums at or beyond this may not fit 64 bits (a little below 2**63, for rounding)."""
+
+
 def _integer_sums(values, start, end):
-    """Exact integer sums of each frame, by prefix sums (nulls count as 0)."""
-    prefix = np.concatenate([[0], np.cumsum(values.fillna(0).to_numpy(dtype=np.int64))])
-    return prefix[end + 1] - prefix[start]
+    """Integer sums of each frame by prefix sums (nulls count as 0), and the same in floats:
+    int64 prefix sums wrap around, so a frame's sum is exact whenever it fits 64 bits, and
+    the float sums tell where it does not."""
+    data = values.fillna(0).to_numpy(dtype=np.int64)
+    prefix = np.concatenate([[0], np.cumsum(data)])
+    rough = np.concatenate([[0.0], np.cumsum(data, dtype=np.float64)])
+    return prefix[end + 1] - prefix[start], rough[end + 1] - rough[start]
 
 
 def _decimal_sums(values, start, end):

@@ -16,6 +16,18 @@ def test_a_missing_operand_names_the_unexpected_token():
         parse("(age >= )")
 
 
+@pytest.mark.parametrize(
+    ("text", "word", "where"),
+    [("end - start", "end", "'end' at 1:1"), ("case + 1", "case", "'+' at 1:6"),
+     ("a + then", "then", "'then' at 1:5")],
+)  # fmt: skip
+def test_a_reserved_word_used_as_a_column_is_told_to_be_written_in_backticks(text, word, where):
+    hint = f"'{word}' is a reserved word: write a column of that name as `{word}`"
+    with fails(f"unexpected {where}; expected an expression; {hint}"):
+        parse(text)
+    parse(text.replace(word, f"`{word}`"))
+
+
 def test_a_stray_token_after_the_expression_is_an_error():
     with fails("unexpected ')' at 1:9; expected an operator or the end of the expression"):
         parse("age > 18)")

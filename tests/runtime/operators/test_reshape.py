@@ -149,6 +149,9 @@ def problems(operator: str, params: dict, tmp_path) -> list[str]:
          "Value: sum needs numbers, but 'shop' is string"),
         ({**BY_MONTH, "column": "shop"}, "Column: 'shop' is an index column"),
         ({**BY_MONTH, "column": "mnth"}, "Column: unknown column 'mnth'; did you mean 'month'?"),
+        ({**BY_MONTH, "values": [2**70]},
+         "Values, item 1: 1180591620717411303424 is not a valid integer for column 'month'"),
+        ({**BY_MONTH, "values": list(range(1001))}, "Values: must have at most 1000 items"),
     ],
 )  # fmt: skip
 def test_bad_pivot_params_are_problems_naming_the_node_and_field(tmp_path, params, message):

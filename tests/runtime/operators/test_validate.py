@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from pydantic import ValidationError
 
@@ -155,6 +157,14 @@ def test_range_bounds_are_converted_to_the_column_type():
         1: "joined: 2024-01-01 is below the minimum 2024-01-02",
         5: "joined: 2024-01-31 is above the maximum 2024-01-30",
     }
+
+
+def test_a_range_over_a_decimal_column_compares_exact_values_with_its_bounds():
+    money = pa.decimal128(15, 2)
+    prices = pd.Series(pa.array([Decimal("0.07"), None, Decimal("12.50")], money))
+    frame = pd.DataFrame({"id": [1, 2, 3], "price": prices.astype(pd.ArrowDtype(money))})
+    rules = [{"rule": "range", "column": "price", "min": 0.07, "max": 10}]
+    assert reasons(rules, frame) == {3: "price: 12.50 is above the maximum 10"}
 
 
 def test_allowed_values_are_converted_to_the_column_type():

@@ -13,7 +13,7 @@ import pytest
 
 from runtime.checks.inference import infer_schemas
 from runtime.document.spec import load_document
-from runtime.errors import ParamsError
+from runtime.errors import OperatorError, ParamsError
 from runtime.operators.window import Window
 from runtime.tables.schema import date_dtype, schema_of
 from tests.runtime.operators.contract import OperatorContract, assert_schema_predicts, make_ctx
@@ -186,6 +186,10 @@ def test_rows_keep_their_input_order_and_index():
             [{"function": "rank"}, {"function": "count", "name": "units"}],
             r"functions\[1\]\.name: the output already has a column named 'units'",
         ),
+        (
+            [{"function": "lag", "column": "units", "default": 2**70}],
+            r"functions\[0\]\.default: 1180591620717411303424 is not a valid integer",
+        ),
     ],
 )
 def test_a_bad_call_is_refused_at_its_field(functions, message):
@@ -227,3 +231,27 @@ def test_a_default_of_the_wrong_type_is_a_problem_of_the_node_before_anything_ru
     [problem] = infer_schemas(document, data_root=tmp_path).nodes["w"].problems
     assert (problem.node, problem.field) == ("w", "params.functions[0].default")
     assert "\"many\" is not a valid integer for column 'k'" in problem.message
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        {"function": "sum", "column": "units", "frame": {"preceding": 10**19}},
+        {"function": "sum", "column": "units", "frame": {"following": 2**63 - 1}},
+        {"function": "lag", "column": "units", "offset": 10**19},
+    ],
+)
+def test_frames_and_offsets_beyond_a_billion_rows_are_refused_before_running(call):
+    with pytest.raises(ValueError, match="less than or equal to 1000000000"):
+        Window.Params.model_validate({"functions": [call]})
+
+
+def test_a_sum_beyond_64_bits_fails_and_a_mean_of_huge_integers_is_right():
+    huge = pd.DataFrame({"k": [1, 2, 3], "v": pd.array([2**62, 2**62, 5], dtype="Int64")})
+    ordered = {"order_by": [{"column": "k"}]}
+    with pytest.raises(OperatorError, match="leaves the range of 64-bit integers"):
+        window({**ordered, "functions": [{"function": "sum", "column": "v"}]}, huge)
+    means = column({**ordered, "functions": [{"function": "mean", "column": "v"}]}, "v_mean", huge)
+    assert means == pytest.approx([2.0**62, 2.0**62, (2**63 + 5) / 3], rel=1e-12)
+    wrapped = {"function": "sum", "column": "v", "frame": {"preceding": 0}}  # each row alone
+    assert column({**ordered, "functions": [wrapped]}, "v_sum", huge) == [2**62, 2**62, 5]
