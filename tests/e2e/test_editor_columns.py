@@ -178,7 +178,7 @@ async def test_the_expression_editor_loads_only_once_an_expression_field_is_show
     page.on("request", lambda request: loaded.append(request.url.rsplit("/", 1)[-1]))
     pipeline_id = await api.create(seed(people))
     await open_editor(page, pipeline_id, nodes=4)
-    await select(page, "aggregate_1")
+    await select(page, "csv_output_1")  # no expression field (aggregate has: `where`)
     assert "ExpressionEditor.js" not in loaded
     await select(page, "filter_1")
     await expect(expression_editor(page)).to_have_text("age >= 18")
