@@ -26,11 +26,10 @@ from decimal import Decimal
 from functools import partial
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from runtime.lazy import pd
+from runtime.lazy import pc, pd
 
-from .nodes import Binary, Literal, Node, Unary
+from .nodes import Binary, Literal, Node, Unary, walk
 from .values import NULL, Compiled, as_series, constant, derive, floats, index_of, is_true
 
 DECIMAL = "decimal"
@@ -128,6 +127,8 @@ def literal_arithmetic(node: Node, text: str) -> float | None:
     literals), where DuckDB computes it in decimals; None for anything else."""
     if not (isinstance(node, Binary) and node.op in _EXACT_OPS):
         return None
+    if not all(isinstance(part, Literal | Unary | Binary) for part in walk(node)):
+        return None  # a column takes part: not literals alone (and no pyarrow scalar made)
     exact = exact_value(node, text)
     return None if exact is None else float(exact.as_py())
 

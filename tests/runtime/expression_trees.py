@@ -345,9 +345,11 @@ def typed(type: str, depth: int) -> st.SearchStrategy:
             ),
             st.tuples(st.sampled_from("+-"), sub("date"), INTERVALS).map(lambda xs: Binary(*xs)),
             st.tuples(INTERVALS, sub("date")).map(lambda xs: Binary("+", *xs)),
-            st.tuples(st.sampled_from("+-"), sub("date"), sub("integer")).map(
-                lambda xs: Binary(*xs)
-            ),
+            st.tuples(  # `null + i` is an integer: the date side is not a bare null
+                st.sampled_from("+-"),
+                sub("date").filter(lambda x: x != Literal(None)),
+                sub("integer"),
+            ).map(lambda xs: Binary(*xs)),
             call("date_add", sub("date"), INTERVALS),
             call("date_trunc", st.sampled_from(DATE_UNITS).map(Literal), sub("date")),
         ],
