@@ -136,33 +136,23 @@ def test_a_filter_that_is_not_a_condition_is_refused_as_in_pandas():
 
 
 def test_a_filter_reaches_a_parquet_scan_as_a_bare_comparison_for_row_group_pruning(tmp_path):
-    path = tmp_path / "a.parquet"
-    pa.parquet.write_table(pa.table({"a": [1, 2, 3]}), path)
-    condition = to_sql_condition("a > 1", Schema.of(Column("a", "integer")))
-    plan = (
-        duckdb.connect()
-        .execute(
-            f"EXPLAIN SELECT * FROM read_parquet(?) WHERE {condition.sql}",
-            [str(path), *condition.params],
-        )
-        .fetchall()[0][1]
-    )
+    plan = scan_plan(tmp_path, pa.table({"a": [1, 2, 3]}), "a > 1", Column("a", "integer"))
     assert "Filters: a > " in plan  # a bound literal shows as its value, e.g. "a > 1"
 
 
 def test_a_like_filter_reaches_a_parquet_scan_as_duckdbs_own_prefix_test(tmp_path):
-    path = tmp_path / "a.parquet"
-    pa.parquet.write_table(pa.table({"s": ["PROMO x", "y"]}), path)
-    condition = to_sql_condition("s like 'PROMO%'", Schema.of(Column("s", "string")))
-    plan = (
-        duckdb.connect()
-        .execute(
-            f"EXPLAIN SELECT * FROM read_parquet(?) WHERE {condition.sql}",
-            [str(path), *condition.params],
-        )
-        .fetchall()[0][1]
-    )
+    plan = scan_plan(tmp_path, pa.table({"s": ["PROMO x", "y"]}), "s like 'PROMO%'",
+                     Column("s", "string"))  # fmt: skip
     assert "prefix(s, 'PROMO')" in plan
+
+
+def scan_plan(folder, table, text: str, column: Column) -> str:
+    """DuckDB's plan of a Parquet scan of `table` filtered by `text` as lowered."""
+    path = folder / "a.parquet"
+    pa.parquet.write_table(table, path)
+    condition = to_sql_condition(text, Schema.of(column))
+    query = f"EXPLAIN SELECT * FROM read_parquet(?) WHERE {condition.sql}"
+    return duckdb.connect().execute(query, [str(path), *condition.params]).fetchall()[0][1]
 
 
 def test_the_result_type_and_nullability_are_infer_types():
