@@ -109,7 +109,7 @@ class QueueLink:
                 elif self._peer_alive(time.monotonic() - heard):
                     continue
                 else:
-                    frames = [*self._frames.drain(), END]  # what it sent before it went
+                    frames = [*self._rest(), END]
                 heard = time.monotonic()
                 for frame in frames:
                     if frame == END:
@@ -120,6 +120,14 @@ class QueueLink:
             log.debug("a run's link stopped reading", exc_info=True)
         finally:
             self._arrived.end()
+
+    def _rest(self) -> list:
+        """What the gone peer sent before it went, including frames still at the scheduler or
+        on their way here: the reader's wake-up goes in behind them, so it takes them all
+        before it stops (a slow scheduler delivers a finished run's last frames after its
+        task is done)."""
+        self._frames.close()
+        return self._frames.drain()
 
     def _beat(self, every_s: float) -> None:
         while not self._closed.wait(every_s):

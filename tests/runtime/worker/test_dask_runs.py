@@ -16,7 +16,7 @@ from distributed import Client, LocalCluster, Queue
 
 from runtime.budget import Budget
 from runtime.io.paths import FileArea
-from runtime.worker import dask_task
+from runtime.worker import dask_task, queue_link
 from runtime.worker.queue_link import QueueLink
 from runtime.worker.wire import RunOrder
 
@@ -95,6 +95,29 @@ def test_an_end_whose_peer_is_gone_reads_what_it_sent_then_the_end(client):
         near.receive(10)
     near.close()
     far.close()
+
+
+def test_frames_a_slow_scheduler_delivers_after_their_sender_ended_are_read(client, monkeypatch):
+    """A finished run's last frames reach its supervisor after its task is done when the
+    scheduler answers slowly (a loaded machine): they are read, not taken for a lost worker."""
+    name = uuid.uuid4().hex
+    sender = QueueLink(client, inbox=f"{name}-a", outbox=f"{name}-b", peer_alive=ALWAYS)
+    for number in range(3):
+        sender.send("events", events=[number])
+    sender.close()
+    answer = Queue.get
+
+    def slow_get(queue, *args, **kwargs):
+        time.sleep(2 * queue_link.WAIT_S)
+        return answer(queue, *args, **kwargs)
+
+    monkeypatch.setattr(Queue, "get", slow_get)
+    gone = lambda _silent_s: False  # noqa: E731 - its task is done
+    receiver = QueueLink(client, inbox=f"{name}-b", outbox=f"{name}-a", peer_alive=gone)
+    assert [receiver.receive(10)["events"] for _ in range(3)] == [[0], [1], [2]]
+    with pytest.raises(EOFError):
+        receiver.receive(10)
+    receiver.close()
 
 
 def test_an_attempt_the_supervisor_refuses_returns_having_run_nothing(client, tmp_path):
