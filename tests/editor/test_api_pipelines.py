@@ -199,6 +199,7 @@ def test_validate_schemas_and_preview(client, pipeline_id, data_root):
         client, f"/api/pipelines/{pipeline_id}/preview", {"node": "adults", "limit": 5}
     ).json()
     assert shown["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]
+    assert (shown["total_rows"], shown["rows_read"]) == (2, 3)
     assert not (data_root / "out").exists()
 
 

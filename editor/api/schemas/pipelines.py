@@ -109,6 +109,9 @@ class RowsPreview(Schema):
     columns: list[Column]
     rows: list[list[Any]]
     total_rows: int | None
+    rows_read: int | None = Field(
+        description="Rows its inputs read: fewer than the files hold when it stopped early."
+    )
 
 
 class Position(Schema):

@@ -53,6 +53,17 @@ export function rowRange(page) {
   return `Rows ${first.toLocaleString("en-US")}–${last.toLocaleString("en-US")}${total}`;
 }
 
+/** A preview's caption: "adults: first 50 rows of 1,234", or, when it stopped reading early,
+ * how many input rows it read to find them. */
+export function previewCaption(node, preview) {
+  const { rows, total_rows: total, rows_read: read } = preview;
+  const shown = `${node}: first ${rows.length} row${rows.length === 1 ? "" : "s"}`;
+  if (typeof total === "number") return `${shown} of ${total.toLocaleString("en-US")}`;
+  if (typeof read === "number")
+    return `${shown} (found in the first ${read.toLocaleString("en-US")} input rows read)`;
+  return shown;
+}
+
 /** What the answer says of its rows' origin, in words: a stored result and the columns the run
  * did not keep, or a recomputed one and what it was recomputed from. */
 export function sourceNote(page) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   histogramBars,
   nextSort,
+  previewCaption,
   resultPorts,
   resultUrl,
   rowRange,
@@ -71,6 +72,17 @@ describe("words", () => {
       "Rows 51–52 of 1,234",
     );
     expect(rowRange({ rows: [], offset: 0, total_rows: 0 })).toBe("No rows");
+  });
+  it("says how many rows a preview found, and how far it read when it stopped early", () => {
+    expect(previewCaption("adults", { rows: [[1], [2]], total_rows: 1234, rows_read: 5000 })).toBe(
+      "adults: first 2 rows of 1,234",
+    );
+    expect(previewCaption("adults", { rows: [[1]], total_rows: null, rows_read: 82149 })).toBe(
+      "adults: first 1 row (found in the first 82,149 input rows read)",
+    );
+    expect(previewCaption("adults", { rows: [], total_rows: null, rows_read: null })).toBe(
+      "adults: first 0 rows",
+    );
   });
   it("says a recomputed result is not the stored one, and when inputs changed", () => {
     const page = { source: "recomputed", recomputed_rows: 10000, changed_inputs: ["people.csv"] };

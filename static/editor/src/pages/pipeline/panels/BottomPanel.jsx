@@ -9,6 +9,7 @@ import { OverlayContext } from "../contexts.js";
 import { shownRun } from "../overlay.js";
 import { useStore } from "../../../lib/store.js";
 import DataPanel from "../data/DataPanel.jsx";
+import { previewCaption } from "../data/resultData.js";
 import PlanPanel from "../plan/PlanPanel.jsx";
 import Timeline from "../runs/Timeline.jsx";
 
@@ -181,13 +182,10 @@ function Preview({ preview }) {
       </p>
     );
   }
-  const { columns, rows, total_rows: total } = preview.result;
+  const { columns, rows } = preview.result;
   return (
     <div className="pw-preview">
-      <p className="pw-muted pw-small">
-        {preview.node}: first {rows.length} row{rows.length === 1 ? "" : "s"}
-        {typeof total === "number" ? ` of ${total.toLocaleString("en-US")}` : ""}
-      </p>
+      <p className="pw-muted pw-small">{previewCaption(preview.node, preview.result)}</p>
       <div className="pw-preview-scroll">
         <table className="pw-table">
           <thead>
