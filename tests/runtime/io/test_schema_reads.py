@@ -12,6 +12,7 @@ import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
 
+from runtime import lazy
 from runtime.cli import main
 from runtime.io.schema_reads import SETTLED_NS, read_once
 
@@ -100,8 +101,13 @@ def test_planning_a_parquet_file_for_duckdb_again_reads_its_footer_no_more(tmp_p
     pq.write_table(pa.table({"name": ["ada", "alan"], "age": [36, 17]}), tmp_path / "p.parquet")
     settled(tmp_path / "p.parquet")
     opened, parquet_file, read_schema = [], pq.ParquetFile, pq.read_schema
-    monkeypatch.setattr(pq, "ParquetFile", lambda path: opened.append(path) or parquet_file(path))
-    monkeypatch.setattr(pq, "read_schema", lambda path: opened.append(path) or read_schema(path))
+    patched = lazy.pq  # the readers take pyarrow.parquet from here (runtime/lazy.py)
+    monkeypatch.setattr(
+        patched, "ParquetFile", lambda path: opened.append(path) or parquet_file(path)
+    )
+    monkeypatch.setattr(
+        patched, "read_schema", lambda path: opened.append(path) or read_schema(path)
+    )
     assert explain(tmp_path, "parquet_input", "p.parquet") == 0
     first = len(opened)
     assert explain(tmp_path, "parquet_input", "p.parquet") == 0
