@@ -368,7 +368,8 @@ class FileInput(Operator):
         schema_reads.py): a process plans the same inputs again and again."""
         files = readable_files(ctx)
         columns = None if ctx.columns is None else frozenset(ctx.columns)
-        key = (self.name, ctx.params.model_dump_json(), columns, len(files) == 1)
+        # a probed head may read fewer rows than the sample: its schema is not the file's
+        key = (self.name, ctx.params.model_dump_json(), columns, ctx.head is None, len(files) == 1)
         return {"out": read_once(files[0].location, key, lambda: self.file_schema(ctx, files))}
 
     def file_schema(self, ctx: NodeContext, files: list[InputFile]) -> Schema:
