@@ -33,7 +33,6 @@ from runtime.operators.file_common import (
     nullable,
     read_batches,
     read_files,
-    readable_files,
 )
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import table_schema, to_pandas
@@ -81,12 +80,11 @@ class CsvInput(FileInput):
     description = "Read a CSV file, or a folder or pattern of them, from the data root."
     Params = CsvInputParams
 
-    def output_schema(self, ctx, inputs):
-        files = readable_files(ctx)
+    def file_schema(self, ctx, files):
         sample = read_files(ctx, files[:1], self._reader(ctx), SCHEMA_SAMPLE_ROWS)
         schema = None if ctx.params.dtypes else table_schema(sample)
         schema = schema or schema_of(self.frame(ctx, sample))
-        return {"out": schema if len(files) == 1 else nullable(schema)}
+        return schema if len(files) == 1 else nullable(schema)
 
     def lower(self, params, inputs, schemas):
         if params.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):

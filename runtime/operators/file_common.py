@@ -43,6 +43,7 @@ from runtime.io.incremental import (
     start_value,
     watermark_position,
 )
+from runtime.io.schema_reads import read_once
 from runtime.lazy import pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.operators.column_names import read_names
@@ -363,10 +364,19 @@ class FileInput(Operator):
     outputs = (Port("out"),)
 
     def output_schema(self, ctx, inputs):
+        """The schema of the first file, read once while it is unchanged (runtime/io/
+        schema_reads.py): a process plans the same inputs again and again."""
         files = readable_files(ctx)
+        columns = None if ctx.columns is None else frozenset(ctx.columns)
+        # a probed head may read fewer rows than the sample: its schema is not the file's
+        key = (self.name, ctx.params.model_dump_json(), columns, ctx.head is None, len(files) == 1)
+        return {"out": read_once(files[0].location, key, lambda: self.file_schema(ctx, files))}
+
+    def file_schema(self, ctx: NodeContext, files: list[InputFile]) -> Schema:
+        """The node's output schema, from a sample of the first of `files`."""
         sample = read_files(ctx, files[:1], self._reader(ctx), SCHEMA_SAMPLE_ROWS)
         whole = len(files) == 1  # more files may hold nulls where the first holds none
-        return {"out": sampled_schema(self.frame(ctx, sample), SCHEMA_SAMPLE_ROWS, whole)}
+        return sampled_schema(self.frame(ctx, sample), SCHEMA_SAMPLE_ROWS, whole)
 
     def run(self, ctx, inputs):
         incremental = incremental_of(ctx.params)

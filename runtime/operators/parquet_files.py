@@ -36,7 +36,6 @@ from runtime.operators.file_common import (
     conform_table,
     empty_table,
     read_batches,
-    readable_files,
     with_file_name_field,
 )
 from runtime.tables.frames import is_exact_decimal
@@ -68,10 +67,9 @@ class ParquetInput(FileInput):
     Params = ParquetInputParams
     row_limit_safe = True  # the files store their types: the first n rows read alike either way
 
-    def output_schema(self, ctx, inputs):
-        with _open(readable_files(ctx)[0]) as parquet:
-            schema = with_file_name_field(ctx, _projected_schema(ctx, parquet))
-            return {"out": arrow_schema(schema)}
+    def file_schema(self, ctx, files):
+        with _open(files[0]) as parquet:
+            return arrow_schema(with_file_name_field(ctx, _projected_schema(ctx, parquet)))
 
     def lower(self, params, inputs, schemas):
         columns = tuple(params.columns) if params.columns else None

@@ -29,6 +29,7 @@ from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.file_patterns import InputFile, input_files
 from runtime.io.paths import FileArea
+from runtime.io.schema_reads import read_once
 from runtime.lazy import pq
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
@@ -107,7 +108,13 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
 
 
 def csv_columns(params: CsvInputParams, file: InputFile) -> dict:
-    """Each column of the file, in order, with its DuckDB and public type."""
+    """Each column of the file, in order, with its DuckDB and public type (read once while
+    the file is unchanged: a run checks a scan, then renders it)."""
+    key = ("csv_columns", params.delimiter, params.header, params.skip_rows, params.encoding)
+    return dict(read_once(file.location, key, lambda: _csv_columns(params, file)))
+
+
+def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
     try:
         options = arrow_options(params, None, threads=False)  # the types alone: one block
         with pa_csv.open_csv(file.location, *options) as reader:
@@ -202,6 +209,6 @@ def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str
 
 def _parquet_schema(file: InputFile) -> pa.Schema:
     try:
-        return pq.read_schema(file.location)
+        return read_once(file.location, "parquet_schema", lambda: pq.read_schema(file.location))
     except (pa.ArrowInvalid, OSError) as error:
         raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 
 from runtime.operators import BUILTIN_OPERATORS
 from runtime.operators.contract import Operator, OperatorParams
-from runtime.operators.registry import Registry, default_registry
+from runtime.operators.registry import ENTRY_POINT_GROUP, Registry, default_registry
 
 
 def runtime_cli(*args: str, site: Path, cwd: Path) -> subprocess.CompletedProcess:
@@ -114,3 +115,22 @@ def test_a_run_imports_only_the_operators_it_uses():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.split() == ["False", "False"], result.stderr
+
+
+def test_installed_plugins_are_looked_for_only_when_a_name_is_not_a_builtins(
+    plugin_site, monkeypatch
+):
+    """Reading every installed distribution's metadata costs more than planning a small
+    pipeline: a pipeline of built-in operators never pays it."""
+    monkeypatch.syspath_prepend(str(plugin_site))
+    scans, scan = [], importlib.metadata.entry_points
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda **kw: scans.append(kw) or scan(**kw)
+    )
+    registry = Registry(lazy=BUILTIN_OPERATORS, plugins=ENTRY_POINT_GROUP)
+
+    assert registry.get("csv_input").name == "csv_input" and "filter" in registry
+    assert scans == []
+    assert registry.get("reverse_rows").name == "reverse_rows"
+    assert registry.get("no_such_operator") is None and "reverse_rows" in registry.names()
+    assert scans == [{"group": ENTRY_POINT_GROUP}]
