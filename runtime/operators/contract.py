@@ -128,6 +128,10 @@ class Operator:
     """True when the output over a table is the concatenation of the outputs over any split
     of its rows (filter, transform, select): a cluster may run it on each file of an input
     that names several files, in parallel."""
+    spills: ClassVar[bool] = False
+    """True when the operator's `run` honours `NodeContext.spill_path`: it then reads its
+    source batch by batch into that file instead of building a frame (an input below which
+    only DuckDB runs: runtime/execution/streams.py)."""
     deterministic: ClassVar[bool] = True
     """False when two runs over the same inputs may give different rows (random draws, a
     query on a database that changes): such nodes are never merged with identical ones."""

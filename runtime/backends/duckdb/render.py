@@ -49,6 +49,7 @@ from runtime.io.file_patterns import InputFile
 from runtime.io.paths import FileArea
 from runtime.tables.frames import public_type
 from runtime.tables.schema import Column, Schema
+from runtime.tables.spilled import SpilledRows
 
 
 @dataclass
@@ -181,12 +182,17 @@ class Renderer:
     def _input(self, relation: rel.Input) -> Rendered:
         name = self._name("f")
         table = self.frame_table(relation.source)
-        self.query.tables[name] = table
+        if isinstance(table, SpilledRows):  # scanned from its file, batch by batch
+            self.query.tables[name] = table.dataset()
+            nulls = [(field, table.nulls[field.name]) for field in table.schema]
+        else:
+            self.query.tables[name] = table
+            nulls = [(field, table[field.name].null_count) for field in table.schema]
         # a table of no rows may stand for rows to come (a compiled script renders so)
         schema = Schema(
             tuple(
-                Column(n, public_type(c.type) or "string", not len(c) or c.null_count > 0)
-                for n, c in zip(table.column_names, table.columns, strict=True)
+                Column(field.name, public_type(field.type) or "string", not len(table) or count > 0)
+                for field, count in nulls
             )
         )
         return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
