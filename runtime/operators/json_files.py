@@ -202,6 +202,7 @@ def _cast_spilled(spilled: SpilledRows, casts: dict[str, pa.DataType]) -> Spille
     finally:
         spilled.path.unlink(missing_ok=True)
     result.path = typed.replace(spilled.path)
+    result.batches = spilled.batches  # as read from the source
     return result
 
 

@@ -157,7 +157,7 @@ def run_segment(
         known.update(outputs.names())
         known.update({str(path): "the result store" for path, _ in copies.values()})
         stopper.check()
-        reads = [Path(path) for path in read]
+        reads = [*(Path(path) for path in read), *query.spills]
         budget = budget or Budget.from_environment()
         allowed = [*written_by_duckdb, *(path for path, _ in copies.values())]
         keep_order = query.reads_in_order(rendered.values())
