@@ -3,7 +3,10 @@
 An input whose operator `spills` (JSON Lines, a SQL query) and whose rows only DuckDB
 segments read gets a file in the run's scratch folder (`NodeContext.spill_path`): it writes
 each batch it reads there and the segment scans the file (runtime/tables/spilled.py), so
-neither holds the whole input. A node a caller retains, a preview's (a row limit or a head)
+neither holds the whole input. A node on pandas that checks rows one by one (`validate`
+without `unique`) streams through: given spilled rows and files of its own, it reads them a
+batch at a time and spills its outputs, when those too go only to DuckDB (or to another such
+node). A node a caller retains, a preview's (a row limit or a head)
 and one that anything on pandas reads build their frame as before. The files go when the run
 ends, after the result store has copied those it keeps.
 """
@@ -23,31 +26,35 @@ FOLDER = "streams"
 def spill_paths(
     plan: Plan, tasks: Tasks, retain: set[str], row_limit: int | None, scratch: Path
 ) -> dict[str, Path]:
-    """The spill file of each node that may hand its rows on in one (see the module)."""
+    """The spill file of each node that may hand its rows on in one (see the module): its
+    `out` port's; a node of other ports names theirs after it (`port_file`)."""
     if row_limit is not None:
         return {}
-    readers: dict[str, list] = {}
-    for task in tasks.nodes.values():
+    readers: dict[str, set[str]] = {}
+    for task_id, task in tasks.nodes.items():
         for sources in task.inputs.values():
             for node_id, _ in sources:
-                readers.setdefault(node_id, []).append(task.operator)
-    return {
-        node_id: scratch / FOLDER / f"{node_id}.parquet"
-        for node_id in tasks.order
-        if _may_spill(plan, tasks, node_id, retain, readers.get(node_id, []))
-    }
+                readers.setdefault(node_id, set()).add(task_id)
+    spilling: set[str] = set()
+    for node_id in reversed(tasks.order):  # readers first: a node may spill into a spilling one
+        if _may_spill(plan, tasks, node_id, retain) and all(
+            reader in spilling or _on_duckdb(tasks.nodes[reader])
+            for reader in readers.get(node_id, ())
+        ):
+            spilling.add(node_id)
+    return {node_id: scratch / FOLDER / f"{node_id}.parquet" for node_id in spilling}
 
 
-def _may_spill(plan: Plan, tasks: Tasks, node_id: str, retain: set[str], readers: list) -> bool:
+def _may_spill(plan: Plan, tasks: Tasks, node_id: str, retain: set[str]) -> bool:
     node = tasks.nodes[node_id]
-    if node_id not in plan.nodes or not node.operator.spills or node_id in retain:
+    if node_id not in plan.nodes or not node.operator.spills(node.params) or node_id in retain:
         return False
-    if node.row_limit is not None or node.head is not None or not readers:
-        return False
-    return all(
-        isinstance(reader, SegmentOperator) and reader.segment.backend == "duckdb"
-        for reader in readers
-    )
+    read = any(plan.consumers[(node_id, port.name)] for port in node.ports.outputs)
+    return read and node.row_limit is None and node.head is None
+
+
+def _on_duckdb(task) -> bool:
+    return isinstance(task.operator, SegmentOperator) and task.operator.segment.backend == "duckdb"
 
 
 def remove_spill_files(scratch: Path) -> None:

@@ -128,10 +128,6 @@ class Operator:
     """True when the output over a table is the concatenation of the outputs over any split
     of its rows (filter, transform, select): a cluster may run it on each file of an input
     that names several files, in parallel."""
-    spills: ClassVar[bool] = False
-    """True when the operator's `run` honours `NodeContext.spill_path`: it then reads its
-    source batch by batch into that file instead of building a frame (an input below which
-    only DuckDB runs: runtime/execution/streams.py)."""
     deterministic: ClassVar[bool] = True
     """False when two runs over the same inputs may give different rows (random draws, a
     query on a database that changes): such nodes are never merged with identical ones."""
@@ -145,6 +141,12 @@ class Operator:
     older version stored are then not reused (it is part of every result's key)."""
     never_reused_because: ClassVar[str] = "its rows may differ from one run to the next"
     """What `explain` says of a node whose `reuse_for_s` is None."""
+
+    def spills(self, params) -> bool:
+        """Whether a node of these params honours `NodeContext.spill_path`: its `run` then
+        reads its source (or a spilled input) batch by batch into that file instead of
+        building a frame, where only DuckDB reads its rows (runtime/execution/streams.py)."""
+        return False
 
     def ports(self, params: OperatorParams | None) -> Ports:
         """A node's ports given its validated params: the declared `inputs` and `outputs`, or

@@ -403,11 +403,11 @@ class FileInput(Operator):
         return files_identity(params, files)
 
     def _spilled(self, ctx: NodeContext, files: list[InputFile]) -> SpilledRows | None:
-        """The rows written batch by batch to `ctx.spill_path`, when the node has one, reads
-        one file whole and its operator streams that file (`spill_file`); else None."""
-        named = getattr(ctx.params, "file_name_column", None) is not None
+        """The rows written batch by batch to `ctx.spill_path`, when the node has one (its
+        operator `spills`), reads one file whole and streams that file (`spill_file`); else
+        None."""
         whole = ctx.row_limit is None and ctx.head is None
-        if ctx.spill_path is None or len(files) != 1 or named or not whole:
+        if ctx.spill_path is None or len(files) != 1 or not whole:
             return None
         return self.spill_file(ctx, files[0])
 

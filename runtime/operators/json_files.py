@@ -81,7 +81,9 @@ class JsonInput(FileInput):
         "them, from the data root."
     )
     Params = JsonInputParams
-    spills = True
+
+    def spills(self, params):
+        return params.lines and params.file_name_column is None and params.incremental is None
 
     def spill_file(self, ctx, file):
         if not ctx.params.lines:

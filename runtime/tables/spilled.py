@@ -17,6 +17,7 @@ how an operator reads its batches.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,13 @@ class SpilledRows:
     def nbytes(self) -> int:
         return self.path.stat().st_size
 
+    def frames(self) -> Iterator[pd.DataFrame]:
+        """The rows a row group at a time, each as a frame (their concatenation is `frame`)."""
+        import pyarrow.parquet as pq
+
+        for batch in pq.ParquetFile(self.path).iter_batches(ROW_GROUP_ROWS):
+            yield to_pandas(pa.Table.from_batches([batch]))
+
     def frame(self) -> pd.DataFrame:
         """The rows as the frame the operator would have returned."""
         import pyarrow.parquet as pq
@@ -65,9 +73,13 @@ class SpillWriter:
         self.spilled: SpilledRows | None = None
 
     def write(self, batch: pa.Table) -> None:
+        """Write the rows of an Arrow batch as the frame they make holds them."""
+        self.write_frame(to_pandas(batch))
+
+    def write_frame(self, frame: pd.DataFrame) -> None:
         import pyarrow.parquet as pq
 
-        table = frame_arrow(to_pandas(batch))
+        table = frame_arrow(frame)
         if self._writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = pq.ParquetWriter(self.path, table.schema, compression="snappy")
@@ -96,6 +108,11 @@ class SpillWriter:
 def frame_arrow(frame: pd.DataFrame) -> pa.Table:
     """A frame's rows as Arrow, as a DuckDB segment reads a frame (NaN is null)."""
     return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def port_file(spill_path: Path, port: str) -> Path:
+    """The spill file of a node's output `port`, beside `spill_path` (that of its `out`)."""
+    return spill_path.with_name(f"{spill_path.stem}.{port}{spill_path.suffix}")
 
 
 def as_frame(rows) -> pd.DataFrame:

@@ -126,9 +126,11 @@ class SqlInput(Operator):
     Params = SqlInputParams
     # The database is outside the run: rows may change between two reads, and a query may
     # call random(), now() or a sequence. Two identical queries are both run.
-    spills = True
     deterministic = False
     never_reused_because = "a query reads its database on every run (unless cache_for_s is set)"
+
+    def spills(self, params):
+        return incremental_of(params) is None
 
     def reuse_for_s(self, params):
         # An incremental query reads what is new in its database: it is never reused.

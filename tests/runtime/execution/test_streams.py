@@ -115,18 +115,41 @@ def test_a_json_lines_input_whose_column_changes_kind_further_down_is_read_whole
     assert "spilled_batches" not in result.nodes["read"].extra
 
 
-def test_an_input_that_pandas_reads_too_builds_its_frame(events):
+def checked_pipeline(*rules: dict) -> dict:
+    """JSON Lines → validate: valid rows filtered to out.csv, invalid ones to bad.csv."""
     reader = {
         "id": "read",
         "operator": "json_input",
         "params": {"path": "events.jsonl", "lines": True},
     }
-    rule = {"rule": "not_null", "column": "city"}
-    checked = {"id": "checked", "operator": "validate", "params": {"rules": [rule]}}
+    checked = {"id": "checked", "operator": "validate", "params": {"rules": list(rules)}}
     document = pipeline(reader, checked, KEEP_SOME)
     document["edges"][1]["source_port"] = "valid"
-    result = on_both(document, events)
+    document["nodes"].append(
+        {"id": "write_bad", "operator": "csv_output", "params": {"path": "bad.csv"}}
+    )
+    document["edges"].append({"source": "checked", "source_port": "invalid", "target": "write_bad"})
+    return document
+
+
+def test_validate_of_row_local_rules_checks_a_spilled_input_batch_by_batch(events):
+    rules = [
+        {"rule": "not_null", "column": "city"},
+        {"rule": "range", "column": "amount", "min": 2, "max": 40},
+    ]
+    _, _ = run(checked_pipeline(*rules), events, "pandas")
+    invalid = (events / "bad.csv").read_bytes()
+    result = on_both(checked_pipeline(*rules), events)
+    assert (events / "bad.csv").read_bytes() == invalid
+    assert "_reason" in invalid.decode().splitlines()[0]
+    assert result.nodes["read"].extra["spilled_batches"] > 1
+    assert result.nodes["checked"].extra["spilled_batches"] > 1
+
+
+def test_an_input_that_validate_checks_for_unique_values_builds_its_frame(events):
+    result = on_both(checked_pipeline({"rule": "unique", "column": "id"}), events)
     assert "spilled_batches" not in result.nodes["read"].extra
+    assert "spilled_batches" not in result.nodes["checked"].extra
 
 
 def test_a_sql_input_below_which_only_duckdb_runs_spills_its_chunks(tmp_path, monkeypatch):
