@@ -9,6 +9,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
+import sqlalchemy as sa
 
 from runtime.document.spec import load_document
 from runtime.execution.executor import execute
@@ -182,3 +183,24 @@ def test_spilled_json_lines_read_back_as_the_frame_a_whole_read_gives(events, tm
     assert spilled.batches > 1
     pd.testing.assert_frame_equal(spilled.frame(), whole)
     assert str(whole["day"].dtype) == "date32[day][pyarrow]"
+
+
+def test_a_postgresql_query_spills_its_chunks_alike(postgresql_url, tmp_path, monkeypatch):
+    monkeypatch.setattr(reading, "READ_CHUNK_ROWS", 500)
+    url, _ = postgresql_url
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(
+            sa.text(
+                "CREATE TABLE streamed_sales AS SELECT i AS id,"
+                " (ARRAY['Lyon', 'Nice', NULL])[1 + i % 3] AS city,"
+                " (i % 50 + 0.5)::float8 AS amount, DATE '2024-01-01' + i % 28 AS day"
+                f" FROM generate_series(0, {ROWS - 1}) AS i"
+            )
+        )
+    engine.dispose()
+    query = "SELECT * FROM streamed_sales ORDER BY id"
+    reader = {"id": "read", "operator": "sql_input", "params": {"connection": "pg", "query": query}}
+    connections = {"pg": url.render_as_string(hide_password=False)}
+    result = on_both(pipeline(reader, KEEP_SOME), tmp_path, connections)
+    assert result.nodes["read"].extra["spilled_batches"] == ROWS // 500
