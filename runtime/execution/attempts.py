@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.execution.results import NodeResult, check_outputs, frame_bytes, rows_written
 from runtime.operators.context import NodeContext
 from runtime.plan import PlannedNode
+from runtime.tables.spilled import SpilledRows
 
 if TYPE_CHECKING:
     from runtime.execution.node_reports import NodeReports
@@ -112,6 +113,9 @@ def keep_success(
     result.bytes_out = result.extra.pop("bytes_out", None)
     if result.bytes_out is None:
         result.bytes_out = sum(frame_bytes(frame) for frame in outputs.values())
+    spilled = [rows.batches for rows in outputs.values() if isinstance(rows, SpilledRows)]
+    if spilled:  # handed on in a file, batch by batch (runtime/execution/streams.py)
+        result.extra["spilled_batches"] = sum(spilled)
     if node.operator.kind == "output":  # only a node that succeeded says it wrote rows
         result.extra["rows_written"] = rows_written(result)
     result.extra.update(attempt.recorded.get(node.id, {}))

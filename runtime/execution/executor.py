@@ -39,6 +39,7 @@ from runtime.execution.recording import Recorder
 from runtime.execution.results import NodeResult, RunResult, describe, outcome, retryable
 from runtime.execution.retries import Retries
 from runtime.execution.statuses import NodeStatus
+from runtime.execution.streams import remove_spill_files, spill_paths
 from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
@@ -98,6 +99,9 @@ class _Execution:
         self.limit = plan.config.max_concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
         self.tasks = tasks_of(plan, retain, budget)
+        self.scratch = data_root.scratch_folder / str(emitter.run_id)
+        self.spill_paths = spill_paths(plan, self.tasks, retain, row_limit, self.scratch)
+        """The inputs that hand their rows on in a file, batch by batch (streams.py)."""
         self.lock = threading.Condition()
         self.results = {task: NodeResult(task) for task in self.tasks.order}
         """Each task's result: a node's own, or a segment's, which its members copy."""
@@ -207,6 +211,7 @@ class _Execution:
             run_id=self.emitter.run_id, may_commit=self.may_commit,
             resources=self.lifecycles.resources(node.id), position=node.position,
             head=node.head() if node.head is not None else None,
+            spill_path=self.spill_paths.get(node.id),
         )  # fmt: skip
         return Attempt(node, number, ctx, inputs)
 
@@ -352,7 +357,8 @@ class _Execution:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
         reported = self.reports.reported()
         if self.recorder is not None:
-            self.recorder.remember(reported)
+            self.recorder.remember(reported)  # after the store copied what it keeps of them
+        remove_spill_files(self.scratch)
         ended = outcome(reported.values(), kinds, cancelled=self.cancelled)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(

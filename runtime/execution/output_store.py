@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from runtime.lazy import pd
 from runtime.plan import Source
+from runtime.tables.spilled import SpilledRows
 
 
 class OutputStore:
@@ -37,5 +38,10 @@ class OutputStore:
         return self._frames[source]
 
     def frames(self) -> dict[Source, pd.DataFrame]:
-        """The frames still held: the retained ones, and any a stopped run left unread."""
-        return dict(self._frames)
+        """The frames still held: the retained ones, and any a stopped run left unread (not
+        rows spilled to a file, which goes when the run ends: a retained node never spills)."""
+        return {
+            source: frame
+            for source, frame in self._frames.items()
+            if not isinstance(frame, SpilledRows)
+        }

@@ -10,6 +10,7 @@ which then reads as a result evicted since.
 
 from __future__ import annotations
 
+import shutil
 import time
 from functools import partial
 
@@ -19,6 +20,7 @@ from runtime.io.paths import FileArea
 from runtime.plan import Plan, PlannedNode
 from runtime.plan.model import is_copy
 from runtime.plan.reuse.reuse_pass import record_target, remember, written_by
+from runtime.tables.spilled import SpilledRows
 
 UNSTORABLE = (OSError, ValueError, TypeError, ArithmeticError, NotImplementedError, MemoryError)
 """What writing a frame to Parquet raises for data or disks it cannot handle (pyarrow's
@@ -82,7 +84,11 @@ class Recorder:
 
     def _store(self, key: str, frame, port, logger) -> None:
         try:
-            self.cache.store.put(key, frame, **self.about(port))
+            if isinstance(frame, SpilledRows):  # the file as `put` would write the frame
+                copy = partial(shutil.copyfile, frame.path)
+                self.cache.store.put_with(key, copy, **self.about(port))
+            else:
+                self.cache.store.put(key, frame, **self.about(port))
         except UNSTORABLE as error:
             why = getattr(error, "strerror", None) or type(error).__name__
             logger.warning(f"{port[0]}.{port[1]} was not stored in the result store: {why}")

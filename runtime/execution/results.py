@@ -16,6 +16,7 @@ from runtime.errors import PipewrightError
 from runtime.execution.statuses import NodeStatus, RunStatus
 from runtime.lazy import pd
 from runtime.plan import Source
+from runtime.tables.spilled import SpilledRows
 
 
 @dataclass(slots=True)
@@ -123,12 +124,14 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def frame_bytes(frame: pd.DataFrame) -> int:
-    """The shallow size of a frame's columns.
+def frame_bytes(frame: pd.DataFrame | SpilledRows) -> int:
+    """The shallow size of a frame's columns (of rows spilled to a file: the file's).
 
     Reads pandas' block manager because `memory_usage` costs more than the engine's whole
     per-node budget (docs/performance.md); falls back to it if pandas changes its internals.
     """
+    if isinstance(frame, SpilledRows):
+        return frame.nbytes
     try:
         return int(sum(block.values.nbytes for block in frame._mgr.blocks))
     except AttributeError:
@@ -136,12 +139,13 @@ def frame_bytes(frame: pd.DataFrame) -> int:
 
 
 def check_outputs(node, outputs) -> None:
-    """Refuse what a planned node's `run` returned unless it is a DataFrame per output port."""
+    """Refuse what a planned node's `run` returned unless it is a DataFrame per output port
+    (or the rows it spilled, when it was given a file to: runtime/execution/streams.py)."""
     operator = node.operator
     if not isinstance(outputs, dict):
         raise TypeError(f"operator '{operator.name}' returned {type(outputs).__name__}, not a dict")
     for port in node.ports.outputs:
-        if not isinstance(outputs.get(port.name), pd.DataFrame):
+        if not isinstance(outputs.get(port.name), pd.DataFrame | SpilledRows):
             raise TypeError(
                 f"operator '{operator.name}' returned no DataFrame for output port '{port.name}'"
             )

@@ -16,6 +16,7 @@ from runtime.execution.results import check_outputs
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.plan.model import Plan, PlannedNode, Segment
 from runtime.plan.passes.projection import needed_columns
+from runtime.tables.spilled import as_frame
 
 
 @dataclass(slots=True)
@@ -121,7 +122,8 @@ class SegmentOperator(Operator):
 
     def _on_pandas(self, ctx, frames: dict[Source, object]) -> dict:
         """Run the members one after another on pandas, as the executor would have."""
-        outputs, figures = dict(frames), {}
+        outputs = {source: as_frame(rows) for source, rows in frames.items()}
+        figures = {}
         for node in self.nodes:
             ctx.check_cancelled()
             found = {

@@ -96,6 +96,7 @@ class NodeContext:
         resources: dict[str, Any] | None = None,
         position: Any = None,
         head: HeadProbe | None = None,
+        spill_path: Path | None = None,
     ):
         self.node_id = node_id
         self.run_id = str(run_id) if run_id is not None else uuid.uuid4().hex
@@ -118,6 +119,10 @@ class NodeContext:
         self.head = head
         """For an input a preview reads only until the rows below it suffice: told each batch
         read, says when to stop (runtime/execution/heads.py); None: read on."""
+        self.spill_path = spill_path
+        """For an input that only DuckDB segments read: a file to write its rows to batch by
+        batch and hand on as `SpilledRows` (runtime/tables/spilled.py), if the operator
+        `spills`; None: hand on a frame."""
         self._cancel = threading.Event()
         self._on_stop: list[Callable[[], Any]] = []
         self._commit_lock = threading.RLock()

@@ -142,6 +142,12 @@ class Operator:
     never_reused_because: ClassVar[str] = "its rows may differ from one run to the next"
     """What `explain` says of a node whose `reuse_for_s` is None."""
 
+    def spills(self, params) -> bool:
+        """Whether a node of these params honours `NodeContext.spill_path`: its `run` then
+        reads its source (or a spilled input) batch by batch into that file instead of
+        building a frame, where only DuckDB reads its rows (runtime/execution/streams.py)."""
+        return False
+
     def ports(self, params: OperatorParams | None) -> Ports:
         """A node's ports given its validated params: the declared `inputs` and `outputs`, or
         with `outputs_from` one output per item of that list param (None: params not valid

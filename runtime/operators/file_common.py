@@ -54,6 +54,7 @@ from runtime.operators.file_identity import files_identity
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import is_exact_decimal, public_type, to_pandas
 from runtime.tables.schema import Column, Schema, schema_of
+from runtime.tables.spilled import SpilledRows
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a text or spreadsheet file's column types for the schema view."""
@@ -381,7 +382,11 @@ class FileInput(Operator):
     def run(self, ctx, inputs):
         incremental = incremental_of(ctx.params)
         if incremental is None:
-            table = read_files(ctx, readable_files(ctx), self._reader(ctx), ctx.row_limit)
+            files = readable_files(ctx)
+            spilled = self._spilled(ctx, files)
+            if spilled is not None:
+                return {"out": spilled}
+            table = read_files(ctx, files, self._reader(ctx), ctx.row_limit)
             return {"out": self.frame(ctx, table)}
         if incremental.mode == "new_files":
             return {"out": self._new_files(ctx)}
@@ -406,6 +411,20 @@ class FileInput(Operator):
 
     def cache_identity(self, params, files, connections):
         return files_identity(params, files)
+
+    def _spilled(self, ctx: NodeContext, files: list[InputFile]) -> SpilledRows | None:
+        """The rows written batch by batch to `ctx.spill_path`, when the node has one (its
+        operator `spills`), reads one file whole and streams that file (`spill_file`); else
+        None."""
+        whole = ctx.row_limit is None and ctx.head is None
+        if ctx.spill_path is None or len(files) != 1 or not whole:
+            return None
+        return self.spill_file(ctx, files[0])
+
+    def spill_file(self, ctx: NodeContext, file: InputFile) -> SpilledRows | None:
+        """The file's rows written to `ctx.spill_path` batch by batch, typed as `read_file`
+        and `frame` type them; None (nothing written) where it reads only whole."""
+        return None
 
     def read_file(self, ctx: NodeContext, file: InputFile, row_limit: int | None) -> pa.Table:
         """The file's rows (at most `row_limit`) as Arrow, each column of a public type."""

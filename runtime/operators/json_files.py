@@ -39,6 +39,7 @@ from runtime.operators.file_common import (
     pruned_table,
     read_batches,
 )
+from runtime.tables.spilled import SpilledRows, SpillWriter
 
 STREAM_ABOVE_BYTES = 256 * 2**20
 """Larger JSON Lines files are read block by block, with progress and cancellation checks."""
@@ -80,6 +81,14 @@ class JsonInput(FileInput):
         "them, from the data root."
     )
     Params = JsonInputParams
+
+    def spills(self, params):
+        return params.lines and params.file_name_column is None and params.incremental is None
+
+    def spill_file(self, ctx, file):
+        if not ctx.params.lines:
+            return None
+        return spill_json_lines(ctx, file.location, ctx.columns, ctx.spill_path)
 
     def read_file(self, ctx, file, row_limit):
         params = ctx.params
@@ -126,6 +135,116 @@ def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None
             raise OperatorError(f"cannot read '{source}' as JSON Lines: {problem}") from error
         return _read_lines_as_objects(path, source, row_limit)  # mixed kinds, or a long line
     return _in_file_order(table, guessed.names)
+
+
+def spill_json_lines(
+    ctx: NodeContext, path: Path, columns: set[str] | None, spill_path: Path
+) -> SpilledRows | None:
+    """The objects of a JSON Lines file written to `spill_path` block by block, typed as
+    `read_json_file` types them, ISO text columns included (a second pass over the spill file
+    casts those: only the whole column says whether one is a date). None, with nothing left
+    behind, where only a whole read gives those types (a column changing kind after the first
+    block, a line Arrow cannot parse, no objects at all): the caller then reads it whole."""
+    if path.stat().st_size == 0:
+        return None
+    writer, kinds = SpillWriter(spill_path), _IsoKinds()
+    read = pa_json.ReadOptions(block_size=BLOCK_BYTES)
+    try:
+        with pa_json.open_json(path, read_options=read) as reader:
+            guessed = reader.schema  # from the first block
+        parse = pa_json.ParseOptions(
+            explicit_schema=_timestamps_as_text(guessed), unexpected_field_behavior="infer"
+        )
+        rows = 0
+        with pa_json.open_json(path, read_options=read, parse_options=parse) as reader:
+            for batch in reader:
+                ctx.check_cancelled()
+                table = _in_file_order(pa.Table.from_batches([batch]), guessed.names)
+                table = conform_table(pruned_table(table, columns))
+                kinds.see(table)
+                writer.write(table)
+                rows += batch.num_rows
+                ctx.progress(rows)
+        if writer.spilled is None:
+            writer.discard()
+            return None
+        spilled = writer.close()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        writer.discard()
+        return None
+    except BaseException:
+        writer.discard()
+        raise
+    casts = kinds.casts()
+    return _cast_spilled(spilled, casts) if casts else spilled
+
+
+def _cast_spilled(spilled: SpilledRows, casts: dict[str, pa.DataType]) -> SpilledRows:
+    """`spilled` rewritten batch by batch with the columns `casts` names cast to its types."""
+    import pyarrow.parquet as pq
+
+    typed = spilled.path.with_name(spilled.path.name + ".typed")
+    writer = SpillWriter(typed)
+    try:
+        for batch in pq.ParquetFile(spilled.path).iter_batches():
+            table = pa.Table.from_batches([batch]).replace_schema_metadata(None)
+            writer.write(
+                pa.table(
+                    [
+                        column.cast(casts[name]) if name in casts else column
+                        for name, column in zip(table.column_names, table.columns, strict=True)
+                    ],
+                    names=table.column_names,
+                )
+            )
+        result = writer.close()
+    except BaseException:
+        writer.discard()
+        raise
+    finally:
+        spilled.path.unlink(missing_ok=True)
+    result.path = typed.replace(spilled.path)
+    result.batches = spilled.batches  # as read from the source
+    return result
+
+
+class _IsoKinds:
+    """What `_parse_iso_text` makes of each column over a whole file, learned a block at a
+    time: a text column takes the kind of its first value when every value is ISO text of
+    that kind that casts to it."""
+
+    def __init__(self):
+        self._kinds: dict[str, tuple[str, pa.DataType] | None] = {}
+        """Each column's kind so far, once it has a value (None: it stays as it is)."""
+
+    def see(self, table: pa.Table) -> None:
+        for name, column in zip(table.column_names, table.columns, strict=True):
+            if name in self._kinds and self._kinds[name] is None:
+                continue
+            if not _is_text(column.type):
+                self._kinds[name] = None
+                continue
+            values = column.drop_null()
+            if len(values) == 0:
+                continue
+            if name not in self._kinds:
+                self._kinds[name] = _iso_kind(values[0].as_py())
+            found = self._kinds[name]
+            if found is not None and not self._casts(values, *found):
+                self._kinds[name] = None
+
+    @staticmethod
+    def _casts(values: pa.ChunkedArray, pattern: str, kind: pa.DataType) -> bool:
+        if not _all_match(values, pattern):
+            return False
+        try:
+            values.cast(kind)
+        except pa.ArrowInvalid:  # looks like a date, is not one (2024-02-30)
+            return False
+        return True
+
+    def casts(self) -> dict[str, pa.DataType]:
+        return {name: found[1] for name, found in self._kinds.items() if found is not None}
 
 
 def _timestamps_as_text(guessed: pa.Schema) -> pa.Schema:
@@ -219,27 +338,31 @@ def _parse_iso_text(table: pa.Table) -> pa.Table:
 
 
 def _parse_iso_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    kind = _iso_type(column)
-    if kind is None:
+    if not _is_text(column.type):
+        return column
+    values = column.drop_null()
+    if len(values) == 0:
+        return column
+    found = _iso_kind(values[0].as_py())
+    if found is None or not _all_match(values, found[0]):
         return column
     try:
-        return column.cast(kind)
+        return column.cast(found[1])
     except pa.ArrowInvalid:  # looks like a date, is not one (2024-02-30)
         return column
 
 
-def _iso_type(column: pa.ChunkedArray) -> pa.DataType | None:
-    """Date or timestamp if every value of a text column is ISO text of the first one's kind."""
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        return None
-    values = column.drop_null()
-    if len(values) == 0:
-        return None
-    first = values[0].as_py()
-    for pattern, kind in _ISO_TYPES:
-        if re.match(pattern, first):
-            return kind if pc.all(pc.match_substring_regex(values, pattern)).as_py() else None
-    return None
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _iso_kind(first: str) -> tuple[str, pa.DataType] | None:
+    """The pattern and type of the ISO date or datetime kind `first` is written in, if any."""
+    return next(((pattern, kind) for pattern, kind in _ISO_TYPES if re.match(pattern, first)), None)
+
+
+def _all_match(values: pa.ChunkedArray, pattern: str) -> bool:
+    return pc.all(pc.match_substring_regex(values, pattern)).as_py()
 
 
 class JsonOutputParams(FileOutputParams):

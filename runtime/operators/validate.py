@@ -8,7 +8,7 @@ rule skips them (a null is neither in nor out of range).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -30,6 +30,7 @@ from runtime.operators.column_params import (
 )
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.tables.schema import Column, Schema
+from runtime.tables.spilled import SpilledRows, SpillWriter, port_file
 
 REASON = "_reason"
 """The column of `invalid` rows that says which rules they failed."""
@@ -43,6 +44,10 @@ class _Rule(OperatorParams):
 
     `field` is where the rule sits in params (`rules[2]`), for error messages.
     """
+
+    row_local: ClassVar[bool] = True
+    """Whether a row fails or passes whatever the other rows are: the rule then checks a
+    spilled input batch by batch (runtime/execution/streams.py)."""
 
     def check(self, field: str, schema: Schema) -> None:
         """Raise `ParamsError` if the rule does not fit the columns of `schema`."""
@@ -216,6 +221,7 @@ class UniqueRule(_Rule):
     """Fails every row whose value (or combination of values) occurs on more than one row."""
 
     model_config = ConfigDict(title="Unique")
+    row_local: ClassVar[bool] = False
 
     rule: Literal["unique"] = Field(title="Rule", description="unique: no repeated values.")
     column: InputColumn | None = Field(
@@ -285,6 +291,9 @@ class Validate(Operator):
     )
     Params = ValidateParams
 
+    def spills(self, params):
+        return all(rule.row_local for rule in params.rules)  # `unique` needs every row at once
+
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
         check_rules(ctx.params, schema)
@@ -292,23 +301,49 @@ class Validate(Operator):
         return {"valid": schema, "invalid": Schema((*schema.columns, reason))}
 
     def run(self, ctx, inputs):
-        params: ValidateParams = ctx.params
-        frame = inputs["in"]
-        schema = frame_schema(frame)
-        check_rules(params, schema)
-        fields = [f"rules[{index}]" for index in range(len(params.rules))]
-        failures = [
-            rule.failed(frame, schema, f) for rule, f in zip(params.rules, fields, strict=True)
-        ]
-        invalid = np.logical_or.reduce(failures)
-        rows = frame[invalid]
-        text = pd.Series("", index=rows.index, dtype="str")
-        for rule, field, failed in zip(params.rules, fields, failures, strict=True):
-            hit = failed[invalid]
-            if hit.any():
-                text = text + (rule.reasons(rows, schema, field) + SEPARATOR).where(hit, "")
-        reasons = text.str.slice(stop=-len(SEPARATOR))
-        return {"valid": frame[~invalid], "invalid": rows.assign(**{REASON: reasons})}
+        rows = inputs["in"]
+        if isinstance(rows, SpilledRows):  # spilled for this node, which spills too
+            return self._streamed(ctx, rows)
+        return checked(ctx.params, rows)
+
+    @staticmethod
+    def _streamed(ctx, spilled: SpilledRows) -> dict[str, SpilledRows]:
+        """Each batch of a spilled input checked on its own, its valid and invalid rows
+        written to spill files of their own (every rule is row-local)."""
+        writers = {port: SpillWriter(port_file(ctx.spill_path, port)) for port in PORTS}
+        try:
+            done = 0
+            for frame in spilled.frames():
+                ctx.check_cancelled()
+                for port, rows in checked(ctx.params, frame).items():
+                    writers[port].write_frame(rows)
+                done += len(frame)
+                ctx.progress(done)
+            return {port: writer.close() for port, writer in writers.items()}
+        except BaseException:
+            for writer in writers.values():
+                writer.discard()
+            raise
+
+
+PORTS = ("valid", "invalid")
+
+
+def checked(params: ValidateParams, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """`frame`'s rows that pass every rule, and the others with why."""
+    schema = frame_schema(frame)
+    check_rules(params, schema)
+    fields = [f"rules[{index}]" for index in range(len(params.rules))]
+    failures = [rule.failed(frame, schema, f) for rule, f in zip(params.rules, fields, strict=True)]
+    invalid = np.logical_or.reduce(failures)
+    rows = frame[invalid]
+    text = pd.Series("", index=rows.index, dtype="str")
+    for rule, field, failed in zip(params.rules, fields, failures, strict=True):
+        hit = failed[invalid]
+        if hit.any():
+            text = text + (rule.reasons(rows, schema, field) + SEPARATOR).where(hit, "")
+    reasons = text.str.slice(stop=-len(SEPARATOR))
+    return {"valid": frame[~invalid], "invalid": rows.assign(**{REASON: reasons})}
 
 
 def check_rules(params: ValidateParams, schema: Schema) -> None:

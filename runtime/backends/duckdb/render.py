@@ -21,6 +21,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -49,6 +50,7 @@ from runtime.io.file_patterns import InputFile
 from runtime.io.paths import FileArea
 from runtime.tables.frames import public_type
 from runtime.tables.schema import Column, Schema
+from runtime.tables.spilled import SpilledRows
 
 
 @dataclass
@@ -57,6 +59,9 @@ class Query:
 
     ctes: list[tuple[str, str, tuple]] = field(default_factory=list)
     tables: dict[str, pa.Table] = field(default_factory=dict)
+    spills: list[Path] = field(default_factory=list)
+    """The files of rows that inputs spilled (runtime/tables/spilled.py), which the session
+    reads."""
     scans: dict[str, tuple[InputFile, ...]] = field(default_factory=dict)
     """Each path a scan reads, as the document writes it → the files it names (for the
     session, for messages and for the profile)."""
@@ -181,14 +186,23 @@ class Renderer:
     def _input(self, relation: rel.Input) -> Rendered:
         name = self._name("f")
         table = self.frame_table(relation.source)
-        self.query.tables[name] = table
+        if isinstance(table, SpilledRows):
+            nulls = [(field, table.nulls[field.name]) for field in table.schema]
+        else:
+            self.query.tables[name] = table
+            nulls = [(field, table[field.name].null_count) for field in table.schema]
         # a table of no rows may stand for rows to come (a compiled script renders so)
         schema = Schema(
             tuple(
-                Column(n, public_type(c.type) or "string", not len(c) or c.null_count > 0)
-                for n, c in zip(table.column_names, table.columns, strict=True)
+                Column(field.name, public_type(field.type) or "string", not len(table) or count > 0)
+                for field, count in nulls
             )
         )
+        if isinstance(table, SpilledRows):  # DuckDB's own reader streams it (an Arrow scan not)
+            self.query.spills.append(table.path)
+            return self._cte(
+                "SELECT * FROM read_parquet(?)", (str(table.path),), schema, natural=True
+            )
         return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
 
     def _scan(self, relation: rel.Scan) -> Rendered:

@@ -39,6 +39,7 @@ from runtime.lazy import pd
 from runtime.relational import BROADCAST_NEEDS, Broadcast, Relation, scans_of
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype, is_decimal_dtype
+from runtime.tables.spilled import SpilledRows, frame_arrow
 
 PROGRESS_INTERVAL_S = 0.2
 Exit = tuple[str, str]
@@ -156,7 +157,7 @@ def run_segment(
         known.update(outputs.names())
         known.update({str(path): "the result store" for path, _ in copies.values()})
         stopper.check()
-        reads = [Path(path) for path in read]
+        reads = [*(Path(path) for path in read), *query.spills]
         budget = budget or Budget.from_environment()
         allowed = [*written_by_duckdb, *(path for path, _ in copies.values())]
         keep_order = query.reads_in_order(rendered.values())
@@ -313,14 +314,17 @@ def _conventional() -> tuple:
     return (pd.Int64Dtype(), pd.BooleanDtype(), pd.Float64Dtype(), date_dtype())
 
 
-def frame_table(frame: pd.DataFrame) -> pa.Table:
-    """A frame entering the segment, as Arrow (NaN becomes null, as pandas reads it)."""
-    for name, dtype in frame.dtypes.items():
+def frame_table(frame: pd.DataFrame | SpilledRows) -> pa.Table | SpilledRows:
+    """A frame entering the segment, as Arrow (NaN becomes null, as pandas reads it); rows an
+    input spilled stay in their file, which the segment scans (their columns checked alike)."""
+    spilled = isinstance(frame, SpilledRows)
+    dtypes = to_pandas(frame.schema.empty_table()).dtypes if spilled else frame.dtypes
+    for name, dtype in dtypes.items():
         plain = dtype == "float64" or isinstance(dtype, pd.StringDtype)
         timed = pd.api.types.is_datetime64_dtype(dtype) and getattr(dtype, "tz", None) is None
         if not (plain or timed or dtype in _conventional() or is_decimal_dtype(dtype)):
             raise NotLowerable(f"column '{name}' is held as {dtype}, which stays on pandas")
-    return pa.Table.from_pandas(frame, preserve_index=False)
+    return frame if spilled else frame_arrow(frame)
 
 
 def _first_paragraph(message: str) -> str:

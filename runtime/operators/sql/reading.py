@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
 from operator import itemgetter
+from pathlib import Path
 from typing import Annotated
 
 import pyarrow as pa
@@ -51,6 +52,7 @@ from runtime.operators.sql.node_connection import (
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import Column, Schema, TypeName, schema_of, type_name_of
+from runtime.tables.spilled import SpilledRows, SpillWriter
 
 READ_CHUNK_ROWS = 50_000
 """Rows fetched at a time; progress and cancellation are checked between chunks."""
@@ -127,6 +129,9 @@ class SqlInput(Operator):
     deterministic = False
     never_reused_because = "a query reads its database on every run (unless cache_for_s is set)"
 
+    def spills(self, params):
+        return incremental_of(params) is None
+
     def reuse_for_s(self, params):
         # An incremental query reads what is new in its database: it is never reused.
         return None if incremental_of(params) is not None else params.cache_for_s
@@ -176,7 +181,10 @@ def read_query(ctx: NodeContext, row_limit: int | None, *, after=None) -> pd.Dat
         database_errors(f"query on '{params.connection}' failed", connection.engine.url),
     ):
         if after is None:
-            return query_frame(ctx, connection, query, values, row_limit, columns=ctx.columns)
+            collect = _spiller(ctx.spill_path) if ctx.spill_path and row_limit is None else None
+            return query_frame(
+                ctx, connection, query, values, row_limit, None, ctx.columns, collect
+            )
         query = watermarked(connection, query, incremental_of(params).column)
         values[WATERMARK_PARAM] = after
         # typed, so that a database keeping times as text (SQLite) compares them as written
@@ -185,6 +193,32 @@ def read_query(ctx: NodeContext, row_limit: int | None, *, after=None) -> pd.Dat
 
 
 _BOUND_TYPES = {datetime: sa.DateTime, date: sa.Date}
+
+
+def _spiller(path: Path):
+    """A `collect` for `query_frame` that writes each chunk to a spill file at `path`: those
+    fetched before every column's type is known wait, to be cast as the frame casts them."""
+
+    def collect(chunks: Iterator[pa.Table], schema) -> SpilledRows:
+        writer, waiting = SpillWriter(path), []
+        try:
+            for chunk in chunks:
+                waiting.append(chunk)
+                known = schema(final=False)
+                if known is not None:
+                    for table in waiting:
+                        writer.write(table.cast(known))
+                    waiting.clear()
+            if writer.spilled is None and not waiting:  # no rows: a file of the columns
+                waiting.append(schema().empty_table())
+            for table in waiting:
+                writer.write(table.cast(schema()))
+            return writer.close()
+        except BaseException:
+            writer.discard()
+            raise
+
+    return collect
 
 
 def watermarked(connection: Connection, query: str, column: str) -> str:
@@ -202,9 +236,13 @@ def query_frame(
     row_limit: int | None,
     bound: dict[str, sa.types.TypeEngine] | None = None,
     columns: set[str] | None = None,
+    collect=None,
 ) -> pd.DataFrame:
     """The rows of `query` (its `:name`s bound to `values`, of the SQL types `bound` gives)
     on `connection`, typed; of its columns, those anything reads (`columns`, None: all).
+    `collect`, if given, takes the chunks as they are fetched instead (with a function that
+    gives their schema, None while a column's type is still unknown unless `final`) and
+    returns what the node hands on.
 
     The query is sent as written (wrapping it in a SELECT of fewer columns could lose its
     ORDER BY, which MariaDB ignores in a subquery): the other columns are fetched but never
@@ -221,9 +259,19 @@ def query_frame(
         names = _column_names(result)
         types = column_types(connection, result, probed)
         kept = [names.index(name) for name in read_names(names, columns)]
-        tables = list(_fetch(ctx, result, names, types, row_limit, kept))
-    schema = pa.schema([(names[index], types[index] or STRING) for index in kept])
-    table = pa.concat_tables([t.cast(schema) for t in tables]) if tables else schema.empty_table()
+
+        def schema(final: bool = True) -> pa.Schema | None:
+            if not final and any(types[index] is None for index in kept):
+                return None
+            return pa.schema([(names[index], types[index] or STRING) for index in kept])
+
+        chunks = _fetch(ctx, result, names, types, row_limit, kept)
+        if collect is not None:
+            return collect(chunks, schema)
+        tables = list(chunks)
+    table = (
+        pa.concat_tables([t.cast(schema()) for t in tables]) if tables else schema().empty_table()
+    )
     return to_pandas(table)
 
 
