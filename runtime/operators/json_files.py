@@ -39,6 +39,7 @@ from runtime.operators.file_common import (
     pruned_table,
     read_batches,
 )
+from runtime.tables import spilled as spilling
 from runtime.tables.spilled import SpilledRows, SpillWriter
 
 STREAM_ABOVE_BYTES = 256 * 2**20
@@ -144,8 +145,9 @@ def spill_json_lines(
     `read_json_file` types them, ISO text columns included (a second pass over the spill file
     casts those: only the whole column says whether one is a date). None, with nothing left
     behind, where only a whole read gives those types (a column changing kind after the first
-    block, a line Arrow cannot parse, no objects at all): the caller then reads it whole."""
-    if path.stat().st_size == 0:
+    block, a line Arrow cannot parse, no objects at all) or where the file is small
+    (`SPILL_FROM_BYTES`): the caller then reads it whole."""
+    if path.stat().st_size < max(1, spilling.SPILL_FROM_BYTES):
         return None
     writer, kinds = SpillWriter(spill_path), _IsoKinds()
     read = pa_json.ReadOptions(block_size=BLOCK_BYTES)

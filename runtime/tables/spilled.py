@@ -28,6 +28,11 @@ from runtime.tables.frames import to_pandas
 
 ROW_GROUP_ROWS = 65_536
 """Rows of a row group of the spill file: what a scan of it holds at a time."""
+SPILL_FROM_BYTES = 64 * 2**20
+"""Inputs smaller than this (a JSON Lines file; a query's rows fetched so far) are handed on as
+a frame: spilling costs each batch a round trip through pandas and Parquet (+35 % CPU for 4M
+JSON Lines rows, twice the CPU of a streamed `validate`), worth it only where the memory it
+saves is more than a small input's."""
 
 
 @dataclass

@@ -49,6 +49,7 @@ from runtime.operators.sql.node_connection import (
     node_connection,
     open_connection,
 )
+from runtime.tables import spilled as spilling
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import Column, Schema, TypeName, schema_of, type_name_of
@@ -196,21 +197,24 @@ _BOUND_TYPES = {datetime: sa.DateTime, date: sa.Date}
 
 
 def _spiller(path: Path):
-    """A `collect` for `query_frame` that writes each chunk to a spill file at `path`: those
-    fetched before every column's type is known wait, to be cast as the frame casts them."""
+    """A `collect` for `query_frame` that writes each chunk to a spill file at `path` once the
+    chunks fetched hold `SPILL_FROM_BYTES` (fewer rows make the frame, as without a spill
+    file): those fetched before every column's type is known wait, to be cast as the frame
+    casts them."""
 
-    def collect(chunks: Iterator[pa.Table], schema) -> SpilledRows:
-        writer, waiting = SpillWriter(path), []
+    def collect(chunks: Iterator[pa.Table], schema) -> SpilledRows | pd.DataFrame:
+        writer, waiting, held = SpillWriter(path), [], 0
         try:
             for chunk in chunks:
                 waiting.append(chunk)
+                held += chunk.nbytes
                 known = schema(final=False)
-                if known is not None:
+                if known is not None and held >= spilling.SPILL_FROM_BYTES:
                     for table in waiting:
                         writer.write(table.cast(known))
                     waiting.clear()
-            if writer.spilled is None and not waiting:  # no rows: a file of the columns
-                waiting.append(schema().empty_table())
+            if writer.spilled is None:
+                return whole_frame(waiting, schema())
             for table in waiting:
                 writer.write(table.cast(schema()))
             return writer.close()
@@ -219,6 +223,12 @@ def _spiller(path: Path):
             raise
 
     return collect
+
+
+def whole_frame(tables: list[pa.Table], schema: pa.Schema) -> pd.DataFrame:
+    """The frame of a query's fetched chunks, each cast to the query's final `schema`."""
+    table = pa.concat_tables([t.cast(schema) for t in tables]) if tables else schema.empty_table()
+    return to_pandas(table)
 
 
 def watermarked(connection: Connection, query: str, column: str) -> str:
@@ -269,10 +279,7 @@ def query_frame(
         if collect is not None:
             return collect(chunks, schema)
         tables = list(chunks)
-    table = (
-        pa.concat_tables([t.cast(schema()) for t in tables]) if tables else schema().empty_table()
-    )
-    return to_pandas(table)
+    return whole_frame(tables, schema())
 
 
 def _column_names(result: CursorResult) -> list[str]:

@@ -20,6 +20,7 @@ from runtime.operators.context import NodeContext
 from runtime.operators.sql import reading
 from runtime.plan import build_plan
 from runtime.plan.prepare import prepare
+from runtime.tables import spilled
 from runtime.tables.frames import to_pandas
 
 ROWS = 3000
@@ -66,6 +67,12 @@ def on_both(document: dict, folder, connections=None):
     assert written == expected
     assert not (folder / ".pipewright" / "tmp" / str(result.run_id) / FOLDER).exists()
     return result
+
+
+@pytest.fixture(autouse=True)
+def spill_any_size(monkeypatch):
+    """Inputs of any size spill: these tests' inputs are far below `SPILL_FROM_BYTES`."""
+    monkeypatch.setattr(spilled, "SPILL_FROM_BYTES", 0)
 
 
 @pytest.fixture
@@ -153,14 +160,35 @@ def test_an_input_that_validate_checks_for_unique_values_builds_its_frame(events
     assert "spilled_batches" not in result.nodes["checked"].extra
 
 
-def test_a_sql_input_below_which_only_duckdb_runs_spills_its_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(reading, "READ_CHUNK_ROWS", 500)
-    with sqlite3.connect(tmp_path / "shop.db") as database:
+def shop(folder) -> None:
+    """A SQLite database of ROWS sales in `folder`, the connection `shop`'s."""
+    with sqlite3.connect(folder / "shop.db") as database:
         database.execute("CREATE TABLE sales (id INTEGER, city TEXT, amount REAL)")
         database.executemany(
             "INSERT INTO sales VALUES (?, ?, ?)",
             [(index, ["Lyon", "Nice", None][index % 3], index % 50 + 0.5) for index in range(ROWS)],
         )
+
+
+def test_inputs_smaller_than_the_spill_threshold_hand_on_a_frame(events, monkeypatch):
+    """Spilling costs CPU (a pandas and Parquet round trip per batch): only large inputs pay."""
+    monkeypatch.setattr(spilled, "SPILL_FROM_BYTES", 10 * 2**20)
+    monkeypatch.setattr(reading, "READ_CHUNK_ROWS", 500)
+    shop(events)
+    readers = [
+        {"id": "read", "operator": "json_input", "params": {"path": "events.jsonl", "lines": True}},
+        {"id": "read", "operator": "sql_input",
+         "params": {"connection": "shop", "query": "SELECT * FROM sales"}},
+    ]  # fmt: skip
+    for reader in readers:
+        result = on_both(pipeline(reader, KEEP_SOME), events, {"shop": "sqlite:///shop.db"})
+        assert "spilled_batches" not in result.nodes["read"].extra
+        assert result.nodes["read"].rows_out == ROWS
+
+
+def test_a_sql_input_below_which_only_duckdb_runs_spills_its_chunks(tmp_path, monkeypatch):
+    monkeypatch.setattr(reading, "READ_CHUNK_ROWS", 500)
+    shop(tmp_path)
     # `late` has no declared type and no value before the third chunk: typed by its values
     query = "SELECT *, CASE WHEN id > 1200 THEN id * 2 END AS late FROM sales"
     reader = {
