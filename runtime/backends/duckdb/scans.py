@@ -30,6 +30,7 @@ from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.file_patterns import InputFile, input_files
 from runtime.io.paths import FileArea
 from runtime.lazy import pq
+from runtime.operators.column_names import read_names
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
 from runtime.operators.parquet_files import PARQUET_ENDINGS
 from runtime.plan.reuse.stored_result import GONE
@@ -180,14 +181,25 @@ def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     if len(set(schema.names)) < len(schema.names):
         raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
     chosen = _chosen(scan, schema.names)
-    types = {name: schema.field(name).type for name in chosen}
+    read = set(chosen if scan.read is None else read_names(chosen, set(scan.read)))
     columns = [
         _required(pair, schemas)
         for name in chosen
-        for pair in parquet_columns(scan.path, name, types[name])
+        for pair in _converted(scan.path, name, schema.field(name).type, name in read)
     ]
     locations = [str(file.location) for file in files]
     return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+
+
+def _converted(source: str, name: str, kind: pa.DataType, read: bool) -> list:
+    """The column as parquet_types.py lowers it; one that nothing downstream reads (column
+    pruning) and that does not lower is a null placeholder, which DuckDB never reads."""
+    try:
+        return parquet_columns(source, name, kind)
+    except NotLowerable:
+        if read:
+            raise
+        return [(f"NULL AS {quoted(name)}", Column(name, "string"))]
 
 
 def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str, Column]:

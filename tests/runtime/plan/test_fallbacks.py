@@ -159,7 +159,7 @@ def test_a_compiled_script_reads_the_refused_file_on_pandas_and_the_rest_on_duck
 
 def test_a_reader_of_only_the_other_columns_stays_on_duckdb(folder):
     """The check is of the columns the scan reads: a reader whose `columns` leave the map out
-    lowers with the rest (DuckDB scans read every column of a file whose reader names none)."""
+    lowers with the rest."""
     columns = ["id", "amount", "country"]
     reader = {**PIPELINE["nodes"][0], "params": {"path": "orders.parquet", "columns": columns}}
     document = {**PIPELINE, "nodes": [reader, *PIPELINE["nodes"][1:]]}
@@ -168,6 +168,42 @@ def test_a_reader_of_only_the_other_columns_stays_on_duckdb(folder):
     assert [set(segment.nodes) for segment in plan.segments] == [{*ON_DUCKDB, "orders"}]
     _, finals, _ = ran(plan, folder)
     assert {metrics["backend"] for metrics in finals.values()} == {"duckdb"}
+
+
+def test_a_reader_whose_refused_column_nothing_reads_stays_on_duckdb(folder):
+    """Pruning comes first: the scan converts only the columns the aggregate reads."""
+    totals = {
+        "group_by": ["country"],
+        "aggregations": [{"column": "amount", "function": "sum"}],
+    }
+    document = {
+        "name": "Totals",
+        "nodes": [
+            PIPELINE["nodes"][0],
+            {"id": "totals", "operator": "aggregate", "params": totals},
+            {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "country"}]}},
+            {"id": "write", "operator": "parquet_output", "params": {"path": "out.parquet"}},
+        ],
+        "edges": [
+            {"source": "orders", "target": "totals"},
+            {"source": "totals", "target": "ordered"},
+            {"source": "ordered", "target": "write"},
+        ],
+    }
+    plan = planned(folder, document)
+    assert plan.fallbacks == {}
+    _, finals, _ = ran(plan, folder)
+    assert {metrics["backend"] for metrics in finals.values()} == {"duckdb"}
+    on_duckdb = pd.read_parquet(folder / "out.parquet")
+    ran(planned(folder, document, backend="pandas"), folder)
+    pd.testing.assert_frame_equal(on_duckdb, pd.read_parquet(folder / "out.parquet"))
+    assert on_duckdb["amount_sum"].tolist() == [2.0, 4.75, 4.0]
+    script = compile_script(load_document(document), data_root=folder, backend="duckdb")
+    assert "frame_table(orders)" not in script
+    (folder / "script.py").write_text(script)
+    finished = run_script(folder / "script.py", "--data-root", str(folder), cwd=folder)
+    assert finished.returncode == 0, finished.stderr
+    pd.testing.assert_frame_equal(on_duckdb, pd.read_parquet(folder / "out.parquet"))
 
 
 def test_a_fallback_found_only_when_the_run_starts_is_reported_on_every_member(folder):
