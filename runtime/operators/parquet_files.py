@@ -181,7 +181,7 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
                 "field_name": item.name,
                 "pandas_type": pandas_type,
                 "numpy_type": numpy_type,
-                "metadata": _decimal_metadata(kind),
+                "metadata": _type_metadata(kind),
             }
         )
     metadata = {
@@ -196,8 +196,8 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
 
 
 def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
-    if pa.types.is_timestamp(kind) and kind.tz is None:
-        return kind, "datetime", f"datetime64[{kind.unit}]"
+    if pa.types.is_timestamp(kind):
+        return kind, "datetime" if kind.tz is None else "datetimetz", f"datetime64[{kind.unit}]"
     if is_exact_decimal(kind):
         return pa.decimal128(kind.precision, kind.scale), "decimal", "object"
     for check, stored, pandas_type, numpy_type in _PANDAS_TYPES:
@@ -206,8 +206,10 @@ def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
     raise OperatorError(f"column '{name}' is {kind}, which has no public type")
 
 
-def _decimal_metadata(kind: pa.DataType) -> dict | None:
-    """What pyarrow records of a decimal column in pandas' metadata."""
+def _type_metadata(kind: pa.DataType) -> dict | None:
+    """What pyarrow records of a decimal or a zoned datetime column in pandas' metadata."""
+    if pa.types.is_timestamp(kind) and kind.tz is not None:
+        return {"timezone": kind.tz}
     if not pa.types.is_decimal(kind):
         return None
     return {"precision": kind.precision, "scale": kind.scale}

@@ -65,6 +65,18 @@ class Query:
     numbers_streams: bool = False
     """Whether a CTE relies on a natural relation's stream order (numbers its rows, or limits
     them unsorted): the session must then keep insertion order."""
+    zones: set[str] = field(default_factory=set)
+    """The time zones of the datetimes the scans give."""
+
+    def zone(self) -> str:
+        """The session's `TimeZone`: the one zone the scans' datetimes are in, in which DuckDB
+        gives them as pandas keeps them (`UTC` when none is)."""
+        if len(self.zones) > 1:
+            raise NotLowerable(
+                f"datetimes in the zones {', '.join(sorted(self.zones))} meet in one segment, "
+                "whose DuckDB session keeps one"
+            )
+        return next(iter(self.zones), "UTC")
 
     def files(self) -> dict[str, str]:
         """Each file read: its real path → its name as the document's path names it."""
@@ -194,11 +206,13 @@ class Renderer:
     def _scan(self, relation: rel.Scan) -> Rendered:
         scan = scan_sql(relation, self.files)
         self.query.scans[relation.path] = scan.files
+        self.query.zones |= scan.zones
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _stored(self, relation: rel.Stored) -> Rendered:
         scan = stored_sql(relation)
         self.query.scans[relation.path] = scan.files
+        self.query.zones |= scan.zones
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _filter(self, relation: rel.Filter) -> Rendered:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 from pyarrow import csv as pa_csv
 
-from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns
+from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns, zones_of
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.file_patterns import InputFile, input_files
@@ -46,12 +46,14 @@ DUCKDB_WILDCARDS = "*?[]{}"
 
 @dataclass(frozen=True)
 class ScanSql:
-    """A scan as a SELECT: its text, bound parameters, the files it reads and its columns."""
+    """A scan as a SELECT: its text, bound parameters, the files it reads, its columns and
+    the time zones of its datetimes."""
 
     sql: str
     params: tuple
     files: tuple[InputFile, ...]
     schema: Schema
+    zones: frozenset[str] = frozenset()
 
 
 def scan_sql(scan: Scan, area: FileArea) -> ScanSql:
@@ -188,7 +190,9 @@ def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
         for pair in _converted(scan.path, name, schema.field(name).type, name in read)
     ]
     locations = [str(file.location) for file in files]
-    return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+    found = _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+    zones = {zone for name in read for zone in zones_of(schema.field(name).type)}
+    return replace(found, zones=frozenset(zones))
 
 
 def _converted(source: str, name: str, kind: pa.DataType, read: bool) -> list:
