@@ -28,7 +28,14 @@ from runtime.backends.duckdb.profiles import scan_name
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
-from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
+from runtime.backends.duckdb.sinks import (
+    SinkError,
+    Written,
+    run_sink,
+    sinks,
+    write_parquet,
+    writes_of,
+)
 from runtime.budget import Budget
 from runtime.document.spec import Source
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
@@ -254,8 +261,11 @@ def _copied(copies, relations, rendered, connection, query, tally, stopper) -> N
             name for name in part.schema.names if name in columns
         ]  # fmt: skip
         sql, params = query.exit_sql(part, [quoted(name) for name in names])
-        copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
-        [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
+        if query.zone() == "UTC":
+            copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
+            [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
+        else:  # COPY would name the datetimes' zone UTC: pyarrow writes the session's
+            rows = write_parquet(connection, sql, params, path, None, "snappy", str(path))
         tally.query_ran(relation, connection.get_profiling_information())
         tally.counted(relation, rows)
         if not part.order:
