@@ -14,6 +14,8 @@ own way; where the two differ, the expression converts to the pandas path's resu
     as pandas keeps it
     times of day: text, as Arrow writes them (`12:34:56.500000` for microseconds)
     durations: the number of the unit's ticks, as text (DuckDB reads them as BIGINT)
+    intervals (Parquet's INTERVAL, as DuckDB writes them; scans.py types them so): DuckDB's
+    text, `1 year 2 months 3 days 04:05:06.789` (parquet_files.py `intervals_as_text`)
     bytes: the UTF-8 text they hold, or `0x` and their hexadecimal digits when they hold none
     structs: one column per field, named `parent.field`, each lowered the same way
     lists and maps: their compact JSON text, DuckDB's `to_json` (file_common.py `json_text`)
@@ -21,8 +23,8 @@ own way; where the two differ, the expression converts to the pandas path's resu
 What cannot match is `NotLowerable`, naming the column and why: timestamps with a zone in
 seconds or milliseconds (DuckDB keeps microseconds; pandas keeps the file's unit), times in
 nanoseconds, lists and maps holding floats, decimals, dates,
-times or bytes (Python and DuckDB write those in JSON differently), fixed-size binary (DuckDB's
-INTERVAL), and unsigned 64-bit integers.
+times or bytes (Python and DuckDB write those in JSON differently), other fixed-size binary (a
+UUID, say), and unsigned 64-bit integers.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[
         return _timestamp(source, name, value, kind), "datetime"
     if pa.types.is_time(kind) and kind.unit in _TIMES:
         return f"strftime(DATE '1970-01-01' + {value}, '{_TIMES[kind.unit]}')", "string"
-    if pa.types.is_duration(kind):
+    if pa.types.is_duration(kind) or pa.types.is_interval(kind):  # a Parquet INTERVAL's text
         return f"CAST({value} AS VARCHAR)", "string"
     if _nested(kind):
         if not _json_alike(kind):
@@ -165,5 +167,5 @@ def zones_of(kind: pa.DataType) -> set[str]:
 def _why(kind: pa.DataType) -> str:
     """Why a column of this type is read on pandas, in a user's words."""
     if pa.types.is_fixed_size_binary(kind):
-        return "which DuckDB reads as another type (an INTERVAL, if DuckDB wrote it)"
+        return "which DuckDB may read as another type (a UUID)"
     return "kept as pandas keeps it"

@@ -32,7 +32,7 @@ from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.column_names import read_names
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
-from runtime.operators.parquet_files import PARQUET_ENDINGS
+from runtime.operators.parquet_files import PARQUET_ENDINGS, interval_columns
 from runtime.plan.reuse.stored_result import GONE
 from runtime.relational import Scan, Stored
 from runtime.tables.schema import Column, Schema
@@ -217,7 +217,14 @@ def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str
 
 
 def _parquet_schema(file: InputFile) -> pa.Schema:
+    """The file's Arrow schema, its INTERVAL columns (which pyarrow reads as bytes and DuckDB
+    as intervals) typed as Arrow's interval."""
     try:
-        return pq.read_schema(file.location)
+        with pq.ParquetFile(file.location) as parquet:
+            schema, intervals = parquet.schema_arrow, interval_columns(parquet.schema)
     except (pa.ArrowInvalid, OSError) as error:
         raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
+    for name in intervals:
+        index = schema.get_field_index(name)
+        schema = schema.set(index, schema.field(index).with_type(pa.month_day_nano_interval()))
+    return schema

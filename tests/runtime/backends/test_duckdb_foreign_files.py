@@ -63,11 +63,41 @@ def test_a_file_duckdb_copied_reads_alike_column_by_column(root):
     assert frame["tags"].tolist()[0] == "[1,2]" and frame["counts"].tolist()[0] == '{"k":1}'
 
 
-def test_an_interval_duckdb_wrote_stays_on_pandas_naming_the_column(root):
-    duckdb.execute(f"COPY ({DUCKDB_ROWS}) TO '{root / 'data' / 'duck.parquet'}' (FORMAT parquet)")
-    message = refusal(read("data/duck.parquet", columns=["id", "wait"]), root)
-    assert message.startswith("column 'wait' of 'data/duck.parquet' is fixed_size_binary[12]")
-    assert "INTERVAL" in message
+INTERVALS = ("3 days", "1 month", "1 year 2 months 3 days 04:05:06.789", "36 hours", "1.5 s")
+
+
+def test_intervals_duckdb_wrote_read_alike_as_duckdbs_text(root):
+    rows = " UNION ALL ".join(
+        f"SELECT {i} AS id, INTERVAL '{text}' AS wait" for i, text in enumerate(INTERVALS)
+    )
+    duckdb.execute(
+        f"COPY ({rows} UNION ALL SELECT 9, NULL) TO '{root / 'data' / 'waits.parquet'}' "
+        "(FORMAT parquet)"
+    )
+    outputs = assert_same(read("data/waits.parquet"), {}, root, ordered=["read"])
+    expected = duckdb.execute(
+        "SELECT CAST(wait AS VARCHAR) FROM read_parquet(?)", [str(root / "data" / "waits.parquet")]
+    ).fetchall()
+    assert outputs["read"]["wait"].tolist()[:-1] == [text for (text,) in expected[:-1]]
+    assert outputs["read"]["wait"].tolist()[2:4] == [
+        "1 year 2 months 3 days 04:05:06.789",
+        "36:00:00",
+    ]
+
+
+@pytest.mark.parametrize("operator", ["csv_output", "parquet_output"])
+def test_intervals_and_durations_are_written_alike_by_both(tmp_path, operator):
+    for folder in ("pandas", "duckdb", "duckdb-schemas"):
+        (tmp_path / folder / "data").mkdir(parents=True)
+        duckdb.execute(
+            f"COPY ({DUCKDB_ROWS}) TO '{tmp_path / folder / 'data' / 'duck.parquet'}' "
+            "(FORMAT parquet)"
+        )
+    ending = "parquet" if operator == "parquet_output" else "csv"
+    write = Step("write", operator, {"path": f"out/result.{ending}"}, {"in": "read"})
+    steps = read("data/duck.parquet", columns=["id", "wait"])
+    on_pandas, on_duckdb, _ = write_both_ways(steps, write, {}, tmp_path)
+    assert on_pandas.read_bytes() == on_duckdb.read_bytes()
 
 
 def test_a_file_polars_wrote_reads_alike(root):
@@ -207,6 +237,7 @@ def test_a_file_pyarrow_wrote_with_each_type_reads_alike(root):
         (pa.timestamp("s", "Asia/Tokyo"), "with a zone in milliseconds"),
         (pa.timestamp("us", "+01:00"), "no zone name DuckDB knows"),
         (pa.time64("ns"), "time64[ns]"),
+        (pa.binary(3), "a UUID"),
         (pa.list_(pa.float64()), "JSON text"),
         (pa.map_(pa.string(), pa.date32()), "JSON text"),
     ],
