@@ -38,7 +38,7 @@ from runtime.backends.duckdb.clauses import (
     summary,
 )
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
-from runtime.backends.duckdb.scans import scan_sql, stored_sql
+from runtime.backends.duckdb.scans import scan_sql, session_zone, stored_sql
 from runtime.backends.duckdb.windows import window_calls
 from runtime.errors import NotLowerable
 from runtime.expressions.nulls import null_rejected_columns
@@ -69,14 +69,8 @@ class Query:
     """The time zones of the datetimes the scans give."""
 
     def zone(self) -> str:
-        """The session's `TimeZone`: the one zone the scans' datetimes are in, in which DuckDB
-        gives them as pandas keeps them (`UTC` when none is)."""
-        if len(self.zones) > 1:
-            raise NotLowerable(
-                f"datetimes in the zones {', '.join(sorted(self.zones))} meet in one segment, "
-                "whose DuckDB session keeps one"
-            )
-        return next(iter(self.zones), "UTC")
+        """The session's `TimeZone` (scans.py `session_zone`)."""
+        return session_zone(self.zones)
 
     def files(self) -> dict[str, str]:
         """Each file read: its real path → its name as the document's path names it."""

@@ -70,6 +70,17 @@ def stored_sql(stored: Stored) -> ScanSql:
         raise OperatorError(GONE) from None
 
 
+def session_zone(zones: set[str] | frozenset[str]) -> str:
+    """The session's `TimeZone`: the one zone the scans' datetimes are in, in which DuckDB
+    gives them as pandas keeps them (`UTC` when none is)."""
+    if len(zones) > 1:
+        raise NotLowerable(
+            f"datetimes in the zones {', '.join(sorted(zones))} meet in one segment, "
+            "whose DuckDB session keeps one"
+        )
+    return next(iter(zones), "UTC")
+
+
 def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:
     """The files of the scan's path inside the area (symlinks resolved and checked), whose
     real paths DuckDB reads as they are."""

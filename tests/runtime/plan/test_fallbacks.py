@@ -9,11 +9,13 @@ DuckDB's `to_json` writes its own way, so it stays refused.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 
 import duckdb
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -215,3 +217,28 @@ def test_a_fallback_found_only_when_the_run_starts_is_reported_on_every_member(f
         assert metrics["fallback"].startswith(REFUSED), node_id
     warnings = [event for event in sink.of_type("node_log") if event["level"] == "warning"]
     assert any(f"runs on pandas instead: {REFUSED}" in event["message"] for event in warnings)
+
+
+def test_a_file_of_datetimes_in_two_zones_leaves_its_reader_on_pandas_when_planned(tmp_path):
+    pl.DataFrame(
+        {"paris": [dt.datetime(2020, 1, 1)], "york": [dt.datetime(2020, 1, 1)]},
+        schema_overrides={
+            "paris": pl.Datetime("us", "Europe/Paris"),
+            "york": pl.Datetime("us", "America/New_York"),
+        },
+    ).write_parquet(tmp_path / "zones.parquet")
+    document = {
+        "name": "Zones",
+        "nodes": [
+            {"id": "zones", "operator": "parquet_input", "params": {"path": "zones.parquet"}},
+            {"id": "write", "operator": "parquet_output", "params": {"path": "out.parquet"}},
+        ],
+        "edges": [{"source": "zones", "target": "write"}],
+    }
+    plan = planned(tmp_path, document)
+    assert plan.fallbacks == {
+        "zones": "datetimes in the zones America/New_York, Europe/Paris meet in one segment, "
+        "whose DuckDB session keeps one"
+    }
+    ran(plan, tmp_path)
+    assert str(pd.read_parquet(tmp_path / "out.parquet")["york"].dtype).endswith("New_York]")
