@@ -73,13 +73,16 @@ class Scan(_Options, Relation):
     `path` is as the document names it: one file, a folder or a pattern, whose files a backend
     lists and resolves in the run's file area (runtime/io/file_patterns.py); `options` are the
     reader's settings as (name, value) pairs (csv: delimiter, header, skip_rows; both:
-    file_name_column); `columns` the columns to read, in that order (None: all).
+    file_name_column); `columns` the columns to read, in that order (None: all); `read` the
+    columns anything downstream reads (column pruning, None: all), the only ones a backend
+    converts (a file's other columns, of whatever type, are skipped).
     """
 
     format: Literal["csv", "parquet"]
     path: str
     options: tuple[tuple[str, object], ...] = ()
     columns: tuple[str, ...] | None = None
+    read: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ def check_reads(relation: Relation, area: FileArea) -> None:
     """Raise `NotLowerable` (naming the column and why) unless DuckDB reads every file of
     `relation`'s scans as pandas does. A file that is missing or unreadable is the run's to
     report, in the reading node's words: it passes here."""
-    from runtime.backends.duckdb.scans import scan_sql, stored_sql
+    from runtime.backends.duckdb.scans import scan_sql, session_zone, stored_sql
 
+    zones: set[str] = set()
     for scan in scans_of(relation):
         try:
-            if isinstance(scan, Stored):
-                stored_sql(scan)
-            else:
-                scan_sql(scan, area)
+            found = stored_sql(scan) if isinstance(scan, Stored) else scan_sql(scan, area)
         except OperatorError:
             continue
+        zones |= found.zones
+    session_zone(zones)  # a file of two zones: one session cannot give both

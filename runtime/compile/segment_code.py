@@ -58,7 +58,7 @@ class SegmentCode:
             f"with tempfile.TemporaryDirectory() as spill, duckdb.connect(config={_CONFIG}) "
             "as connection:"
         )
-        body: list[str] = []
+        body = [f"connection.execute({f'SET TimeZone = {self.found.zone!r}'!r})"]
         for name, (node, port) in self.found.frames:
             self.helpers.add(frame_table)
             body.append(f"connection.register({name!r}, frame_table({self.frames[node, port]}))")

@@ -79,6 +79,8 @@ class SegmentSql:
     frames: list[tuple[str, Source]]
     """The tables registered for frames entering the segment, with the output each holds."""
     statements: list[Statement]
+    zone: str = "UTC"
+    """The session's time zone (the scans' datetimes', render.py `Query.zone`)."""
 
 
 class _ScriptRenderer(Renderer):
@@ -145,7 +147,7 @@ def segment_sql(
     statements = _statements(schedule, rendered, query, outputs, exits, relations)
     frames = list(zip(query.tables, registered, strict=True))
     scans = {node: scan for scan, node in readers.items()}
-    return SegmentSql(segment, scans, renderer.columns, frames, statements)
+    return SegmentSql(segment, scans, renderer.columns, frames, statements, query.zone())
 
 
 def _statements(schedule, rendered, query, outputs, exits, relations) -> list[Statement]:

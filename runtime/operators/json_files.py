@@ -461,6 +461,8 @@ def _json_values(column: pa.ChunkedArray) -> pa.ChunkedArray:
     kind = column.type
     if pa.types.is_floating(kind):
         text = _json_numbers(column)
+    elif pa.types.is_decimal(kind):
+        text = _fixed_point(column)
     elif pa.types.is_integer(kind) or pa.types.is_boolean(kind):
         text = column.cast(pa.large_string())
     elif pa.types.is_date(kind) or pa.types.is_timestamp(kind):
@@ -480,6 +482,17 @@ def _json_numbers(column: pa.ChunkedArray) -> pa.ChunkedArray:
     if not pc.all(finite).as_py():
         text = pc.if_else(finite, text, pa.scalar(None, pa.large_string()))
     return text
+
+
+def _fixed_point(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Decimals as JSON numbers of their exact digits, fixed-point as the CSV writers give them
+    (`0.0000000001`, where Arrow's text is `1E-10`)."""
+    text = column.cast(pa.large_string())
+    exponent = pc.match_substring(text, "E")
+    if not pc.any(exponent).as_py():
+        return text
+    fixed = [None if value is None else format(value, "f") for value in column.to_pylist()]
+    return pc.if_else(exponent, pa.array(fixed, pa.large_string()), text)
 
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"} | {

@@ -13,6 +13,7 @@ import json
 from importlib.metadata import version
 from typing import Annotated, Literal
 
+import numpy as np
 import pyarrow as pa
 from pydantic import Field
 
@@ -84,7 +85,50 @@ class ParquetInput(FileInput):
             batches = parquet.iter_batches(
                 batch_size=min(row_limit or BATCH_ROWS, BATCH_ROWS), columns=schema.names
             )
-            return conform_table(read_batches(ctx, batches, schema, row_limit))
+            table = read_batches(ctx, batches, schema, row_limit)
+            return conform_table(intervals_as_text(table, interval_columns(parquet.schema)))
+
+
+def interval_columns(schema) -> set[str]:
+    """The top-level columns of a Parquet schema (`pq.ParquetSchema`) of its INTERVAL type
+    (DuckDB writes them; pyarrow reads their 12 bytes as fixed_size_binary)."""
+    return {
+        column.path
+        for column in (schema.column(index) for index in range(len(schema)))
+        if column.converted_type == "INTERVAL" and "." not in column.path
+    }
+
+
+def intervals_as_text(table: pa.Table, intervals: set[str]) -> pa.Table:
+    """`table` with its `intervals` columns as the text DuckDB casts an INTERVAL to
+    (`1 year 2 months 3 days 04:05:06.789`), which a scan on DuckDB gives too."""
+    for name in intervals & set(table.column_names):
+        column = table.column(name).combine_chunks()
+        parts = np.frombuffer(column.buffers()[1], "<u4", offset=column.offset * 12)
+        parts = parts[: 3 * len(column)].reshape(-1, 3).tolist()
+        texts = [
+            None if missing else _interval_text(*part)
+            for missing, part in zip(column.is_null().to_pylist(), parts, strict=True)
+        ]
+        index = table.column_names.index(name)
+        table = table.set_column(index, name, pa.array(texts, pa.string()))
+    return table
+
+
+def _interval_text(months: int, days: int, milliseconds: int) -> str:
+    years, months = divmod(months, 12)
+    parts = [
+        f"{count} {unit}{'' if count == 1 else 's'}"
+        for count, unit in ((years, "year"), (months, "month"), (days, "day"))
+        if count
+    ]
+    if milliseconds or not parts:
+        seconds, fraction = divmod(milliseconds, 1000)
+        minutes, seconds = divmod(seconds, 60)
+        hours, minutes = divmod(minutes, 60)
+        clock = f"{hours:02d}:{minutes:02d}:{seconds:02d}"
+        parts.append(clock + (f".{fraction:03d}".rstrip("0") if fraction else ""))
+    return " ".join(parts)
 
 
 def _open(file: InputFile) -> pq.ParquetFile:
@@ -179,7 +223,7 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
                 "field_name": item.name,
                 "pandas_type": pandas_type,
                 "numpy_type": numpy_type,
-                "metadata": _decimal_metadata(kind),
+                "metadata": _type_metadata(kind),
             }
         )
     metadata = {
@@ -194,8 +238,8 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
 
 
 def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
-    if pa.types.is_timestamp(kind) and kind.tz is None:
-        return kind, "datetime", f"datetime64[{kind.unit}]"
+    if pa.types.is_timestamp(kind):
+        return kind, "datetime" if kind.tz is None else "datetimetz", f"datetime64[{kind.unit}]"
     if is_exact_decimal(kind):
         return pa.decimal128(kind.precision, kind.scale), "decimal", "object"
     for check, stored, pandas_type, numpy_type in _PANDAS_TYPES:
@@ -204,8 +248,10 @@ def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
     raise OperatorError(f"column '{name}' is {kind}, which has no public type")
 
 
-def _decimal_metadata(kind: pa.DataType) -> dict | None:
-    """What pyarrow records of a decimal column in pandas' metadata."""
+def _type_metadata(kind: pa.DataType) -> dict | None:
+    """What pyarrow records of a decimal or a zoned datetime column in pandas' metadata."""
+    if pa.types.is_timestamp(kind) and kind.tz is not None:
+        return {"timezone": kind.tz}
     if not pa.types.is_decimal(kind):
         return None
     return {"precision": kind.precision, "scale": kind.scale}

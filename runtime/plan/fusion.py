@@ -25,10 +25,10 @@ from runtime.operators.contract import InputRelations, InputSchemas
 from runtime.operators.file_checks import input_bytes
 from runtime.operators.lifecycle import has_lifecycle
 from runtime.plan.model import Plan, PlannedNode, Segment
-from runtime.plan.passes.projection import needed_columns
+from runtime.plan.passes.projection import Columns, needed_columns
 from runtime.plan.reuse.stored_result import StoredResult
 from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas
-from runtime.relational import Input, Relation
+from runtime.relational import Input, Relation, Scan
 
 MAX_SEGMENT_NODES = 64
 """Longer chains become several segments: one query stays small enough for DuckDB to plan
@@ -61,15 +61,15 @@ def fuse(
     if backend == "auto" and read < AUTO_MIN_BYTES:
         return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
     written = plan.nodes
-    plan = _pruned(plan, keep)
+    plan, needed = _pruned(plan, keep)
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
     schemas = input_schemas(plan, outputs)
     planned = {node_id for segment in plan.segments for node_id in segment.nodes}
-    refused = _refusals(plan, schemas, set(keep), planned, probe, data_root)
+    refused = _refusals(plan, schemas, needed, set(keep), planned, probe, data_root)
     segment_of = _segments(plan, refused)
     segments = list(plan.segments)
     for index, members in enumerate(_members(plan, segment_of), start=1):
-        relations = _relations(plan, members, schemas)
+        relations = _relations(plan, members, schemas, needed)
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
     fallbacks = {node_id: why for node_id, why in refused.items() if node_id not in planned}
@@ -85,9 +85,10 @@ def fuse(
     )
 
 
-def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:
+def _pruned(plan: Plan, keep: Iterable[str]) -> tuple[Plan, dict[str, Columns]]:
     """`plan` with each node's params less what nothing downstream reads (a transform's
-    unread mappings), noted; only nodes that lower run these params."""
+    unread mappings), noted, and the columns read of each node; only nodes that lower run
+    these params."""
     needed = needed_columns(plan, keep_all=keep)
     nodes, notes = {}, []
     for node_id, node in plan.nodes.items():
@@ -99,7 +100,7 @@ def _pruned(plan: Plan, keep: Iterable[str]) -> Plan:
                 f"{node_id} reads only {', '.join(sorted(needed[node_id])) or 'no column'}"
             )
         nodes[node_id] = dataclasses.replace(node, params=params)
-    return dataclasses.replace(plan, nodes=nodes, notes=[*plan.notes, *notes])
+    return dataclasses.replace(plan, nodes=nodes, notes=[*plan.notes, *notes]), needed
 
 
 def _bytes_read(node: PlannedNode, area: FileArea) -> int:
@@ -121,7 +122,12 @@ def _size(count: int) -> str:
     raise AssertionError  # the loop always returns
 
 
-def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | None):
+def _lowered(
+    node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | None, wanted: Columns
+) -> dict[str, Relation]:
+    """The node's relations; an input's scans convert only the columns read downstream
+    (`wanted`), so that a column of a type DuckDB reads otherwise keeps it on pandas only
+    when something reads it."""
     if schemas is None:
         raise NotLowerable("its input columns are not known before the run")
     if is_incremental(node.params):
@@ -129,11 +135,19 @@ def _lowered(node: PlannedNode, inputs: InputRelations, schemas: InputSchemas | 
     if has_lifecycle(node.operator):
         raise NotLowerable("an operator with open/close runs alone, not fused")
     try:
-        return node.operator.lower(node.params, inputs, schemas)
+        lowered = node.operator.lower(node.params, inputs, schemas)
     except NotLowerable:
         raise
     except (PipewrightError, ExpressionError) as error:  # pandas says it, naming node and field
         raise NotLowerable(f"its settings do not fit its input ({error})") from error
+    if node.operator.kind != "input" or wanted is None:
+        return lowered
+    return {
+        port: dataclasses.replace(relation, read=tuple(sorted(wanted)))
+        if isinstance(relation, Scan)
+        else relation
+        for port, relation in lowered.items()
+    }
 
 
 def _leaves(node: PlannedNode) -> InputRelations:
@@ -143,7 +157,13 @@ def _leaves(node: PlannedNode) -> InputRelations:
 
 
 def _refusals(
-    plan: Plan, schemas: dict, keep: set[str], planned: set[str], probe: Probe | None, area
+    plan: Plan,
+    schemas: dict,
+    needed: dict[str, Columns],
+    keep: set[str],
+    planned: set[str],
+    probe: Probe | None,
+    area,
 ) -> dict[str, str]:
     """The nodes that stay out of DuckDB's segments, with why: on pandas, or in a segment an
     earlier pass planned (`planned`). `probe` refuses a node whose files (in `area`) the
@@ -158,7 +178,7 @@ def _refusals(
             refused[node_id] = "its rows are shown as they are"
             continue
         try:
-            lowered = _lowered(node, _leaves(node), schemas[node_id])
+            lowered = _lowered(node, _leaves(node), schemas[node_id], needed[node_id])
             for relation in lowered.values() if probe is not None else ():
                 probe(relation, area)
         except NotLowerable as error:
@@ -235,7 +255,7 @@ def _members(plan: Plan, segment_of: dict[str, int]) -> list[tuple[str, ...]]:
 
 
 def _relations(
-    plan: Plan, members: tuple[str, ...], schemas: dict
+    plan: Plan, members: tuple[str, ...], schemas: dict, needed: dict[str, Columns]
 ) -> dict[str, dict[str, Relation]]:
     """Each member's output relations, built over its segment neighbours' relations."""
     relations: dict[str, dict[str, Relation]] = {}
@@ -249,5 +269,5 @@ def _relations(
             for port, sources in node.inputs.items()
         }
         arranged = node.operator.arranged(node.params, found)
-        relations[node_id] = dict(_lowered(node, arranged, schemas[node_id]))
+        relations[node_id] = _lowered(node, arranged, schemas[node_id], needed[node_id])
     return relations

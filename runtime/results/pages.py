@@ -13,6 +13,7 @@ Belongs here: reading one Parquet file for display. Does not belong here: findin
 
 from __future__ import annotations
 
+import decimal
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -49,7 +50,7 @@ TOP_DISTINCT = 100_000
 column of unique values has none, and counting them would take a group per row)."""
 BINS = 10
 TOP_VALUES = 10
-_NUMBERS = ("integer", "float")
+_NUMBERS = ("integer", "float", "decimal")
 _ROW_NUMBER = "file_row_number"
 
 
@@ -101,7 +102,8 @@ class ColumnStats:
     min: object = None
     max: object = None
     histogram: list[dict] = field(default_factory=list)
-    """Numbers: `{low, high, count}` per equal-width bin; otherwise the most frequent values,
+    """Numbers (decimals too, their edges exact text): `{low, high, count}` per equal-width
+    bin; otherwise the most frequent values,
     `{value, count}`, most frequent first."""
 
     def to_json(self) -> dict:
@@ -215,14 +217,17 @@ def _bins(connection, result, column: Column, where: str, params, low, high) -> 
         keep, bounds = f"{name} IS NOT NULL", (low, width)
         edges = [(low + i * width, min(high, low + (i + 1) * width - 1)) for i in range(count)]
     else:
-        width = (high - low) / BINS
+        with decimal.localcontext(prec=80):  # a decimal's edges exact, past 38 digits
+            width = (high - low) / BINS
         count = BINS if width else 1
         bin_of = f"least(CAST(floor(({name} - ?) / ?) AS BIGINT), {count - 1})"
-        keep, bounds = f"isfinite({name})", (low, width or 1.0)
-        edges = [
-            (low + i * width, high if i == count - 1 else low + (i + 1) * width)
-            for i in range(count)
-        ]
+        keep = f"isfinite({name})" if column.type == "float" else f"{name} IS NOT NULL"
+        bounds = (low, width or 1)
+        with decimal.localcontext(prec=80):
+            edges = [
+                (low + i * width, high if i == count - 1 else low + (i + 1) * width)
+                for i in range(count)
+            ]
     query = (
         f"SELECT {bin_of} AS bin, count(*) FROM {result.source}{where}"
         f"{' AND' if where else ' WHERE'} {keep} GROUP BY bin"

@@ -9,22 +9,27 @@ own way; where the two differ, the expression converts to the pandas path's resu
     integers, booleans, dates (date32, date64), strings (also large, view, dictionary): as read
     decimals of up to 38 digits: DECIMAL(p, s), Arrow's decimal128(p, s); wider ones: DOUBLE
     floats: DOUBLE; timestamps without a zone: TIMESTAMP in the file's unit
-    timestamps in UTC: TIMESTAMPTZ (microseconds) or TIMESTAMPTZ_NS (the segment names the
-    zone `UTC`, as pandas does, on the way out)
+    timestamps with a zone: TIMESTAMPTZ (microseconds) or TIMESTAMPTZ_NS, the same instants;
+    the segment's session computes and gives them in that zone (its `TimeZone`, `zones_of`),
+    as pandas keeps it
     times of day: text, as Arrow writes them (`12:34:56.500000` for microseconds)
     durations: the number of the unit's ticks, as text (DuckDB reads them as BIGINT)
+    intervals (Parquet's INTERVAL, as DuckDB writes them; scans.py types them so): DuckDB's
+    text, `1 year 2 months 3 days 04:05:06.789` (parquet_files.py `intervals_as_text`)
     bytes: the UTF-8 text they hold, or `0x` and their hexadecimal digits when they hold none
     structs: one column per field, named `parent.field`, each lowered the same way
     lists and maps: their compact JSON text, DuckDB's `to_json` (file_common.py `json_text`)
 
-What cannot match is `NotLowerable`, naming the column and why: timestamps in another zone
-or in seconds or milliseconds with a zone (DuckDB keeps microseconds in UTC; pandas keeps the
-file's unit and zone), times in nanoseconds, lists and maps holding floats, decimals, dates,
-times or bytes (Python and DuckDB write those in JSON differently), fixed-size binary (DuckDB's
-INTERVAL), and unsigned 64-bit integers.
+What cannot match is `NotLowerable`, naming the column and why: timestamps with a zone in
+seconds or milliseconds (DuckDB keeps microseconds; pandas keeps the file's unit), times in
+nanoseconds, lists and maps holding floats, decimals, dates,
+times or bytes (Python and DuckDB write those in JSON differently), other fixed-size binary (a
+UUID, say), and unsigned 64-bit integers.
 """
 
 from __future__ import annotations
+
+from zoneinfo import available_timezones
 
 import pyarrow as pa
 
@@ -78,7 +83,7 @@ def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[
         return _timestamp(source, name, value, kind), "datetime"
     if pa.types.is_time(kind) and kind.unit in _TIMES:
         return f"strftime(DATE '1970-01-01' + {value}, '{_TIMES[kind.unit]}')", "string"
-    if pa.types.is_duration(kind):
+    if pa.types.is_duration(kind) or pa.types.is_interval(kind):  # a Parquet INTERVAL's text
         return f"CAST({value} AS VARCHAR)", "string"
     if _nested(kind):
         if not _json_alike(kind):
@@ -134,10 +139,10 @@ def _json_alike(kind: pa.DataType) -> bool:
 def _timestamp(source: str, name: str, value: str, kind: pa.TimestampType) -> str:
     if kind.tz is None:
         return f"CAST({value} AS {TIMESTAMPS[kind.unit]})"
-    if kind.tz != "UTC":
+    if kind.tz not in available_timezones():
         raise NotLowerable(
-            f"column '{name}' of '{source}' holds datetimes in the zone {kind.tz}, which pandas "
-            "keeps and DuckDB converts to UTC"
+            f"column '{name}' of '{source}' holds datetimes in the zone {kind.tz}, which is no "
+            "zone name DuckDB knows"
         )
     if kind.unit not in _ZONED:
         raise NotLowerable(
@@ -150,8 +155,17 @@ def _timestamp(source: str, name: str, value: str, kind: pa.TimestampType) -> st
 _UNITS = {"s": "seconds", "ms": "milliseconds"}
 
 
+def zones_of(kind: pa.DataType) -> set[str]:
+    """The time zones of the datetimes a column of `kind` holds (in a struct's fields too)."""
+    if pa.types.is_timestamp(kind):
+        return set() if kind.tz is None else {kind.tz}
+    if pa.types.is_struct(kind):
+        return {zone for field in kind for zone in zones_of(field.type)}
+    return set()
+
+
 def _why(kind: pa.DataType) -> str:
     """Why a column of this type is read on pandas, in a user's words."""
     if pa.types.is_fixed_size_binary(kind):
-        return "which DuckDB reads as another type (an INTERVAL, if DuckDB wrote it)"
+        return "which DuckDB may read as another type (a UUID)"
     return "kept as pandas keeps it"

@@ -39,7 +39,7 @@ from runtime.backends.duckdb.clauses import (
     summary,
 )
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
-from runtime.backends.duckdb.scans import scan_sql, stored_sql
+from runtime.backends.duckdb.scans import scan_sql, session_zone, stored_sql
 from runtime.backends.duckdb.windows import window_calls
 from runtime.errors import NotLowerable
 from runtime.expressions.nulls import null_rejected_columns
@@ -70,6 +70,12 @@ class Query:
     numbers_streams: bool = False
     """Whether a CTE relies on a natural relation's stream order (numbers its rows, or limits
     them unsorted): the session must then keep insertion order."""
+    zones: set[str] = field(default_factory=set)
+    """The time zones of the datetimes the scans give."""
+
+    def zone(self) -> str:
+        """The session's `TimeZone` (scans.py `session_zone`)."""
+        return session_zone(self.zones)
 
     def files(self) -> dict[str, str]:
         """Each file read: its real path → its name as the document's path names it."""
@@ -208,11 +214,13 @@ class Renderer:
     def _scan(self, relation: rel.Scan) -> Rendered:
         scan = scan_sql(relation, self.files)
         self.query.scans[relation.path] = scan.files
+        self.query.zones |= scan.zones
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _stored(self, relation: rel.Stored) -> Rendered:
         scan = stored_sql(relation)
         self.query.scans[relation.path] = scan.files
+        self.query.zones |= scan.zones
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _filter(self, relation: rel.Filter) -> Rendered:

@@ -24,15 +24,16 @@ from pathlib import Path
 import pyarrow as pa
 from pyarrow import csv as pa_csv
 
-from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns
+from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns, zones_of
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.file_patterns import InputFile, input_files
 from runtime.io.paths import FileArea
 from runtime.io.schema_reads import read_once
 from runtime.lazy import pq
+from runtime.operators.column_names import read_names
 from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
-from runtime.operators.parquet_files import PARQUET_ENDINGS
+from runtime.operators.parquet_files import PARQUET_ENDINGS, interval_columns
 from runtime.plan.reuse.stored_result import GONE
 from runtime.relational import Scan, Stored
 from runtime.tables.schema import Column, Schema
@@ -46,12 +47,14 @@ DUCKDB_WILDCARDS = "*?[]{}"
 
 @dataclass(frozen=True)
 class ScanSql:
-    """A scan as a SELECT: its text, bound parameters, the files it reads and its columns."""
+    """A scan as a SELECT: its text, bound parameters, the files it reads, its columns and
+    the time zones of its datetimes."""
 
     sql: str
     params: tuple
     files: tuple[InputFile, ...]
     schema: Schema
+    zones: frozenset[str] = frozenset()
 
 
 def scan_sql(scan: Scan, area: FileArea) -> ScanSql:
@@ -66,6 +69,17 @@ def stored_sql(stored: Stored) -> ScanSql:
         return _parquet(stored, (InputFile(stored.path, Path(stored.location)),))
     except OperatorError:  # pyarrow's message names the server's path: say it in ours
         raise OperatorError(GONE) from None
+
+
+def session_zone(zones: set[str] | frozenset[str]) -> str:
+    """The session's `TimeZone`: the one zone the scans' datetimes are in, in which DuckDB
+    gives them as pandas keeps them (`UTC` when none is)."""
+    if len(zones) > 1:
+        raise NotLowerable(
+            f"datetimes in the zones {', '.join(sorted(zones))} meet in one segment, "
+            "whose DuckDB session keeps one"
+        )
+    return next(iter(zones), "UTC")
 
 
 def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:
@@ -187,14 +201,27 @@ def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     if len(set(schema.names)) < len(schema.names):
         raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
     chosen = _chosen(scan, schema.names)
-    types = {name: schema.field(name).type for name in chosen}
+    read = set(chosen if scan.read is None else read_names(chosen, set(scan.read)))
     columns = [
         _required(pair, schemas)
         for name in chosen
-        for pair in parquet_columns(scan.path, name, types[name])
+        for pair in _converted(scan.path, name, schema.field(name).type, name in read)
     ]
     locations = [str(file.location) for file in files]
-    return _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+    found = _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
+    zones = {zone for name in read for zone in zones_of(schema.field(name).type)}
+    return replace(found, zones=frozenset(zones))
+
+
+def _converted(source: str, name: str, kind: pa.DataType, read: bool) -> list:
+    """The column as parquet_types.py lowers it; one that nothing downstream reads (column
+    pruning) and that does not lower is a null placeholder, which DuckDB never reads."""
+    try:
+        return parquet_columns(source, name, kind)
+    except NotLowerable:
+        if read:
+            raise
+        return [(f"NULL AS {quoted(name)}", Column(name, "string"))]
 
 
 def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str, Column]:
@@ -208,7 +235,18 @@ def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str
 
 
 def _parquet_schema(file: InputFile) -> pa.Schema:
+    """The file's Arrow schema, its INTERVAL columns (which pyarrow reads as bytes and DuckDB
+    as intervals) typed as Arrow's interval."""
     try:
-        return read_once(file.location, "parquet_schema", lambda: pq.read_schema(file.location))
+        return read_once(file.location, "parquet_schema", lambda: _read_parquet_schema(file))
     except (pa.ArrowInvalid, OSError) as error:
         raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
+
+
+def _read_parquet_schema(file: InputFile) -> pa.Schema:
+    with pq.ParquetFile(file.location) as parquet:
+        schema, intervals = parquet.schema_arrow, interval_columns(parquet.schema)
+    for name in intervals:
+        index = schema.get_field_index(name)
+        schema = schema.set(index, schema.field(index).with_type(pa.month_day_nano_interval()))
+    return schema

@@ -28,7 +28,14 @@ from runtime.backends.duckdb.profiles import scan_name
 from runtime.backends.duckdb.render import Renderer
 from runtime.backends.duckdb.session import open_session
 from runtime.backends.duckdb.shared import steps
-from runtime.backends.duckdb.sinks import SinkError, Written, run_sink, sinks, writes_of
+from runtime.backends.duckdb.sinks import (
+    SinkError,
+    Written,
+    run_sink,
+    sinks,
+    write_parquet,
+    writes_of,
+)
 from runtime.budget import Budget
 from runtime.document.spec import Source
 from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorError
@@ -134,6 +141,7 @@ def run_segment(
         node = _node_named(str(error), members, renderer.query.scans)
         raise SegmentError(str(error), node, retryable) from error
     query = renderer.query
+    zone = query.zone()
     read = query.files()
     outputs = sinks(writes, [rendered[write.input] for write in writes.values()])
     stopper = Stopper()
@@ -161,7 +169,7 @@ def run_segment(
         budget = budget or Budget.from_environment()
         allowed = [*written_by_duckdb, *(path for path, _ in copies.values())]
         keep_order = query.reads_in_order(rendered.values())
-        connection = open_session(reads, spill_dir, budget, allowed, keep_order)
+        connection = open_session(reads, spill_dir, budget, allowed, keep_order, zone)
         stopper.attach(connection)
         for name, table in query.tables.items():
             connection.register(name, table)
@@ -185,22 +193,9 @@ def run_segment(
             connection.close()
         staging.close()  # the staged files that were not published
         shutil.rmtree(spill_dir, ignore_errors=True)
-    results = {exit: to_pandas(_in_utc(done[relations[exit]])) for exit in exits}
+    results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
     rows = {**tally.rows(members), **dict.fromkeys(writes, 0)}  # an output node yields none
     return SegmentResult(results, rows, written)
-
-
-def _in_utc(table: pa.Table) -> pa.Table:
-    """The exit's datetimes with a zone named `UTC`, as the files they come from and pandas
-    name it (DuckDB says `Etc/UTC`; a scan lowers no other zone: parquet_types.py)."""
-    fields = [
-        field.with_type(pa.timestamp(field.type.unit, "UTC"))
-        if pa.types.is_timestamp(field.type) and field.type.tz == "Etc/UTC"
-        else field
-        for field in table.schema
-    ]
-    schema = pa.schema(fields, metadata=table.schema.metadata)
-    return table if schema.equals(table.schema) else table.cast(schema)
 
 
 def _bounded(query, connection, members) -> None:
@@ -267,8 +262,11 @@ def _copied(copies, relations, rendered, connection, query, tally, stopper) -> N
             name for name in part.schema.names if name in columns
         ]  # fmt: skip
         sql, params = query.exit_sql(part, [quoted(name) for name in names])
-        copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
-        [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
+        if query.zone() == "UTC":
+            copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
+            [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
+        else:  # COPY would name the datetimes' zone UTC: pyarrow writes the session's
+            rows = write_parquet(connection, sql, params, path, None, "snappy", str(path))
         tally.query_ran(relation, connection.get_profiling_information())
         tally.counted(relation, rows)
         if not part.order:

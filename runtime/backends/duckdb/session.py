@@ -34,10 +34,12 @@ def open_session(
     budget: Budget,
     writes: Iterable[Path] = (),
     keep_order: bool = True,
+    zone: str = "UTC",
 ):
     """A connection that may read `reads`, write `writes` (temporary files beside the outputs,
     which a run alone names) and spill into `spill_dir` (which must exist); `keep_order`:
-    whether a query's rows must come in the order of the streams it reads."""
+    whether a query's rows must come in the order of the streams it reads; `zone`: the time
+    zone it gives datetimes in (never the machine's)."""
     connection = duckdb.connect(
         ":memory:",
         config={
@@ -53,6 +55,7 @@ def open_session(
     )
     try:
         paths = [str(path) for path in (*reads, *writes)]
+        connection.execute(f"SET TimeZone = {_literal(zone)}")  # a zone name scans checked
         _lock(connection, paths, str(spill_dir).rstrip("/") + "/")
     except BaseException:
         connection.close()
@@ -79,4 +82,8 @@ def _lock(connection, paths: list[str], spill: str) -> None:
 
 
 def _list_literal(values: list[str]) -> str:
-    return "[" + ", ".join("'" + value.replace("'", "''") + "'" for value in values) + "]"
+    return "[" + ", ".join(_literal(value) for value in values) + "]"
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

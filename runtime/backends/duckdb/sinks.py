@@ -256,17 +256,25 @@ prints doubles as Python does); null where pandas writes nothing."""
 
 def _datetime_text(value: str, source: str) -> str:
     """pandas' text for a datetime column: its date alone when every value is at midnight,
-    else with as many digits of the second (0, 3, 6, 9) as the finest value needs."""
+    else with as many digits of the second (0, 3, 6, 9) as the finest value needs; a value
+    with a zone (the session's) in its local time, with its offset (`+01:00`), never alone."""
     ns = f"nanosecond({value})"  # within the minute, seconds included
+    zoned = f"typeof({value}) IN ('TIMESTAMP WITH TIME ZONE', 'TIMESTAMPTZ_NS')"
+    midnight = f"NOT {zoned} AND hour({value}) = 0 AND minute({value}) = 0 AND {ns} = 0"
     digits = (
-        f"(SELECT CASE WHEN bool_and(hour({value}) = 0 AND minute({value}) = 0 AND {ns} = 0) "
+        f"(SELECT CASE WHEN bool_and({midnight}) "
         f"THEN 0 WHEN bool_or({ns} % 1000 <> 0) THEN 9 WHEN bool_or({ns} % 1000000 <> 0) "
         f"THEN 6 WHEN bool_or({ns} % 1000000000 <> 0) THEN 3 ELSE 1 END FROM {quoted(source)})"
     )
     cases = " ".join(
         f"WHEN {count} THEN strftime({value}, '{pattern}')" for count, pattern in _FORMATS.items()
     )
-    return f"CASE {digits} {cases} END"
+    minutes = f"(timezone_hour({value}) * 60 + timezone_minute({value}))"
+    offset = (
+        f"CASE WHEN {zoned} THEN printf('%s%02d:%02d', CASE WHEN {minutes} < 0 THEN '-' "
+        f"ELSE '+' END, abs({minutes}) // 60, abs({minutes}) % 60) ELSE '' END"
+    )
+    return f"(CASE {digits} {cases} END || {offset})"
 
 
 def _parquet_value(column: Column, source: str, alone: bool) -> str:

@@ -5,10 +5,18 @@ is written.
 PostgreSQL and MySQL/MariaDB describe every result column (a MySQL `TINYINT(1)`/`BOOLEAN`
 reads as a boolean); SQLite gives the declared type of columns taken straight from a table,
 found through a temporary view of the query.
+
+A column declared DECIMAL or NUMERIC of up to 38 digits with its precision and scale is
+`decimal` (Arrow's decimal128), as a Parquet file's is; unconstrained (PostgreSQL's bare
+NUMERIC, SQLite's NUMERIC) or wider it is `float`, as DuckDB's database scanners read it.
+MySQL's protocol gives a decimal's display length, which counts the sign of a signed column
+and not of an unsigned one: the precision is read as signed, and an unsigned column whose
+values need the digit more gets it when they are read (reading.py).
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -38,7 +46,7 @@ DATETIME, DATETIME_UTC = pa.timestamp("us"), pa.timestamp("us", tz="UTC")
 POSTGRES_TYPES = {
     20: INTEGER, 21: INTEGER, 23: INTEGER,  # int8, int2, int4
     16: BOOLEAN,
-    700: FLOAT, 701: FLOAT, 1700: FLOAT,  # float4, float8, numeric
+    700: FLOAT, 701: FLOAT,  # float4, float8
     1082: DATE,
     1114: DATETIME, 1184: DATETIME_UTC,  # timestamp, timestamptz
 }  # fmt: skip
@@ -46,11 +54,13 @@ POSTGRES_TYPES = {
 MYSQL_TINY = 1
 MYSQL_TYPES = {
     MYSQL_TINY: INTEGER, 2: INTEGER, 3: INTEGER, 8: INTEGER, 9: INTEGER, 13: INTEGER,
-    0: FLOAT, 4: FLOAT, 5: FLOAT, 246: FLOAT,  # DECIMAL, FLOAT, DOUBLE, NEWDECIMAL
+    4: FLOAT, 5: FLOAT,  # FLOAT, DOUBLE
     10: DATE, 14: DATE,  # DATE, NEWDATE
     7: DATETIME, 12: DATETIME,  # TIMESTAMP, DATETIME
 }  # fmt: skip
 """MySQL protocol field types (TINY, SHORT, LONG, LONGLONG, INT24, YEAR, ...); others are text."""
+POSTGRES_NUMERIC, MYSQL_DECIMALS = 1700, (0, 246)  # DECIMAL, NEWDECIMAL
+_DECLARED_DECIMAL = re.compile(r"(?:DECIMAL|NUMERIC)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
 
 
 def column_types(connection: Connection, result: CursorResult, probed: list | None) -> list:
@@ -58,7 +68,7 @@ def column_types(connection: Connection, result: CursorResult, probed: list | No
     description = result.cursor.description
     dialect = connection.dialect.name
     if dialect == "postgresql":
-        return [POSTGRES_TYPES.get(column[1], STRING) for column in description]
+        return [_postgres_type(column) for column in description]
     if dialect in ("mysql", "mariadb"):
         return [_mysql_type(column) for column in description]
     if probed is not None and len(probed) == len(description):
@@ -66,9 +76,25 @@ def column_types(connection: Connection, result: CursorResult, probed: list | No
     return [None] * len(description)
 
 
+def decimal_type(precision: int | None, scale: int | None) -> pa.DataType:
+    """decimal128(precision, scale) when it holds the database's numbers exactly, else float."""
+    if precision is None or not 0 < precision <= 38 or not 0 <= (scale or 0) <= precision:
+        return FLOAT
+    return pa.decimal128(precision, scale or 0)
+
+
+def _postgres_type(column: Sequence) -> pa.DataType:
+    if column[1] == POSTGRES_NUMERIC:  # precision and scale: None when unconstrained
+        return decimal_type(column[4], column[5])
+    return POSTGRES_TYPES.get(column[1], STRING)
+
+
 def _mysql_type(column: Sequence) -> pa.DataType:
     if column[1] == MYSQL_TINY and column[3] == 1:
         return BOOLEAN  # TINYINT(1), which BOOLEAN is
+    if column[1] in MYSQL_DECIMALS:  # the length counts the point, and a sign if signed
+        scale = column[5]
+        return decimal_type(column[3] - (1 if scale else 0) - 1, scale)
     return MYSQL_TYPES.get(column[1], STRING)
 
 
@@ -97,6 +123,10 @@ def probe_declared_types(connection: Connection, query: str, names: list[str]) -
 def _sqlite_type(declared: str) -> pa.DataType | None:
     """SQLite's own affinity rules, refined by the names SQLAlchemy and people write."""
     name = declared.upper()
+    declared_decimal = _DECLARED_DECIMAL.search(name)
+    if declared_decimal is not None:
+        precision, scale = declared_decimal.groups()
+        return decimal_type(int(precision), int(scale or 0))
     rules = [
         (("BOOL",), BOOLEAN),
         (("DATETIME", "TIMESTAMP"), DATETIME),
@@ -128,6 +158,8 @@ def sql_type(dtype, *, key: bool) -> sa.types.TypeEngine:
         return sa.BigInteger()
     if kind == "float":
         return sa.Double()
+    if kind == "decimal":
+        return sa.Numeric(dtype.pyarrow_dtype.precision, dtype.pyarrow_dtype.scale)
     if kind == "boolean":
         return sa.Boolean()
     if kind == "date":

@@ -313,11 +313,20 @@ def _fetch(
             break
         arrays = [_arrow_column(list(map(itemgetter(index), rows)), types[index]) for index in kept]
         for index, array in zip(kept, arrays, strict=True):
-            if types[index] is None and not pa.types.is_null(array.type):
-                types[index] = array.type
+            types[index] = _learned(types[index], array.type)
         yield pa.Table.from_arrays(arrays, names=[names[index] for index in kept])
         done += len(rows)
         ctx.progress(done)
+
+
+def _learned(known: pa.DataType | None, found: pa.DataType) -> pa.DataType | None:
+    """The column's type after a chunk of `found` values: the first that is not all nulls of
+    an undeclared column, or a decimal a digit wider (MySQL's unsigned, see dialects.py)."""
+    if known is None:
+        return None if pa.types.is_null(found) else found
+    if pa.types.is_decimal(found) and found.precision > known.precision:
+        return found
+    return known
 
 
 def _arrow_column(values: Sequence, kind: pa.DataType | None) -> pa.Array:
@@ -334,6 +343,11 @@ def _coerced(values: Sequence, kind: pa.DataType) -> pa.Array:
     objects = pd.Series(values, dtype=object)
     if pa.types.is_string(kind):
         return pa.array(objects.map(_as_text, na_action="ignore"), type=STRING, from_pandas=True)
+    if pa.types.is_decimal(kind):
+        exact = pa.array(values)
+        if pa.types.is_decimal(exact.type):  # a digit past the precision (MySQL's unsigned)
+            return exact.cast(pa.decimal128(min(kind.precision + 1, 38), kind.scale))
+        return _coerced(values, FLOAT).cast(kind)  # SQLite's floats, rounded to the scale
     try:
         return pa.array(values).cast(kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):

@@ -8,6 +8,7 @@ import datetime as dt
 import decimal
 
 import duckdb
+import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -62,11 +63,41 @@ def test_a_file_duckdb_copied_reads_alike_column_by_column(root):
     assert frame["tags"].tolist()[0] == "[1,2]" and frame["counts"].tolist()[0] == '{"k":1}'
 
 
-def test_an_interval_duckdb_wrote_stays_on_pandas_naming_the_column(root):
-    duckdb.execute(f"COPY ({DUCKDB_ROWS}) TO '{root / 'data' / 'duck.parquet'}' (FORMAT parquet)")
-    message = refusal(read("data/duck.parquet", columns=["id", "wait"]), root)
-    assert message.startswith("column 'wait' of 'data/duck.parquet' is fixed_size_binary[12]")
-    assert "INTERVAL" in message
+INTERVALS = ("3 days", "1 month", "1 year 2 months 3 days 04:05:06.789", "36 hours", "1.5 s")
+
+
+def test_intervals_duckdb_wrote_read_alike_as_duckdbs_text(root):
+    rows = " UNION ALL ".join(
+        f"SELECT {i} AS id, INTERVAL '{text}' AS wait" for i, text in enumerate(INTERVALS)
+    )
+    duckdb.execute(
+        f"COPY ({rows} UNION ALL SELECT 9, NULL) TO '{root / 'data' / 'waits.parquet'}' "
+        "(FORMAT parquet)"
+    )
+    outputs = assert_same(read("data/waits.parquet"), {}, root, ordered=["read"])
+    expected = duckdb.execute(
+        "SELECT CAST(wait AS VARCHAR) FROM read_parquet(?)", [str(root / "data" / "waits.parquet")]
+    ).fetchall()
+    assert outputs["read"]["wait"].tolist()[:-1] == [text for (text,) in expected[:-1]]
+    assert outputs["read"]["wait"].tolist()[2:4] == [
+        "1 year 2 months 3 days 04:05:06.789",
+        "36:00:00",
+    ]
+
+
+@pytest.mark.parametrize("operator", ["csv_output", "parquet_output"])
+def test_intervals_and_durations_are_written_alike_by_both(tmp_path, operator):
+    for folder in ("pandas", "duckdb", "duckdb-schemas"):
+        (tmp_path / folder / "data").mkdir(parents=True)
+        duckdb.execute(
+            f"COPY ({DUCKDB_ROWS}) TO '{tmp_path / folder / 'data' / 'duck.parquet'}' "
+            "(FORMAT parquet)"
+        )
+    ending = "parquet" if operator == "parquet_output" else "csv"
+    write = Step("write", operator, {"path": f"out/result.{ending}"}, {"in": "read"})
+    steps = read("data/duck.parquet", columns=["id", "wait"])
+    on_pandas, on_duckdb, _ = write_both_ways(steps, write, {}, tmp_path)
+    assert on_pandas.read_bytes() == on_duckdb.read_bytes()
 
 
 def test_a_file_polars_wrote_reads_alike(root):
@@ -87,15 +118,76 @@ def test_a_file_polars_wrote_reads_alike(root):
     assert outputs["read"]["tags"].tolist()[0] == '["a","é\\n"]'
 
 
-def test_polars_datetimes_in_a_zone_and_lists_of_floats_stay_on_pandas(root):
-    pl.DataFrame(
-        {"seen": [dt.datetime(2020, 1, 1)], "tags": [[1.5, 2.0]]},
-        schema_overrides={"seen": pl.Datetime("us", "Europe/Paris")},
-    ).write_parquet(root / "data" / "polars.parquet")
-    message = refusal(read("data/polars.parquet", columns=["seen"]), root)
-    assert "column 'seen'" in message and "Europe/Paris" in message
+def test_polars_lists_of_floats_stay_on_pandas(root):
+    pl.DataFrame({"tags": [[1.5, 2.0]]}).write_parquet(root / "data" / "polars.parquet")
     message = refusal(read("data/polars.parquet", columns=["tags"]), root)
     assert "column 'tags'" in message and "floats" in message
+
+
+INSTANTS = [dt.datetime(2020, 1, 1, 0, 30), None, dt.datetime(2020, 7, 1, 12, 0, 0, 250_000)]
+
+
+def _zoned_files(folder, zone: str) -> None:
+    """A file Polars wrote in `zone` (microseconds) and one pyarrow wrote (nanoseconds)."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    pl.DataFrame(
+        {"id": [1, 2, 3], "seen": INSTANTS}, schema_overrides={"seen": pl.Datetime("us", zone)}
+    ).write_parquet(folder / "data" / "polars.parquet")
+    ticks = pa.array([1_700_000_000_123_456_789, None, 0], pa.timestamp("ns", zone))
+    pq.write_table(pa.table({"id": [1, 2, 3], "at": ticks}), folder / "data" / "arrow.parquet")
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", "America/New_York", "Asia/Kolkata", "UTC"])
+def test_datetimes_in_a_zone_read_sort_and_aggregate_alike_in_that_zone(root, zone):
+    _zoned_files(root, zone)
+    steps = [
+        *read("data/polars.parquet"),
+        Step("s", "sort", {"by": [{"column": "seen", "descending": True}]}, {"in": "read"}),
+        Step(
+            "last",
+            "aggregate",
+            {"aggregations": [{"column": "seen", "function": f} for f in ("max", "min")]},
+            {"in": "read"},
+        ),
+        Step("ns", "parquet_input", {"path": "data/arrow.parquet"}),
+    ]
+    outputs = assert_same(steps, {}, root, exits=["s", "last", "ns"], ordered=["s"])
+    assert str(outputs["s"]["seen"].dtype) == f"datetime64[us, {zone}]"
+    assert str(outputs["ns"]["at"].dtype) == f"datetime64[ns, {zone}]"
+    # Polars takes the naive values given as instants in UTC
+    assert outputs["last"]["seen_max"].tolist()[0].tz_convert(None) == pd.Timestamp(INSTANTS[2])
+
+
+@pytest.mark.parametrize("operator", ["csv_output", "parquet_output"])
+@pytest.mark.parametrize("zone", ["Europe/Paris", "UTC"])
+def test_datetimes_in_a_zone_are_written_alike_with_their_offsets(tmp_path, operator, zone):
+    for folder in ("pandas", "duckdb", "duckdb-schemas"):
+        _zoned_files(tmp_path / folder, zone)
+    ending = "parquet" if operator == "parquet_output" else "csv"
+    write = Step("write", operator, {"path": f"out/result.{ending}"}, {"in": "read"})
+    on_pandas, on_duckdb, _ = write_both_ways(read("data/polars.parquet"), write, {}, tmp_path)
+    assert on_pandas.read_bytes() == on_duckdb.read_bytes()
+    if ending == "csv" and zone == "Europe/Paris":
+        assert on_duckdb.read_text().splitlines()[1:] == [
+            "1,2020-01-01 01:30:00.000+01:00",
+            "2,",
+            "3,2020-07-01 14:00:00.250+02:00",
+        ]
+
+
+def test_datetimes_of_two_zones_in_one_segment_run_it_on_pandas(root):
+    pl.DataFrame(
+        {"paris": [dt.datetime(2020, 1, 1)], "york": [dt.datetime(2020, 1, 1)]},
+        schema_overrides={
+            "paris": pl.Datetime("us", "Europe/Paris"),
+            "york": pl.Datetime("us", "America/New_York"),
+        },
+    ).write_parquet(root / "data" / "polars.parquet")
+    message = refusal(read("data/polars.parquet"), root)
+    assert message == (
+        "datetimes in the zones America/New_York, Europe/Paris meet in one segment, "
+        "whose DuckDB session keeps one"
+    )
 
 
 UNITS = ("s", "ms", "us", "ns")
@@ -142,8 +234,10 @@ def test_a_file_pyarrow_wrote_with_each_type_reads_alike(root):
     ("kind", "why"),
     [
         (pa.timestamp("ms", "UTC"), "with a zone in milliseconds"),
-        (pa.timestamp("s", "Asia/Tokyo"), "in the zone Asia/Tokyo"),
+        (pa.timestamp("s", "Asia/Tokyo"), "with a zone in milliseconds"),
+        (pa.timestamp("us", "+01:00"), "no zone name DuckDB knows"),
         (pa.time64("ns"), "time64[ns]"),
+        (pa.binary(3), "a UUID"),
         (pa.list_(pa.float64()), "JSON text"),
         (pa.map_(pa.string(), pa.date32()), "JSON text"),
     ],

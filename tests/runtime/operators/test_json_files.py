@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import json
 
+import duckdb
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from runtime.errors import NodeCancelled, OperatorError
 from runtime.operators import json_files
+from runtime.operators.file_common import conform_table
 from runtime.operators.json_files import JsonInput, JsonOutput
+from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype
 from tests.runtime.operators.contract import OperatorContract, make_ctx
 from tests.strategies import bounded, finite_floats, texts
@@ -326,3 +331,23 @@ def test_a_stopped_node_never_replaces_the_file_and_leaves_no_temporary(tmp_path
         operator.run(ctx, {"in": pd.DataFrame({"a": [2]})})
     assert written(tmp_path) == '{"a":1}\n'
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["result.json"]
+
+
+def test_decimals_duckdb_wrote_are_written_as_json_numbers_of_their_exact_digits(tmp_path):
+    path = tmp_path / "money.parquet"
+    duckdb.execute(
+        "COPY (SELECT * FROM (VALUES (1.10::DECIMAL(38,10)), (0.0000000001), (NULL), "
+        f"(-1234567890123456789012345678.5)) t(price)) TO '{path}' (FORMAT parquet)"
+    )
+    write(tmp_path, to_pandas(conform_table(pq.read_table(path))))
+    assert written(tmp_path).splitlines() == [
+        '{"price":1.1000000000}',
+        '{"price":0.0000000001}',
+        '{"price":null}',
+        '{"price":-1234567890123456789012345678.5000000000}',
+    ]
+    numbers = [
+        json.loads(line, parse_float=decimal.Decimal)["price"]
+        for line in written(tmp_path).splitlines()
+    ]
+    assert numbers == [value for (value,) in duckdb.execute(f"SELECT * FROM '{path}'").fetchall()]

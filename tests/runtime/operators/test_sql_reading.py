@@ -4,7 +4,10 @@ limits, stops, and the errors a user reads.
 
 from __future__ import annotations
 
+import decimal
+
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from runtime.document.spec import load_document
@@ -40,6 +43,29 @@ def test_aware_times_are_stored_as_the_same_instant(db):
     utc = read_back.dt.tz_convert(None) if read_back.dt.tz else read_back  # naive UTC but in PG
     assert utc.tolist()[0] == pd.Timestamp("2024-01-31 11:00")
     assert utc.isna().tolist() == [False, True]
+
+
+def test_declared_decimals_read_as_exact_decimals_and_unconstrained_or_wider_ones_as_floats(db):
+    db.execute(f"CREATE TABLE {db.table} (id INTEGER, price NUMERIC(15,2), wide NUMERIC(40,3))")
+    db.execute(
+        f"INSERT INTO {db.table} VALUES (1, 12.34, 1.5), (2, -0.05, NULL), "
+        "(3, NULL, 2), (4, 1234567890123.45, 0)"
+    )
+    query = f"SELECT price, wide FROM {db.table} ORDER BY id"
+    frame = read(db, query)
+    assert pa.types.is_decimal(frame["price"].dtype.pyarrow_dtype)
+    assert frame["price"].dtype.pyarrow_dtype.scale == 2
+    assert frame["price"].tolist()[:2] == [decimal.Decimal("12.34"), decimal.Decimal("-0.05")]
+    assert frame["price"].tolist()[3] == decimal.Decimal("1234567890123.45")
+    assert str(frame["wide"].dtype) == "float64" and frame["wide"].tolist()[0] == 1.5
+    ctx = make_ctx(
+        SqlInput(), {"connection": "db", "query": query}, db.data_root, connections=db.connections
+    )
+    schema = SqlInput().output_schema(ctx, {})["out"]
+    assert [column.type for column in schema.columns] == ["decimal", "float"]
+    write(db, frame[["price"]], table=f"{db.table}_copy", mode="replace")
+    copied = read(db, f"SELECT price FROM {db.table}_copy")["price"]
+    pd.testing.assert_series_equal(copied, frame["price"])
 
 
 def test_a_table_name_is_an_identifier_never_sql(db):
@@ -147,3 +173,12 @@ def test_a_query_never_commits_what_it_changes(db):
 def test_two_columns_with_one_name_are_refused(db):
     with pytest.raises(ParamsError, match="query: the query returns two columns named 'a'"):
         read(db, "SELECT 1 AS a, 2 AS a")
+
+
+@pytest.mark.parametrize("db", ["mariadb"], indirect=True)
+def test_an_unsigned_mariadb_decimal_reads_its_widest_values_with_a_digit_more(db):
+    db.execute(f"CREATE TABLE {db.table} (id INTEGER, price DECIMAL(15,2) UNSIGNED)")
+    db.execute(f"INSERT INTO {db.table} VALUES (1, 1.5), (2, 9999999999999.99)")
+    frame = read(db, f"SELECT price FROM {db.table} ORDER BY id")
+    assert str(frame["price"].dtype) == "decimal128(15, 2)[pyarrow]"
+    assert frame["price"].tolist() == [decimal.Decimal("1.50"), decimal.Decimal("9999999999999.99")]

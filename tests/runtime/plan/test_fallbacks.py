@@ -9,11 +9,13 @@ DuckDB's `to_json` writes its own way, so it stays refused.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 
 import duckdb
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -159,7 +161,7 @@ def test_a_compiled_script_reads_the_refused_file_on_pandas_and_the_rest_on_duck
 
 def test_a_reader_of_only_the_other_columns_stays_on_duckdb(folder):
     """The check is of the columns the scan reads: a reader whose `columns` leave the map out
-    lowers with the rest (DuckDB scans read every column of a file whose reader names none)."""
+    lowers with the rest."""
     columns = ["id", "amount", "country"]
     reader = {**PIPELINE["nodes"][0], "params": {"path": "orders.parquet", "columns": columns}}
     document = {**PIPELINE, "nodes": [reader, *PIPELINE["nodes"][1:]]}
@@ -168,6 +170,42 @@ def test_a_reader_of_only_the_other_columns_stays_on_duckdb(folder):
     assert [set(segment.nodes) for segment in plan.segments] == [{*ON_DUCKDB, "orders"}]
     _, finals, _ = ran(plan, folder)
     assert {metrics["backend"] for metrics in finals.values()} == {"duckdb"}
+
+
+def test_a_reader_whose_refused_column_nothing_reads_stays_on_duckdb(folder):
+    """Pruning comes first: the scan converts only the columns the aggregate reads."""
+    totals = {
+        "group_by": ["country"],
+        "aggregations": [{"column": "amount", "function": "sum"}],
+    }
+    document = {
+        "name": "Totals",
+        "nodes": [
+            PIPELINE["nodes"][0],
+            {"id": "totals", "operator": "aggregate", "params": totals},
+            {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "country"}]}},
+            {"id": "write", "operator": "parquet_output", "params": {"path": "out.parquet"}},
+        ],
+        "edges": [
+            {"source": "orders", "target": "totals"},
+            {"source": "totals", "target": "ordered"},
+            {"source": "ordered", "target": "write"},
+        ],
+    }
+    plan = planned(folder, document)
+    assert plan.fallbacks == {}
+    _, finals, _ = ran(plan, folder)
+    assert {metrics["backend"] for metrics in finals.values()} == {"duckdb"}
+    on_duckdb = pd.read_parquet(folder / "out.parquet")
+    ran(planned(folder, document, backend="pandas"), folder)
+    pd.testing.assert_frame_equal(on_duckdb, pd.read_parquet(folder / "out.parquet"))
+    assert on_duckdb["amount_sum"].tolist() == [2.0, 4.75, 4.0]
+    script = compile_script(load_document(document), data_root=folder, backend="duckdb")
+    assert "frame_table(orders)" not in script
+    (folder / "script.py").write_text(script)
+    finished = run_script(folder / "script.py", "--data-root", str(folder), cwd=folder)
+    assert finished.returncode == 0, finished.stderr
+    pd.testing.assert_frame_equal(on_duckdb, pd.read_parquet(folder / "out.parquet"))
 
 
 def test_a_fallback_found_only_when_the_run_starts_is_reported_on_every_member(folder):
@@ -179,3 +217,28 @@ def test_a_fallback_found_only_when_the_run_starts_is_reported_on_every_member(f
         assert metrics["fallback"].startswith(REFUSED), node_id
     warnings = [event for event in sink.of_type("node_log") if event["level"] == "warning"]
     assert any(f"runs on pandas instead: {REFUSED}" in event["message"] for event in warnings)
+
+
+def test_a_file_of_datetimes_in_two_zones_leaves_its_reader_on_pandas_when_planned(tmp_path):
+    pl.DataFrame(
+        {"paris": [dt.datetime(2020, 1, 1)], "york": [dt.datetime(2020, 1, 1)]},
+        schema_overrides={
+            "paris": pl.Datetime("us", "Europe/Paris"),
+            "york": pl.Datetime("us", "America/New_York"),
+        },
+    ).write_parquet(tmp_path / "zones.parquet")
+    document = {
+        "name": "Zones",
+        "nodes": [
+            {"id": "zones", "operator": "parquet_input", "params": {"path": "zones.parquet"}},
+            {"id": "write", "operator": "parquet_output", "params": {"path": "out.parquet"}},
+        ],
+        "edges": [{"source": "zones", "target": "write"}],
+    }
+    plan = planned(tmp_path, document)
+    assert plan.fallbacks == {
+        "zones": "datetimes in the zones America/New_York, Europe/Paris meet in one segment, "
+        "whose DuckDB session keeps one"
+    }
+    ran(plan, tmp_path)
+    assert str(pd.read_parquet(tmp_path / "out.parquet")["york"].dtype).endswith("New_York]")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -210,3 +211,21 @@ def test_integer_bins_over_a_range_past_64_bits_count_every_value(result):
     assert sum(item["count"] for item in bins) == 5
     assert bins[0]["low"] == 1 and bins[-1]["high"] == str(2**60)
     assert bins[0]["count"] == 4 and bins[-1]["count"] == 1
+
+
+def test_decimals_duckdb_wrote_have_exact_ranges_and_equal_width_bins(tmp_path):
+    path = tmp_path / "money.parquet"
+    duckdb.execute(
+        "COPY (SELECT (i * 1.07)::DECIMAL(15,2) AS price, "
+        f"(i * '{10**35}'::HUGEINT)::DECIMAL(38,0) AS wide FROM range(101) t(i) "
+        f"UNION ALL SELECT NULL, NULL) TO '{path}' (FORMAT parquet)"
+    )
+    price, wide = stats(path)
+    assert (price.count, price.nulls, price.min, price.max) == (101, 1, "0.00", "107.00")
+    assert [(item["low"], item["high"]) for item in price.histogram[:2]] == [
+        ("0.00", "10.70"),
+        ("10.70", "21.40"),
+    ]
+    assert [item["count"] for item in price.histogram] == [10] * 9 + [11]
+    assert wide.max == str(10**37) and wide.histogram[-1]["high"] == wide.max
+    assert sum(item["count"] for item in wide.histogram) == 101  # edges found in floats

@@ -5,12 +5,15 @@ the store it is given."""
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import itertools
 import json
 import shutil
 from pathlib import Path
 
 import pandas as pd
+import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from runtime.cache.store import ResultStore
@@ -209,3 +212,31 @@ def test_nodes_a_limit_moved_past_record_no_result(root):
     first = {"id": "first", "operator": "limit", "params": {"n": 5}}
     results = run_results(chain(seed_node("enrich"), first, WRITE), root, "pandas")
     assert "adults" in results and "enrich" not in results and "first" not in results
+
+
+def test_a_result_duckdb_stores_keeps_its_datetimes_zone(tmp_path):
+    pl.DataFrame(
+        {"k": [1, 1, 2], "seen": [dt.datetime(2020, 1, 1, 23, 30), None, dt.datetime(2020, 7, 1)]},
+        schema_overrides={"seen": pl.Datetime("us", "Europe/Paris")},
+    ).write_parquet(tmp_path / "seen.parquet")
+    steps = [
+        {"id": "read", "operator": "parquet_input", "params": {"path": "seen.parquet"}},
+        {"id": "known", "operator": "drop_nulls", "params": {}},
+        {
+            "id": "last",
+            "operator": "aggregate",
+            "params": {"group_by": ["k"], "aggregations": [{"column": "seen", "function": "max"}]},
+        },
+        {"id": "write", "operator": "parquet_output", "params": {"path": "out.parquet"}},
+    ]
+    ids = [step["id"] for step in steps]
+    document = {
+        "name": "zoned",
+        "nodes": steps,
+        "edges": [{"source": a, "target": b} for a, b in itertools.pairwise(ids)],
+    }
+    results = run_results(document, tmp_path)
+    stored = ResultStore(tmp_path / CACHE).path_of(results["known"]["out"])
+    assert str(pq.read_schema(stored).field("seen").type) == "timestamp[us, tz=Europe/Paris]"
+    frame = read_stored(stored)
+    assert str(frame["seen"].dtype) == "datetime64[us, Europe/Paris]"
