@@ -279,7 +279,7 @@ def test_decimals_filter_aggregate_and_sort_exactly_on_both(root):
     expected = duckdb.execute(
         "SELECT SUM(price) FROM read_parquet(?) WHERE discount BETWEEN 0.05 AND 0.07",
         [str(root / "data" / "money.parquet")],
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     assert outputs["all"]["price_sum"].tolist() == [expected]
     assert str(outputs["all"]["price_sum"].dtype) == "decimal128(38, 2)[pyarrow]"
     assert str(outputs["by_k"]["price_mean"].dtype) == "float64"
@@ -377,7 +377,7 @@ def test_q6s_filter_and_a_decimal_revenue_sum_exactly_as_duckdb_on_both(root):
     expected = duckdb.execute(
         f"SELECT SUM({revenue}), count(*) FROM read_parquet(?) WHERE {condition}",
         [str(root / "data" / "money.parquet")],
-    ).fetchone()
+    ).fetchall()[0]
     assert outputs["all"]["r_sum"].tolist() == [expected[0]] and len(outputs["t"]) == expected[1]
     assert str(outputs["t"]["r"].dtype) == "decimal128(18, 6)[pyarrow]"
     assert set(outputs["t"]["discount"]) == {decimal.Decimal(f"0.0{d}") for d in (5, 6, 7)}
