@@ -323,7 +323,7 @@ def restart_points(
     rows (a filter), else of its first node. The nodes below it map rows one to one
     (transform, select, cast): they recompute cheaply from that one file, which holds no more
     rows than `source` itself, while storing each of their outputs would cost a write of as
-    many rows each. None when the chain already starts from a stored result (nothing large to
+    many rows each. Nothing when the chain already starts from a stored result (nothing large to
     store again); `source` itself for a chain of one node or of results never reused.
 
     A chain that reads a large input directly (`cache.large`) is stored only where the plan
