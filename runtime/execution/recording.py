@@ -122,4 +122,4 @@ class Recorder:
         next run's reasons (`explain`)."""
         self.writes.finish()
         succeeded = {node_id for node_id, result in results.items() if result.status == "succeeded"}
-        remember(self.cache.store, self.plan.name, self.cache.keys, succeeded)
+        remember(self.cache.store, self.plan.name, self.cache.keys, succeeded, self.cache.edited)

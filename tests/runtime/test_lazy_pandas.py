@@ -86,6 +86,12 @@ def test_a_duckdb_run_without_the_result_store_imports_nothing_only_other_paths_
     assert _run_seed_on_duckdb(tmp_path, "--no-cache", watched=ONLY_ON_OTHER_PATHS) == []
 
 
+def test_a_duckdb_run_storing_its_results_does_not_import_pyarrow_parquet(tmp_path):
+    """DuckDB writes the store's files; checking that one is whole reads its ends by hand
+    (pyarrow.parquet, with pyarrow.fs, weighs some 20 MiB of a cold run's memory)."""
+    assert _run_seed_on_duckdb(tmp_path, watched=("pyarrow.parquet",)) == []
+
+
 def test_the_run_process_server_imports_before_it_forks_what_runs_import_lazily():
     """Each run's process is forked from it: what the server left out, every run imports."""
     lazily = {module.__name__ for module in vars(lazy).values() if isinstance(module, LazyModule)}

@@ -10,6 +10,7 @@ pandas. The exits come back as frames in the engine's dtype convention (runtime/
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import threading
 from collections.abc import Callable
@@ -252,22 +253,32 @@ def _copied(copies, relations, rendered, connection, query, tally, stopper) -> N
     """Write each port in `copies` (parents first) to its Parquet file with DuckDB's COPY:
     the columns anything downstream reads (the rest are never stored), then let every later
     query read the port from that file, the columns it lacks as nulls, which nothing reads.
-    The segment then streams from the stored result and does not compute the port again
-    (unless hidden order columns ride along with it, which the file does not hold)."""
-    for port, (path, columns) in copies.items():
+    The segment then streams from the stored result and does not compute the port again.
+    A port whose order rides in hidden columns (an aggregate's groups, a sort's rows), which
+    the file does not hold, is computed once into a temporary table that keeps them: the
+    file is copied from it and later queries read it (computing it again for them cost the
+    seed ETL's cold run a second scan of its file)."""
+    token = secrets.token_hex(4)
+    for index, (port, (path, columns)) in enumerate(copies.items()):
         stopper.check()
         relation = relations[port]
         part = rendered[relation]
         names = part.schema.names if columns is None else [
             name for name in part.schema.names if name in columns
         ]  # fmt: skip
+        if part.order:
+            table = f"__pw_stored{index}_{token}"
+            connection.execute(*query.stored_sql(part, table))
+            tally.query_ran(relation, connection.get_profiling_information())
+            query.stored(part, table)
         sql, params = query.exit_sql(part, [quoted(name) for name in names])
         if query.zone() == "UTC":
             copy = f"COPY ({sql}) TO ? (FORMAT parquet, COMPRESSION snappy)"
             [(rows,)] = connection.execute(copy, [*params, str(path)]).fetchall()
         else:  # COPY would name the datetimes' zone UTC: pyarrow writes the session's
             rows = write_parquet(connection, sql, params, path, None, "snappy", str(path))
-        tally.query_ran(relation, connection.get_profiling_information())
+        if not part.order:
+            tally.query_ran(relation, connection.get_profiling_information())
         tally.counted(relation, rows)
         if not part.order:
             selected = [

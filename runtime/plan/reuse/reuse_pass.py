@@ -10,9 +10,11 @@ the run reports them succeeded, from the cache.
 
 The pass also marks what the run must store beyond its tasks' boundaries (`plan.stored`): for
 the input of every output node and of every pipeline breaker (aggregate, join, sort, dedupe),
-its restart point in the row-wise chain computing it (`restart_point`: after the chain's last
+restart points in the row-wise chain computing it (`restart_points`: after the chain's last
 filter), so that editing any node from there down re-runs from the store and not from the
-pipeline's files; and the node a run goes up to.
+pipeline's files; and the node a run goes up to. A chain that reads an input directly (a
+file's scan, millions of rows to write) is stored only once a run of the plan saw an edit in
+it or in its reader (`edited_nodes`): a first run costs what a run without the store does.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from runtime.cache.store import ResultStore
 from runtime.errors import OperatorError, PipewrightError
 from runtime.io.paths import FileArea
 from runtime.operators.contract import OperatorParams
+from runtime.operators.file_checks import input_bytes
 from runtime.operators.file_identity import file_hash
 from runtime.plan.model import Plan, PlannedNode
 from runtime.plan.passes.editing import copied, rederived
@@ -37,6 +40,9 @@ from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import OutputSchemas
 
 REUSED = "reused from the cache"
+SMALL_INPUT = 2**20
+"""Files up to this size (the size up to which their content is hashed) are cheap to store
+again: the chains reading them are stored from the first run."""
 
 
 @dataclass
@@ -54,6 +60,11 @@ class CacheRun:
     wide: Keys | None = None
     """The keys the nodes would have if every column were read: a result stored so (a run
     up to a node) serves a reader of fewer columns too."""
+    edited: set[str] = field(default_factory=set)
+    """Nodes this run or an earlier run of the plan found edited (`edited_nodes`)."""
+    large: set[str] = field(default_factory=set)
+    """Input nodes that read more than `SMALL_INPUT` bytes, or a database: the chains reading
+    them are stored only where the plan was edited."""
     found: dict = field(default_factory=dict)
     """For each port of a reused node: the key whose result stands for it (its own or its
     wide key)."""
@@ -77,6 +88,12 @@ def plan_reuse(
     below = _below(plan, options.from_node)
     cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
     cache.last = last_parts(store, plan.name)
+    cache.edited = edited_nodes(plan, keys, store)
+    cache.large = {
+        node_id
+        for node_id in plan.order
+        if plan.nodes[node_id].operator.kind == "input" and not _small(plan.nodes[node_id], files)
+    }
     cache.columns = {
         (node_id, port): schema.names
         for node_id, ports in (schemas or {}).items()
@@ -119,7 +136,7 @@ def plan_reuse(
             result.nodes[node_id] = read_instead(node, locations)
             cache.reading.add(node_id)
         else:
-            result.stored |= _to_store(plan, node, states, keys)
+            result.stored |= _to_store(plan, node, states, cache)
     result.cache = cache
     used = [node_id for node_id in plan.order if states[node_id] != "run"]
     if used:
@@ -242,12 +259,35 @@ def _changed(plan: Plan, node_id: str, cache: CacheRun) -> str:
     return "no stored result"
 
 
-def remember(store: ResultStore, plan_name: str, keys: Keys, succeeded: set[str]) -> None:
-    """Keep the parts of each succeeded node's key, for the next run's reasons."""
+def remember(
+    store: ResultStore, plan_name: str, keys: Keys, succeeded: set[str], edited: set[str]
+) -> None:
+    """Keep the parts of each succeeded node's key, for the next run's reasons, and the nodes
+    edited so far, for the next run's restart points."""
     parts = last_parts(store, plan_name)
     for node_id in succeeded & set(keys.parts):
         parts[node_id] = {"key": keys.nodes[node_id], **_jsonable(keys.parts[node_id])}
-    store.note(_plan_key(plan_name), nodes=parts)
+    store.note(_plan_key(plan_name), nodes=parts, edited=sorted(edited))
+
+
+def edited_nodes(plan: Plan, keys: Keys, store: ResultStore) -> set[str]:
+    """The nodes whose settings or operator version an earlier run of the plan saw change, and
+    those this run finds changed against the last run: where the plan is edited, which is
+    where restart points are worth their write."""
+    record = store.record(_plan_key(plan.name))
+    last = record.get("nodes", {})
+    found = set(record.get("edited", []))
+    for node_id in plan.order:
+        parts = keys.parts.get(node_id)
+        if parts is None:
+            continue
+        before = last.get(node_id)
+        if before is not None and (before["operator"], before["params"]) != (
+            parts.operator,
+            parts.params,
+        ):
+            found.add(node_id)
+    return found
 
 
 def last_parts(store: ResultStore, plan_name: str) -> dict:
@@ -262,39 +302,69 @@ def _jsonable(parts: Parts) -> dict:
     return {**dataclasses.asdict(parts), "inputs": list(parts.inputs)}
 
 
-def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], keys: Keys) -> set:
+def _to_store(plan: Plan, node: PlannedNode, states: dict[str, str], cache: CacheRun) -> set:
     """The ports a node that runs needs stored: for an output's or a breaker's input, its
-    restart point (`restart_point`); none where that chain already starts from the store."""
+    restart points (`restart_points`); none where that chain already starts from the store."""
     if node.operator.kind != "output" and not node.operator.breaks_pipeline:
         return set()
     found = set()
     for sources in node.inputs.values():
         for source in sources:
             if states.get(source[0]) == "run":
-                point = restart_point(plan, source, states, keys)
-                if point is not None:
-                    found.add(point)
+                found |= restart_points(plan, source, states, cache, node.id in cache.edited)
     return found
 
 
-def restart_point(plan: Plan, source, states: dict[str, str], keys: Keys):
-    """The port to store so that an edit in the row-wise chain ending at `source` re-runs from
-    the store: the output of the chain's last node that drops rows (a filter), else of its
-    first node. The nodes below it map rows one to one (transform, select, cast): they
-    recompute cheaply from that one file, which holds no more rows than `source` itself,
-    while storing each of their outputs would cost a write of as many rows each. None when
-    the chain already starts from a stored result (nothing large to store again); `source`
-    itself for a chain of one node or of results never reused."""
+def restart_points(
+    plan: Plan, source, states: dict[str, str], cache: CacheRun, reader_edited: bool
+) -> set:
+    """The ports to store so that an edit in the row-wise chain ending at `source`, or of the
+    node reading it, re-runs from the store: the output of the chain's last node that drops
+    rows (a filter), else of its first node. The nodes below it map rows one to one
+    (transform, select, cast): they recompute cheaply from that one file, which holds no more
+    rows than `source` itself, while storing each of their outputs would cost a write of as
+    many rows each. Nothing when the chain already starts from a stored result (nothing large to
+    store again); `source` itself for a chain of one node or of results never reused.
+
+    A chain that reads a large input directly (`cache.large`) is stored only where the plan
+    was edited (`cache.edited`): for an edited reader, as above; for an edited node of the
+    chain, the nearest such point above it, the input's own output (its scan) when the edit
+    is at the chain's top. A run of a plan never edited then writes nothing as large as its
+    input's rows."""
+    keys, edited = cache.keys, cache.edited
     chain = [source]
+    above = None  # the port the chain's top reads
     while chain[-1][0] not in keys.volatile and _row_wise(plan.nodes[chain[-1][0]]):
         (parent,) = [item for items in plan.nodes[chain[-1][0]].inputs.values() for item in items]
         if states.get(parent[0]) == "read":
-            return None
+            return set()
+        above = parent
         if states.get(parent[0]) != "run" or not _row_wise(plan.nodes[parent[0]]):
             break
         if plan.consumers[parent] != 1 or parent[0] in keys.volatile:
             break
         chain.append(parent)
+        above = None
+    if (above or chain[-1])[0] not in cache.large:
+        return {_point(plan, chain)}
+    found = {_point(plan, chain)} if reader_edited else set()
+    for index, port in enumerate(chain):
+        if port[0] not in edited:
+            continue
+        if index + 1 < len(chain):
+            found.add(_point(plan, chain[index + 1 :]))
+        elif above is not None and above[0] not in keys.volatile:
+            found.add(above)
+    return found
+
+
+def _small(node: PlannedNode, files: FileArea) -> bool:
+    """Whether an input reads files of at most `SMALL_INPUT` bytes (a database may be large)."""
+    return 0 < input_bytes(node.operator, node.params, files) <= SMALL_INPUT
+
+
+def _point(plan: Plan, chain: list) -> tuple:
+    """A chain's restart point: its last node that drops rows, else its first node."""
     dropping = (port for port in chain if not plan.nodes[port[0]].operator.row_limit_safe)
     return next(dropping, chain[-1])
 

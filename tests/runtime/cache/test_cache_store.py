@@ -176,3 +176,20 @@ def test_puts_look_over_the_store_only_when_it_may_be_full(tmp_path, monkeypatch
     store.max_bytes = 1
     store.put(key("last"), frame())
     assert len(scans) == 2 and store.path_of(key("0")) is None
+
+
+def test_a_segment_file_is_adopted_only_when_written_to_its_end(tmp_path):
+    """The check reads the Parquet magic and footer length by hand (no pyarrow.parquet import
+    in a DuckDB run): a whole file passes, one cut short or empty does not."""
+    import duckdb
+
+    from runtime.execution.tasks import _complete
+
+    whole = tmp_path / "whole.parquet"
+    duckdb.sql(f"COPY (SELECT range AS n FROM range(1000)) TO '{whole}' (FORMAT parquet)")
+    data = whole.read_bytes()
+    cut, empty = tmp_path / "cut.parquet", tmp_path / "empty.parquet"
+    cut.write_bytes(data[: len(data) // 2])
+    empty.write_bytes(b"")
+    assert [_complete(path) for path in (whole, cut, empty)] == [True, False, False]
+    assert not _complete(tmp_path / "missing.parquet")

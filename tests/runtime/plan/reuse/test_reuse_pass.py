@@ -10,6 +10,7 @@ import pytest
 
 from runtime.cache.store import ResultStore
 from runtime.io.paths import CACHE
+from runtime.plan.reuse.reuse_pass import SMALL_INPUT
 from runtime.plan.run_options import RunOptions
 from tests.runtime.cache.runs import ALL, node_params, ran, reused, run, seed_document, write_data
 
@@ -88,33 +89,87 @@ def test_editing_the_aggregate_runs_only_it_and_what_follows(root, backend, reco
     pd.testing.assert_frame_equal(output(root), expected(document, root, backend=backend))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_editing_the_transform_reruns_it_from_the_stored_filter_rows_not_the_file(
-    tmp_path, backend
-):
-    """The input file is rewritten in place between the runs, keeping its size, inode and
-    time (over 1 MiB, so not hashed): a run that read it would count other countries. The
-    edited run reads the filter's stored rows instead and equals a fresh run over the data
-    the first run saw."""
+@pytest.fixture
+def large(tmp_path):
+    """The seed's data with a users.csv over `SMALL_INPUT` (1 MiB), and a copy of it apart."""
     write_data(tmp_path, rows=30_000)
+    assert (tmp_path / "users.csv").stat().st_size > SMALL_INPUT
     original = tmp_path / "original"
     original.mkdir()
-    (original / "users.csv").write_bytes((tmp_path / "users.csv").read_bytes())
-    (original / "countries.csv").write_bytes((tmp_path / "countries.csv").read_bytes())
-    document = seed_document()
-    run(document, tmp_path, backend=backend)
-    users = tmp_path / "users.csv"
+    for name in ("users.csv", "countries.csv"):
+        (original / name).write_bytes((tmp_path / name).read_bytes())
+    return tmp_path
+
+
+def rewrite_in_place(users) -> None:
+    """Other countries in the file, keeping its size, inode and time (over 1 MiB, so not
+    hashed): a run that read it again would count them."""
     before = users.stat()
-    assert before.st_size > 2**20
     with users.open("r+b") as file:
         file.write(users.read_bytes().replace(b",FR,", b",DE,"))
     os.utime(users, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+@pytest.mark.parametrize(
+    ("backend", "first_edit_reads"),
+    # on DuckDB the first run stored no rows of the large file's chain: the first edit of the
+    # transform reads the file again and stores the filter's rows
+    [("pandas", set()), ("duckdb", {"users", "adults"})],
+)
+def test_editing_the_transform_again_reruns_it_from_the_stored_filter_rows_not_the_file(
+    large, backend, first_edit_reads
+):
+    """The input file is rewritten in place before the second edit: that run reads the
+    filter's stored rows instead and equals a fresh run over the data the first runs saw."""
+    document = seed_document()
+    run(document, large, backend=backend)
+    node_params(document, "enrich")["mappings"][0]["expression"] = "amount * 0.7"
+    first = run(document, large, backend=backend)
+    assert ran(first) == {"enrich", "by_country", "named", "write", *first_edit_reads}
+    rewrite_in_place(large / "users.csv")
     node_params(document, "enrich")["mappings"][0]["expression"] = "amount * 0.5"
-    again = run(document, tmp_path, backend=backend)
+    again = run(document, large, backend=backend)
     assert ran(again) == {"enrich", "by_country", "named", "write"}
     assert {"users", "adults", "countries"} <= reused(again)
     assert again.nodes["adults"].extra["cached"] is True
-    pd.testing.assert_frame_equal(output(tmp_path), expected(document, original, backend=backend))
+    original = large / "original"
+    pd.testing.assert_frame_equal(output(large), expected(document, original, backend=backend))
+
+
+def test_a_first_run_stores_no_rows_of_a_large_input_until_an_edit_below_it(large):
+    """On DuckDB a run of a plan never edited stores the small results (the aggregate's, the
+    join's) but not the filter's rows over the large file; once the aggregate was edited, the
+    run stores them, and the next edit of the aggregate reads them, not the file."""
+    document = seed_document()
+    assert ("adults", "out") not in stored_ports(document, large)
+    first = run(document, large, backend="duckdb")
+    assert "results" not in first.nodes["adults"].extra
+    node_params(document, "by_country")["aggregations"][2]["function"] = "max"
+    assert ("adults", "out") in stored_ports(document, large)
+    edited = run(document, large, backend="duckdb")
+    assert "users" in ran(edited) and "out" in edited.nodes["adults"].extra["results"]
+    node_params(document, "by_country")["aggregations"][2]["function"] = "min"
+    again = run(document, large, backend="duckdb")
+    assert ran(again) == {"enrich", "by_country", "named", "write"}
+    pd.testing.assert_frame_equal(output(large), expected(document, large, backend="duckdb"))
+
+
+def test_editing_a_filter_over_a_large_file_a_second_time_reads_the_scan_from_the_store(
+    large,
+):
+    """On DuckDB the first edit of the filter reads the file and stores its scan (the rows
+    the filter reads, the columns read below it); the second reads that, not the file."""
+    document = seed_document()
+    run(document, large, backend="duckdb")
+    node_params(document, "adults")["condition"] = "age > 40"
+    assert "users" in ran(run(document, large, backend="duckdb"))
+    rewrite_in_place(large / "users.csv")
+    node_params(document, "adults")["condition"] = "age > 30"
+    again = run(document, large, backend="duckdb")
+    assert ran(again) == {"adults", "enrich", "by_country", "named", "write"}
+    assert "users" in reused(again)
+    original = large / "original"
+    pd.testing.assert_frame_equal(output(large), expected(document, original, backend="duckdb"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -323,7 +378,7 @@ def stored_ports(document: dict, root) -> set:
 def test_a_chain_is_kept_after_its_last_filter_never_above_it(root):
     """users → slim (select) → adults (filter) → enrich (transform) → by_country: the filter's
     rows are kept, no more rows than the aggregate reads; the select above it keeps as many
-    rows as the file."""
+    rows as the file. (users.csv is small here: its chain is stored from the first run.)"""
     document = seed_document()
     slim = {"id": "slim", "operator": "select", "params": {"columns": ["id", "age", "country"]}}
     document["nodes"].append(slim)
@@ -344,3 +399,30 @@ def test_a_chain_is_kept_after_its_last_filter_never_above_it(root):
         "params": {"mappings": [double]},
     }
     assert ("slim", "out") in stored_ports(document, root)  # no filter: the chain's top
+
+
+def test_an_aggregate_stored_inside_a_segment_is_computed_once(root, monkeypatch):
+    """The aggregate's rows carry their order in hidden columns, which its stored file does
+    not hold: the segment computes them once into a table that the file is copied from and
+    the join reads, not again from users.csv for the join."""
+    import runtime.backends.duckdb.segment as segment
+
+    profiles = []  # of each query the segment ran
+    opened = segment.open_session
+
+    class Recording:
+        def __init__(self, connection):
+            self._connection = connection
+
+        def get_profiling_information(self):
+            profiles.append(self._connection.get_profiling_information())
+            return profiles[-1]
+
+        def __getattr__(self, name):
+            return getattr(self._connection, name)
+
+    monkeypatch.setattr(segment, "open_session", lambda *a, **k: Recording(opened(*a, **k)))
+    result = run(seed_document(), root, backend="duckdb")
+    assert "out" in result.nodes["by_country"].extra["results"]
+    assert sum("GROUP_BY" in profile for profile in profiles) == 1, profiles
+    pd.testing.assert_frame_equal(output(root), expected(seed_document(), root, backend="duckdb"))
