@@ -119,11 +119,7 @@ def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None
     """JSON Lines through Arrow's parser; a column mixing kinds of values is read as text."""
     read = pa_json.ReadOptions(block_size=BLOCK_BYTES)
     try:
-        with pa_json.open_json(path, read_options=read) as reader:
-            guessed = reader.schema  # from the first block
-        parse = pa_json.ParseOptions(
-            explicit_schema=_timestamps_as_text(guessed), unexpected_field_behavior="infer"
-        )
+        guessed, parse = _parse_options(path, read)
         if row_limit is None and path.stat().st_size <= STREAM_ABOVE_BYTES:
             table = pa_json.read_json(path, read_options=read, parse_options=parse)
             ctx.progress(table.num_rows)
@@ -136,6 +132,16 @@ def _read_lines(ctx: NodeContext, path: Path, source: str, row_limit: int | None
             raise OperatorError(f"cannot read '{source}' as JSON Lines: {problem}") from error
         return _read_lines_as_objects(path, source, row_limit)  # mixed kinds, or a long line
     return _in_file_order(table, guessed.names)
+
+
+def _parse_options(path: Path, read: pa_json.ReadOptions) -> tuple[pa.Schema, pa_json.ParseOptions]:
+    """The schema Arrow guesses from the file's first block, and options that parse the file
+    by it, datetimes kept as text (`_parse_iso_text` decides on the whole column)."""
+    with pa_json.open_json(path, read_options=read) as reader:
+        guessed = reader.schema
+    return guessed, pa_json.ParseOptions(
+        explicit_schema=_timestamps_as_text(guessed), unexpected_field_behavior="infer"
+    )
 
 
 def spill_json_lines(
@@ -152,11 +158,7 @@ def spill_json_lines(
     writer, kinds = SpillWriter(spill_path), _IsoKinds()
     read = pa_json.ReadOptions(block_size=BLOCK_BYTES)
     try:
-        with pa_json.open_json(path, read_options=read) as reader:
-            guessed = reader.schema  # from the first block
-        parse = pa_json.ParseOptions(
-            explicit_schema=_timestamps_as_text(guessed), unexpected_field_behavior="infer"
-        )
+        guessed, parse = _parse_options(path, read)
         rows = 0
         with pa_json.open_json(path, read_options=read, parse_options=parse) as reader:
             for batch in reader:

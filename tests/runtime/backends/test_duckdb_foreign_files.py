@@ -175,14 +175,19 @@ def test_datetimes_in_a_zone_are_written_alike_with_their_offsets(tmp_path, oper
         ]
 
 
-def test_datetimes_of_two_zones_in_one_segment_run_it_on_pandas(root):
+def write_two_zones(path) -> None:
+    """A Parquet file by Polars whose two datetime columns are in two zones."""
     pl.DataFrame(
         {"paris": [dt.datetime(2020, 1, 1)], "york": [dt.datetime(2020, 1, 1)]},
         schema_overrides={
             "paris": pl.Datetime("us", "Europe/Paris"),
             "york": pl.Datetime("us", "America/New_York"),
         },
-    ).write_parquet(root / "data" / "polars.parquet")
+    ).write_parquet(path)
+
+
+def test_datetimes_of_two_zones_in_one_segment_run_it_on_pandas(root):
+    write_two_zones(root / "data" / "polars.parquet")
     message = refusal(read("data/polars.parquet"), root)
     assert message == (
         "datetimes in the zones America/New_York, Europe/Paris meet in one segment, "

@@ -9,13 +9,11 @@ DuckDB's `to_json` writes its own way, so it stays refused.
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 import json
 
 import duckdb
 import pandas as pd
-import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -31,6 +29,7 @@ from runtime.io.paths import FileArea
 from runtime.plan import build_plan
 from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare
+from tests.runtime.backends.test_duckdb_foreign_files import write_two_zones
 from tests.runtime.compile.scripts import run_script
 from tests.runtime.test_cli import runtime_cli
 
@@ -220,13 +219,7 @@ def test_a_fallback_found_only_when_the_run_starts_is_reported_on_every_member(f
 
 
 def test_a_file_of_datetimes_in_two_zones_leaves_its_reader_on_pandas_when_planned(tmp_path):
-    pl.DataFrame(
-        {"paris": [dt.datetime(2020, 1, 1)], "york": [dt.datetime(2020, 1, 1)]},
-        schema_overrides={
-            "paris": pl.Datetime("us", "Europe/Paris"),
-            "york": pl.Datetime("us", "America/New_York"),
-        },
-    ).write_parquet(tmp_path / "zones.parquet")
+    write_two_zones(tmp_path / "zones.parquet")
     document = {
         "name": "Zones",
         "nodes": [
