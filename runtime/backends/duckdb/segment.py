@@ -230,7 +230,7 @@ def _ran(schedule, connection, query, rendered, tally, stopper, on_progress, out
         with _reporting(connection, on_progress, index, len(schedule)):
             if step.table is not None:
                 sql, params = query.stored_sql(part, step.table)
-                (rows,) = connection.execute(sql, params).fetchone()
+                (rows,) = connection.execute(sql, params).fetchall()[0]
             elif (sink := next(readers)) is not None:
                 run_sink(connection, sink, query.exit_sql)
                 rows = sink.rows

@@ -189,7 +189,7 @@ class _Query:
             f"min_by({self._key_struct(side)}, {self._key_struct(side)}, {DUPLICATE_EXAMPLES}) "
             "FROM repeated"
         )
-        values, rows, examples = connection.execute(sql, [str(path)]).fetchone()
+        values, rows, examples = connection.execute(sql, [str(path)]).fetchall()[0]
         return {
             "values": values,
             "rows": int(rows),
@@ -224,7 +224,7 @@ class _Query:
             f"FILTER (WHERE ah AND bh AND ({any_change}))"
             f"{''.join(', ' + count for count in by_column)} FROM joined"
         )
-        found = connection.execute(sql, [str(a.path), str(b.path)]).fetchone()
+        found = connection.execute(sql, [str(a.path), str(b.path)]).fetchall()[0]
         added, removed, changed, matched, added_rows, removed_rows, changed_rows = found[:7]
         return {
             "columns": self.compared,
