@@ -87,8 +87,9 @@ def plan_reuse(
     keys, wide = plan_keys(plan, files, connections, store=store)
     below = _below(plan, options.from_node)
     cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
-    cache.last = last_parts(store, plan.name)
-    cache.edited = edited_nodes(plan, keys, store)
+    record = store.record(_plan_key(plan.name))
+    cache.last = record.get("nodes", {})
+    cache.edited = edited_nodes(plan, keys, record)
     cache.large = {
         node_id
         for node_id in plan.order
@@ -270,11 +271,10 @@ def remember(
     store.note(_plan_key(plan_name), nodes=parts, edited=sorted(edited))
 
 
-def edited_nodes(plan: Plan, keys: Keys, store: ResultStore) -> set[str]:
+def edited_nodes(plan: Plan, keys: Keys, record: dict) -> set[str]:
     """The nodes whose settings or operator version an earlier run of the plan saw change, and
-    those this run finds changed against the last run: where the plan is edited, which is
-    where restart points are worth their write."""
-    record = store.record(_plan_key(plan.name))
+    those this run finds changed against the last run (`record`: the plan's, in the store):
+    where the plan is edited, which is where restart points are worth their write."""
     last = record.get("nodes", {})
     found = set(record.get("edited", []))
     for node_id in plan.order:
