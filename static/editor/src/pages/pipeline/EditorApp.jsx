@@ -19,6 +19,7 @@ import { nodeTypeOf } from "./canvas/nodes/registry.js";
 import { useCanvasItems } from "./canvas/useCanvasItems.js";
 import { useClipboard } from "./canvas/useClipboard.js";
 import { useViewCenter } from "./canvas/useViewCenter.js";
+import { useFreeSpot } from "./canvas/useFreeSpot.js";
 import { useWiredAdds } from "./canvas/useWiredAdds.js";
 import { useEditorCommands, useEditorState } from "./commands.js";
 import RunCompareView from "./compare/RunCompareView.jsx";
@@ -124,17 +125,19 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     toasts,
   });
   const { save } = saving;
-  const wired = useWiredAdds({ catalog, stateRef, commit, amend, toasts });
+  const { freeSpot, sizeOf } = useFreeSpot({ catalog, overlay, stateRef });
+  const wired = useWiredAdds({ catalog, stateRef, commit, amend, toasts, freeSpot });
   const { box: canvasBox, viewCenter } = useViewCenter();
   const items = useCanvasItems({
     meta,
     stateRef,
     commit,
     center: viewCenter,
+    freeSpot,
     toasts,
     readOnly: locked,
   });
-  const clipboard = useClipboard({ stateRef, commit, toasts });
+  const clipboard = useClipboard({ stateRef, commit, toasts, viewCenter, freeSpot, sizeOf });
 
   const runs = useRunControls({
     api,
@@ -157,6 +160,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     dispatch,
     commit,
     viewCenter,
+    freeSpot,
     canvasBox,
     wired,
     withoutSelected: items.withoutSelected,
@@ -339,6 +343,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 tab={bottom.tab}
                 onTab={bottom.openTab}
                 onToggle={bottom.toggle}
+                height={bottom.height}
+                onResize={bottom.resize}
                 preview={preview}
                 nodeIds={nodeIds}
                 labels={labels}

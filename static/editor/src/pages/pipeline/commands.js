@@ -14,12 +14,12 @@ import {
   connect,
   createNode,
   deleteSelected,
-  freePosition,
   selectAllChanges,
   uniqueNodeId,
   updateNodeData,
 } from "./document/graph.js";
 import { cardGeometry } from "./canvas/nodes/geometry.js";
+import { FIT_VIEW } from "./canvas/viewport.js";
 
 const NODE_SIZE = { width: 200, height: 56 };
 
@@ -57,6 +57,7 @@ export function useEditorCommands({
   dispatch,
   commit,
   viewCenter,
+  freeSpot,
   canvasBox,
   wired,
   withoutSelected,
@@ -90,9 +91,7 @@ export function useEditorCommands({
   const addAtCenter = useCallback(
     (name) => {
       const box = canvasBox.current?.getBoundingClientRect();
-      const center = viewCenter();
-      const corner = { x: center.x - NODE_SIZE.width / 2, y: center.y - NODE_SIZE.height / 2 };
-      const spot = freePosition(stateRef.current.history.present.nodes, corner, NODE_SIZE);
+      const spot = freeSpot(viewCenter(), NODE_SIZE);
       const middle = { x: spot.x + NODE_SIZE.width / 2, y: spot.y + NODE_SIZE.height / 2 };
       addOperator(name, middle);
       const far = box && reactFlow.screenToFlowPosition({ x: box.right, y: box.bottom });
@@ -100,7 +99,7 @@ export function useEditorCommands({
         reactFlow.setCenter(middle.x, middle.y, { zoom: reactFlow.getZoom(), duration: 200 });
       }
     },
-    [addOperator, canvasBox, reactFlow, stateRef, viewCenter],
+    [addOperator, canvasBox, reactFlow, freeSpot, viewCenter],
   );
 
   const onConnect = useCallback(
@@ -183,33 +182,29 @@ export function useEditorCommands({
     [catalog, dispatch, overlay, reactFlow, stateRef],
   );
 
-  // `roomForProblems`: size every card as if it had a problem note, for a graph just imported
-  // whose problems the server has not said yet (notes coming later would make cards overlap).
-  const layOut = useCallback(
-    async (roomForProblems) => {
-      if (!(await saveFirst())) return;
-      try {
-        const { positions } = await api.post(`${base}/layout`, {});
-        const { problems } = overlay.get();
-        const sizes = Object.fromEntries(
-          stateRef.current.history.present.nodes.map((node) => [
-            node.id,
-            cardGeometry(
-              catalog.portsOf(node),
-              roomForProblems || Boolean(problems[node.id]?.length),
-            ),
-          ]),
-        );
-        dispatch({ type: "move", positions: spreadLayout(positions, sizes) });
-        window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2, duration: 300 }));
-      } catch (error) {
-        toasts.show(`Auto-layout failed: ${error.message}`, { kind: "error" });
-      }
-    },
-    [api, base, catalog, dispatch, overlay, reactFlow, saveFirst, stateRef, toasts],
-  );
-  const autoLayout = useCallback(() => layOut(false), [layOut]);
-  const layOutImported = useCallback(() => layOut(true), [layOut]);
+  // Every card is sized as if it had a problem note: a problem found after the layout (an
+  // edit, a file removed, a graph just imported whose problems the server has not said yet)
+  // then shows its note without covering the card below.
+  const layOut = useCallback(async () => {
+    if (!(await saveFirst())) return;
+    try {
+      const { positions } = await api.post(`${base}/layout`, {});
+      const sizes = Object.fromEntries(
+        stateRef.current.history.present.nodes.map((node) => [
+          node.id,
+          cardGeometry(catalog.portsOf(node), true),
+        ]),
+      );
+      dispatch({ type: "move", positions: spreadLayout(positions, sizes) });
+      window.requestAnimationFrame(() =>
+        reactFlow.fitView({ ...FIT_VIEW, padding: 0.2, duration: 300 }),
+      );
+    } catch (error) {
+      toasts.show(`Auto-layout failed: ${error.message}`, { kind: "error" });
+    }
+  }, [api, base, catalog, dispatch, reactFlow, saveFirst, stateRef, toasts]);
+  const autoLayout = layOut;
+  const layOutImported = layOut;
 
   return {
     addAtCenter,

@@ -12,7 +12,7 @@ export const RefusedEndsContext = createContext(new Map());
 /** What notes and groups on the canvas may do (see canvas/useCanvasItems.js): edit a note,
  * rename or ungroup a group; null in a viewer's editor. */
 export const CanvasItemsContext = createContext(null);
-/** Whether the canvas is zoomed out so far that cards are drawn compact (canvas/viewport.js):
- * read once by the canvas, not by each card, so that a drag's store updates do not call a
- * thousand selectors. */
-export const CompactCardsContext = createContext(false);
+/** How much the cards show at the canvas's zoom, "full", "title" or "box" (canvas/viewport.js
+ * `cardDetail`): read once by the canvas, not by each card, so that a drag's store updates do
+ * not call a thousand selectors. */
+export const CardDetailContext = createContext("full");

@@ -11,7 +11,6 @@ import {
   Controls,
   MiniMap,
   ReactFlow,
-  getViewportForBounds,
   useReactFlow,
   useStore,
   useStoreApi,
@@ -34,13 +33,13 @@ import { useSizedNodes } from "./useSizedNodes.js";
 import {
   CanvasItemsContext,
   CatalogContext,
-  CompactCardsContext,
+  CardDetailContext,
   OverlayContext,
   RefusedEndsContext,
 } from "../contexts.js";
 import { nodeTypes } from "./nodes/registry.js";
 import { useStore as useOverlayStore } from "../../../lib/store.js";
-import { isInView, isZoomedOut } from "./viewport.js";
+import { FIT_VIEW, cardDetailOf, isInView, isZoomedOut, openingViewport } from "./viewport.js";
 import { OPERATOR_MIME } from "../panels/Palette.jsx";
 import CanvasTools from "./CanvasTools.jsx";
 import ConnectPalette from "./ConnectPalette.jsx";
@@ -52,7 +51,6 @@ import "./canvas.css";
 
 const MULTI_SELECT_KEYS = ["Shift", "Meta", "Control"];
 const MIN_ZOOM = 0.05;
-const FIT_VIEW = { padding: 0.08, maxZoom: 1.2 };
 const TYPE_COLORS = {
   inputOperator: "#0d9488",
   processOperator: "#4f46e5",
@@ -162,6 +160,7 @@ export default function Canvas({
   );
   const refused = useRefusedEnds(nodes, edges, catalog.portsOf);
   const zoomedOut = useStore(isZoomedOut);
+  const detail = useStore(cardDetailOf);
   const plainEdges = zoomedOut && edges.length > PLAIN_EDGES_ABOVE;
   // Until the view is fitted it is not known which edges to draw: React Flow would draw its
   // own and then drop them for plain ones.
@@ -169,7 +168,7 @@ export default function Canvas({
   useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
     <RefusedEndsContext.Provider value={refused}>
-      <CompactCardsContext.Provider value={zoomedOut}>
+      <CardDetailContext.Provider value={detail}>
         <CanvasItemsContext.Provider value={items}>
           <div
             className="pw-canvas"
@@ -245,7 +244,7 @@ export default function Canvas({
             ) : null}
           </div>
         </CanvasItemsContext.Provider>
-      </CompactCardsContext.Provider>
+      </CardDetailContext.Provider>
     </RefusedEndsContext.Provider>
   );
 }
@@ -288,7 +287,8 @@ function useUnselectedEdges(plainEdges, edges, onEdgesChange) {
 }
 
 /**
- * Fits the graph in view when the canvas opens with nodes, before they are first drawn. React
+ * Shows the graph when the canvas opens with nodes, before they are first drawn: fitted, but
+ * never below the zoom where card text is readable (viewport.js; the rest is a pan away). React
  * Flow's `fitView` prop fits once nodes get measured, and ours never are (useSizedNodes.js).
  * An empty pipeline is not fitted: its first node would jump away from where it was dropped.
  */
@@ -299,16 +299,7 @@ function FitOnOpen() {
     const nodes = getNodes();
     if (!nodes.length) return;
     const { width, height } = store.getState();
-    setViewport(
-      getViewportForBounds(
-        getNodesBounds(nodes),
-        width,
-        height,
-        MIN_ZOOM,
-        FIT_VIEW.maxZoom,
-        FIT_VIEW.padding,
-      ),
-    );
+    setViewport(openingViewport(getNodesBounds(nodes), { width, height }));
   }, [store, getNodes, getNodesBounds, setViewport]);
   return null;
 }

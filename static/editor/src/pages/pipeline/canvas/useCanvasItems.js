@@ -3,7 +3,6 @@
 // themselves live in the document's `meta` (document/canvasItems.js says how).
 
 import { useCallback, useEffect, useMemo, useState } from "react";
-import { freePosition } from "../document/graph.js";
 import {
   deleteItems,
   groupNodes,
@@ -29,10 +28,11 @@ function isTyping(target) {
  * `{selected, editing, onSelect(changes), addNote(), setEditing(id), editNote(id, patch),
  * group(), removeFromGroups(), ungroup(id), rename(id, label), editGroupBox(id, position),
  * withoutSelected(meta, deleted), readOnly}`.
- * `meta` is the present one; `center()` gives the middle of the view in flow coordinates; Ctrl+G groups the selected
+ * `meta` is the present one; `center()` gives the middle of the view in flow coordinates,
+ * `freeSpot(center, size)` the free place nearest it (canvas/useFreeSpot.js); Ctrl+G groups the selected
  * nodes, Ctrl+Shift+G takes them out of their groups.
  */
-export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnly }) {
+export function useCanvasItems({ meta, stateRef, commit, center, freeSpot, toasts, readOnly }) {
   const [selected, setSelected] = useState(NONE);
   const [editing, setEditing] = useState(null);
 
@@ -53,20 +53,15 @@ export function useCanvasItems({ meta, stateRef, commit, center, toasts, readOnl
     [commit],
   );
 
-  /** A new note in the middle of the view (right of the nodes there), open for writing. */
+  /** A new note in the free space nearest the middle of the view, open for writing. */
   const addNote = useCallback(() => {
-    const middle = center();
     const present = stateRef.current.history.present;
-    const spot = freePosition(
-      present.nodes,
-      { x: middle.x - NOTE_SIZE.width / 2, y: middle.y - NOTE_SIZE.height / 2 },
-      NOTE_SIZE,
-    );
+    const spot = freeSpot(center(), NOTE_SIZE);
     const note = newNote(present.meta.notes ?? [], spot);
     editMeta((meta) => ({ ...meta, notes: [...(meta.notes ?? []), note] }));
     setSelected(new Set([itemKey("note", note.id)]));
     setEditing(note.id);
-  }, [center, stateRef, editMeta]);
+  }, [center, freeSpot, stateRef, editMeta]);
 
   const editNote = useCallback(
     (id, patch, key) =>

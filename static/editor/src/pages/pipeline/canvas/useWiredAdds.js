@@ -3,7 +3,7 @@
 // there). Each is one undo step; what the rules refuse is said in a toast.
 
 import { useCallback } from "react";
-import { addNode, createNode, uniqueNodeId } from "../document/graph.js";
+import { addNode, applyPositions, createNode, uniqueNodeId } from "../document/graph.js";
 import { addConnected, insertOnEdge } from "../document/wiring.js";
 import { cardGeometry } from "./nodes/geometry.js";
 
@@ -11,9 +11,10 @@ import { cardGeometry } from "./nodes/geometry.js";
  * `{addConnected(name, from, point), dropOnEdge(name, edgeId, point), insertNode(nodeId,
  * edgeId)}`: `from` is React Flow's handle (`{nodeId, id, type}`), `point` where the pointer
  * was, in flow coordinates. `commit(update)` makes an undo step, `amend(update)` changes the
- * last one.
+ * last one. A node put into an edge goes to the free space nearest where it was let go
+ * (`freeSpot(center, size, skip)`: useFreeSpot.js), off the cards at either end.
  */
-export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
+export function useWiredAdds({ catalog, stateRef, commit, amend, toasts, freeSpot }) {
   /** A new node of operator `name` placed by `place(size, handles)`, with a fresh id. */
   const newNode = useCallback(
     (name, place) => {
@@ -51,10 +52,7 @@ export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
   const dropOnEdge = useCallback(
     (name, edgeId, point) => {
       if (!catalog.byName.has(name)) return;
-      const node = newNode(name, ({ width, height }) => ({
-        x: point.x - width / 2,
-        y: point.y - height / 2,
-      }));
+      const node = newNode(name, ({ width, height }) => freeSpot(point, { width, height }));
       const present = stateRef.current.history.present;
       const result = insertOnEdge(present.nodes, present.edges, edgeId, node, catalog.portsOf);
       if (result.error) {
@@ -64,7 +62,7 @@ export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
       }
       commit((now) => ({ ...now, nodes: result.nodes, edges: result.edges }));
     },
-    [catalog, stateRef, commit, toasts, newNode],
+    [catalog, stateRef, commit, toasts, newNode, freeSpot],
   );
 
   /** Puts node `nodeId` (just moved there) into the edge, as part of the move's undo step. */
@@ -78,9 +76,16 @@ export function useWiredAdds({ catalog, stateRef, commit, amend, toasts }) {
         toasts.show(`Not put into the edge: ${result.error}.`, { kind: "error" });
         return;
       }
-      amend((now) => ({ ...now, edges: result.edges }));
+      const size = cardGeometry(catalog.portsOf(node), false);
+      const center = { x: node.position.x + size.width / 2, y: node.position.y + size.height / 2 };
+      const spot = freeSpot(center, size, new Set([nodeId]));
+      amend((now) => ({
+        ...now,
+        nodes: applyPositions(now.nodes, { [nodeId]: spot }),
+        edges: result.edges,
+      }));
     },
-    [catalog, stateRef, amend, toasts],
+    [catalog, stateRef, amend, toasts, freeSpot],
   );
 
   return { addConnected: addWired, dropOnEdge, insertNode };

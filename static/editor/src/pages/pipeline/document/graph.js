@@ -268,26 +268,6 @@ export function splitPositionChanges(changes) {
   return { positions, dragging, others };
 }
 
-/** `position`, or the first spot right of it where a node of `size` overlaps no other node. */
-export function freePosition(nodes, position, size, gap = 24) {
-  const overlaps = (spot) =>
-    nodes.some((node) => {
-      const width = node.measured?.width ?? size.width;
-      const height = node.measured?.height ?? size.height;
-      return (
-        spot.x < node.position.x + width + gap &&
-        node.position.x < spot.x + size.width + gap &&
-        spot.y < node.position.y + height + gap &&
-        node.position.y < spot.y + size.height + gap
-      );
-    });
-  let spot = position;
-  for (let tries = 0; tries < 200 && overlaps(spot); tries += 1) {
-    spot = { x: spot.x + size.width + gap * 2, y: spot.y };
-  }
-  return spot;
-}
-
 /** React Flow's changes that select every node (Ctrl+A); none for the nodes already selected. */
 export function selectAllChanges(nodes) {
   return nodes

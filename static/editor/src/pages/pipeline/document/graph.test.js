@@ -6,7 +6,6 @@ import {
   createNode,
   deleteSelected,
   edgeId,
-  freePosition,
   makeEdge,
   isStrayEdge,
   paste,
@@ -120,17 +119,6 @@ describe("copy and paste", () => {
 
   it("copies nothing when nothing is selected", () => {
     expect(copySelection([node("a", "filter")], [])).toBeNull();
-  });
-});
-
-describe("free positions", () => {
-  const size = { width: 200, height: 60 };
-  it("keeps a position where nothing is", () => {
-    expect(freePosition([], { x: 10, y: 10 }, size)).toEqual({ x: 10, y: 10 });
-  });
-  it("moves right, the way data flows, past the nodes in the way", () => {
-    const nodes = [node("a", "filter"), { ...node("b", "filter"), position: { x: 248, y: 0 } }];
-    expect(freePosition(nodes, { x: 0, y: 0 }, size)).toEqual({ x: 496, y: 0 });
   });
 });
 

@@ -1,6 +1,6 @@
 // The bottom panel: the run's log (filterable by node), a node's data preview, every node's
 // data after a run, the plan (the plan view is on while its tab is shown) and the run's
-// timeline; collapsible.
+// timeline; collapsible, and resized by dragging its top edge (PanelSplitter).
 
 import "./BottomPanel.css";
 import { memo, useContext, useEffect, useRef, useState } from "react";
@@ -12,21 +12,37 @@ import DataPanel from "../data/DataPanel.jsx";
 import { previewCaption } from "../data/resultData.js";
 import PlanPanel from "../plan/PlanPanel.jsx";
 import Timeline from "../runs/Timeline.jsx";
+import PanelSplitter from "./PanelSplitter.jsx";
 
 const SHOWN_LINES = 500;
 
 /** `tab` is "logs", "preview", "data", "plan" or "timeline"; `preview` is `{node, loading,
  * error, result}` or null; `plan` is usePlanView's answer, `dirty` whether there are unsaved
  * changes; `labels` the nodes' labels by id; `data` the Data tab's `{api, selectedId,
- * operators}`. */
-function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, plan, dirty, data }) {
+ * operators}`; `height` the one chosen (px, or null), `onResize(height)` keeps a new one. */
+function BottomPanel({
+  open,
+  tab,
+  onTab,
+  onToggle,
+  height,
+  onResize,
+  preview,
+  nodeIds,
+  labels,
+  plan,
+  dirty,
+  data,
+}) {
   const overlay = useContext(OverlayContext);
   const logCount = useStore(overlay, (state) => shownRun(state).logs.length);
   return (
     <section
       className={`pw-bottom${open ? " is-open" : ""}`}
       aria-label="Logs, preview, data, plan and timeline"
+      style={open && height ? { height } : undefined}
     >
+      {open ? <PanelSplitter height={height} onResize={onResize} /> : null}
       <div className="pw-bottom-tabs">
         <div className="pw-bottom-tablist" role="tablist" aria-label="Panel">
           <button

@@ -1,6 +1,7 @@
-// The side panel's view of one node: its label and id, the params form, the retry and timeout
-// settings, an incremental input's stored position, its problems, run details and columns, and
-// the Preview button and Run menu. Read-only (a viewer): the forms are shown disabled.
+// The side panel's view of one node: the Preview button and Run menu on top (in reach without
+// scrolling past the fields), its label and id, the params form, the retry and timeout
+// settings, an incremental input's stored position, its problems, run details and columns.
+// Read-only (a viewer): the forms are shown disabled.
 
 import "../../../ui/menu.css";
 import { useContext, useEffect, useRef, useState } from "react";
@@ -48,6 +49,12 @@ export function NodePanel({
               {operator?.description ?? "This operator is not installed on the server."}
             </p>
           </div>
+        </div>
+        <div className="pw-node-panel-actions">
+          <button type="button" onClick={() => onPreview(node.id)}>
+            Preview
+          </button>
+          {onRun ? <NodeRunMenu node={node.id} onRun={onRun} disabled={runActive} /> : null}
         </div>
         <fieldset className="pw-fieldset pw-field" disabled={readOnly}>
           <label className="pw-label" htmlFor={`${idPrefix}-label`}>
@@ -132,12 +139,6 @@ export function NodePanel({
       <section className="pw-section">
         <div className="pw-section-head">
           <h3>Columns</h3>
-          <span className="pw-section-actions">
-            <button type="button" onClick={() => onPreview(node.id)}>
-              Preview
-            </button>
-            {onRun ? <NodeRunMenu node={node.id} onRun={onRun} disabled={runActive} /> : null}
-          </span>
         </div>
         <Columns schemas={schemas} />
       </section>

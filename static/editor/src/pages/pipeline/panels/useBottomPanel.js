@@ -3,11 +3,22 @@
 // those stay the same so that the panel skips the renders of a drag.
 
 import { useCallback, useMemo, useState } from "react";
+import { PANEL_HEIGHT_KEY, storedPanelHeight } from "./panelHeight.js";
 
-/** `{open, tab, openTab(tab), toggle(), openLogs()}`: a run opens the logs, unless the user
- * watches its timeline. */
+/** `{open, tab, height, openTab(tab), toggle(), openLogs(), resize(height)}`: a run opens the
+ * logs, unless the user watches its timeline. `height` (px, or null for the stylesheet's) is
+ * the one last chosen, in this pipeline or another. */
 export function useBottomPanel() {
   const [bottom, setBottom] = useState({ open: false, tab: "logs" });
+  const [height, setHeight] = useState(() => storedPanelHeight(window.localStorage));
+  const resize = useCallback((next) => {
+    setHeight(next);
+    try {
+      window.localStorage.setItem(PANEL_HEIGHT_KEY, String(next));
+    } catch {
+      // storage full or disabled: the height lasts until the page is left
+    }
+  }, []);
   const openTab = useCallback((tab) => setBottom({ open: true, tab }), []);
   const toggle = useCallback(() => setBottom((old) => ({ ...old, open: !old.open })), []);
   const openLogs = useCallback(
@@ -18,7 +29,7 @@ export function useBottomPanel() {
       })),
     [],
   );
-  return { ...bottom, openTab, toggle, openLogs };
+  return { ...bottom, height, openTab, toggle, openLogs, resize };
 }
 
 /** `{nodeIds, labels, data}` for the panel: `nodes` are the editor's, `shown` the canvas'

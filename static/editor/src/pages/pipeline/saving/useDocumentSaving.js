@@ -6,6 +6,7 @@
 import { useReactFlow } from "@xyflow/react";
 import { useCallback } from "react";
 import { cardGeometry } from "../canvas/nodes/geometry.js";
+import { FIT_VIEW } from "../canvas/viewport.js";
 import { refusalDetails } from "../document/problems.js";
 import { useConflict } from "./useConflict.js";
 import { usePipelineFiles } from "./usePipelineFiles.js";
@@ -68,7 +69,7 @@ export function useDocumentSaving({
   const onReplaced = useCallback(
     (saved) => {
       onSaved(saved);
-      window.requestAnimationFrame(() => reactFlow.fitView({ padding: 0.2 }));
+      window.requestAnimationFrame(() => reactFlow.fitView({ ...FIT_VIEW, padding: 0.2 }));
     },
     [onSaved, reactFlow],
   );

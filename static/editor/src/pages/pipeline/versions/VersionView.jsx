@@ -38,6 +38,9 @@ const VersionNode = memo(function VersionNode({ data }) {
 });
 
 const NODE_TYPES = { version: VersionNode };
+// The diff is a map of what changed: the whole graph is fitted, however many nodes (React
+// Flow's own limit, 0.5, left a nine-node pipeline cut off in the pane).
+const FIT_WHOLE = Object.freeze({ padding: 0.1, minZoom: 0.05 });
 
 /**
  * `item`: the version picked; `items`: the whole list, newest (the pipeline now) first;
@@ -150,10 +153,12 @@ export default function VersionView({ item, items, loadPair, onRestore, onClose,
                 elementsSelectable
                 onNodeClick={(_, node) => setPicked(node.id)}
                 fitView
+                fitViewOptions={FIT_WHOLE}
+                minZoom={FIT_WHOLE.minZoom}
                 proOptions={{ hideAttribution: true }}
               >
                 <Background />
-                <Controls showInteractive={false} />
+                <Controls showInteractive={false} fitViewOptions={FIT_WHOLE} />
               </ReactFlow>
             </ReactFlowProvider>
           ) : (

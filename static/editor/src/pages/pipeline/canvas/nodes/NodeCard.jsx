@@ -2,7 +2,8 @@
 // run is shown; the operator's template filled with the params, canvas/nodes/summary.js), status
 // badge, run metrics, problems, its mark
 // in the plan view (a tag with its backend, or why it is not run), and one handle per port (React Flow handle id = port name, `data-port` = port name). Zoomed out,
-// where its text could not be read, a card is drawn compact: its box, colours and handles.
+// where its text could not be read, a card is drawn compact: its box, colours and handles, and
+// its title in large type while that is readable (canvas/viewport.js `cardDetail`).
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
 import "./nodes.css";
@@ -10,7 +11,7 @@ import { Handle } from "@xyflow/react";
 import { useContext, useState } from "react";
 import {
   CatalogContext,
-  CompactCardsContext,
+  CardDetailContext,
   OverlayContext,
   RefusedEndsContext,
 } from "../../contexts.js";
@@ -50,7 +51,8 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
   const mark = useStore(overlay, (state) => state.plan?.[id]);
   // Only crossing the threshold re-renders the card, not every zoom step.
-  const compact = useContext(CompactCardsContext);
+  const detail = useContext(CardDetailContext);
+  const compact = detail !== "full";
   const ports = catalog.portsOf({ data });
   const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
   return (
@@ -66,6 +68,11 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
         <span className="pw-plan-tag" aria-label={mark.title}>
           {mark.label}
         </span>
+      ) : null}
+      {detail === "title" ? (
+        <div className="pw-node-big-title" title={data.label || id}>
+          {data.label || id}
+        </div>
       ) : null}
       {compact ? null : (
         <CardText
