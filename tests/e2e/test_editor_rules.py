@@ -152,9 +152,9 @@ async def test_the_graph_picture_downloads_under_the_pipelines_name(signed_in, a
     page = signed_in
     pipeline_id = await api.create(seed(people))
     await open_editor(page, pipeline_id, nodes=4)
-    await page.get_by_text("Image", exact=True).click()
+    await page.get_by_role("button", name="More").click()
     async with page.expect_download() as download:
-        await page.get_by_role("link", name="Graph as PNG").click()
+        await page.get_by_role("menuitem", name="Graph as PNG").click()
     assert (await download.value).suggested_filename == "Adult spending by country.png"
 
 

@@ -77,7 +77,8 @@ async def test_the_exported_file_validates_and_runs_with_the_runtime_cli(
     pipeline_id = await api.create(seed(people))
     await open_editor(page, pipeline_id, nodes=4)
     async with page.expect_download() as download:
-        await page.get_by_role("button", name="Export", exact=True).click()
+        await page.get_by_role("button", name="More").click()
+        await page.get_by_role("menuitem", name="Export as JSON").click()
     exported = tmp_path / (await download.value).suggested_filename
     await (await download.value).save_as(exported)
     data_root = tmp_path / "data"

@@ -42,7 +42,8 @@ async def test_export_as_python_downloads_a_script_that_writes_the_runs_rows(
     pipeline_id = await api.create(seed(people))
     await open_editor(page, pipeline_id, nodes=4)
     async with page.expect_download() as download:
-        await page.get_by_role("button", name="Export as Python").click()
+        await page.get_by_role("button", name="More").click()
+        await page.get_by_role("menuitem", name="Export as Python").click()
     script = tmp_path / (await download.value).suggested_filename
     await (await download.value).save_as(script)
     data_root = tmp_path / "data"
@@ -89,7 +90,8 @@ async def test_export_as_python_of_a_query_on_the_workspaces_connection_reads_it
     })  # fmt: skip
     await open_editor(page, pipeline_id, nodes=2)
     async with page.expect_download() as download:
-        await page.get_by_role("button", name="Export as Python").click()
+        await page.get_by_role("button", name="More").click()
+        await page.get_by_role("menuitem", name="Export as Python").click()
     script = tmp_path / (await download.value).suggested_filename
     await (await download.value).save_as(script)
     assert "PIPEWRIGHT_CONN_WAREHOUSE" in script.read_text()

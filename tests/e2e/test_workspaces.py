@@ -248,7 +248,10 @@ async def test_a_viewer_gets_a_read_only_editor_without_run_that_sends_no_change
     )
     for label in ("Run", "Cancel", "Save", "Import", "Auto-layout", "Undo"):
         await expect(toolbar.get_by_role("button", name=label, exact=True)).to_have_count(0)
-    await expect(toolbar.get_by_role("button", name="Export", exact=True)).to_be_visible()
+    await toolbar.get_by_role("button", name="More").click()
+    await expect(toolbar.get_by_role("menuitem", name="Export as JSON")).to_be_visible()
+    await expect(toolbar.get_by_role("menuitem", name="Import JSON…")).to_have_count(0)
+    await page.keyboard.press("Escape")
     await expect(page.locator("[data-operator]")).to_have_count(0)
 
     before = await offset(page, "csv_input_1", "filter_1")

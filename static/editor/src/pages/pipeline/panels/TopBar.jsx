@@ -1,5 +1,6 @@
-// The editor's top bar: the pipeline's workspace and name, save state, editing tools, file
-// actions, run history, and Run / Cancel. A viewer (`readOnly`) gets the name, export, images
+// The editor's top bar: the pipeline's workspace and name, save state, editing tools, the
+// settings, run history, the "More" menu (export, import, images: MoreMenu.jsx) and Run /
+// Cancel, on one line from 1280 px wide. A viewer (`readOnly`) gets the name, export, images
 // and run history: nothing that changes the pipeline or starts a run.
 
 import "../../../ui/menu.css";
@@ -9,6 +10,7 @@ import { fileName } from "../../../lib/format.js";
 import { FRESH } from "../runs/runOptions.js";
 import JsonFileInput from "../../../ui/JsonFileInput.jsx";
 import { filesUrl } from "../../workspace/roles.js";
+import MoreMenu from "./MoreMenu.jsx";
 
 /** The bar; every action is a callback of EditorApp. */
 function TopBar({
@@ -112,52 +114,29 @@ function TopBar({
             Settings
           </button>
         )}
-        <button type="button" onClick={onExport} title="Download the pipeline as JSON">
-          Export
-        </button>
-        {/* "Python" beside Export: the full label would push Run onto a second line at 1440 px */}
-        <button
-          type="button"
-          onClick={onExportPython}
-          aria-label="Export as Python"
-          title="Export as Python: a script that runs the pipeline with pandas"
-        >
-          Python
-        </button>
-        {readOnly ? null : (
-          <>
-            <button
-              type="button"
-              onClick={() => file.current?.click()}
-              title="Replace this pipeline's graph with a JSON file"
-            >
-              Import
-            </button>
-            <JsonFileInput ref={file} onChoose={onImport} />
-          </>
-        )}
-        <details className="pw-menu">
-          <summary>Image</summary>
-          <div className="pw-menu-items">
-            <a
-              href={`${imageUrl}.svg`}
-              target="_blank"
-              rel="noreferrer"
-              download={fileName(name, "svg")}
-            >
-              Graph as SVG
-            </a>
-            <a
-              href={`${imageUrl}.png`}
-              target="_blank"
-              rel="noreferrer"
-              download={fileName(name, "png")}
-            >
-              Graph as PNG
-            </a>
-          </div>
-        </details>
         {history}
+        <MoreMenu
+          items={[
+            { label: "Export as JSON", title: "Download the pipeline as JSON", onSelect: onExport },
+            {
+              label: "Export as Python",
+              title: "A script that runs the pipeline with pandas",
+              onSelect: onExportPython,
+            },
+            ...(readOnly
+              ? []
+              : [
+                  {
+                    label: "Import JSON…",
+                    title: "Replace this pipeline's graph with a JSON file",
+                    onSelect: () => file.current?.click(),
+                  },
+                ]),
+            { label: "Graph as SVG", href: `${imageUrl}.svg`, download: fileName(name, "svg") },
+            { label: "Graph as PNG", href: `${imageUrl}.png`, download: fileName(name, "png") },
+          ]}
+        />
+        {readOnly ? null : <JsonFileInput ref={file} onChoose={onImport} />}
       </div>
       <div className="pw-topbar-group pw-run-group">
         {connection === "reconnecting" || connection === "forbidden" ? (
