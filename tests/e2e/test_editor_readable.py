@@ -1,8 +1,10 @@
-"""Readable at any size (issue 30): at 1280×720 the top bar is one line with Run in it, a
+"""Readable at any size (issue 30): at 1280 x 720 the top bar is one line with Run in it, a
 nine-node pipeline opens with its card titles at 11 px or more on the screen (and "Fit view"
 keeps them so), and the bottom panel keeps the height its edge was dragged to after a reload."""
 
 from __future__ import annotations
+
+import itertools
 
 import pytest
 from playwright.async_api import expect
@@ -27,8 +29,11 @@ def nine_nodes(folder) -> dict:
     """A chain of nine cards in a row: fitted whole, they would be too small to read."""
     ids = ["read", *STEPS, "write"]
     operators = ["csv_input", *STEPS, "csv_output"]
-    params = {"read": {"path": folder.name("people.csv")}, "filter": {"condition": "age >= 18"},
-              "write": {"path": folder.name("out/people.csv")}}
+    params = {
+        "read": {"path": folder.name("people.csv")},
+        "filter": {"condition": "age >= 18"},
+        "write": {"path": folder.name("out/people.csv")},
+    }
     return {
         "format": "pipewright.pipeline",
         "version": 1,
@@ -38,7 +43,7 @@ def nine_nodes(folder) -> dict:
              "position": {"x": index * 260, "y": 0}}
             for index, (node_id, operator) in enumerate(zip(ids, operators, strict=True))
         ],
-        "edges": [{"source": a, "target": b} for a, b in zip(ids, ids[1:])],
+        "edges": [{"source": a, "target": b} for a, b in itertools.pairwise(ids)],
     }  # fmt: skip
 
 
