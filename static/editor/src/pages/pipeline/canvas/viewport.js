@@ -1,13 +1,13 @@
 // Where the graph is on the screen: React Flow's viewport ({x, y, zoom}) maps a flow
 // position p to the screen position p * zoom + (x, y) inside the canvas.
 //
-// How far to zoom is chosen for reading: a card's smallest text is 11 px in the flow, so the
-// editor opens at zoom 1 at least (the canvas pans to the rest); zoomed further out the cards
+// How far to zoom is chosen for reading: a card's smallest text is 12.5 px in the flow, so the
+// editor opens at zoom 0.88 at least, where that is 11 px (the canvas pans to the rest); zoomed further out the cards
 // show only their title, in type large enough to stay readable down to the zoom that "Fit
 // view" never goes below; below that, and only there, cards are plain boxes.
 
 /** The zoom at which every text on a card is at least 11 px on the screen (nodes.css). */
-export const READABLE_ZOOM = 1;
+export const READABLE_ZOOM = 11 / 12.5;
 /** Below this zoom a card shows only its title (nodes.css: `.pw-node-big-title`). */
 export const TITLES_ONLY_BELOW = 0.6;
 /** The title-only card's type, in flow pixels: 11 px on the screen at `FIT_MIN_ZOOM`. */
@@ -48,7 +48,7 @@ export function viewportFor(bounds, size, { minZoom, maxZoom = MAX_ZOOM, padding
   const place = (start, length, room) => {
     const shown = length * zoom;
     const margin = Math.min(room * padding, 40);
-    return shown + 2 * margin <= room ? (room - shown) / 2 - start * zoom : margin - start * zoom;
+    return shown <= room ? (room - shown) / 2 - start * zoom : margin - start * zoom;
   };
   return {
     x: place(bounds.x, bounds.width, size.width),

@@ -47,7 +47,7 @@ describe("the zoom the editor opens at", () => {
     expect(view.zoom).toBe(READABLE_ZOOM);
     expect(view.x).toBeGreaterThan(0); // the first card's left edge, a margin in
     expect(view.x).toBeLessThanOrEqual(40);
-    expect(view.y).toBeCloseTo((500 - 92) / 2); // a side that fits is centred
+    expect(view.y).toBeCloseTo((500 - 92 * READABLE_ZOOM) / 2); // a side that fits is centred
   });
 
   it("fits a small graph whole, centred, up to a zoom of 1.2", () => {
@@ -55,6 +55,12 @@ describe("the zoom the editor opens at", () => {
     expect(view.zoom).toBe(1.2);
     expect(isInView({ x: 100, y: 50, width: 460, height: 92 }, view, canvas)).toBe(true);
     expect(view.x + 100 * view.zoom).toBeCloseTo(1000 - (100 + 460) * view.zoom - view.x);
+  });
+});
+
+describe("the readable zoom", () => {
+  it("makes a card's smallest text, 12.5 px, 11 px on the screen", () => {
+    expect(12.5 * READABLE_ZOOM).toBeCloseTo(11);
   });
 });
 
