@@ -17,6 +17,20 @@ async def open_editor(page: Page, pipeline_id: int, nodes: int) -> None:
     await expect(page.get_by_role("button", name="Run", exact=True)).to_be_visible()
 
 
+async def zoom_out_to_show(page: Page, nodes: int) -> None:
+    """Zoom out with the canvas's button until all `nodes` cards are drawn: the editor opens a
+    big pipeline at a readable zoom, drawing only the cards in view, and "Fit View" stops at
+    the zoom where titles stay readable."""
+    cards = page.locator("[data-node-id]")
+    zoom_out = page.get_by_role("button", name="Zoom Out")
+    await expect(zoom_out).to_be_visible()
+    for _ in range(30):
+        if await cards.count() == nodes:
+            break
+        await zoom_out.click()
+    await expect(cards).to_have_count(nodes)
+
+
 def node(page: Page, node_id: str) -> Locator:
     """The element of a node that carries its id and status."""
     return page.locator(f'[data-node-id="{node_id}"]')

@@ -147,6 +147,9 @@ async def test_an_imported_tpch_query_is_laid_out_summarised_and_runs_on_tpch_da
     """Q21 (suppliers who kept orders waiting) imported as a file: its 18 nodes come without
     positions, so the import lays them out (none on another), each card saying what it does."""
     page = signed_in
+    # A screen where the laid-out query fits at a zoom that keeps titles readable ("Fit View"
+    # goes no further out): every card is drawn, for the overlap check.
+    await page.set_viewport_size({"width": 2400, "height": 1200})
     pipeline_id = await api.create({**sales_input(data_folder), "nodes": []})
     await open_editor(page, pipeline_id, nodes=0)
     await page.get_by_label("Pipeline JSON file").set_input_files(TPCH / "q21.json")
