@@ -1,7 +1,7 @@
 // The bottom panel's top edge: dragged up or down it resizes the panel; focused, the arrow
 // keys do (a WAI-ARIA window splitter). The height chosen is kept (panelHeight.js).
 
-import { useRef } from "react";
+import { useLayoutEffect, useRef, useState } from "react";
 import { clampPanelHeight, heightForKey, MIN_PANEL_HEIGHT } from "./panelHeight.js";
 
 /** The splitter of the panel it is the first child of; `height` is the chosen one or null. */
@@ -10,7 +10,11 @@ export default function PanelSplitter({ height, onResize }) {
   const drag = useRef(null);
   const panel = () => handle.current.parentElement;
   const room = () => panel().parentElement?.clientHeight ?? window.innerHeight;
-  const shown = height ?? null;
+  // The panel's height as drawn (the stylesheet's until one is chosen), for screen readers.
+  const [now, setNow] = useState(height ?? MIN_PANEL_HEIGHT);
+  useLayoutEffect(() => {
+    setNow(Math.round(handle.current.parentElement.getBoundingClientRect().height));
+  }, [height]);
   return (
     <div
       ref={handle}
@@ -18,8 +22,9 @@ export default function PanelSplitter({ height, onResize }) {
       role="separator"
       aria-orientation="horizontal"
       aria-label="Resize the panel"
-      aria-valuenow={shown ?? undefined}
+      aria-valuenow={now}
       aria-valuemin={MIN_PANEL_HEIGHT}
+      aria-valuemax={Math.max(now, Math.round(window.innerHeight))}
       title="Drag to resize the panel (or focus and use the arrow keys)"
       tabIndex={0}
       onPointerDown={(event) => {
