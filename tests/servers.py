@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "tests" / "plugin_demo"
-START_TIMEOUT_S = 20
+START_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 10
 URL_SCHEMES = {"sqlite3": "sqlite", "postgresql": "postgres", "mysql": "mysql"}
 INPUT_CSV = "shared/rows.csv"
