@@ -35,6 +35,7 @@ function TopBar({
   onRun,
   onCancel,
   connection,
+  presence = null,
 }) {
   const file = useRef(null);
   return (
@@ -158,6 +159,7 @@ function TopBar({
           </div>
         </details>
         {history}
+        {presence}
       </div>
       <div className="pw-topbar-group pw-run-group">
         {connection === "reconnecting" || connection === "forbidden" ? (

@@ -52,6 +52,16 @@ export function useDocumentSaving({
     [toasts, showProblems],
   );
   const sizeOf = useCallback((node) => cardGeometry(catalog.portsOf(node), false), [catalog]);
+  const onMerged = useCallback(
+    (merged) => {
+      const names = merged.nodes.map((node) => node.label).join(", ");
+      toasts.show(
+        `Merged with ${merged.by}'s save${names ? `: their changes to ${names} are kept` : ""}.`,
+        { kind: "success" },
+      );
+    },
+    [toasts],
+  );
   const saving = useSaving({
     api,
     pipelineId,
@@ -59,10 +69,13 @@ export function useDocumentSaving({
     stateRef,
     dispatch,
     initialRevision: pipeline.revision,
+    initial: pipeline,
     onSaved,
     onFailed,
+    onMerged,
     readOnly,
     sizeOf,
+    typeOf: catalog.typeOf,
   });
   const saveFirst = useSaveFirst({ save: saving.save, stateRef, toasts });
   const onReplaced = useCallback(
@@ -80,6 +93,7 @@ export function useDocumentSaving({
     [analyseStored, planSaved],
   );
   const conflictChoices = useConflict({
+    conflict: saving.conflict,
     api,
     base,
     catalog,
@@ -102,5 +116,5 @@ export function useDocumentSaving({
     onReplaced,
     toasts,
   });
-  return { saving, saveFirst, onReplaced, conflictChoices, files };
+  return { saving, saveFirst, onReplaced, onTaken, conflictChoices, files };
 }

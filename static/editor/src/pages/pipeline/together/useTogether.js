@@ -1,0 +1,63 @@
+// Editing together in the editor: tells the others what this user selected, and follows the
+// saves others make: with no unsaved change here their version is loaded at once; otherwise
+// the top bar says "X saved a newer version" and the next save merges (saving/useSaving.js).
+
+import { useEffect } from "react";
+import { useStore } from "../../../lib/store.js";
+import { documentToCanvas } from "../document/document.js";
+import { isDirty } from "../document/editorState.js";
+
+/** `{people, newer}` for the top bar; `newer` is `{by, revision}` while one is not loaded. */
+export function useTogether({
+  together,
+  api,
+  base,
+  catalog,
+  saving,
+  stateRef,
+  dispatch,
+  onTaken,
+  selectedId,
+}) {
+  useEffect(() => together.select(selectedId), [together, selectedId]);
+  const saved = useStore(together, (state) => state.saved);
+  const { settled, adopt, revision, conflict } = saving;
+  useEffect(() => {
+    if (!saved) return undefined;
+    let stale = false;
+    const later = (revisionNow) => saved.revision > revisionNow;
+    const showNewer = () => together.set((state) => ({ ...state, newer: saved }));
+    (async () => {
+      await settled();
+      if (stale || conflict || !later(revision.current)) return;
+      if (isDirty(stateRef.current)) return showNewer();
+      const fresh = await api.get(base);
+      if (stale || !later(revision.current)) return undefined;
+      if (isDirty(stateRef.current)) return showNewer();
+      adopt(fresh);
+      dispatch({ type: "take", canvas: documentToCanvas(fresh, catalog.typeOf) });
+      onTaken(fresh);
+      together.set((state) => ({ ...state, newer: null }));
+      return undefined;
+    })().catch(() => showNewer());
+    return () => {
+      stale = true;
+    };
+  }, [
+    saved,
+    together,
+    api,
+    base,
+    catalog,
+    settled,
+    adopt,
+    revision,
+    conflict,
+    stateRef,
+    dispatch,
+    onTaken,
+  ]);
+  const people = useStore(together, (state) => state.people);
+  const newer = useStore(together, (state) => state.newer);
+  return { people, newer: newer && newer.revision > revision.current ? newer : null };
+}
