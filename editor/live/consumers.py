@@ -121,7 +121,7 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
     async def pipeline_saved(self, message):
         """Someone saved the pipeline: the editor loads it, or says a newer version exists."""
         if not self.refused:
-            fields = {key: message[key] for key in ("revision", "user", "by")}
+            fields = {key: message[key] for key in ("revision", "user", "username", "by")}
             await self.send_json({"type": "saved", **fields})
 
     def _shows(self, message) -> bool:

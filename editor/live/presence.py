@@ -52,6 +52,7 @@ def announce_save(pipeline_id: int, revision: int, user, name: str) -> None:
         "type": "pipeline.saved",
         "revision": revision,
         "user": user.pk if user is not None else None,
+        "username": user.get_username() if user is not None else None,
         "by": name,
     }
     transaction.on_commit(lambda: relay.send_to_group(relay.group_name(pipeline_id), message))

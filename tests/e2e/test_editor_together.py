@@ -6,6 +6,7 @@ and the save of one arrives live in the other's editor.
 from __future__ import annotations
 
 import pytest
+import pytest_asyncio
 from django.contrib.auth import get_user_model
 from django.test import Client
 from playwright.async_api import expect
@@ -14,7 +15,7 @@ from editor.models import Role
 from editor.workspaces.membership import create_workspace, set_member
 from tests.e2e.browser import VIEWPORT, sign_in_with_session
 from tests.e2e.conftest import TIMEOUT_MS
-from tests.e2e.editor_page import open_editor, save_state, select
+from tests.e2e.editor_page import node, open_editor, save_state, select
 from tests.e2e.seed_pipeline import PEOPLE, seed
 from tests.e2e.test_editor_conflicts import CONFLICT, hold_saves
 
@@ -48,7 +49,7 @@ def team(user, asgi_server):
     return workspace.slug, client.cookies["sessionid"].value
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def grace_page(browser, asgi_server, team):
     context = await browser.new_context(base_url=asgi_server.url, viewport=VIEWPORT)
     context.set_default_timeout(TIMEOUT_MS)
@@ -68,7 +69,9 @@ async def test_two_people_edit_different_nodes_and_both_edits_are_kept(
     await expect(ada.get_by_role("listitem", name="Grace Hopper")).to_be_visible()
     await expect(grace.get_by_role("listitem", name="ada")).to_be_visible()
     await select(grace, "csv_output_1")  # outlined in Grace's colour on ada's canvas
-    await expect(ada.locator("style", has_text='data-id="csv_output_1"')).to_have_count(1)
+    outlined = node(ada, "csv_output_1")
+    await expect(outlined).to_have_css("outline-style", "solid")
+    await screenshot(ada, "presence")
 
     release = await hold_saves(ada)
     await select(ada, "filter_1")

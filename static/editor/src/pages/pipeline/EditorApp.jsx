@@ -255,6 +255,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     dispatch,
     onTaken,
     selectedId,
+    userName,
   });
   const { nodeIds, labels, data } = useBottomPanelData({
     api,

@@ -48,7 +48,8 @@ export function applyMessage(state, message) {
     return { ...state, people };
   }
   if (message.type === "saved") {
-    return { ...state, saved: { by: message.by, revision: message.revision, user: message.user } };
+    const { by, revision, user, username } = message;
+    return { ...state, saved: { by, revision, user, username } };
   }
   return state;
 }
@@ -79,7 +80,7 @@ export function selectionCss(people) {
     for (const nodeId of person.selections) {
       const node = `.react-flow__node[data-id=${cssString(nodeId)}]`;
       rules.push(
-        `${node}{outline:2px solid ${colour};outline-offset:3px;border-radius:8px}`,
+        `${node} [data-node-id]{outline:3px solid ${colour};outline-offset:2px}`,
         `${node}::after{content:${cssString(person.name)};position:absolute;left:0;top:-22px;` +
           `background:${colour};color:#fff;font-size:11px;padding:1px 6px;` +
           `border-radius:4px;white-space:nowrap;pointer-events:none}`,

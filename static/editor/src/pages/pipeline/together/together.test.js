@@ -25,12 +25,15 @@ describe("presence", () => {
       selection: "adults",
     });
     const css = selectionCss(state.people);
-    expect(css).toContain('.react-flow__node[data-id="adults"]{outline:2px solid #2b8a3e');
+    expect(css).toContain(
+      '.react-flow__node[data-id="adults"] [data-node-id]{outline:3px solid #2b8a3e',
+    );
     expect(css).toContain('content:"Grace \\22 G\\22  Hopper"');
   });
 
   it("remembers the last save someone made", () => {
-    const state = applyMessage(NOBODY, { type: "saved", by: "Grace", revision: 4, user: 2 });
-    expect(state.saved).toEqual({ by: "Grace", revision: 4, user: 2 });
+    const message = { type: "saved", by: "Grace", revision: 4, user: 2, username: "grace" };
+    const state = applyMessage(NOBODY, message);
+    expect(state.saved).toEqual({ by: "Grace", revision: 4, user: 2, username: "grace" });
   });
 });

@@ -1,6 +1,8 @@
 // Editing together in the editor: tells the others what this user selected, and follows the
 // saves others make: with no unsaved change here their version is loaded at once; otherwise
 // the top bar says "X saved a newer version" and the next save merges (saving/useSaving.js).
+// A save of this user's (this tab's, or another's) is looked at once this tab's save in flight
+// has its answer: the answer may be the very save announced.
 
 import { useEffect } from "react";
 import { useStore } from "../../../lib/store.js";
@@ -18,6 +20,7 @@ export function useTogether({
   dispatch,
   onTaken,
   selectedId,
+  userName,
 }) {
   useEffect(() => together.select(selectedId), [together, selectedId]);
   const saved = useStore(together, (state) => state.saved);
@@ -28,7 +31,8 @@ export function useTogether({
     const later = (revisionNow) => saved.revision > revisionNow;
     const showNewer = () => together.set((state) => ({ ...state, newer: saved }));
     (async () => {
-      await settled();
+      if (saved.username === userName) await settled();
+      else if (isDirty(stateRef.current)) showNewer();
       if (stale || conflict || !later(revision.current)) return;
       if (isDirty(stateRef.current)) return showNewer();
       const fresh = await api.get(base);
@@ -45,6 +49,7 @@ export function useTogether({
     };
   }, [
     saved,
+    userName,
     together,
     api,
     base,
