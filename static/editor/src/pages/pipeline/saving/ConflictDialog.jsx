@@ -37,7 +37,7 @@ export default function ConflictDialog({
           <thead>
             <tr>
               <th scope="col">What</th>
-              <th scope="col">{who}</th>
+              <th scope="col">Theirs ({who})</th>
               <th scope="col">Mine</th>
             </tr>
           </thead>
@@ -46,7 +46,7 @@ export default function ConflictDialog({
               entry.rows.map((row) => (
                 <tr key={`${entry.id}:${row.field}`}>
                   <th scope="row">
-                    {entry.label} · {row.field}
+                    {entry.label === row.field ? row.field : `${entry.label} · ${row.field}`}
                   </th>
                   <td>
                     <pre>{row.theirs}</pre>

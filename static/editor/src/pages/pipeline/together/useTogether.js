@@ -64,5 +64,6 @@ export function useTogether({
   ]);
   const people = useStore(together, (state) => state.people);
   const newer = useStore(together, (state) => state.newer);
-  return { people, newer: newer && newer.revision > revision.current ? newer : null };
+  const unseen = newer && !conflict && newer.revision > revision.current;
+  return { people, newer: unseen ? newer : null };
 }
