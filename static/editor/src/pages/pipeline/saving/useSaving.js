@@ -11,6 +11,17 @@ import { isDirty } from "../document/editorState.js";
 const AUTOSAVE_MS = 1500;
 const DOCUMENT_KEYS = ["format", "version", "name", "description", "config", "nodes", "edges"];
 
+/** `canvas` (documentToCanvas's) with the nodes selected in `present` still selected: a
+ * version loaded under the user's hands keeps the node they were editing open. */
+export function keepSelection(canvas, present) {
+  const selected = new Set(present.nodes.filter((node) => node.selected).map((node) => node.id));
+  if (!selected.size) return canvas;
+  const nodes = canvas.nodes.map((node) =>
+    selected.has(node.id) ? { ...node, selected: true } : node,
+  );
+  return { ...canvas, nodes };
+}
+
 /** The document part of a pipeline as the API answers it (no id, revision, problems…). */
 export function documentOf(answer) {
   const document = Object.fromEntries(
@@ -80,7 +91,9 @@ export function useSaving({
             } else if (stateRef.current.version === version) {
               revision.current = saved.revision;
               base.current = documentOf(saved);
-              dispatch({ type: "take", canvas: documentToCanvas(saved, typeOf) });
+              const canvas = documentToCanvas(saved, typeOf);
+              const present = stateRef.current.history.present;
+              dispatch({ type: "take", canvas: keepSelection(canvas, present) });
             } // else: edited meanwhile; the next save merges again from the same base
             setPhase("idle");
             onSaved(saved);

@@ -8,6 +8,7 @@ import { useEffect } from "react";
 import { useStore } from "../../../lib/store.js";
 import { documentToCanvas } from "../document/document.js";
 import { isDirty } from "../document/editorState.js";
+import { keepSelection } from "../saving/useSaving.js";
 
 /** `{people, newer}` for the top bar; `newer` is `{by, revision}` while one is not loaded. */
 export function useTogether({
@@ -39,7 +40,8 @@ export function useTogether({
       if (stale || !later(revision.current)) return undefined;
       if (isDirty(stateRef.current)) return showNewer();
       adopt(fresh);
-      dispatch({ type: "take", canvas: documentToCanvas(fresh, catalog.typeOf) });
+      const canvas = documentToCanvas(fresh, catalog.typeOf);
+      dispatch({ type: "take", canvas: keepSelection(canvas, stateRef.current.history.present) });
       onTaken(fresh);
       together.set((state) => ({ ...state, newer: null }));
       return undefined;
