@@ -31,11 +31,12 @@ export function documentOf(answer) {
 }
 
 /**
- * `{save, phase, conflict, resolve, adopt, revision, base, settled}`: `save()` resolves to true
+ * `{save, phase, conflict, resolve, adopt, revision, base, settled, during}`: `save()` resolves to true
  * once the server has the current graph; `phase` is "idle", "saving" or "failed"; `conflict`
  * is the refusal's `{revision, saved_by, conflicts, theirs}` (and the refused document, `mine`)
  * until the user chooses. `base`
- * holds the document of `revision`; `settled()` waits for a save in flight. A merged save's
+ * holds the document of `revision`; `settled()` waits for a save in flight, and for the
+ * other writes passed through `during(promise)`. A merged save's
  * document replaces the canvas (when nothing changed meanwhile) and `onMerged(merged)` says
  * what came from the other save. `sizeOf(node)` (a card's size) makes each group's saved box
  * its frame (document/document.js); `typeOf` is the catalog's.
@@ -58,6 +59,7 @@ export function useSaving({
   const revision = useRef(initialRevision);
   const base = useRef(initial ? documentOf(initial) : null);
   const inFlight = useRef(null);
+  const writes = useRef(new Set());
   const conflictRef = useRef(null);
   const [phase, setPhase] = useState("idle");
   const [conflict, setConflict] = useState(null);
@@ -162,11 +164,21 @@ export function useSaving({
     base.current = documentOf(saved);
   }, []);
 
-  const settled = useCallback(async () => {
-    while (inFlight.current) await inFlight.current;
+  /** `promise`, a write other than a save (a restore, an import), counted by `settled`. */
+  const during = useCallback((promise) => {
+    writes.current.add(promise);
+    const done = () => writes.current.delete(promise);
+    promise.then(done, done);
+    return promise;
   }, []);
 
-  return { save, phase, conflict, resolve, adopt, revision, base, settled };
+  const settled = useCallback(async () => {
+    while (inFlight.current || writes.current.size) {
+      await Promise.allSettled([inFlight.current, ...writes.current]);
+    }
+  }, []);
+
+  return { save, phase, conflict, resolve, adopt, revision, base, settled, during };
 }
 
 /** `saveFirst()`: saves when there are unsaved changes, and resolves to false (with a toast
