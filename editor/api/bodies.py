@@ -42,14 +42,25 @@ def _empty(request) -> bool:
         return False
 
 
+SAVE_FIELDS = ("revision", "base")
+"""What a save's body carries besides the document: the revision it started from, and that
+revision's document (to merge a stale save with)."""
+
+
 def read_document(request) -> tuple[PipelineSpec, dict]:
     """The pipeline document in the body (read-only fields dropped) and the raw body; a
     refusal names every problem of the document, its graph's included."""
     body = json_object(request)
+    return document_of(body), body
+
+
+def document_of(body: dict) -> PipelineSpec:
+    """The document in `body` without read-only and save fields; a refusal names every
+    problem."""
     fields = {
-        key: value for key, value in body.items() if key not in (*READ_ONLY_FIELDS, "revision")
+        key: value for key, value in body.items() if key not in (*READ_ONLY_FIELDS, *SAVE_FIELDS)
     }
-    return load_checked(fields), body
+    return load_checked(fields)
 
 
 def parse_body(model, body: dict):

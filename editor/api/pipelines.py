@@ -31,6 +31,7 @@ from editor.pipelines import actions
 from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
+from editor.pipelines.merging import merge_stale
 from editor.runs import actions as run_actions
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
@@ -122,7 +123,10 @@ def get_pipeline(request, pipeline_id: ObjectId):
     summary="Save a pipeline",
 )
 def save_pipeline(request, pipeline_id: ObjectId):
-    """Replace the whole graph; 409 with the current revision when `revision` is stale.
+    """Replace the whole graph; when `revision` is stale, merge it with what was saved
+    meanwhile if the body has the `base` document (`merged` says what came from theirs), else
+    409 with the current revision; 409 also for a merge whose sides changed the same things
+    differently (`saved_by`, `conflicts` and `theirs` say who and what).
 
     The answer carries the saved document's problems and schemas (what `validate` and
     `schemas` would answer), so that an editor needs no other request after a save.
@@ -134,6 +138,10 @@ def save_pipeline(request, pipeline_id: ObjectId):
         raise ActionError(
             400, "revision_required", "send the revision you loaded, as a number", field="revision"
         )
+    if revision != pipeline.revision and body.get("base") is not None:
+        merged = merge_stale(pipeline, document, body["base"])
+        answer = saved_answer(request, pipeline, merged.document, merged.revision)
+        return {**answer, "merged": merged.taken}
     return saved_answer(request, pipeline, document, revision)
 
 

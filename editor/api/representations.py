@@ -34,6 +34,7 @@ def pipeline_fields(pipeline: Pipeline) -> dict:
 READ_ONLY_FIELDS = (
     *("id", "owner", "workspace", "created_at", "updated_at", "last_run"),
     *("problems", "schemas"),  # what a save found: a client sends its answer back as it got it
+    "merged",  # what a merged save took from the other save
 )
 
 

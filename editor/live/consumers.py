@@ -9,7 +9,9 @@ opened the socket (`editor.live.watcher_access`). While the database cannot be r
 that needs a snapshot is closed with 4503 (try again later; the browser reconnects). A client
 that sends a frame over 4 KiB (4413) or more than about 20 a second (4429) is closed too,
 before its message costs anything (`editor.live.inbound_limits`). What it fails to read is bounded
-by `editor.live.backpressure`.
+by `editor.live.backpressure`. It also tells who else has the pipeline open, what they select
+and what they saved (`editor.live.presence`); the only message a client sends besides snapshot
+requests is its selection.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from editor.database.outage import UNAVAILABLE
 from editor.database.outage_responses import TRY_AGAIN_LATER
+from editor.live import presence
 from editor.live.inbound_limits import MAX_FRAME_BYTES, TOO_LARGE, TOO_MANY, TokenBucket, frame_size
 from editor.live.relay import group_name, remember_server_loop, user_group
 from editor.live.snapshots import latest_run_snapshot
 from editor.live.watcher_access import may_still_watch, session_digest
+from editor.pipelines.merging import display_name
 from editor.workspaces.permissions import visible_pipelines
 from runtime.document import json_text
 from runtime.document.json_text import JsonTextError
@@ -36,6 +40,8 @@ HEARTBEAT_S = 15
 
 class PipelineConsumer(AsyncJsonWebsocketConsumer):
     refused = False
+    me: dict | None = None
+    selection: str | None = None
 
     async def connect(self):
         remember_server_loop()
@@ -56,6 +62,7 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.user_group, self.channel_name)
         await self._send_snapshot()
         self.heartbeat = asyncio.create_task(self._beat())
+        await self._tell_group("presence.join", reply_to=self.channel_name)
 
     async def disconnect(self, code):
         await self._stop()
@@ -81,9 +88,54 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         await self.receive_json(content, **kwargs)
 
     async def receive_json(self, content, **kwargs):
-        """The client asks for a snapshot when it noticed a gap in `seq`."""
-        if isinstance(content, dict) and content.get("type") == "snapshot_request":
+        """The client asks for a snapshot when it noticed a gap in `seq`, and tells what it
+        selected."""
+        if not isinstance(content, dict):
+            return
+        if content.get("type") == "snapshot_request":
             await self._send_snapshot()
+        elif content.get("type") == "select" and self.me is not None:
+            self.selection = presence.selection_of(content)
+            await self._tell_group("presence.select")
+
+    async def presence_join(self, message):
+        """Someone opened the pipeline: show them, and tell them who is here already."""
+        if self._shows(message):
+            await self.send_json({"type": "presence", **self._presence(message)})
+            if self.me is not None:
+                here = {"type": "presence.here", "who": self.me, "selection": self.selection}
+                await self.channel_layer.send(message["reply_to"], here)
+
+    async def presence_here(self, message):
+        if self._shows(message):
+            await self.send_json({"type": "presence", **self._presence(message)})
+
+    async def presence_select(self, message):
+        if self._shows(message):
+            await self.send_json({"type": "presence", **self._presence(message)})
+
+    async def presence_leave(self, message):
+        if self._shows(message):
+            await self.send_json({"type": "presence_left", "id": message["who"]["id"]})
+
+    async def pipeline_saved(self, message):
+        """Someone saved the pipeline: the editor loads it, or says a newer version exists."""
+        if not self.refused:
+            fields = {key: message[key] for key in ("revision", "user", "username", "by")}
+            await self.send_json({"type": "saved", **fields})
+
+    def _shows(self, message) -> bool:
+        """Whether a presence message is someone else's, to show to this socket's user."""
+        return not self.refused and message["who"]["user"] != self.scope["user"].pk
+
+    @staticmethod
+    def _presence(message) -> dict:
+        return {"who": message["who"], "selection": message.get("selection")}
+
+    async def _tell_group(self, kind: str, **extra) -> None:
+        if self.me is not None and hasattr(self, "group"):
+            message = {"type": kind, "who": self.me, "selection": self.selection, **extra}
+            await self.channel_layer.group_send(self.group, message)
 
     async def run_events(self, message):
         """A frame of recorded events from a run of this pipeline, encoded once for everyone."""
@@ -109,6 +161,8 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
     async def _stop(self) -> None:
         if hasattr(self, "heartbeat") and self.heartbeat is not asyncio.current_task():
             self.heartbeat.cancel()
+        await self._tell_group("presence.leave")
+        self.me = None
         for group in ("group", "user_group"):
             if hasattr(self, group):
                 await self.channel_layer.group_discard(getattr(self, group), self.channel_name)
@@ -147,4 +201,7 @@ class PipelineConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return False
-        return visible_pipelines(user).filter(pk=self.pipeline_id).exists()
+        if not visible_pipelines(user).filter(pk=self.pipeline_id).exists():
+            return False
+        self.me = presence.person(user, display_name(user))
+        return True

@@ -11,9 +11,11 @@ from django.db import transaction
 
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
+from editor.live import presence
 from editor.models import Pipeline, Workspace
 from editor.pipelines import revisions
 from editor.pipelines.documents import replace_graph, to_document
+from editor.pipelines.merging import display_name, last_saved_by
 from editor.runs import launcher
 from editor.workspaces.membership import personal_workspace
 from runtime import Pipeline as PipelineSpec
@@ -71,13 +73,15 @@ def save_pipeline(
     found, when the caller has them; `restored`: the revision a restore brings back."""
     current = Pipeline.objects.select_for_update().get(pk=pipeline.pk)
     if revision != current.revision:
+        who = last_saved_by(current)
         raise ActionError(
             409,
             "conflict",
-            f"the pipeline was saved by someone else meanwhile (revision {current.revision}, "
-            f"yours is {revision}); reload it, or save again with revision {current.revision} "
-            "to overwrite",
+            f"the pipeline was saved by {who} meanwhile (revision {current.revision}, "
+            f"yours is {revision}); send the document you started from as `base` to merge, "
+            f"reload it, or save again with revision {current.revision} to overwrite",
             revision=current.revision,
+            saved_by=who,
         )
     _check_structure(document, found)
     revisions.start_history(current)
@@ -86,6 +90,7 @@ def save_pipeline(
     replace_graph(current, document)
     revisions.record_save(current, to_json_dict(document), author, restored)
     _record_save(current, before, author, restored)
+    presence.announce_save(current.pk, current.revision, author, display_name(author))
     return current
 
 

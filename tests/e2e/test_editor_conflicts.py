@@ -1,10 +1,12 @@
-"""When someone else saved meanwhile, the browser editor lets the user reload theirs, keep
-theirs and save this version as a copy, or say in so many words to overwrite theirs; no path
-writes the stale version over theirs silently.
+"""When someone else saved meanwhile and changed what this user changed, the browser editor
+names who and what, and lets the user take theirs, keep theirs and save this version as a copy,
+or say in so many words to overwrite theirs; no path writes the stale version over theirs
+silently. (Saves that changed different things merge: test_editor_together.py.)
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -28,35 +30,57 @@ async def change_elsewhere(api, pipeline_id: int, name: str) -> None:
     await api.call("PUT", f"/api/pipelines/{pipeline_id}", {**current, "name": name})
 
 
+async def hold_saves(page):
+    """Hold the page's saves until the returned `release()`: the edit stays unsaved meanwhile
+    (autosave would otherwise save it first, whatever the machine's speed)."""
+    gate = asyncio.Event()
+
+    async def hold(route):
+        if route.request.method == "PUT":
+            await gate.wait()
+        await route.fallback()
+
+    await page.route("**/api/pipelines/*", hold)
+
+    async def release():
+        gate.set()
+        await page.unroute("**/api/pipelines/*", hold)
+
+    return release
+
+
 async def opened_then_saved_elsewhere(page, api, people) -> int:
-    """The seed pipeline open in the editor, then renamed by someone else; its id."""
+    """The seed pipeline open in the editor and renamed there, unsaved, when someone else
+    renames it too; its id."""
     pipeline_id = await api.create(seed(people))
     await open_editor(page, pipeline_id, nodes=4)
+    release = await hold_saves(page)
+    await page.get_by_label("Pipeline name").fill("Renamed here")
     await change_elsewhere(api, pipeline_id, "Renamed elsewhere")
+    await release()
     return pipeline_id
 
 
-async def save_over(page, name: str):
-    """Rename the pipeline in the editor and save: a conflict, since someone saved meanwhile."""
-    await page.get_by_label("Pipeline name").fill(name)
-    await page.get_by_role("button", name="Save", exact=True).click()
-    dialog = page.get_by_role("dialog", name="Someone else saved this pipeline")
+async def conflict_dialog(page):
+    """The dialog of the (auto)save that follows: a conflict on the name."""
+    dialog = page.get_by_role("dialog", name="ada saved this pipeline")
     await expect(dialog).to_contain_text(
-        "Someone else saved changes to this pipeline while you were editing it"
+        "ada saved changes to this pipeline while you were editing it, and changed what you "
+        "changed: name"
     )
     return dialog
 
 
 @pytest.mark.console_allows(CONFLICT)
-async def test_after_a_conflicting_save_reload_shows_the_other_version(
+async def test_after_a_conflicting_save_take_theirs_shows_the_other_version(
     signed_in, api, people, screenshot
 ):
     page = signed_in
     pipeline_id = await opened_then_saved_elsewhere(page, api, people)
 
-    dialog = await save_over(page, "Renamed here")
+    dialog = await conflict_dialog(page)
     await screenshot(page, "conflict")
-    await dialog.get_by_role("button", name="Reload theirs").click()
+    await dialog.get_by_role("button", name="Take theirs").click()
 
     await expect(dialog).to_be_hidden()
     await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
@@ -68,12 +92,12 @@ async def test_after_a_conflicting_save_reload_shows_the_other_version(
 async def test_undo_after_reloading_theirs_does_not_bring_the_stale_version_back_over_theirs(
     signed_in, api, people
 ):
-    """Undo after "Reload theirs" brought back the whole stale document, which the next
+    """Undo after "Take theirs" brought back the whole stale document, which the next
     (auto)save wrote over the other user's change with the fresh revision."""
     page = signed_in
     pipeline_id = await opened_then_saved_elsewhere(page, api, people)
-    dialog = await save_over(page, "Renamed here")
-    await dialog.get_by_role("button", name="Reload theirs").click()
+    dialog = await conflict_dialog(page)
+    await dialog.get_by_role("button", name="Take theirs").click()
     await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")
 
     await page.get_by_label("Pipeline name").blur()
@@ -92,7 +116,7 @@ async def test_keep_mine_as_a_copy_saves_this_version_as_a_new_pipeline_and_show
     page = signed_in
     pipeline_id = await opened_then_saved_elsewhere(page, api, people)
 
-    dialog = await save_over(page, "Renamed here")
+    dialog = await conflict_dialog(page)
     await dialog.get_by_role("button", name="Keep mine as a copy").click()
 
     await expect(dialog).to_be_hidden()
@@ -115,7 +139,7 @@ async def test_after_a_conflicting_save_overwrite_keeps_this_version(signed_in, 
     page = signed_in
     pipeline_id = await opened_then_saved_elsewhere(page, api, people)
 
-    dialog = await save_over(page, "Renamed here")
+    dialog = await conflict_dialog(page)
     await dialog.get_by_role("button", name="Overwrite with mine").click()
 
     await expect(dialog).to_be_hidden()
@@ -131,13 +155,13 @@ async def test_show_what_differs_tells_what_this_version_changes_in_theirs_and_s
 ):
     page = signed_in
     pipeline_id = await opened_then_saved_elsewhere(page, api, people)
-    dialog = await save_over(page, "Renamed here")
-    await dialog.get_by_role("button", name="Show what differs").click()
+    dialog = await conflict_dialog(page)
+    await dialog.get_by_role("button", name="Show everything that differs").click()
 
     await expect(dialog.get_by_role("status", name="What differs")).to_have_text(
         "Compared with theirs, your version: changed name."
     )
     saved = await api.get(pipeline_id)
     assert saved["name"] == "Renamed elsewhere" and saved["revision"] == 2
-    await dialog.get_by_role("button", name="Reload theirs").click()
+    await dialog.get_by_role("button", name="Take theirs").click()
     await expect(page.get_by_label("Pipeline name")).to_have_value("Renamed elsewhere")

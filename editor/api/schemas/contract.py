@@ -64,6 +64,15 @@ class Error(Schema):
     field: str | None
     problems: list[Problem] | None = Field(None, description="Every problem, when validating.")
     revision: int | None = Field(None, description="The current revision, on a `conflict`.")
+    saved_by: str | None = Field(None, description="Who saved meanwhile, on a `conflict`.")
+    conflicts: list[dict[str, Any]] | None = Field(
+        None,
+        description="What both saves changed differently (`{kind, id, label, reason}`), on a "
+        "`conflict` of a save sent with its `base`.",
+    )
+    theirs: dict[str, Any] | None = Field(
+        None, description="The saved document and its `revision`, with `conflicts`."
+    )
     run_id: int | None = Field(None, description="The active run, on `run_in_progress`.")
 
 

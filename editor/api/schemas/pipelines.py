@@ -21,6 +21,12 @@ class PipelineIn(PipelineSpec):
     """
 
     revision: int | None = None
+    base: dict[str, Any] | None = Field(
+        None,
+        description="The document `revision` was (as loaded, or as the last save answered): "
+        "with it a stale save is merged with what was saved meanwhile (409 only for what both "
+        "changed differently).",
+    )
 
 
 class PipelineOut(PipelineSpec):
@@ -89,11 +95,27 @@ class CheckedDocument(Many):
     schemas: dict[str, NodeSchemas] = Field(description="Each node's columns, as `schemas`.")
 
 
+class MergedNode(Schema):
+    id: str
+    label: str
+
+
+class Merged(Schema):
+    """What a stale save took from the save made meanwhile."""
+
+    by: str = Field(description="Who saved meanwhile.")
+    revision: int = Field(description="The revision their save made.")
+    nodes: list[MergedNode] = Field(description="The nodes whose changes are theirs.")
+
+
 class SavedPipeline(PipelineOut):
     """A saved pipeline, with what one analysis of the saved document found."""
 
     problems: list[Problem] = Field(description="Every problem, as `validate` answers them.")
     schemas: dict[str, NodeSchemas] = Field(description="Each node's columns, as `schemas`.")
+    merged: Merged | None = Field(
+        None, description="Set when the save was merged with a save made meanwhile."
+    )
 
 
 class Validation(Schema):

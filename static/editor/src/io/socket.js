@@ -63,6 +63,10 @@ export function connectPipelineSocket(
       if (socket && socket.readyState === 1)
         socket.send(JSON.stringify({ type: "snapshot_request" }));
     },
+    /** Send a message (dropped while not connected: the server hears the state on reconnect). */
+    send(message) {
+      if (socket && socket.readyState === 1) socket.send(JSON.stringify(message));
+    },
     /** Disconnect for good. */
     close() {
       closed = true;

@@ -5,7 +5,8 @@
 // things between the features. A viewer of the pipeline's workspace gets it read-only: no
 // palette, drags, connections, deletes, saves or runs, and a banner saying why. A past run
 // picked from the history shows its own document instead of the editor's graph, read-only too
-// (runs/useViewedCanvas.js).
+// (runs/useViewedCanvas.js). Others editing the same pipeline show as avatars and outlines,
+// and their saves arrive live (together/).
 
 import "./editor.css";
 import { ReactFlowProvider } from "@xyflow/react";
@@ -48,6 +49,10 @@ import { useAnalysis } from "./saving/useAnalysis.js";
 import { useDocumentSaving } from "./saving/useDocumentSaving.js";
 import { saveStatus } from "./saving/useSaving.js";
 import SettingsDialog from "./settings/SettingsDialog.jsx";
+import PresenceBar from "./together/PresenceBar.jsx";
+import SelectionOutlines from "./together/SelectionOutlines.jsx";
+import { createTogether } from "./together/together.js";
+import { useTogether } from "./together/useTogether.js";
 import { useShortcuts } from "./useShortcuts.js";
 import { useVersions } from "./versions/useVersions.js";
 import VersionsMenu from "./versions/VersionsMenu.jsx";
@@ -101,10 +106,11 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const { state, dispatch, stateRef, commit, amend } = editor;
   const { meta, nodes, edges } = state.history.present;
   const [overlay] = useState(createOverlay);
+  const [together] = useState(createTogether);
   const toasts = useToasts();
   const [dialog, setDialog] = useState(null);
   const bottom = useBottomPanel();
-  const connection = useLiveRun(pipelineId, overlay, catalog.statuses);
+  const connection = useLiveRun(pipelineId, overlay, catalog.statuses, together);
   const liveRunId = useStore(overlay, (value) => value.live.runId);
   const viewedId = useStore(overlay, (value) => value.viewed?.runId ?? null);
   const viewedCanvas = useViewedCanvas(overlay, catalog.typeOf);
@@ -112,7 +118,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
   const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
-  const { saving, saveFirst, onReplaced, conflictChoices, files } = useDocumentSaving({
+  const { saving, saveFirst, onReplaced, onTaken, conflictChoices, files } = useDocumentSaving({
     api,
     pipelineId,
     catalog,
@@ -243,6 +249,18 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const { label: saveLabel, title: saveTitle } = saveStatus(saving, dirty);
   const shown = viewedCanvas ?? { nodes, edges };
   const selectedId = !viewedCanvas && selected.length === 1 ? selected[0].id : null;
+  const team = useTogether({
+    together,
+    api,
+    base,
+    catalog,
+    saving,
+    stateRef,
+    dispatch,
+    onTaken,
+    selectedId,
+    userName,
+  });
   const { nodeIds, labels, data } = useBottomPanelData({
     api,
     nodes,
@@ -278,7 +296,9 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             onRun={runs.onRun}
             onCancel={runs.onCancel}
             connection={connection}
+            presence={<PresenceBar people={team.people} newer={team.newer} />}
           />
+          <SelectionOutlines people={team.people} />
           <RunProgress />
           {readOnly ? (
             <div className="pw-readonly-bar" role="status">
@@ -393,6 +413,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
           ) : null}
           {saving.conflict ? (
             <ConflictDialog
+              who={conflictChoices.who}
+              rows={conflictChoices.rows}
               onReload={conflictChoices.reloadTheirs}
               onKeepCopy={conflictChoices.keepMineAsCopy}
               onOverwrite={conflictChoices.overwrite}

@@ -7,7 +7,8 @@ import { framedGroups } from "./canvasItems.js";
 import { makeEdge } from "./graph.js";
 
 // The fields the server answers beside the document and does not take back (a save's and a
-// restore's answer carry what the save found: `problems`, `schemas`).
+// restore's answer carry what the save found: `problems`, `schemas`; a merged save's, what
+// it merged: `merged`).
 const READ_ONLY = new Set([
   "id",
   "revision",
@@ -18,6 +19,7 @@ const READ_ONLY = new Set([
   "last_run",
   "problems",
   "schemas",
+  "merged",
 ]);
 
 /** `{meta, nodes, edges}` for the canvas; `typeOf(operator)` picks each node's React Flow type. */

@@ -37,6 +37,7 @@ function TopBar({
   onRun,
   onCancel,
   connection,
+  presence = null,
 }) {
   const file = useRef(null);
   return (
@@ -137,6 +138,7 @@ function TopBar({
           ]}
         />
         {readOnly ? null : <JsonFileInput ref={file} onChoose={onImport} />}
+        {presence}
       </div>
       <div className="pw-topbar-group pw-run-group">
         {connection === "reconnecting" || connection === "forbidden" ? (

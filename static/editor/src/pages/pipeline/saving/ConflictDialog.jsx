@@ -1,29 +1,68 @@
-// A save was refused because someone else saved first: see what differs, reload theirs, keep
-// mine as a new pipeline (then continue from theirs), or, said in so many words, overwrite
-// theirs with mine.
+// A save was refused because someone else saved first and changed what this user changed:
+// who, and which nodes, with their value and mine side by side; then take theirs, keep mine
+// as a new pipeline (then continue from theirs), or, said in so many words, overwrite theirs
+// with mine. (A save that touched other things than theirs is merged, and never gets here.)
 
+import "../together/together.css";
 import Dialog from "../../../ui/Dialog.jsx";
 
 // Only a choice ends the conflict: Escape and the backdrop do nothing.
 const STAY_OPEN = () => {};
 
-/** Nothing is decided for the user: autosave waits until they choose (saving/useConflict.js). */
+/** Nothing is decided for the user: autosave waits until they choose (saving/useConflict.js).
+ * `who` saved meanwhile; `rows` are conflictRows.js's. */
 export default function ConflictDialog({
+  who,
+  rows,
   onReload,
   onKeepCopy,
   onOverwrite,
   onShowDifferences,
   differences,
 }) {
+  const named = rows.map((row) => row.label).join(", ");
   return (
-    <Dialog title="Someone else saved this pipeline" onClose={STAY_OPEN}>
+    <Dialog title={`${who} saved this pipeline`} onClose={STAY_OPEN}>
       <p>
-        Someone else saved changes to this pipeline while you were editing it, so your latest
-        changes are not saved yet.
+        {who} saved changes to this pipeline while you were editing it
+        {named ? (
+          <>
+            , and changed what you changed: <strong>{named}</strong>
+          </>
+        ) : null}
+        . Your latest changes are not saved yet.
       </p>
+      {rows.some((entry) => entry.rows.length) ? (
+        <table className="pw-conflict-table" aria-label="Their version and mine">
+          <thead>
+            <tr>
+              <th scope="col">What</th>
+              <th scope="col">Theirs ({who})</th>
+              <th scope="col">Mine</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.flatMap((entry) =>
+              entry.rows.map((row) => (
+                <tr key={`${entry.id}:${row.field}`}>
+                  <th scope="row">
+                    {entry.label === row.field ? row.field : `${entry.label} · ${row.field}`}
+                  </th>
+                  <td>
+                    <pre>{row.theirs}</pre>
+                  </td>
+                  <td>
+                    <pre>{row.mine}</pre>
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      ) : null}
       <ul className="pw-choices">
         <li>
-          <strong>Reload theirs</strong> to continue from their version. Your unsaved changes are
+          <strong>Take theirs</strong> to continue from their version. Your unsaved changes are
           dropped.
         </li>
         <li>
@@ -42,13 +81,13 @@ export default function ConflictDialog({
       ) : (
         <p>
           <button type="button" onClick={onShowDifferences}>
-            Show what differs
+            Show everything that differs
           </button>
         </p>
       )}
       <div className="pw-dialog-actions">
         <button type="button" onClick={onReload}>
-          Reload theirs
+          Take theirs
         </button>
         <button type="button" className="pw-primary" onClick={onKeepCopy}>
           Keep mine as a copy

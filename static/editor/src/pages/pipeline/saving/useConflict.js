@@ -1,16 +1,21 @@
-// The ways out of a refused save (409: someone else saved first). None of them saves this
-// version over theirs without the user saying so: "Reload theirs" takes their version with
+// The ways out of a refused save (409: someone else saved first and changed what this user
+// changed). None of them saves this version over theirs without the user saying so: "Take
+// theirs" takes their version with
 // nothing to undo back to (an undo would bring this stale version back, and autosave would
 // write it over theirs), "Keep mine as a copy" saves this version as a new pipeline first, and
 // only "Overwrite with mine" replaces theirs. "Show what differs" asks the server what this
-// version changes in theirs (`POST …/diff`), saving nothing.
+// version changes in theirs (`POST …/diff`), saving nothing. The dialog names who saved and
+// shows the conflicting fields of theirs and mine side by side (`rows`).
 
-import { useCallback, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { canvasToDocument, copyName, documentToCanvas } from "../document/document.js";
+import { conflictRows } from "./conflictRows.js";
 
-/** `{reloadTheirs, keepMineAsCopy, overwrite, showDifferences, differences}` for the conflict
- * dialog; `differences` is the server's summary of what this version changes, once asked. */
+/** `{reloadTheirs, keepMineAsCopy, overwrite, showDifferences, differences, who, rows}` for
+ * the conflict dialog; `differences` is the server's summary of what this version changes,
+ * once asked; `conflict` is the refusal (useSaving.js). */
 export function useConflict({
+  conflict,
   api,
   base,
   catalog,
@@ -78,5 +83,10 @@ export function useConflict({
     setDifferences(null);
     return resolve("overwrite");
   }, [resolve]);
-  return { reloadTheirs, keepMineAsCopy, overwrite, showDifferences, differences };
+  const rows = useMemo(
+    () => (conflict ? conflictRows(conflict.conflicts, conflict.theirs, conflict.mine) : []),
+    [conflict],
+  );
+  const who = conflict?.saved_by ?? "Someone else";
+  return { reloadTheirs, keepMineAsCopy, overwrite, showDifferences, differences, who, rows };
 }

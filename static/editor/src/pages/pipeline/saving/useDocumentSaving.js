@@ -53,6 +53,16 @@ export function useDocumentSaving({
     [toasts, showProblems],
   );
   const sizeOf = useCallback((node) => cardGeometry(catalog.portsOf(node), false), [catalog]);
+  const onMerged = useCallback(
+    (merged) => {
+      const names = merged.nodes.map((node) => node.label).join(", ");
+      toasts.show(
+        `Merged with ${merged.by}'s save${names ? `: their changes to ${names} are kept` : ""}.`,
+        { kind: "success" },
+      );
+    },
+    [toasts],
+  );
   const saving = useSaving({
     api,
     pipelineId,
@@ -60,10 +70,13 @@ export function useDocumentSaving({
     stateRef,
     dispatch,
     initialRevision: pipeline.revision,
+    initial: pipeline,
     onSaved,
     onFailed,
+    onMerged,
     readOnly,
     sizeOf,
+    typeOf: catalog.typeOf,
   });
   const saveFirst = useSaveFirst({ save: saving.save, stateRef, toasts });
   const onReplaced = useCallback(
@@ -81,6 +94,7 @@ export function useDocumentSaving({
     [analyseStored, planSaved],
   );
   const conflictChoices = useConflict({
+    conflict: saving.conflict,
     api,
     base,
     catalog,
@@ -103,5 +117,5 @@ export function useDocumentSaving({
     onReplaced,
     toasts,
   });
-  return { saving, saveFirst, onReplaced, conflictChoices, files };
+  return { saving, saveFirst, onReplaced, onTaken, conflictChoices, files };
 }

@@ -20,7 +20,7 @@ export function usePipelineFiles({
   onReplaced,
   toasts,
 }) {
-  const { adopt, revision } = saving;
+  const { adopt, revision, during } = saving;
 
   const exportJson = useCallback(async () => {
     if (!(await saveFirst())) return;
@@ -69,7 +69,7 @@ export function usePipelineFiles({
       }
       const name = stateRef.current.history.present.meta.name;
       try {
-        const saved = await api.put(base, { ...chosen, name, revision: revision.current });
+        const saved = await during(api.put(base, { ...chosen, name, revision: revision.current }));
         adopt(saved);
         dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
         onReplaced(saved);
@@ -84,7 +84,7 @@ export function usePipelineFiles({
         });
       }
     },
-    [api, base, catalog, stateRef, dispatch, adopt, revision, onReplaced, toasts],
+    [api, base, catalog, stateRef, dispatch, adopt, revision, during, onReplaced, toasts],
   );
 
   return { exportJson, exportPython, importJson };

@@ -1,18 +1,45 @@
 // Saving the pipeline: explicitly (button, Ctrl+S) and automatically 1.5 s after the last
-// change. A stale save (409) stops autosave and waits for the user to reload or overwrite.
+// change. A stale save (409: someone saved meanwhile) is sent again with the document it
+// started from (`base`), and the server merges the two when they changed different things;
+// a real conflict stops autosave and waits for the user to choose (useConflict.js).
 // A viewer's editor never saves (`readOnly`): nothing is sent, nothing autosaves.
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { canvasToDocument } from "../document/document.js";
+import { canvasToDocument, documentToCanvas } from "../document/document.js";
 import { isDirty } from "../document/editorState.js";
 
 const AUTOSAVE_MS = 1500;
+const DOCUMENT_KEYS = ["format", "version", "name", "description", "config", "nodes", "edges"];
+
+/** `canvas` (documentToCanvas's) with the nodes selected in `present` still selected: a
+ * version loaded under the user's hands keeps the node they were editing open. */
+export function keepSelection(canvas, present) {
+  const selected = new Set(present.nodes.filter((node) => node.selected).map((node) => node.id));
+  if (!selected.size) return canvas;
+  const nodes = canvas.nodes.map((node) =>
+    selected.has(node.id) ? { ...node, selected: true } : node,
+  );
+  return { ...canvas, nodes };
+}
+
+/** The document part of a pipeline as the API answers it (no id, revision, problems…). */
+export function documentOf(answer) {
+  const document = Object.fromEntries(
+    DOCUMENT_KEYS.filter((key) => key in answer).map((key) => [key, answer[key]]),
+  );
+  return { ...document, notes: answer.notes ?? [], groups: answer.groups ?? [] };
+}
 
 /**
- * `{save, phase, conflict, resolve, adopt, revision}`: `save()` resolves to true once the
- * server has the current graph; `phase` is "idle", "saving" or "failed"; `conflict` is
- * `{revision}` (the server's, after a 409) until the user reloads or overwrites. `sizeOf(node)`
- * (a card's size) makes each group's saved box its frame (document/document.js).
+ * `{save, phase, conflict, resolve, adopt, revision, base, settled, during}`: `save()` resolves to true
+ * once the server has the current graph; `phase` is "idle", "saving" or "failed"; `conflict`
+ * is the refusal's `{revision, saved_by, conflicts, theirs}` (and the refused document, `mine`)
+ * until the user chooses. `base`
+ * holds the document of `revision`; `settled()` waits for a save in flight, and for the
+ * other writes passed through `during(promise)`. A merged save's
+ * document replaces the canvas (when nothing changed meanwhile) and `onMerged(merged)` says
+ * what came from the other save. `sizeOf(node)` (a card's size) makes each group's saved box
+ * its frame (document/document.js); `typeOf` is the catalog's.
  */
 export function useSaving({
   api,
@@ -23,11 +50,16 @@ export function useSaving({
   initialRevision,
   onSaved,
   onFailed,
+  onMerged = () => {},
   readOnly = false,
   sizeOf = null,
+  typeOf = null,
+  initial = null,
 }) {
   const revision = useRef(initialRevision);
+  const base = useRef(initial ? documentOf(initial) : null);
   const inFlight = useRef(null);
+  const writes = useRef(new Set());
   const conflictRef = useRef(null);
   const [phase, setPhase] = useState("idle");
   const [conflict, setConflict] = useState(null);
@@ -44,25 +76,43 @@ export function useSaving({
       const { meta, nodes, edges } = current.history.present;
       const body = { ...canvasToDocument(meta, nodes, edges, sizeOf), revision: revision.current };
       setPhase("saving");
-      const attempt = api.put(url, body).then(
-        (saved) => {
-          revision.current = saved.revision;
-          dispatch({ type: "saved", version });
-          setPhase("idle");
-          onSaved(saved);
-          return true;
-        },
-        (error) => {
-          if (error.status === 409) {
-            conflictRef.current = { revision: error.body.revision };
-            setConflict(conflictRef.current);
-          } else {
-            onFailed(error);
-          }
-          setPhase("failed");
-          return false;
-        },
-      );
+      const started = base.current;
+      const merging = (error) => {
+        if (error.status !== 409 || force || !started || error.body?.conflicts) throw error;
+        return api.put(url, { ...body, base: started });
+      };
+      const attempt = api
+        .put(url, body)
+        .catch(merging)
+        .then(
+          (saved) => {
+            if (!saved.merged) {
+              revision.current = saved.revision;
+              base.current = documentOf(saved);
+              dispatch({ type: "saved", version });
+            } else if (stateRef.current.version === version) {
+              revision.current = saved.revision;
+              base.current = documentOf(saved);
+              const canvas = documentToCanvas(saved, typeOf);
+              const present = stateRef.current.history.present;
+              dispatch({ type: "take", canvas: keepSelection(canvas, present) });
+            } // else: edited meanwhile; the next save merges again from the same base
+            setPhase("idle");
+            onSaved(saved);
+            if (saved.merged) onMerged(saved.merged);
+            return true;
+          },
+          (error) => {
+            if (error.status === 409) {
+              conflictRef.current = { ...error.body, mine: body };
+              setConflict(conflictRef.current);
+            } else {
+              onFailed(error);
+            }
+            setPhase("failed");
+            return false;
+          },
+        );
       inFlight.current = attempt;
       try {
         return await attempt;
@@ -70,7 +120,7 @@ export function useSaving({
         inFlight.current = null;
       }
     },
-    [api, url, stateRef, dispatch, onSaved, onFailed, readOnly, sizeOf],
+    [api, url, stateRef, dispatch, onSaved, onFailed, onMerged, readOnly, sizeOf, typeOf],
   );
 
   const dirty = isDirty(state);
@@ -101,18 +151,34 @@ export function useSaving({
         return save({ force: true });
       }
       revision.current = pipeline.revision;
+      base.current = documentOf(pipeline);
       setPhase("idle");
       return true;
     },
     [save],
   );
 
-  /** Adopt a revision the server answered with outside of `save` (an import). */
+  /** Adopt a revision the server answered with outside of `save` (an import, a live load). */
   const adopt = useCallback((saved) => {
     revision.current = saved.revision;
+    base.current = documentOf(saved);
   }, []);
 
-  return { save, phase, conflict, resolve, adopt, revision };
+  /** `promise`, a write other than a save (a restore, an import), counted by `settled`. */
+  const during = useCallback((promise) => {
+    writes.current.add(promise);
+    const done = () => writes.current.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }, []);
+
+  const settled = useCallback(async () => {
+    while (inFlight.current || writes.current.size) {
+      await Promise.allSettled([inFlight.current, ...writes.current]);
+    }
+  }, []);
+
+  return { save, phase, conflict, resolve, adopt, revision, base, settled, during };
 }
 
 /** `saveFirst()`: saves when there are unsaved changes, and resolves to false (with a toast
@@ -133,7 +199,7 @@ export function useSaveFirst({ save, stateRef, toasts }) {
 export function saveStatus({ phase, conflict }, dirty) {
   const label = phase === "saving" ? "Saving…" : dirty || conflict ? "Unsaved" : "Saved";
   const title = conflict
-    ? "Someone else saved meanwhile: reload theirs or keep yours as a copy"
+    ? `${conflict.saved_by ?? "Someone else"} saved meanwhile: take theirs or keep yours as a copy`
     : phase === "failed"
       ? "The last save failed"
       : "";

@@ -40,9 +40,11 @@ export function useVersions({
   const restore = useCallback(
     async (revision) => {
       try {
-        const saved = await api.post(`${base}/revisions/${revision}/restore`, {
-          revision: saving.revision.current,
-        });
+        const saved = await saving.during(
+          api.post(`${base}/revisions/${revision}/restore`, {
+            revision: saving.revision.current,
+          }),
+        );
         saving.adopt(saved);
         dispatch({ type: "reload", canvas: documentToCanvas(saved, catalog.typeOf) });
         onReplaced(saved);
