@@ -186,6 +186,28 @@ def test_the_catalog_names_the_words_analysts_search_an_operator_by(client):
     assert by_name["filter"]["keywords"] == []
 
 
+def test_the_palette_finds_an_operator_by_the_words_other_tools_use(client):
+    """The palette's search (catalog.js paletteGroups): every word in the title, name,
+    description or keywords. Words a Node-RED, n8n or KNIME user types first."""
+    items = client.get("/api/operators").json()["items"]
+
+    def found(word):
+        return {
+            item["name"]
+            for item in items
+            if word
+            in " ".join(
+                [item["title"], item["name"], item["description"], *item["keywords"]]
+            ).lower()
+        }
+
+    for word in ("map", "formula", "calc", "upper"):
+        assert "transform" in found(word), word
+    assert "join" in found("lookup")
+    for word in ("sqlite", "postgres"):
+        assert {"sql_input", "sql_output"} <= found(word), word
+
+
 def test_validate_schemas_and_preview(client, pipeline_id, data_root):
     valid = client.post(f"/api/pipelines/{pipeline_id}/validate").json()
     assert valid == {"valid": True, "problems": []}
