@@ -141,7 +141,7 @@ function Logs({ nodeIds, labels }) {
           <li key={index} className={`pw-log-${entry.level}`}>
             <span className="pw-log-time">{entry.time ? entry.time.slice(11, 23) : ""}</span>
             <span className="pw-log-node" title={entry.node ?? undefined}>
-              {entry.node ? (labels?.[entry.node] ?? entry.node) : "run"}
+              {entry.node ? labels?.[entry.node] || entry.node : "run"}
             </span>
             <span className="pw-log-level">{entry.level}</span>
             <span className="pw-log-message">{entry.message}</span>

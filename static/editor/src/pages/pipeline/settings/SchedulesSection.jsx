@@ -1,8 +1,8 @@
 // A pipeline's schedules, in its Settings dialog: the list, a form to add or edit one (an
-// interval or a cron,
-// time zone, parameters, policies, enabled) showing the next five fire times as the user
-// types, and delete. Each save goes to the server at once (`/api/pipelines/<id>/schedules`),
-// apart from the dialog's Apply; the server checks every field and names the wrong one.
+// interval or a cron, time zone, parameters, policies, enabled) showing the next five fire
+// times as the user types, and delete. Each save goes to the server at once
+// (`/api/pipelines/<id>/schedules`), apart from the dialog's Apply; the server checks every
+// field and names the wrong one.
 
 import { useCallback, useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
