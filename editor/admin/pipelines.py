@@ -8,6 +8,8 @@ writes only the rows that changed.
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.db import models
@@ -35,6 +37,31 @@ class NodeInline(admin.TabularInline):
     formset = GraphFormSet
     extra = 0
     formfield_overrides = {models.JSONField: {"widget": forms.Textarea(attrs={"rows": 2})}}
+    readonly_fields = ("settings",)
+
+    @admin.display(description="settings")
+    def settings(self, node):
+        """The params as a table to read (one row a setting); the JSON beside it edits them."""
+        return params_table(node.params if node is not None else None)
+
+
+def params_table(params: dict | None):
+    """`params` as a key/value table: a list reads as its items joined by commas, anything
+    nested as compact JSON. Every value is escaped (they are user text)."""
+    if not params:
+        return "—"
+    rows = format_html_join(
+        "", "<tr><th>{}</th><td>{}</td></tr>", ((key, _shown(params[key])) for key in params)
+    )
+    return format_html('<table class="pw-params">{}</table>', rows)
+
+
+def _shown(value) -> str:
+    if isinstance(value, list) and all(not isinstance(item, dict | list) for item in value):
+        return ", ".join("" if item is None else str(item) for item in value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return "" if value is None else str(value)
 
 
 class EdgeInline(admin.TabularInline):
@@ -131,9 +158,11 @@ class PipelineAdmin(admin.ModelAdmin):
             return None
         url = reverse("api:pipeline_graph", kwargs={"pipeline_id": pipeline.pk, "fmt": "svg"})
         return format_html(
-            '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>',
+            '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>'
+            '<a href="{}" target="_blank" rel="noopener">Full size</a>',
             url,
             pipeline.name,
+            url,
         )
 
     @admin.display(description="versions kept")

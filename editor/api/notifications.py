@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
@@ -46,6 +47,8 @@ def notification_json(notification: Notification, secret: str | None = None) -> 
         "enabled": notification.enabled,
         "created_at": notification.created_at.isoformat(),
         "secret": secret,
+        "links_start_with": dispatch.links_base(notification.link_base),
+        "links_from": "PIPEWRIGHT_BASE_URL" if settings.PIPEWRIGHT_BASE_URL else "saved_at",
     }
 
 
@@ -75,6 +78,7 @@ def _apply(request, notification: Notification, body: NotificationIn) -> str | N
     notification.kind = body.kind
     notification.on_failure, notification.on_success = body.on_failure, body.on_success
     notification.long_after_s, notification.enabled = body.long_after_s, body.enabled
+    notification.link_base = dispatch.request_base(request)
     if body.kind == Notification.Kind.WEBHOOK:
         try:
             webhooks.checked_url(body.url)
@@ -195,6 +199,6 @@ def test_notification(request, pipeline_id: ObjectId, notification_id: ObjectId)
     refuse_too_many_tests(request.user)
     pipeline = notification.pipeline
     run = Run.objects.latest_of(pipeline).first() or Run(pipeline=pipeline, number=0)
-    payload = dispatch.message(run, ["test"])
+    payload = dispatch.message(run, ["test"], dispatch.request_base(request))
     delivered, detail = dispatch.deliver(notification, payload, attempts=1)
     return {"delivered": delivered, "detail": detail}

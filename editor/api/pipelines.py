@@ -93,10 +93,17 @@ def import_pipeline(request):
     """Create a pipeline from an exported document (the runtime CLI's format), in
     `workspace` (a slug; default the caller's personal workspace)."""
     document, body = read_document(request)
-    return Status(201, pipeline_json(_create(request, document, body, "imported", "imported")))
+    imported = actions.import_pipeline(request.user, document, _workspace(request, body))
+    return Status(201, pipeline_json(imported))
 
 
-def _create(request, document, body: dict, summary: str = "created", how: str = "created"):
+def _create(request, document, body: dict):
+    return actions.create_pipeline(request.user, document, _workspace(request, body))
+
+
+def _workspace(request, body: dict):
+    """The workspace `body` names by slug (which the caller must be able to edit), or the
+    caller's personal one."""
     slug = body.get("workspace")
     if slug is None:
         workspace = personal_workspace(request.user)
@@ -106,7 +113,7 @@ def _create(request, document, body: dict, summary: str = "created", how: str = 
         raise ActionError(
             400, "invalid_request", "workspace must be a workspace's slug", field="workspace"
         )
-    return actions.create_pipeline(request.user, document, workspace, summary, how)
+    return workspace
 
 
 @router.get(

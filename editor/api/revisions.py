@@ -108,7 +108,8 @@ def diff_unsaved(request, pipeline_id: ObjectId):
 )
 def restore_revision(request, pipeline_id: ObjectId, revision: ObjectId):
     """Save version `revision`'s document as the pipeline now: a new version, which can itself
-    be undone by restoring the one before. `revision` in the body guards it as a save's does."""
+    be undone by restoring the one before. `revision` in the body guards it as a save's does.
+    The pipeline keeps its current name: a restore brings back the graph, not an old title."""
     pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
     loaded = parse_body(RestoreIn, json_object(request)).revision
     version = _version(pipeline, revision)
@@ -117,6 +118,7 @@ def restore_revision(request, pipeline_id: ObjectId, revision: ObjectId):
     except PipelineValidationError as error:
         message = f"revision {revision} can no longer be loaded"
         raise problems_error(400, "invalid_document", message, error.problems) from None
+    document = document.model_copy(update={"name": pipeline.name})
     return saved_answer(request, pipeline, document, loaded, restored=revision)
 
 

@@ -35,6 +35,13 @@ class Notification(models.Model):
         null=True, blank=True, help_text="Runs lasting longer than this many seconds."
     )
     enabled = models.BooleanField(default=True)
+    link_base = models.CharField(
+        max_length=300,
+        blank=True,
+        editable=False,
+        help_text="The address the notification was last saved at (scheme and host): where its "
+        "messages link runs while PIPEWRIGHT_BASE_URL is unset.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -66,8 +66,20 @@ def reasons(notification: Notification, run: Run) -> list[str]:
     return why
 
 
-def message(run: Run, events: list[str]) -> dict:
-    """The JSON a webhook receives (and the facts an e-mail states)."""
+def links_base(link_base: str = "") -> str:
+    """Where a message's link to a run starts: `PIPEWRIGHT_BASE_URL` when set, else
+    `link_base` (the address a notification was saved or tested at), else nothing (a path)."""
+    return settings.PIPEWRIGHT_BASE_URL or link_base.rstrip("/")
+
+
+def request_base(request) -> str:
+    """The scheme and host `request` reached the server at (`https://pipewright.example.com`)."""
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def message(run: Run, events: list[str], link_base: str = "") -> dict:
+    """The JSON a webhook receives (and the facts an e-mail states); the run's link starts
+    with `links_base(link_base)`."""
     pipeline = run.pipeline
     path = reverse("pipeline-editor", args=[pipeline.pk]) + f"?run={run.pk}"
     return {
@@ -86,7 +98,7 @@ def message(run: Run, events: list[str]) -> dict:
             "started_at": run.started_at.isoformat() if run.started_at else None,
             "finished_at": run.finished_at.isoformat() if run.finished_at else None,
             "duration_s": run.duration_s,
-            "url": settings.PIPEWRIGHT_BASE_URL + path,
+            "url": links_base(link_base) + path,
         },
     }
 
@@ -126,7 +138,9 @@ def _notify(run_id: int) -> None:
         for notification in enabled[:MAX_PER_PIPELINE]:
             events = reasons(notification, run)
             if events:
-                delivered, said = deliver(notification, message(run, events))
+                delivered, said = deliver(
+                    notification, message(run, events, notification.link_base)
+                )
                 _log_on_run(run, "info" if delivered else "warning", f"notification {said}")
         if (left_out := enabled.count() - MAX_PER_PIPELINE) > 0:
             said = f"{left_out} notification(s) not sent: a run sends at most {MAX_PER_PIPELINE}"

@@ -21,7 +21,7 @@ from editor.workspaces.membership import personal_workspace
 from runtime import Pipeline as PipelineSpec
 from runtime import Problem, RunStatus
 from runtime.checks.analysis import structural_problems
-from runtime.document.spec import to_json_dict
+from runtime.document.spec import NAME_MAX_LENGTH, to_json_dict
 
 
 def save_problems(document: PipelineSpec, found: list[Problem] | None = None) -> list[Problem]:
@@ -113,6 +113,37 @@ def delete_pipeline(pipeline: Pipeline) -> None:
         launcher.cancel(run.pk)
     audit_log.record("pipeline.deleted", pipeline, revision=pipeline.revision)
     pipeline.delete()
+
+
+@transaction.atomic
+def import_pipeline(
+    owner, document: PipelineSpec, workspace: Workspace | None = None, summary: str = "imported"
+) -> Pipeline:
+    """A pipeline from an exported document; named '… (2)', '… (3)' when its workspace already
+    has a pipeline of that name, so that an import never looks like the pipeline it came from."""
+    workspace = workspace or personal_workspace(owner)
+    document = document.model_copy(update={"name": unused_name(workspace, document.name)})
+    return create_pipeline(owner, document, workspace, summary, how="imported")
+
+
+def unused_name(workspace: Workspace, name: str) -> str:
+    """`name`, or the first of '`name` (2)', '`name` (3)', … no pipeline of `workspace` has."""
+    taken = set(
+        Pipeline.objects.filter(workspace=workspace, name__startswith=name[:150]).values_list(
+            "name", flat=True
+        )
+    )
+    if name not in taken:
+        return name
+    number = 2
+    while (candidate := _numbered(name, number)) in taken:
+        number += 1
+    return candidate
+
+
+def _numbered(name: str, number: int) -> str:
+    suffix = f" ({number})"
+    return name[: NAME_MAX_LENGTH - len(suffix)] + suffix
 
 
 @transaction.atomic

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.lazy import pd
-from runtime.tables.schema import date_dtype
+from runtime.tables.schema import a_type, date_dtype
 
 from .date_syntax import DATE_UNITS, TIME_UNITS
 from .nodes import Binary, Call, Interval, Node
@@ -344,7 +344,8 @@ def _unit(checker: Checker, node: Call, arg: Compiled, value_type: str) -> str |
     if unit not in units:
         raise checker.error(
             arg.node,
-            f"{node.name}() cannot take the unit {checker.describe(arg.node)} for a {value_type}",
+            f"{node.name}() cannot take the unit {checker.describe(arg.node)} "
+            f"for {a_type(value_type)}",
             f"one of {', '.join(units)}",
         )
     return unit

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from functools import partial, reduce
 
 from runtime.lazy import pd
+from runtime.tables.schema import a_type
 
 from . import decimals
 from .decimals import (
@@ -61,7 +62,7 @@ def _number(checker: Checker, node: Call, arg: Compiled) -> Compiled:
 
 def _setting(checker: Checker, node: Call, arg: Compiled, type: str, param: str) -> object:
     """The value of an argument that must be a constant of `type` (None for null)."""
-    what = "an integer" if type == "integer" else f"a {type}"
+    what = a_type(type)
     arg = checker.expect(arg, (type,), what, f"{node.name}()")
     if not arg.is_constant:
         raise checker.error(

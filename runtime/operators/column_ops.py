@@ -76,6 +76,19 @@ class Transform(Operator):
         "new ones go at the end."
     )
     Params = TransformParams
+    keywords = (
+        "map",
+        "formula",
+        "calculate",
+        "calculated column",
+        "derive",
+        "mutate",
+        "expression",
+        "upper",
+        "lower",
+        "concatenate",
+        "replace",
+    )
     partitionable = True
     row_limit_safe = True
 

@@ -253,7 +253,9 @@ def _check_key_types(left_key: Column, right_key: Column) -> None:
     raise ParamsError(
         "right_on",
         f"join keys have different types: left '{left_key.name}' is {left_key.type} "
-        f"but right '{right_key.name}' is {right_key.type}",
+        f"but right '{right_key.name}' is {right_key.type}; convert one side with cast first "
+        f"(right '{right_key.name}' to {left_key.type}, or left '{left_key.name}' to "
+        f"{right_key.type})",
     )
 
 

@@ -17,6 +17,7 @@ from runtime.expressions.to_sql import to_sql_condition
 from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import InputExpression
 from runtime.operators.contract import Operator, OperatorParams
+from runtime.tables.schema import a_type
 
 
 class FilterParams(OperatorParams):
@@ -45,7 +46,9 @@ class Filter(Operator):
         except ExpressionError as error:
             raise ParamsError("condition", str(error), error.position) from error
         if result_type != "boolean":
-            raise ParamsError("condition", f"must be true or false, but it gives a {result_type}")
+            raise ParamsError(
+                "condition", f"must be true or false, but it gives {a_type(result_type)}"
+            )
         return {"out": schema}
 
     def run(self, ctx, inputs):

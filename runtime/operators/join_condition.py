@@ -27,7 +27,7 @@ from runtime.expressions import ExpressionError, condition_array, infer_type, re
 from runtime.expressions.to_sql import to_sql_condition
 from runtime.lazy import pd
 from runtime.operators.column_names import needed_with
-from runtime.tables.schema import Schema
+from runtime.tables.schema import Schema, a_type
 
 if TYPE_CHECKING:
     from runtime.operators.combine import JoinParams, JoinPlan
@@ -43,7 +43,7 @@ def check(condition: str, joined: Schema) -> None:
     except ExpressionError as error:
         raise ParamsError("condition", str(error), error.position) from error
     if result_type != "boolean":
-        raise ParamsError("condition", f"must be true or false, but it gives a {result_type}")
+        raise ParamsError("condition", f"must be true or false, but it gives {a_type(result_type)}")
 
 
 def input_columns(params: JoinParams, wanted: set[str] | None) -> dict[str, set[str] | None]:

@@ -36,7 +36,7 @@ from runtime.operators.column_params import (
     written,
 )
 from runtime.operators.contract import Operator, OperatorParams
-from runtime.tables.schema import Column, Schema, is_decimal_dtype, type_name_of
+from runtime.tables.schema import Column, Schema, a_type, is_decimal_dtype, type_name_of
 
 PivotFunction = Literal["sum", "count", "mean", "min", "max", "first", "last"]
 _NEED_NUMBERS = ("sum", "mean")
@@ -201,7 +201,7 @@ class Pivot(Operator):
         plan = pivot_plan(params, schemas["in"])
         kind = schemas["in"].get(params.column).type
         if kind not in _BOUND_TYPES:
-            raise NotLowerable(f"pivoting on a {kind} column runs on pandas")
+            raise NotLowerable(f"pivoting on {a_type(kind)} column runs on pandas")
         pivot = relational.Pivot(
             inputs["in"],
             tuple(params.index),

@@ -22,6 +22,7 @@ from runtime.expressions.to_sql import to_sql_condition
 from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import InputExpression, first_repeated
 from runtime.operators.contract import Operator, OperatorParams, OutputsFrom, Port
+from runtime.tables.schema import a_type
 
 OTHERWISE = "otherwise"
 MAX_CONDITIONS = 100
@@ -106,7 +107,7 @@ class Route(Operator):
                 raise ParamsError(_field(index), str(error), error.position) from error
             if result_type != "boolean":
                 raise ParamsError(
-                    _field(index), f"must be true or false, but it gives a {result_type}"
+                    _field(index), f"must be true or false, but it gives {a_type(result_type)}"
                 )
         return {port.name: schema for port in self.ports(ctx.params).outputs}
 

@@ -26,6 +26,11 @@ COLUMN_TYPES: tuple[str, ...] = (*TYPE_NAMES, "decimal")
 and databases, held as Arrow's decimal128 of the source's precision and scale)."""
 
 
+def a_type(type_name: str) -> str:
+    """`type_name` with its article, as messages name a type: "an integer", "a string"."""
+    return f"{'an' if type_name[:1].lower() in 'aeiou' else 'a'} {type_name}"
+
+
 @dataclass(frozen=True, slots=True)
 class Column:
     """One column: its name, its type name and whether it may hold nulls."""

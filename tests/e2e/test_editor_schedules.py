@@ -54,6 +54,34 @@ async def test_a_schedule_is_added_in_settings_with_its_next_five_times_shown(
     assert (saved.cron, saved.timezone, saved.overlap) == ("30 2 * * *", "Europe/Paris", "queue")
 
 
+async def test_a_schedule_every_n_minutes_is_picked_not_typed_and_apply_is_at_the_bottom(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await page.get_by_role("button", name="Settings", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Pipeline settings")
+    await dialog.get_by_role("button", name="+ Add schedule").click()
+    await dialog.get_by_label("Runs", exact=True).select_option("interval")
+    await dialog.get_by_label("Every", exact=True).select_option("20")
+    await expect(dialog.get_by_label("Cron expression")).to_have_value("*/20 * * * *")
+    times = dialog.get_by_role("list", name="Next five times").get_by_role("listitem")
+    await expect(times).to_have_count(5)
+    await screenshot(page, "interval")
+    await dialog.get_by_role("button", name="Save schedule").click()
+    await expect(dialog.get_by_text("every 20 minutes", exact=True)).to_be_visible()
+    saved = await sync_to_async(Schedule.objects.get)(pipeline_id=pipeline_id)
+    assert saved.cron == "*/20 * * * *"
+
+    # Close and Apply close the dialog, below every section (notifications the last).
+    apply = dialog.get_by_role("button", name="Apply")
+    notifications = dialog.get_by_role("heading", name="Notifications")
+    await notifications.scroll_into_view_if_needed()
+    assert (await apply.bounding_box())["y"] > (await notifications.bounding_box())["y"]
+    await screenshot(page, "footer")
+
+
 async def test_the_workspace_page_tells_its_admins_of_a_schedule_paused_when_its_owner_left(
     signed_in, user, asgi_server, screenshot
 ):

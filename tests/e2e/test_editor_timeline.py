@@ -47,7 +47,7 @@ async def test_the_timeline_shows_one_bar_per_node_of_the_run(signed_in, api, pe
         await expect(bars).to_have_count(1)
         await expect(bars).to_have_attribute("data-status", "succeeded")
         await expect(bars).to_have_attribute("title", re.compile(rf"^{node_id} · attempt 1 · "))
-    chart = page.get_by_role("img", name=re.compile(r"^Timeline of run #1 over "))
+    chart = page.get_by_role("img", name=re.compile(r"^Timeline of run #1, nodes over "))
     await expect(chart).to_contain_text("csv_output_1")
     await expect(chart).to_have_attribute("aria-label", re.compile(r"4 nodes, 4 attempts; 4 succ"))
     await screenshot(page, "1-timeline")

@@ -139,14 +139,25 @@ def test_an_oversized_body_is_refused_with_413(client, settings):
     assert response.json()["code"] == "too_large"
 
 
-def test_export_import_export_is_byte_identical(client, pipeline_id):
+def test_export_import_export_is_byte_identical_but_for_a_taken_name(client, pipeline_id):
     first = client.get(f"/api/pipelines/{pipeline_id}/export")
     assert first["Content-Disposition"] == 'attachment; filename="adults.json"'
     imported = post_json(client, "/api/pipelines/import", first.content)
     assert imported.status_code == 201
     second = client.get(f"/api/pipelines/{imported.json()['id']}/export")
-    assert second.content == first.content
+    name = json.loads(first.content)["name"]
+    assert second.content == first.content.replace(
+        f'"name": "{name}"'.encode(), f'"name": "{name} (2)"'.encode(), 1
+    )
     assert "id" not in json.loads(first.content) and "revision" not in json.loads(first.content)
+
+
+def test_an_import_whose_name_the_workspace_has_is_numbered(client):
+    names = [
+        post_json(client, "/api/pipelines/import", {**SEED, "name": "ETL"}).json()["name"]
+        for _ in range(3)
+    ]
+    assert names == ["ETL", "ETL (2)", "ETL (3)"]
 
 
 def test_the_list_answers_items_and_count_with_paging(client):
@@ -184,6 +195,28 @@ def test_the_catalog_names_the_words_analysts_search_an_operator_by(client):
     assert "melt" in by_name["unpivot"]["keywords"]
     assert {"exists", "not in"} <= set(by_name["join"]["keywords"])
     assert by_name["filter"]["keywords"] == []
+
+
+def test_the_palette_finds_an_operator_by_the_words_other_tools_use(client):
+    """The palette's search (catalog.js paletteGroups): every word in the title, name,
+    description or keywords. Words a Node-RED, n8n or KNIME user types first."""
+    items = client.get("/api/operators").json()["items"]
+
+    def found(word):
+        return {
+            item["name"]
+            for item in items
+            if word
+            in " ".join(
+                [item["title"], item["name"], item["description"], *item["keywords"]]
+            ).lower()
+        }
+
+    for word in ("map", "formula", "calc", "upper"):
+        assert "transform" in found(word), word
+    assert "join" in found("lookup")
+    for word in ("sqlite", "postgres"):
+        assert {"sql_input", "sql_output"} <= found(word), word
 
 
 def test_validate_schemas_and_preview(client, pipeline_id, data_root):

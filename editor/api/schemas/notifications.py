@@ -41,6 +41,13 @@ class NotificationOut(Schema):
     enabled: bool
     created_at: Timestamp
     secret: str | None = Field(None, description="Shown once, when the secret is made.")
+    links_start_with: str = Field(
+        description="Where the messages' links to runs start (empty: a path only)."
+    )
+    links_from: Literal["PIPEWRIGHT_BASE_URL", "saved_at"] = Field(
+        description="Whence that start comes: the setting, or the address the notification "
+        "was saved at while the setting is unset."
+    )
 
 
 class NotificationList(Schema):

@@ -16,7 +16,7 @@ from django.http import Http404
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Pipeline, Workspace
-from editor.pipelines.actions import create_pipeline
+from editor.pipelines.actions import import_pipeline
 from editor.workspaces.membership import personal_workspace
 from editor.workspaces.permissions import Action, require
 from runtime import Pipeline as PipelineSpec
@@ -101,11 +101,12 @@ def read_document(path: Path) -> PipelineSpec:
 
 
 def import_document(path: Path, owner, workspace: Workspace) -> Pipeline:
-    """A new pipeline owned by `owner` in `workspace`, from the document in a file."""
+    """A new pipeline owned by `owner` in `workspace`, from the document in a file (numbered
+    '… (2)' when the workspace has a pipeline of its name)."""
     try:
         with audit_log.acting(AuditSource.IMPORT, owner):
             summary = f"imported from {path.name}"
-            return create_pipeline(owner, read_document(path), workspace, summary, how="imported")
+            return import_pipeline(owner, read_document(path), workspace, summary)
     except ActionError as error:
         raise refused(error) from error
 

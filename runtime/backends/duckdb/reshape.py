@@ -15,13 +15,13 @@ from runtime import relational as rel
 from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.tables.schema import Column
+from runtime.tables.schema import Column, a_type
 
 
 def equals_value(column: Column) -> str:
     """`column = ?`, the bound value cast to the column's type."""
     if column.type not in SQL_TYPES:
-        raise NotLowerable(f"pivoting on a {column.type} column runs on pandas")
+        raise NotLowerable(f"pivoting on {a_type(column.type)} column runs on pandas")
     return f"{quoted(column.name)} = CAST(? AS {SQL_TYPES[column.type]})"
 
 

@@ -14,7 +14,7 @@ from runtime import relational as rel
 from runtime.errors import NotLowerable
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.tables.schema import Column, Schema
+from runtime.tables.schema import Column, Schema, a_type
 
 RANKINGS = {"row_number": "ROW_NUMBER", "rank": "RANK", "dense_rank": "DENSE_RANK"}
 FIXED = {"row_number": "integer", "rank": "integer", "dense_rank": "integer", "count": "integer"}
@@ -63,7 +63,7 @@ def _call_sql(call: rel.WindowCall, schema: Schema, partition: str, keys: str, f
             return f"{function.upper()}({value}, ?) {_over(partition, full)}", [call.offset]
         kind = schema.get(call.column).type
         if kind not in SQL_TYPES:
-            raise NotLowerable(f"a {kind} default of {function} runs on pandas")
+            raise NotLowerable(f"{a_type(kind)} default of {function} runs on pandas")
         sql = f"{function.upper()}({value}, ?, CAST(? AS {SQL_TYPES[kind]}))"
         return f"{sql} {_over(partition, full)}", [call.offset, call.default]
     params: list[object] = []

@@ -125,6 +125,7 @@ class SqlInput(Operator):
     inputs = ()
     outputs = (Port("out"),)
     Params = SqlInputParams
+    keywords = ("sqlite", "postgres", "postgresql", "mysql", "database", "db", "select", "table")
     # The database is outside the run: rows may change between two reads, and a query may
     # call random(), now() or a sequence. Two identical queries are both run.
     deterministic = False

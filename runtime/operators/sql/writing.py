@@ -92,6 +92,7 @@ class SqlOutput(Operator):
     inputs = (Port("in"),)
     outputs = ()
     Params = SqlOutputParams
+    keywords = ("sqlite", "postgres", "postgresql", "mysql", "database", "db", "insert", "load")
 
     def output_schema(self, ctx, inputs):
         writable(ctx, ctx.params.connection, ctx.params.table)

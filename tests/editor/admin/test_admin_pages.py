@@ -88,3 +88,18 @@ def test_the_admin_badges_are_coloured_as_the_graph_picture():
     css = (settings.BASE_DIR / "static" / ADMIN_CSS).read_text()
     rules = dict(re.findall(r"\.pw-badge-([a-z_]+) \{ background: (#[0-9a-f]{6}); \}", css))
     assert rules == STATUS_COLOURS
+
+
+def test_a_pipeline_page_shows_params_as_a_table_and_a_picture_that_scales(admin_client, pipeline):
+    page = admin_client.get(f"/admin/editor/pipeline/{pipeline.pk}/change/").content.decode()
+    assertInHTML(
+        '<table class="pw-params"><tr><th>condition</th><td>age &gt;= ${min_age}</td></tr></table>',
+        page,
+    )
+    assertInHTML('<table class="pw-params"><tr><th>path</th><td>people.csv</td></tr></table>', page)
+    assert ">Full size</a>" in page
+    svg = admin_client.get(f"/api/pipelines/{pipeline.pk}/graph.svg").content.decode()
+    assert re.search(r"<svg[^>]* viewBox=", svg)  # scaled to its column by the stylesheet
+    css = (settings.BASE_DIR / "static" / ADMIN_CSS).read_text()
+    picture_rule = re.search(r"\.pw-graph-picture img \{([^}]*)\}", css).group(1)
+    assert "max-width: 100%" in picture_rule and "height: auto" in picture_rule

@@ -96,7 +96,7 @@ def test_a_failed_run_posts_a_signed_webhook(client, data_root, receiver):
     assert (body["event"], body["pipeline"]["id"]) == ("failed", pipeline_id)
     assert body["run"]["id"] == run.pk and body["run"]["number"] == 1
     assert body["run"]["status"] == "failed" and "missing.csv" in body["run"]["error"]
-    assert body["run"]["url"] == f"/pipelines/{pipeline_id}/?run={run.pk}"
+    assert body["run"]["url"] == f"http://testserver/pipelines/{pipeline_id}/?run={run.pk}"
     assert body["run"]["duration_s"] >= 0
 
 
@@ -185,6 +185,28 @@ def test_a_failing_delivery_is_logged_on_the_run_which_keeps_its_outcome(
     ]
     run.refresh_from_db()
     assert run.status == "succeeded" and run.error == ""
+
+
+def test_links_start_with_the_base_url_setting_or_else_the_address_saved_at(
+    client, pipeline_id, receiver, settings
+):
+    """Without PIPEWRIGHT_BASE_URL a run's link is absolute all the same: it starts with the
+    address the notification was saved (or tested) at, and the answer says which applies."""
+    made = add_webhook(client, pipeline_id, receiver.url)
+    assert (made["links_start_with"], made["links_from"]) == ("http://testserver", "saved_at")
+    test = f"/api/pipelines/{pipeline_id}/notifications/{made['id']}/test"
+    client.post(test, "{}", content_type="application/json", HTTP_HOST="localhost:8000")
+    url = json.loads(receiver.requests[-1]["body"])["run"]["url"]
+    assert url.startswith(f"http://localhost:8000/pipelines/{pipeline_id}/?run=")
+    settings.PIPEWRIGHT_BASE_URL = "https://pw.example.org"
+    listed = client.get(f"/api/pipelines/{pipeline_id}/notifications").json()["items"][0]
+    assert (listed["links_start_with"], listed["links_from"]) == (
+        "https://pw.example.org",
+        "PIPEWRIGHT_BASE_URL",
+    )
+    post_json(client, test, {})
+    url = json.loads(receiver.requests[-1]["body"])["run"]["url"]
+    assert url.startswith(f"https://pw.example.org/pipelines/{pipeline_id}/?run=")
 
 
 def test_the_test_button_answers_whether_it_arrived(client, pipeline_id, receiver):

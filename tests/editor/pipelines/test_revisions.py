@@ -211,6 +211,26 @@ def test_a_restore_answer_sent_back_with_an_edit_saves_the_edit(client, pipeline
     assert "problems" not in reloaded and "schemas" not in reloaded
 
 
+def test_a_restore_keeps_the_current_name_and_a_save_after_it_too(client, pipeline_id):
+    """A restore brings back the graph, not the title the pipeline had then."""
+    a_minute_passes(pipeline_id)
+
+    def rename_and_edit(body):
+        body["name"] = "Adults, renamed"
+        set_condition("age >= 21")(body)
+
+    save(client, pipeline_id, rename_and_edit)
+    body = post_json(
+        client, f"/api/pipelines/{pipeline_id}/revisions/1/restore", {"revision": 2}
+    ).json()
+    assert body["name"] == "Adults, renamed"
+    assert body["nodes"][0]["params"]["condition"] != "age >= 21"
+    assert history(client, pipeline_id)[0]["summary"].startswith("restored revision 1: changed")
+    set_condition("age >= 40")(body)
+    assert put_json(client, f"/api/pipelines/{pipeline_id}", body).status_code == 200
+    assert client.get(f"/api/pipelines/{pipeline_id}").json()["name"] == "Adults, renamed"
+
+
 def test_a_restore_over_a_stale_revision_is_refused_and_changes_nothing(client, pipeline_id):
     a_minute_passes(pipeline_id)
     save(client, pipeline_id, set_condition("age >= 21"))

@@ -100,11 +100,12 @@ def test_keys_paired_crosswise_keep_both_names_with_suffixes():
     ]  # fmt: skip
 
 
-def test_keys_of_different_types_are_refused():
+def test_keys_of_different_types_are_refused_with_the_cast_that_would_fix_them():
     customers = CUSTOMERS.assign(customer=CUSTOMERS["customer"].astype("str"))
     message = (
         r"right_on: join keys have different types: left 'customer' is integer but right "
-        r"'customer' is string"
+        r"'customer' is string; convert one side with cast first \(right 'customer' to "
+        r"integer, or left 'customer' to string\)"
     )
     with pytest.raises(ParamsError, match=message):
         join({"left_on": "customer", "right_on": "customer"}, right=customers)

@@ -63,6 +63,6 @@ def test_a_condition_that_is_not_true_or_false_is_refused_before_running():
     operator = Filter()
     ctx = make_ctx(operator, {"condition": "age + 1"}, ".")
     with pytest.raises(
-        OperatorError, match="condition: must be true or false, but it gives a integer"
+        OperatorError, match="condition: must be true or false, but it gives an integer"
     ):
         operator.output_schema(ctx, {"in": Schema.of(Column("age", "integer"))})

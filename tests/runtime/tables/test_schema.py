@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from runtime.tables.frames import table_schema, to_pandas
-from runtime.tables.schema import schema_of
+from runtime.tables.schema import a_type, schema_of
 from tests.strategies import bounded, texts
 
 _VALUES = {
@@ -77,3 +77,12 @@ def test_a_nan_counts_wherever_it_sits_in_a_chunked_or_sliced_float_column(
     table = pa.table({"x": pa.chunked_array(arrays, pa.from_numpy_dtype(dtype))})
     assert table_schema(table) == schema_of(to_pandas(table))
     assert table_schema(table).get("x").nullable is nullable
+
+
+def test_messages_name_a_type_with_its_article():
+    assert [a_type(name) for name in ("integer", "string", "float", "datetime")] == [
+        "an integer",
+        "a string",
+        "a float",
+        "a datetime",
+    ]

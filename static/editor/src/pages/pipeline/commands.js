@@ -117,7 +117,7 @@ export function useEditorCommands({
 
   const deleteSelection = useCallback(() => {
     commit((now) => {
-      const result = deleteSelected(now.nodes, now.edges);
+      const result = deleteSelected(now.nodes, now.edges, catalog.portsOf);
       const deleted = result.changed
         ? now.nodes.filter((node) => node.selected).map((node) => node.id)
         : [];
@@ -125,7 +125,7 @@ export function useEditorCommands({
       if (!result.changed && meta === now.meta) return now;
       return { ...now, meta, nodes: result.nodes, edges: result.edges };
     });
-  }, [commit, withoutSelected]);
+  }, [catalog, commit, withoutSelected]);
 
   const undo = useCallback(() => dispatch({ type: "undo" }), [dispatch]);
   const redo = useCallback(() => dispatch({ type: "redo" }), [dispatch]);

@@ -6,7 +6,14 @@ import "./data.css";
 import { useContext, useState } from "react";
 import { formatCell } from "../../../lib/format.js";
 import { shownRun } from "../overlay.js";
-import { nextSort, resultPorts, rowRange, sortState, sourceNote } from "./resultData.js";
+import {
+  nextSort,
+  nodeChoiceText,
+  resultPorts,
+  rowRange,
+  sortState,
+  sourceNote,
+} from "./resultData.js";
 import { useStore } from "../../../lib/store.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
 import ColumnStats from "./ColumnStats.jsx";
@@ -18,7 +25,7 @@ const ARROWS = { ascending: "▲", descending: "▼", none: "" };
 
 /** `selectedId`: the node selected on the canvas (shown when it is in the run); `operators`:
  * each node's operator name and params by id (`{operator, params}`: its ports follow them). */
-export default function DataPanel({ api, selectedId, operators }) {
+export default function DataPanel({ api, selectedId, operators, labels }) {
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, shownRun);
   // The node selected on the canvas is picked here too, each time the selection changes.
@@ -42,6 +49,7 @@ export default function DataPanel({ api, selectedId, operators }) {
       order={order}
       node={node}
       operator={operators[node]}
+      labels={labels}
       onPick={setPicked}
       withStats={withStats}
       onStats={setWithStats}
@@ -49,7 +57,7 @@ export default function DataPanel({ api, selectedId, operators }) {
   );
 }
 
-function NodeData({ api, run, order, node, operator, onPick, withStats, onStats }) {
+function NodeData({ api, run, order, node, operator, labels, onPick, withStats, onStats }) {
   const catalog = useContext(CatalogContext);
   const [view, setView] = useState(FIRST_VIEW);
   const [draft, setDraft] = useState("");
@@ -75,7 +83,7 @@ function NodeData({ api, run, order, node, operator, onPick, withStats, onStats 
         >
           {order.map((id) => (
             <option key={id} value={id}>
-              {id}
+              {nodeChoiceText(id, labels)}
             </option>
           ))}
         </select>

@@ -102,3 +102,10 @@ export function histogramBars(stats, format) {
     share: (bin.count ?? 0) / most,
   }));
 }
+
+/** How a node is named in a list of nodes: its label, then its id ("Adults (filter_1)"); the
+ * id alone when it has no other label. `labels`: each node's label by id. */
+export function nodeChoiceText(id, labels) {
+  const label = labels?.[id];
+  return label && label !== id ? `${label} (${id})` : id;
+}

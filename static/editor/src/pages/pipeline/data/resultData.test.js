@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   histogramBars,
   nextSort,
+  nodeChoiceText,
   previewCaption,
   resultPorts,
   resultUrl,
@@ -134,5 +135,14 @@ describe("words", () => {
       { label: "0 – 5", count: 2, share: 0.5 },
       { label: "5 – 10", count: 4, share: 1 },
     ]);
+  });
+});
+
+describe("node choices", () => {
+  it("name a node by its label, its id second, and by its id alone when that is all it has", () => {
+    const labels = { filter_1: "Adults", csv_input_1: "csv_input_1" };
+    expect(nodeChoiceText("filter_1", labels)).toBe("Adults (filter_1)");
+    expect(nodeChoiceText("csv_input_1", labels)).toBe("csv_input_1");
+    expect(nodeChoiceText("sort_1", labels)).toBe("sort_1");
   });
 });

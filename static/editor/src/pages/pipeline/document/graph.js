@@ -166,18 +166,43 @@ export function connect(nodes, edges, connection, portsOf) {
   return error ? { error } : { edges: [...edges, makeEdge(connection)] };
 }
 
-/** Remove the selected nodes (with their edges) and the selected edges. */
-export function deleteSelected(nodes, edges) {
+/**
+ * Remove the selected nodes (with their edges) and the selected edges. Given `portsOf`, a
+ * removed node that sat between one edge in and one edge out (as a filter in a chain) leaves
+ * its upstream connected to its downstream, as n8n does, when that connection is allowed.
+ */
+export function deleteSelected(nodes, edges, portsOf = null) {
   const removed = new Set(nodes.filter((node) => node.selected).map((node) => node.id));
-  const keptEdges = edges.filter(
+  let keptEdges = edges.filter(
     (edge) => !edge.selected && !removed.has(edge.source) && !removed.has(edge.target),
   );
   if (!removed.size && keptEdges.length === edges.length) return { nodes, edges, changed: false };
-  return {
-    nodes: removed.size ? nodes.filter((node) => !removed.has(node.id)) : nodes,
-    edges: keptEdges,
-    changed: true,
-  };
+  const keptNodes = removed.size ? nodes.filter((node) => !removed.has(node.id)) : nodes;
+  if (portsOf) keptEdges = withBridges(keptNodes, keptEdges, edges, removed, portsOf);
+  return { nodes: keptNodes, edges: keptEdges, changed: true };
+}
+
+/** `kept` plus, for each removed node with exactly one edge in and one out (neither selected,
+ * both ends kept), the edge from its upstream to its downstream that `connectionRule` allows. */
+function withBridges(nodes, kept, edges, removed, portsOf) {
+  let result = kept;
+  for (const id of removed) {
+    const into = edges.filter((edge) => edge.target === id);
+    const out = edges.filter((edge) => edge.source === id);
+    if (into.length !== 1 || out.length !== 1) continue;
+    const [from, to] = [into[0], out[0]];
+    if (from.selected || to.selected || removed.has(from.source) || removed.has(to.target)) {
+      continue;
+    }
+    const bridge = {
+      source: from.source,
+      sourceHandle: from.sourceHandle,
+      target: to.target,
+      targetHandle: to.targetHandle,
+    };
+    if (!connectionProblem(nodes, result, bridge, portsOf)) result = [...result, makeEdge(bridge)];
+  }
+  return result;
 }
 
 /** What Ctrl+C keeps: the selected nodes and the edges between them, or null. */

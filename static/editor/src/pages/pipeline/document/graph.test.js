@@ -71,6 +71,53 @@ describe("deleting", () => {
     const nodes = [node("a", "filter")];
     expect(deleteSelected(nodes, []).changed).toBe(false);
   });
+  it("reconnects a deleted middle node's upstream to its downstream", () => {
+    const nodes = [
+      node("a", "csv_input"),
+      node("b", "filter", { selected: true }),
+      node("c", "filter"),
+    ];
+    const result = deleteSelected(nodes, [link("a", "b"), link("b", "c")], portsOf);
+    expect(result.edges.map(edgeId)).toEqual(["a.out->c.in"]);
+  });
+  it("reconnects into the deleted node's port of a two-input downstream", () => {
+    const nodes = [
+      node("a", "csv_input"),
+      node("r", "csv_input"),
+      node("b", "filter", { selected: true }),
+      node("j", "join"),
+    ];
+    const edges = [link("a", "b"), link("b", "j", "left"), link("r", "j", "right")];
+    expect(deleteSelected(nodes, edges, portsOf).edges.map(edgeId)).toEqual([
+      "r.out->j.right",
+      "a.out->j.left",
+    ]);
+  });
+  it("leaves neighbours unconnected when the node had several edges in or out, or they go too", () => {
+    const nodes = [
+      node("a", "csv_input"),
+      node("a2", "csv_input"),
+      node("u", "union", { selected: true }),
+      node("c", "filter"),
+    ];
+    const edges = [link("a", "u"), link("a2", "u"), link("u", "c")];
+    expect(deleteSelected(nodes, edges, portsOf).edges).toEqual([]);
+    const chain = [
+      node("a", "csv_input"),
+      node("b", "filter", { selected: true }),
+      node("c", "filter", { selected: true }),
+    ];
+    expect(deleteSelected(chain, [link("a", "b"), link("b", "c")], portsOf).edges).toEqual([]);
+  });
+  it("does not reconnect where the connection would be refused (here: a duplicate)", () => {
+    const nodes = [
+      node("a", "csv_input"),
+      node("b", "filter", { selected: true }),
+      node("u", "union"),
+    ];
+    const edges = [link("a", "b"), link("b", "u"), link("a", "u")];
+    expect(deleteSelected(nodes, edges, portsOf).edges.map(edgeId)).toEqual(["a.out->u.in"]);
+  });
 });
 
 describe("copy and paste", () => {

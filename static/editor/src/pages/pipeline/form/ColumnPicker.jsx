@@ -37,14 +37,16 @@ export default function ColumnPicker({
     MAX_SHOWN,
   );
 
+  // Choosing closes the list, which would otherwise lie over the next field (a click there
+  // would pick another column); a click in the input, typing or ArrowDown opens it again.
   const pick = (name) => {
     if (multiple) {
       onChange(chosen.includes(name) ? chosen.filter((item) => item !== name) : [...chosen, name]);
       setQuery("");
     } else {
       onChange(name);
-      setOpen(false);
     }
+    setOpen(false);
   };
   const onKeyDown = (event) => {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
@@ -53,12 +55,12 @@ export default function ColumnPicker({
       const step = event.key === "ArrowDown" ? 1 : -1;
       setActive((old) => (shown.length ? (old + step + shown.length) % shown.length : 0));
     } else if (event.key === "Enter") {
-      // Picks and closes the list (a click keeps it open, to pick more); ArrowDown reopens it.
+      // Picks and closes the list; ArrowDown reopens it.
       event.preventDefault();
       if (open && shown[active]) pick(shown[active].name);
       else if (multiple && query.trim()) pick(query.trim());
       setOpen(false);
-    } else if (event.key === "Escape") {
+    } else if (event.key === "Escape" || event.key === "Tab") {
       setOpen(false);
     } else if (event.key === "Backspace" && multiple && query === "" && chosen.length) {
       onChange(chosen.slice(0, -1));
@@ -101,6 +103,7 @@ export default function ColumnPicker({
         placeholder={placeholder ?? (multiple ? "Add a column…" : "Column…")}
         value={text}
         onFocus={() => setOpen(true)}
+        onClick={() => setOpen(true)}
         onBlur={() => {
           setOpen(false);
           if (multiple && query.trim() && !chosen.includes(query.trim())) pick(query.trim());

@@ -1,8 +1,10 @@
 // The params form's compound fields: lists of values, lists of objects (or of a tagged
 // union's variants), and objects, each with its own fields.
 
+import { useState } from "react";
 import {
   defaultValue,
+  foldedObject,
   enumOptions,
   parseScalar,
   pathKey,
@@ -146,6 +148,39 @@ function UnionItem({ context, path, variants, value, onChange }) {
         skip={prop}
         tag={current.tag}
       />
+    </>
+  );
+}
+
+/** An object field: its fields, or, while an optional one is unset, a button that opens them
+ * (so that its required fields do not look required of every node), and one that removes it. */
+export function OptionalObject(props) {
+  const { id, context, path, field, value, onChange, required, nullable, title } = props;
+  const [opened, setOpened] = useState(false);
+  const optional = !required || nullable;
+  if (foldedObject(value, required, nullable) && !opened) {
+    if (context.readOnly) return <p className="pw-muted">Not set.</p>;
+    return (
+      <button type="button" id={id} className="pw-add" onClick={() => setOpened(true)}>
+        + Set up {title.toLowerCase()} (optional)
+      </button>
+    );
+  }
+  return (
+    <>
+      <ObjectFields context={context} path={path} field={field} value={value} onChange={onChange} />
+      {optional && !context.readOnly ? (
+        <button
+          type="button"
+          className="pw-add"
+          onClick={() => {
+            setOpened(false);
+            onChange(undefined);
+          }}
+        >
+          Remove {title.toLowerCase()}
+        </button>
+      ) : null}
     </>
   );
 }

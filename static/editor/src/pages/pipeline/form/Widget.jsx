@@ -7,7 +7,7 @@ import { enumOptions, parseNumber, parseScalar, scalarText } from "./schemaForm.
 import ColumnPicker from "./ColumnPicker.jsx";
 import { OptionSelect } from "./controls.jsx";
 import DictRows from "./DictRows.jsx";
-import { ObjectFields, ObjectList, ValueList } from "./ListFields.jsx";
+import { ObjectList, OptionalObject, ValueList } from "./ListFields.jsx";
 
 // CodeMirror is a third of the bundle and only an expression field needs it: it loads the
 // first time one is shown (a chunk of its own), while a plain box holds the text.
@@ -198,12 +198,16 @@ export default function Widget({
       );
     case "object":
       return (
-        <ObjectFields
+        <OptionalObject
+          id={id}
           context={context}
           path={path}
           field={field}
           value={value}
           onChange={onChange}
+          required={required}
+          nullable={nullable}
+          title={title}
         />
       );
     default:

@@ -181,4 +181,14 @@ describe("card summaries", () => {
     expect(summaryText(pivot, {}, schema)).toBe("");
     expect(summaryText("stacked by column name", {}, schema)).toBe("stacked by column name");
   });
+
+  it("shows a join's default kind when the kind is left unset or cleared", () => {
+    const schema = { properties: { how: { default: "inner" } } };
+    const join = "{how}: {left_on} = {right_on}";
+    for (const how of [undefined, null, ""]) {
+      expect(summaryText(join, { how, left_on: ["id"], right_on: ["user_id"] }, schema)).toBe(
+        "inner: id = user_id",
+      );
+    }
+  });
 });

@@ -163,6 +163,13 @@ export function defaultValue(schema, root) {
   }
 }
 
+/** Whether an object field is shown folded, as a button that opens it: it may be left out
+ * (not required, or nullable) and has no value yet. Its own required fields (an incremental
+ * input's "Read") are then not shown, so they do not look required of every node. */
+export function foldedObject(value, required, nullable) {
+  return (!required || nullable) && (value === undefined || value === null);
+}
+
 /** `value` with the item at `path` (keys and indexes) set; `undefined` removes an object key. */
 export function setIn(value, path, next) {
   if (!path.length) return next;

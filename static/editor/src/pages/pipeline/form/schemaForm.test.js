@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  foldedObject,
   defaultValue,
   dictFromRows,
   enumOptions,
@@ -201,5 +202,14 @@ describe("problems at fields", () => {
     const grouped = groupProblems(problems);
     expect(grouped.byNode.t).toHaveLength(3);
     expect(grouped.pipeline.map((problem) => problem.message)).toEqual(["a cycle"]);
+  });
+});
+
+describe("optional object fields", () => {
+  it("are folded while unset, so that their own required fields do not show", () => {
+    expect(foldedObject(undefined, false, true)).toBe(true); // incremental: none
+    expect(foldedObject(null, false, false)).toBe(true);
+    expect(foldedObject({ mode: "watermark" }, false, true)).toBe(false);
+    expect(foldedObject(undefined, true, false)).toBe(false); // a required object shows
   });
 });

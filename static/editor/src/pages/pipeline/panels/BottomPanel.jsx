@@ -9,7 +9,8 @@ import { OverlayContext } from "../contexts.js";
 import { shownRun } from "../overlay.js";
 import { useStore } from "../../../lib/store.js";
 import DataPanel from "../data/DataPanel.jsx";
-import { previewCaption } from "../data/resultData.js";
+import { nodeChoiceText, previewCaption } from "../data/resultData.js";
+import { noLogsText } from "./logLines.js";
 import PlanPanel from "../plan/PlanPanel.jsx";
 import Timeline from "../runs/Timeline.jsx";
 import PanelSplitter from "./PanelSplitter.jsx";
@@ -118,16 +119,17 @@ function BottomPanel({
 }
 
 function Tab({ tab, nodeIds, labels, plan, dirty, preview, data }) {
-  if (tab === "logs") return <Logs nodeIds={nodeIds} />;
-  if (tab === "data") return <DataPanel {...data} />;
+  if (tab === "logs") return <Logs nodeIds={nodeIds} labels={labels} />;
+  if (tab === "data") return <DataPanel {...data} labels={labels} />;
   if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} />;
   if (tab === "timeline") return <Timeline labels={labels} />;
   return <Preview preview={preview} />;
 }
 
-function Logs({ nodeIds }) {
+function Logs({ nodeIds, labels }) {
   const overlay = useContext(OverlayContext);
-  const logs = useStore(overlay, (state) => shownRun(state).logs);
+  const run = useStore(overlay, shownRun);
+  const logs = run.logs;
   const [node, setNode] = useState("");
   const end = useRef(null);
   const shown = (node ? logs.filter((entry) => entry.node === node) : logs).slice(-SHOWN_LINES);
@@ -145,7 +147,7 @@ function Logs({ nodeIds }) {
           <option value="">All nodes</option>
           {choices.map((id) => (
             <option key={id} value={id}>
-              {id}
+              {nodeChoiceText(id, labels)}
             </option>
           ))}
         </select>
@@ -154,16 +156,14 @@ function Logs({ nodeIds }) {
         {shown.map((entry, index) => (
           <li key={index} className={`pw-log-${entry.level}`}>
             <span className="pw-log-time">{entry.time ? entry.time.slice(11, 23) : ""}</span>
-            <span className="pw-log-node">{entry.node ?? "run"}</span>
+            <span className="pw-log-node" title={entry.node ?? undefined}>
+              {entry.node ? labels?.[entry.node] || entry.node : "run"}
+            </span>
             <span className="pw-log-level">{entry.level}</span>
             <span className="pw-log-message">{entry.message}</span>
           </li>
         ))}
-        {!shown.length ? (
-          <li className="pw-muted">
-            No log lines yet. Run the pipeline to see what each node does.
-          </li>
-        ) : null}
+        {!shown.length ? <li className="pw-muted">{noLogsText(run, node)}</li> : null}
         <li ref={end} aria-hidden="true" />
       </ol>
     </div>

@@ -4,7 +4,8 @@
 
 import "../../../ui/menu.css";
 import "./runs.css";
-import { formatDuration, timeAgo } from "../../../lib/format.js";
+import { timeAgo } from "../../../lib/format.js";
+import { durationLabel } from "./durations.js";
 import { useLoadedMenu } from "../../../ui/useLoadedMenu.js";
 
 /** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back,
@@ -71,20 +72,20 @@ function compareLabel(runs, viewedId) {
   return viewed ? `Compare #${viewed.number} with…` : "Compare with…";
 }
 
-/** "#12 · succeeded · alice · 3.2 s · 5 min ago" (you: "you"; a schedule's run: "scheduled
+/** "#12 · succeeded · alice · start to end 3.2 s · 5 min ago" (you: "you"; a schedule's run: "scheduled
  * (alice)"; parts not known are left out). */
 function runLine(run, userName) {
   const by = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
   const who = run.trigger === "schedule" ? `scheduled${by ? ` (${by})` : ""}` : by;
-  const took = run.duration_s != null ? formatDuration(run.duration_s) : null;
+  const took = run.duration_s != null ? durationLabel("recorded", run.duration_s) : null;
   return (
     <span className="pw-run-line">
       <strong>#{run.number}</strong>
       {" · "}
       <span className={`pw-badge pw-status-${run.status}`}>{run.status.replace("_", " ")}</span>
       {[who, took, timeAgo(run.created_at)].filter(Boolean).map((part, index) => (
-        <span key={index} className="pw-muted">
-          {` · ${part}`}
+        <span key={index} className="pw-muted" title={part.title}>
+          {` · ${part.text ?? part}`}
         </span>
       ))}
     </span>

@@ -4,7 +4,7 @@
 
 import "./runs.css";
 import { useContext } from "react";
-import { formatDuration } from "../../../lib/format.js";
+import { durationLabel } from "./durations.js";
 import { shownRun } from "../overlay.js";
 import { runProgress } from "./runState.js";
 import { useStore } from "../../../lib/store.js";
@@ -48,7 +48,11 @@ export function ViewedRunBanner({ onLive, liveRunId }) {
         {viewed.revision != null ? ` · revision ${viewed.revision}` : ""}
         {" · "}
         {viewed.status}
-        {viewed.durationS != null ? ` in ${formatDuration(viewed.durationS)}` : ""}
+        {viewed.durationS != null ? (
+          <span title={durationLabel("recorded", viewed.durationS).title}>
+            {` · ${durationLabel("recorded", viewed.durationS).text}`}
+          </span>
+        ) : null}
         {viewed.runId === liveRunId ? " (the latest run)" : ""}
         {" · read only"}
         {parameters.length ? (

@@ -7,6 +7,7 @@
 import "./Timeline.css";
 import { memo, useContext, useEffect, useMemo, useState } from "react";
 import { formatDuration, formatTime } from "../../../lib/format.js";
+import { durationLabel } from "./durations.js";
 import { shownRun } from "../overlay.js";
 import { isActive } from "./runState.js";
 import { useStore } from "../../../lib/store.js";
@@ -42,7 +43,9 @@ function Timeline({ labels }) {
   return (
     <div className="pw-timeline">
       <div className="pw-timeline-head">
-        <p className="pw-small">{summary}</p>
+        <p className="pw-small" title={durationLabel("nodes", layout.durationS).title}>
+          {summary}
+        </p>
         <span className="pw-topbar-spacer" />
         <button type="button" aria-pressed={asTable} onClick={() => setAsTable(!asTable)}>
           As a table

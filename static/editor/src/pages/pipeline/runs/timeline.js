@@ -2,7 +2,7 @@
 // start to its end, on a time axis from the first attempt's start to the run's end, or to now
 // while the run goes on (an attempt still running ends at now, and grows). Pure: the panel only draws it.
 
-import { formatDuration } from "../../../lib/format.js";
+import { durationLabel } from "./durations.js";
 
 const TICK_STEPS_S = [
   0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900,
@@ -81,7 +81,7 @@ export function timelineSummary(layout, run) {
     .join(", ");
   const name = run.number != null ? `run #${run.number}` : "the run";
   const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
-  return `Timeline of ${name} over ${formatDuration(layout.durationS)}: ${plural(layout.rows.length, "node")}, ${plural(layout.attempts, "attempt")}${retried ? ` (${retried} retried)` : ""}; ${statuses || "nothing ran yet"}.`;
+  return `Timeline of ${name}, ${durationLabel("nodes", layout.durationS).text}: ${plural(layout.rows.length, "node")}, ${plural(layout.attempts, "attempt")}${retried ? ` (${retried} retried)` : ""}; ${statuses || "nothing ran yet"}.`;
 }
 
 /** Ticks at a round step, at most MAX_TICKS of them, from 0 to `seconds`. */

@@ -74,7 +74,7 @@ describe("the timeline of a past run", () => {
 
   it("says what it shows in words", () => {
     expect(timelineSummary(layout, pastRun)).toBe(
-      "Timeline of run #4 over 10.0 s: 3 nodes, 3 attempts (1 retried); 1 cancelled, 1 failed, 1 succeeded.",
+      "Timeline of run #4, nodes over 10.0 s: 3 nodes, 3 attempts (1 retried); 1 cancelled, 1 failed, 1 succeeded.",
     );
   });
 });

@@ -2,7 +2,7 @@
 // the toasts that say how a run ended, and the History menu's past runs.
 
 import { useCallback, useEffect, useRef } from "react";
-import { formatDuration } from "../../../lib/format.js";
+import { durationLabel } from "./durations.js";
 import { refusalDetails } from "../document/problems.js";
 import { cancelRequested, fromRunDetails, fromStartedRun, isActive, runPhase } from "./runState.js";
 import { useStore } from "../../../lib/store.js";
@@ -36,7 +36,7 @@ export function useRunControls({
     if (cancelToast.current !== null) toasts.dismiss(cancelToast.current);
     cancelToast.current = null;
     const run = overlay.get().live;
-    const took = run.durationS != null ? ` in ${formatDuration(run.durationS)}` : "";
+    const took = run.durationS != null ? `: ${durationLabel("engine", run.durationS).text}` : "";
     toasts.show(`Run ${phase}${took}.`, { kind: phase === "succeeded" ? "success" : "error" });
   }, [phase, sets, overlay, toasts]);
 

@@ -49,6 +49,16 @@ export function whenText(notification) {
 }
 
 /** Lists, adds, changes, deletes and tests the pipeline's notifications (editors only). */
+/** Where the messages' links to runs start, and why there (docs/notifications.md). */
+export function linksText(notification) {
+  const start = notification?.links_start_with;
+  if (!start) return "";
+  return notification.links_from === "PIPEWRIGHT_BASE_URL"
+    ? `Links to runs start with ${start} (PIPEWRIGHT_BASE_URL).`
+    : `Links to runs start with ${start}, the address this was saved at; ` +
+        "set PIPEWRIGHT_BASE_URL to choose another.";
+}
+
 export default function NotificationSettings({ api, pipelineId }) {
   const base = `/api/pipelines/${pipelineId}/notifications`;
   const [items, setItems] = useState(null);
@@ -117,6 +127,7 @@ export default function NotificationSettings({ api, pipelineId }) {
       {items?.length === 0 && !editing ? (
         <p className="pw-hint">Nobody is told how runs end.</p>
       ) : null}
+      {items?.length ? <p className="pw-hint">{linksText(items[0])}</p> : null}
       <ul className="pw-notification-list">
         {(items ?? []).map((notification) => (
           <li key={notification.id} className="pw-notification">

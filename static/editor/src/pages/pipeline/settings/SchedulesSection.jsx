@@ -1,10 +1,12 @@
-// A pipeline's schedules, in its Settings dialog: the list, a form to add or edit one (cron,
-// time zone, parameters, policies, enabled) showing the next five fire times as the user
-// types, and delete. Each save goes to the server at once (`/api/pipelines/<id>/schedules`),
-// apart from the dialog's Apply; the server checks every field and names the wrong one.
+// A pipeline's schedules, in its Settings dialog: the list, a form to add or edit one (an
+// interval or a cron, time zone, parameters, policies, enabled) showing the next five fire
+// times as the user types, and delete. Each save goes to the server at once
+// (`/api/pipelines/<id>/schedules`), apart from the dialog's Apply; the server checks every
+// field and names the wrong one.
 
 import { useCallback, useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
+import { STEPS, cronOfInterval, describeCron, intervalOfCron } from "./scheduleInterval.js";
 
 const PREVIEW_DELAY_MS = 300;
 const EMPTY = {
@@ -75,8 +77,8 @@ export default function SchedulesSection({ api, pipelineId, readOnly }) {
     <section className="pw-field pw-schedules" aria-label="Schedules">
       <div className="pw-label">Schedules</div>
       <p className="pw-hint">
-        Run this pipeline at the times of a cron expression in a time zone, with your rights. Saved
-        at once.{" "}
+        Run this pipeline every N minutes or hours, or at the times of a cron expression, in a time
+        zone, with your rights. Saved at once.{" "}
         <a href="/docs/schedules/" target="_blank" rel="noreferrer">
           How schedules work
         </a>{" "}
@@ -89,9 +91,9 @@ export default function SchedulesSection({ api, pipelineId, readOnly }) {
         {items?.map((schedule) => (
           <li key={schedule.id} className="pw-schedule">
             <div>
-              <strong>{schedule.name || schedule.cron}</strong>{" "}
+              <strong>{schedule.name || describeCron(schedule.cron)}</strong>{" "}
               <span className="pw-muted">
-                {schedule.name ? `${schedule.cron} · ` : ""}
+                {schedule.name ? `${describeCron(schedule.cron)} · ` : ""}
                 {schedule.timezone} · {schedule.owner}
               </span>
               {schedule.enabled ? (
@@ -149,6 +151,14 @@ export default function SchedulesSection({ api, pipelineId, readOnly }) {
 
 function ScheduleForm({ api, base, initial, onDone, onCancel }) {
   const [values, setValues] = useState(initial);
+  // "Every N minutes/hours" builds the cron; "cron" edits it as text.
+  const [repeat, setRepeat] = useState(intervalOfCron(initial.cron) ? "interval" : "cron");
+  const interval = intervalOfCron(values.cron) ?? { every: 15, unit: "minutes" };
+  const changeInterval = (patch) => {
+    const next = { ...interval, ...patch };
+    if (!STEPS[next.unit].includes(Number(next.every))) next.every = STEPS[next.unit][0];
+    setValues({ ...values, cron: cronOfInterval(next) });
+  };
   const [preview, setPreview] = useState({ times: [], error: null });
   const [error, setError] = useState(null);
   const set = (field) => (event) =>
@@ -216,6 +226,46 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
     >
       <div className="pw-grid-2">
         <div className="pw-field">
+          <label className="pw-label" htmlFor="pw-schedule-repeat">
+            Runs
+          </label>
+          <select
+            id="pw-schedule-repeat"
+            value={repeat}
+            onChange={(event) => {
+              setRepeat(event.target.value);
+              if (event.target.value === "interval") changeInterval({});
+            }}
+          >
+            <option value="interval">Every N minutes or hours</option>
+            <option value="cron">At the times of a cron expression</option>
+          </select>
+          {repeat === "interval" ? (
+            <div className="pw-row pw-schedule-interval">
+              <label htmlFor="pw-schedule-every">Every</label>
+              <select
+                id="pw-schedule-every"
+                value={interval.every}
+                onChange={(event) => changeInterval({ every: Number(event.target.value) })}
+              >
+                {STEPS[interval.unit].map((step) => (
+                  <option key={step} value={step}>
+                    {step}
+                  </option>
+                ))}
+              </select>
+              <select
+                aria-label="Unit"
+                value={interval.unit}
+                onChange={(event) => changeInterval({ unit: event.target.value })}
+              >
+                <option value="minutes">minutes</option>
+                <option value="hours">hours (on the hour)</option>
+              </select>
+            </div>
+          ) : null}
+        </div>
+        <div className="pw-field">
           <label className="pw-label" htmlFor="pw-schedule-cron">
             Cron expression
           </label>
@@ -224,11 +274,14 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
             aria-invalid={at("cron").length > 0 || undefined}
             value={values.cron}
             onChange={set("cron")}
+            readOnly={repeat === "interval"}
             placeholder="minute hour day month weekday"
           />
           <FieldMessages messages={at("cron")} />
           <p className="pw-hint">
-            Five fields: minute hour day-of-month month day-of-week, e.g. 0 6 * * MON-FRI.
+            {repeat === "interval"
+              ? "Written from the interval above."
+              : "Five fields: minute hour day-of-month month day-of-week, e.g. 0 6 * * MON-FRI."}
           </p>
         </div>
         <div className="pw-field">

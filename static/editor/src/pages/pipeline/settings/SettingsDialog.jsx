@@ -96,7 +96,7 @@ export default function SettingsDialog({
   };
   return (
     <Dialog title="Pipeline settings" onClose={onClose} wide>
-      <form onSubmit={apply} className="pw-settings">
+      <form id="pw-settings-form" onSubmit={apply} className="pw-settings">
         <FieldMessages
           messages={otherSettingProblems(problems, shown).map((problem) =>
             describeProblem(problem),
@@ -311,16 +311,23 @@ export default function SettingsDialog({
           ) : null}
         </div>
         <SchedulesSection api={api} pipelineId={pipelineId} readOnly={readOnly} />
-        <div className="pw-dialog-actions">
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-          <button type="submit" className="pw-primary" disabled={badNames.length > 0}>
-            Apply
-          </button>
-        </div>
       </form>
       {api ? <NotificationSettings api={api} pipelineId={pipelineId} /> : null}
+      {/* At the bottom, below every section: Apply takes the settings above; schedules and
+          notifications are saved by their own buttons. */}
+      <div className="pw-dialog-actions pw-dialog-footer">
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+        <button
+          type="submit"
+          form="pw-settings-form"
+          className="pw-primary"
+          disabled={badNames.length > 0}
+        >
+          Apply
+        </button>
+      </div>
     </Dialog>
   );
 }

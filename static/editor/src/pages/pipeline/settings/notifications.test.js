@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bodyOf, whenText } from "./NotificationSettings.jsx";
+import { bodyOf, linksText, whenText } from "./NotificationSettings.jsx";
 
 const FORM = {
   kind: "email",
@@ -41,5 +41,18 @@ describe("notification settings", () => {
       "when a run fails, succeeds, runs over 60 s",
     );
     expect(whenText({ on_failure: false, on_success: false, long_after_s: null })).toBe("never");
+  });
+});
+
+describe("links in messages", () => {
+  it("says where the links to runs start and whether the setting or the address chose it", () => {
+    expect(
+      linksText({ links_start_with: "https://pw.example.org", links_from: "PIPEWRIGHT_BASE_URL" }),
+    ).toBe("Links to runs start with https://pw.example.org (PIPEWRIGHT_BASE_URL).");
+    expect(linksText({ links_start_with: "http://host:8000", links_from: "saved_at" })).toBe(
+      "Links to runs start with http://host:8000, the address this was saved at; " +
+        "set PIPEWRIGHT_BASE_URL to choose another.",
+    );
+    expect(linksText({ links_start_with: "", links_from: "saved_at" })).toBe("");
   });
 });

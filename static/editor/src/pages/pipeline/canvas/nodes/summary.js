@@ -12,7 +12,7 @@ const PLACEHOLDER = /\{([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?\}/gi;
 export function summaryText(template, params, paramsSchema) {
   if (!template) return "";
   const set = params && Object.keys(params).length;
-  const shown = set ? { ...defaultsOf(paramsSchema), ...params } : (params ?? {});
+  const shown = set ? { ...defaultsOf(paramsSchema), ...setParams(params) } : (params ?? {});
   const sections = template.replace(/\[([^\]]*)\]/g, (_, inner) => {
     const filled = fill(inner, shown);
     return filled === null ? "" : filled;
@@ -36,6 +36,15 @@ function fill(text, params, lenient = false) {
   if (empty && !lenient) return null;
   if (placeholders && !any) return ""; // only the template's words ("of by"): nothing set
   return empty && !/[^\s:·,=→()]/.test(filled) ? "" : filled;
+}
+
+/** `params` without the ones left empty (a cleared select is `null` or `""`, not its default). */
+function setParams(params) {
+  return Object.fromEntries(
+    Object.entries(params).filter(
+      ([, value]) => value !== undefined && value !== null && value !== "",
+    ),
+  );
 }
 
 /** The top-level defaults of a params schema that are scalars (lists read as unset). */
