@@ -104,7 +104,7 @@ function BottomPanel({ open, tab, onTab, onToggle, preview, nodeIds, labels, pla
 function Tab({ tab, nodeIds, labels, plan, dirty, preview, data }) {
   if (tab === "logs") return <Logs nodeIds={nodeIds} />;
   if (tab === "data") return <DataPanel {...data} />;
-  if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} />;
+  if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} labels={labels} />;
   if (tab === "timeline") return <Timeline labels={labels} />;
   return <Preview preview={preview} />;
 }
