@@ -156,7 +156,7 @@ def _check_before_run(
     if refused := reuse.refusals(document):
         raise problems_error(400, "invalid_request", "the request is not valid", refused)
     access = engine_access(pipeline.workspace, user)
-    found = jobs.infer_schemas(document, parameters, **access)["problems"]
+    found = jobs.infer_schemas(document, parameters, **access, before_run=True)["problems"]
     problems = [Problem.from_json(problem) for problem in found]
     if stopping := run_stopping(document, problems):
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
