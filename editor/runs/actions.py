@@ -159,7 +159,8 @@ def _check_before_run(
     found = jobs.infer_schemas(document, parameters, **access, before_run=True)["problems"]
     problems = [Problem.from_json(problem) for problem in found]
     if stopping := run_stopping(document, problems):
-        raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
+        refusal = problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
+        raise _labelled(refusal, document)
     if problems and not allow_problems:
         raise problems_refusal(document, problems)
     return tuple(dict.fromkeys(problem.node for problem in problems if problem.node))
@@ -174,6 +175,11 @@ def problems_refusal(document: PipelineSpec, problems: list[Problem]) -> ActionE
         "the pipeline has problems; fix them or run anyway",
         problems,
     )
+    return _labelled(refusal, document)
+
+
+def _labelled(refusal: ActionError, document: PipelineSpec) -> ActionError:
+    """`refusal` with its node's label on each problem (None for the pipeline's own)."""
     labels = {node.id: node.label or node.id for node in document.nodes}
     refusal.extra["problems"] = [
         {**problem, "label": labels.get(problem["node"])} for problem in refusal.extra["problems"]
@@ -248,6 +254,7 @@ def record_refused(
     audit_log.record(
         "run.refused", run, revision=run.revision, details=_run_details(run), user=user
     )
+    _prune_runs(pipeline)
     transaction.on_commit(lambda: dispatch.run_ended(run.pk))
     return run
 
