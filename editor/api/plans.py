@@ -14,12 +14,15 @@ from ninja import Query, Router
 from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.plans import ExplainedPlan
 from editor.errors import ActionError, problems_error
+from editor.models import NodeRun
 from editor.pipelines.documents import to_document
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
 from runtime.document.backend_names import Backend
 from runtime.document.parameters import parse_cli_pair
+from runtime.execution.statuses import NodeStatus
+from runtime.plan.reuse.reuse_pass import REUSED
 
 router = Router()
 
@@ -48,7 +51,23 @@ def pipeline_plan(
     )
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot be planned", problems)
-    return plan
+    return {**plan, "reused_from": _reused_from(pipeline, plan.get("reuse", {}))}
+
+
+def _reused_from(pipeline, reuse: dict[str, str]) -> dict[str, int]:
+    """For each node the plan reuses, the number of the newest run that computed it (succeeded,
+    not itself read from the store)."""
+    reused = [node for node, why in reuse.items() if why.startswith(REUSED)]
+    found: dict[str, int] = {}
+    if not reused:
+        return found
+    computed = NodeRun.objects.filter(
+        run__pipeline=pipeline, node_id__in=reused, status=NodeStatus.SUCCEEDED
+    ).order_by("-run__number")
+    for node_id, number, metrics in computed.values_list("node_id", "run__number", "metrics"):
+        if node_id not in found and not (metrics or {}).get("cached"):
+            found[node_id] = number
+    return found
 
 
 def _parameters(pairs: list[str]) -> dict:

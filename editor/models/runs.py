@@ -52,6 +52,12 @@ class Run(models.Model):
         blank=True,
         help_text="Ran this node and everything below it, reusing what is stored above it.",
     )
+    left_out = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Nodes left out, with everything below them: the run was started despite "
+        "their problems.",
+    )
     status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default=RunStatus.QUEUED)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

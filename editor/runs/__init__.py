@@ -1,8 +1,9 @@
 """Runs: everything between "queued" and "rows written", and the jobs that run like them.
 
 The chain of a run, one hand-off a line:
-1. `actions.start_run` checks the snapshot in a job's process (`jobs.run_problems`), writes
-   the `queued` `Run` row and its pending node rows, and on commit calls `launcher.submit`.
+1. `actions.start_run` checks the snapshot in a job's process (`jobs.infer_schemas`: any
+   problem refuses it unless `allow_problems` leaves those nodes out), writes the `queued`
+   `Run` row and its pending node rows, and on commit calls `launcher.submit`.
 2. The database is the queue: a `worker_pool.WorkerPool` (this web process's, woken by
    `submit`, or `manage.py runworkers`') claims the row in fair order (`queue.claim_next`).
 3. `launcher.execute` builds the plan and hands it to a `supervision.Supervisor` picked from

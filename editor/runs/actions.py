@@ -11,16 +11,19 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule
+from editor.notifications import dispatch
 from editor.pipelines.documents import to_document
 from editor.runs import jobs, launcher, node_rows
 from editor.runs.limits import refuse_too_many_runs
 from editor.workspaces.membership import engine_access
 from runtime import Pipeline as PipelineSpec
 from runtime import Problem, RunStatus
+from runtime.checks.inference import run_stopping
 from runtime.document.spec import to_json_dict
 
 
@@ -56,6 +59,8 @@ class CheckedStart:
     revision: int
     parameters: dict
     reuse: Reuse
+    left_out: tuple[str, ...] = ()
+    """The nodes with problems a start `allow_problems` leaves out (and all below them)."""
 
 
 def start_run(
@@ -67,12 +72,16 @@ def start_run(
     schedule: Schedule | None = None,
     scheduled_for: datetime | None = None,
     queue: bool = False,
+    allow_problems: bool = False,
 ) -> Run:
     """Snapshot the pipeline and queue a run of it (one active run per pipeline), started by
     `user` or, with its owner as `user`, by `schedule` for its fire time `scheduled_for`;
     `queue` (a schedule's overlap policy): while a run is active, this one waits behind it
-    instead (one run waits at most). Call it outside any transaction (`check_start`)."""
-    checked = check_start(pipeline, user, parameters, reuse, queue=queue)
+    instead (one run waits at most); `allow_problems`: see `check_start`. Call it outside any
+    transaction (`check_start`)."""
+    checked = check_start(
+        pipeline, user, parameters, reuse, queue=queue, allow_problems=allow_problems
+    )
     with transaction.atomic():
         return queue_checked(checked, schedule=schedule, scheduled_for=scheduled_for, queue=queue)
 
@@ -84,9 +93,14 @@ def check_start(
     reuse: Reuse = Reuse(),
     *,
     queue: bool = False,
+    allow_problems: bool = False,
 ) -> CheckedStart:
     """Refuse a start that cannot be made (409 and 429 at once; 400 and 422 once a snapshot
     of the pipeline is checked, in a job's process), else the snapshot checked.
+
+    A pipeline with any of the problems the editor shows is refused (422 `pipeline_has_problems`,
+    listing them) unless `allow_problems`: then the nodes with problems and everything below
+    them are left out and the rest runs; problems no run can start with are refused still.
 
     The check reads the inputs, which may take up to PIPEWRIGHT_PREVIEW_TIMEOUT: call this
     outside any transaction, so that no lock is held meanwhile (on SQLite, the database's)."""
@@ -95,8 +109,8 @@ def check_start(
     snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
     document = to_document(snapshot)
     parameters = parameters or {}
-    _check_before_run(pipeline, user, document, parameters, reuse)
-    return CheckedStart(pipeline, user, document, snapshot.revision, parameters, reuse)
+    left_out = _check_before_run(pipeline, user, document, parameters, reuse, allow_problems)
+    return CheckedStart(pipeline, user, document, snapshot.revision, parameters, reuse, left_out)
 
 
 def queue_checked(
@@ -130,16 +144,47 @@ def _refuse_start(pipeline: Pipeline, user, queue: bool) -> list[Run]:
 
 
 def _check_before_run(
-    pipeline: Pipeline, user, document: PipelineSpec, parameters: dict, reuse: Reuse
-) -> None:
-    """Refuse a run of `document` that cannot start (400, 422): it reads the inputs, in a
-    job's process."""
+    pipeline: Pipeline,
+    user,
+    document: PipelineSpec,
+    parameters: dict,
+    reuse: Reuse,
+    allow_problems: bool,
+) -> tuple[str, ...]:
+    """Refuse a run of `document` that cannot start (400, 422), else the nodes it leaves out:
+    it reads the inputs, in a job's process."""
     if refused := reuse.refusals(document):
         raise problems_error(400, "invalid_request", "the request is not valid", refused)
     access = engine_access(pipeline.workspace, user)
-    problems = jobs.run_problems(document, parameters, **access)
-    if problems:
-        raise problems_error(422, "invalid_pipeline", "the pipeline cannot run", problems)
+    found = jobs.infer_schemas(document, parameters, **access, before_run=True)["problems"]
+    problems = [Problem.from_json(problem) for problem in found]
+    if stopping := run_stopping(document, problems):
+        refusal = problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
+        raise _labelled(refusal, document)
+    if problems and not allow_problems:
+        raise problems_refusal(document, problems)
+    return tuple(dict.fromkeys(problem.node for problem in problems if problem.node))
+
+
+def problems_refusal(document: PipelineSpec, problems: list[Problem]) -> ActionError:
+    """The refusal of a run of `document` with `problems` the editor shows: each problem with
+    its node's label, so that the list reads as the canvas does."""
+    refusal = problems_error(
+        422,
+        "pipeline_has_problems",
+        "the pipeline has problems; fix them or run anyway",
+        problems,
+    )
+    return _labelled(refusal, document)
+
+
+def _labelled(refusal: ActionError, document: PipelineSpec) -> ActionError:
+    """`refusal` with its node's label on each problem (None for the pipeline's own)."""
+    labels = {node.id: node.label or node.id for node in document.nodes}
+    refusal.extra["problems"] = [
+        {**problem, "label": labels.get(problem["node"])} for problem in refusal.extra["problems"]
+    ]
+    return refusal
 
 
 def _queue_run(
@@ -160,6 +205,7 @@ def _queue_run(
         fresh=reuse.fresh,
         up_to=reuse.up_to or "",
         from_node=reuse.from_node or "",
+        left_out=list(checked.left_out),
         trigger="schedule" if schedule is not None else "manual",
         schedule=schedule,
         scheduled_for=scheduled_for,
@@ -172,6 +218,54 @@ def _queue_run(
     _prune_runs(checked.pipeline)
     transaction.on_commit(lambda: launcher.submit(run.pk))
     return run
+
+
+PROBLEM_CODES = frozenset({"pipeline_has_problems", "invalid_pipeline"})
+"""The refusals of a start that are the pipeline's own problems (a scheduled run records them)."""
+
+
+def record_refused(
+    pipeline: Pipeline,
+    user,
+    refusal: ActionError,
+    *,
+    schedule: Schedule | None = None,
+    scheduled_for: datetime | None = None,
+) -> Run:
+    """A run that failed at once, executing nothing, with the problems that refused its start as
+    its error (one line each), in the caller's transaction; its notifications go once it commits.
+
+    A schedule's start is not asked by anyone who could read a refusal: its run says it."""
+    lines = [f"- {_problem_line(problem)}" for problem in refusal.extra.get("problems", [])]
+    now = timezone.now()
+    run = Run.objects.create(
+        pipeline=pipeline,
+        document=to_json_dict(to_document(pipeline)),
+        parameters=schedule.parameters if schedule is not None else {},
+        started_by=user,
+        status=RunStatus.FAILED,
+        trigger="schedule" if schedule is not None else "manual",
+        schedule=schedule,
+        scheduled_for=scheduled_for,
+        started_at=now,
+        finished_at=now,
+        error="\n".join([refusal.message, *lines]),
+    )
+    audit_log.record(
+        "run.refused", run, revision=run.revision, details=_run_details(run), user=user
+    )
+    _prune_runs(pipeline)
+    transaction.on_commit(lambda: dispatch.run_ended(run.pk))
+    return run
+
+
+def _problem_line(problem: dict) -> str:
+    """`label (node) · field: message`, as the run's error lists a problem."""
+    node, label = problem.get("node"), problem.get("label")
+    place = f"{label} ({node})" if label and label != node else node
+    field = None if problem.get("field_title") else problem.get("field")
+    where = " · ".join(part for part in (place, field) if part)
+    return f"{where}: {problem['message']}" if where else problem["message"]
 
 
 def cancel_run(run: Run) -> Run:

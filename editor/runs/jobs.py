@@ -104,10 +104,12 @@ def infer_schemas(
     *,
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
+    before_run: bool = False,
 ) -> dict:
     """What `runtime.checks.inference.infer_schemas` answers, in its JSON form, computed in a job's
-    process."""
-    job = _Job("schemas", "working out the pipeline's columns", SLOW_INPUTS)
+    process; `before_run`: a run follows at once, and its start, not a spare's warm-up, gets the
+    CPU (the run makes the next spare when it ends)."""
+    job = _Job("schemas", "working out the pipeline's columns", SLOW_INPUTS, refill=not before_run)
     return _answer(job, document, parameters, data_root, connections)
 
 

@@ -300,7 +300,10 @@ def _order(run: Run, plan: Plan) -> RunOrder:
         sys_path=list(sys.path),
         cluster=settings.PIPEWRIGHT_DASK_SCHEDULER or "",
         run_options=RunOptions(
-            fresh=run.fresh, up_to=run.up_to or None, from_node=run.from_node or None
+            fresh=run.fresh,
+            up_to=run.up_to or None,
+            from_node=run.from_node or None,
+            left_out=tuple(run.left_out or ()),
         ),
         positions=positions_of(run.pipeline_id),
     )

@@ -28,7 +28,13 @@ from django.utils import timezone
 from editor.audit import log as audit_log
 from editor.errors import ActionError
 from editor.models import AuditSource, Run, Schedule
-from editor.runs.actions import CheckedStart, check_start, queue_checked
+from editor.runs.actions import (
+    PROBLEM_CODES,
+    CheckedStart,
+    check_start,
+    queue_checked,
+    record_refused,
+)
 from editor.schedules import actions, cron_times
 from editor.workspaces.permissions import Action, may
 
@@ -164,6 +170,12 @@ def _start(
                 queue=schedule.overlap == Schedule.Overlap.QUEUE,
             )
     except ActionError as refused:
+        if refused.code in PROBLEM_CODES:  # the pipeline's own: a failed run says so, and notifies
+            with transaction.atomic(), audit_log.acting(AuditSource.SCHEDULE, owner):
+                run = record_refused(
+                    pipeline, owner, refused, schedule=schedule, scheduled_for=fire_at
+                )
+            return run, f"run #{run.number} for {_when(fire_at)} failed at once: {refused.message}"
         verb = "skipped" if refused.code == "run_in_progress" else "could not start"
         return None, f"{verb} the time {_when(fire_at)}: {refused.message}"
     return run, f"started run #{run.number} for {_when(fire_at)}"

@@ -124,10 +124,16 @@ def run_problems(
     inferred = infer_schemas(
         pipeline, parameters, registry=registry, data_root=data_root, connections=connections
     )
+    return run_stopping(pipeline, inferred.problems)
+
+
+def run_stopping(pipeline: Pipeline, problems: list[Problem]) -> list[Problem]:
+    """Of `problems` (`infer_schemas`'), those `run_problems` keeps: what no run can start with
+    (a run that leaves their nodes out included, since the plan cannot be built)."""
     placed = {node.id: _parameterised_fields(node.params, "params") for node in pipeline.nodes}
     return [
         problem
-        for problem in inferred.problems
+        for problem in problems
         if problem.code != "schema" or problem.field in placed.get(problem.node, ())
     ]
 

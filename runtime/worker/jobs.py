@@ -26,6 +26,7 @@ from runtime.execution.preview import preview
 from runtime.plan import build_plan
 from runtime.plan.explain import explain_json
 from runtime.plan.prepare import prepare
+from runtime.plan.run_options import RunOptions
 from runtime.worker import process_flags
 from runtime.worker.child import EXIT_CRASHED, EXIT_OK, find_modules_as_the_supervisor
 from runtime.worker.wire import JobOrder, Link
@@ -64,9 +65,11 @@ def _plan(order: JobOrder) -> dict:
     if found:
         return {"problems": found, "plan": None}
     plan = build_plan(load_document(order.document), order.parameters, data_root=order.area)
+    # A run's options: the plan says what the run would reuse from the store, and why.
     prepared = prepare(
         plan, backend=order.options.get("backend"), data_root=order.area,
         connections=order.connections, cluster=order.options.get("cluster"), probe=check_reads,
+        options=RunOptions(),
     )  # fmt: skip
     return {"problems": [], "plan": explain_json(prepared)}
 

@@ -120,7 +120,8 @@ def cookie(client) -> str:
 
 
 @pytest.fixture
-def pipeline_id(client) -> int:
+def pipeline_id(client, data_root) -> int:
+    """The seed's pipeline, with its input file (a run of a pipeline with problems is refused)."""
     response = post_json(client, "/api/pipelines", SEED)
     assert response.status_code == 201, response.content
     return response.json()["id"]

@@ -256,8 +256,8 @@ def test_validate_reports_schema_problems_at_node_and_field(client, data_root):
     ]  # fmt: skip
 
 
-def test_a_preview_of_a_failing_node_is_a_422_naming_it(client, pipeline_id, settings, tmp_path):
-    settings.PIPEWRIGHT_DATA_ROOT = tmp_path  # no people.csv there
+def test_a_preview_of_a_failing_node_is_a_422_naming_it(client, pipeline_id, data_root):
+    (data_root / "people.csv").unlink()
     response = post_json(client, f"/api/pipelines/{pipeline_id}/preview", {"node": "adults"})
     assert response.status_code == 422
     assert response.json()["code"] == "node_failed" and response.json()["node"] == "read"

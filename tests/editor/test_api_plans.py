@@ -8,7 +8,7 @@ import pytest
 
 from editor.models import Role, Run
 from editor.workspaces.membership import create_workspace, set_member
-from tests.editor.conftest import SEED, client_for, post_json
+from tests.editor.conftest import SEED, client_for, post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db
 
@@ -21,9 +21,29 @@ def test_the_owner_gets_the_plan_with_its_text(client, pipeline_id, data_root):
     response = plan_of(client, pipeline_id)
     assert response.status_code == 200, response.content
     body = response.json()
-    assert set(body) == {"segments", "pandas", "fallbacks", "eliminated", "merged", "notes", "text"}
+    assert set(body) == {
+        "segments", "pandas", "fallbacks", "eliminated", "merged", "notes", "reuse", "reused_from",
+        "text",
+    }  # fmt: skip
     assert body["text"].startswith("Plan of 'Adults'")
     assert not Run.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_run_the_plan_says_each_node_is_reused_from_that_run_and_why(
+    client, pipeline_id, data_root
+):
+    first = plan_of(client, pipeline_id).json()
+    assert set(first["reuse"]) == {"read", "adults", "write"}
+    assert not any(why.startswith("reused") for why in first["reuse"].values())
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    assert wait_for_run(run_id).status == "succeeded"
+
+    body = plan_of(client, pipeline_id).json()
+
+    assert body["reuse"]["write"].startswith("reused from the cache")
+    assert body["reused_from"]["write"] == 1
+    assert "result store:" in body["text"]
 
 
 def test_backend_pandas_puts_every_node_on_pandas_and_says_so(client, pipeline_id, data_root):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from django.db import transaction
 
 from editor.live.relay import frame_events
-from editor.models import NodeRun, Run
+from editor.models import NodeRun, Pipeline, Run
+from editor.runs import actions as run_actions
 from editor.runs import launcher
 from editor.runs.recorder import RunRecorder
 from runtime.execution.statuses import NodeStatus, RunStatus
@@ -37,10 +39,12 @@ def test_a_run_executes_in_the_background_and_records_every_node(client, pipelin
 
 
 def test_a_failed_node_fails_the_run_and_names_the_node(
-    client, pipeline_id, settings, tmp_path, staff
+    client, pipeline_id, settings, tmp_path, staff, data_root
 ):
-    settings.PIPEWRIGHT_DATA_ROOT = tmp_path  # people.csv is missing here
-    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    checked = run_actions.check_start(Pipeline.objects.get(pk=pipeline_id), staff)
+    (data_root / "people.csv").unlink()  # gone between the check and the run
+    with transaction.atomic():
+        run_id = run_actions.queue_checked(checked).pk
     run = wait_for_run(run_id)
     assert run.status == "failed"
     assert run.error.startswith("read: input file 'people.csv' not found")

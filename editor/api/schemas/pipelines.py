@@ -161,6 +161,12 @@ class RunStartIn(RunIn):
     from_node: str | None = Field(
         None, description="Run this node and everything below it, reusing what is stored above it."
     )
+    allow_problems: bool = Field(
+        False,
+        description="Run despite the problems the editor shows: the nodes with problems and "
+        "everything below them are left out, the rest runs. Without it, such a pipeline is "
+        "refused (422 `pipeline_has_problems`, listing each problem with its node's label).",
+    )
 
 
 class PreviewIn(Schema):

@@ -28,4 +28,14 @@ class ExplainedPlan(Schema):
     eliminated: dict[str, str] = Field(description="Nodes not run, with the reason.")
     merged: dict[str, str] = Field(description="Nodes computed once: alias to the kept node.")
     notes: list[str]
+    reuse: dict[str, str] = Field(
+        default_factory=dict,
+        description="Why each node would run or be reused from the result store, by node, "
+        "parents first (empty when the pipeline's store is off).",
+    )
+    reused_from: dict[str, int] = Field(
+        default_factory=dict,
+        description="For each node the plan reuses, the number of the last run that computed "
+        "it (its stored result is at most that old).",
+    )
     text: str

@@ -48,6 +48,11 @@ class RunSummary(Schema):
     from_node: str | None = Field(
         description="The node the run started from, reusing what is stored above it."
     )
+    left_out: list[str] = Field(
+        [],
+        description="Nodes left out with everything below them: the run was started despite "
+        "their problems (`allow_problems`).",
+    )
     started_by: str | None
     trigger: Literal["manual", "schedule"] = Field(
         description="Started by a person (manual) or by one of the pipeline's schedules."

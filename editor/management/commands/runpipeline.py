@@ -53,6 +53,12 @@ class Command(DocumentCommand):
             "--workspace",
             help="where an imported file goes (default: the owner's personal workspace)",
         )
+        parser.add_argument(
+            "--allow-problems",
+            action="store_true",
+            help="run despite the problems the editor shows: the nodes with problems and "
+            "everything below them are left out (without it, such a pipeline is refused)",
+        )
 
     def handle(self, *, target: str, param: list, owner: str | None, **options):
         workspace = options.get("workspace")
@@ -70,7 +76,9 @@ class Command(DocumentCommand):
                     user = owner_or_first_superuser(owner)
                     pipeline = import_document(Path(target), user, workspace_named(workspace, user))
                     imported = pipeline
-                run = start_run(pipeline, user, parameters)
+                run = start_run(
+                    pipeline, user, parameters, allow_problems=options["allow_problems"]
+                )
         except ActionError as error:
             if imported is not None:
                 delete_pipeline(imported)

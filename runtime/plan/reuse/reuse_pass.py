@@ -158,6 +158,22 @@ def up_to(plan: Plan, node_id: str) -> Plan:
     return rederived(result)
 
 
+def leave_out(plan: Plan, node_ids: list[str]) -> Plan:
+    """`plan` without `node_ids` and everything below them, each skipped saying why: a run
+    started despite those nodes' problems runs the rest."""
+    result = copied(plan)
+    for broken in node_ids:
+        for other in sorted(_below(plan, broken)):
+            if other in result.nodes:
+                del result.nodes[other]
+                result.eliminated[other] = (
+                    "left out: it has problems"
+                    if other in node_ids
+                    else f"left out: it reads from {broken}, which has problems"
+                )
+    return rederived(result)
+
+
 def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bool, str]:
     node = plan.nodes[node_id]
     keys = cache.keys

@@ -52,12 +52,26 @@ def add_webhook(client, pipeline_id: int, url: str, **events) -> dict:
     return answer.json()
 
 
-def failing_pipeline(client) -> int:
-    missing = {
-        **SEED,
-        "nodes": [{**SEED["nodes"][0], "params": {"path": "missing.csv"}}, *SEED["nodes"][1:]],
-    }
-    return post_json(client, "/api/pipelines", missing).json()["id"]
+FAILING = {
+    **SEED,
+    "nodes": [
+        *SEED["nodes"][:2],
+        {**SEED["nodes"][2], "params": {"path": "out/adults.csv", "mode": "error_if_exists"}},
+    ],
+}
+"""A pipeline whose run fails at its output (a run of one with problems would not start)."""
+
+
+def failing_in(folder) -> None:
+    """Make `FAILING` fail in the workspace `folder`: its input there, its output already too."""
+    (folder / "out").mkdir(parents=True, exist_ok=True)
+    (folder / "people.csv").write_text("id,name,age\n1,Ada,36\n")
+    (folder / "out" / "adults.csv").write_text("id\n")
+
+
+def failing_pipeline(client, folder) -> int:
+    failing_in(folder)
+    return post_json(client, "/api/pipelines", FAILING).json()["id"]
 
 
 def run_to_end(client, pipeline_id: int) -> Run:
@@ -73,7 +87,7 @@ def notification_lines(run: Run) -> list[tuple[str, str]]:
 
 
 def test_a_failed_run_posts_a_signed_webhook(client, data_root, receiver):
-    pipeline_id = failing_pipeline(client)
+    pipeline_id = failing_pipeline(client, data_root)
     made = add_webhook(client, pipeline_id, receiver.url)
     assert made["secret"].startswith("whsec_")
     stored = Notification.objects.get(pk=made["id"])
@@ -95,7 +109,7 @@ def test_a_failed_run_posts_a_signed_webhook(client, data_root, receiver):
     assert request["path"] == "/hooks/T0KEN"
     assert (body["event"], body["pipeline"]["id"]) == ("failed", pipeline_id)
     assert body["run"]["id"] == run.pk and body["run"]["number"] == 1
-    assert body["run"]["status"] == "failed" and "missing.csv" in body["run"]["error"]
+    assert body["run"]["status"] == "failed" and "already exists" in body["run"]["error"]
     assert body["run"]["url"] == f"http://testserver/pipelines/{pipeline_id}/?run={run.pk}"
     assert body["run"]["duration_s"] >= 0
 
@@ -312,8 +326,8 @@ def test_e_mail_goes_to_members_or_addresses_an_admin_added(team, owner, staff, 
 
 def test_an_e_mail_is_sent_when_a_run_fails(team, owner, data_root, settings):
     settings.PIPEWRIGHT_DATA_ROOT = data_root.parent
-    (data_root.parent / "team").mkdir()
-    pipeline = actions.create_pipeline(owner, load_document(SEED), team)
+    failing_in(data_root.parent / "team")
+    pipeline = actions.create_pipeline(owner, load_document(FAILING), team)
     Notification.objects.create(pipeline=pipeline, kind="email", recipients=["owner@example.com"])
     run = run_to_end(client_for(owner), pipeline.pk)
     assert run.status == "failed"
@@ -327,8 +341,8 @@ def test_an_e_mail_is_sent_when_a_run_fails(team, owner, data_root, settings):
 def test_a_failed_run_sends_at_most_20_notifications(team, owner, data_root, settings):
     """A pipeline that had more before the cap: the run sends 20 and says the rest did not go."""
     settings.PIPEWRIGHT_DATA_ROOT = data_root.parent
-    (data_root.parent / "team").mkdir()
-    pipeline = actions.create_pipeline(owner, load_document(SEED), team)
+    failing_in(data_root.parent / "team")
+    pipeline = actions.create_pipeline(owner, load_document(FAILING), team)
     Notification.objects.bulk_create(
         Notification(pipeline=pipeline, kind="email", recipients=["owner@example.com"])
         for _ in range(25)

@@ -13,6 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from editor.models import AuditEntry, Pipeline, Run
+from editor.runs import actions as run_actions
 from editor.runs import queue
 from editor.schedules import actions, scheduler
 from editor.schedules.scheduler import Scheduler
@@ -185,11 +186,38 @@ def test_a_schedule_that_cannot_start_says_why_and_moves_on(pipeline, owner):
     schedule = make_schedule(pipeline, owner, start, cron="0 9 * * *")
     (pipeline.schedules.model.objects.filter(pk=schedule.pk).update(parameters={"nope": 1}))
 
-    assert scheduler.tick(datetime(2026, 5, 1, 9, tzinfo=UTC)) == []
+    [run_id] = scheduler.tick(datetime(2026, 5, 1, 9, tzinfo=UTC))
     schedule.refresh_from_db()
-    assert "could not start the time 2026-05-01 09:00 UTC" in schedule.last_outcome
+    assert "failed at once" in schedule.last_outcome
     assert "unknown parameter 'nope'" in schedule.last_outcome
     assert schedule.next_fire_at == datetime(2026, 5, 2, 9, tzinfo=UTC)
+    assert Run.objects.get(pk=run_id).status == RunStatus.FAILED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scheduled_run_of_a_pipeline_with_problems_fails_at_once_listing_them_and_notifies(
+    client, data_root, owner, monkeypatch
+):
+    typo = {**SEED["nodes"][1], "label": "Adults only", "params": {"condition": "agee > 1"}}
+    document = {**SEED, "nodes": [SEED["nodes"][0], typo, SEED["nodes"][2]]}
+    pipeline = Pipeline.objects.get(pk=post_json(client, "/api/pipelines", document).json()["id"])
+    ended = []
+    monkeypatch.setattr(run_actions.dispatch, "run_ended", ended.append)
+    start = datetime(2026, 5, 1, 8, tzinfo=UTC)
+    make_schedule(pipeline, owner, start, cron="0 9 * * *")
+
+    [run_id] = scheduler.tick(datetime(2026, 5, 1, 9, tzinfo=UTC))
+
+    run = Run.objects.get(pk=run_id)
+    assert (run.status, run.trigger) == (RunStatus.FAILED, "schedule")
+    first, *problems = run.error.splitlines()
+    assert first.startswith("the pipeline has problems")
+    assert problems == [
+        "- Adults only (adults): Condition: unknown column 'agee' at 1:1; did you mean 'age'?"
+    ]
+    assert not run.node_runs.exists()  # nothing executed
+    assert not (data_root / "out" / "adults.csv").exists()
+    assert ended == [run_id]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -40,6 +40,9 @@ import { useSelectedNodes } from "./panels/useSelectedNodes.js";
 import { usePlanView } from "./plan/usePlanView.js";
 import HistoryMenu from "./runs/HistoryMenu.jsx";
 import RunDialog from "./runs/RunDialog.jsx";
+import RunProblemsDialog from "./runs/RunProblemsDialog.jsx";
+import { useStaleNodes } from "./runs/useStaleNodes.js";
+import { ANYWAY, runProblems } from "./runs/runProblems.js";
 import { RunProgress, ViewedRunBanner } from "./runs/RunStatus.jsx";
 import { useLiveRun } from "./runs/useLiveRun.js";
 import { useRunControls } from "./runs/useRunControls.js";
@@ -117,6 +120,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const locked = readOnly || viewedCanvas !== null;
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
+  useStaleNodes({ api, overlay, present: state.history.present, sets: catalog.statuses });
   const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
   const { saving, saveFirst, onReplaced, onTaken, conflictChoices, files } = useDocumentSaving({
     api,
@@ -243,6 +247,12 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   );
   const saveNow = useCallback(() => save(), [save]);
   const openSettings = useCallback(() => setDialog({ kind: "settings" }), []);
+  const showRunProblems = useCallback(() => setDialog({ kind: "problems" }), []);
+  const problemsByNode = useStore(overlay, (value) => value.problems);
+  const knownProblems = useMemo(
+    () => runProblems(problemsByNode, analysis.pipelineProblems, nodes),
+    [problemsByNode, analysis.pipelineProblems, nodes],
+  );
   const closeDialog = useCallback(() => setDialog(null), []);
 
   const dirty = isDirty(state);
@@ -297,6 +307,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             onCancel={runs.onCancel}
             connection={connection}
             presence={<PresenceBar people={team.people} newer={team.newer} />}
+            problemCount={knownProblems.length}
+            onShowProblems={showRunProblems}
           />
           <SelectionOutlines people={team.people} />
           <RunProgress />
@@ -401,6 +413,14 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 commands.applySettings(next);
                 closeDialog();
               }}
+            />
+          ) : null}
+          {dialog?.kind === "problems" ? (
+            <RunProblemsDialog
+              problems={knownProblems}
+              onFocusNode={commands.focusNode}
+              onRunAnyway={() => runs.onRun(ANYWAY)}
+              onClose={closeDialog}
             />
           ) : null}
           {dialog?.kind === "run" ? (

@@ -121,7 +121,7 @@ function BottomPanel({
 function Tab({ tab, nodeIds, labels, plan, dirty, preview, data }) {
   if (tab === "logs") return <Logs nodeIds={nodeIds} labels={labels} />;
   if (tab === "data") return <DataPanel {...data} labels={labels} />;
-  if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} />;
+  if (tab === "plan") return <PlanPanel view={plan} dirty={dirty} labels={labels} />;
   if (tab === "timeline") return <Timeline labels={labels} />;
   return <Preview preview={preview} />;
 }

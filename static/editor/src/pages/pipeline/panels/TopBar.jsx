@@ -8,6 +8,7 @@ import "./TopBar.css";
 import { memo, useRef } from "react";
 import { fileName } from "../../../lib/format.js";
 import { FRESH } from "../runs/runOptions.js";
+import { runLabel } from "../runs/runProblems.js";
 import JsonFileInput from "../../../ui/JsonFileInput.jsx";
 import { filesUrl } from "../../workspace/roles.js";
 import MoreMenu from "./MoreMenu.jsx";
@@ -38,6 +39,8 @@ function TopBar({
   onCancel,
   connection,
   presence = null,
+  problemCount = 0,
+  onShowProblems,
 }) {
   const file = useRef(null);
   return (
@@ -166,12 +169,16 @@ function TopBar({
           <>
             <button
               type="button"
-              className="pw-primary"
-              onClick={() => onRun()}
+              className={`pw-primary${problemCount ? " pw-run-problems-button" : ""}`}
+              onClick={() => (problemCount ? onShowProblems() : onRun())}
               disabled={runActive}
-              title="Run, reusing the stored results of nodes that did not change"
+              title={
+                problemCount
+                  ? "The problems a run would fail at, and Run anyway"
+                  : "Run, reusing the stored results of nodes that did not change"
+              }
             >
-              Run
+              {runLabel(problemCount)}
             </button>
             <RunMenu disabled={runActive} onRun={onRun} />
             <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>

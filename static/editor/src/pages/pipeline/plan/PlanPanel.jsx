@@ -3,7 +3,7 @@
 // `explain`'s text; a refused plan shows the server's message and problems.
 
 import "./plan.css";
-import { planClasses } from "./plan.js";
+import { planClasses, reuseRows } from "./plan.js";
 import { describeProblem } from "../document/problems.js";
 
 const BACKENDS = [
@@ -13,8 +13,9 @@ const BACKENDS = [
   ["pandas", "pandas"],
 ];
 
-/** `view` is usePlanView's answer; `dirty`: there are unsaved changes, not in the plan. */
-export default function PlanPanel({ view, dirty }) {
+/** `view` is usePlanView's answer; `dirty`: there are unsaved changes, not in the plan;
+ * `labels`: the canvas' labels by node id. */
+export default function PlanPanel({ view, dirty, labels }) {
   const { shown, backend, setBackend } = view;
   return (
     <div className="pw-plan">
@@ -46,12 +47,12 @@ export default function PlanPanel({ view, dirty }) {
           This is the plan of the saved pipeline: save to see your changes in it.
         </p>
       ) : null}
-      <PlanBody shown={shown} />
+      <PlanBody shown={shown} labels={labels} />
     </div>
   );
 }
 
-function PlanBody({ shown }) {
+function PlanBody({ shown, labels }) {
   if (shown.error) {
     const problems = shown.error.body?.problems ?? [];
     return (
@@ -69,8 +70,31 @@ function PlanBody({ shown }) {
   }
   if (!shown.plan) return <p className="pw-muted pw-pad">Planning…</p>;
   const fallbacks = Object.entries(shown.plan.fallbacks ?? {});
+  const rows = reuseRows(shown.plan, labels);
   return (
     <>
+      {rows.length ? (
+        <table className="pw-plan-reuse" aria-label="What a run would do">
+          <thead>
+            <tr>
+              <th scope="col">Node</th>
+              <th scope="col">A run</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id} data-verdict={row.verdict.split(" ")[0]}>
+                <th scope="row" title={row.id}>
+                  {row.label}
+                </th>
+                <td className="pw-plan-verdict">{row.verdict}</td>
+                <td>{row.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       {fallbacks.length ? (
         <ul className="pw-plan-fallbacks pw-pad" aria-label="On pandas, not DuckDB">
           {fallbacks.map(([id, why]) => (

@@ -74,3 +74,27 @@ export function planClasses(mark) {
 
 /** The query string of a plan request: the backend chosen in the panel, if any. */
 export const planQuery = (backend) => (backend ? `?backend=${encodeURIComponent(backend)}` : "");
+
+const REUSED = "reused from the cache";
+
+/**
+ * What a run would do with each node, as the plan tab's table lists it (`python -m runtime
+ * explain`'s "result store" lines): `[{id, label, verdict, reason}]` in the plan's order,
+ * `verdict` "will run", "reused from run #n" (or "reused") or "not run". `labels` maps ids to
+ * the canvas' labels. Empty when the pipeline's result store is off.
+ */
+export function reuseRows(plan, labels = {}) {
+  const reuse = plan.reuse ?? {};
+  const reusedFrom = plan.reused_from ?? {};
+  const rows = Object.entries(reuse).map(([id, why]) => {
+    if (!why.startsWith(REUSED)) return { id, verdict: "will run", reason: why };
+    const number = reusedFrom[id];
+    const reason =
+      why.slice(REUSED.length).replace(/^:\s*/, "") || "its inputs and settings did not change";
+    return { id, verdict: number ? `reused from run #${number}` : "reused", reason };
+  });
+  if (rows.length)
+    for (const [id, why] of Object.entries(plan.eliminated ?? {}))
+      if (!(id in reuse)) rows.push({ id, verdict: "not run", reason: why });
+  return rows.map((row) => ({ ...row, label: labels[row.id] || row.id }));
+}

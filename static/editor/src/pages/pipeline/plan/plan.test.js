@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PLAN_TONES, planClasses, planMarks, planQuery } from "./plan.js";
+import { PLAN_TONES, planClasses, planMarks, planQuery, reuseRows } from "./plan.js";
 
 const plan = (fields) => ({
   segments: [],
@@ -80,5 +80,40 @@ describe("the plan view's marks", () => {
   it("ask for the document's own backend unless one is chosen", () => {
     expect(planQuery("")).toBe("");
     expect(planQuery("duckdb")).toBe("?backend=duckdb");
+  });
+});
+
+describe("reuseRows", () => {
+  const plan = {
+    reuse: {
+      read: "reused from the cache: the results below it are stored",
+      keep: "reused from the cache",
+      write: "its params changed: path",
+    },
+    reused_from: { keep: 3 },
+    eliminated: { loose: "nothing reads it" },
+  };
+
+  it("says per node whether it will run or is reused from which run, with the reason", () => {
+    expect(reuseRows(plan, { keep: "Adults" })).toEqual([
+      {
+        id: "read",
+        label: "read",
+        verdict: "reused",
+        reason: "the results below it are stored",
+      },
+      {
+        id: "keep",
+        label: "Adults",
+        verdict: "reused from run #3",
+        reason: "its inputs and settings did not change",
+      },
+      { id: "write", label: "write", verdict: "will run", reason: "its params changed: path" },
+      { id: "loose", label: "loose", verdict: "not run", reason: "nothing reads it" },
+    ]);
+  });
+
+  it("lists nothing when the plan has no result store", () => {
+    expect(reuseRows({ eliminated: { loose: "x" } })).toEqual([]);
   });
 });

@@ -15,5 +15,6 @@ export const FRESH = Object.freeze({ fresh: true });
 export function runOptionTitle(options = {}) {
   if (options.up_to) return `Run up to ${options.up_to}`;
   if (options.from_node) return `Run from ${options.from_node}`;
+  if (options.allow_problems) return "Run anyway";
   return options.fresh ? "Run fresh" : "Run";
 }

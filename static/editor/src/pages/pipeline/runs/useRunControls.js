@@ -50,11 +50,15 @@ export function useRunControls({
         toasts.clear();
         openLogs();
       } catch (error) {
+        if (error.body?.problems) showProblems(error.body.problems);
+        if (error.body?.code === "pipeline_has_problems") {
+          setDialog({ kind: "problems" }); // the list, with "Run anyway", as the Run button opens it
+          return;
+        }
         toasts.show(`The run did not start: ${error.message}`, {
           kind: "error",
           details: refusalDetails(error.body),
         });
-        if (error.body.problems) showProblems(error.body.problems);
       }
     },
     [api, base, overlay, saveFirst, showProblems, toasts, setDialog, openLogs],

@@ -50,6 +50,10 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const status = statusOf(run);
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
   const mark = useStore(overlay, (state) => state.plan?.[id]);
+  // Marked only over the live run's final statuses (a past run picked is shown as it was).
+  const stale =
+    useStore(overlay, (state) => !state.viewed && state.stale?.has(id)) &&
+    catalog.statuses.final.has(status);
   // Only crossing the threshold re-renders the card, not every zoom step.
   const detail = useContext(CardDetailContext);
   const compact = detail !== "full";
@@ -57,9 +61,10 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
   return (
     <div
-      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}${planClasses(mark)}`}
+      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}${stale ? " is-stale" : ""}${planClasses(mark)}`}
       data-node-id={id}
       data-status={status}
+      data-stale={stale || undefined}
       data-plan={mark?.kind}
       title={mark?.title ?? (run?.error || undefined)}
       style={{ height }}
@@ -82,6 +87,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           icon={icon}
           operator={catalog.byName.get(data.operator)}
           status={status}
+          stale={stale}
           run={run}
           problems={problems}
           ports={ports}
@@ -138,7 +144,19 @@ function PortHandle({ nodeId, handle, problem }) {
 }
 
 /** What a card says: its title, its summary or its run, its first problem and its ports' names. */
-function CardText({ id, data, kind, icon, operator, status, run, problems, ports, working }) {
+function CardText({
+  id,
+  data,
+  kind,
+  icon,
+  operator,
+  status,
+  stale,
+  run,
+  problems,
+  ports,
+  working,
+}) {
   const summary =
     status === "idle" ? summaryText(operator?.summary, data.params, operator?.params_schema) : "";
   return (
@@ -165,6 +183,14 @@ function CardText({ id, data, kind, icon, operator, status, run, problems, ports
         ) : null}
         {status !== "idle" ? (
           <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} />
+        ) : null}
+        {stale ? (
+          <span
+            className="pw-badge pw-stale"
+            title="Edited since the last run (or below a node that was): the next run computes it again"
+          >
+            stale
+          </span>
         ) : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
       </div>
