@@ -143,6 +143,14 @@ class GraphFormSet(BaseInlineFormSet):
         super().__init__(*args, **kwargs)
         self.graph.by_prefix[self.prefix] = self
 
+    def add_fields(self, form, index):
+        """Names each field of a row for assistive technology: a tabular inline shows the
+        field's label once, in the column's header, not as a `<label>` of each input."""
+        super().add_fields(form, index)
+        row = "new row" if index is None else f"row {index + 1}"
+        for field in form.fields.values():
+            field.widget.attrs.setdefault("aria-label", f"{field.label} ({row})")
+
     def clean(self):
         super().clean()
         formsets = self.graph.by_prefix.values()

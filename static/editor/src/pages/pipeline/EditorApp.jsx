@@ -47,6 +47,7 @@ import { useAnalysis } from "./saving/useAnalysis.js";
 import { useDocumentSaving } from "./saving/useDocumentSaving.js";
 import { saveStatus } from "./saving/useSaving.js";
 import SettingsDialog from "./settings/SettingsDialog.jsx";
+import ShortcutSheet from "./ShortcutSheet.jsx";
 import { useShortcuts } from "./useShortcuts.js";
 import { useVersions } from "./versions/useVersions.js";
 import VersionsMenu from "./versions/VersionsMenu.jsx";
@@ -181,6 +182,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     paste: clipboard.paste,
     remove: deleteSelection,
     selectAll: commands.selectAll,
+    help: () => setDialog({ kind: "shortcuts" }),
   });
   const { openTab } = bottom;
   const showPreview = useCallback(() => openTab("preview"), [openTab]);
@@ -377,6 +379,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               }}
             />
           ) : null}
+          {dialog?.kind === "shortcuts" ? <ShortcutSheet onClose={closeDialog} /> : null}
           {dialog?.kind === "run" ? (
             <RunDialog
               parameters={dialog.parameters}
