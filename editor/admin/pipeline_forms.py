@@ -149,7 +149,9 @@ class GraphFormSet(BaseInlineFormSet):
         super().add_fields(form, index)
         row = "new row" if index is None else f"row {index + 1}"
         for field in form.fields.values():
-            field.widget.attrs.setdefault("aria-label", f"{field.label} ({row})")
+            # The admin wraps a foreign key's select, and renders the wrapped widget's attrs.
+            widget = getattr(field.widget, "widget", field.widget)
+            widget.attrs = {**widget.attrs, "aria-label": f"{field.label} ({row})"}
 
     def clean(self):
         super().clean()

@@ -131,7 +131,9 @@ class PipelineAdmin(admin.ModelAdmin):
             return None
         url = reverse("api:pipeline_graph", kwargs={"pipeline_id": pipeline.pk, "fmt": "svg"})
         return format_html(
-            '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>',
+            # Focusable: a picture wider than its column scrolls, and keys must reach it.
+            '<div class="pw-graph-picture" tabindex="0" role="region" aria-label="Graph">'
+            '<img src="{}" alt="graph of {}"></div>',
             url,
             pipeline.name,
         )
