@@ -43,7 +43,9 @@ async def assert_no_blocking_violation(page: Page) -> None:
     assert not found, "\n".join(found)
 
 
-async def test_the_home_page_has_no_serious_violation(signed_in, api, people):
+async def test_the_home_page_searched_by_tag_has_no_serious_violation(
+    signed_in, api, people, screenshot
+):
     page = signed_in
     pipeline_id = await api.create(seed(people))
     await asyncio.to_thread(
@@ -53,7 +55,16 @@ async def test_the_home_page_has_no_serious_violation(signed_in, api, people):
     )
     await page.goto("/")
     await expect(page.get_by_role("link", name="Adult spending by country")).to_be_visible()
-    await expect(page.locator(".pw-badge.pw-status-cancelled")).not_to_have_count(0)
+    await page.get_by_role("button", name="Tags and folder of Adult spending by country").click()
+    await page.get_by_role("textbox", name="Folder").fill("reports")
+    await page.get_by_label("Tags, separated by commas").fill("KPI, daily")
+    await screenshot(page, "home-filing")
+    await page.get_by_role("button", name="Save", exact=True).click()
+    await page.get_by_role("button", name="kpi").click()  # a tag searches for its pipelines
+    await expect(page.get_by_label("Search pipelines")).to_have_value("tag:kpi")
+    await expect(page.get_by_role("status")).to_contain_text("1 pipeline matches")
+    await expect(page.locator(".pw-badge.pw-status-cancelled")).to_have_count(1)
+    await screenshot(page, "home")
     await assert_no_blocking_violation(page)
 
 

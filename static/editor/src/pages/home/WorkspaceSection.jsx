@@ -122,9 +122,9 @@ function PipelineRow({
             <button
               type="button"
               onClick={() => setFiling(pipeline.id)}
-              aria-label={`Folder and tags of ${pipeline.name}`}
+              aria-label={`Tags and folder of ${pipeline.name}`}
             >
-              Folder and tags
+              Tags
             </button>
             <button type="button" onClick={() => duplicate(pipeline)}>
               Duplicate
@@ -148,11 +148,10 @@ function Filed({ pipeline, searchBy }) {
         <button
           type="button"
           className="pw-folder"
-          title="Show the pipelines in this folder"
+          title="Folder: show the pipelines in it"
           onClick={() => searchBy("folder", pipeline.folder)}
         >
-          <span aria-hidden="true">📁 </span>
-          {pipeline.folder}
+          {pipeline.folder}/
         </button>
       ) : null}
       {pipeline.tags.map((tag) => (
