@@ -252,6 +252,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     <CatalogContext.Provider value={catalog}>
       <OverlayContext.Provider value={overlay}>
         <div className="pw-editor">
+          {/* The page's heading for assistive technology; the top bar shows the name as a field. */}
+          <h1 className="pw-visually-hidden">{meta.name}</h1>
           <TopBar
             readOnly={readOnly}
             workspace={workspace}
