@@ -385,6 +385,8 @@ def test_folder_and_tags_are_set_cleaned_and_kept_by_a_save_of_the_document(clie
     body["tags"] = ["ignored"]  # read-only in the document: the filing endpoint sets them
     assert put_json(client, f"/api/pipelines/{pipeline_id}", body).status_code == 200
     assert Pipeline.objects.get(pk=pipeline_id).tags == ["kpi", "daily"]
+    copy = post_json(client, f"/api/pipelines/{pipeline_id}/duplicate", {}).json()
+    assert (copy["folder"], copy["tags"]) == ("sales/monthly", ["kpi", "daily"])
 
 
 @pytest.mark.parametrize(
