@@ -12,8 +12,10 @@ from django import forms
 from django.forms.models import BaseInlineFormSet
 from pydantic import BaseModel, ValidationError
 
+from editor.errors import ActionError
 from editor.models import Pipeline
 from editor.pipelines import actions
+from editor.pipelines.filing import clean_folder, clean_tags
 from runtime import Pipeline as PipelineSpec
 from runtime import PipelineValidationError, load_document
 from runtime.document.spec import Config, problems_from_validation
@@ -35,7 +37,8 @@ class PipelineForm(forms.ModelForm):
     class Meta:
         model = Pipeline
         fields = (
-            "name", "workspace", "owner", "description", "config", "notes", "groups", "revision"
+            "name", "workspace", "owner", "description", "folder", "tags", "config", "notes",
+            "groups", "revision",
         )  # fmt: skip
         widgets = {"revision": forms.HiddenInput}
 
@@ -44,6 +47,12 @@ class PipelineForm(forms.ModelForm):
         if problems := spec_problems(Config, config):
             raise forms.ValidationError([str(problem) for problem in problems])
         return config
+
+    def clean_folder(self):
+        return _filed(clean_folder, self.cleaned_data["folder"])
+
+    def clean_tags(self):
+        return _filed(clean_tags, self.cleaned_data["tags"] or [])
 
     def clean_notes(self):
         return self.cleaned_data["notes"] or []
@@ -61,6 +70,14 @@ class PipelineForm(forms.ModelForm):
                     "reload the page and make your change again."
                 )
         return cleaned
+
+
+def _filed(clean, value):
+    """`value` as the API's filing stores it (editor.pipelines.filing), or the reason why not."""
+    try:
+        return clean(value)
+    except ActionError as error:
+        raise forms.ValidationError(error.message) from error
 
 
 class NodeForm(forms.ModelForm):
@@ -142,6 +159,16 @@ class GraphFormSet(BaseInlineFormSet):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.graph.by_prefix[self.prefix] = self
+
+    def add_fields(self, form, index):
+        """Names each field of a row for assistive technology: a tabular inline shows the
+        field's label once, in the column's header, not as a `<label>` of each input."""
+        super().add_fields(form, index)
+        row = "new row" if index is None else f"row {index + 1}"
+        for field in form.fields.values():
+            # The admin wraps a foreign key's select, and renders the wrapped widget's attrs.
+            widget = getattr(field.widget, "widget", field.widget)
+            widget.attrs = {**widget.attrs, "aria-label": f"{field.label} ({row})"}
 
     def clean(self):
         super().clean()

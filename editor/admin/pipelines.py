@@ -89,9 +89,17 @@ class PipelineAdmin(admin.ModelAdmin):
     )  # fmt: skip
     list_filter = ("workspace", "owner", "updated_at")
     list_select_related = ("owner", "workspace")
-    search_fields = ("name", "description", "owner__username", "workspace__name")
+    search_fields = ("name", "description", "folder", "owner__username", "workspace__name")
     fieldsets = (
-        (None, {"fields": ("name", "workspace", "owner", "description", "config", "revision")}),
+        (
+            None,
+            {
+                "fields": (
+                    *("name", "workspace", "owner", "description", "folder", "tags"),
+                    *("config", "revision"),
+                )
+            },
+        ),
         ("Graph", {"fields": ("graph",)}),
         ("Canvas", {"fields": ("notes", "groups"), "classes": ("collapse",)}),
         ("History", {"fields": ("versions",), "classes": ("collapse",)}),
@@ -120,7 +128,7 @@ class PipelineAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         """Only what is not part of the document; `save_related` saves the document."""
         if change:
-            obj.save(update_fields=("owner", "workspace"))
+            obj.save(update_fields=("owner", "workspace", "folder", "tags"))
 
     def save_related(self, request, form, formsets, change):
         """Write the page's document through `pipelines.actions`, as an API save or create."""
@@ -134,6 +142,7 @@ class PipelineAdmin(admin.ModelAdmin):
         else:
             obj = form.instance
             obj.pk = actions.create_pipeline(obj.owner, document, obj.workspace).pk
+            Pipeline.objects.filter(pk=obj.pk).update(folder=obj.folder, tags=obj.tags)
         obj.refresh_from_db()
 
     def delete_model(self, request, obj):
@@ -158,7 +167,9 @@ class PipelineAdmin(admin.ModelAdmin):
             return None
         url = reverse("api:pipeline_graph", kwargs={"pipeline_id": pipeline.pk, "fmt": "svg"})
         return format_html(
-            '<div class="pw-graph-picture"><img src="{}" alt="graph of {}"></div>'
+            # Focusable: a tall picture may scroll inside its box, and keys must reach it.
+            '<div class="pw-graph-picture" tabindex="0" role="region" aria-label="Graph">'
+            '<img src="{}" alt="graph of {}"></div>'
             '<a href="{}" target="_blank" rel="noopener">Full size</a>',
             url,
             pipeline.name,

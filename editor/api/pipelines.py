@@ -12,11 +12,13 @@ from editor.api.representations import page, pipeline_json, pipeline_summary, ru
 from editor.api.schemas.contract import Limit, ObjectId, Offset, answers, request_body
 from editor.api.schemas.pipelines import (
     CheckedDocument,
+    FilingIn,
     InferredSchemas,
     Layout,
     PipelineIn,
     PipelineOut,
     PipelinePage,
+    PipelineSummary,
     PreviewIn,
     RowsPreview,
     RunIn,
@@ -27,7 +29,7 @@ from editor.api.schemas.pipelines import (
 from editor.api.schemas.runs import Run, RunPage
 from editor.errors import ActionError
 from editor.models import latest_statuses
-from editor.pipelines import actions
+from editor.pipelines import actions, filing
 from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
@@ -45,6 +47,7 @@ DOCUMENT_BODY = request_body(PipelineIn.model_json_schema())
 PARAMETERS_BODY = request_body(RunIn.model_json_schema(), required=False)
 RUN_BODY = request_body(RunStartIn.model_json_schema(), required=False)
 PREVIEW_BODY = request_body(PreviewIn.model_json_schema())
+FILING_BODY = request_body(FilingIn.model_json_schema())
 GRAPH_PICTURE = {
     "responses": {
         200: {
@@ -62,13 +65,40 @@ PICTURE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 """The Content-Security-Policy of graph pictures: no script, no request, no navigation."""
 
 
-@router.get("", response=answers({200: PipelinePage}, 404), summary="List pipelines")
-def list_pipelines(request, limit: Limit = 50, offset: Offset = 0, workspace: str | None = None):
-    """The pipelines of the caller's workspaces (or of one, by slug), newest change first."""
+@router.get("", response=answers({200: PipelinePage}, 400, 404), summary="List pipelines")
+def list_pipelines(
+    request,
+    limit: Limit = 50,
+    offset: Offset = 0,
+    workspace: str | None = None,
+    q: str = "",
+    sort: str = "updated",
+):
+    """The pipelines of the caller's workspaces (or of one, by slug), newest change first
+    (`sort=last_run`: latest run first; `sort=name`). `q` keeps those whose name, tags,
+    folder, operators or node params (a file, a connection) have each of its words;
+    `tag:x`, `folder:x` and `operator:x` look only there."""
     pipelines = visible_pipelines(request.user)
     if workspace is not None:
         pipelines = pipelines.filter(workspace=workspace_for(request.user, workspace))
-    return page(pipelines.with_last_run(), limit, offset, pipeline_summary)
+    if q.strip():
+        pipelines = filing.search(pipelines, q)
+    return page(filing.ordered(pipelines.with_last_run(), sort), limit, offset, pipeline_summary)
+
+
+@router.put(
+    "/{int:pipeline_id}/filing",
+    response=answers({200: PipelineSummary}, 400, 403, 404),
+    openapi_extra=FILING_BODY,
+    summary="Set folder and tags",
+)
+def set_filing(request, pipeline_id: ObjectId):
+    """Sets the pipeline's `folder` and `tags` (either may be left out); the document, its
+    revision and its history are not changed."""
+    pipeline = pipeline_for(request.user, pipeline_id, Action.EDIT)
+    filing.file_pipeline(pipeline, json_object(request))
+    listed = visible_pipelines(request.user).with_last_run().get(pk=pipeline.pk)
+    return pipeline_summary(listed)
 
 
 @router.post(

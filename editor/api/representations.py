@@ -26,13 +26,15 @@ def pipeline_fields(pipeline: Pipeline) -> dict:
         "revision": pipeline.revision,
         "owner": pipeline.owner.get_username(),
         "workspace": pipeline.workspace.slug,
+        "folder": pipeline.folder,
+        "tags": pipeline.tags,
         "created_at": pipeline.created_at.isoformat(),
         "updated_at": pipeline.updated_at.isoformat(),
     }
 
 
 READ_ONLY_FIELDS = (
-    *("id", "owner", "workspace", "created_at", "updated_at", "last_run"),
+    *("id", "owner", "workspace", "created_at", "updated_at", "last_run", "folder", "tags"),
     *("problems", "schemas"),  # what a save found: a client sends its answer back as it got it
     "merged",  # what a merged save took from the other save
 )
@@ -48,7 +50,11 @@ def pipeline_summary(pipeline: Pipeline) -> dict:
     """A list entry: no graph, but the latest run's status (from `with_last_run()`)."""
     last_run = None
     if pipeline.last_run_id is not None:
-        last_run = {"id": pipeline.last_run_id, "status": pipeline.last_run_status}
+        last_run = {
+            "id": pipeline.last_run_id,
+            "status": pipeline.last_run_status,
+            "created_at": pipeline.last_run_at.isoformat(),
+        }
     return {
         **pipeline_fields(pipeline),
         "name": pipeline.name,

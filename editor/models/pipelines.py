@@ -21,6 +21,10 @@ from runtime.document.spec import (
     PORT_MAX_LENGTH,
 )
 
+FOLDER_MAX_LENGTH = 200
+TAG_MAX_LENGTH = 40
+TAGS_MAX = 20
+
 
 class PipelineQuerySet(models.QuerySet):
     def with_last_run(self) -> PipelineQuerySet:
@@ -32,6 +36,7 @@ class PipelineQuerySet(models.QuerySet):
         return self.annotate(
             last_run_id=models.Subquery(latest.values("pk")[:1]),
             last_run_status=models.Subquery(latest.values("status")[:1]),
+            last_run_at=models.Subquery(latest.values("created_at")[:1]),
         )
 
 
@@ -50,6 +55,14 @@ class Pipeline(models.Model):
         default=list,
         blank=True,
         help_text="Labelled frames around nodes, as the document has them (by node id).",
+    )
+    folder = models.CharField(
+        max_length=FOLDER_MAX_LENGTH,
+        blank=True,
+        help_text='Where the pipeline is filed in its workspace, as a path ("sales/monthly").',
+    )
+    tags = models.JSONField(
+        default=list, blank=True, help_text="Short words to find the pipeline by, as a list."
     )
     revision = models.PositiveIntegerField(
         default=1, help_text="Save counter for optimistic locking: a stale save is refused."

@@ -148,10 +148,11 @@ def _numbered(name: str, number: int) -> str:
 
 @transaction.atomic
 def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
-    """A copy of the pipeline's graph in its workspace, named '… (copy)', owned by `owner`."""
+    """A copy of the pipeline's graph in its workspace, named '… (copy)', owned by `owner`,
+    filed in the same folder with the same tags."""
     document = to_document(pipeline)
     document = document.model_copy(update={"name": f"{document.name} (copy)"[:200]})
-    return create_pipeline(
+    copy = create_pipeline(
         owner,
         document,
         pipeline.workspace,
@@ -159,3 +160,7 @@ def duplicate_pipeline(pipeline: Pipeline, owner) -> Pipeline:
         how="duplicated",
         details={"copied_from": pipeline.pk},
     )
+    if pipeline.folder or pipeline.tags:
+        copy.folder, copy.tags = pipeline.folder, list(pipeline.tags)
+        Pipeline.objects.filter(pk=copy.pk).update(folder=copy.folder, tags=copy.tags)
+    return copy

@@ -386,3 +386,100 @@ def test_validate_gives_each_problem_its_field_title(client, pipeline_id):
         "column": 1,
         "end_column": None,
     } in problems
+
+
+# Filing and search (issue 30, "Many pipelines")
+
+
+def _filed(client, pipeline_id, body):
+    return put_json(client, f"/api/pipelines/{pipeline_id}/filing", body)
+
+
+def _found(client, query: str = "", sort: str = "updated") -> list[str]:
+    answer = client.get("/api/pipelines", {"q": query, "sort": sort})
+    assert answer.status_code == 200, answer.content
+    return [item["name"] for item in answer.json()["items"]]
+
+
+def _pipeline(client, name: str, nodes: list[dict]) -> int:
+    answer = post_json(client, "/api/pipelines", {"name": name, "nodes": nodes})
+    assert answer.status_code == 201, answer.content
+    return answer.json()["id"]
+
+
+def test_folder_and_tags_are_set_cleaned_and_kept_by_a_save_of_the_document(client, pipeline_id):
+    answer = _filed(
+        client, pipeline_id, {"folder": " sales / monthly/ ", "tags": ["KPI", "kpi", " daily "]}
+    )
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["folder"] == "sales/monthly" and answer.json()["tags"] == ["kpi", "daily"]
+    body = client.get(f"/api/pipelines/{pipeline_id}").json()
+    assert body["revision"] == 1 and body["tags"] == ["kpi", "daily"]
+    body["tags"] = ["ignored"]  # read-only in the document: the filing endpoint sets them
+    assert put_json(client, f"/api/pipelines/{pipeline_id}", body).status_code == 200
+    assert Pipeline.objects.get(pk=pipeline_id).tags == ["kpi", "daily"]
+    copy = post_json(client, f"/api/pipelines/{pipeline_id}/duplicate", {}).json()
+    assert (copy["folder"], copy["tags"]) == ("sales/monthly", ["kpi", "daily"])
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"tags": "kpi"}, "tags"),
+        ({"tags": ["a/b"]}, "tags"),
+        ({"tags": ["x" * 41]}, "tags"),
+        ({"folder": 3}, "folder"),
+        ({"folder": "a/../b"}, "folder"),
+    ],
+)
+def test_bad_filing_is_a_400_naming_the_field(client, pipeline_id, body, field):
+    answer = _filed(client, pipeline_id, body)
+    assert answer.status_code == 400 and answer.json()["field"] == field
+
+
+def test_another_user_cannot_file_a_pipeline_they_cannot_see(pipeline_id, other):
+    from tests.editor.conftest import client_for
+
+    assert _filed(client_for(other), pipeline_id, {"tags": ["x"]}).status_code == 404
+
+
+def test_search_finds_by_name_tag_folder_operator_file_and_connection(client):
+    files = _pipeline(
+        client,
+        "Monthly files",
+        [
+            {"id": "read", "operator": "csv_input", "params": {"path": "sales/2026.csv"}},
+        ],
+    )
+    sql = _pipeline(
+        client,
+        "Warehouse",
+        [
+            {
+                "id": "query",
+                "operator": "sql_input",
+                "params": {"connection": "warehouse_ro", "query": "select 1"},
+            },
+        ],
+    )
+    _filed(client, files, {"tags": ["kpi"], "folder": "finance/monthly"})
+    _filed(client, sql, {"tags": ["kpis-old"]})
+    assert _found(client, "monthly") == ["Monthly files"]
+    assert _found(client, "2026.csv") == ["Monthly files"]
+    assert _found(client, "warehouse_ro") == ["Warehouse"]
+    assert _found(client, "operator:sql_input") == ["Warehouse"]
+    assert _found(client, "tag:kpi") == ["Monthly files"]  # a whole tag, not a part
+    assert sorted(_found(client, "kpi")) == ["Monthly files", "Warehouse"]
+    assert _found(client, "folder:finance") == ["Monthly files"]
+    assert _found(client, "tag:kpi warehouse") == []  # every word must match
+
+
+def test_sorting_by_last_run_puts_the_latest_run_first_and_never_run_last(client, pipeline_id):
+    never = _pipeline(client, "Never run", [])
+    ran = Pipeline.objects.get(pk=pipeline_id)
+    Run.objects.create(pipeline=ran, number=1, status="cancelled", document={})
+    assert _found(client, sort="last_run") == ["Adults", "Never run"]
+    item = client.get("/api/pipelines", {"sort": "last_run"}).json()["items"][0]
+    assert item["last_run"]["status"] == "cancelled" and item["last_run"]["created_at"]
+    assert client.get("/api/pipelines", {"sort": "size"}).json()["field"] == "sort"
+    assert never

@@ -36,6 +36,8 @@ class PipelineOut(PipelineSpec):
     revision: int
     owner: str
     workspace: str
+    folder: str
+    tags: list[str]
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -43,6 +45,14 @@ class PipelineOut(PipelineSpec):
 class LastRun(Schema):
     id: int
     status: Literal[RUN_STATUSES]
+    created_at: Timestamp
+
+
+class FilingIn(Schema):
+    """Where a pipeline is filed: either field may be left out."""
+
+    folder: str | None = Field(None, description='A path such as "sales/monthly"; "" is the top.')
+    tags: list[str] | None = Field(None, description="Short words, stored lower case.")
 
 
 class PipelineSummary(Schema):
@@ -52,6 +62,8 @@ class PipelineSummary(Schema):
     revision: int
     owner: str
     workspace: str
+    folder: str
+    tags: list[str]
     created_at: Timestamp
     updated_at: Timestamp
     name: str

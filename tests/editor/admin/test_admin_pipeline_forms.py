@@ -174,3 +174,16 @@ def test_an_admin_save_is_kept_in_history_as_its_authors_and_listed_on_the_page(
     assert newest.summary == "changed adults (label)"
     page = admin_client.get(url).content.decode()
     assert f"<td>{escape(newest.summary)}</td>" in page and "<td>created</td>" in page
+
+
+def test_the_admin_files_a_pipeline_as_the_api_does_and_refuses_what_it_refuses(
+    admin_client, pipeline
+):
+    url = f"/admin/editor/pipeline/{pipeline.pk}/change/"
+    data = change_form_data(admin_client.get(url))
+    response = admin_client.post(url, {**data, "folder": "a/../b", "tags": '["kpi"]'})
+    assert response.status_code == 200 and "not folder names" in str(response.context["errors"])
+    response = admin_client.post(url, {**data, "folder": " sales / q1 ", "tags": '["KPI", "kpi"]'})
+    assert response.status_code == 302, response.context["errors"]
+    pipeline.refresh_from_db()
+    assert (pipeline.folder, pipeline.tags) == ("sales/q1", ["kpi"])

@@ -1,6 +1,8 @@
 // The home page: the pipelines of each of the user's workspaces (their own first), with their
 // last run, and what to do next: open one, create or import one in a workspace; rename,
-// duplicate and delete (after confirming). What a viewer may not do is not offered.
+// duplicate and delete (after confirming); file one in a folder with tags. A search (name,
+// tag, folder, operator, file or connection) and an order (last run first by default) apply
+// to every workspace. What a viewer may not do is not offered.
 
 import "./home.css";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -12,9 +14,16 @@ import { groupByWorkspace } from "../workspace/roles.js";
 import JsonFileInput from "../../ui/JsonFileInput.jsx";
 import ConfirmDialog from "../../ui/ConfirmDialog.jsx";
 import { WorkspaceSection } from "./WorkspaceSection.jsx";
+import { listUrl, searchFor } from "./filing.js";
 
 const editorUrl = (id) => `/pipelines/${id}/`;
 const LIST_LIMIT = 200;
+const SEARCH_DELAY_MS = 250; // one request when the user stops typing, not one per key
+const SORTS = [
+  ["last_run", "Last run"],
+  ["updated", "Last change"],
+  ["name", "Name"],
+];
 
 /** The list page. */
 export default function HomeApp({ api, userName, staff }) {
@@ -26,12 +35,24 @@ export default function HomeApp({ api, userName, staff }) {
   const [highlight, setHighlight] = useState(null);
   const toasts = useToasts();
   const [creatingWorkspace, setCreatingWorkspace] = useState(false);
+  const [filing, setFiling] = useState(null); // the id of the pipeline whose folder and tags are edited
+  const [query, setQuery] = useState("");
+  const [searched, setSearched] = useState("");
+  const [sort, setSort] = useState("last_run");
   const file = useRef(null);
   const importInto = useRef(null);
 
+  useEffect(() => {
+    const timer = window.setTimeout(() => setSearched(query), SEARCH_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [query]);
+
   const load = useCallback(
     () =>
-      Promise.all([api.get("/api/workspaces"), api.get(`/api/pipelines?limit=${LIST_LIMIT}`)]).then(
+      Promise.all([
+        api.get("/api/workspaces"),
+        api.get(listUrl({ query: searched, sort, limit: LIST_LIMIT })),
+      ]).then(
         ([workspaces, pipelines]) => {
           setListing({
             workspaces: workspaces.items,
@@ -42,7 +63,7 @@ export default function HomeApp({ api, userName, staff }) {
         },
         (error) => setLoadError(error.message),
       ),
-    [api],
+    [api, searched, sort],
   );
   useEffect(() => {
     load();
@@ -73,6 +94,22 @@ export default function HomeApp({ api, userName, staff }) {
       fail("Could not rename")(error);
     }
   };
+
+  const saveFiling = async (pipeline, filed) => {
+    setFiling(null);
+    try {
+      await api.put(`/api/pipelines/${pipeline.id}/filing`, filed);
+      await load();
+    } catch (error) {
+      fail("Could not set the folder and tags")(error);
+    }
+  };
+
+  const search = (text) => {
+    setQuery(text);
+    setSearched(text);
+  };
+  const searchBy = (kind, value) => search(searchFor(kind, value));
 
   const duplicate = (pipeline) =>
     api.post(`/api/pipelines/${pipeline.id}/duplicate`, {}).then(async (copy) => {
@@ -132,8 +169,11 @@ export default function HomeApp({ api, userName, staff }) {
       toasts.show(`Created the workspace “${created.name}”.`, { kind: "success" });
     }, fail("Could not create the workspace"));
 
+  const searching = searched.trim() !== "";
   const sections = listing
-    ? groupByWorkspace(listing.workspaces, listing.pipelines, { staff })
+    ? groupByWorkspace(listing.workspaces, listing.pipelines, { staff }).filter(
+        (section) => !searching || section.pipelines.length,
+      )
     : null;
   const total = listing?.pipelines.length ?? 0;
   const rowActions = {
@@ -144,6 +184,10 @@ export default function HomeApp({ api, userName, staff }) {
     rename,
     duplicate,
     setDeleting,
+    filing,
+    setFiling,
+    saveFiling,
+    searchBy,
   };
 
   return (
@@ -194,7 +238,35 @@ export default function HomeApp({ api, userName, staff }) {
         </p>
       ) : null}
       {listing === null && !loadError ? <p className="pw-muted">Loading…</p> : null}
-      {listing && total === 0 ? (
+      <div className="pw-home-search" role="search">
+        <input
+          type="search"
+          aria-label="Search pipelines"
+          placeholder="Search by name, tag, folder, operator, file or connection (tag:kpi, folder:sales)"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
+        <label>
+          Sort by{" "}
+          <select value={sort} onChange={(event) => setSort(event.target.value)}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {listing && searching ? (
+        <p className="pw-muted" role="status">
+          {listing.count === 1 ? "1 pipeline matches" : `${listing.count} pipelines match`} “
+          {searched.trim()}”.{" "}
+          <button type="button" className="pw-link-button" onClick={() => search("")}>
+            Show all
+          </button>
+        </p>
+      ) : null}
+      {listing && total === 0 && !searching ? (
         <div className="pw-empty-state">
           <h2>No pipelines yet</h2>
           <p>
@@ -211,7 +283,7 @@ export default function HomeApp({ api, userName, staff }) {
       ) : null}
       {listing && listing.count > total ? (
         <p className="pw-muted">
-          Showing the {total} most recently changed of {listing.count} pipelines.
+          Showing the first {total} of {listing.count} pipelines.
         </p>
       ) : null}
       {sections?.map(({ workspace, pipelines }) => (

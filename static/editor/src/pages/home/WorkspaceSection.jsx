@@ -1,10 +1,11 @@
 // One workspace on the home page: its name, the user's role, its pages, and its pipelines,
-// one row each (open, rename in place, duplicate, delete).
+// one row each (open, rename in place, file in a folder with tags, duplicate, delete).
 
 import { useState } from "react";
 import { formatTime, timeAgo } from "../../lib/format.js";
 import { filesUrl, mayEdit, mayManage, settingsUrl } from "../workspace/roles.js";
 import ListTable from "../../ui/ListTable.jsx";
+import { tagsFromText } from "./filing.js";
 
 /** One workspace: its name, the user's role, its pages, and its pipelines. */
 export function WorkspaceSection({ workspace, pipelines, onCreate, onImport, actions }) {
@@ -66,6 +67,10 @@ function PipelineRow({
   rename,
   duplicate,
   setDeleting,
+  filing,
+  setFiling,
+  saveFiling,
+  searchBy,
 }) {
   return (
     <tr className={highlight === pipeline.id ? "is-new" : undefined}>
@@ -80,13 +85,25 @@ function PipelineRow({
             {pipeline.description ? (
               <div className="pw-muted pw-small">{pipeline.description}</div>
             ) : null}
+            {filing === pipeline.id ? (
+              <FilingForm
+                pipeline={pipeline}
+                onDone={saveFiling}
+                onDiscard={() => setFiling(null)}
+              />
+            ) : (
+              <Filed pipeline={pipeline} searchBy={searchBy} />
+            )}
           </>
         )}
       </td>
       <td>
         {pipeline.last_run ? (
-          <span className={`pw-badge pw-status-${pipeline.last_run.status}`}>
-            {pipeline.last_run.status.replace("_", " ")}
+          <span title={formatTime(pipeline.last_run.created_at)}>
+            <span className={`pw-badge pw-status-${pipeline.last_run.status}`}>
+              {pipeline.last_run.status.replace("_", " ")}
+            </span>{" "}
+            <span className="pw-muted pw-small">{timeAgo(pipeline.last_run.created_at)}</span>
           </span>
         ) : (
           <span className="pw-muted">never run</span>
@@ -102,6 +119,13 @@ function PipelineRow({
             <button type="button" onClick={() => setRenaming(pipeline.id)}>
               Rename
             </button>
+            <button
+              type="button"
+              onClick={() => setFiling(pipeline.id)}
+              aria-label={`Tags and folder of ${pipeline.name}`}
+            >
+              Tags
+            </button>
             <button type="button" onClick={() => duplicate(pipeline)}>
               Duplicate
             </button>
@@ -112,6 +136,74 @@ function PipelineRow({
         ) : null}
       </td>
     </tr>
+  );
+}
+
+/** The pipeline's folder and tags, each a button that searches for the others filed so. */
+function Filed({ pipeline, searchBy }) {
+  if (!pipeline.folder && !pipeline.tags.length) return null;
+  return (
+    <div className="pw-filed">
+      {pipeline.folder ? (
+        <button
+          type="button"
+          className="pw-folder"
+          title="Folder: show the pipelines in it"
+          onClick={() => searchBy("folder", pipeline.folder)}
+        >
+          {pipeline.folder}/
+        </button>
+      ) : null}
+      {pipeline.tags.map((tag) => (
+        <button
+          key={tag}
+          type="button"
+          className="pw-tag"
+          title="Show the pipelines with this tag"
+          onClick={() => searchBy("tag", tag)}
+        >
+          {tag}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function FilingForm({ pipeline, onDone, onDiscard }) {
+  const [folder, setFolder] = useState(pipeline.folder);
+  const [tags, setTags] = useState(pipeline.tags.join(", "));
+  return (
+    <form
+      className="pw-rename pw-filing"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onDone(pipeline, { folder, tags: tagsFromText(tags) });
+      }}
+      onKeyDown={(event) => {
+        if (event.key === "Escape") onDiscard();
+      }}
+    >
+      <input
+        aria-label="Folder"
+        placeholder="Folder, e.g. sales/monthly"
+        value={folder}
+        maxLength={200}
+        autoFocus
+        onChange={(event) => setFolder(event.target.value)}
+      />
+      <input
+        aria-label="Tags, separated by commas"
+        placeholder="Tags, separated by commas"
+        value={tags}
+        onChange={(event) => setTags(event.target.value)}
+      />
+      <button type="submit" className="pw-primary">
+        Save
+      </button>
+      <button type="button" onClick={onDiscard}>
+        Discard
+      </button>
+    </form>
   );
 }
 

@@ -56,6 +56,7 @@ import PresenceBar from "./together/PresenceBar.jsx";
 import SelectionOutlines from "./together/SelectionOutlines.jsx";
 import { createTogether } from "./together/together.js";
 import { useTogether } from "./together/useTogether.js";
+import ShortcutSheet from "./ShortcutSheet.jsx";
 import { useShortcuts } from "./useShortcuts.js";
 import { useVersions } from "./versions/useVersions.js";
 import VersionsMenu from "./versions/VersionsMenu.jsx";
@@ -195,6 +196,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     paste: clipboard.paste,
     remove: deleteSelection,
     selectAll: commands.selectAll,
+    help: () => setDialog({ kind: "shortcuts" }),
   });
   const { openTab } = bottom;
   const showPreview = useCallback(() => openTab("preview"), [openTab]);
@@ -282,6 +284,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     <CatalogContext.Provider value={catalog}>
       <OverlayContext.Provider value={overlay}>
         <div className="pw-editor">
+          {/* The page's heading for assistive technology; the top bar shows the name as a field. */}
+          <h1 className="pw-visually-hidden">{meta.name}</h1>
           <TopBar
             readOnly={readOnly}
             workspace={workspace}
@@ -423,6 +427,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               onClose={closeDialog}
             />
           ) : null}
+          {dialog?.kind === "shortcuts" ? <ShortcutSheet onClose={closeDialog} /> : null}
           {dialog?.kind === "run" ? (
             <RunDialog
               parameters={dialog.parameters}

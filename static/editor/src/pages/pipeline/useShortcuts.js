@@ -1,7 +1,10 @@
-// The editor's keyboard shortcuts. They act on the canvas, not while the user types in a
-// field or a dialog is open; a viewer keeps only those that change nothing.
+// The editor's keyboard shortcuts (the table is shortcuts.js). They act on the canvas, not
+// while the user types in a field or a dialog is open (except Save); a viewer keeps only
+// those that change nothing.
 
 import { useEffect } from "react";
+import { useLatest } from "../../lib/useLatest.js";
+import { shortcutFor } from "./shortcuts.js";
 
 function isTyping(target) {
   return (
@@ -10,41 +13,22 @@ function isTyping(target) {
   );
 }
 
-/** Listens while mounted; `actions` are `{save, undo, redo, copy, paste, remove, selectAll}`. */
-export function useShortcuts(readOnly, { save, undo, redo, copy, paste, remove, selectAll }) {
+/** Listens while mounted; `actions` has a function for each `action` of the table
+ * (`{save, undo, redo, copy, paste, remove, selectAll, help}`). */
+export function useShortcuts(readOnly, actions) {
+  const latest = useLatest(actions); // a new object at each render: the listener stays
   useEffect(() => {
     const onKey = (event) => {
-      const mod = event.ctrlKey || event.metaKey;
-      const key = event.key.toLowerCase();
-      if (mod && key === "s") {
-        event.preventDefault();
-        if (!readOnly) save({ force: false });
-        return;
-      }
-      if (isTyping(event.target) || document.querySelector(".pw-backdrop")) return;
-      if (mod && key === "a") {
-        event.preventDefault();
-        selectAll();
-      } else if (mod && key === "c") {
-        copy();
-      } else if (readOnly) {
-        return;
-      } else if (mod && key === "z") {
-        event.preventDefault();
-        if (event.shiftKey) redo();
-        else undo();
-      } else if (mod && key === "y") {
-        event.preventDefault();
-        redo();
-      } else if (mod && key === "v") {
-        event.preventDefault();
-        paste();
-      } else if (!mod && (event.key === "Delete" || event.key === "Backspace")) {
-        event.preventDefault();
-        remove();
-      }
+      const row = shortcutFor(event);
+      if (!row) return;
+      const blocked = isTyping(event.target) || document.querySelector(".pw-backdrop");
+      if (blocked && !row.whileTyping) return;
+      if (!row.native) event.preventDefault();
+      if (readOnly && row.edits) return;
+      if (row.action === "save") latest.current.save({ force: false });
+      else latest.current[row.action]?.();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [readOnly, save, undo, redo, copy, paste, remove, selectAll]);
+  }, [readOnly, latest]);
 }

@@ -230,7 +230,7 @@ export default function FilesApp({ api, workspace, staff }) {
                     <button
                       type="button"
                       onClick={() => copyPath(entry)}
-                      aria-label={`Copy the path of ${entry.name}`}
+                      aria-label={`Copy path of ${entry.name}`}
                       title="Copy the path a pipeline's path field takes"
                     >
                       Copy path

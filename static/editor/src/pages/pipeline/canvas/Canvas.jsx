@@ -43,6 +43,8 @@ import { FIT_VIEW, cardDetailOf, isInView, isZoomedOut, openingViewport } from "
 import { OPERATOR_MIME } from "../panels/Palette.jsx";
 import CanvasTools from "./CanvasTools.jsx";
 import ConnectPalette from "./ConnectPalette.jsx";
+import PortTargets, { PortPickContext } from "./PortTargets.jsx";
+import { connectTargets } from "../document/keyboardConnect.js";
 import PlainEdges from "./PlainEdges.jsx";
 import { useEdgeDrop } from "./useEdgeDrop.js";
 import { useItemNodes } from "./useItemNodes.js";
@@ -158,6 +160,7 @@ export default function Canvas({
     },
     [reach, onAddConnected],
   );
+  const portPick = usePortPick({ box, nodes, edges, portsOf: catalog.portsOf, onConnect });
   const refused = useRefusedEnds(nodes, edges, catalog.portsOf);
   const zoomedOut = useStore(isZoomedOut);
   const detail = useStore(cardDetailOf);
@@ -168,85 +171,143 @@ export default function Canvas({
   useUnselectedEdges(plainEdges, edges, onEdgesChange);
   return (
     <RefusedEndsContext.Provider value={refused}>
-      <CardDetailContext.Provider value={detail}>
-        <CanvasItemsContext.Provider value={items}>
-          <div
-            className="pw-canvas"
-            ref={box}
-            onDragOver={(event) => {
-              if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+      <PortPickContext.Provider value={readOnly ? null : portPick.open}>
+        <CardDetailContext.Provider value={detail}>
+          <CanvasItemsContext.Provider value={items}>
+            <div
+              className="pw-canvas"
+              ref={box}
+              onDragOver={(event) => {
+                if (!readOnly && event.dataTransfer.types.includes(OPERATOR_MIME)) {
+                  event.preventDefault();
+                  event.dataTransfer.dropEffect = "copy";
+                  edgeDrop.overAt(event);
+                }
+              }}
+              onDragLeave={(event) => {
+                if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
+              }}
+              onDrop={(event) => {
+                const name = event.dataTransfer.getData(OPERATOR_MIME);
+                if (!name || readOnly) return;
                 event.preventDefault();
-                event.dataTransfer.dropEffect = "copy";
-                edgeDrop.overAt(event);
-              }
-            }}
-            onDragLeave={(event) => {
-              if (!event.currentTarget.contains(event.relatedTarget)) edgeDrop.clear();
-            }}
-            onDrop={(event) => {
-              const name = event.dataTransfer.getData(OPERATOR_MIME);
-              if (!name || readOnly) return;
-              event.preventDefault();
-              const edgeId = edgeDrop.overAt(event);
-              edgeDrop.clear();
-              onDropOperator(
-                name,
-                screenToFlowPosition({ x: event.clientX, y: event.clientY }),
-                edgeId,
-              );
-            }}
-          >
-            <ReactFlow
-              nodes={flowNodes}
-              edges={flowEdges}
-              nodeTypes={nodeTypes}
-              onNodesChange={onFlowNodesChange}
-              onEdgesChange={onEdgesChange}
-              onConnect={onConnect}
-              onConnectEnd={onConnectEnd}
-              onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
-              onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
-              nodesDraggable={!readOnly}
-              nodesConnectable={!readOnly}
-              onlyRenderVisibleElements
-              deleteKeyCode={null}
-              multiSelectionKeyCode={MULTI_SELECT_KEYS}
-              minZoom={MIN_ZOOM}
-              maxZoom={2}
-              defaultEdgeOptions={EDGE_OPTIONS}
+                const edgeId = edgeDrop.overAt(event);
+                edgeDrop.clear();
+                onDropOperator(
+                  name,
+                  screenToFlowPosition({ x: event.clientX, y: event.clientY }),
+                  edgeId,
+                );
+              }}
             >
-              <Background gap={20} size={1} color="#d5dbe5" />
-              <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
-              {nodes.length <= MINIMAP_MAX_NODES && (
-                <MiniMap
-                  pannable
-                  zoomable
-                  style={{ width: 150, height: 96 }}
-                  nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"}
-                  nodeStrokeWidth={0}
-                  maskColor="rgba(241,245,249,0.7)"
+              <ReactFlow
+                nodes={flowNodes}
+                edges={flowEdges}
+                nodeTypes={nodeTypes}
+                onNodesChange={onFlowNodesChange}
+                onEdgesChange={onEdgesChange}
+                onConnect={onConnect}
+                onConnectEnd={onConnectEnd}
+                onNodeDrag={readOnly ? undefined : edgeDrop.onNodeDrag}
+                onNodeDragStop={readOnly ? undefined : edgeDrop.onNodeDragStop}
+                nodesDraggable={!readOnly}
+                nodesConnectable={!readOnly}
+                onlyRenderVisibleElements
+                deleteKeyCode={null}
+                multiSelectionKeyCode={MULTI_SELECT_KEYS}
+                minZoom={MIN_ZOOM}
+                maxZoom={2}
+                defaultEdgeOptions={EDGE_OPTIONS}
+              >
+                <Background gap={20} size={1} color="#d5dbe5" />
+                <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
+                {nodes.length <= MINIMAP_MAX_NODES && (
+                  <MiniMap
+                    pannable
+                    zoomable
+                    style={{ width: 150, height: 96 }}
+                    nodeColor={(node) => TYPE_COLORS[node.type] ?? "#94a3b8"}
+                    nodeStrokeWidth={0}
+                    maskColor="rgba(241,245,249,0.7)"
+                  />
+                )}
+                {plainEdges ? (
+                  <PlainEdges nodes={sized} edges={edges} moving={drag.moving} />
+                ) : null}
+                {readOnly ? null : (
+                  <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />
+                )}
+                <FitOnOpen />
+                <KeepGraphInView />
+                {children}
+              </ReactFlow>
+              {reach ? (
+                <ConnectPalette
+                  items={reachable}
+                  at={reach.at}
+                  side={reach.from.type}
+                  onClose={closeReach}
+                  onPick={pickReached}
                 />
-              )}
-              {plainEdges ? <PlainEdges nodes={sized} edges={edges} moving={drag.moving} /> : null}
-              {readOnly ? null : <CanvasTools items={items} selectedNodes={selectedCount(nodes)} />}
-              <FitOnOpen />
-              <KeepGraphInView />
-              {children}
-            </ReactFlow>
-            {reach ? (
-              <ConnectPalette
-                items={reachable}
-                at={reach.at}
-                side={reach.from.type}
-                onClose={closeReach}
-                onPick={pickReached}
-              />
-            ) : null}
-          </div>
-        </CanvasItemsContext.Provider>
-      </CardDetailContext.Provider>
+              ) : null}
+              {portPick.picking ? (
+                <PortTargets
+                  title={`Connect ${portPick.picking.label}`}
+                  targets={portPick.picking.targets}
+                  at={portPick.picking.at}
+                  onPick={portPick.pick}
+                  onClose={portPick.close}
+                />
+              ) : null}
+            </div>
+          </CanvasItemsContext.Provider>
+        </CardDetailContext.Provider>
+      </PortPickContext.Provider>
     </RefusedEndsContext.Provider>
   );
+}
+
+const labelOf = (node) => node.data.label || node.id;
+
+/**
+ * Connecting from a focused port by keyboard: `open(from, element)` lists the ports the
+ * connection may end at beside the port (`picking`), `pick(target)` connects, `close(refocus)`
+ * closes; either way the port gets the focus back.
+ */
+function usePortPick({ box, nodes, edges, portsOf, onConnect }) {
+  const [picking, setPicking] = useState(null); // {label, targets, at, element}
+  const open = useCallback(
+    (from, element) => {
+      const rect = box.current.getBoundingClientRect();
+      const port = element.getBoundingClientRect();
+      setPicking({
+        label: element.getAttribute("aria-label") ?? from.id,
+        targets: connectTargets(nodes, edges, from, portsOf, labelOf),
+        at: {
+          // Below the port, clear of the card it may connect to next on its right.
+          x: Math.max(0, Math.min(port.left - rect.left, rect.width - PALETTE_BOX.width)),
+          y: Math.max(0, Math.min(port.bottom + 40 - rect.top, rect.height - PALETTE_BOX.height)),
+        },
+        element,
+      });
+    },
+    [box, nodes, edges, portsOf],
+  );
+  const close = useCallback(
+    (refocus) => {
+      if (refocus && picking?.element.isConnected) picking.element.focus();
+      setPicking(null);
+    },
+    [picking],
+  );
+  const pick = useCallback(
+    (target) => {
+      onConnect(target.connection);
+      close(true);
+    },
+    [onConnect, close],
+  );
+  return { picking, open, close, pick };
 }
 
 const selectedCount = (nodes) => nodes.reduce((count, node) => count + (node.selected ? 1 : 0), 0);

@@ -26,7 +26,7 @@ function Palette({ items, onAdd }) {
       <div className="pw-palette-groups">
         {groups.map((group) => (
           <section key={group.kind} className="pw-palette-group">
-            <h3>{group.title}</h3>
+            <h2>{group.title}</h2>
             {group.items.map((item) => (
               <div
                 key={item.name}

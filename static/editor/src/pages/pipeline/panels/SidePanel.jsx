@@ -3,11 +3,12 @@
 // forms are shown disabled, and nothing offers to delete.
 
 import "./SidePanel.css";
-import { memo, useContext, useEffect, useRef } from "react";
+import { Fragment, memo, useContext, useEffect, useRef } from "react";
 import { describeProblem } from "../document/problems.js";
 import { OverlayContext } from "../contexts.js";
 import { useStore } from "../../../lib/store.js";
 import { NodePanel } from "./NodePanel.jsx";
+import { SHORTCUTS, keyLabel } from "../shortcuts.js";
 
 /** The panel for `selected` (the selected nodes). */
 function SidePanel({
@@ -127,21 +128,18 @@ function Overview({ nodeCount, problems, onFocusNode }) {
       ) : null}
       <h3>Shortcuts</h3>
       <dl className="pw-shortcuts">
-        <dt>Ctrl+S</dt>
-        <dd>save</dd>
-        <dt>Ctrl+Z / Ctrl+Shift+Z</dt>
-        <dd>undo / redo</dd>
-        <dt>Ctrl+C / Ctrl+V</dt>
-        <dd>copy / paste nodes</dd>
-        <dt>Ctrl+A</dt>
-        <dd>select every node</dd>
-        <dt>Delete</dt>
-        <dd>delete the selection</dd>
-        <dt>Shift+drag</dt>
-        <dd>select several</dd>
+        {PANEL_SHORTCUTS.map((row) => (
+          <Fragment key={row.title}>
+            <dt>{row.keys.map((spec) => keyLabel(spec)).join(" / ")}</dt>
+            <dd>{row.title}</dd>
+          </Fragment>
+        ))}
       </dl>
     </section>
   );
 }
+
+// The shortcut table's rows for the keys, the sheet ("?") has every row.
+const PANEL_SHORTCUTS = SHORTCUTS.filter((row) => row.action || row.mouse);
 
 export default memo(SidePanel);

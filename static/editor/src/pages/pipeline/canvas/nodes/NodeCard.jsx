@@ -29,6 +29,8 @@ import { shownRun } from "../../overlay.js";
 import { percentDone, statusOf } from "../../runs/runState.js";
 import { useStore } from "../../../../lib/store.js";
 import { summaryText } from "./summary.js";
+import { portLabel } from "../../document/keyboardConnect.js";
+import { PortPickContext } from "../PortTargets.jsx";
 import { cardGeometry, handleTop, isLabelled } from "./geometry.js";
 
 const NO_PROBLEMS = [];
@@ -99,6 +101,12 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           key={`${handle.type}.${handle.id}`}
           nodeId={id}
           handle={handle}
+          label={portLabel(
+            handle.type,
+            handle.id,
+            data.label || id,
+            handle.type === "target" ? ports.inputs.length : ports.outputs.length,
+          )}
           problem={portProblem(
             problems,
             handle.type === "target" ? "inputs" : "outputs",
@@ -112,8 +120,10 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
 
 /** A port's handle: red, with the message as its title, when a problem names the port (an
  * input left unconnected, one with too many edges) or when the port is stray; greyed, with
- * the reason as its title, while a connection is dragged that may not end at it. */
-function PortHandle({ nodeId, handle, problem }) {
+ * the reason as its title, while a connection is dragged that may not end at it. It can be
+ * focused (`label` names it) and Enter on it lists where it can connect (PortTargets.jsx). */
+function PortHandle({ nodeId, handle, problem, label }) {
+  const pick = useContext(PortPickContext);
   const stray = handle.stray === true;
   const refused = useContext(RefusedEndsContext).get(handleKey(nodeId, handle.type, handle.id));
   const title = stray
@@ -139,6 +149,19 @@ function PortHandle({ nodeId, handle, problem }) {
       title={title}
       isConnectable={!stray}
       style={{ top: handleTop(handle) }}
+      tabIndex={pick && !stray ? 0 : undefined}
+      role={pick && !stray ? "button" : undefined}
+      aria-label={label}
+      onKeyDown={
+        pick && !stray
+          ? (event) => {
+              if (event.key !== "Enter" && event.key !== " ") return;
+              event.preventDefault();
+              event.stopPropagation(); // React Flow's node would take Enter as "select"
+              pick({ nodeId, id: handle.id, type: handle.type }, event.currentTarget);
+            }
+          : undefined
+      }
     />
   );
 }
