@@ -62,6 +62,19 @@ class ConnectionIn(Schema):
     description: str = ""
 
 
+class ConnectionTestIn(Schema):
+    """A connection to try before saving it: `password` None uses the stored one of `name`."""
+
+    url: str
+    password: str | None = None
+    name: str | None = None
+
+
+class ConnectionTested(Schema):
+    ok: bool
+    message: str
+
+
 class ConnectionOut(Schema):
     """A connection as its workspace's members see it: never its password."""
 
