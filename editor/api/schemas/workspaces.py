@@ -104,5 +104,12 @@ class FileListing(Schema):
     items: list[FileEntry]
 
 
+class FilePaths(Schema):
+    """Every file a path may name, for search and completion."""
+
+    items: list[str]
+    truncated: bool
+
+
 class Uploaded(Schema):
     path: str
