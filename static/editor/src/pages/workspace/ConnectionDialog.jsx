@@ -149,25 +149,27 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
             </div>
           </>
         )}
-        <Field
-          id="pw-connection-password"
-          label="Password"
-          hint={
-            hadPassword
-              ? "A password is stored. Leave empty to keep it."
-              : "Leave empty when the database needs none."
-          }
-          input={
-            <input
-              id="pw-connection-password"
-              type="password"
-              autoComplete="new-password"
-              value={form.password}
-              disabled={form.removePassword}
-              onChange={set("password")}
-            />
-          }
-        />
+        {sqlite ? null : (
+          <Field
+            id="pw-connection-password"
+            label="Password"
+            hint={
+              hadPassword
+                ? "A password is stored. Leave empty to keep it."
+                : "Leave empty when the database needs none."
+            }
+            input={
+              <input
+                id="pw-connection-password"
+                type="password"
+                autoComplete="new-password"
+                value={form.password}
+                disabled={form.removePassword}
+                onChange={set("password")}
+              />
+            }
+          />
+        )}
         {hadPassword ? (
           <label className="pw-check">
             <input type="checkbox" checked={form.removePassword} onChange={set("removePassword")} />{" "}
