@@ -50,6 +50,8 @@ async def test_a_file_is_picked_by_browsing_with_its_first_rows_shown(
     )
     await panel.get_by_role("button", name="Browse files for Path").click()
     dialog = page.get_by_role("dialog", name="Choose a file")
+    await expect(dialog.locator(f"[data-path='{people.name('people.csv')}']")).to_be_visible()
+    await screenshot(page, "file-picker-folder")
     await dialog.get_by_role("searchbox", name="Search every file").fill("people")
     await dialog.locator(f"[data-path='{people.name('people.csv')}']").click()
     rows = dialog.get_by_role("region", name=f"First rows of {people.name('people.csv')}")
