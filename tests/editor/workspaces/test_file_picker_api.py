@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from editor.workspaces import files
-from tests.editor.conftest import client_for
+from tests.editor.conftest import SEED, client_for, post_json
 
 PATHS = "/api/workspaces/{slug}/files/paths"
 PREVIEW = "/api/workspaces/{slug}/files/preview"
@@ -86,3 +86,25 @@ def test_another_workspaces_files_are_neither_listed_nor_previewed(other, data_r
     stranger = client_for(other)
     assert stranger.get(PATHS.format(slug="owner")).status_code == 404
     assert stranger.get(PREVIEW.format(slug="owner"), {"path": "people.csv"}).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_misspelt_input_file_is_a_problem_of_its_path_field_with_the_closest_name(
+    client, data_root
+):
+    document = {
+        **SEED,
+        "name": "typo",
+        "config": {},
+        "nodes": [{"id": "read", "operator": "csv_input", "params": {"path": "peple.csv"}}],
+        "edges": [],
+    }
+    pipeline_id = post_json(client, "/api/pipelines", document).json()["id"]
+    answer = client.get(f"/api/pipelines/{pipeline_id}/schemas")
+    assert answer.status_code == 200, answer.content
+    [problem] = answer.json()["nodes"]["read"]["problems"]
+    assert (problem["field"], problem["field_title"]) == ("params.path", "Path")
+    assert problem["message"] == (
+        "Path: input file 'peple.csv' not found under the workspace folder; "
+        "did you mean 'people.csv'?"
+    )
