@@ -12,7 +12,7 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
   const [form, setForm] = useState(initial);
   const [problem, setProblem] = useState("");
   const [busy, setBusy] = useState(false);
-  const [pasted, setPasted] = useState("");
+  const [pasted, setPasted] = useState(initial.unparsed ?? "");
   const [tested, setTested] = useState(null); // {ok, message} | "testing"
   const change = (next) => {
     setForm(next);

@@ -104,6 +104,8 @@ export function connectionForm(connection = null) {
   return {
     name: connection?.name ?? "",
     ...fields,
+    // a stored URL the fields cannot hold: shown to be fixed (saving waits for the fields)
+    unparsed: connection && !parseUrl(connection.url) ? connection.url : "",
     password: "",
     removePassword: false,
     read_only: connection?.read_only ?? true,
