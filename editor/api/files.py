@@ -7,10 +7,13 @@ from django.http import FileResponse
 from ninja import Router, Status
 
 from editor.api.schemas.contract import answers
-from editor.api.schemas.workspaces import FileListing, Uploaded
+from editor.api.schemas.pipelines import RowsPreview
+from editor.api.schemas.workspaces import FileListing, FilePaths, Uploaded
 from editor.errors import ActionError
+from editor.runs import jobs
 from editor.workspaces import files
-from editor.workspaces.membership import file_area
+from editor.workspaces.file_previews import NODE, PREVIEW_ROWS, preview_document
+from editor.workspaces.membership import engine_access, file_area
 from editor.workspaces.permissions import Action, workspace_for
 
 router = Router()
@@ -25,6 +28,33 @@ def list_files(request, slug: str, folder: str = ""):
     """`folder` is relative to the workspace (`shared` is the folder every workspace reads)."""
     area = file_area(workspace_for(request.user, slug), request.user)
     return {"folder": folder, "items": files.list_folder(area, folder)}
+
+
+@router.get(
+    "/{slug}/files/paths",
+    response=answers({200: FilePaths}, 404),
+    summary="Every file's path",
+)
+def file_paths(request, slug: str):
+    """Every visible file of the workspace and of `shared/`, as a pipeline's path names it
+    (at most 5,000: `truncated` says when there are more), for search and completion."""
+    area = file_area(workspace_for(request.user, slug), request.user)
+    items, truncated = files.all_files(area)
+    return {"items": items, "truncated": truncated}
+
+
+@router.get(
+    "/{slug}/files/preview",
+    response=answers({200: RowsPreview}, 400, 404, 413, 422, 429),
+    summary="The first rows of a file",
+)
+def preview_file(request, slug: str, path: str):
+    """At most 20 rows, read by the input operator of the file's ending (CSV, JSON, Parquet,
+    Excel), in a process of its own as a node's preview is."""
+    workspace = workspace_for(request.user, slug)
+    files.file_to_download(file_area(workspace, request.user), path)  # 404 when not a file
+    document = preview_document(path)
+    return jobs.preview(document, NODE, PREVIEW_ROWS, **engine_access(workspace, request.user))
 
 
 DOWNLOAD = {

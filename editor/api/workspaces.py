@@ -14,6 +14,8 @@ from editor.api.schemas.workspaces import (
     ConnectionIn,
     ConnectionList,
     ConnectionOut,
+    ConnectionTested,
+    ConnectionTestIn,
     Member,
     MemberIn,
     WorkspaceDetail,
@@ -25,8 +27,14 @@ from editor.audit.csv import csv_download
 from editor.errors import ActionError
 from editor.models import AuditEntry, Workspace
 from editor.schedules.actions import paused_schedules
-from editor.workspaces.connections import connection_json, save_connection
-from editor.workspaces.membership import create_workspace, remove_member, set_member, slug_problem
+from editor.workspaces.connections import connection_json, save_connection, test_connection
+from editor.workspaces.membership import (
+    create_workspace,
+    file_area,
+    remove_member,
+    set_member,
+    slug_problem,
+)
 from editor.workspaces.permissions import (
     Action,
     is_operator,
@@ -152,6 +160,27 @@ def put_connection(request, slug: str, name: str):
     staff = request.user.is_staff
     connection = save_connection(workspace, name, staff=staff, **body.model_dump())
     return connection_json(connection)
+
+
+@router.post(
+    "/{slug}/test-connection",
+    response=answers({200: ConnectionTested}, 400, 403, 404),
+    openapi_extra=request_body(ConnectionTestIn.model_json_schema()),
+    summary="Test a connection before saving it",
+)
+def post_test_connection(request, slug: str):
+    """Connects once as a run would (same URL rules, same destinations, a read-only session,
+    at most a few seconds' wait) and runs `SELECT 1`; 400 `connection_failed` says why not.
+    Omit `password` to use the stored one of connection `name`."""
+    workspace = workspace_for(request.user, slug, Action.MANAGE)
+    body = parse_body(ConnectionTestIn, json_object(request))
+    server = test_connection(
+        workspace,
+        file_area(workspace, request.user),
+        staff=request.user.is_staff,
+        **body.model_dump(),
+    )
+    return {"ok": True, "message": f"Connected: {server} answered SELECT 1."}
 
 
 @router.delete(

@@ -26,9 +26,12 @@ from sqlalchemy.exc import ArgumentError
 
 from editor.errors import ActionError
 from editor.models import Connection, Workspace
+from runtime.errors import OperatorError
 from runtime.io.addresses import AddressRefused, Unresolvable
+from runtime.io.paths import FileArea
 from runtime.io.sql.connection_guard import DEFAULT_PORTS, ConnectionGuard, Server, StaffOnly
 from runtime.io.sql.connection_specs import ConnectionSpec
+from runtime.io.sql.connections import probe
 
 PASSWORD_OPTIONS = frozenset({"password", "passwd", "pwd", "sslpassword", "secret", "token"})
 """Query-string options that would carry a secret in the URL itself."""
@@ -176,6 +179,51 @@ def save_connection(
         ) from None
     connection.save()
     return connection
+
+
+class _ProbeContext:
+    """What `runtime.io.sql.connections.probe` needs: one connection, and the file area an
+    SQLite file is found in."""
+
+    def __init__(self, name: str, spec: ConnectionSpec, area: FileArea):
+        self.connections = {name: spec}
+        self.resolve_path = area.resolve
+
+
+def test_connection(
+    workspace: Workspace,
+    area: FileArea,
+    *,
+    staff: bool,
+    url: str,
+    password: str | None = None,
+    name: str | None = None,
+) -> str:
+    """Connect once as a run would (the same URL rules, guard and read-only session; a bounded
+    wait) and run `SELECT 1`: what the database calls itself, or a 4xx `ActionError` saying
+    why not, never with the password. A None `password` uses the stored one of `name`."""
+    try:
+        parsed = checked_url(url)
+        check_destination(parsed, staff=staff)
+    except StaffOnly as error:
+        raise ActionError(403, "staff_only", str(error), field="url") from None
+    except UrlRefused as error:
+        raise ActionError(400, "invalid_connection", str(error), field="url") from None
+    stored = Connection.objects.filter(workspace=workspace, name=name).first() if name else None
+    if password is None and stored is not None and stored.has_password:
+        password = make_url(stored.full_url()).password
+    if password:
+        parsed = parsed.set(password=password)
+    spec = ConnectionSpec(
+        url=parsed.render_as_string(hide_password=False),
+        read_only=True,
+        guard=guard(private_allowed=staff),
+    )
+    called = name or "new"
+    try:
+        return probe(_ProbeContext(called, spec, area), called)
+    except OperatorError as error:
+        raise ActionError(400, "connection_failed", str(error), field="url") from None
 
 
 def connection_json(connection: Connection) -> dict:

@@ -96,6 +96,50 @@ def _described(name, path, kind, size, modified, read_only) -> dict:
     }
 
 
+MAX_LISTED_FILES = 5_000
+"""Files `all_files` names at most (the picker's search and completion; a folder view lists
+the rest)."""
+
+
+def all_files(area: FileArea) -> tuple[list[str], bool]:
+    """Every visible file of the area as a path names it (the workspace's, then `shared/...`),
+    sorted, and whether the list stopped at `MAX_LISTED_FILES`."""
+    found: list[str] = []
+    tops = [(Path(area.root), "")]
+    if area.shared is not None:
+        tops.append((Path(area.shared), f"{SHARED}/"))
+    for top, prefix in tops:
+        if not top.is_dir():
+            continue
+        for folder, folders, names in os.walk(top):
+            relative = Path(folder).relative_to(top).as_posix()
+            at_top = relative == "."
+            folders[:] = sorted(
+                name
+                for name in folders
+                if not name.startswith(".") and not (at_top and prefix == "" and name == SHARED)
+            )
+            base = prefix if at_top else f"{prefix}{relative}/"
+            for name in sorted(names):
+                if name.startswith("."):
+                    continue
+                if len(found) >= MAX_LISTED_FILES:
+                    return found, True
+                path = f"{base}{name}"
+                if os.path.islink(os.path.join(folder, name)) and not _reachable(area, path):
+                    continue
+                found.append(path)
+    return found, False
+
+
+def _reachable(area: FileArea, path: str) -> bool:
+    """Whether a link's path stays in the area (one leading out is not offered)."""
+    try:
+        return area.resolve(path).is_file()
+    except (OSError, UnsafePathError):
+        return False
+
+
 def upload_name(name: str) -> str:
     """The file name an upload is stored under, or a 400 saying why it cannot be."""
     base = Path(name.replace("\\", "/")).name

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from fnmatch import translate
 from pathlib import Path, PurePosixPath
 
-from runtime.errors import OperatorError, UnsafePathError
+from runtime.errors import OperatorError, ParamsError, UnsafePathError
 from runtime.io.paths import SHARED, SYSTEM, FileArea
+from runtime.suggestions import suggestion
 
 MAX_FILES = 10_000
 """Files one input path may name; a pattern matching more is refused, not cut short."""
@@ -42,6 +43,24 @@ MAX_ENTRIES = 200_000
 """Folder entries one pattern may look at (a `**` over a big tree stops there)."""
 WILDCARDS = "*?["
 RECURSIVE = "**"
+MAX_SUGGESTION_ENTRIES = 2_000
+"""Folder entries looked at to suggest a name for a missing file (the message stays quick)."""
+
+
+class MissingFile(ParamsError):
+    """An input file that is not there: a problem of the node's `path` field (the editor shows
+    it under Path), worded as before plus the closest file's name, and retried as before (the
+    file may arrive)."""
+
+    retryable = True
+
+    def __init__(self, path: str, message: str):
+        super().__init__("path", message)
+        self.args = (message,)  # a run's message reads as before, without "path: "
+        self.path = path
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True)
@@ -67,8 +86,45 @@ def input_files(area: FileArea, path: str, endings: tuple[str, ...]) -> list[Inp
     if location.is_dir():
         return _in_folder(area, path, location, endings)
     if not location.is_file():
-        raise OperatorError(f"input file '{path}' not found under the {area.called}")
+        message = f"input file '{path}' not found under the {area.called}"
+        hint = suggestion(path, nearby_files(area, path))
+        raise MissingFile(path, f"{message}; {hint}" if hint else message)
     return [InputFile(path, location)]
+
+
+def nearby_files(area: FileArea, path: str) -> list[str]:
+    """The files under the nearest folder of `path` that exists (its own, else the one above,
+    up to the area's top), named as a document names them: what "did you mean" picks from.
+    At most `MAX_SUGGESTION_ENTRIES` entries are looked at; hidden names are left out."""
+    parts = list(_parts(path))[:-1]
+    while True:
+        try:
+            folder = area.resolve(_joined_path(parts) or ".")
+        except (UnsafePathError, OSError):
+            return []
+        if folder.is_dir():
+            break
+        if not parts:
+            return []
+        parts.pop()
+    at_top = not parts and area.shared is not None
+    found, left, pending = [], MAX_SUGGESTION_ENTRIES, [(folder, tuple(parts))]
+    while pending and left > 0:
+        current, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(current))[:left]
+        except OSError:
+            continue
+        left -= len(entries)
+        for entry in entries:
+            if entry.name.startswith(".") or (at_top and not prefix and entry.name == SHARED):
+                continue
+            named = (*prefix, entry.name)
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((Path(entry.path), named))
+            elif entry.is_file():
+                found.append(_joined_path(named))
+    return found
 
 
 def _in_folder(

@@ -62,6 +62,19 @@ class ConnectionIn(Schema):
     description: str = ""
 
 
+class ConnectionTestIn(Schema):
+    """A connection to try before saving it: `password` None uses the stored one of `name`."""
+
+    url: str
+    password: str | None = None
+    name: str | None = None
+
+
+class ConnectionTested(Schema):
+    ok: bool
+    message: str
+
+
 class ConnectionOut(Schema):
     """A connection as its workspace's members see it: never its password."""
 
@@ -89,6 +102,13 @@ class FileEntry(Schema):
 class FileListing(Schema):
     folder: str
     items: list[FileEntry]
+
+
+class FilePaths(Schema):
+    """Every file a path may name, for search and completion."""
+
+    items: list[str]
+    truncated: bool
 
 
 class Uploaded(Schema):

@@ -139,10 +139,40 @@ def engine_for(ctx: ConnectingContext, name: str, *, write: bool = False) -> Eng
     return engine
 
 
-def _create_engine(url: URL, name: str, *, read_only: bool) -> Engine:
+PROBE_TIMEOUT_S = 5
+"""How long "Test connection" waits for a server (a form's answer, not a run's)."""
+
+
+def probe(ctx: ConnectingContext, name: str) -> str:
+    """Connect to `name` as a read-only session would, run `SELECT 1` and close: what the
+    database calls itself ("PostgreSQL 16.4"), or an `OperatorError` saying why not. Checked by
+    the connection's guard like every connection; no engine is kept, and an SQLite file that
+    is not there is not made."""
+    url = connection_url(ctx, name).difference_update_query(["connect_timeout"])
+    if url.get_backend_name() == "sqlite" and not Path(url.database).is_file():
+        shown = sqlite_path(sa.make_url(connection_spec(ctx, name).url), name)
+        raise OperatorError(f"no SQLite file '{shown}' in the workspace folder; upload it first")
+    engine = _create_engine(url, name, read_only=True, timeout=PROBE_TIMEOUT_S)
+    try:
+        action = f"cannot connect to '{name}' ({hidden(url)})"
+        with database_errors(action, url), engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1").scalar()
+            version = ".".join(str(part) for part in engine.dialect.server_version_info or ())
+    finally:
+        engine.dispose()
+    return f"{_DIALECT_NAMES.get(engine.dialect.name, engine.dialect.name)} {version}".strip()
+
+
+_DIALECT_NAMES = {"postgresql": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB",
+                  "sqlite": "SQLite"}  # fmt: skip
+
+
+def _create_engine(
+    url: URL, name: str, *, read_only: bool, timeout: int = CONNECT_TIMEOUT_S
+) -> Engine:
     connect_args = {}
     if url.get_driver_name() in _TIMEOUT_DRIVERS and "connect_timeout" not in url.query:
-        connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+        connect_args["connect_timeout"] = timeout
     try:
         engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
     except (NoSuchModuleError, ImportError) as error:

@@ -12,6 +12,7 @@ ConnectionName = Annotated[
         title="Connection",
         description="Name of a database connection configured for the runtime.",
         min_length=1,
+        json_schema_extra={"format": "connection"},  # the editor offers the workspace's
     ),
 ]
 """A connection's name, looked up in the run's connections (see `runtime.io.sql.connections`)."""

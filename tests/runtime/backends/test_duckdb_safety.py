@@ -152,5 +152,6 @@ def test_a_missing_file_fails_naming_the_node_and_the_path_as_written(area):
     with pytest.raises(SegmentError) as caught:
         run_scan(area, "data/nope.csv")
     assert str(caught.value) == (
-        "node 'read': input file 'data/nope.csv' not found under the data root"
+        "node 'read': input file 'data/nope.csv' not found under the data root; "
+        "did you mean 'data/in.csv'?"
     )

@@ -79,11 +79,11 @@ def test_a_half_built_graph_still_gets_schemas_where_it_can(tmp_path):
     assert [p.code for p in inferred.nodes["loose"].problems] == ["unconnected_port"]
 
 
-def test_a_missing_input_file_is_a_problem_of_the_input_node(tmp_path):
+def test_a_missing_input_file_is_a_problem_of_the_input_nodes_path_field(tmp_path):
     doc = pipeline([{"id": "read", "operator": "csv_input", "params": {"path": "none.csv"}}], [])
-    assert [str(p) for p in infer_schemas(doc, data_root=tmp_path).problems] == [
-        "read: input file 'none.csv' not found under the data root"
-    ]
+    [problem] = infer_schemas(doc, data_root=tmp_path).problems
+    assert (problem.node, problem.field) == ("read", "params.path")
+    assert str(problem) == "read: Path: input file 'none.csv' not found under the data root"
 
 
 def test_a_cycle_stops_inference_with_the_cycle_problem():

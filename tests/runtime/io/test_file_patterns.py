@@ -208,3 +208,35 @@ def test_input_bytes_sum_over_the_files_a_pattern_names(area):
     assert input_bytes(operator, params, area) == 4 + 4 + 202
     missing = operator.Params.model_validate({"path": "none/*.csv"})
     assert input_bytes(operator, missing, area) == 0
+
+
+def test_a_missing_file_suggests_the_closest_file_of_its_folder(area):
+    place(area, "data/customers.csv", "data/orders.csv")
+    with pytest.raises(OperatorError) as refused:
+        input_files(area, "data/custmers.csv", CSV)
+    assert str(refused.value) == (
+        "input file 'data/custmers.csv' not found under the workspace folder; "
+        "did you mean 'data/customers.csv'?"
+    )
+    assert refused.value.field == "path" and refused.value.retryable
+
+
+def test_a_missing_files_misspelt_folder_is_suggested_from_the_folder_above(area):
+    place(area, "data/customers.csv")
+    place(area, "customers.csv", under="shared")
+    assert file_patterns.nearby_files(area, "dta/customers.csv") == ["data/customers.csv"]
+    with pytest.raises(OperatorError, match=re.escape("did you mean 'data/customers.csv'")):
+        input_files(area, "dta/customers.csv", CSV)
+
+
+def test_a_missing_file_in_the_shared_folder_is_suggested_from_it(area):
+    place(area, "rates.csv", under="shared")
+    with pytest.raises(OperatorError, match=re.escape("did you mean 'shared/rates.csv'")):
+        input_files(area, "shared/rate.csv", CSV)
+
+
+def test_a_missing_file_with_nothing_close_names_no_file(area):
+    place(area, "data/customers.csv", ".hidden.csv")
+    with pytest.raises(OperatorError) as refused:
+        input_files(area, "zzz.csv", CSV)
+    assert "did you mean" not in str(refused.value)

@@ -25,7 +25,7 @@ import { useWiredAdds } from "./canvas/useWiredAdds.js";
 import { useEditorCommands, useEditorState } from "./commands.js";
 import RunCompareView from "./compare/RunCompareView.jsx";
 import { useHistoryViews } from "./compare/useHistoryViews.js";
-import { CatalogContext, OverlayContext } from "./contexts.js";
+import { CatalogContext, OverlayContext, WorkspaceContext } from "./contexts.js";
 import { usePreview } from "./data/usePreview.js";
 import { createCatalog } from "./document/catalog.js";
 import { isDirty } from "./document/editorState.js";
@@ -69,6 +69,7 @@ const ignoreChanges = () => {};
 export default function EditorApp({ api, pipelineId, userName, workspace }) {
   const [loaded, setLoaded] = useState(null);
   const [error, setError] = useState(null);
+  const access = useMemo(() => ({ api, workspace }), [api, workspace]);
   useEffect(() => {
     Promise.all([api.get("/api/operators"), api.get(`/api/pipelines/${pipelineId}`)]).then(
       ([operators, pipeline]) =>
@@ -91,14 +92,16 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
   if (!loaded) return <div className="pw-page-message pw-muted">Loading the editor…</div>;
   return (
     <ReactFlowProvider>
-      <Editor
-        api={api}
-        pipelineId={pipelineId}
-        userName={userName}
-        workspace={workspace}
-        catalog={loaded.catalog}
-        pipeline={loaded.pipeline}
-      />
+      <WorkspaceContext.Provider value={access}>
+        <Editor
+          api={api}
+          pipelineId={pipelineId}
+          userName={userName}
+          workspace={workspace}
+          catalog={loaded.catalog}
+          pipeline={loaded.pipeline}
+        />
+      </WorkspaceContext.Provider>
     </ReactFlowProvider>
   );
 }

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useState } from "react";
 import Toasts from "../../ui/Toasts.jsx";
 import { useToasts } from "../../ui/useToasts.js";
 import { connectionBody, connectionForm } from "./connections.js";
+import { testWorkspaceConnection } from "./connectionRequests.js";
 import { ROLE_MEANING, ROLES, mayManage, workspaceApi } from "./roles.js";
 import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../../ui/ListTable.jsx";
@@ -84,6 +85,8 @@ export default function WorkspaceApp({ api, workspace, userName }) {
     }
     return null;
   };
+
+  const testConnection = (form, isNew) => testWorkspaceConnection(api, base, form, isNew);
 
   const deleteConnection = async (connection) => {
     setDeleting(null);
@@ -292,6 +295,7 @@ export default function WorkspaceApp({ api, workspace, userName }) {
             !editing.isNew && connections.find((c) => c.name === editing.form.name)?.has_password
           }
           onSave={saveConnection}
+          onTest={(form) => testConnection(form, editing.isNew)}
           onClose={() => setEditing(null)}
         />
       ) : null}

@@ -181,6 +181,6 @@ describe("the connection form", () => {
   });
 
   it("makes a new connection read-only by default", () => {
-    expect(connectionForm()).toMatchObject({ name: "", url: "", read_only: true });
+    expect(connectionForm()).toMatchObject({ name: "", dialect: "postgresql", read_only: true });
   });
 });

@@ -5,6 +5,8 @@ import { lazy, Suspense, useState } from "react";
 import { itemReference, portColumns, portReference } from "./columnFields.js";
 import { enumOptions, parseNumber, parseScalar, scalarText } from "./schemaForm.js";
 import ColumnPicker from "./ColumnPicker.jsx";
+import ConnectionField from "./ConnectionField.jsx";
+import PathField from "./PathField.jsx";
 import { OptionSelect } from "./controls.jsx";
 import DictRows from "./DictRows.jsx";
 import { ObjectList, OptionalObject, ValueList } from "./ListFields.jsx";
@@ -101,14 +103,33 @@ export default function Widget({
         />
       );
     case "text":
-    case "path":
       return (
         <input
           {...common}
           type="text"
           value={scalarText(value)}
-          placeholder={placeholder || (kind === "path" ? "relative to the data root" : "")}
+          placeholder={placeholder}
           onChange={(event) => onChange(empty(event.target.value))}
+        />
+      );
+    case "path":
+      return (
+        <PathField
+          common={common}
+          value={scalarText(value)}
+          placeholder={placeholder || "a file of the workspace, e.g. data/sales.csv"}
+          readOnly={context.readOnly}
+          title={title}
+          onChange={(text) => onChange(empty(text))}
+        />
+      );
+    case "connection":
+      return (
+        <ConnectionField
+          common={common}
+          value={value}
+          readOnly={context.readOnly}
+          onChange={onChange}
         />
       );
     case "integer":

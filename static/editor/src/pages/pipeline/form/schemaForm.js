@@ -98,7 +98,7 @@ export function unionVariants(schema, root) {
 
 /**
  * The widget a field gets: text, column (a name of an input's column), expression, sql, path,
- * integer, number, boolean, enum, scalar (a value of several scalar types), stringList,
+ * connection (a name of the workspace's database connections), integer, number, boolean, enum, scalar (a value of several scalar types), stringList,
  * columnList, scalarList, objectList, unionList, dict, object or json (anything else, edited
  * as JSON).
  */
@@ -113,6 +113,7 @@ export function fieldKind(schema, root) {
     if (field.format === "column") return "column";
     if (field.format === "sql") return "sql";
     if (field.format === "path") return "path";
+    if (field.format === "connection") return "connection";
     return "text";
   }
   if (field.type === "array") {

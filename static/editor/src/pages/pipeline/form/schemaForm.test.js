@@ -74,6 +74,7 @@ describe("field kinds", () => {
     expect(kind({ type: "string", format: "expression" })).toBe("expression");
     expect(kind({ type: "string", format: "sql" })).toBe("sql");
     expect(kind({ type: "string", format: "path" })).toBe("path");
+    expect(kind({ type: "string", format: "connection" })).toBe("connection");
     expect(kind({ type: "integer" })).toBe("integer");
     expect(kind({ type: "number" })).toBe("number");
     expect(kind({ type: "boolean" })).toBe("boolean");

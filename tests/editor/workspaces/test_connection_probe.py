@@ -1,0 +1,88 @@
+""" "Test connection": one bounded connection through the rules a run's connection follows,
+against real SQLite and PostgreSQL, answering what the server is or why it cannot be reached,
+never with the password.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from editor.models import Connection
+from editor.workspaces.membership import personal_workspace
+from tests.editor.conftest import client_for, post_json
+
+PROBE = "/api/workspaces/{slug}/test-connection"
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+
+
+@pytest.mark.django_db
+def test_an_sqlite_file_of_the_workspace_answers_select_1(client, data_root):
+    sqlite3.connect(data_root / "shop.db").close()
+    answer = post_json(client, PROBE.format(slug="owner"), {"url": "sqlite:///shop.db"})
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["ok"] and answer.json()["message"].startswith("Connected: SQLite 3.")
+
+
+@pytest.mark.django_db
+def test_a_missing_sqlite_file_is_refused_and_not_made(client, data_root):
+    answer = post_json(client, PROBE.format(slug="owner"), {"url": "sqlite:///nope.db"})
+    assert answer.status_code == 400
+    assert answer.json()["code"] == "connection_failed" and answer.json()["field"] == "url"
+    assert "no SQLite file 'nope.db'" in answer.json()["message"]
+    assert not (data_root / "nope.db").exists()
+
+
+@pytest.mark.django_db
+def test_a_url_the_rules_refuse_is_refused_before_connecting(client, data_root):
+    answer = post_json(client, PROBE.format(slug="owner"), {"url": "sqlite:////etc/passwd"})
+    assert answer.status_code == 400 and answer.json()["code"] == "invalid_connection"
+    assert "inside the workspace's folder" in answer.json()["message"]
+
+
+@pytest.mark.django_db
+def test_a_private_server_is_for_staff_to_test_only(client, data_root, settings):
+    settings.PIPEWRIGHT_CONNECTION_ALLOW = ["127.0.0.0/8"]
+    answer = post_json(client, PROBE.format(slug="owner"), {"url": POSTGRES.format(port=5432)})
+    assert answer.status_code == 403 and answer.json()["code"] == "staff_only"
+
+
+@pytest.mark.django_db
+def test_postgresql_answers_with_its_version_and_the_password_is_never_echoed(
+    staff, data_root, settings
+):
+    settings.PIPEWRIGHT_CONNECTION_ALLOW = ["127.0.0.0/8"]
+    body = {"url": POSTGRES.format(port=5432), "password": "hunter2-secret"}
+    answer = post_json(client_for(staff), PROBE.format(slug="staff"), body)
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["message"].startswith("Connected: PostgreSQL ")
+    assert "hunter2" not in answer.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_unreachable_server_is_a_clear_400_without_the_password(staff, data_root, settings):
+    settings.PIPEWRIGHT_CONNECTION_ALLOW = ["127.0.0.0/8"]
+    body = {"url": POSTGRES.format(port=1), "password": "hunter2-secret"}
+    answer = post_json(client_for(staff), PROBE.format(slug="staff"), body)
+    assert answer.status_code == 400 and answer.json()["code"] == "connection_failed"
+    message = answer.json()["message"]
+    assert message.startswith("cannot connect to 'new' (postgresql+psycopg://postgres:***@")
+    assert "refused" in message.lower() and "hunter2" not in answer.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_stored_password_is_used_when_none_is_given(client, owner, data_root):
+    connection = Connection(workspace=personal_workspace(owner), name="shop", url="sqlite:///x.db")
+    connection.set_password("kept-secret")
+    connection.save()
+    sqlite3.connect(data_root / "x.db").close()
+    body = {"url": "sqlite:///x.db", "name": "shop"}
+    answer = post_json(client, PROBE.format(slug="owner"), body)
+    assert answer.status_code == 200 and "kept-secret" not in answer.content.decode()
+
+
+@pytest.mark.django_db
+def test_only_those_who_manage_connections_test_them(other, data_root):
+    answer = post_json(client_for(other), PROBE.format(slug="owner"), {"url": "sqlite:///a.db"})
+    assert answer.status_code == 404
