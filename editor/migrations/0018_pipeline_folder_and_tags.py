@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("editor", "0016_help_texts_name_moved_modules"),
+        ("editor", "0017_notification_link_base"),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("editor", "0016_help_texts_name_moved_modules"),
+        ("editor", "0018_pipeline_folder_and_tags"),
     ]
 
     operations = [
