@@ -94,7 +94,7 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
 
     side = page.get_by_role("complementary", name="Node")
     await select(page, "csv_input_1")
-    await side.get_by_role("textbox", name="Path", exact=True).fill(people.name("people.csv"))
+    await side.get_by_role("combobox", name="Path", exact=True).fill(people.name("people.csv"))
     await select(page, "filter_1")
     await side.get_by_role("textbox", name="Condition", exact=True).fill("age >= 18")
     await select(page, "aggregate_1")
@@ -112,7 +112,7 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
         await function_field.nth(index).select_option(function)
         await aggregations.get_by_label("Output column", exact=True).nth(index).fill(name)
     await select(page, "csv_output_1")
-    await side.get_by_role("textbox", name="Path", exact=True).fill(people.name("out/spending.csv"))
+    await side.get_by_role("combobox", name="Path", exact=True).fill(people.name("out/spending.csv"))
     await screenshot(page, "2-built")
     await save(page)
 

@@ -61,7 +61,7 @@ async def test_run_lists_the_problems_first_and_run_anyway_runs_the_rest_then_ed
     assert not (people / "out/spending.csv").exists()
 
     await select(page, "csv_output_2")
-    await side.get_by_role("textbox", name="Path", exact=True).fill(people.name("out/copy2.csv"))
+    await side.get_by_role("combobox", name="Path", exact=True).fill(people.name("out/copy2.csv"))
     await expect(node(page, "csv_output_2")).to_have_attribute("data-stale", "true")
     await expect(node(page, "csv_output_2")).to_contain_text("stale")
     await expect(node(page, "csv_input_1")).not_to_have_attribute("data-stale", "true")

@@ -78,7 +78,7 @@ async def test_two_people_edit_different_nodes_and_both_edits_are_kept(
     ada_side = ada.get_by_role("complementary", name="Node")
     await ada_side.get_by_role("textbox", name="Condition", exact=True).fill("age >= 21")
     grace_side = grace.get_by_role("complementary", name="Node")
-    await grace_side.get_by_role("textbox", name="Path", exact=True).fill("out/grace.csv")
+    await grace_side.get_by_role("combobox", name="Path", exact=True).fill("out/grace.csv")
     await expect(save_state(grace)).to_have_text("Saved")
     await expect(ada.get_by_text("Grace Hopper saved a newer version")).to_be_visible()
     await screenshot(ada, "newer-version")

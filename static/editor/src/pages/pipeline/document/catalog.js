@@ -58,18 +58,28 @@ export function nodePorts(entry, params) {
 
 /**
  * Catalog entries matching a search (title, name, description or the operator's `keywords`:
- * "crosstab" finds pivot), grouped by kind.
+ * "crosstab" finds pivot), grouped by kind; in a group, those whose title or name has every
+ * word come first ("join" picks Join before an operator that only mentions joins), then
+ * those whose keywords have them.
  */
 export function paletteGroups(items, search) {
   const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
-  const matches = items.filter((item) => {
-    const keywords = (item.keywords ?? []).join(" ");
-    const text = `${item.title} ${item.name} ${item.description} ${keywords}`.toLowerCase();
-    return words.every((word) => text.includes(word));
-  });
+  const hasAll = (text) => words.every((word) => text.toLowerCase().includes(word));
+  const rank = (item) => {
+    if (hasAll(`${item.title} ${item.name}`)) return 0;
+    if (hasAll(`${item.title} ${item.name} ${(item.keywords ?? []).join(" ")}`)) return 1;
+    if (hasAll(`${item.title} ${item.name} ${item.description} ${(item.keywords ?? []).join(" ")}`))
+      return 2;
+    return null;
+  };
+  const ranked = items
+    .map((item, index) => ({ item, index, rank: rank(item) }))
+    .filter((entry) => entry.rank !== null)
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map((entry) => entry.item);
   return KINDS.map(({ kind, title }) => ({
     kind,
     title,
-    items: matches.filter((item) => item.kind === kind),
+    items: ranked.filter((item) => item.kind === kind),
   })).filter((group) => group.items.length);
 }

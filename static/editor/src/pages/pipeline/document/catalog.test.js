@@ -103,4 +103,20 @@ describe("palette search", () => {
   it("finds operators that declare no keywords by their title and description", () => {
     expect(found("keep")).toEqual(["filter"]);
   });
+
+  it("puts operators whose title or name has the words before those that mention them", () => {
+    const JOIN = { name: "join", kind: "process", title: "Join", description: "Match rows." };
+    const BROADCAST = {
+      name: "broadcast",
+      kind: "process",
+      title: "Broadcast a value",
+      description: "Add a total to every row.",
+      keywords: ["cross join"],
+    };
+    const LATERAL = { ...JOIN, name: "lateral", title: "Lateral", description: "A join." };
+    const names = paletteGroups([LATERAL, BROADCAST, JOIN], "join")
+      .flatMap((group) => group.items)
+      .map((item) => item.name);
+    expect(names).toEqual(["join", "broadcast", "lateral"]);
+  });
 });

@@ -19,20 +19,19 @@ export default function PathField({ common, value, placeholder, readOnly, title,
       <input
         {...common}
         type="text"
-        list={paths ? listId : undefined}
+        list={listId}
         autoComplete="off"
         spellCheck={false}
         value={text}
         placeholder={placeholder}
         onChange={(event) => onChange(event.target.value)}
       />
-      {paths ? (
-        <datalist id={listId}>
-          {matchingPaths(paths, text, SUGGESTED).map((path) => (
-            <option key={path} value={path} />
-          ))}
-        </datalist>
-      ) : null}
+      {/* Always there, so that the box is a combobox from the start, not once files arrive. */}
+      <datalist id={listId}>
+        {(paths ? matchingPaths(paths, text, SUGGESTED) : []).map((path) => (
+          <option key={path} value={path} />
+        ))}
+      </datalist>
       {access && !readOnly ? (
         <button
           type="button"

@@ -13,6 +13,7 @@ import { CatalogContext, OverlayContext } from "../contexts.js";
 import { shownRun } from "../overlay.js";
 import { useStore } from "../../../lib/store.js";
 import SchemaForm from "../form/SchemaForm.jsx";
+import JoinKeySuggestions from "../form/JoinKeySuggestions.jsx";
 import { RunDetails, Columns } from "./NodeDetails.jsx";
 
 const NO_PROBLEMS = [];
@@ -98,6 +99,13 @@ export function NodePanel({
       <section className="pw-section">
         <h3>Settings</h3>
         <fieldset className="pw-fieldset" disabled={readOnly}>
+          {node.data.operator === "join" && !readOnly ? (
+            <JoinKeySuggestions
+              params={node.data.params}
+              schemas={schemas}
+              onChange={(params) => onChange(node.id, { params }, `keys.${node.id}`)}
+            />
+          ) : null}
           <SchemaForm
             schema={operator?.params_schema}
             value={node.data.params}
