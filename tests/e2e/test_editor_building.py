@@ -112,7 +112,9 @@ async def test_a_pipeline_built_by_dragging_and_filling_forms_is_saved_and_reloa
         await function_field.nth(index).select_option(function)
         await aggregations.get_by_label("Output column", exact=True).nth(index).fill(name)
     await select(page, "csv_output_1")
-    await side.get_by_role("combobox", name="Path", exact=True).fill(people.name("out/spending.csv"))
+    await side.get_by_role("combobox", name="Path", exact=True).fill(
+        people.name("out/spending.csv")
+    )
     await screenshot(page, "2-built")
     await save(page)
 

@@ -9,7 +9,7 @@ import itertools
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.editor_page import node
+from tests.e2e.editor_page import RUN_BUTTON, node
 
 pytestmark = [
     pytest.mark.server,
@@ -57,7 +57,7 @@ async def test_at_1280_the_bar_is_one_line_titles_are_readable_and_the_panel_kee
     await expect(node(page, "read")).to_be_visible()  # the start; the rest is a pan away
 
     bar = await page.get_by_role("toolbar", name="Pipeline").bounding_box()
-    run = page.get_by_role("button", name="Run", exact=True)
+    run = page.get_by_role("button", name=RUN_BUTTON)
     run_box = await run.bounding_box()
     assert bar["height"] < 56  # one line of buttons
     assert bar["y"] <= run_box["y"] and run_box["y"] + run_box["height"] <= bar["y"] + bar["height"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.e2e.editor_page import connected, node, open_editor, save, select
+from tests.e2e.editor_page import RUN_BUTTON, connected, node, open_editor, save, select
 from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
@@ -69,7 +69,7 @@ def data_table(page: Page, node_id: str):
 async def run_and_show_data(page: Page, node_id: str) -> None:
     await save(page)
     await page.get_by_role("button", name="Fit View").click()  # every card drawn again
-    await page.get_by_role("button", name="Run", exact=True).click()
+    await page.get_by_role("button", name=RUN_BUTTON).click()
     await expect(node(page, node_id)).to_have_attribute("data-status", "succeeded")
     await select(page, node_id)
     await page.get_by_role("tab", name="Data").click()
@@ -173,7 +173,7 @@ async def test_an_imported_tpch_query_is_laid_out_summarised_and_runs_on_tpch_da
         shutil.copy(tpch_files / "parquet" / f"{table}.parquet", workspace)
     await save(page)
     await page.get_by_role("button", name="Fit View").click()  # every card drawn again
-    await page.get_by_role("button", name="Run", exact=True).click()
+    await page.get_by_role("button", name=RUN_BUTTON).click()
     await expect(node(page, "answer")).to_have_attribute("data-status", "succeeded", timeout=60_000)
     await select(page, "top")
     await page.get_by_role("tab", name="Data").click()

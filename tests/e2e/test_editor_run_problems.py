@@ -29,6 +29,7 @@ def seed_with_a_typo_and_a_copy(folder) -> dict:
     return document
 
 
+@pytest.mark.console_allows("status of 422")  # the server refuses the run: the list opens
 async def test_run_lists_the_problems_first_and_run_anyway_runs_the_rest_then_edits_are_stale(
     signed_in, api, people, screenshot
 ):

@@ -252,7 +252,6 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   );
   const saveNow = useCallback(() => save(), [save]);
   const openSettings = useCallback(() => setDialog({ kind: "settings" }), []);
-  const showRunProblems = useCallback(() => setDialog({ kind: "problems" }), []);
   const problemsByNode = useStore(overlay, (value) => value.problems);
   const knownProblems = useMemo(
     () => runProblems(problemsByNode, analysis.pipelineProblems, nodes),
@@ -315,7 +314,6 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             connection={connection}
             presence={<PresenceBar people={team.people} newer={team.newer} />}
             problemCount={knownProblems.length}
-            onShowProblems={showRunProblems}
           />
           <SelectionOutlines people={team.people} />
           <RunProgress />

@@ -40,7 +40,6 @@ function TopBar({
   connection,
   presence = null,
   problemCount = 0,
-  onShowProblems,
 }) {
   const file = useRef(null);
   return (
@@ -170,7 +169,9 @@ function TopBar({
             <button
               type="button"
               className={`pw-primary${problemCount ? " pw-run-problems-button" : ""}`}
-              onClick={() => (problemCount ? onShowProblems() : onRun())}
+              // The server checks again (a missing file may have arrived since): it starts the run,
+              // or refuses it with the problems, which opens their list with Run anyway.
+              onClick={() => onRun()}
               disabled={runActive}
               title={
                 problemCount
