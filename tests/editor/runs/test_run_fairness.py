@@ -36,8 +36,11 @@ def wait_until_running(run_id: int, timeout: float = 20) -> None:
 
 
 @pytest.mark.django_db
-def test_a_user_over_the_limit_of_active_runs_is_refused_with_429(settings, pause_operator):
+def test_a_user_over_the_limit_of_active_runs_is_refused_with_429(
+    settings, tmp_path, pause_operator
+):
     """Runs stay queued here: this test's transaction never commits, so none is launched."""
+    settings.PIPEWRIGHT_DATA_ROOT = write_input(tmp_path)  # a run with a missing input is refused
     settings.PIPEWRIGHT_MAX_RUNS_PER_USER = 3
     alice, bob = make_user("alice"), make_user("bob")
     alices = client_for(alice)
