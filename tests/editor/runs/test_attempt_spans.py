@@ -46,7 +46,8 @@ def test_a_running_attempt_has_an_open_span():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_retried_node_records_each_attempt_with_its_start_and_end(client, data_root):
-    (data_root / "bad.csv").write_text("a,b\n1,2\n3,4,5\n")  # its third row breaks every read
+    # Its last row breaks every read; the check before the run reads only the first rows.
+    (data_root / "bad.csv").write_text("a,b\n" + "1,2\n" * 400_000 + "3,4,5\n")
     document = chain(("read", "csv_input", {"path": "bad.csv"}), retry_delay_s=0.05)
     document["nodes"][0]["retries"] = 2
     run = wait_for_run(start(client, document))
