@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from editor.models import Connection
-from tests.e2e.editor_page import canvas, node, open_editor, port
+from tests.e2e.editor_page import canvas, edges, node, open_editor, port
 from tests.e2e.seed_pipeline import seed
 
 pytestmark = [
@@ -86,7 +86,17 @@ class Actions:
         await self.page.mouse.up()
 
     async def connect(self, source: str, target: str, into: str) -> None:
-        """Drag from one node's output to another's input."""
+        """Drag from one node's output to another's input; on a loaded machine a handle just
+        added may not be measured yet and the drag draws nothing: it is made again (counted)."""
+        before = await edges(self.page).count()
+        await self._drag_to_port(source, target, into)
+        try:
+            await expect(edges(self.page)).to_have_count(before + 1, timeout=3_000)
+        except AssertionError:
+            await self._drag_to_port(source, target, into)
+            await expect(edges(self.page)).to_have_count(before + 1)
+
+    async def _drag_to_port(self, source: str, target: str, into: str) -> None:
         self.pointer += 1
         await port(self.page, source, "out").hover()
         await self.page.mouse.down()

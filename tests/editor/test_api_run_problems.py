@@ -42,7 +42,7 @@ def test_a_pipeline_with_problems_is_refused_with_each_problem_by_node_label_and
     assert body["code"] == "pipeline_has_problems"
     assert body["message"].endswith("2 problems")
     found = {(p["node"], p["label"], p["field"]) for p in body["problems"]}
-    assert found == {("extra", "Extra", None), ("typo", "Typo", "params.condition")}
+    assert found == {("extra", "Extra", "params.path"), ("typo", "Typo", "params.condition")}
     assert any("'nobody.csv' not found" in p["message"] for p in body["problems"])
     assert not client.get(f"/api/pipelines/{pipeline_id}/runs").json()["items"]
 

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -45,6 +46,15 @@ def superuser(db):
 def write_json(path, document) -> str:
     path.write_text(json.dumps(document))
     return str(path)
+
+
+def broken_people(workspace: Path) -> Path:
+    """`workspace` with a people.csv whose last row breaks every read: the check before a run
+    reads only the first rows, so the run starts and fails at `read`."""
+    workspace.mkdir(parents=True, exist_ok=True)
+    rows = "".join(f"{index},Ada,36\n" for index in range(200_000))
+    (workspace / "people.csv").write_text(f"id,name,age\n{rows}1,2,3,4\n")
+    return workspace
 
 
 def manage(*args: str, data_root) -> subprocess.CompletedProcess:
@@ -104,13 +114,13 @@ def test_runpipeline_imports_a_file_for_the_named_owner(owner, data_root, tmp_pa
 
 
 def test_a_failed_run_exits_1_and_names_the_node(seeded, settings, tmp_path, capsys):
-    settings.PIPEWRIGHT_DATA_ROOT = tmp_path  # people.csv is missing here
+    settings.PIPEWRIGHT_DATA_ROOT = broken_people(tmp_path / "owner").parent
     with pytest.raises(SystemExit) as exit_:
         call_command("runpipeline", str(seeded.pk))
     assert exit_.value.code == 1
     run = Run.objects.get()
-    assert run.status == "failed" and run.error.startswith("read: input file 'people.csv'")
-    assert "read: failed: input file 'people.csv' not found" in capsys.readouterr().err
+    assert run.status == "failed" and run.error.startswith("read: cannot read 'people.csv'")
+    assert "read: failed: cannot read 'people.csv'" in capsys.readouterr().err
 
 
 def test_a_pipeline_that_cannot_run_exits_2_with_its_problems_and_no_run(seeded, capsys):
@@ -163,7 +173,9 @@ def test_runpipeline_exit_codes_are_the_runtime_clis(seeded, superuser, data_roo
     assert invalid.returncode == 2
     # read (an input) has no input port either, which is reported first
     assert "\nread: these nodes form a cycle: read → adults → read" in invalid.stderr
-    failed = manage("runpipeline", str(seeded.pk), data_root=tmp_path / "empty" / "owner")
+    failed = manage(
+        "runpipeline", str(seeded.pk), data_root=broken_people(tmp_path / "b" / "owner")
+    )
     assert failed.returncode == 1
 
 

@@ -115,5 +115,7 @@ def refused(error: ActionError) -> Exception:
     """The command-line form of a refused action: its problems (exit 2), else its message."""
     problems = error.extra.get("problems")
     if problems:
-        return PipelineValidationError([Problem(**problem) for problem in problems])
+        # A refusal labels each problem with its node's label, which a Problem does not carry.
+        found = [{k: v for k, v in problem.items() if k != "label"} for problem in problems]
+        return PipelineValidationError([Problem.from_json(problem) for problem in found])
     return CommandError(error.message)
