@@ -2,6 +2,8 @@
 // changed, what feeds it changed, or it is new) and everything below it in the pipeline as it
 // is now. The canvas marks them stale instead of leaving them green until the next run.
 
+import { stableText } from "../../../lib/stableText.js";
+
 /** The ids of the stale nodes of `current` (a document: `{nodes, edges}`), given the document
  * `ran` of the last run; none when no run is known. Moves and labels change nothing. */
 export function staleNodes(ran, current) {
@@ -41,15 +43,4 @@ function nodeKeys(document) {
       stableText([node.operator, node.params ?? {}, (inputs.get(node.id) ?? []).sort()]),
     ]),
   );
-}
-
-function stableText(value) {
-  if (Array.isArray(value)) return `[${value.map(stableText).join(",")}]`;
-  if (value && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableText(value[key])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
 }

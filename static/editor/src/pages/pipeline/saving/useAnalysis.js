@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useLatest } from "../../../lib/useLatest.js";
 import { canvasToDocument } from "../document/document.js";
 import { groupProblems } from "../document/problems.js";
+import { stableText } from "../../../lib/stableText.js";
 
 const CHECK_DELAY_MS = 250;
 
@@ -113,15 +114,4 @@ function analysisKey(document) {
     edge.target_port ?? "in",
   ]);
   return stableText([nodes, edges, document.config ?? {}]);
-}
-
-function stableText(value) {
-  if (Array.isArray(value)) return `[${value.map(stableText).join(",")}]`;
-  if (value && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableText(value[key])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
