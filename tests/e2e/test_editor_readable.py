@@ -89,3 +89,35 @@ async def test_at_1280_the_bar_is_one_line_titles_are_readable_and_the_panel_kee
     await page.get_by_role("tab", name="Logs").click()
     await expect(splitter).to_be_visible()
     assert (await panel.bounding_box())["height"] == pytest.approx(height, abs=1)
+
+
+VIEWPORT_ZOOM = """() => new DOMMatrixReadOnly(
+  getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"""
+
+
+async def test_a_graph_zoomed_out_past_fit_view_stays_whole_when_the_canvas_resizes(
+    signed_in, api, people
+):
+    page = signed_in
+    pipeline_id = await api.create(nine_nodes(people))
+    await page.goto(f"/pipelines/{pipeline_id}/")
+    await expect(node(page, "read")).to_be_visible()
+    pane = await page.locator(".react-flow__pane").bounding_box()
+    await page.mouse.move(pane["x"] + 10, pane["y"] + pane["height"] / 2)
+    for _ in range(4):  # the wheel, left of the graph, zooms out past where "Fit View" stops
+        await page.mouse.wheel(0, 300)
+    await expect(node(page, "write")).to_be_visible()
+    zoomed_out = await page.evaluate(VIEWPORT_ZOOM)
+    assert zoomed_out < 0.42
+
+    await page.get_by_role("tab", name="Logs").click()
+    await page.get_by_role("separator", name="Resize the panel").focus()
+    for _ in range(3):
+        await page.keyboard.press("ArrowUp")  # the canvas gets shorter
+
+    pane = await page.locator(".react-flow__pane").bounding_box()
+    for node_id in ("read", "write"):
+        box = await node(page, node_id).bounding_box()
+        assert pane["x"] <= box["x"] and box["x"] + box["width"] <= pane["x"] + pane["width"]
+        assert pane["y"] <= box["y"] and box["y"] + box["height"] <= pane["y"] + pane["height"]
+    assert await page.evaluate(VIEWPORT_ZOOM) <= 0.42  # not zoomed back in to "Fit View"'s floor

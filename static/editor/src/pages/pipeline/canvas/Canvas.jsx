@@ -368,7 +368,9 @@ function FitOnOpen() {
 /**
  * Fits the graph again when the canvas changes size (the log panel opens or closes, the
  * window is resized) if it was wholly in view before: the user keeps seeing all of it, clear
- * of the minimap. A view zoomed into a part of the graph stays as it is.
+ * of the minimap, at no closer a zoom than "Fit view" gives nor further out than theirs (a
+ * graph zoomed out past "Fit view" to see it whole stays whole). A view zoomed into a part of
+ * the graph stays as it is.
  */
 function KeepGraphInView() {
   const width = useStore((state) => state.width);
@@ -380,7 +382,10 @@ function KeepGraphInView() {
     previousSize.current = { width, height };
     if (!before?.width || !before?.height) return;
     const nodes = getNodes();
-    if (nodes.length && isInView(getNodesBounds(nodes), getViewport(), before)) fitView(FIT_VIEW);
+    const viewport = getViewport();
+    if (nodes.length && isInView(getNodesBounds(nodes), viewport, before)) {
+      fitView({ ...FIT_VIEW, minZoom: Math.min(FIT_VIEW.minZoom, viewport.zoom) });
+    }
   }, [width, height, fitView, getNodes, getNodesBounds, getViewport]);
   return null;
 }
