@@ -17,6 +17,7 @@ from editor.pipelines.documents import to_document
 from editor.pipelines.merge import merge_documents
 from runtime import Pipeline as PipelineSpec
 from runtime import PipelineValidationError, load_document
+from runtime.checks.analysis import structural_problems
 from runtime.document.spec import to_json_dict
 
 SOMEONE = "Someone else"
@@ -53,33 +54,46 @@ def merge_stale(pipeline: Pipeline, mine: PipelineSpec, base: object) -> Merged:
     who = last_saved_by(pipeline)
     if not merge.clean:
         names = ", ".join(conflict["label"] for conflict in merge.conflicts)
-        raise ActionError(
-            409,
-            "conflict",
-            f"{who} saved this pipeline meanwhile and changed what you changed: {names}",
-            revision=pipeline.revision,
-            saved_by=who,
-            conflicts=merge.conflicts,
-            theirs={**theirs, "revision": pipeline.revision},
-        )
+        what = f"{who} saved this pipeline meanwhile and changed what you changed: {names}"
+        raise _conflict(pipeline, who, theirs, what, merge.conflicts)
     try:
         document = load_document(merge.document)
     except PipelineValidationError as error:  # a merge of two valid documents should not fail
-        raise ActionError(
-            409,
-            "conflict",
-            f"{who} saved this pipeline meanwhile; the two versions do not merge: {error}",
-            revision=pipeline.revision,
-            saved_by=who,
-            conflicts=[],
-            theirs={**theirs, "revision": pipeline.revision},
-        ) from None
+        what = f"{who} saved this pipeline meanwhile; the two versions do not merge: {error}"
+        raise _conflict(pipeline, who, theirs, what) from None
+    broken = structural_problems(document)
+    if broken and not structural_problems(mine):  # each side alone saves: together, a cycle (say)
+        conflicts = [
+            {"kind": "node", "id": problem.node, "label": problem.node, "reason": problem.message}
+            for problem in broken
+        ]
+        reasons = "; ".join(problem.message for problem in broken)
+        what = (
+            f"{who} saved this pipeline meanwhile; together the two versions do not save: {reasons}"
+        )
+        raise _conflict(pipeline, who, theirs, what, conflicts)
     labels = {node.id: node.label or node.id for node in (*saved.nodes, *document.nodes)}
     nodes = [
         {"id": node_id, "label": labels.get(node_id, node_id)} for node_id in merge.from_theirs
     ]
     taken = {"by": who, "revision": pipeline.revision, "nodes": nodes}
     return Merged(document, pipeline.revision, taken)
+
+
+def _conflict(
+    pipeline: Pipeline, who: str, theirs: dict, message: str, conflicts: list[dict] = ()
+) -> ActionError:
+    """The 409 of a stale save that does not merge: who saved meanwhile, what clashes, and
+    their document (for the editor's side-by-side)."""
+    return ActionError(
+        409,
+        "conflict",
+        message,
+        revision=pipeline.revision,
+        saved_by=who,
+        conflicts=list(conflicts),
+        theirs={**theirs, "revision": pipeline.revision},
+    )
 
 
 def _base_document(base: object) -> dict:

@@ -100,3 +100,29 @@ def test_a_base_that_is_not_a_document_is_a_400_naming_the_field(two_editors):
 
     assert response.status_code == 400
     assert response.json()["field"] == "base"
+
+
+def test_two_stale_edges_that_close_a_cycle_together_are_a_409_naming_the_cycle(two_editors):
+    mine, theirs, pipeline_id = two_editors
+    url = f"/api/pipelines/{pipeline_id}"
+    loaded = mine.get(url).json()
+
+    def with_edge(source: str, target: str) -> dict:
+        """Two new filters (the same on both sides), connected one way."""
+        body = copy.deepcopy(loaded)
+        body["nodes"] += [{"id": name, "operator": "filter", "params": {}} for name in ("f1", "f2")]
+        body["edges"].append({"source": source, "target": target})
+        return body
+
+    assert put_json(theirs, url, with_edge("f1", "f2")).status_code == 200
+
+    response = put_json(mine, url, {**with_edge("f2", "f1"), "base": loaded})
+
+    assert response.status_code == 409, response.content
+    body = response.json()
+    assert body["saved_by"] == "Grace Hopper" and "cycle" in body["message"]
+    assert [(c["id"], "cycle" in c["reason"]) for c in body["conflicts"]] in (
+        [("f1", True)],
+        [("f2", True)],
+    )
+    assert mine.get(url).json()["revision"] == 2  # nothing saved
