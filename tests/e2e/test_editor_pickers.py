@@ -1,7 +1,8 @@
 """Files and connections picked, not typed (issue 30): a path field's "Browse…" shows the
-workspace's files with the chosen one's first rows, a misspelt path says "did you mean" under
-the field, and a connection field's "New connection…" opens the connection form, whose "Test
-connection" reaches a real SQLite file before the connection is saved and chosen."""
+workspace's files with the chosen one's first rows (an output's names a new file in a folder),
+a misspelt path says "did you mean" under the field, and a connection field's "New
+connection…" opens the connection form, whose "Test connection" reaches a real SQLite file
+before the connection is saved and chosen."""
 
 from __future__ import annotations
 
@@ -63,6 +64,31 @@ async def test_a_file_is_picked_by_browsing_with_its_first_rows_shown(
         people.name("people.csv")
     )
     await expect(panel.locator(".pw-field-path .pw-field-problems")).to_have_count(0)
+
+
+async def test_an_output_file_is_named_in_a_folder_picked_by_browsing(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(one_node("csv_output", {"path": "adults.csv"}))
+    await open_editor(page, pipeline_id, nodes=1)
+    await select(page, "node_1")
+    panel = side_panel(page)
+    await panel.get_by_role("button", name="Browse files for Path").click()
+    dialog = page.get_by_role("dialog", name="Choose where to write")
+    folder = people.name("people.csv").rsplit("/", 1)[0]
+    top = folder.split("/")[0]
+    await dialog.locator(f"[data-path='{top}']").click()  # into the test's folder
+    await dialog.locator(f"[data-path='{folder}']").click()
+    await expect(dialog.locator(f"[data-path='{people.name('people.csv')}']")).to_be_visible()
+    name = dialog.get_by_label("File name")
+    await expect(name).to_have_value("adults.csv")  # the field's, in the folder shown
+    await name.fill("grown-ups.csv")  # a file that does not exist yet
+    await screenshot(page, "file-picker-output")
+    await dialog.get_by_role("button", name="Write here").click()
+    await expect(panel.locator(".pw-field-path input[type=text]")).to_have_value(
+        f"{folder}/grown-ups.csv"
+    )
 
 
 @pytest.mark.console_allows("400 (Bad Request)")  # the failed test of nope.db

@@ -1,6 +1,7 @@
 // "Browse…" of a path field: the workspace's folders (and shared/), a search over every file,
 // an upload into the folder shown, and the first rows of the chosen file; "Use this file" puts
-// its path in the field.
+// its path in the field. For an output (`writes`) a file name is typed too, new or existing,
+// and "Write here" puts that name in the folder shown in the field.
 
 import "./filePicker.css";
 import { useCallback, useEffect, useRef, useState } from "react";
@@ -14,25 +15,37 @@ import {
   uploadProblem,
 } from "../../workspace/files.js";
 import { mayEdit, workspaceApi } from "../../workspace/roles.js";
-import { folderOf, matchingPaths, refreshWorkspaceLists, useFilePaths } from "./workspaceLists.js";
+import {
+  folderOf,
+  matchingPaths,
+  nameOf,
+  pathIn,
+  refreshWorkspaceLists,
+  useFilePaths,
+} from "./workspaceLists.js";
 
 const previewUrl = (slug, path) =>
   `${workspaceApi(slug)}/files/preview?path=${encodeURIComponent(path)}`;
 
-/** `access` is `{api, workspace}`; `initial` the field's path; `onPick(path)`. */
-export default function FilePickerDialog({ access, initial, onPick, onClose }) {
+/** `access` is `{api, workspace}`; `initial` the field's path; `writes` for an output's;
+ * `onPick(path)`. */
+export default function FilePickerDialog({ access, initial, writes = false, onPick, onClose }) {
   const { api, workspace } = access;
   const [folder, setFolder] = useState(() => folderOf(initial));
   const [entries, setEntries] = useState(null);
   const [problem, setProblem] = useState("");
   const [query, setQuery] = useState("");
   const [picked, setChosen] = useState("");
+  const [name, setName] = useState(() => (writes ? nameOf(initial) : ""));
   const [preview, setPreview] = useState(null); // {path, columns, rows} | {path, error}
   const [uploading, setUploading] = useState(null);
   const [taken, setTaken] = useState(null);
   const chooser = useRef(null);
   const paths = useFilePaths(access);
-  const chosen = picked || (paths?.includes(initial) ? initial : ""); // the field's, if there
+  const target = writes ? pathIn(folder, name) : "";
+  const existing = (path) => (paths?.includes(path) ? path : "");
+  // What the preview shows: the file picked, else the field's (or the name typed) if it exists.
+  const chosen = writes ? existing(target) : picked || existing(initial);
   const list = useCallback(
     (where) =>
       api.get(listUrl(workspace.slug, where)).then(
@@ -94,11 +107,15 @@ export default function FilePickerDialog({ access, initial, onPick, onClose }) {
   const crumbs = breadcrumbs(folder, workspace.name);
   const open = (entry) => {
     if (entry.kind === "folder") setFolder(entry.path);
-    else setChosen(entry.path);
+    else if (writes) {
+      setQuery("");
+      setFolder(folderOf(entry.path));
+      setName(nameOf(entry.path));
+    } else setChosen(entry.path);
   };
 
   return (
-    <Dialog title="Choose a file" onClose={onClose} wide>
+    <Dialog title={writes ? "Choose where to write" : "Choose a file"} onClose={onClose} wide>
       <div className="pw-file-picker">
         <div className="pw-file-picker-bar">
           <input
@@ -193,18 +210,42 @@ export default function FilePickerDialog({ access, initial, onPick, onClose }) {
           <FilePreview chosen={chosen} preview={preview} />
         </div>
         <div className="pw-dialog-actions">
-          <span className="pw-muted pw-small pw-file-picker-chosen">{chosen}</span>
+          {writes ? (
+            <label className="pw-file-picker-name-field">
+              File name
+              <input
+                type="text"
+                value={name}
+                spellCheck={false}
+                onChange={(event) => setName(event.target.value)}
+              />
+            </label>
+          ) : (
+            <span className="pw-muted pw-small pw-file-picker-chosen">{chosen}</span>
+          )}
           <button type="button" onClick={onClose}>
             Cancel
           </button>
-          <button
-            type="button"
-            className="pw-primary"
-            disabled={!chosen}
-            onClick={() => onPick(chosen)}
-          >
-            Use this file
-          </button>
+          {writes ? (
+            <button
+              type="button"
+              className="pw-primary"
+              disabled={!name.trim()}
+              title={chosen ? `${target} exists: a run replaces it` : target}
+              onClick={() => onPick(target)}
+            >
+              Write here
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="pw-primary"
+              disabled={!chosen}
+              onClick={() => onPick(chosen)}
+            >
+              Use this file
+            </button>
+          )}
         </div>
       </div>
     </Dialog>

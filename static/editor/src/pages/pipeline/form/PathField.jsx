@@ -1,5 +1,6 @@
 // A path field: the text box completes from the workspace's files (a datalist), and
-// "Browse…" opens the file picker (FilePickerDialog.jsx).
+// "Browse…" opens the file picker (FilePickerDialog.jsx), which for an output (`writes`) also
+// names a new file.
 
 import { useContext, useState } from "react";
 import { WorkspaceContext } from "../contexts.js";
@@ -8,7 +9,15 @@ import { matchingPaths, useFilePaths } from "./workspaceLists.js";
 
 const SUGGESTED = 50;
 
-export default function PathField({ common, value, placeholder, readOnly, title, onChange }) {
+export default function PathField({
+  common,
+  value,
+  placeholder,
+  readOnly,
+  writes,
+  title,
+  onChange,
+}) {
   const access = useContext(WorkspaceContext);
   const paths = useFilePaths(access);
   const [browsing, setBrowsing] = useState(false);
@@ -45,6 +54,7 @@ export default function PathField({ common, value, placeholder, readOnly, title,
         <FilePickerDialog
           access={access}
           initial={text}
+          writes={writes}
           onPick={(path) => {
             onChange(path);
             setBrowsing(false);

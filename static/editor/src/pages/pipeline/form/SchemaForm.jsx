@@ -11,7 +11,8 @@ import Field from "./Field.jsx";
 /**
  * The form for `value` (a node's params); `onChange(next, key)` gets the whole new params.
  * `schemas` is the node's `{inputs, outputs}` columns (the analysis'), which column pickers
- * and expression editors offer; `readOnly` for a viewer.
+ * and expression editors offer; `readOnly` for a viewer; `writes` when the node writes
+ * its paths (an output: its file picker names a new file).
  */
 export default function SchemaForm({
   schema,
@@ -21,11 +22,12 @@ export default function SchemaForm({
   schemas,
   idPrefix,
   readOnly = false,
+  writes = false,
 }) {
   const properties = Object.entries(schema?.properties ?? {});
   if (!properties.length) return <p className="pw-muted">This operator has no settings.</p>;
   const required = new Set(schema.required ?? []);
-  const context = { root: schema, problems, schemas, idPrefix, readOnly };
+  const context = { root: schema, problems, schemas, idPrefix, readOnly, writes };
   const change = (name, next) => onChange(setIn(value ?? {}, [name], next), `params.${name}`);
   return (
     <div className="pw-form">

@@ -119,6 +119,7 @@ export default function Widget({
           value={scalarText(value)}
           placeholder={placeholder || "a file of the workspace, e.g. data/sales.csv"}
           readOnly={context.readOnly}
+          writes={context.writes}
           title={title}
           onChange={(text) => onChange(empty(text))}
         />

@@ -73,3 +73,10 @@ export function matchingPaths(paths, text, limit = 100) {
 
 /** The folder holding `path` ("" at the top). */
 export const folderOf = (path) => (path ?? "").split("/").slice(0, -1).join("/");
+
+/** The file name at the end of `path`. */
+export const nameOf = (path) => (path ?? "").split("/").pop();
+
+/** The path of a file `name` (which may name sub-folders) in `folder` ("" at the top). */
+export const pathIn = (folder, name) =>
+  [folder, name.trim().replace(/^\/+/, "")].filter(Boolean).join("/");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { folderOf, matchingPaths } from "./workspaceLists.js";
+import { folderOf, matchingPaths, nameOf, pathIn } from "./workspaceLists.js";
 
 const PATHS = ["data/customers.csv", "data/orders.csv", "shared/rates.csv", "custom/notes.csv"];
 
@@ -18,5 +18,12 @@ describe("the files a path field suggests", () => {
     expect(folderOf("data/sub/x.csv")).toBe("data/sub");
     expect(folderOf("x.csv")).toBe("");
     expect(folderOf(undefined)).toBe("");
+  });
+
+  it("save an output's file under the folder shown, with the name typed", () => {
+    expect(nameOf("out/sub/adults.csv")).toBe("adults.csv");
+    expect(pathIn("out", " adults.csv ")).toBe("out/adults.csv");
+    expect(pathIn("", "/adults.csv")).toBe("adults.csv");
+    expect(pathIn("out", "2026/adults.csv")).toBe("out/2026/adults.csv");
   });
 });

@@ -112,6 +112,7 @@ export function NodePanel({
             problems={problems}
             schemas={schemas}
             readOnly={readOnly}
+            writes={operator?.kind === "output"}
             idPrefix={idPrefix}
             onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
           />
