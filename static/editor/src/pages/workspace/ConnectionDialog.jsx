@@ -42,19 +42,14 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
         }}
       >
         {isNew ? (
-          <Field
-            id="pw-connection-name"
+          <TextField
+            name="name"
             label="Name"
             hint="What SQL operators call it."
-            input={
-              <input
-                id="pw-connection-name"
-                value={form.name}
-                maxLength={100}
-                onChange={set("name")}
-                required
-              />
-            }
+            maxLength={100}
+            required
+            form={form}
+            set={set}
           />
         ) : null}
         <Field
@@ -77,97 +72,67 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
           }
         />
         {sqlite ? (
-          <Field
-            id="pw-connection-database"
+          <TextField
+            name="database"
             label="SQLite file"
             hint="Its path in this workspace's folder, e.g. shop.db (upload it on the Files page)."
-            input={
-              <input
-                id="pw-connection-database"
-                value={form.database}
-                onChange={set("database")}
-                spellCheck={false}
-              />
-            }
+            spellCheck={false}
+            form={form}
+            set={set}
           />
         ) : (
           <>
             <div className="pw-connection-row">
-              <Field
-                id="pw-connection-host"
+              <TextField
+                name="host"
                 label="Host"
-                input={
-                  <input
-                    id="pw-connection-host"
-                    value={form.host}
-                    onChange={set("host")}
-                    placeholder="db.example.com"
-                    spellCheck={false}
-                  />
-                }
+                placeholder="db.example.com"
+                spellCheck={false}
+                form={form}
+                set={set}
               />
-              <Field
-                id="pw-connection-port"
+              <TextField
+                name="port"
                 label="Port"
-                input={
-                  <input
-                    id="pw-connection-port"
-                    value={form.port}
-                    inputMode="numeric"
-                    onChange={set("port")}
-                    placeholder={String(DIALECTS.find((d) => d.value === form.dialect)?.port ?? "")}
-                  />
-                }
+                inputMode="numeric"
+                placeholder={String(DIALECTS.find((d) => d.value === form.dialect)?.port ?? "")}
+                form={form}
+                set={set}
               />
             </div>
             <div className="pw-connection-row">
-              <Field
-                id="pw-connection-database"
+              <TextField
+                name="database"
                 label="Database name"
-                input={
-                  <input
-                    id="pw-connection-database"
-                    value={form.database}
-                    onChange={set("database")}
-                    spellCheck={false}
-                  />
-                }
+                spellCheck={false}
+                form={form}
+                set={set}
               />
-              <Field
-                id="pw-connection-user"
+              <TextField
+                name="user"
                 label="User"
-                input={
-                  <input
-                    id="pw-connection-user"
-                    value={form.user}
-                    onChange={set("user")}
-                    autoComplete="off"
-                    spellCheck={false}
-                  />
-                }
+                autoComplete="off"
+                spellCheck={false}
+                form={form}
+                set={set}
               />
             </div>
           </>
         )}
         {sqlite ? null : (
-          <Field
-            id="pw-connection-password"
+          <TextField
+            name="password"
             label="Password"
             hint={
               hadPassword
                 ? "A password is stored. Leave empty to keep it."
                 : "Leave empty when the database needs none."
             }
-            input={
-              <input
-                id="pw-connection-password"
-                type="password"
-                autoComplete="new-password"
-                value={form.password}
-                disabled={form.removePassword}
-                onChange={set("password")}
-              />
-            }
+            type="password"
+            autoComplete="new-password"
+            disabled={form.removePassword}
+            form={form}
+            set={set}
           />
         )}
         {hadPassword ? (
@@ -177,42 +142,32 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
           </label>
         ) : null}
         {sqlite ? null : (
-          <Field
-            id="pw-connection-options"
+          <TextField
+            name="options"
             label="Options"
             hint="URL options such as sslmode=require&connect_timeout=5 (empty: none)."
-            input={
-              <input
-                id="pw-connection-options"
-                value={form.options}
-                onChange={set("options")}
-                spellCheck={false}
-              />
-            }
+            spellCheck={false}
+            form={form}
+            set={set}
           />
         )}
-        <Field
-          id="pw-connection-url"
+        <TextField
+          name="url"
           label="Or paste a URL"
           hint={
             <>
               Fills the fields above. The URL they make: <code className="pw-path">{url}</code>
             </>
           }
-          input={
-            <input
-              id="pw-connection-url"
-              value={pasted}
-              placeholder="postgresql+psycopg://reader@db.example.com:5432/shop"
-              spellCheck={false}
-              aria-invalid={pasted && !withPastedUrl(form, pasted) ? true : undefined}
-              onChange={(event) => {
-                setPasted(event.target.value);
-                const filled = withPastedUrl(form, event.target.value);
-                if (filled) change(filled);
-              }}
-            />
-          }
+          value={pasted}
+          placeholder="postgresql+psycopg://reader@db.example.com:5432/shop"
+          spellCheck={false}
+          aria-invalid={pasted && !withPastedUrl(form, pasted) ? true : undefined}
+          onChange={(event) => {
+            setPasted(event.target.value);
+            const filled = withPastedUrl(form, event.target.value);
+            if (filled) change(filled);
+          }}
         />
         <div className="pw-connection-test">
           <button
@@ -237,23 +192,14 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
           <input type="checkbox" checked={form.read_only} onChange={set("read_only")} /> Read-only
           (the database refuses writes; an SQL output needs this off)
         </label>
-        <Field
-          id="pw-connection-prefix"
+        <TextField
+          name="prefix"
           label="Table prefix"
           hint="With writes allowed: the only tables an output may write start with this (empty: any)."
-          input={<input id="pw-connection-prefix" value={form.prefix} onChange={set("prefix")} />}
+          form={form}
+          set={set}
         />
-        <Field
-          id="pw-connection-description"
-          label="Description"
-          input={
-            <input
-              id="pw-connection-description"
-              value={form.description}
-              onChange={set("description")}
-            />
-          }
-        />
+        <TextField name="description" label="Description" form={form} set={set} />
         {problem ? (
           <p className="pw-test-result pw-test-failed" role="alert">
             Not saved: {problem}
@@ -285,5 +231,19 @@ function Field({ id, label, hint, input }) {
       {input}
       {hint ? <p className="pw-hint">{hint}</p> : null}
     </div>
+  );
+}
+
+/** A text box of the form: `form[name]`, changed through `set(name)` (or the `value` and
+ * `onChange` given); other props go to the input. */
+function TextField({ name, label, hint, form, set, ...input }) {
+  const id = `pw-connection-${name}`;
+  return (
+    <Field
+      id={id}
+      label={label}
+      hint={hint}
+      input={<input id={id} value={form?.[name]} onChange={set?.(name)} {...input} />}
+    />
   );
 }
