@@ -215,19 +215,31 @@ def _watch_cancels_once() -> None:
 
 def _watch_cancels() -> None:
     """Forever: pass on the cancels asked in other processes to the runs executing here."""
+    failing = False
     while True:
         time.sleep(CANCEL_POLL_S)
         with _lock:
             here = dict(_cancels)
-        if not here:
-            continue
-        try:
-            close_old_connections()
-            asked = Run.objects.filter(pk__in=list(here), cancel_requested=True)
-            for run_id in asked.values_list("pk", flat=True):
-                here[run_id].set()
-        except Exception:  # the database may be briefly away; the next look will do
+        if here:
+            failing = pass_on_cancels(here, failing)
+
+
+def pass_on_cancels(here: dict[int, StopSignal], failing: bool) -> bool:
+    """Set the signal of each run in `here` whose cancel was asked; whether the database
+    failed to answer. An outage is logged once, with its traceback (given whether the last look
+    failed), not four times a second."""
+    try:
+        close_old_connections()
+        asked = Run.objects.filter(pk__in=list(here), cancel_requested=True)
+        for run_id in asked.values_list("pk", flat=True):
+            here[run_id].set()
+    except Exception:  # the database may be briefly away; the next look will do
+        if not failing:
             log.warning("could not read the runs' cancel requests", exc_info=True)
+        return True
+    if failing:
+        log.info("reading the runs' cancel requests again")
+    return False
 
 
 def _run(
