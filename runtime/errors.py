@@ -93,6 +93,11 @@ class OperatorError(PipewrightError):
     """
 
 
+class UnreachableError(OperatorError):
+    """A database that could not be connected to: it may be back when a run reads it, so a
+    check before the run says so without refusing the run (whose retries wait for it)."""
+
+
 class MemberError(OperatorError):
     """A failure of one node among the several that one task runs together (a segment's
     query): `node` is reported failed with `detail`, the task's other nodes as not finished.

@@ -157,7 +157,8 @@ def _check_before_run(
         raise problems_error(400, "invalid_request", "the request is not valid", refused)
     access = engine_access(pipeline.workspace, user)
     found = jobs.infer_schemas(document, parameters, **access, before_run=True)["problems"]
-    problems = [Problem.from_json(problem) for problem in found]
+    # A database out of reach may be back when the run connects (with its retries).
+    problems = [Problem.from_json(p) for p in found if p.get("code") != "unreachable"]
     if stopping := run_stopping(document, problems):
         refusal = problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
         raise _labelled(refusal, document)

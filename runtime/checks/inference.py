@@ -19,7 +19,7 @@ from runtime.checks.analysis import Analysis, analyse
 from runtime.document.parameters import PLACEHOLDER
 from runtime.document.problems import field_title
 from runtime.document.spec import Pipeline
-from runtime.errors import OperatorError, ParamsError, Problem
+from runtime.errors import OperatorError, ParamsError, Problem, UnreachableError
 from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
 from runtime.operators.registry import Registry
@@ -129,12 +129,14 @@ def run_problems(
 
 def run_stopping(pipeline: Pipeline, problems: list[Problem]) -> list[Problem]:
     """Of `problems` (`infer_schemas`'), those `run_problems` keeps: what no run can start with
-    (a run that leaves their nodes out included, since the plan cannot be built)."""
+    (a run that leaves their nodes out included, since the plan cannot be built). A database
+    out of reach is not one: the run connects again, with its retries."""
     placed = {node.id: _parameterised_fields(node.params, "params") for node in pipeline.nodes}
     return [
         problem
         for problem in problems
-        if problem.code != "schema" or problem.field in placed.get(problem.node, ())
+        if problem.code not in ("schema", "unreachable")
+        or problem.field in placed.get(problem.node, ())
     ]
 
 
@@ -191,6 +193,8 @@ def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: Nod
             field_title=title or None,
             position=error.position,
         )
+    except UnreachableError as error:  # not the document's fault: a run may find it back
+        return Problem(str(error), node=node_id, code="unreachable")
     except OperatorError as error:
         return Problem(str(error), node=node_id, code="schema")
     except Exception as error:  # a plugin's bug must not take the schema view down

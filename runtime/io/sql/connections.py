@@ -26,7 +26,7 @@ from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError, StatementError
 from sqlalchemy.pool import NullPool
 
-from runtime.errors import OperatorError, ParamsError
+from runtime.errors import OperatorError, ParamsError, UnreachableError
 from runtime.io.addresses import AddressRefused
 from runtime.io.sql.connection_specs import ConnectionSpec, as_spec, hidden, secrets_of
 from runtime.io.sql.sessions import SQLITE_REFUSED, confine
@@ -203,7 +203,7 @@ def connect(
     ctx: ConnectingContext, name: str, *, write_to: str | None = None
 ) -> Iterator[Connection]:
     """A read-only session of connection `name`, or one that may write table `write_to`;
-    a server that cannot be reached is an OperatorError."""
+    a server that cannot be reached is an UnreachableError."""
     if write_to is not None:
         writable(ctx, name, write_to)
     engine = engine_for(ctx, name, write=write_to is not None)
@@ -211,7 +211,7 @@ def connect(
         connection = engine.connect()
     except SQLAlchemyError as error:
         message = driver_message(error, engine.url)
-        raise OperatorError(
+        raise UnreachableError(
             f"cannot connect to '{name}' ({hidden(engine.url)}): {message}"
         ) from error
     with connection:

@@ -143,6 +143,20 @@ def test_a_schema_problem_without_a_parameter_does_not_stop_a_run(tmp_path):
     assert run_problems(doc, data_root=tmp_path) == []
 
 
+def test_a_database_out_of_reach_is_shown_but_does_not_stop_a_run(tmp_path):
+    """It may be back when the run connects, with its retries; a wrong query would not be."""
+    doc = pipeline(
+        [{"id": "query", "operator": "sql_input",
+          "params": {"connection": "db", "query": "select 1 as one"}}],
+        [],
+    )  # fmt: skip
+    closed_port = {"db": "postgresql+psycopg://postgres@127.0.0.1:1/test"}
+    [problem] = infer_schemas(doc, data_root=tmp_path, connections=closed_port).problems
+    assert (problem.node, problem.code) == ("query", "unreachable")
+    assert problem.message.startswith("cannot connect to 'db'")
+    assert run_problems(doc, data_root=tmp_path, connections=closed_port) == []
+
+
 def test_a_node_whose_params_are_not_filled_in_yet_still_knows_its_input_columns(tmp_path):
     """Its form offers those columns to fill the params in with; its outputs stay unknown."""
     doc = pipeline(

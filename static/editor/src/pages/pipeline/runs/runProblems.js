@@ -2,7 +2,8 @@
 // the ones the editor already shows (on nodes, and for the whole pipeline), each with its
 // node's label, in the canvas' order of nodes. The server refuses a run with any of them
 // unless it is asked to run anyway (`allow_problems`: it leaves the nodes with problems, and
-// everything below them, out).
+// everything below them, out). A database out of reach (`unreachable`) is shown on its node
+// but refuses no run: the run connects again, with its retries.
 
 /** The options that run despite the problems (see runOptions.js). */
 export const ANYWAY = Object.freeze({ allow_problems: true });
@@ -13,6 +14,7 @@ export function runProblems(byNode, pipelineProblems, nodes) {
   const listed = (pipelineProblems ?? []).map((problem) => ({ ...problem, label: null }));
   for (const node of nodes ?? []) {
     for (const problem of byNode?.[node.id] ?? []) {
+      if (problem.code === "unreachable") continue;
       listed.push({ ...problem, label: node.data?.label || node.id });
     }
   }

@@ -23,6 +23,13 @@ describe("runProblems", () => {
     ]);
   });
 
+  it("leaves out a database out of reach: the run connects again, with its retries", () => {
+    const byNode = {
+      read: [{ node: "read", code: "unreachable", message: "cannot connect to 'shop'" }],
+    };
+    expect(runProblems(byNode, [], nodes)).toEqual([]);
+  });
+
   it("skips the problems of nodes the canvas no longer has", () => {
     expect(runProblems({ gone: [{ node: "gone", message: "x" }] }, [], nodes)).toEqual([]);
   });
