@@ -95,15 +95,33 @@ def embedded_pool() -> WorkerPool:
         return _embedded
 
 
-def stop_embedded_pool(timeout: float) -> None:
-    """Have this process's pool claim nothing more and wait up to `timeout` seconds for its
-    runs; the next `submit` starts a new one, with the settings of then."""
+def stop_embedded_pool(timeout: float) -> bool:
+    """Have this process's pool claim nothing more and wait up to `timeout` seconds for the runs
+    this process executes; those still going are then stopped as at a shutdown, and waited for
+    as long again. Whether every run ended. The next `submit` starts a new pool, with the
+    settings of then."""
     global _embedded
     with _lock:
         pool, _embedded = _embedded, None
     if pool is not None:
         pool.stop_claiming()
         pool.wait(timeout)
+    if _runs_ended(timeout):
+        return True
+    stop_for_shutdown()
+    return _runs_ended(timeout)
+
+
+def _runs_ended(timeout: float) -> bool:
+    """Whether every run this process executes ends within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with _lock:
+            if not _cancels:
+                return True
+        time.sleep(0.05)
+    with _lock:
+        return not _cancels
 
 
 def serve_embedded() -> None:

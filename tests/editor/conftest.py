@@ -33,7 +33,9 @@ def runs_of_this_test_only():
     """The embedded pool claims every queued run in the database: one left by an earlier test
     would execute this test's runs (those it keeps queued on purpose, say)."""
     yield
-    launcher.stop_embedded_pool(timeout=10)
+    # A run that outlived its test would meet the database flushed, or refused to a test that
+    # uses none, and retry its writes forever.
+    assert launcher.stop_embedded_pool(timeout=60), "a run of the test did not end"
     # A run's end starts its notifications on a thread that reads the database: the flush
     # after the test must not meet it (on PostgreSQL, its join and TRUNCATE deadlocked).
     for thread in threading.enumerate():
