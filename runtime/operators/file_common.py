@@ -249,6 +249,8 @@ def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
         return column.cast(pa.float64())
     if pa.types.is_date64(kind):
         return column.cast(pa.date32())
+    if pa.types.is_timestamp(kind) and kind.tz is not None and kind.unit in ("s", "ms"):
+        return column.cast(pa.timestamp("us", kind.tz))  # as DuckDB keeps zoned datetimes
     if any(check(kind) for check in _BYTES):
         return _bytes_text(column)
     if not _has_public_type(kind):

@@ -9,9 +9,10 @@ own way; where the two differ, the expression converts to the pandas path's resu
     integers, booleans, dates (date32, date64), strings (also large, view, dictionary): as read
     decimals of up to 38 digits: DECIMAL(p, s), Arrow's decimal128(p, s); wider ones: DOUBLE
     floats: DOUBLE; timestamps without a zone: TIMESTAMP in the file's unit
-    timestamps with a zone: TIMESTAMPTZ (microseconds) or TIMESTAMPTZ_NS, the same instants;
-    the segment's session computes and gives them in that zone (its `TimeZone`, `zones_of`),
-    as pandas keeps it
+    timestamps with a zone: TIMESTAMPTZ (microseconds; seconds and milliseconds too, which
+    `parquet_input` also reads in microseconds) or TIMESTAMPTZ_NS, the same instants; the
+    segment's session computes and gives them in that zone (its `TimeZone`, `zones_of`), as
+    pandas keeps it
     times of day: text, as Arrow writes them (`12:34:56.500000` for microseconds)
     durations: the number of the unit's ticks, as text (DuckDB reads them as BIGINT)
     intervals (Parquet's INTERVAL, as DuckDB writes them; scans.py types them so): DuckDB's
@@ -20,11 +21,10 @@ own way; where the two differ, the expression converts to the pandas path's resu
     structs: one column per field, named `parent.field`, each lowered the same way
     lists and maps: their compact JSON text, DuckDB's `to_json` (file_common.py `json_text`)
 
-What cannot match is `NotLowerable`, naming the column and why: timestamps with a zone in
-seconds or milliseconds (DuckDB keeps microseconds; pandas keeps the file's unit), times in
-nanoseconds, lists and maps holding floats, decimals, dates,
-times or bytes (Python and DuckDB write those in JSON differently), other fixed-size binary (a
-UUID, say), and unsigned 64-bit integers.
+What cannot match is `NotLowerable`, naming the column and why: timestamps in a zone that is
+an offset (`+01:00`) rather than a name, times in nanoseconds, lists and maps holding floats,
+decimals, dates, times or bytes (Python and DuckDB write those in JSON differently), other
+fixed-size binary (a UUID, say), and unsigned 64-bit integers.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from runtime.tables.frames import is_exact_decimal
 from runtime.tables.schema import Column
 
 TIMESTAMPS = {"s": "TIMESTAMP_S", "ms": "TIMESTAMP_MS", "us": "TIMESTAMP", "ns": "TIMESTAMP_NS"}
-_ZONED = {"us": "TIMESTAMPTZ", "ns": "TIMESTAMPTZ_NS"}
+_ZONED = {"s": "TIMESTAMPTZ", "ms": "TIMESTAMPTZ", "us": "TIMESTAMPTZ", "ns": "TIMESTAMPTZ_NS"}
 _TIMES = {"s": "%H:%M:%S", "ms": "%H:%M:%S.%g", "us": "%H:%M:%S.%f"}
 """strftime formats writing a time of day as Arrow's cast to text does, by unit."""
 _AS_IS = (
@@ -144,15 +144,7 @@ def _timestamp(source: str, name: str, value: str, kind: pa.TimestampType) -> st
             f"column '{name}' of '{source}' holds datetimes in the zone {kind.tz}, which is no "
             "zone name DuckDB knows"
         )
-    if kind.unit not in _ZONED:
-        raise NotLowerable(
-            f"column '{name}' of '{source}' holds datetimes with a zone in {_UNITS[kind.unit]}, "
-            "which pandas keeps and DuckDB reads in microseconds"
-        )
     return f"CAST({value} AS {_ZONED[kind.unit]})"
-
-
-_UNITS = {"s": "seconds", "ms": "milliseconds"}
 
 
 def zones_of(kind: pa.DataType) -> set[str]:
