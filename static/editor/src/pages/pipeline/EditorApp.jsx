@@ -116,6 +116,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const [together] = useState(createTogether);
   const toasts = useToasts();
   const [dialog, setDialog] = useState(null);
+  const [filing, setFiling] = useState(() => ({ folder: pipeline.folder, tags: pipeline.tags }));
   const bottom = useBottomPanel();
   const connection = useLiveRun(pipelineId, overlay, catalog.statuses, together);
   const liveRunId = useStore(overlay, (value) => value.live.runId);
@@ -413,6 +414,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
               readOnly={readOnly}
               meta={meta}
               problems={analysis.pipelineProblems}
+              filing={filing}
+              onFiled={setFiling}
               onClose={closeDialog}
               onApply={(next) => {
                 commands.applySettings(next);

@@ -17,6 +17,7 @@ import {
 import Dialog from "../../../ui/Dialog.jsx";
 import { FieldMessages } from "../form/Field.jsx";
 import SchedulesSection from "./SchedulesSection.jsx";
+import FilingSection from "./FilingSection.jsx";
 import NotificationSettings from "./NotificationSettings.jsx";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -39,7 +40,8 @@ const SHOWN = [
 ];
 
 /** Edits a copy of `meta`; `onApply(nextMeta)` takes it over. `problems`: the pipeline's
- * problems that no node has, from the server. */
+ * problems that no node has, from the server. `filing` (`{folder, tags}`) is saved apart,
+ * `onFiled` told. */
 export default function SettingsDialog({
   meta,
   problems,
@@ -48,6 +50,8 @@ export default function SettingsDialog({
   api,
   pipelineId,
   readOnly,
+  filing,
+  onFiled,
 }) {
   const config = meta.config ?? {};
   const [description, setDescription] = useState(meta.description ?? "");
@@ -310,6 +314,15 @@ export default function SettingsDialog({
             </p>
           ) : null}
         </div>
+        {filing ? (
+          <FilingSection
+            api={api}
+            pipelineId={pipelineId}
+            filing={filing}
+            readOnly={readOnly}
+            onSaved={onFiled}
+          />
+        ) : null}
         <SchedulesSection api={api} pipelineId={pipelineId} readOnly={readOnly} />
       </form>
       {api ? <NotificationSettings api={api} pipelineId={pipelineId} /> : null}
