@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
+import traceback
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -28,16 +30,39 @@ SEED = {
 }
 
 
+RUNS_END_S = 60
+"""How long the runs a test started may take to end after it."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """The runs a test started end before its fixtures do. The embedded pool claims every
+    queued run in the database: one left by an earlier test would execute this test's runs
+    (those it keeps queued on purpose, say); and a run that outlived its fixtures would meet
+    its Dask cluster gone, its rows flushed, or the database refused to a test that uses none,
+    and could wait forever."""
+    try:
+        return (yield)
+    finally:
+        if not launcher.stop_embedded_pool(timeout=RUNS_END_S):
+            pytest.fail(f"a run of the test did not end; its threads:\n{thread_stacks()}")
+
+
+def thread_stacks() -> str:
+    """Where each thread but this one is, for a failure to show what a run waits for."""
+    frames = sys._current_frames()
+    return "\n".join(
+        f"--- {thread.name}\n{''.join(traceback.format_stack(frames[thread.ident]))}"
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and thread.ident in frames
+    )
+
+
 @pytest.fixture(autouse=True)
-def runs_of_this_test_only():
-    """The embedded pool claims every queued run in the database: one left by an earlier test
-    would execute this test's runs (those it keeps queued on purpose, say)."""
+def notifications_of_this_test_only():
+    """A run's end starts its notifications on a thread that reads the database: the flush
+    after the test must not meet it (on PostgreSQL, its join and TRUNCATE deadlocked)."""
     yield
-    # A run that outlived its test would meet the database flushed, or refused to a test that
-    # uses none, and retry its writes forever.
-    assert launcher.stop_embedded_pool(timeout=60), "a run of the test did not end"
-    # A run's end starts its notifications on a thread that reads the database: the flush
-    # after the test must not meet it (on PostgreSQL, its join and TRUNCATE deadlocked).
     for thread in threading.enumerate():
         if thread.name.startswith("pipewright-notify-"):
             thread.join(10)
