@@ -19,6 +19,9 @@ from editor.models.pipelines import FOLDER_MAX_LENGTH, TAG_MAX_LENGTH, TAGS_MAX
 
 _TAG = re.compile(r"^[\w][\w .+-]*$")
 SORTS = ("updated", "last_run", "name")
+SEARCH_MAX_LENGTH = 200
+SEARCH_MAX_WORDS = 10
+"""A search's bounds: each word adds two subqueries to the one query it makes."""
 
 
 def clean_tags(value) -> list[str]:
@@ -73,8 +76,16 @@ def file_pipeline(pipeline: Pipeline, body: dict) -> Pipeline:
 def search(pipelines: QuerySet, text: str) -> QuerySet:
     """The pipelines each word of `text` finds in their name, description, folder, tags, or in
     a node's operator, label or params (a file's path, a connection's name); "tag:x",
-    "folder:x" and "operator:x" look only there."""
-    for word in text.split():
+    "folder:x" and "operator:x" look only there. 400 naming `q` beyond SEARCH_MAX_LENGTH
+    characters or SEARCH_MAX_WORDS different words."""
+    words = list(dict.fromkeys(text.split()))
+    if len(text) > SEARCH_MAX_LENGTH or len(words) > SEARCH_MAX_WORDS:
+        raise _invalid(
+            "q",
+            f"a search is at most {SEARCH_MAX_LENGTH} characters and "
+            f"{SEARCH_MAX_WORDS} different words",
+        )
+    for word in words:
         key, _, value = word.partition(":")
         if value and key in ("tag", "folder", "operator"):
             pipelines = pipelines.filter(_scoped(key, value.lower()))

@@ -474,6 +474,14 @@ def test_search_finds_by_name_tag_folder_operator_file_and_connection(client):
     assert _found(client, "tag:kpi warehouse") == []  # every word must match
 
 
+def test_a_search_of_too_many_words_is_a_400_naming_q_and_repeated_words_count_once(client):
+    answer = client.get("/api/pipelines", {"q": " ".join(f"w{n}" for n in range(11))})
+    assert answer.status_code == 400
+    assert answer.json()["field"] == "q" and "10 different words" in answer.json()["message"]
+    assert client.get("/api/pipelines", {"q": "a " * 99}).status_code == 200  # one word
+    assert client.get("/api/pipelines", {"q": "a" * 201}).status_code == 400
+
+
 def test_sorting_by_last_run_puts_the_latest_run_first_and_never_run_last(client, pipeline_id):
     never = _pipeline(client, "Never run", [])
     ran = Pipeline.objects.get(pk=pipeline_id)

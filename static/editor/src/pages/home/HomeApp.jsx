@@ -243,6 +243,7 @@ export default function HomeApp({ api, userName, staff }) {
           type="search"
           aria-label="Search pipelines"
           placeholder="Search by name, tag, folder, operator, file or connection (tag:kpi, folder:sales)"
+          maxLength={200}
           value={query}
           onChange={(event) => setQuery(event.target.value)}
         />
