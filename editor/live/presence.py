@@ -9,15 +9,17 @@ it commits, so an open editor loads it or says that a newer version exists.
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from django.db import transaction
 
 from editor.live import relay
+from runtime.document.spec import NODE_ID_MAX_LENGTH, NODE_ID_PATTERN
 
 COLOURS = ("#d9480f", "#2b8a3e", "#1864ab", "#862e9c", "#c2255c", "#0b7285", "#5c940d", "#e67700")
 """Each person's colour on the others' screens (outlines and avatars), by user id."""
-MAX_SELECTION_LENGTH = 200
+_NODE_ID = re.compile(NODE_ID_PATTERN)
 
 
 def person(user, name: str) -> dict:
@@ -39,9 +41,10 @@ def initials(name: str) -> str:
 
 
 def selection_of(content: dict) -> str | None:
-    """The node a `select` message names (None for none, or for anything but a short string)."""
+    """The node a `select` message names: None for none, or for anything but a node id (what
+    a document's node ids may be; other editors' pages draw it)."""
     node = content.get("node")
-    if isinstance(node, str) and 0 < len(node) <= MAX_SELECTION_LENGTH:
+    if isinstance(node, str) and len(node) <= NODE_ID_MAX_LENGTH and _NODE_ID.fullmatch(node):
         return node
     return None
 

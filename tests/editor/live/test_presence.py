@@ -60,6 +60,20 @@ async def test_each_editor_sees_the_other_with_their_selection_and_leaving(team_
     await mine.disconnect()
 
 
+async def test_a_selection_that_is_no_node_id_reaches_the_others_as_none(team_pipeline):
+    """Other editors' pages draw the selection into CSS: only what a node id may be passes."""
+    pipeline_id, mine_cookie, their_cookie, _ = team_pipeline
+    mine = await opened(pipeline_id, mine_cookie)
+    theirs = await opened(pipeline_id, their_cookie)
+    await mine.receive_json_from(timeout=5)  # they joined
+    await theirs.receive_json_from(timeout=5)  # I was here
+    for hostile in ('x\f] {} body{display:none} a[b="', "adults\n", "a" * 101, 7):
+        await theirs.send_json_to({"type": "select", "node": hostile})
+        assert (await mine.receive_json_from(timeout=5))["selection"] is None, hostile
+    await theirs.disconnect()
+    await mine.disconnect()
+
+
 async def test_nobody_is_shown_their_own_presence(team_pipeline):
     pipeline_id, mine_cookie, _, _ = team_pipeline
     first = await opened(pipeline_id, mine_cookie)

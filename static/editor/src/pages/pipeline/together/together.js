@@ -67,9 +67,10 @@ export function shownPeople(people) {
   return [...byUser.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** `text` as a CSS string: quotes, backslashes and line breaks as hex escapes. */
-const cssString = (text) =>
-  `"${String(text).replace(/["\\\n\r]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}"`;
+/** `text` as a CSS string: every character but a letter, digit, _ or - as a hex escape, so
+ * that nothing another person sends (a name, a node id) ends the string or the rule. */
+export const cssString = (text) =>
+  `"${String(text).replace(/[^A-Za-z0-9_-]/gu, (c) => `\\${c.codePointAt(0).toString(16)} `)}"`;
 const COLOUR = /^#[0-9a-f]{6}$/i;
 
 /** CSS that outlines each node another person selected in their colour, with their name. */

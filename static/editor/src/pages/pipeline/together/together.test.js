@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NOBODY, applyMessage, selectionCss, shownPeople } from "./together.js";
+import { NOBODY, applyMessage, cssString, selectionCss, shownPeople } from "./together.js";
 
 const grace = { id: "a1", user: 2, name: "Grace Hopper", initials: "GH", colour: "#2b8a3e" };
 
@@ -28,7 +28,16 @@ describe("presence", () => {
     expect(css).toContain(
       '.react-flow__node[data-id="adults"] [data-node-id]{outline:3px solid #2b8a3e',
     );
-    expect(css).toContain('content:"Grace \\22 G\\22  Hopper"');
+    expect(css).toContain('content:"Grace\\20 \\22 G\\22 \\20 Hopper"');
+  });
+
+  it("escapes what another person sends so that it ends neither the string nor the rule", () => {
+    const hostile = 'x\f] {} body{display:none} a[b="';
+    expect(cssString(hostile)).toMatch(/^"[A-Za-z0-9_\- \\]*"$/);
+    const state = applyMessage(NOBODY, { type: "presence", who: grace, selection: hostile });
+    const css = selectionCss(state.people);
+    expect(css.split("\n")).toHaveLength(2); // the outline and the name, nothing else
+    expect(css).not.toContain("body{");
   });
 
   it("remembers the last save someone made", () => {
