@@ -164,6 +164,8 @@ def save_connection(
     except UrlRefused as error:
         raise ActionError(400, "invalid_connection", str(error), field="url") from None
     connection = Connection.objects.filter(workspace=workspace, name=name).first()
+    if password is None and connection is not None:
+        _refuse_moving_the_password(connection, url)
     connection = connection or Connection(workspace=workspace, name=name)
     connection.url, connection.read_only = url, read_only
     connection.prefix, connection.description = prefix, description
@@ -211,6 +213,7 @@ def test_connection(
         raise ActionError(400, "invalid_connection", str(error), field="url") from None
     stored = Connection.objects.filter(workspace=workspace, name=name).first() if name else None
     if password is None and stored is not None and stored.has_password:
+        _refuse_moving_the_password(stored, url)
         password = make_url(stored.full_url()).password
     if password:
         parsed = parsed.set(password=password)
@@ -224,6 +227,24 @@ def test_connection(
         return probe(_ProbeContext(called, spec, area), called)
     except OperatorError as error:
         raise ActionError(400, "connection_failed", str(error), field="url") from None
+
+
+def _refuse_moving_the_password(stored: Connection, url: str) -> None:
+    """A stored password goes only where it was given for: the same database kind, server,
+    port, user and database. Else 400 naming `password`: whoever points the connection
+    elsewhere types it again (a workspace admin could otherwise send another's password to a
+    server of theirs)."""
+    if not stored.has_password:
+        return
+    before, after = make_url(stored.url), make_url(url)
+    where = ("drivername", "host", "port", "username", "database")
+    if any(getattr(before, part) != getattr(after, part) for part in where):
+        raise ActionError(
+            400,
+            "password_required",
+            "the connection now points elsewhere: enter its password again",
+            field="password",
+        )
 
 
 def connection_json(connection: Connection) -> dict:

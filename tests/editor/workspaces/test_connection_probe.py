@@ -11,7 +11,7 @@ import pytest
 
 from editor.models import Connection
 from editor.workspaces.membership import personal_workspace
-from tests.editor.conftest import client_for, post_json
+from tests.editor.conftest import client_for, post_json, put_json
 
 PROBE = "/api/workspaces/{slug}/test-connection"
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
@@ -86,3 +86,43 @@ def test_a_stored_password_is_used_when_none_is_given(client, owner, data_root):
 def test_only_those_who_manage_connections_test_them(other, data_root):
     answer = post_json(client_for(other), PROBE.format(slug="owner"), {"url": "sqlite:///a.db"})
     assert answer.status_code == 404
+
+
+def stored_warehouse(owner) -> Connection:
+    """A connection whose password someone typed, to a public server."""
+    connection = Connection(
+        workspace=personal_workspace(owner),
+        name="warehouse",
+        url="postgresql+psycopg://reader@8.8.8.8:5432/sales",
+    )
+    connection.set_password("their-secret")
+    connection.save()
+    return connection
+
+
+@pytest.mark.django_db
+def test_a_stored_password_is_never_sent_to_another_server_by_a_test(client, owner, data_root):
+    stored_warehouse(owner)
+    for url in (
+        "postgresql+psycopg://reader@8.8.4.4:5432/sales",  # another server
+        "postgresql+psycopg://admin@8.8.8.8:5432/sales",  # another user
+        "mysql+pymysql://reader@8.8.8.8:5432/sales",  # another kind of database
+    ):
+        body = {"url": url, "name": "warehouse"}
+        answer = post_json(client, PROBE.format(slug="owner"), body)
+        assert answer.status_code == 400, url
+        assert (answer.json()["code"], answer.json()["field"]) == ("password_required", "password")
+
+
+@pytest.mark.django_db
+def test_pointing_a_saved_connection_elsewhere_needs_its_password_again(client, owner, data_root):
+    stored_warehouse(owner)
+    url = "/api/workspaces/owner/connections/warehouse"
+    moved = {"url": "postgresql+psycopg://reader@8.8.4.4:5432/sales"}
+    answer = put_json(client, url, moved)
+    assert answer.status_code == 400 and answer.json()["field"] == "password"
+    assert Connection.objects.get().url.endswith("@8.8.8.8:5432/sales")  # unchanged
+    assert put_json(client, url, {**moved, "password": "typed-again"}).status_code == 200
+    same_place = {"url": "postgresql+psycopg://reader@8.8.4.4:5432/sales", "read_only": False}
+    assert put_json(client, url, same_place).status_code == 200  # the password stays
+    assert Connection.objects.get().has_password

@@ -125,7 +125,7 @@ export function ConnectionDialog({ initial, isNew, hadPassword, onSave, onTest, 
             label="Password"
             hint={
               hadPassword
-                ? "A password is stored. Leave empty to keep it."
+                ? "A password is stored. Leave empty to keep it (for the same server, user and database)."
                 : "Leave empty when the database needs none."
             }
             type="password"
