@@ -45,6 +45,8 @@ CONNECT_TIMEOUT_S = 10
 """How long to wait for a server that does not answer (a refused connection fails at once)."""
 _TIMEOUT_DRIVERS = frozenset({"psycopg", "psycopg2", "pymysql", "mysqldb"})
 """Drivers that take a `connect_timeout` argument, in seconds."""
+_READ_TIMEOUT_DRIVERS = frozenset({"pymysql", "mysqldb"})
+"""Drivers that take `read_timeout` and `write_timeout` arguments, in seconds."""
 
 _SQLITE_DENIALS = ("not authorized", "authorization denied")
 """How SQLite words a refusal of the authorizer (the second: inside VACUUM INTO)."""
@@ -152,7 +154,9 @@ def probe(ctx: ConnectingContext, name: str) -> str:
     if url.get_backend_name() == "sqlite" and not Path(url.database).is_file():
         shown = sqlite_path(sa.make_url(connection_spec(ctx, name).url), name)
         raise OperatorError(f"no SQLite file '{shown}' in the workspace folder; upload it first")
-    engine = _create_engine(url, name, read_only=True, timeout=PROBE_TIMEOUT_S)
+    engine = _create_engine(
+        url, name, read_only=True, timeout=PROBE_TIMEOUT_S, answer_within=PROBE_TIMEOUT_S
+    )
     try:
         action = f"cannot connect to '{name}' ({hidden(url)})"
         with database_errors(action, url), engine.connect() as connection:
@@ -168,11 +172,23 @@ _DIALECT_NAMES = {"postgresql": "PostgreSQL", "mysql": "MySQL", "mariadb": "Mari
 
 
 def _create_engine(
-    url: URL, name: str, *, read_only: bool, timeout: int = CONNECT_TIMEOUT_S
+    url: URL,
+    name: str,
+    *,
+    read_only: bool,
+    timeout: int = CONNECT_TIMEOUT_S,
+    answer_within: int | None = None,
 ) -> Engine:
+    """`answer_within`: seconds each read and write may wait (a probe's `SELECT 1`; never a
+    run's queries, which may take long), for the drivers that wait on without it."""
     connect_args = {}
-    if url.get_driver_name() in _TIMEOUT_DRIVERS and "connect_timeout" not in url.query:
+    driver = url.get_driver_name()
+    if driver in _TIMEOUT_DRIVERS and "connect_timeout" not in url.query:
         connect_args["connect_timeout"] = timeout
+    if answer_within is not None and driver in _READ_TIMEOUT_DRIVERS:
+        # pymysql's connect_timeout covers the TCP connect only: a server that accepts and
+        # never greets would hold the probe forever. (libpq's covers the whole handshake.)
+        connect_args["read_timeout"] = connect_args["write_timeout"] = answer_within
     try:
         engine = sa.create_engine(url, poolclass=NullPool, connect_args=connect_args)
     except (NoSuchModuleError, ImportError) as error:

@@ -5,12 +5,14 @@ never with the password.
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 
 import pytest
 
 from editor.models import Connection
 from editor.workspaces.membership import personal_workspace
+from runtime.io.sql import connections as sql_connections
 from tests.editor.conftest import client_for, post_json, put_json
 
 PROBE = "/api/workspaces/{slug}/test-connection"
@@ -69,6 +71,30 @@ def test_an_unreachable_server_is_a_clear_400_without_the_password(staff, data_r
     message = answer.json()["message"]
     assert message.startswith("cannot connect to 'new' (postgresql+psycopg://postgres:***@")
     assert "refused" in message.lower() and "hunter2" not in answer.content.decode()
+
+
+@pytest.fixture
+def silent_server():
+    """A port of this machine where connections are accepted and nothing is ever said."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(8)  # the kernel completes the handshakes; nobody reads or writes
+        yield listening.getsockname()[1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    ["mysql+pymysql://root@127.0.0.1:{port}/x", "postgresql+psycopg://postgres@127.0.0.1:{port}/x"],
+)
+def test_a_server_that_accepts_and_never_answers_is_a_400_not_a_hung_request(
+    staff, data_root, settings, monkeypatch, silent_server, url
+):
+    settings.PIPEWRIGHT_CONNECTION_ALLOW = ["127.0.0.0/8"]
+    monkeypatch.setattr(sql_connections, "PROBE_TIMEOUT_S", 2)
+    body = {"url": url.format(port=silent_server)}
+    answer = post_json(client_for(staff), PROBE.format(slug="staff"), body)
+    assert answer.status_code == 400 and answer.json()["code"] == "connection_failed"
 
 
 @pytest.mark.django_db
