@@ -23,6 +23,7 @@ For SQLite, a file `refused_files` names (the app's own database) is refused.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -38,22 +39,52 @@ DRIVERS = {
     "mysql": frozenset({"pymysql", "mysqldb"}),
     "mariadb": frozenset({"pymysql", "mysqldb"}),
 }
+_WORD = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_WHOLE_SECONDS = re.compile(r"[1-9][0-9]{0,5}")
+_OPTION_VALUES: dict[str, tuple[re.Pattern | frozenset, str]] = {
+    "sslmode": (frozenset({"disable", "allow", "prefer", "require", "verify-ca",
+                           "verify-full"}), "one of disable, allow, prefer, require, verify-ca, "
+                                            "verify-full"),
+    "target_session_attrs": (frozenset({"any", "read-write", "read-only", "primary", "standby",
+                                        "prefer-standby"}), "a libpq session kind (any, …)"),
+    "application_name": (_WORD, "a short name of letters, digits, _ . -"),
+    "client_encoding": (_WORD, "an encoding's name, e.g. UTF8"),
+    "charset": (frozenset({"utf8", "utf8mb3", "utf8mb4", "latin1", "ascii", "binary"}),
+                "one of utf8, utf8mb3, utf8mb4, latin1, ascii, binary"),
+    "keepalives": (frozenset({"0", "1"}), "0 or 1"),
+    "ssl_check_hostname": (frozenset({"true", "false", "0", "1"}), "true or false"),
+    **{name: (_WHOLE_SECONDS, "a whole number above 0")
+       for name in ("connect_timeout", "read_timeout", "write_timeout", "keepalives_idle",
+                    "keepalives_interval", "keepalives_count")},
+}  # fmt: skip
+"""What each allowed URL option may be set to (a driver given another value fails in ways
+that are no clear message), and how to say so."""
 _POSTGRES_OPTIONS = frozenset(
-    {"sslmode", "sslrootcert", "connect_timeout", "application_name", "target_session_attrs",
+    {"sslmode", "connect_timeout", "application_name", "target_session_attrs",
      "client_encoding", "keepalives", "keepalives_idle", "keepalives_interval",
      "keepalives_count"}
 )  # fmt: skip
 _MYSQL_OPTIONS = frozenset(
-    {"charset", "connect_timeout", "read_timeout", "write_timeout", "ssl_ca",
-     "ssl_check_hostname"}
+    {"charset", "connect_timeout", "read_timeout", "write_timeout", "ssl_check_hostname"}
 )  # fmt: skip
 ALLOWED_OPTIONS = {"postgresql": _POSTGRES_OPTIONS, "mysql": _MYSQL_OPTIONS,
                    "mariadb": _MYSQL_OPTIONS}  # fmt: skip
-"""The URL options a workspace's connection may set, per database: TLS, timeouts, names."""
+"""The URL options a workspace's connection may set, per database: TLS, timeouts, names.
+None names a file of the server (`sslrootcert`, `ssl_ca`): the driver would read it, and its
+errors tell whether a path exists."""
 
 
 class StaffOnly(AddressRefused):
     """A non-public address, for a connection that staff did not save."""
+
+
+def _option_problem(name: str, value: str | tuple) -> str | None:
+    """What is wrong with an allowed URL option's value (None: nothing)."""
+    if isinstance(value, tuple):
+        return "is given more than once"
+    allowed, words = _OPTION_VALUES[name]
+    fits = value.lower() in allowed if isinstance(allowed, frozenset) else allowed.fullmatch(value)
+    return None if fits else f"must be {words}"
 
 
 @dataclass(frozen=True)
@@ -100,13 +131,15 @@ class ConnectionGuard:
         if url.get_driver_name() not in DRIVERS[backend]:
             drivers = " or ".join(sorted(DRIVERS[backend]))
             raise AddressRefused(f"use the {drivers} driver for {backend}")
-        for option in url.query:
+        for option, value in url.query.items():
             if option.lower() not in ALLOWED_OPTIONS[backend]:
                 allowed = ", ".join(sorted(ALLOWED_OPTIONS[backend]))
                 raise AddressRefused(
                     f"the URL option '{option}' is not allowed; a {backend} connection may "
                     f"set {allowed}"
                 )
+            if problem := _option_problem(option.lower(), value):
+                raise AddressRefused(f"the URL option '{option}' {problem}")
         if not url.host:
             raise AddressRefused(
                 "name the database server's host, e.g. postgresql+psycopg://user@db.example.com"

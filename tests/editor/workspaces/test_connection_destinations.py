@@ -199,6 +199,36 @@ def test_url_options_that_run_sql_or_go_elsewhere_are_refused_by_name(
     assert not Connection.objects.exists()
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("read_timeout=abc", "'read_timeout' must be a whole number above 0"),
+        ("write_timeout=-1", "'write_timeout' must be a whole number above 0"),
+        ("charset=bogus", "'charset' must be one of utf8"),
+        ("ssl_check_hostname=maybe", "'ssl_check_hostname' must be true or false"),
+        ("read_timeout=1&read_timeout=2", "'read_timeout' is given more than once"),
+        ("ssl_ca=/etc/hostname", "'ssl_ca' is not allowed"),  # a file of the server
+    ],
+)
+def test_url_option_values_a_driver_would_choke_on_are_refused_naming_the_option(
+    client, data_root, query, said
+):
+    url = f"mysql+pymysql://reader@8.8.8.8/shop?{query}"
+    answer = put_json(client, "/api/workspaces/owner/connections/x", {"url": url})
+    assert answer.status_code == 400, answer.content
+    assert said in answer.json()["message"] and answer.json()["field"] == "url"
+    tested = post_json(client, "/api/workspaces/owner/test-connection", {"url": url})
+    assert tested.status_code == 400 and said in tested.json()["message"]
+
+
+@pytest.mark.django_db
+def test_a_postgresql_option_naming_a_server_file_is_refused(client, data_root):
+    url = "postgresql+psycopg://reader@8.8.8.8/shop?sslmode=verify-ca&sslrootcert=/etc/hostname"
+    answer = put_json(client, "/api/workspaces/owner/connections/x", {"url": url})
+    assert answer.status_code == 400 and "'sslrootcert' is not allowed" in answer.json()["message"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_read_only_mariadb_connection_writes_no_file(client, owner, data_root, allowed):
     """The finding: `SELECT … INTO OUTFILE` wrote a file in a read-only session."""
