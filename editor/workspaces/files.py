@@ -99,12 +99,15 @@ def _described(name, path, kind, size, modified, read_only) -> dict:
 MAX_LISTED_FILES = 5_000
 """Files `all_files` names at most (the picker's search and completion; a folder view lists
 the rest)."""
+MAX_WALKED_FOLDERS = 20_000
+"""Folders `all_files` reads at most: many folders without a visible file name none."""
 
 
 def all_files(area: FileArea) -> tuple[list[str], bool]:
     """Every visible file of the area as a path names it (the workspace's, then `shared/...`),
-    sorted, and whether the list stopped at `MAX_LISTED_FILES`."""
+    sorted, and whether the list stopped at `MAX_LISTED_FILES` (or `MAX_WALKED_FOLDERS`)."""
     found: list[str] = []
+    walked = 0
     tops = [(Path(area.root), "")]
     if area.shared is not None:
         tops.append((Path(area.shared), f"{SHARED}/"))
@@ -112,6 +115,9 @@ def all_files(area: FileArea) -> tuple[list[str], bool]:
         if not top.is_dir():
             continue
         for folder, folders, names in os.walk(top):
+            walked += 1
+            if walked > MAX_WALKED_FOLDERS:
+                return found, True
             relative = Path(folder).relative_to(top).as_posix()
             at_top = relative == "."
             folders[:] = sorted(

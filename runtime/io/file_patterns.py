@@ -24,6 +24,7 @@ Belongs here: which files an input path names. Does not belong here: reading the
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Iterator
@@ -112,7 +113,8 @@ def nearby_files(area: FileArea, path: str) -> list[str]:
     while pending and left > 0:
         current, prefix = pending.pop()
         try:
-            entries = list(os.scandir(current))[:left]
+            with os.scandir(current) as listing:  # a huge folder is read only this far
+                entries = list(itertools.islice(listing, left))
         except OSError:
             continue
         left -= len(entries)

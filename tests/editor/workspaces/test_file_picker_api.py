@@ -45,6 +45,15 @@ def test_the_listing_stops_at_its_bound_and_says_so(client, data_root, monkeypat
 
 
 @pytest.mark.django_db
+def test_folders_without_a_visible_file_count_toward_the_bound_too(client, data_root, monkeypatch):
+    monkeypatch.setattr(files, "MAX_WALKED_FOLDERS", 3)
+    for index in range(5):  # visible folders holding only a hidden one
+        (data_root / f"a{index}" / ".h").mkdir(parents=True)
+        (data_root / f"a{index}" / ".h" / "x.csv").write_text("a\n1\n")
+    assert client.get(PATHS.format(slug="owner")).json()["truncated"] is True
+
+
+@pytest.mark.django_db
 def test_a_link_leading_out_of_the_workspace_is_not_listed(client, data_root, other):
     outside = data_root.parent / "elsewhere.csv"
     outside.write_text("secret\n1\n")
