@@ -169,4 +169,4 @@ def test_a_script_imports_only_pandas_numpy_pyarrow_and_the_standard_library(tmp
     assert imported <= {"__future__", "argparse", "json", "numpy", "operator", "os", "pandas",
                         "pyarrow", "pathlib", "shutil", "uuid", "contextlib", "functools",
                         "datetime", "re", "dataclasses", "fnmatch", "logging", "difflib",
-                        "types"}  # fmt: skip
+                        "types", "itertools"}  # fmt: skip
