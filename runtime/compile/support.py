@@ -141,7 +141,7 @@ def csv_as_compiled(
         delimiter=delimiter, header=header, skip_rows=skip_rows, encoding="utf-8"
     )
     for file in files:
-        found = {name: kind for name, (kind, _) in csv_columns(options, file).items()}
+        found = {name: column.sql_type for name, column in csv_columns(options, file).items()}
         if list(found.items()) != list(columns.items()):
             raise PipelineError(_changed(file.name, found, columns))
     return _located(files)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 from pyarrow import csv as pa_csv
@@ -101,31 +102,57 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     )
     first = csv_columns(params, files[0])
     for file in files[1:]:
-        if list(csv_columns(params, file).items()) != list(first.items()):
+        if _csv_shape(csv_columns(params, file)) != _csv_shape(first):
             raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
     names = list(first)
     chosen = _chosen(scan, names)
+    read = set(chosen if scan.read is None else read_names(chosen, set(scan.read)))
     reader_sql = (
         "read_csv(?, columns = ?, header = ?, delim = ?, skip = ?, nullstr = ?, "
         "auto_detect = false, quote = '\"', escape = '\"')"
     )
     reader_params = (
         [str(file.location) for file in files],
-        {name: sql_type for name, (sql_type, _) in first.items()},
+        {name: column.sql_type for name, column in first.items()},
         params.header,
         params.delimiter,
         params.skip_rows,
         list(NULL_MARKERS),
     )
-    columns = [(quoted(name), Column(name, first[name][1])) for name in chosen]
+    columns = [_csv_column(name, first[name], name in read) for name in chosen]
     return _select(scan, files, names, columns, reader_sql, reader_params)
 
 
-def csv_columns(params: CsvInputParams, file: InputFile) -> dict:
+class CsvColumnType(NamedTuple):
+    """How DuckDB reads a CSV column: `refused` says why it cannot as pandas does. DuckDB
+    parses such a column as text, which a scan whose downstream never reads it leaves out."""
+
+    sql_type: str
+    public_type: str | None
+    refused: str | None = None
+
+
+def csv_columns(params: CsvInputParams, file: InputFile) -> dict[str, CsvColumnType]:
     """Each column of the file, in order, with its DuckDB and public type (read once while
     the file is unchanged: a run checks a scan, then renders it)."""
     key = ("csv_columns", params.delimiter, params.header, params.skip_rows, params.encoding)
     return dict(read_once(file.location, key, lambda: _csv_columns(params, file)))
+
+
+def _csv_column(name: str, column: CsvColumnType, read: bool) -> tuple[str, Column]:
+    """The column as the scan selects it: as `_converted` does for Parquet, one that does not
+    lower is refused if read downstream, else a null placeholder."""
+    if column.refused is None:
+        return quoted(name), Column(name, column.public_type)
+    if read:
+        raise NotLowerable(column.refused)
+    return f"NULL AS {quoted(name)}", Column(name, "string")
+
+
+def _csv_shape(columns: dict[str, CsvColumnType]) -> list[tuple]:
+    """What two files must share to be read as one: names and types in order (a refusal
+    names its own file, so only whether there is one counts)."""
+    return [(name, *column[:2], column.refused is None) for name, column in columns.items()]
 
 
 def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
@@ -167,7 +194,7 @@ def _select(scan: Scan, files, names, columns: list[tuple[str, Column]], reader_
     return ScanSql(sql, (*before, *params), files, Schema(tuple(schema)))
 
 
-def _csv_type(source: str, name: str, kind: pa.DataType) -> tuple[str, str]:
+def _csv_type(source: str, name: str, kind: pa.DataType) -> CsvColumnType:
     """The DuckDB and public type of a column pyarrow inferred as `kind`."""
     simple = {
         pa.int64(): ("BIGINT", "integer"),
@@ -177,10 +204,11 @@ def _csv_type(source: str, name: str, kind: pa.DataType) -> tuple[str, str]:
         pa.date32(): ("DATE", "date"),
     }
     if kind in simple:
-        return simple[kind]
+        return CsvColumnType(*simple[kind])
     if pa.types.is_timestamp(kind) and kind.tz is None and kind.unit in ("s", "ns"):
-        return TIMESTAMPS[kind.unit], "datetime"
-    raise NotLowerable(f"column '{name}' of '{source}' reads as {kind}, kept as pandas keeps it")
+        return CsvColumnType(TIMESTAMPS[kind.unit], "datetime")
+    refused = f"column '{name}' of '{source}' reads as {kind}, kept as pandas keeps it"
+    return CsvColumnType("VARCHAR", None, refused)
 
 
 def _chosen(scan: Scan, names: list[str]) -> list[str]:

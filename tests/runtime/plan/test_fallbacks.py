@@ -235,3 +235,69 @@ def test_a_file_of_datetimes_in_two_zones_leaves_its_reader_on_pandas_when_plann
     }
     ran(plan, tmp_path)
     assert str(pd.read_parquet(tmp_path / "out.parquet")["york"].dtype).endswith("New_York]")
+
+
+SHOP_TOTALS = {
+    "name": "Shop totals",
+    "nodes": [
+        {"id": "shops", "operator": "csv_input", "params": {"path": "shops.csv"}},
+        {
+            "id": "totals",
+            "operator": "aggregate",
+            "params": {
+                "group_by": ["id"],
+                "aggregations": [{"column": "amount", "function": "sum"}],
+            },
+        },
+        {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "id"}]}},
+        {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+    ],
+    "edges": [
+        {"source": "shops", "target": "totals"},
+        {"source": "totals", "target": "ordered"},
+        {"source": "ordered", "target": "write"},
+    ],
+}
+
+
+@pytest.fixture
+def shops(tmp_path):
+    """A CSV with a time-of-day column and an empty one: pyarrow types them time32 and null,
+    which DuckDB does not read as pandas does."""
+    (tmp_path / "shops.csv").write_text(
+        "id,amount,opens,note\n1,1.5,09:30:00,\n2,2.5,10:00:00,\n1,3.5,11:15:00,\n"
+    )
+    return tmp_path
+
+
+def test_a_csv_reader_whose_refused_columns_nothing_reads_stays_on_duckdb(shops):
+    plan = planned(shops, SHOP_TOTALS)
+    assert plan.fallbacks == {}
+    _, finals, _ = ran(plan, shops)
+    assert {metrics["backend"] for metrics in finals.values()} == {"duckdb"}
+    on_duckdb = (shops / "out.csv").read_text()
+    assert on_duckdb == "id,amount_sum\n1,5.0\n2,2.5\n"
+    ran(planned(shops, SHOP_TOTALS, backend="pandas"), shops)
+    assert (shops / "out.csv").read_text() == on_duckdb
+    script = compile_script(load_document(SHOP_TOTALS), data_root=shops, backend="duckdb")
+    assert "frame_table(shops)" not in script
+    (shops / "script.py").write_text(script)
+    finished = run_script(shops / "script.py", "--data-root", str(shops), cwd=shops)
+    assert finished.returncode == 0, finished.stderr
+    assert (shops / "out.csv").read_text() == on_duckdb
+
+
+def test_a_csv_reader_of_a_refused_column_runs_on_pandas_naming_it(shops):
+    by_opening = {"id": "ordered", "operator": "sort", "params": {"by": [{"column": "opens"}]}}
+    document = {
+        **SHOP_TOTALS,
+        "nodes": [SHOP_TOTALS["nodes"][0], by_opening, SHOP_TOTALS["nodes"][3]],
+    }
+    document["edges"] = [
+        {"source": "shops", "target": "ordered"},
+        {"source": "ordered", "target": "write"},
+    ]
+    plan = planned(shops, document)
+    assert plan.fallbacks["shops"] == (
+        "column 'opens' of 'shops.csv' reads as time32[s], kept as pandas keeps it"
+    )
