@@ -166,7 +166,18 @@ def _parser() -> argparse.ArgumentParser:
         "segments where the plan puts them, or pandas only",
     )
     compile_.set_defaults(command=compile_command)
-    for sub in (validate, run, explain, operators, schema, compile_):
+
+    lineage = commands.add_parser("lineage", help="print where each column comes from")
+    lineage.add_argument("file", type=Path)
+    lineage.add_argument(
+        "--column", metavar="NODE_OR_OUTPUT:COLUMN", help="only this column (out.csv:total)"
+    )
+    lineage.add_argument("--json", action="store_true", help="the lineage as JSON")
+    lineage.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
+    lineage.add_argument("--connections", type=Path, help="JSON file of connections")
+    add_param_option(lineage)
+    lineage.set_defaults(command=lineage_command)
+    for sub in (validate, run, explain, operators, schema, compile_, lineage):
         sub.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
@@ -223,6 +234,32 @@ def explain_command(args) -> int:
     plan, _, _ = _prepared(args)
     print(explain(plan))
     return EXIT_OK
+
+
+def lineage_command(args) -> int:
+    """Print each column's lineage (a tree, or JSON); 2 when a column is unknown or a node's
+    lineage cannot be worked out."""
+    from runtime.checks.lineage import column_lineage
+    from runtime.checks.lineage_text import lineage_text
+
+    found = column_lineage(
+        _load(args.file),
+        dict(args.param),
+        data_root=_data_root(args),
+        connections=_connections(args.connections),
+    )
+    try:
+        selected = found.find(args.column) if args.column else None
+    except LookupError as error:
+        raise UsageError(f"--column: {error.args[0]}") from error
+    if args.json:
+        data = found.to_json()
+        if selected is not None:
+            data["selected"] = found.path(selected).to_json()
+        print(json.dumps(data, indent=2))
+    else:
+        print(lineage_text(found, selected), end="")
+    return EXIT_INVALID if found.problems else EXIT_OK
 
 
 def _prepared(args):
