@@ -143,7 +143,7 @@ class Lineage:
 
     def path(self, ref: Ref) -> LineagePath:
         """Every column, node and edge `ref` came through (each visited once)."""
-        seen = {ref}
+        seen = {ref: None}  # in the order reached: the column, then upstream
         queue = deque([ref])
         edges: dict[tuple[str, str, str], None] = {}
         while queue:
@@ -152,12 +152,12 @@ class Lineage:
             for upstream in derivation.inputs:
                 edges[(upstream[0], upstream[1], node_id)] = None
                 if upstream not in seen and upstream[2] in self._columns(upstream):
-                    seen.add(upstream)
+                    seen[upstream] = None
                     queue.append(upstream)
         nodes = list(dict.fromkeys(node_id for node_id, _, _ in seen))
         conditions = [(n, c) for n in nodes for c in self.nodes[n].conditions]
         return LineagePath(
-            ref, sorted(seen), nodes, list(edges), conditions, sorted(self.origins.get(ref, ()))
+            ref, list(seen), nodes, list(edges), conditions, sorted(self.origins.get(ref, ()))
         )
 
     def reaching(self, node_id: str) -> list[dict]:
