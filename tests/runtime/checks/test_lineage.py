@@ -3,6 +3,8 @@ worked out from the document and its inferred schemas (nothing runs)."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from runtime.checks.lineage import column_lineage
@@ -32,7 +34,7 @@ def node(node_id, operator, **params):
 def chain(tmp_path, *nodes):
     """orders → nodes in order; the lineage of it all."""
     ids = ["orders", *(n["id"] for n in nodes)]
-    edges = [{"source": a, "target": b} for a, b in zip(ids, ids[1:], strict=False)]
+    edges = [{"source": a, "target": b} for a, b in pairwise(ids)]
     found = column_lineage(pipeline([orders(tmp_path), *nodes], edges), data_root=tmp_path)
     assert found.problems == []
     return found
