@@ -158,6 +158,23 @@ def compiled_script(
     return _answer(job, document, None, data_root, connections, {"backend": backend})
 
 
+def column_lineage(
+    document: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    node: str | None = None,
+    column: str | None = None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> dict:
+    """What `runtime.checks.lineage.column_lineage` answers, in its JSON form, computed in a
+    job's process (it infers the schemas, reading the inputs' samples); with `node` and
+    `column`, that column's path as `selected`, or `not_found` saying why there is none."""
+    job = _Job("lineage", "working out the columns' lineage", SLOW_INPUTS, node)
+    options = {"node": node, "column": column}
+    return _answer(job, document, parameters, data_root, connections, options)
+
+
 def compared_runs(
     a: RunRecord,
     b: RunRecord,

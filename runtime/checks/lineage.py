@@ -119,11 +119,16 @@ class Lineage:
     problems: list[Problem]
 
     def find(self, selector: str) -> Ref:
-        """The column `NODE_OR_OUTPUT:COLUMN` names: a node by id or label, or an output by the
-        path or table it writes (or that path's file name). Raise `LookupError` saying why."""
+        """The column `NODE_OR_OUTPUT:COLUMN` names (`locate`'s). Raise `LookupError` saying
+        why not."""
         where, sep, column = selector.rpartition(":")
         if not sep or not where or not column:
             raise LookupError(f"'{selector}' is not NODE:COLUMN")
+        return self.locate(where, column)
+
+    def locate(self, where: str, column: str) -> Ref:
+        """The column `column` of a node named by id or label, or of an output by the path or
+        table it writes (or that path's file name). Raise `LookupError` saying why not."""
         candidates = [
             node_id
             for node_id, node in self.nodes.items()
