@@ -26,7 +26,7 @@ def lineage_text(lineage: Lineage, selected: Ref | None = None) -> str:
         path = lineage.path(root)
         for at, condition in path.conditions:
             node, _, column = condition.ref
-            lines.append(f"  rows depend on {node}.{column} at {at}: {condition.why}")
+            lines.append(f"  rows at {at}: {condition.why} (reads {node}.{column})")
         lines.append(
             "  inputs: " + (_inputs(lineage, path.origins) or "none (made from no column)")
         )

@@ -25,7 +25,7 @@ def test_a_column_of_an_output_prints_its_tree_conditions_and_inputs(tmp_path, c
         "write.in:age  written\n"
         "  adults.out:age  passed\n"
         "    users.out:age  read from demo/users.csv\n"
-        "  rows depend on users.age at adults: kept rows where age > 18\n"
+        "  rows at adults: kept rows where age > 18 (reads users.age)\n"
         "  inputs: users (demo/users.csv): age\n"
     )
 
