@@ -3,7 +3,8 @@
 // edges read from the overlay, and the words the legend and an output's panel show.
 
 /** The key of the edge from `source`'s port `sourcePort` to `target` (either port's edge). */
-export const edgeKey = (source, sourcePort, target) => `${source}\u0000${sourcePort}\u0000${target}`;
+export const edgeKey = (source, sourcePort, target) =>
+  `${source}\u0000${sourcePort}\u0000${target}`;
 
 /** The overlay's marks for a path: `{node, column, nodes: Set, edges: Set of edgeKey}`. */
 export function lineageMarks(path) {
@@ -52,7 +53,8 @@ export const lineageQuery = (node, column) =>
  * (`[{node, source, columns}]`, or a path's `origins` `[{node, column}]` with the nodes). */
 export function inputLines(reaching) {
   return reaching.map(
-    (input) => `${input.node}${input.source ? ` (${input.source})` : ""}: ${input.columns.join(", ")}`,
+    (input) =>
+      `${input.node}${input.source ? ` (${input.source})` : ""}: ${input.columns.join(", ")}`,
   );
 }
 
@@ -68,4 +70,16 @@ export function pathInputs(selected, nodes) {
     source: nodes?.[node]?.source ?? null,
     columns,
   }));
+}
+
+/** Ask for `column` of `node` to be traced: the legend (LineageLegend.jsx) fetches its path. */
+export function askLineage(overlay, node, column) {
+  overlay.set((value) => ({ ...value, lineageAsked: { node, column } }));
+}
+
+/** Stop showing a column's lineage. */
+export function clearLineage(overlay) {
+  overlay.set((value) =>
+    value.lineageAsked || value.lineage ? { ...value, lineageAsked: null, lineage: null } : value,
+  );
 }

@@ -49,7 +49,10 @@ describe("a column's lineage on the canvas", () => {
     const column = (name) => ({ name, type: "string", nullable: false });
     expect(traceableColumns({ inputs: { in: [column("a")] }, outputs: {} })).toEqual(["a"]);
     expect(
-      traceableColumns({ inputs: {}, outputs: { valid: [column("a")], invalid: [column("a"), column("why")] } }),
+      traceableColumns({
+        inputs: {},
+        outputs: { valid: [column("a")], invalid: [column("a"), column("why")] },
+      }),
     ).toEqual(["a", "why"]);
     expect(traceableColumns(null)).toEqual([]);
   });
