@@ -52,7 +52,7 @@ export default function LineageLegend({ api, base }) {
               <ul className="pw-small">
                 {shown.conditions.map((condition, index) => (
                   <li key={index}>
-                    {condition.at}: {condition.why}
+                    {condition.at}: {condition.why} (reads {condition.node}.{condition.column})
                   </li>
                 ))}
               </ul>
