@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.checks.analysis import analyse
 from runtime.checks.inference import infer_schemas
 from runtime.document.spec import Pipeline
-from runtime.errors import OperatorError, Problem
-from runtime.expressions.errors import ExpressionError
+from runtime.errors import Problem
 from runtime.expressions.parser import referenced_columns
 from runtime.io.paths import FileArea
 from runtime.operators.combine import join_plan
@@ -250,7 +249,7 @@ def column_lineage(
         node = NodeLineage(operator.name, operator.kind, labels[node_id], _source(params))
         try:
             node.ports, node.conditions = _derive(operator, params, inputs, schemas.outputs)
-        except (ExpressionError, OperatorError) as error:
+        except Exception as error:  # a plugin's bug must not take the whole lineage down
             problems.append(
                 Problem(
                     f"its column lineage cannot be worked out: {error}",

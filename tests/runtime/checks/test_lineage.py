@@ -3,12 +3,17 @@ worked out from the document and its inferred schemas (nothing runs)."""
 
 from __future__ import annotations
 
+import sqlite3
 from itertools import pairwise
 
 import pytest
 
 from runtime.checks.lineage import column_lineage
 from runtime.document.spec import load_document
+from runtime.operators import BUILTIN_OPERATORS
+from runtime.operators.contract import Operator
+from runtime.operators.registry import Registry
+from runtime.tables.schema import Column, Schema
 
 
 def pipeline(nodes, edges):
@@ -269,3 +274,65 @@ def test_a_500_node_lattice_is_traced_once_per_column(tmp_path):
     assert len(path.nodes) == 500
     assert len(path.edges) == 2 * 498 + 1
     assert path.origins == [("n0", "amount")]
+
+
+class Stamp(Operator):
+    """A plugin's operator: it adds a column and does not say what it reads."""
+
+    name = "stamp"
+    kind = "process"
+    title = "Stamp"
+
+    def output_schema(self, ctx, inputs):
+        return {"out": Schema((*inputs["in"].columns, Column("stamp", "string", False)))}
+
+
+def test_an_operator_that_cannot_say_makes_each_column_from_all_input_columns(tmp_path):
+    doc = pipeline(
+        [orders(tmp_path), node("stamped", "stamp")], [{"source": "orders", "target": "stamped"}]
+    )
+    registry = Registry([Stamp], lazy=BUILTIN_OPERATORS)
+    found = column_lineage(doc, registry=registry, data_root=tmp_path)
+    made = derivation(found, "stamped", "stamp")
+    assert (made.how, made.all_inputs, len(made.inputs)) == ("all input columns", True, 5)
+
+
+def test_a_sql_query_is_a_source_like_a_file(tmp_path):
+    with sqlite3.connect(tmp_path / "shop.db") as db:
+        db.execute("create table sales (id integer, amount real)")
+        db.execute("insert into sales values (1, 2.5)")
+    query = "select id, amount * 2 as doubled from sales"
+    doc = pipeline(
+        [
+            node("sales", "sql_input", connection="shop", query=query),
+            node("calc", "transform", mappings=[{"target": "x", "expression": "doubled + id"}]),
+        ],
+        [{"source": "sales", "target": "calc"}],
+    )
+    connections = {"shop": "sqlite:///shop.db"}
+    found = column_lineage(doc, data_root=tmp_path, connections=connections)
+    assert found.problems == []
+    assert found.nodes["sales"].source == "query on shop"
+    assert origins(found, "calc", "x") == [("sales", "doubled"), ("sales", "id")]
+
+
+def test_unpivot_makes_its_name_and_value_columns_from_every_unpivoted_column(tmp_path):
+    found = chain(
+        tmp_path,
+        node("long", "unpivot", index=["id"], columns=["amount", "qty"], name="k", value="v"),
+    )
+    assert origins(found, "long", "v") == [("orders", "amount"), ("orders", "qty")]
+    assert derivation(found, "long", "k").expressions == ("the names of amount, qty",)
+
+
+def test_route_passes_columns_to_every_port_and_names_its_conditions(tmp_path):
+    conditions = [{"name": "big", "condition": "amount > 5"}]
+    found = chain(tmp_path, node("split", "route", conditions=conditions))
+    assert set(found.nodes["split"].ports) == {"big", "otherwise"}
+    assert derivation(found, "split", "id", "otherwise").inputs == (("orders", "out", "id"),)
+    assert [c.ref[2] for c in found.nodes["split"].conditions] == ["amount"]
+
+
+def test_cast_says_what_it_converts_to(tmp_path):
+    found = chain(tmp_path, node("typed", "cast", types={"qty": "float"}))
+    assert derivation(found, "typed", "qty").expressions == ("qty as float",)
