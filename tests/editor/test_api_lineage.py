@@ -66,3 +66,9 @@ def test_a_viewer_of_the_workspace_may_see_the_lineage(owner, other, data_root):
     created = post_json(client_for(owner), "/api/pipelines", {**SEED, "workspace": team.slug})
     response = lineage_of(client_for(other), created.json()["id"])
     assert response.status_code == 200, response.content
+
+
+def test_the_lineage_docs_page_is_served_to_a_signed_in_user(client):
+    page = client.get("/docs/lineage/")
+    assert page.status_code == 200
+    assert "Which inputs reach it?" in page.content.decode()
