@@ -128,11 +128,15 @@ class Lineage:
     def locate(self, where: str, column: str) -> Ref:
         """The column `column` of a node named by id or label, or of an output by the path or
         table it writes (or that path's file name). Raise `LookupError` saying why not."""
-        candidates = [
+        candidates = [where] if where in self.nodes else []  # an id first, then the others
+        candidates += [
             node_id
             for node_id, node in self.nodes.items()
-            if where in (node_id, node.label)
-            or (node.source and where in (node.source, Path(node.source).name))
+            if node_id != where
+            and (
+                where == node.label
+                or (node.source and where in (node.source, Path(node.source).name))
+            )
         ]
         if not candidates:
             raise LookupError(f"no node, label or output named '{where}' has known columns")
