@@ -72,3 +72,14 @@ def test_the_lineage_docs_page_is_served_to_a_signed_in_user(client):
     page = client.get("/docs/lineage/")
     assert page.status_code == 200
     assert "Which inputs reach it?" in page.content.decode()
+
+
+def test_a_bad_expression_is_a_problem_naming_its_node_not_an_error(client, data_root):
+    broken = {"id": "adults", "operator": "filter", "params": {"condition": "age >"}}
+    document = {**SEED, "nodes": [SEED["nodes"][0], broken, SEED["nodes"][2]]}
+    pipeline_id = post_json(client, "/api/pipelines", document).json()["id"]
+    response = lineage_of(client, pipeline_id)
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert [problem["node"] for problem in body["problems"]] == ["adults"]
+    assert set(body["nodes"]) == {"read"}
