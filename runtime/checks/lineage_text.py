@@ -6,7 +6,8 @@ with the number of columns, never with the number of paths through a diamond-sha
 
 from __future__ import annotations
 
-from runtime.checks.lineage import Lineage, Ref
+from runtime.checks.lineage import Lineage
+from runtime.checks.lineage_rules import Ref
 
 
 def lineage_text(lineage: Lineage, selected: Ref | None = None) -> str:
