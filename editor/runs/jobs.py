@@ -1,5 +1,5 @@
 """Previews, schema inference, the check before a run, the plan view's plan, the comparison
-of two runs and scripts compiled, each in a process of its own: at most
+of two runs, scripts compiled and column lineage, each in a process of its own: at most
 `PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each stopped past
 `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
 
@@ -11,8 +11,9 @@ the connections the document names, nothing through its environment, and answers
 JSON; one spare process, forked and warmed up after each job, serves the next
 (`local.spare`).
 The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
-`prepare`, `explain_json`, `compare_runs` and `compile_script`) do and raise the same errors,
-so that the API's answers stay the same; a job that could not answer raises an `ActionError`:
+`prepare`, `explain_json`, `compare_runs`, `compile_script` and `column_lineage`) do and
+raise the same errors, so that the API's answers stay the same; a job that could not answer
+raises an `ActionError`:
 
 - every process busy: the job waits in line (`_Line`), users taking turns, for up to the time
   limit, then 429 `previews_busy`; a user with `WAITING_PER_USER` jobs waiting is answered 429
