@@ -56,6 +56,14 @@ class Budget:
         )
         return cls(memory_bytes=memory, threads=max(1, usable_cores() // runs))
 
+    def within(self, threads: int | None = None, memory_bytes: int | None = None) -> Budget:
+        """This budget, with at most `threads` and `memory_bytes` where they are given (a
+        segment's limits tuned from past runs)."""
+        return Budget(
+            memory_bytes=min(self.memory_bytes, memory_bytes or self.memory_bytes),
+            threads=min(self.threads, threads or self.threads),
+        )
+
 
 def parse_bytes(text: str, setting: str) -> int:
     """A size such as `1073741824`, `2GiB` or `1.5 GB` in bytes."""
