@@ -18,6 +18,8 @@ from runtime.errors import OperatorError
 MEMORY_SHARE = 0.7
 """Of the machine's memory, what the runs may use together; the rest is for the server."""
 DEFAULT_MAX_RUNS = 2
+MEMORY_PER_THREAD = 128 * 2**20
+"""What one DuckDB thread needs at the least (its performance guide says 125 MB)."""
 _UNITS = {
     "": 1,
     "b": 1,

@@ -116,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--no-tuning",
             action="store_true",
-            help="ignore the figures of past runs (docs/performance.md); the run still records its own",
+            help="ignore the figures of past runs (docs/performance.md); the run still "
+            "records its own",
         )
         sub.add_argument("--up-to", metavar="NODE", help="run only NODE and its ancestors")
         sub.add_argument(

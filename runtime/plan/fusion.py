@@ -79,7 +79,7 @@ def fuse(
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
         judged = segment_backend(members, measured) if tuning else None
         if judged is None and tuning and read < AUTO_MIN_BYTES:
-            judged = "pandas", f"no past figures for its nodes; the inputs are small ({_size(read)})"
+            judged = "pandas", f"no past figures of its nodes; small inputs ({_size(read)})"
         if judged is not None:
             chosen, reason = judged
             tuned.append(Choice(f"segment:{index} ({', '.join(members)}) on {chosen}", reason))

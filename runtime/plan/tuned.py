@@ -57,9 +57,7 @@ def past_figures(
     return plan, node_figures(profile)
 
 
-def tune(
-    plan: Plan, measured: dict[str, NodeFigures] | None, budget: Budget, backend: str
-) -> Plan:
+def tune(plan: Plan, measured: dict[str, NodeFigures] | None, budget: Budget, backend: str) -> Plan:
     """`plan` (segmented) with DuckDB's limits per segment and `max_concurrency` read from
     `measured`, each choice said with its figure; settings in the document win."""
     if measured is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from runtime.budget import Budget
+from runtime.budget import MEMORY_PER_THREAD, Budget
 from runtime.tuning.figures import NodeFigures, size_text
 
 DUCKDB_ROWS = 1_000_000
@@ -24,7 +24,8 @@ keep one thread busy, and more threads only cost their start."""
 MIN_SEGMENT_MEMORY = 256 << 20
 MEMORY_MARGIN = 4
 """A segment's memory limit is this many times the largest frame its nodes made (hash tables
-and sort runs beside the rows), at least `MIN_SEGMENT_MEMORY`, at most the run's budget."""
+and sort runs beside the rows), at least `MIN_SEGMENT_MEMORY` and what its threads need (so
+that the limit never costs a thread), at most the run's budget."""
 WORK_MARGIN = 2
 """A node needs its frame and about as much again for the work on it: `max_concurrency` fits
 that many times the largest frame into the run's memory."""
@@ -97,14 +98,16 @@ def segment_limits(
     if most_rows.rows < ROW_GROUP and budget.threads > 1:
         threads = 1
         why.append(("1 thread", f"{figure_text(most_rows)}, under one {ROW_GROUP:,}-row group"))
-    wanted = max(MIN_SEGMENT_MEMORY, MEMORY_MARGIN * most_bytes.bytes)
+    floor = max(MIN_SEGMENT_MEMORY, (threads or budget.threads) * MEMORY_PER_THREAD)
+    wanted = max(floor, MEMORY_MARGIN * most_bytes.bytes)
     if wanted < budget.memory_bytes:
         memory = wanted
         why.append(
             (
                 f"memory limit {size_text(wanted)}",
-                f"{figure_text(most_bytes)}; {MEMORY_MARGIN} × that, at least "
-                f"{size_text(MIN_SEGMENT_MEMORY)}, of the run's {size_text(budget.memory_bytes)}",
+                f"{figure_text(most_bytes)}; {MEMORY_MARGIN} times that, at least "
+                f"{size_text(floor)} for its threads, of the run's "
+                f"{size_text(budget.memory_bytes)}",
             )
         )
     return SegmentLimits(threads, memory), why
@@ -123,5 +126,5 @@ def concurrency(
     limit = "all the cores" if chosen == cores else f"{fits:,} such node(s)"
     return chosen, (
         f"{figure_text(most_bytes)}; the run's {size_text(budget.memory_bytes)} fits {limit} "
-        f"at {WORK_MARGIN} × that at once"
+        f"at {WORK_MARGIN} times that at once"
     )
