@@ -64,7 +64,8 @@ def fuse(
     tuning = backend == "auto" and measured is not None
     if backend == "pandas":
         return _noted(plan, "backend pandas: every node runs on pandas")
-    read = sum(_bytes_read(node, data_root) for node in plan.nodes.values())
+    read_by_node = {node_id: _bytes_read(node, data_root) for node_id, node in plan.nodes.items()}
+    read = sum(read_by_node.values())
     if backend == "auto" and read < AUTO_MIN_BYTES and not tuning:
         return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
     written = plan.nodes
@@ -77,7 +78,8 @@ def fuse(
     segments, tuned, on_pandas = list(plan.segments), list(plan.tuned), set()
     for index, members in enumerate(_members(plan, segment_of), start=1):
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
-        judged = segment_backend(members, measured) if tuning else None
+        files = sum(read_by_node.get(member, 0) for member in members)
+        judged = segment_backend(members, measured, files) if tuning else None
         if judged is None and tuning and read < AUTO_MIN_BYTES:
             judged = "pandas", f"no past figures of its nodes; small inputs ({_size(read)})"
         if judged is not None:

@@ -72,9 +72,10 @@ def heaviest(members: Iterable[str], measured: Mapping[str, NodeFigures]) -> Nod
 
 
 def segment_backend(
-    members: Iterable[str], measured: Mapping[str, NodeFigures]
+    members: Iterable[str], measured: Mapping[str, NodeFigures], files_bytes: int = 0
 ) -> tuple[str, str] | None:
-    """`duckdb` or `pandas` for a segment, and why; None when no member was measured."""
+    """`duckdb` or `pandas` for a segment whose members read `files_bytes` from files, and
+    why; None when no member was measured."""
     members = list(members)
     most_rows, most_bytes = largest(members, measured), heaviest(members, measured)
     if most_rows is None or most_bytes is None:
@@ -83,6 +84,8 @@ def segment_backend(
         return "duckdb", figure_text(most_rows)
     if most_bytes.bytes >= DUCKDB_BYTES:
         return "duckdb", figure_text(most_bytes)
+    if files_bytes >= DUCKDB_BYTES:  # a large file read to few rows: DuckDB scans it sooner
+        return "duckdb", f"its files hold {size_text(files_bytes)}; {figure_text(most_rows)}"
     return "pandas", f"{figure_text(most_rows)}: small enough for pandas, which starts sooner"
 
 

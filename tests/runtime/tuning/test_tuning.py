@@ -189,3 +189,10 @@ def test_concurrency_fits_the_largest_frame_into_the_run_budget():
 def test_a_budget_within_limits_takes_the_lower_of_each():
     assert BUDGET.within(1, 1 << 30) == Budget(memory_bytes=1 << 30, threads=1)
     assert BUDGET.within() == BUDGET
+
+
+def test_a_segment_reading_a_large_file_stays_on_duckdb_whatever_it_made():
+    """Inside a DuckDB segment a scan's frame is never made: its bytes read as none."""
+    measured = {"a": figures("a", 10, 0)}
+    chosen, why = choices.segment_backend(["a"], measured, files_bytes=40 << 20)
+    assert chosen == "duckdb" and why.startswith("its files hold 40.0 MiB")
