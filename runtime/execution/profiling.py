@@ -3,8 +3,8 @@
 Per node: rows out, bytes out, wall seconds and where it ran; per run: wall and CPU seconds and
 the process's peak resident memory (a run owns its process on the command line and in the
 editor's workers, so that peak is the run's, start-up included). A node reused from the store,
-skipped or left out made nothing and adds nothing; a node inside a DuckDB segment whose rows
-the query never handed out has no figure of its own this time.
+skipped or left out made nothing and adds nothing; a node inside a DuckDB segment has its rows
+(the query's profile counts them) but no bytes (no frame of it was made): `bytes` is null.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def record_profile(
     nodes = {
         node_id: {
             "rows": result.rows_out,
-            "bytes": result.bytes_out or 0,
+            "bytes": result.bytes_out,
             "seconds": result.duration_s,
             "backend": backend.get(node_id, "pandas"),
         }

@@ -126,8 +126,8 @@ def concurrency(
         return None
     fits = budget.memory_bytes // max(1, WORK_MARGIN * most_bytes.bytes)
     chosen = max(1, min(cores, fits))
-    limit = "all the cores" if chosen == cores else f"{fits:,} such node(s)"
+    cores_text = f": one per core ({cores})" if chosen == cores else ""
     return chosen, (
-        f"{figure_text(most_bytes)}; the run's {size_text(budget.memory_bytes)} fits {limit} "
-        f"at {WORK_MARGIN} times that at once"
+        f"{figure_text(most_bytes)}; at {WORK_MARGIN} times that each, the run's "
+        f"{size_text(budget.memory_bytes)} holds {fits:,} at once{cores_text}"
     )

@@ -9,7 +9,8 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class NodeFigures:
-    """A node's medians over its last `runs` measurements."""
+    """A node's medians over its last `runs` measurements (of bytes: over those that have
+    them; a node that ran inside a DuckDB segment made no frame to measure)."""
 
     node: str
     rows: int
@@ -26,10 +27,11 @@ def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
     for node_id, measurements in profile["nodes"].items():
         if not measurements:
             continue
+        sizes = [one["bytes"] for one in measurements if one.get("bytes") is not None]
         found[node_id] = NodeFigures(
             node=node_id,
             rows=int(statistics.median(one["rows"] for one in measurements)),
-            bytes=int(statistics.median(one["bytes"] for one in measurements)),
+            bytes=int(statistics.median(sizes)) if sizes else 0,
             seconds=float(statistics.median(one.get("seconds") or 0 for one in measurements)),
             runs=len(measurements),
             backend=str(measurements[-1].get("backend", "pandas")),

@@ -68,7 +68,8 @@ def _is_profile(profile) -> bool:
         isinstance(figures, list)
         and all(
             isinstance(one, dict)
-            and all(isinstance(one.get(name), int | float) for name in ("rows", "bytes"))
+            and isinstance(one.get("rows"), int | float)
+            and isinstance(one.get("bytes"), int | float | None)
             for one in figures
         )
         for figures in nodes.values()

@@ -19,7 +19,7 @@ from runtime.plan.prepare import prepare
 from runtime.plan.run_options import RunOptions
 from runtime.plan.tuned import fingerprint
 from runtime.tuning import choices
-from runtime.tuning.figures import NodeFigures
+from runtime.tuning.figures import NodeFigures, node_figures
 from runtime.tuning.profiles import FORMAT, MAX_BYTES, VERSION, profile_path, read_profile
 
 BUDGET = Budget(memory_bytes=8 << 30, threads=4)
@@ -183,7 +183,7 @@ def test_a_small_duckdb_segment_runs_on_one_thread():
 def test_concurrency_fits_the_largest_frame_into_the_run_budget():
     measured = {"a": figures("a", 10, 3 << 30)}
     chosen, why = choices.concurrency(measured, BUDGET, cores=8)
-    assert chosen == 1 and "the run's 8.0 GiB fits 1 such node(s)" in why
+    assert chosen == 1 and why.endswith("the run's 8.0 GiB holds 1 at once")
 
 
 def test_a_budget_within_limits_takes_the_lower_of_each():
@@ -196,3 +196,20 @@ def test_a_segment_reading_a_large_file_stays_on_duckdb_whatever_it_made():
     measured = {"a": figures("a", 10, 0)}
     chosen, why = choices.segment_backend(["a"], measured, files_bytes=40 << 20)
     assert chosen == "duckdb" and why.startswith("its files hold 40.0 MiB")
+
+
+def test_a_run_inside_duckdb_keeps_the_bytes_pandas_measured():
+    """A DuckDB member has rows but no frame: its null bytes leave the measured ones."""
+    profile = {
+        "nodes": {
+            "pairs": [
+                {"rows": 3_000_000, "bytes": 80 << 20, "backend": "pandas"},
+                {"rows": 3_000_000, "bytes": None, "backend": "duckdb"},
+                {"rows": 3_000_000, "bytes": None, "backend": "duckdb"},
+            ]
+        }
+    }
+    [found] = node_figures(profile).values()
+    assert (found.rows, found.bytes, found.runs, found.backend) == (
+        3_000_000, 80 << 20, 3, "duckdb",
+    )  # fmt: skip
