@@ -64,7 +64,7 @@ def tune(plan: Plan, measured: dict[str, NodeFigures] | None, budget: Budget, ba
         return plan
     choices = list(plan.tuned)
     if backend != "auto":
-        choices.append(Choice(f"backend {backend}", "set in the document or the command line"))
+        choices.append(Choice(f"backend {backend}", "set in the document or chosen for this run"))
     segments = []
     for segment in plan.segments:
         if segment.backend != "duckdb":

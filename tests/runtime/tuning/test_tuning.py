@@ -133,7 +133,7 @@ def test_the_document_backend_and_concurrency_win_over_past_figures(root):
     plan = planned(root, doc)
     assert plan.segments == [] and plan.concurrency is None
     said = [choice.text() for choice in plan.tuned]
-    assert "backend pandas: set in the document or the command line" in said
+    assert "backend pandas: set in the document or chosen for this run" in said
     assert "max_concurrency 3: set in the document" in said
 
 
