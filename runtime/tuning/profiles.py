@@ -5,8 +5,9 @@ measurements (rows, bytes, wall seconds, backend): a run that did not measure a 
 member inside a DuckDB segment, a reused node) leaves its older figures in place, so the
 choice they led to does not flip back on the next run. Each run also adds its own summary
 (wall and CPU seconds, peak memory). Writes go to a temporary file renamed into place, so
-two runs finishing at once leave one whole file; a file larger than `MAX_BYTES`, or not a
-profile, is ignored with a warning: tuning is advice and never stops a run.
+two runs finishing at once leave one whole file (the last one's); a file larger than
+`MAX_BYTES`, or not a profile, is ignored with a warning: tuning is advice and never stops a
+run. The folder keeps at most `MAX_PROFILES` files.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ KEEP_RUNS = 5
 MAX_BYTES = 1 << 20
 """A profile file larger than this is not read (nor written): 1 MiB holds thousands of nodes."""
 FOLDER = "profiles"
+MAX_PROFILES = 1000
+"""Profiles kept in a store (each edit of a pipeline starts one): past this, the least
+recently written go."""
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +98,22 @@ def add_run(path: Path, run: dict[str, Any], nodes: dict[str, dict[str, Any]]) -
         return
     try:
         _write_atomically(path, text)
+        _forget_oldest(path.parent)
     except OSError as error:
         logger.warning("tuning: cannot write the profile %s: %s", path, error)
+
+
+def _forget_oldest(folder: Path) -> None:
+    """Remove the least recently written profiles past `MAX_PROFILES`."""
+    found = []
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".json") and not entry.name.startswith("."):
+            try:
+                found.append((entry.stat().st_mtime, entry.path))
+            except FileNotFoundError:  # removed by another run meanwhile
+                continue
+    for _, path in sorted(found)[: max(0, len(found) - MAX_PROFILES)]:
+        Path(path).unlink(missing_ok=True)
 
 
 def _write_atomically(path: Path, text: str) -> None:

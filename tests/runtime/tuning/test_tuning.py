@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 
 import pytest
 
@@ -18,7 +19,7 @@ from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare
 from runtime.plan.run_options import RunOptions
 from runtime.plan.tuned import fingerprint
-from runtime.tuning import choices
+from runtime.tuning import choices, profiles
 from runtime.tuning.figures import NodeFigures, node_figures
 from runtime.tuning.profiles import FORMAT, MAX_BYTES, VERSION, profile_path, read_profile
 
@@ -213,3 +214,13 @@ def test_a_run_inside_duckdb_keeps_the_bytes_pandas_measured():
     assert (found.rows, found.bytes, found.runs, found.backend) == (
         3_000_000, 80 << 20, 3, "duckdb",
     )  # fmt: skip
+
+
+def test_a_store_keeps_at_most_its_number_of_profiles(tmp_path, monkeypatch):
+    monkeypatch.setattr(profiles, "MAX_PROFILES", 3)
+    for index in range(5):
+        path = profiles.profile_path(tmp_path, f"{index:064x}")
+        profiles.add_run(path, {"wall_s": 1.0}, {"a": {"rows": 1, "bytes": 8}})
+        os.utime(path, (index, index))  # written one after another
+    kept = sorted(path.name[-6:] for path in (tmp_path / profiles.FOLDER).iterdir())
+    assert kept == ["2.json", "3.json", "4.json"]
