@@ -66,8 +66,13 @@ def fuse(
         return _noted(plan, "backend pandas: every node runs on pandas")
     read_by_node = {node_id: _bytes_read(node, data_root) for node_id, node in plan.nodes.items()}
     read = sum(read_by_node.values())
-    if backend == "auto" and read < AUTO_MIN_BYTES and not tuning:
-        return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
+    if backend == "auto" and read < AUTO_MIN_BYTES:
+        judged = segment_backend(plan.nodes, measured, read) if tuning else None
+        if judged is None or judged[0] == "pandas":  # no node made much: plan no further
+            small = f"backend auto: the inputs are small ({_size(read)}), pandas runs all"
+            plan = _noted(plan, small)
+            said = [Choice("every node on pandas", judged[1])] if judged else []
+            return dataclasses.replace(plan, tuned=[*plan.tuned, *said])
     written = plan.nodes
     plan, needed = _pruned(plan, keep)
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas

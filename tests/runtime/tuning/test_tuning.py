@@ -224,3 +224,14 @@ def test_a_store_keeps_at_most_its_number_of_profiles(tmp_path, monkeypatch):
         os.utime(path, (index, index))  # written one after another
     kept = sorted(path.name[-6:] for path in (tmp_path / profiles.FOLDER).iterdir())
     assert kept == ["2.json", "3.json", "4.json"]
+
+
+def test_small_past_runs_of_small_files_leave_every_node_on_pandas_and_say_why(root):
+    write_profile(root, document(), rows=100, bytes_=1600)
+    plan = planned(root, document())
+    assert plan.segments == []
+    assert "backend auto: the inputs are small (494 bytes), pandas runs all" in plan.notes
+    assert plan.tuned[0].text() == (
+        "every node on pandas: the last 3 runs made 100 rows / 1.6 KiB at node read (median): "
+        "small enough for pandas, which starts sooner"
+    )
