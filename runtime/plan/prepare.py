@@ -73,7 +73,7 @@ def prepare(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas,
         probe=probe, measured=measured,
     )  # fmt: skip
-    return tune(plan, measured, budget or Budget.from_environment(), backend)
+    return tune(plan, measured, budget, backend)
 
 
 def with_positions(plan: Plan, positions: Mapping[str, Any]) -> Plan:

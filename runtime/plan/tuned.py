@@ -57,11 +57,15 @@ def past_figures(
     return plan, node_figures(profile)
 
 
-def tune(plan: Plan, measured: dict[str, NodeFigures] | None, budget: Budget, backend: str) -> Plan:
+def tune(
+    plan: Plan, measured: dict[str, NodeFigures] | None, budget: Budget | None, backend: str
+) -> Plan:
     """`plan` (segmented) with DuckDB's limits per segment and `max_concurrency` read from
-    `measured`, each choice said with its figure; settings in the document win."""
+    `measured`, within `budget` (None: what the settings give a run), each choice said with
+    its figure; settings in the document win."""
     if measured is None:
         return plan
+    budget = budget or Budget.from_environment()
     choices = list(plan.tuned)
     if backend != "auto":
         choices.append(Choice(f"backend {backend}", "set in the document or chosen for this run"))
