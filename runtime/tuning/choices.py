@@ -121,7 +121,7 @@ def concurrency(
 ) -> tuple[int, str] | None:
     """How many nodes may run at once so that their frames fit the run's memory, and why;
     None without figures."""
-    most_bytes = heaviest(measured, measured)
+    most_bytes = heaviest(measured.keys(), measured)
     if most_bytes is None:
         return None
     fits = budget.memory_bytes // max(1, WORK_MARGIN * most_bytes.bytes)
