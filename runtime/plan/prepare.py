@@ -68,7 +68,7 @@ def prepare(
     if cluster:
         from runtime.plan.partitioning import partition  # and the Dask side: only with a cluster
 
-        plan = partition(plan, cluster, data_root, keep)
+        plan = partition(plan, cluster, data_root, keep, measured)
     plan = fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas,
         probe=probe, measured=measured,

@@ -89,6 +89,20 @@ def segment_backend(
     return "pandas", f"{figure_text(most_rows)}: small enough for pandas, which starts sooner"
 
 
+def worth_partitioning(
+    node_id: str, measured: Mapping[str, NodeFigures]
+) -> tuple[bool, str] | None:
+    """Whether the chain an input of several files starts is worth a partition per file on a
+    Dask cluster, and why; None without its figures. Shipping tasks to workers costs more
+    than reading a few rows in the run's process."""
+    figures = measured.get(node_id)
+    if figures is None:
+        return None
+    if figures.rows >= DUCKDB_ROWS or figures.bytes >= DUCKDB_BYTES:
+        return True, figure_text(figures)
+    return False, f"{figure_text(figures)}: sooner read in the run's process than sent out"
+
+
 def segment_limits(
     members: Iterable[str], measured: Mapping[str, NodeFigures], budget: Budget
 ) -> tuple[SegmentLimits, list[tuple[str, str]]]:

@@ -235,3 +235,40 @@ def test_small_past_runs_of_small_files_leave_every_node_on_pandas_and_say_why(r
         "every node on pandas: the last 3 runs made 100 rows / 1.6 KiB at node read (median): "
         "small enough for pandas, which starts sooner"
     )
+
+
+def partitioned_document() -> dict:
+    return {
+        "format": "pipewright.pipeline",
+        "version": 2,
+        "name": "parts",
+        "nodes": [
+            {"id": "read", "operator": "csv_input", "params": {"path": "parts/*.csv"}},
+            {"id": "keep", "operator": "filter", "params": {"condition": "v >= 0"}},
+            {"id": "sums", "operator": "aggregate", "params": {
+                "group_by": ["k"], "aggregations": [{"column": "v", "function": "sum"}]}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out/sums.csv"}},
+        ],
+        "edges": [
+            {"source": "read", "target": "keep"},
+            {"source": "keep", "target": "sums"},
+            {"source": "sums", "target": "write"},
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("rows", "partitioned"), [(50, False), (5_000_000, True)], ids=["few-rows", "many-rows"]
+)
+def test_past_figures_decide_whether_files_go_to_the_dask_cluster(root, rows, partitioned):
+    """Planning for a cluster names its address only: nothing is sent while planning."""
+    (root / "parts").mkdir()
+    for name in ("a", "b"):
+        (root / "parts" / f"{name}.csv").write_text("k,v\n1,2\n")
+    doc = partitioned_document()
+    write_profile(root, doc, rows=rows, bytes_=rows * 16)
+    plan = planned(root, doc, cluster="tcp://127.0.0.1:1")
+    assert any(segment.backend == "dask" for segment in plan.segments) is partitioned
+    [choice] = [one for one in plan.tuned if one.what.startswith("read's 2 files")]
+    assert choice.what.endswith("a partition per file" if partitioned else "not partitioned")
+    assert choice.because.startswith(f"the last 3 runs made {rows:,} rows")
