@@ -75,7 +75,8 @@ def segment_backend(
     members: Iterable[str], measured: Mapping[str, NodeFigures], files_bytes: int = 0
 ) -> tuple[str, str] | None:
     """`duckdb` or `pandas` for a segment whose members read `files_bytes` from files, and
-    why; None when no member was measured."""
+    why: DuckDB on any large figure, pandas only when every member was measured small; None
+    otherwise."""
     members = list(members)
     most_rows, most_bytes = largest(members, measured), heaviest(members, measured)
     if most_rows is None or most_bytes is None:
@@ -86,6 +87,8 @@ def segment_backend(
         return "duckdb", figure_text(most_bytes)
     if files_bytes >= DUCKDB_BYTES:  # a large file read to few rows: DuckDB scans it sooner
         return "duckdb", f"its files hold {size_text(files_bytes)}; {figure_text(most_rows)}"
+    if not all(member in measured for member in members):
+        return None  # an unmeasured node may be the large one: the fixed rule judges
     return "pandas", f"{figure_text(most_rows)}: small enough for pandas, which starts sooner"
 
 
@@ -106,10 +109,13 @@ def worth_partitioning(
 def segment_limits(
     members: Iterable[str], measured: Mapping[str, NodeFigures], budget: Budget
 ) -> tuple[SegmentLimits, list[tuple[str, str]]]:
-    """A DuckDB segment's threads and memory limit from its largest figures, each with why."""
+    """A DuckDB segment's threads and memory limit from its largest figures, each with why;
+    none unless every member's rows were measured, and no memory limit unless every member's
+    frame was (a member that only ran inside DuckDB made none to measure, and a limit read
+    from its neighbours' small frames would make its join spill)."""
     members = list(members)
     most_rows, most_bytes = largest(members, measured), heaviest(members, measured)
-    if most_rows is None or most_bytes is None:
+    if most_rows is None or most_bytes is None or not all(m in measured for m in members):
         return SegmentLimits(), []
     threads, memory, why = None, None, []
     if most_rows.rows < ROW_GROUP and budget.threads > 1:
@@ -117,7 +123,7 @@ def segment_limits(
         why.append(("1 thread", f"{figure_text(most_rows)}, under one {ROW_GROUP:,}-row group"))
     floor = max(MIN_SEGMENT_MEMORY, (threads or budget.threads) * MEMORY_PER_THREAD)
     wanted = max(floor, MEMORY_MARGIN * most_bytes.bytes)
-    if wanted < budget.memory_bytes:
+    if wanted < budget.memory_bytes and all(measured[member].sized for member in members):
         memory = wanted
         why.append(
             (

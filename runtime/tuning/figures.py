@@ -19,6 +19,8 @@ class NodeFigures:
     runs: int
     backend: str
     """Where it ran the last time it was measured."""
+    sized: bool = True
+    """Whether its bytes were measured at all (not for a node that only ran inside DuckDB)."""
 
 
 def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
@@ -35,6 +37,7 @@ def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
             seconds=float(statistics.median(one.get("seconds") or 0 for one in measurements)),
             runs=len(measurements),
             backend=str(measurements[-1].get("backend", "pandas")),
+            sized=bool(sizes),
         )
     return found
 

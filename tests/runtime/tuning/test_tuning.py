@@ -272,3 +272,17 @@ def test_past_figures_decide_whether_files_go_to_the_dask_cluster(root, rows, pa
     [choice] = [one for one in plan.tuned if one.what.startswith("read's 2 files")]
     assert choice.what.endswith("a partition per file" if partitioned else "not partitioned")
     assert choice.because.startswith(f"the last 3 runs made {rows:,} rows")
+
+
+def test_a_segment_with_an_unmeasured_member_is_never_judged_small_nor_limited():
+    """An unmeasured node may be the one a join multiplies: only a large figure is trusted."""
+    measured = {"a": figures("a", 10, 100)}
+    assert choices.segment_backend(["a", "b"], measured) is None
+    assert choices.segment_limits(["a", "b"], measured, BUDGET) == (choices.SegmentLimits(), [])
+
+
+def test_a_segment_whose_frames_duckdb_never_made_gets_no_memory_limit():
+    unsized = NodeFigures("j", rows=50_000, bytes=0, seconds=0.1, runs=2, backend="duckdb",
+                          sized=False)  # fmt: skip
+    limits, why = choices.segment_limits(["j"], {"j": unsized}, BUDGET)
+    assert limits == choices.SegmentLimits(threads=1) and [what for what, _ in why] == ["1 thread"]
