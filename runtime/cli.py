@@ -113,6 +113,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--fresh", action="store_true", help="ignore stored results (still store new ones)"
         )
+        sub.add_argument(
+            "--no-tuning",
+            action="store_true",
+            help="ignore the figures of past runs (docs/performance.md); the run still "
+            "records its own",
+        )
         sub.add_argument("--up-to", metavar="NODE", help="run only NODE and its ancestors")
         sub.add_argument(
             "--from",
@@ -199,7 +205,6 @@ def validate_command(args) -> int:
 
 def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
-    from runtime.budget import Budget
     from runtime.execution.events import JsonLinesSink
     from runtime.execution.executor import execute
     from runtime.execution.progress import TerminalProgress
@@ -218,7 +223,7 @@ def run_command(args) -> int:
         stack.enter_context(cancel_on_interrupt(cancel.set))
         result = execute(
             plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections,
-            budget=Budget.from_environment(default_runs=1),  # the one run of this process
+            budget=_budget(),
         )  # fmt: skip
     print_summary(plan, result, debug=args.debug, out=report)
     _keep_positions(positions_file, result)
@@ -279,12 +284,22 @@ def _prepared(args):
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
     area = FileArea(data_root, cache=None if args.no_cache else data_root / CACHE)
-    options = RunOptions(fresh=args.fresh, up_to=args.up_to, from_node=args.from_node)
+    options = RunOptions(
+        fresh=args.fresh, up_to=args.up_to, from_node=args.from_node, tuning=not args.no_tuning
+    )
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
         options=options, positions=read_positions(_positions_file(args)), probe=check_reads,
+        budget=_budget(),
     )  # fmt: skip
     return plan, area, connections
+
+
+def _budget():
+    """The budget of the one run of this process."""
+    from runtime.budget import Budget
+
+    return Budget.from_environment(default_runs=1)
 
 
 def _positions_file(args) -> Path:
