@@ -40,6 +40,8 @@ from runtime.lazy import pd
 from runtime.tables.json_rows import json_rows
 
 SAMPLE_ROWS = 5
+SAMPLE_COLUMNS = 20
+"""A sample shows the checked columns, then others up to this many: runs keep it per node."""
 GOLDEN_MAX_BYTES = 200 * 2**20
 """The largest golden file read: a comparison is for test data, not for a warehouse."""
 
@@ -126,8 +128,11 @@ def _result(node_id: str, check, frame_of: FrameOf, files: FileArea, now: dateti
     found["failing"] = None if failing is None else int(failing.sum())
     found["status"] = "passed" if held else "failed" if check.severity == "fail" else "warned"
     found["message"] = _message(check, columns, held, what)
-    sample = frame[failing].head(SAMPLE_ROWS) if failing is not None and frame is not None else None
-    if sample is not None and not held and len(sample):
+    sample = None
+    if failing is not None and frame is not None and not held:
+        shown = [*columns, *(name for name in frame.columns if name not in columns)]
+        sample = frame.loc[failing, shown[:SAMPLE_COLUMNS]].head(SAMPLE_ROWS)
+    if sample is not None and len(sample):
         names = [str(name) for name in sample.columns]
         found["sample"] = {"columns": names, "rows": json_rows(sample)}
     return found

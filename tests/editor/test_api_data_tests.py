@@ -58,7 +58,7 @@ def test_each_run_keeps_its_check_results(client, data_root):
         ("in_range", "warned", 1),
         ("unique", "passed", 0),
     ]
-    assert shown[0]["sample"]["rows"] == [[3, "Grace", 85]]
+    assert shown[0]["sample"]["rows"] == [[85, 3, "Grace"]]  # the checked column first
     second = post_json(
         client, f"/api/pipelines/{created['id']}/runs", {"parameters": {"min_age": 90}}
     ).json()

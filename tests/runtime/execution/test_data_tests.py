@@ -43,7 +43,8 @@ def check(tmp_path, frame=ORDERS, **fields) -> dict:
 def test_not_null_counts_the_missing_values_and_samples_their_rows(tmp_path):
     found = check(tmp_path, check="not_null", column="amount")
     assert (found["status"], found["failing"], found["rows"]) == ("failed", 1, 4)
-    assert found["sample"]["rows"] == [[4, 99, None, None, "2026-12-02T00:00:00"]]
+    assert found["sample"]["columns"] == ["amount", "id", "customer", "status", "day"]
+    assert found["sample"]["rows"] == [[None, 4, 99, None, "2026-12-02T00:00:00"]]
     assert found["message"] == "not_null on amount failed: 1 of 4 rows are null"
 
 
@@ -63,7 +64,7 @@ def test_unique_on_a_million_rows_is_one_vectorised_pass(tmp_path):
 def test_in_set_passes_missing_values_and_names_the_others(tmp_path):
     found = check(tmp_path, check="in_set", column="status", values=["paid"])
     assert found["failing"] == 1
-    assert found["sample"]["rows"][0][3] == "weird"
+    assert found["sample"]["rows"][0][0] == "weird"
 
 
 def test_in_range_includes_its_ends_and_reads_dates_as_dates(tmp_path):
@@ -99,7 +100,7 @@ def test_row_count_bounds_the_rows_of_the_port(tmp_path):
 def test_references_finds_values_missing_from_the_other_nodes_column(tmp_path):
     found = check(tmp_path, check="references", column="customer", node="customers", to_column="id")
     assert found["failing"] == 1
-    assert found["sample"]["rows"][0][1] == 99
+    assert found["sample"]["rows"][0][0] == 99
 
 
 def test_fresh_compares_the_latest_time_with_now(tmp_path):
