@@ -25,6 +25,9 @@ COLUMN_MAX_LENGTH = 300
 PATH_MAX_LENGTH = 1_000
 
 Column = Annotated[str, Field(min_length=1, max_length=COLUMN_MAX_LENGTH)]
+CHECKED_COLUMN = {"format": "column", "x-port": "checked"}
+"""A column of the checked port, for the editor's column picker (the form offers the columns
+of the node's output as the view `checked`)."""
 Scalar = str | int | float | bool | None
 Bound = int | float | str | None
 """A range's end: a number, or a date or text compared as the column's type compares it."""
@@ -48,14 +51,19 @@ class NotNull(_Check):
     """Every value of the column is set."""
 
     check: Literal["not_null"] = Field(title="Check")
-    column: Column = Field(title="Column")
+    column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
 
 
 class Unique(_Check):
     """No two rows share the values of these columns."""
 
     check: Literal["unique"] = Field(title="Check")
-    columns: list[Column] = Field(min_length=1, max_length=50, title="Columns")
+    columns: list[Column] = Field(
+        min_length=1,
+        max_length=50,
+        title="Columns",
+        json_schema_extra=lambda schema: schema["items"].update(CHECKED_COLUMN),
+    )
 
     def columns_read(self) -> list[str]:
         return list(self.columns)
@@ -65,7 +73,7 @@ class InSet(_Check):
     """Every value that is set is one of `values`."""
 
     check: Literal["in_set"] = Field(title="Check")
-    column: Column = Field(title="Column")
+    column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     values: list[Scalar] = Field(min_length=1, max_length=MAX_SET_VALUES, title="Values")
 
 
@@ -73,7 +81,7 @@ class InRange(_Check):
     """Every value that is set lies between `min` and `max`, both included."""
 
     check: Literal["in_range"] = Field(title="Check")
-    column: Column = Field(title="Column")
+    column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     min: Bound = Field(None, title="Minimum")
     max: Bound = Field(None, title="Maximum")
 
@@ -88,7 +96,7 @@ class Matches(_Check):
     """Every value that is set matches `pattern` as a whole (RE2 syntax: linear time)."""
 
     check: Literal["matches"] = Field(title="Check")
-    column: Column = Field(title="Column")
+    column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     pattern: Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_LENGTH)] = Field(
         title="Pattern"
     )
@@ -120,7 +128,7 @@ class References(_Check):
     one), port `to_port`."""
 
     check: Literal["references"] = Field(title="Check")
-    column: Column = Field(title="Column")
+    column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     node: Annotated[str, Field(min_length=1, max_length=100)] = Field(title="Node")
     to_port: Annotated[str, Field(min_length=1, max_length=100)] = Field("out", title="Its port")
     to_column: Column = Field(title="Its column")
@@ -130,7 +138,7 @@ class Fresh(_Check):
     """The latest date or time in the column is at most `max_age` `unit` old."""
 
     check: Literal["fresh"] = Field(title="Check")
-    column: Column = Field(title="Column")
+    column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     max_age: Annotated[float, Field(gt=0, le=100_000)] = Field(title="Maximum age")
     unit: Literal["hours", "days"] = Field("days", title="Unit")
 
@@ -150,3 +158,19 @@ Check = Annotated[
 ]
 CHECK_KINDS = ("not_null", "unique", "in_set", "in_range", "matches", "row_count", "references",
                "fresh", "golden")  # fmt: skip
+
+
+class _Checks(BaseModel):
+    expect: list[Check] = Field(default_factory=list, max_length=MAX_CHECKS, title="Checks")
+
+
+def checks_json_schema() -> dict:
+    """The JSON Schema of a node's `expect` list as an object's one field, which the editor's
+    params form renders (the operator catalog carries it): each check's kind first, its port
+    and severity last."""
+    schema = _Checks.model_json_schema()
+    for kind in schema["$defs"].values():
+        fields = kind["properties"]
+        last = {name: fields.pop(name) for name in ("severity", "port")}
+        kind["properties"] = {"check": fields.pop("check"), **fields, **last}
+    return schema
