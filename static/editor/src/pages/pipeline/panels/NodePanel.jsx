@@ -15,6 +15,8 @@ import { useStore } from "../../../lib/store.js";
 import SchemaForm from "../form/SchemaForm.jsx";
 import JoinKeySuggestions from "../form/JoinKeySuggestions.jsx";
 import { RunDetails, Columns } from "./NodeDetails.jsx";
+import ChecksSection from "../checks/ChecksSection.jsx";
+import { isCheckField } from "../checks/checkResults.js";
 
 const NO_PROBLEMS = [];
 
@@ -35,7 +37,9 @@ export function NodePanel({
   const problems = useStore(overlay, (state) => state.problems[node.id] ?? NO_PROBLEMS);
   const operator = catalog.byName.get(node.data.operator);
   const idPrefix = `pw-${node.id}`;
-  const general = generalProblems(problems, operator?.params_schema);
+  const general = generalProblems(problems, operator?.params_schema).filter(
+    (problem) => !isCheckField(problem.field),
+  );
   return (
     <>
       <section className="pw-section">
@@ -145,6 +149,14 @@ export function NodePanel({
           </details>
         </fieldset>
       </section>
+      <ChecksSection
+        schema={catalog.checks}
+        node={node}
+        problems={problems}
+        schemas={schemas}
+        readOnly={readOnly}
+        onChange={onChange}
+      />
       <section className="pw-section">
         <div className="pw-section-head">
           <h3>Columns</h3>
