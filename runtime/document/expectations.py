@@ -50,12 +50,16 @@ class _Check(BaseModel):
 class NotNull(_Check):
     """Every value of the column is set."""
 
+    model_config = ConfigDict(title="Not null")
+
     check: Literal["not_null"] = Field(title="Check")
     column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
 
 
 class Unique(_Check):
     """No two rows share the values of these columns."""
+
+    model_config = ConfigDict(title="Unique")
 
     check: Literal["unique"] = Field(title="Check")
     columns: list[Column] = Field(
@@ -72,6 +76,8 @@ class Unique(_Check):
 class InSet(_Check):
     """Every value that is set is one of `values`."""
 
+    model_config = ConfigDict(title="In a set")
+
     check: Literal["in_set"] = Field(title="Check")
     column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     values: list[Scalar] = Field(min_length=1, max_length=MAX_SET_VALUES, title="Values")
@@ -79,6 +85,8 @@ class InSet(_Check):
 
 class InRange(_Check):
     """Every value that is set lies between `min` and `max`, both included."""
+
+    model_config = ConfigDict(title="In a range")
 
     check: Literal["in_range"] = Field(title="Check")
     column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
@@ -95,6 +103,8 @@ class InRange(_Check):
 class Matches(_Check):
     """Every value that is set matches `pattern` as a whole (RE2 syntax: linear time)."""
 
+    model_config = ConfigDict(title="Matches a pattern")
+
     check: Literal["matches"] = Field(title="Check")
     column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     pattern: Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_LENGTH)] = Field(
@@ -109,6 +119,8 @@ class Matches(_Check):
 
 class RowCount(_Check):
     """The port has between `min` and `max` rows, both included."""
+
+    model_config = ConfigDict(title="Row count")
 
     check: Literal["row_count"] = Field(title="Check")
     min: Annotated[int | None, Field(ge=0)] = Field(None, title="Minimum")
@@ -127,6 +139,8 @@ class References(_Check):
     """Every value that is set is found in `to_column` of the node `node` (upstream of this
     one), port `to_port`."""
 
+    model_config = ConfigDict(title="Refers to another node")
+
     check: Literal["references"] = Field(title="Check")
     column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     node: Annotated[str, Field(min_length=1, max_length=100)] = Field(title="Node")
@@ -137,6 +151,8 @@ class References(_Check):
 class Fresh(_Check):
     """The latest date or time in the column is at most `max_age` `unit` old."""
 
+    model_config = ConfigDict(title="Fresh")
+
     check: Literal["fresh"] = Field(title="Check")
     column: Column = Field(title="Column", json_schema_extra=CHECKED_COLUMN)
     max_age: Annotated[float, Field(gt=0, le=100_000)] = Field(title="Maximum age")
@@ -146,6 +162,8 @@ class Fresh(_Check):
 class Golden(_Check):
     """The port holds the same rows as a CSV file of the workspace folder (in any order unless
     `ordered`), compared as text."""
+
+    model_config = ConfigDict(title="Same as a golden file")
 
     check: Literal["golden"] = Field(title="Check")
     path: Annotated[str, Field(min_length=1, max_length=PATH_MAX_LENGTH)] = Field(title="CSV file")
