@@ -28,6 +28,7 @@ from runtime.console import (
     EXIT_OK,
     add_param_option,
     cancel_on_interrupt,
+    print_checks,
     print_summary,
 )
 from runtime.document.backend_names import BACKENDS
@@ -91,7 +92,10 @@ def _parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a pipeline document")
     explain = commands.add_parser("explain", help="print the optimised plan of a document")
-    for sub in (run, explain):
+    test = commands.add_parser(
+        "test", help="run a document's data tests (writing no output) and print their results"
+    )
+    for sub in (run, explain, test):
         sub.add_argument("file", type=Path)
         add_param_option(sub)
         sub.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
@@ -137,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
         help="write every event to this JSON lines file ('-': standard output; the progress "
         "display and the summary then go to standard error)",
     )
-    for sub in (run, explain):
+    for sub in (run, explain, test):
         sub.add_argument(
             "--positions",
             type=Path,
@@ -146,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
         )
     run.set_defaults(command=run_command)
     explain.set_defaults(command=explain_command)
+    test.set_defaults(command=test_command)
 
     operators = commands.add_parser("operators", help="list the operator catalog")
     operators.add_argument("--json", action="store_true", help="the full catalog as JSON")
@@ -183,7 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     lineage.add_argument("--connections", type=Path, help="JSON file of connections")
     add_param_option(lineage)
     lineage.set_defaults(command=lineage_command)
-    for sub in (validate, run, explain, operators, schema, compile_, lineage):
+    for sub in (validate, run, explain, test, operators, schema, compile_, lineage):
         sub.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
@@ -232,6 +237,24 @@ def run_command(args) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def test_command(args) -> int:
+    """Run the nodes the data tests read (output nodes left out: nothing is written), print a
+    table of every check's result; exit 1 when a check or a node failed."""
+    from runtime.budget import Budget
+    from runtime.execution.executor import execute
+
+    plan, data_root, connections = _prepared(args, write=False)
+    cancel = threading.Event()
+    with cancel_on_interrupt(cancel.set):
+        result = execute(
+            plan, cancel_event=cancel, data_root=data_root, connections=connections,
+            budget=Budget.from_environment(default_runs=1),
+        )  # fmt: skip
+    if result.status == "cancelled":
+        return EXIT_CANCELLED
+    return EXIT_OK if print_checks(result) else EXIT_FAILED
+
+
 def explain_command(args) -> int:
     """Print what the run would do: segments and their backends, what the passes changed."""
     from runtime.plan.explain import explain
@@ -267,9 +290,9 @@ def lineage_command(args) -> int:
     return EXIT_INVALID if found.problems else EXIT_OK
 
 
-def _prepared(args):
+def _prepared(args, *, write: bool = True):
     """The optimised plan of `args.file`, its file area (with the result store unless
-    `--no-cache`) and its connections."""
+    `--no-cache`) and its connections; without `write`, output nodes are left out."""
     from runtime.backends.duckdb_reads import check_reads
     from runtime.io.paths import CACHE, FileArea
     from runtime.io.position_files import read_positions
@@ -284,9 +307,13 @@ def _prepared(args):
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
     area = FileArea(data_root, cache=None if args.no_cache else data_root / CACHE)
-    options = RunOptions(
-        fresh=args.fresh, up_to=args.up_to, from_node=args.from_node, tuning=not args.no_tuning
+    outputs = tuple(
+        node_id for node_id in plan.order if plan.nodes[node_id].operator.kind == "output"
     )
+    options = RunOptions(
+        fresh=args.fresh, up_to=args.up_to, from_node=args.from_node, tuning=not args.no_tuning,
+        left_out=() if write else outputs,
+    )  # fmt: skip
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
         options=options, positions=read_positions(_positions_file(args)), probe=check_reads,

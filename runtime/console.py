@@ -116,3 +116,39 @@ def _backend(node) -> str:
 def _document_order(plan) -> list[str]:
     """The plan's nodes parents first, with those the result store stood for."""
     return plan.cache.order if plan.cache is not None else plan.order
+
+
+def print_checks(result, out: IO[str] | None = None) -> bool:
+    """Print a table of every data test's result (node, check, columns, severity, status,
+    failing rows, message) and every node that failed; whether all held."""
+    out = out or sys.stdout
+    rows = [("node", "check", "columns", "severity", "status", "failing", "message")]
+    for node_id, node in result.nodes.items():
+        for check in node.extra.get("checks", ()):
+            failing = check["failing"]
+            rows.append(
+                (
+                    node_id, check["check"], ",".join(check["columns"]), check["severity"],
+                    check["status"], "" if failing is None else f"{failing:,}", check["message"],
+                )
+            )  # fmt: skip
+    if len(rows) == 1:
+        print("no data tests ran: give nodes an `expect` list (docs/data-tests.md)", file=out)
+    else:
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        for index, row in enumerate(rows):
+            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+            print("  ".join([*cells, row[-1]]).rstrip(), file=out)
+            if index == 0:
+                print("  ".join("-" * width for width in widths), file=out)
+    statuses = [check[4] for check in rows[1:]]
+    broken = [(node_id, node) for node_id, node in result.nodes.items() if node.status == "failed"]
+    for node_id, node in broken:
+        if not node.extra.get("checks"):
+            print(f"{node_id}: failed: {node.error}", file=sys.stderr)
+    summary = {status: statuses.count(status) for status in ("passed", "warned", "failed")}
+    print(
+        f"\n{summary['passed']} passed, {summary['warned']} warned, {summary['failed']} failed",
+        file=out,
+    )
+    return not broken and summary["failed"] == 0

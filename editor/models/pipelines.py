@@ -89,6 +89,9 @@ class Node(models.Model):
     y = models.FloatField(default=0)
     retries = models.PositiveSmallIntegerField(null=True, blank=True)
     timeout_s = models.FloatField("timeout (s)", null=True, blank=True)
+    expect = models.JSONField(
+        default=list, blank=True, help_text="The node's data tests (docs/data-tests.md)."
+    )
 
     class Meta:
         ordering = ["node_id"]

@@ -15,6 +15,7 @@ PAGES = {
     "schedules": "Schedules",
     "notifications": "Notifications and the audit log",
     "lineage": "Column lineage",
+    "data-tests": "Data tests",
 }
 """The pages served, by name (docs/<name>.md), with their titles."""
 

@@ -21,7 +21,7 @@ def to_document(pipeline: Pipeline) -> PipelineSpec:
     # Plain rows rather than model instances: a large pipeline loads much faster
     # (docs/performance.md).
     node_rows = pipeline.nodes.values_list(
-        "node_id", "operator", "label", "params", "x", "y", "retries", "timeout_s"
+        "node_id", "operator", "label", "params", "x", "y", "retries", "timeout_s", "expect"
     )
     nodes = [
         NodeSpec(
@@ -32,8 +32,9 @@ def to_document(pipeline: Pipeline) -> PipelineSpec:
             position=Position(x=x, y=y),
             retries=retries,
             timeout_s=timeout_s,
+            expect=expect,
         )
-        for node_id, operator, label, params, x, y, retries, timeout_s in node_rows
+        for node_id, operator, label, params, x, y, retries, timeout_s, expect in node_rows
     ]
     edge_rows = pipeline.edges.values_list(
         "source__node_id", "source_port", "target__node_id", "target_port"
@@ -53,7 +54,7 @@ def to_document(pipeline: Pipeline) -> PipelineSpec:
     )
 
 
-NODE_FIELDS = ("operator", "label", "params", "x", "y", "retries", "timeout_s")
+NODE_FIELDS = ("operator", "label", "params", "x", "y", "retries", "timeout_s", "expect")
 """A node row's columns besides its ids: what a save compares and writes."""
 
 
@@ -67,6 +68,7 @@ def _node_values(node: NodeSpec) -> dict:
         "y": node.position.y,
         "retries": node.retries,
         "timeout_s": node.timeout_s,
+        "expect": [check.model_dump(mode="json") for check in node.expect],
     }
 
 

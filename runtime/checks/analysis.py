@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from runtime.checks.data_tests import port_problems
 from runtime.document.parameters import resolve_values, substitute
 from runtime.document.problems import validation_problems
 from runtime.document.spec import Edge, Pipeline, Source, load_document
@@ -118,6 +119,12 @@ def analyse(
     problems += _unknown_ports(pipeline, ports)
     inputs = _wire_inputs(pipeline, ports, problems)
     predecessors = _predecessors(pipeline, ids)
+    outputs = {node.id: None for node in pipeline.nodes}
+    outputs.update(
+        (node_id, None if found.outputs is None else [port.name for port in found.outputs])
+        for node_id, found in ports.items()
+    )
+    problems += port_problems(pipeline, outputs, predecessors)
     order, cycles = _ordered(predecessors)
     problems += cycles
     return Analysis(values, operators, params, inputs, predecessors, order, problems)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.checks.analysis import Analysis, analyse
+from runtime.checks.data_tests import column_problems
 from runtime.document.parameters import PLACEHOLDER
 from runtime.document.problems import field_title
 from runtime.document.spec import Pipeline
@@ -107,6 +108,12 @@ def infer_schemas(
         if problem is not None:
             schemas.problems.append(problem)
             problems.append(problem)
+    checked = [node for node in pipeline.nodes if node.expect and node.id in nodes]
+    outputs = {node_id: found.outputs for node_id, found in nodes.items()}
+    for node in checked:
+        found = column_problems(node.id, node.expect, outputs)
+        nodes[node.id].problems += found
+        problems += found
     return InferredSchemas(nodes, problems)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-NODE_FIELDS = ("operator", "label", "retries", "timeout_s")
+NODE_FIELDS = ("operator", "label", "retries", "timeout_s", "expect")
 NOTE_FIELDS = ("text",)
 GROUP_FIELDS = ("label", "nodes")
 LAYOUT_FIELDS = ("position", "width", "height")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from runtime.document import json_text
 from runtime.document.backend_names import Backend
 from runtime.document.canvas_items import canvas_item_problems
+from runtime.document.expectations import CHECK_KINDS, MAX_CHECKS, Check
 from runtime.document.problems import validation_problems
 from runtime.errors import PipelineValidationError, Problem
 
@@ -89,6 +90,12 @@ class Node(_Strict):
     position: Position = Field(default_factory=Position, title="Position")
     retries: Annotated[int | None, Field(ge=0, le=100)] = Field(None, title="Retries")
     timeout_s: Annotated[float | None, Field(gt=0)] = Field(None, title="Timeout (s)")
+    expect: list[Check] = Field(
+        default_factory=list,
+        max_length=MAX_CHECKS,
+        title="Checks",
+        description="Data tests on the node's output ports (docs/data-tests.md).",
+    )
 
 
 class Edge(_Strict):
@@ -301,14 +308,28 @@ def _in_node(item: dict, nodes: list) -> tuple[str | None, dict]:
     raw = nodes[location[1]] if location[1] < len(nodes) else None
     node_id = raw.get("id") if isinstance(raw, dict) else None
     node = node_id if isinstance(node_id, str) and node_id else f"nodes[{location[1]}]"
-    return node, {**item, "loc": location[2:]}
+    return node, {**item, "loc": _check_location(location[2:], item["type"])}
+
+
+def _check_location(location: tuple, error_type: str) -> tuple:
+    """Within a node's `expect`, a check's field as the document writes it (`expect.0.pattern`,
+    not pydantic's `expect.0.matches.pattern`), and a kind it does not know at `check`."""
+    if len(location) < 2 or location[0] != "expect":
+        return location
+    if len(location) == 2 and error_type.startswith("union_tag"):
+        return (*location, "check")
+    if len(location) > 2 and location[2] in CHECK_KINDS:
+        return (*location[:2], *location[3:])
+    return location
 
 
 def to_json_dict(pipeline: Pipeline) -> dict:
     """The document as plain JSON data: nodes, notes and groups sorted by id (a group's nodes
     too), edges by their four ends."""
     data = pipeline.model_dump(mode="json")
-    data["nodes"] = sorted(data["nodes"], key=lambda node: node["id"])
+    data["nodes"] = sorted(
+        (_without_empty_checks(node) for node in data["nodes"]), key=lambda node: node["id"]
+    )
     data["edges"] = [
         edge.model_dump(mode="json") for edge in sorted(pipeline.edges, key=Edge.sort_key)
     ]
@@ -318,6 +339,11 @@ def to_json_dict(pipeline: Pipeline) -> dict:
         key=lambda group: group["id"],
     )
     return data
+
+
+def _without_empty_checks(node: dict) -> dict:
+    """A node without checks exports as it did before checks existed (small diffs)."""
+    return {key: value for key, value in node.items() if key != "expect" or value}
 
 
 def dump_document(pipeline: Pipeline) -> str:

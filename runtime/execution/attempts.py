@@ -16,10 +16,11 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from runtime.execution.data_tests import ChecksFailed, raise_on_failure, run_checks, warnings_of
 from runtime.execution.results import NodeResult, check_outputs, frame_bytes, rows_written
 from runtime.operators.context import NodeContext
-from runtime.plan import PlannedNode
-from runtime.tables.spilled import SpilledRows
+from runtime.plan import PlannedNode, Source
+from runtime.tables.spilled import SpilledRows, as_frame
 
 if TYPE_CHECKING:
     from runtime.execution.node_reports import NodeReports
@@ -31,13 +32,17 @@ if TYPE_CHECKING:
 class Attempt:
     """One try at running a node, with its own context (and so its own stop flag)."""
 
-    __slots__ = ("ctx", "inputs", "node", "number", "recorded", "started")
+    __slots__ = ("ctx", "inputs", "node", "number", "recorded", "references", "started")
 
-    def __init__(self, node: PlannedNode, number: int, ctx: NodeContext, inputs: dict):
+    def __init__(
+        self, node: PlannedNode, number: int, ctx: NodeContext, inputs: dict, references: dict
+    ):
         self.node = node
         self.number = number
         self.ctx = ctx
         self.inputs = inputs
+        self.references = references
+        """The frames of other tasks that its nodes' `references` checks read, by port."""
         self.started: float | None = None
         self.recorded: dict[str, dict] = {}
         """Metrics the result store adds, by node (`results`)."""
@@ -56,20 +61,41 @@ def take_inputs(node: PlannedNode, store: OutputStore, result: NodeResult) -> di
     return node.operator.arranged(node.params, found)
 
 
+def referenced_by(members: tuple[str, ...], nodes: Mapping[str, PlannedNode]) -> list[Source]:
+    """The ports of other tasks that the `references` checks of a task's nodes read."""
+    return [
+        (check.node, check.to_port)
+        for member in members
+        for check in (nodes[member].checks if member in nodes else ())
+        if check.check == "references" and check.node not in members
+    ]
+
+
+def take_references(
+    members: tuple[str, ...], nodes: Mapping[str, PlannedNode], store: OutputStore
+) -> dict[Source, Any]:
+    """The frames that the `references` checks of a task's nodes read from other tasks."""
+    return {source: store.take(source) for source in referenced_by(members, nodes)}
+
+
 def perform(
     attempt: Attempt,
     lifecycles: Lifecycles,
     recorder: Recorder | None,
     members: tuple[str, ...],
     results: Mapping[str, NodeResult],
+    nodes: Mapping[str, PlannedNode],
 ) -> tuple:
-    """Open the node (once), run its operator and check its outputs, then store them when the
-    plan has a cache: the outputs, or the error and its traceback."""
+    """Open the node (once), run its operator, check its outputs and run its data tests, then
+    store them when the plan has a cache: the outputs, or the error and its traceback."""
     ctx = attempt.ctx
     try:
         lifecycles.open(attempt.node.operator, ctx)
         outputs = attempt.node.operator.run(ctx, attempt.inputs)
         check_outputs(attempt.node, outputs)
+        _run_data_tests(attempt, outputs, members, nodes)
+    except ChecksFailed as error:
+        return None, error, None  # its message says it all
     except BaseException as error:
         return None, error, traceback.format_exc()
     if recorder is not None:
@@ -78,6 +104,35 @@ def perform(
         if "position" in ctx.metrics:
             recorder.note_position(attempt.node, ctx.metrics["position"])
     return outputs, None, None
+
+
+def _run_data_tests(
+    attempt: Attempt, outputs: dict, members: tuple[str, ...], nodes: Mapping[str, PlannedNode]
+) -> None:
+    """Run the checks of the task's nodes on the frames they produced: their results go with
+    each node's metrics, a `warn` check that failed logs a warning, a `fail` one raises."""
+    ctx = attempt.ctx
+    alone = members == (attempt.node.id,)
+
+    def frame_of(node_id: str, port: str):
+        found = outputs.get(port if alone and node_id == attempt.node.id else (node_id, port))
+        found = attempt.references.get((node_id, port)) if found is None else found
+        return None if found is None else as_frame(found)
+
+    for member in members:
+        checks = nodes[member].checks if member in nodes else ()
+        if not checks:
+            continue
+        results = run_checks(member, checks, frame_of, ctx.files)
+        logger = ctx.logger if alone else ctx.for_node(member, nodes[member].params).logger
+        for line in warnings_of(member, results):
+            logger.warning(line)
+        raise_on_failure(member, results)
+        if alone:
+            ctx.metrics["checks"] = results
+        else:
+            figures = ctx.metrics.setdefault("members", {}).setdefault(member, {})
+            figures.setdefault("metrics", {})["checks"] = results
 
 
 def _figures_of(

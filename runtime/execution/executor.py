@@ -24,14 +24,22 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from graphlib import TopologicalSorter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runtime.errors import MemberError, NodeCancelled
-from runtime.execution.attempts import Attempt, keep_success, perform, take_inputs
+from runtime.execution.attempts import (
+    Attempt,
+    keep_success,
+    perform,
+    referenced_by,
+    take_inputs,
+    take_references,
+)
+from runtime.execution.data_tests import ChecksFailed
 from runtime.execution.events import Emitter, EventSink, now_iso
 from runtime.execution.node_reports import NodeReports
 from runtime.execution.output_store import OutputStore
@@ -101,14 +109,15 @@ class _Execution:
         self.needed = needed_columns(plan, keep_all=retain)
         self.tasks = tasks_of(plan, retain, budget)
         self.scratch = data_root.scratch_folder / str(emitter.run_id)
-        self.spill_paths = spill_paths(plan, self.tasks, retain, row_limit, self.scratch)
+        tested = plan.checked() | {node_id for node_id, _ in plan.referenced()}
+        self.spill_paths = spill_paths(plan, self.tasks, retain | tested, row_limit, self.scratch)
         """The inputs that hand their rows on in a file, batch by batch (streams.py)."""
         self.lock = threading.Condition()
         self.results = {task: NodeResult(task) for task in self.tasks.order}
         """Each task's result: a node's own, or a segment's, which its members copy."""
         self.reports = NodeReports(plan, self.tasks, self.results, emitter.emit)
         self.recorder = Recorder(plan, data_root) if plan.cache is not None else None
-        self.store = OutputStore(plan.consumers, retain)
+        self.store = OutputStore(plan.consumers + self._referenced(), retain)
         self.failed_upstream: dict[str, str] = {}
         """For a skipped node, the failed node it is downstream of."""
         self.queued: deque[str] = deque()
@@ -122,6 +131,14 @@ class _Execution:
         self.crash: BaseException | None = None
         self.sorter: TopologicalSorter = TopologicalSorter(self.tasks.predecessors)
         self.lifecycles = Lifecycles(self._warn)
+
+    def _referenced(self):
+        """How many tasks' data tests read each port another task produced."""
+        return Counter(
+            source
+            for members in self.tasks.members.values()
+            for source in referenced_by(members, self.plan.nodes)
+        )
 
     # -- the watcher: the calling thread handles the clock and the cancel signal ----------
 
@@ -197,13 +214,17 @@ class _Execution:
     def _next_attempt(self) -> Attempt | None:
         previous = self.retries.take_due()
         if previous is not None:
-            return self._attempt(previous.node, previous.number + 1, previous.inputs)
+            return self._attempt(
+                previous.node, previous.number + 1, previous.inputs, previous.references
+            )
         if self.queued:
             node = self.tasks.nodes[self.queued.popleft()]
-            return self._attempt(node, 1, take_inputs(node, self.store, self.results[node.id]))
+            inputs = take_inputs(node, self.store, self.results[node.id])
+            references = take_references(self.tasks.members[node.id], self.plan.nodes, self.store)
+            return self._attempt(node, 1, inputs, references)
         return None
 
-    def _attempt(self, node: PlannedNode, number: int, inputs: dict) -> Attempt:
+    def _attempt(self, node: PlannedNode, number: int, inputs: dict, references: dict) -> Attempt:
         limits = [limit for limit in (node.row_limit, self.row_limit) if limit is not None]
         ctx = NodeContext(
             node.id, node.params, data_root=self.data_root, connections=self.connections,
@@ -214,7 +235,7 @@ class _Execution:
             head=node.head() if node.head is not None else None,
             spill_path=self.spill_paths.get(node.id),
         )  # fmt: skip
-        return Attempt(node, number, ctx, inputs)
+        return Attempt(node, number, ctx, inputs, references)
 
     # -- workers: run a node, then schedule what it unblocked, then take the next one -----
 
@@ -278,7 +299,9 @@ class _Execution:
             with self.lock:
                 self.lock.notify_all()  # the watcher has a new deadline to keep
         members = self.tasks.members[node_id]
-        return perform(attempt, self.lifecycles, self.recorder, members, self.results)
+        return perform(
+            attempt, self.lifecycles, self.recorder, members, self.results, self.plan.nodes
+        )
 
     # -- outcomes ---------------------------------------------------------------------------
 
@@ -300,6 +323,8 @@ class _Execution:
             result.error, result.traceback = describe(error), trace
             if isinstance(error, MemberError) and error.node is not None:
                 result.error, result.failed_member = error.detail, error.node
+            if isinstance(error, ChecksFailed):
+                self.reports.by_node[error.node].extra["checks"] = error.results
             self._final(node.id, NodeStatus.FAILED)
 
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:

@@ -239,8 +239,17 @@ def tasks_of(plan: Plan, retain: set[str], budget=None) -> Tasks:
         nodes[segment.id] = _segment_task(plan, segment, retain, budget)
         members[segment.id] = segment.nodes
     order = list(dict.fromkeys(task_of[node_id] for node_id in plan.order))
+    references = {  # a data test reads the port it refers to once that port's task ran
+        node_id: {check.node for check in plan.nodes[node_id].checks if check.check == "references"}
+        for node_id in plan.order
+    }
     predecessors = {
-        task: {task_of[parent] for member in members[task] for parent in plan.predecessors[member]}
+        task: {
+            task_of[parent]
+            for member in members[task]
+            for parent in plan.predecessors[member] | references[member]
+            if parent in task_of
+        }
         - {task}
         for task in order
     }
@@ -265,11 +274,17 @@ def _segment_task(plan: Plan, segment: Segment, retain: set[str], budget) -> Pla
         for port_sources in node.inputs.values()
         for source in port_sources
     }
+    # The ports data tests read leave the segment: the checks run on their frames.
+    tested = plan.referenced().keys() | {
+        (member, port.name)
+        for member in plan.checked()
+        for port in plan.nodes[member].ports.outputs
+    }
     exits = [
         (member, port.name)
         for member in segment.nodes
         for port in plan.nodes[member].ports.outputs
-        if (member, port.name) in read_outside or member in retain
+        if (member, port.name) in read_outside or member in retain or (member, port.name) in tested
     ]
     copies, columns, schemas = {}, {}, {}
     if plan.cache is not None:

@@ -35,6 +35,7 @@ def build_plan(
             inputs=analysis.inputs[node.id],
             retries=config.retries if node.retries is None else node.retries,
             timeout_s=config.timeout_s if node.timeout_s is None else node.timeout_s,
+            checks=tuple(node.expect),
         )
         for node in pipeline.nodes
     }

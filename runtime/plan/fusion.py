@@ -214,7 +214,8 @@ def _refusals(
 
 def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
     """Each lowered node's segment number. Touching lowered nodes share a segment, unless that
-    would make it wait for a pandas node that waits for the segment (a cycle of tasks)."""
+    would make it wait for a pandas node that waits for the segment (a cycle of tasks), or it
+    reads a node with data tests (whose failure must stop it: a segment runs as one query)."""
     parent_of: dict[int, int] = {}  # union-find over segment numbers
 
     def find(number: int) -> int:
@@ -237,7 +238,11 @@ def _segments(plan: Plan, refused: dict[str, str]) -> dict[str, int]:
                 depends[node_id].add(segment_of[parent])
         if node_id in refused:
             continue
-        joined = {find(segment_of[parent]) for parent in parents if parent in segment_of}
+        joined = {
+            find(segment_of[parent])
+            for parent in parents
+            if parent in segment_of and not plan.nodes[parent].checks
+        }
         total = sum(size[segment] for segment in joined)
         for segment in sorted(joined, key=size.get, reverse=True):  # once: a union's parents
             if total < MAX_SEGMENT_NODES:  # may be many

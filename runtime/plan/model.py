@@ -41,6 +41,9 @@ class PlannedNode:
     head: Callable[[], HeadProbe] | None = None
     """For an input a preview reads only as far as it needs: makes each attempt's probe
     (runtime/execution/heads.py)."""
+    checks: tuple = ()
+    """The document's `expect` checks on its output ports (a run's plan only, not a
+    preview's: runtime/execution/data_tests.py)."""
 
     @property
     def ports(self) -> Ports:
@@ -118,6 +121,19 @@ class Plan:
 
     def labels(self) -> dict[str, str]:
         return {node_id: node.label for node_id, node in self.nodes.items()}
+
+    def checked(self) -> set[str]:
+        """The nodes with data tests."""
+        return {node_id for node_id, node in self.nodes.items() if node.checks}
+
+    def referenced(self) -> Counter:
+        """The ports that nodes' `references` checks read, each with how many read it."""
+        return Counter(
+            (check.node, check.to_port)
+            for node in self.nodes.values()
+            for check in node.checks
+            if check.check == "references"
+        )
 
 
 COPY_MARK = "#"

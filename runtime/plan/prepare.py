@@ -47,6 +47,11 @@ def prepare(
     )
     plan = with_positions(plan, positions or {})
     keep = set(keep)
+    plan = without_checks(plan) if options is None else plan
+    # Nodes whose rows data tests read: the passes leave them as written (no filter moves
+    # past them, none is left out), with every column; fusion still lowers them.
+    tested = plan.checked() | {node_id for node_id, _ in plan.referenced()}
+    plan = dataclasses.replace(plan, whole=plan.whole | tested)
     if options is not None and options.left_out:
         plan = leave_out(plan, [named_node(plan, node, "left out") for node in options.left_out])
     if options is not None and options.up_to is not None:
@@ -55,7 +60,8 @@ def prepare(
         named_node(plan, options.from_node, "--from")
     schemas = output_schemas(plan, data_root, connections)
     wiring = {node_id: node.inputs for node_id, node in plan.nodes.items()}
-    plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
+    known = {node: found or {} for node, found in schemas.items()}
+    plan = optimize(plan, keep=keep | tested, schemas=known)
     store = _store(plan, data_root, options)
     if store is not None:
         plan = plan_reuse(
@@ -68,12 +74,20 @@ def prepare(
     if cluster:
         from runtime.plan.partitioning import partition  # and the Dask side: only with a cluster
 
-        plan = partition(plan, cluster, data_root, keep, measured)
+        plan = partition(plan, cluster, data_root, keep | tested, measured)
     plan = fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas,
         probe=probe, measured=measured,
     )  # fmt: skip
     return tune(plan, measured, budget, backend)
+
+
+def without_checks(plan: Plan) -> Plan:
+    """`plan` without data tests: a preview's, which reads only some rows."""
+    if not plan.checked():
+        return plan
+    nodes = {node_id: dataclasses.replace(node, checks=()) for node_id, node in plan.nodes.items()}
+    return dataclasses.replace(plan, nodes=nodes)
 
 
 def with_positions(plan: Plan, positions: Mapping[str, Any]) -> Plan:

@@ -60,3 +60,6 @@ class OperatorCatalog(Schema):
     items: list[Operator]
     count: int
     statuses: Statuses
+    checks: dict[str, Any] = Field(
+        description="The JSON Schema of a node's data tests (`{expect: [...]}`)"
+    )

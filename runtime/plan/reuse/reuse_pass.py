@@ -105,6 +105,9 @@ def plan_reuse(
         hits[node_id], cache.why[node_id] = _decision(plan, node_id, cache, options, below, files)
     read = {parent for parents in plan.predecessors.values() for parent in parents}
     demand = {node_id: "whole" for node_id in plan.order if node_id not in read}
+    # Data tests run on every run: on their node's result, and on the ports they refer to.
+    demand.update(dict.fromkeys(plan.checked(), "read"))
+    demand.update(dict.fromkeys((node_id for node_id, _ in plan.referenced()), "read"))
     states: dict[str, str] = {}
     for node_id in reversed(plan.order):
         wanted = demand.get(node_id)
@@ -401,6 +404,7 @@ def read_instead(node: PlannedNode, locations: dict[str, Path]) -> PlannedNode:
         inputs={},
         retries=0,
         timeout_s=None,
+        checks=node.checks,
     )
 
 

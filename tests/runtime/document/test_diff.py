@@ -82,3 +82,12 @@ def test_a_summary_names_a_few_items_then_counts_the_rest():
             document["nodes"].append({**document["nodes"][1], "id": f"copy{index}"})
 
     assert summarise(diff_documents(BASE, edited(many))) == ("added copy0, copy1, copy2 and 4 more")
+
+
+def test_adding_a_check_to_a_node_is_a_content_change():
+    diff = diff_documents(
+        BASE,
+        edited(lambda d: d["nodes"][0].update(expect=[{"check": "row_count", "min": 1}])),
+    )
+    assert changes_content(diff)
+    assert diff["nodes"]["changed"][0]["changes"][0]["field"] == "expect"

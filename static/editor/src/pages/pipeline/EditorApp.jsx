@@ -75,7 +75,7 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
     Promise.all([api.get("/api/operators"), api.get(`/api/pipelines/${pipelineId}`)]).then(
       ([operators, pipeline]) =>
         setLoaded({
-          catalog: createCatalog(operators.items, nodeTypeOf, operators.statuses),
+          catalog: createCatalog(operators.items, nodeTypeOf, operators.statuses, operators.checks),
           pipeline,
         }),
       setError,

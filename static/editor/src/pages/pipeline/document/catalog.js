@@ -15,16 +15,18 @@ const UNKNOWN_PORTS = {
 };
 
 /**
- * `{items, byName, typeOf(name), portsOf(node), statuses}` from the answer's `items` and
- * `statuses` (made into sets by document/statuses.js); `nodeTypeOf(kind)` names node types.
+ * `{items, byName, typeOf(name), portsOf(node), statuses, checks}` from the answer's `items`,
+ * `statuses` (made into sets by document/statuses.js) and `checks` (the JSON Schema of a
+ * node's data tests); `nodeTypeOf(kind)` names node types.
  * `portsOf` follows a node's params where its operator says how (`outputs_from`: route).
  */
-export function createCatalog(items, nodeTypeOf, statuses) {
+export function createCatalog(items, nodeTypeOf, statuses, checks = null) {
   const byName = new Map(items.map((item) => [item.name, item]));
   return {
     items,
     byName,
     statuses: statusSets(statuses),
+    checks,
     typeOf: (name) => nodeTypeOf(byName.get(name)?.kind ?? "unknown"),
     portsOf: (node) => nodePorts(byName.get(node.data.operator), node.data.params),
   };

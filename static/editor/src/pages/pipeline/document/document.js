@@ -38,6 +38,7 @@ export function documentToCanvas(document, typeOf) {
       params: node.params ?? {},
       retries: node.retries ?? null,
       timeout_s: node.timeout_s ?? null,
+      expect: node.expect ?? [],
     },
   }));
   const edges = (document.edges ?? []).map((edge) =>
@@ -65,6 +66,7 @@ export function canvasToDocument(meta, nodes, edges, sizeOf = null) {
       position: { x: Math.round(node.position.x), y: Math.round(node.position.y) },
       retries: node.data.retries ?? null,
       timeout_s: node.data.timeout_s ?? null,
+      ...(node.data.expect?.length ? { expect: node.data.expect } : {}),
     }))
     .sort((a, b) => compare(a.id, b.id));
   const documentEdges = edges

@@ -9,6 +9,7 @@ import {
   rowsWritten,
 } from "../../../lib/format.js";
 import { StatusBadge } from "../canvas/nodes/NodeCard.jsx";
+import { CheckResults } from "../checks/CheckResults.jsx";
 
 export function RunDetails({ run, kind, sets }) {
   const metrics = run.metrics ?? {};
@@ -57,6 +58,7 @@ export function RunDetails({ run, kind, sets }) {
       {metrics.fallback ? (
         <p className="pw-small pw-run-fallback">On pandas, not DuckDB: {metrics.fallback}</p>
       ) : null}
+      <CheckResults checks={metrics.checks} />
       {run.error ? (
         <div className="pw-run-error" role="alert">
           <strong>Error:</strong> {run.error}

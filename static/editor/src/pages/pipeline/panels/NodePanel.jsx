@@ -17,6 +17,8 @@ import JoinKeySuggestions from "../form/JoinKeySuggestions.jsx";
 import { RunDetails, Columns } from "./NodeDetails.jsx";
 import TraceColumn from "../lineage/TraceColumn.jsx";
 import ReachingInputs from "../lineage/ReachingInputs.jsx";
+import ChecksSection from "../checks/ChecksSection.jsx";
+import { isCheckField } from "../checks/checkResults.js";
 
 const NO_PROBLEMS = [];
 
@@ -37,7 +39,9 @@ export function NodePanel({
   const problems = useStore(overlay, (state) => state.problems[node.id] ?? NO_PROBLEMS);
   const operator = catalog.byName.get(node.data.operator);
   const idPrefix = `pw-${node.id}`;
-  const general = generalProblems(problems, operator?.params_schema);
+  const general = generalProblems(problems, operator?.params_schema).filter(
+    (problem) => !isCheckField(problem.field),
+  );
   return (
     <>
       <section className="pw-section">
@@ -147,6 +151,14 @@ export function NodePanel({
           </details>
         </fieldset>
       </section>
+      <ChecksSection
+        schema={catalog.checks}
+        node={node}
+        problems={problems}
+        schemas={schemas}
+        readOnly={readOnly}
+        onChange={onChange}
+      />
       <section className="pw-section">
         <div className="pw-section-head">
           <h3>Columns</h3>

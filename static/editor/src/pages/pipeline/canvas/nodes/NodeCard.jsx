@@ -26,6 +26,7 @@ import {
 import { planClasses } from "../../plan/plan.js";
 import { lineageClass } from "../../lineage/lineage.js";
 import { portProblem } from "../../document/problems.js";
+import { ChecksBadge } from "../../checks/CheckResults.jsx";
 import { shownRun } from "../../overlay.js";
 import { percentDone, statusOf } from "../../runs/runState.js";
 import { useStore } from "../../../../lib/store.js";
@@ -209,6 +210,7 @@ function CardText({
         {status !== "idle" ? (
           <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} />
         ) : null}
+        {status !== "idle" ? <ChecksBadge checks={run?.metrics?.checks} /> : null}
         {stale ? (
           <span
             className="pw-badge pw-stale"
