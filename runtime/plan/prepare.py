@@ -43,7 +43,7 @@ def prepare(
     figures (runtime/plan/tuned.py) within `budget` (None: what the settings give a run)."""
     backend = backend or plan.config.backend
     plan, measured = past_figures(
-        plan, _store_folder(data_root, options), tuning=options is not None and options.tuning
+        plan, _store_folder(plan, data_root, options), tuning=options is not None and options.tuning
     )
     plan = with_positions(plan, positions or {})
     keep = set(keep)
@@ -114,9 +114,10 @@ def named_node(plan: Plan, node_id: str, option: str) -> str:
     return node_id
 
 
-def _store_folder(area: FileArea, options: RunOptions | None):
-    """The store's folder when `options` make the plan a run's (profiles live there too)."""
-    return area.cache if options is not None else None
+def _store_folder(plan: Plan, area: FileArea, options: RunOptions | None):
+    """The store's folder when `options` make the plan a run's (profiles live there too): a
+    document with the store off keeps no figures either, so nothing is written there."""
+    return area.cache if options is not None and plan.config.cache else None
 
 
 def _store(plan: Plan, area: FileArea, options: RunOptions | None) -> ResultStore | None:

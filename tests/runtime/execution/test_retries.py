@@ -9,7 +9,7 @@ from runtime.execution.retries import Retries
 
 
 def attempt(number: int = 1) -> Attempt:
-    return Attempt(node=None, number=number, ctx=None, inputs={})
+    return Attempt(node=None, number=number, ctx=None, inputs={}, references={})
 
 
 def test_each_retry_waits_twice_as_long_as_the_one_before():
