@@ -121,6 +121,15 @@ def _parser() -> argparse.ArgumentParser:
             help="run NODE and everything below it, reusing stored results above it",
         )
         sub.add_argument(
+            "--pin",
+            action="append",
+            default=[],
+            type=_pin_option,
+            metavar="NODE=FILE",
+            help="NODE does not run: its output is the rows of the Parquet FILE, and the nodes "
+            "below it read them (repeatable)",
+        )
+        sub.add_argument(
             "--dask",
             metavar="ADDRESS",
             help="a Dask scheduler (tcp://host:8786): chains over inputs that name several "
@@ -242,12 +251,22 @@ def _prepared(args):
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
     area = FileArea(data_root, cache=None if args.no_cache else data_root / CACHE)
-    options = RunOptions(fresh=args.fresh, up_to=args.up_to, from_node=args.from_node)
+    options = RunOptions(
+        fresh=args.fresh, up_to=args.up_to, from_node=args.from_node, pins=dict(args.pin)
+    )
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
         options=options, positions=read_positions(_positions_file(args)), probe=check_reads,
     )  # fmt: skip
     return plan, area, connections
+
+
+def _pin_option(text: str) -> tuple[str, str]:
+    """`NODE=FILE` as (node, the file's absolute path)."""
+    node, sep, file = text.partition("=")
+    if not sep or not node or not file:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NODE=FILE")
+    return node, str(Path(file).absolute())
 
 
 def _positions_file(args) -> Path:

@@ -13,6 +13,7 @@ from runtime.io.paths import FileArea
 from runtime.plan.fusion import Probe, fuse
 from runtime.plan.model import Plan
 from runtime.plan.passes import optimize
+from runtime.plan.pins import pin
 from runtime.plan.reuse.reuse_pass import leave_out, plan_reuse, up_to
 from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import output_schemas
@@ -40,6 +41,8 @@ def prepare(
     backend = backend or plan.config.backend
     plan = with_positions(plan, positions or {})
     keep = set(keep)
+    if options is not None and options.pins:
+        plan = pin(plan, options.pins)
     if options is not None and options.left_out:
         plan = leave_out(plan, [named_node(plan, node, "left out") for node in options.left_out])
     if options is not None and options.up_to is not None:

@@ -1,0 +1,105 @@
+"""The pin pass: a pinned node does not run, its output is rows kept in a Parquet file.
+
+A pin (`RunOptions.pins`: node id → Parquet file) is a forced reuse: the node becomes a read of
+the pinned file (`PinnedRows`, a `StoredResult` whose key is the file's content, so results
+below it are stored and reused per pin), and the nodes above it that nothing else reads leave
+the run, each saying why. Pinned rows whose columns lack one that a node below reads are
+refused before anything runs, naming the pinned node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from runtime.errors import PipelineValidationError, PipewrightError, Problem
+from runtime.operators.file_identity import file_hash
+from runtime.plan.model import Plan
+from runtime.plan.passes.editing import copied, rederived
+from runtime.plan.passes.projection import needed_columns
+from runtime.plan.reuse.reuse_pass import ancestors, read_instead
+from runtime.plan.reuse.stored_result import StoredResult
+
+
+class PinError(PipewrightError):
+    """A pin that cannot apply: an unknown node, a node without one output, an unreadable file."""
+
+    retryable = False
+
+
+class PinnedRows(StoredResult):
+    """Reads a pinned node's rows from its pin file (one output port)."""
+
+    name = "pinned"
+
+    def cache_identity(self, params, files, connections) -> object:
+        """The pin file's content: a new pin gives the nodes below new keys."""
+        return [file_hash(location) for location in self.locations.values()]
+
+    def reuse_for_s(self, params) -> float:
+        return float("inf")
+
+
+def pin(plan: Plan, pins: Mapping[str, str | Path]) -> Plan:
+    """`plan` with each pinned node read from its file and what only it read left out."""
+    if not pins:
+        return plan
+    result = copied(plan)
+    for node_id, location in pins.items():
+        node = _pinnable(plan, node_id, Path(location))
+        (port,) = node.ports.outputs
+        result.nodes[node_id] = read_instead(node, {port.name: Path(location)}, PinnedRows)
+        result.pinned[node_id] = str(location)
+    result = rederived(result)
+    children: dict[str, set[str]] = {}
+    for child, parents in result.predecessors.items():
+        for parent in parents:
+            children.setdefault(parent, set()).add(child)
+    above = set().union(*(ancestors(plan, node_id) for node_id in pins)) - set(pins)
+    for node_id in reversed(result.order):
+        if node_id not in above or children.get(node_id):
+            continue
+        if result.nodes[node_id].operator.kind == "output":
+            continue
+        del result.nodes[node_id]
+        for parent in result.predecessors[node_id]:
+            children[parent].discard(node_id)
+        result.eliminated[node_id] = "only pinned nodes read from it"
+    result.notes.append(f"pinned: {', '.join(pins)}")
+    result = rederived(result)
+    check_columns(result)
+    return result
+
+
+def check_columns(plan: Plan) -> None:
+    """Refuse pinned rows that lack a column a node below them reads, naming the pinned node."""
+    needed = needed_columns(plan)
+    problems = []
+    for node_id in plan.pinned:
+        wanted = needed.get(node_id) or set()
+        have = set()
+        for schema in plan.nodes[node_id].operator.output_schema(None, {}).values():
+            have |= set(schema.names)
+        missing = sorted(wanted - have)
+        if missing:
+            problems.append(
+                Problem(
+                    f"its pinned rows lack the column(s) {', '.join(missing)} that the nodes "
+                    "below it read: pin it again or remove its pin",
+                    node=node_id,
+                    code="pin_columns",
+                )
+            )
+    if problems:
+        raise PipelineValidationError(problems)
+
+
+def _pinnable(plan: Plan, node_id: str, location: Path):
+    node = plan.nodes.get(node_id)
+    if node is None:
+        raise PinError(f"pin: the pipeline has no node '{node_id}'")
+    if len(node.ports.outputs) != 1:
+        raise PinError(f"pin: node '{node_id}' has no single output to pin")
+    if not location.is_file():
+        raise PinError(f"pin of node '{node_id}': no file '{location}'")
+    return node
