@@ -18,6 +18,7 @@ from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule
 from editor.notifications import dispatch
 from editor.pipelines.documents import to_document
+from editor.pipelines.pins import run_pins
 from editor.runs import jobs, launcher, node_rows
 from editor.runs.limits import refuse_too_many_runs
 from editor.workspaces.membership import engine_access
@@ -37,6 +38,8 @@ class Reuse:
     """Run only this node and its ancestors."""
     from_node: str | None = None
     """Run this node and everything below it; what is above it is reused where stored."""
+    pins: bool = False
+    """Use the pipeline's pins: each pinned node's output is its pin's rows (a forced reuse)."""
 
     def refusals(self, document) -> list[Problem]:
         """A problem for each node named here that the document does not have."""
@@ -207,6 +210,9 @@ def _queue_run(
         up_to=reuse.up_to or "",
         from_node=reuse.from_node or "",
         left_out=list(checked.left_out),
+        pins=run_pins(checked.pipeline, (n.id for n in checked.document.nodes))
+        if reuse.pins
+        else {},
         trigger="schedule" if schedule is not None else "manual",
         schedule=schedule,
         scheduled_for=scheduled_for,
