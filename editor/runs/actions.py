@@ -210,9 +210,7 @@ def _queue_run(
         up_to=reuse.up_to or "",
         from_node=reuse.from_node or "",
         left_out=list(checked.left_out),
-        pins=run_pins(checked.pipeline, (n.id for n in checked.document.nodes))
-        if reuse.pins
-        else {},
+        pins=run_pins(checked.pipeline, checked.document) if reuse.pins else {},
         trigger="schedule" if schedule is not None else "manual",
         schedule=schedule,
         scheduled_for=scheduled_for,
@@ -290,6 +288,8 @@ def _run_details(run: Run) -> dict:
     if run.parameters:
         details["parameter_names"] = sorted(run.parameters)
     reuse = {"fresh": run.fresh, "up_to": run.up_to, "from_node": run.from_node}
+    if run.pins:
+        details["pins"] = sorted(run.pins)
     return details | {name: value for name, value in reuse.items() if value}
 
 

@@ -3,8 +3,8 @@
 A pin (`RunOptions.pins`: node id → Parquet file) is a forced reuse: the node becomes a read of
 the pinned file (`PinnedRows`, a `StoredResult` whose key is the file's content, so results
 below it are stored and reused per pin), and the nodes above it that nothing else reads leave
-the run, each saying why. Pinned rows whose columns lack one that a node below reads are
-refused before anything runs, naming the pinned node.
+the run, each saying why. Pinned rows that a node reading them cannot take (a column missing)
+are refused before anything runs, naming the pinned node (`check_fit`).
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from runtime.errors import PipelineValidationError, PipewrightError, Problem
+from runtime.errors import OperatorError, PipelineValidationError, PipewrightError, Problem
+from runtime.operators.context import NodeContext
 from runtime.operators.file_identity import file_hash
 from runtime.plan.model import Plan
 from runtime.plan.passes.editing import copied, rederived
-from runtime.plan.passes.projection import needed_columns
 from runtime.plan.reuse.reuse_pass import ancestors, read_instead
 from runtime.plan.reuse.stored_result import StoredResult
+from runtime.plan.schemas import OutputSchemas, input_schemas
 
 
 class PinError(PipewrightError):
@@ -66,30 +67,29 @@ def pin(plan: Plan, pins: Mapping[str, str | Path]) -> Plan:
             children[parent].discard(node_id)
         result.eliminated[node_id] = "only pinned nodes read from it"
     result.notes.append(f"pinned: {', '.join(pins)}")
-    result = rederived(result)
-    check_columns(result)
-    return result
+    return rederived(result)
 
 
-def check_columns(plan: Plan) -> None:
-    """Refuse pinned rows that lack a column a node below them reads, naming the pinned node."""
-    needed = needed_columns(plan)
+def check_fit(plan: Plan, schemas: OutputSchemas, data_root, connections=None) -> None:
+    """Refuse pinned rows that a node reading them cannot take (a column it reads is not
+    there, or has another type), naming the pinned node and that reader: `schemas` are the
+    pinned plan's (`output_schemas`), in which such a reader's columns are unknown."""
+    inputs = input_schemas(plan, schemas)
     problems = []
-    for node_id in plan.pinned:
-        wanted = needed.get(node_id) or set()
-        have = set()
-        for schema in plan.nodes[node_id].operator.output_schema(None, {}).values():
-            have |= set(schema.names)
-        missing = sorted(wanted - have)
-        if missing:
-            problems.append(
-                Problem(
-                    f"its pinned rows lack the column(s) {', '.join(missing)} that the nodes "
-                    "below it read: pin it again or remove its pin",
-                    node=node_id,
-                    code="pin_columns",
-                )
-            )
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        pinned = sorted({source for sources in node.inputs.values() for source, _ in sources}
+                        & set(plan.pinned))  # fmt: skip
+        if not pinned or schemas.get(node_id) is not None or inputs[node_id] is None:
+            continue
+        ctx = NodeContext(node_id, node.params, data_root=data_root, connections=connections)
+        try:
+            node.operator.output_schema(ctx, inputs[node_id])
+        except OperatorError as error:
+            problems += [
+                Problem(f"its pinned rows do not fit '{node_id}': {error}", node=pin, code="pin")
+                for pin in pinned
+            ]
     if problems:
         raise PipelineValidationError(problems)
 

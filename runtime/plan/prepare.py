@@ -13,7 +13,7 @@ from runtime.io.paths import FileArea
 from runtime.plan.fusion import Probe, fuse
 from runtime.plan.model import Plan
 from runtime.plan.passes import optimize
-from runtime.plan.pins import pin
+from runtime.plan.pins import check_fit, pin
 from runtime.plan.reuse.reuse_pass import leave_out, plan_reuse, up_to
 from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import output_schemas
@@ -51,6 +51,8 @@ def prepare(
     if options is not None and options.from_node is not None:
         named_node(plan, options.from_node, "--from")
     schemas = output_schemas(plan, data_root, connections)
+    if plan.pinned:
+        check_fit(plan, schemas, data_root, connections)
     wiring = {node_id: node.inputs for node_id, node in plan.nodes.items()}
     plan = optimize(plan, keep=keep, schemas={node: found or {} for node, found in schemas.items()})
     store = _store(plan, data_root, options)

@@ -87,7 +87,8 @@ def test_pinned_rows_without_a_column_read_below_are_refused_naming_the_node(roo
     with pytest.raises(PipelineValidationError, match="amount_eur") as caught:
         prepared(root, {"enrich": path})
     (problem,) = caught.value.problems
-    assert (problem.node, problem.code) == ("enrich", "pin_columns")
+    assert (problem.node, problem.code) == ("enrich", "pin")
+    assert problem.message.startswith("its pinned rows do not fit 'by_country': ")
 
 
 @pytest.mark.parametrize(
