@@ -43,8 +43,9 @@ def prepare(
     keep = set(keep)
     if options is not None and options.pins:
         plan = pin(plan, options.pins)
-    if options is not None and options.left_out:  # less those that only pinned nodes read
-        left_out = [node for node in options.left_out if node not in plan.eliminated]
+    if options is not None and options.left_out:  # a pinned node and what only it read: moot
+        moot = plan.eliminated.keys() | plan.pinned.keys()
+        left_out = [node for node in options.left_out if node not in moot]
         plan = leave_out(plan, [named_node(plan, node, "left out") for node in left_out])
     if options is not None and options.up_to is not None:
         plan = up_to(plan, named_node(plan, options.up_to, "--up-to"))

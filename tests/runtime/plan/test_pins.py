@@ -103,3 +103,9 @@ def test_pinned_rows_without_a_column_read_below_are_refused_naming_the_node(roo
 def test_a_pin_that_cannot_apply_is_refused(root, pins, message):
     with pytest.raises(PinError, match=message):
         prepared(root, pins)
+
+
+def test_a_run_leaving_out_a_broken_node_above_a_pin_still_runs_the_pinned_node(root):
+    options = RunOptions(pins={"enrich": pinned_enrich(root)}, left_out=("users", "enrich"))
+    result = run(seed_document(), root, options=options)
+    assert {"enrich", "by_country", "write"} <= ran(result)
