@@ -17,6 +17,7 @@ import {
 import { useStore } from "../../../lib/store.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
 import ColumnStats from "./ColumnStats.jsx";
+import PinControls from "../pins/PinControls.jsx";
 import { useResultData } from "./useResultData.js";
 
 const PAGE_SIZES = [50, 100, 500];
@@ -130,6 +131,7 @@ function NodeData({ api, run, order, node, operator, labels, onPick, withStats, 
           Column statistics
         </button>
       </form>
+      {finished ? <PinControls node={node} run={run} page={page.value} /> : null}
       <DataBody
         run={run}
         node={node}
