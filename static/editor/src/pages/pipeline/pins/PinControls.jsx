@@ -39,7 +39,7 @@ export default function PinControls({ node, run, page }) {
           className="pw-badge pw-pin"
           title={`Runs use these rows instead of running ${node} (pinned by ${pin.created_by ?? "someone"})`}
         >
-          📌 pinned: {pin.rows.toLocaleString("en-US")} rows from {pin.source}
+          Pinned: {pin.rows.toLocaleString("en-US")} rows from {pin.source}
         </span>
       ) : null}
       {pinning.readOnly ? null : (

@@ -224,7 +224,7 @@ function CardText({
             className="pw-badge pw-pin"
             title="Pinned: runs use its pin's rows and do not run it"
           >
-            📌 pinned
+            pinned
           </span>
         ) : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
