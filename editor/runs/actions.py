@@ -26,6 +26,7 @@ from runtime import Pipeline as PipelineSpec
 from runtime import Problem, RunStatus
 from runtime.checks.inference import run_stopping
 from runtime.document.spec import to_json_dict
+from runtime.plan.pins import moot_under_pins
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,9 @@ def _check_before_run(
     found = jobs.infer_schemas(document, parameters, **access, before_run=True)["problems"]
     # A database out of reach may be back when the run connects (with its retries).
     problems = [Problem.from_json(p) for p in found if p.get("code") != "unreachable"]
+    if reuse.pins:  # a pinned node, and what only it reads, do not run: their problems are moot
+        moot = moot_under_pins(document, pipeline.pins.values_list("node_id", flat=True))
+        problems = [problem for problem in problems if problem.node not in moot]
     if stopping := run_stopping(document, problems):
         refusal = problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
         raise _labelled(refusal, document)

@@ -103,3 +103,19 @@ def _pinnable(plan: Plan, node_id: str, location: Path):
     if not location.is_file():
         raise PinError(f"pin of node '{node_id}': no file '{location}'")
     return node
+
+
+def moot_under_pins(document, pinned) -> set[str]:
+    """The nodes of `document` (a `Pipeline` spec) whose problems a run with pins on `pinned`
+    does not meet: the pinned nodes (their operator does not run) and the nodes above them
+    that only moot nodes read, as the pin pass leaves them out."""
+    moot = set(pinned) & {node.id for node in document.nodes}
+    children: dict[str, set[str]] = {}
+    for edge in document.edges:
+        children.setdefault(edge.source, set()).add(edge.target)
+    grew = True
+    while grew:
+        found = {node for node, below in children.items() if node not in moot and below <= moot}
+        moot |= found
+        grew = bool(found)
+    return moot

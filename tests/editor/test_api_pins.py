@@ -198,3 +198,16 @@ def test_a_run_whose_pin_lacks_a_column_read_below_fails_naming_the_pinned_node(
     assert run.status == "failed"
     assert "read: its pinned rows do not fit 'adults': " in run.error
     assert "unknown column 'age'" in run.error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pinned_input_whose_file_is_gone_still_runs(client, pipeline_id, data_root):
+    post_json(client, pins_url(pipeline_id), {"node": "read", "rows": ROWS})
+    (data_root / "people.csv").unlink()
+    refused = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {"pins": False})
+    assert refused.status_code == 422
+    started = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+    assert started.status_code == 202, started.content
+    run = wait_for_run(started.json()["id"])
+    assert run.status == "succeeded", run.error
+    assert pd.read_csv(data_root / "out" / "adults.csv").to_dict("records") == ROWS

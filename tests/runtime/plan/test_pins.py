@@ -109,3 +109,15 @@ def test_a_run_leaving_out_a_broken_node_above_a_pin_still_runs_the_pinned_node(
     options = RunOptions(pins={"enrich": pinned_enrich(root)}, left_out=("users", "enrich"))
     result = run(seed_document(), root, options=options)
     assert {"enrich", "by_country", "write"} <= ran(result)
+
+
+def test_the_nodes_a_pin_makes_moot_are_the_pinned_and_what_only_they_read():
+    from runtime.document.spec import load_document
+    from runtime.plan.pins import moot_under_pins
+
+    document = seed_document()
+    document["nodes"].append({"id": "raw", "operator": "csv_output", "params": {"path": "r.csv"}})
+    document["edges"].append({"source": "users", "target": "raw"})
+    spec = load_document(json.dumps(document))
+    assert moot_under_pins(spec, {"enrich"}) == {"enrich", "adults"}
+    assert moot_under_pins(spec, {"enrich", "raw"}) == {"enrich", "adults", "raw", "users"}
