@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,9 +60,9 @@ def run_pins(pipeline: Pipeline, document) -> dict[str, str]:
     return {pin.node_id: pin.file for pin in pipeline.pins.all() if pin.node_id in known}
 
 
-def run_pin_paths(run: Run) -> dict[str, str]:
-    """The absolute pin files of a run's pins, for its `RunOptions`."""
-    return {node: str(data_root() / PINS / file) for node, file in (run.pins or {}).items()}
+def pin_paths(pins: Mapping[str, str]) -> dict[str, str]:
+    """The absolute files of `pins` (node → file, as `run_pins` gives), for `RunOptions.pins`."""
+    return {node: str(data_root() / PINS / file) for node, file in pins.items()}
 
 
 def pin_from_run(pipeline: Pipeline, user, node: str, run: Run) -> Pin:

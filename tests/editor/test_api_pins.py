@@ -211,3 +211,11 @@ def test_a_pinned_input_whose_file_is_gone_still_runs(client, pipeline_id, data_
     run = wait_for_run(started.json()["id"])
     assert run.status == "succeeded", run.error
     assert pd.read_csv(data_root / "out" / "adults.csv").to_dict("records") == ROWS
+
+
+@pytest.mark.django_db
+def test_the_plan_view_says_which_nodes_are_pinned(client, pipeline_id):
+    post_json(client, pins_url(pipeline_id), {"node": "adults", "rows": ROWS})
+    plan = client.get(f"/api/pipelines/{pipeline_id}/plan").json()
+    assert plan["pinned"] == ["adults"]
+    assert "pinned: adults" in plan["text"] and "not run: read" in plan["text"]
