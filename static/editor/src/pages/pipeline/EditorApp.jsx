@@ -25,7 +25,7 @@ import { useWiredAdds } from "./canvas/useWiredAdds.js";
 import { useEditorCommands, useEditorState } from "./commands.js";
 import RunCompareView from "./compare/RunCompareView.jsx";
 import { useHistoryViews } from "./compare/useHistoryViews.js";
-import { CatalogContext, OverlayContext, PinsContext, WorkspaceContext } from "./contexts.js";
+import { CatalogContext, OverlayContext, WorkspaceContext } from "./contexts.js";
 import { usePreview } from "./data/usePreview.js";
 import { createCatalog } from "./document/catalog.js";
 import { isDirty } from "./document/editorState.js";
@@ -283,182 +283,179 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     nodes,
     shown: shown.nodes,
     selectedId,
+    pins,
   });
 
   return (
     <CatalogContext.Provider value={catalog}>
       <OverlayContext.Provider value={overlay}>
-        <PinsContext.Provider value={pins}>
-          <div className="pw-editor">
-            {/* The page's heading for assistive technology; the top bar shows the name as a field. */}
-            <h1 className="pw-visually-hidden">{meta.name}</h1>
-            <TopBar
-              readOnly={readOnly}
-              workspace={workspace}
-              name={meta.name}
-              onRename={commands.rename}
-              saveLabel={saveLabel}
-              saveTitle={saveTitle}
-              onSave={saveNow}
-              onUndo={undo}
-              canUndo={canUndo(state.history)}
-              onRedo={redo}
-              canRedo={canRedo(state.history)}
-              onLayout={commands.autoLayout}
-              onSettings={openSettings}
-              onExport={files.exportJson}
-              onExportPython={files.exportPython}
-              onImport={importJson}
-              imageUrl={`${base}/graph`}
-              history={historyMenu}
-              runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
-              cancelling={runs.phase === "cancelling"}
-              onRun={runs.onRun}
-              onCancel={runs.onCancel}
-              connection={connection}
-              presence={<PresenceBar people={team.people} newer={team.newer} />}
-              problemCount={knownProblems.length}
-            />
-            <SelectionOutlines people={team.people} />
-            <RunProgress />
-            {readOnly ? (
-              <div className="pw-readonly-bar" role="status">
-                <strong>Read only</strong> — you are a viewer in{" "}
-                {workspace?.name ?? "this workspace"}. You can look, preview and export; ask one of
-                its admins for the editor role to change or run it.
-              </div>
-            ) : null}
-            <div className="pw-workspace">
-              {locked ? null : <Palette items={catalog.items} onAdd={commands.addAtCenter} />}
-              <div className="pw-center" ref={canvasBox}>
-                <Canvas
-                  readOnly={locked}
-                  nodes={shown.nodes}
-                  edges={shown.edges}
-                  notes={(viewedCanvas?.meta ?? meta).notes}
-                  groups={(viewedCanvas?.meta ?? meta).groups}
-                  items={items}
-                  onNodesChange={viewedCanvas ? ignoreChanges : commands.onNodesChange}
-                  onNodesMoved={commands.onNodesMoved}
-                  onEdgesChange={viewedCanvas ? ignoreChanges : commands.onEdgesChange}
-                  onConnect={commands.onConnect}
-                  onDropOperator={commands.dropOperator}
-                  onAddConnected={wired.addConnected}
-                  onInsertNode={wired.insertNode}
-                >
-                  <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
-                  {!shown.nodes.length ? (
-                    <div className="pw-canvas-empty">
-                      <h2>An empty pipeline</h2>
-                      <p>
-                        {readOnly
-                          ? "Nobody has added a node yet."
-                          : "Drag an input from the palette on the left onto this canvas to begin."}
-                      </p>
-                    </div>
-                  ) : null}
-                </Canvas>
-                {versions.viewing ? (
-                  <VersionView
-                    key={versions.viewing.item.revision}
-                    item={versions.viewing.item}
-                    items={versions.viewing.items}
-                    loadPair={versions.loadPair}
-                    onRestore={versions.restore}
-                    onClose={versions.close}
-                    readOnly={readOnly}
-                  />
-                ) : null}
-                {comparing ? (
-                  <RunCompareView
-                    api={api}
-                    runs={comparing.runs}
-                    pair={comparing.pair}
-                    onPair={comparePair}
-                    onClose={closeComparison}
-                    userName={userName}
-                  />
-                ) : null}
-                <BottomPanel
-                  open={bottom.open}
-                  tab={bottom.tab}
-                  onTab={bottom.openTab}
-                  onToggle={bottom.toggle}
-                  height={bottom.height}
-                  onResize={bottom.resize}
-                  preview={preview}
-                  nodeIds={nodeIds}
-                  labels={labels}
-                  plan={plan}
-                  dirty={dirty}
-                  data={data}
-                />
-              </div>
-              <SidePanel
-                api={api}
-                base={base}
+        <div className="pw-editor">
+          {/* The page's heading for assistive technology; the top bar shows the name as a field. */}
+          <h1 className="pw-visually-hidden">{meta.name}</h1>
+          <TopBar
+            readOnly={readOnly}
+            workspace={workspace}
+            name={meta.name}
+            onRename={commands.rename}
+            saveLabel={saveLabel}
+            saveTitle={saveTitle}
+            onSave={saveNow}
+            onUndo={undo}
+            canUndo={canUndo(state.history)}
+            onRedo={redo}
+            canRedo={canRedo(state.history)}
+            onLayout={commands.autoLayout}
+            onSettings={openSettings}
+            onExport={files.exportJson}
+            onExportPython={files.exportPython}
+            onImport={importJson}
+            imageUrl={`${base}/graph`}
+            history={historyMenu}
+            runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
+            cancelling={runs.phase === "cancelling"}
+            onRun={runs.onRun}
+            onCancel={runs.onCancel}
+            connection={connection}
+            presence={<PresenceBar people={team.people} newer={team.newer} />}
+            problemCount={knownProblems.length}
+          />
+          <SelectionOutlines people={team.people} />
+          <RunProgress />
+          {readOnly ? (
+            <div className="pw-readonly-bar" role="status">
+              <strong>Read only</strong> — you are a viewer in {workspace?.name ?? "this workspace"}
+              . You can look, preview and export; ask one of its admins for the editor role to
+              change or run it.
+            </div>
+          ) : null}
+          <div className="pw-workspace">
+            {locked ? null : <Palette items={catalog.items} onAdd={commands.addAtCenter} />}
+            <div className="pw-center" ref={canvasBox}>
+              <Canvas
                 readOnly={locked}
-                selected={viewedCanvas ? NO_NODES : selected}
-                schemas={analysis.schemas}
-                onNodeChange={commands.onNodeChange}
-                onPreview={runPreview}
-                onRun={locked ? null : runs.onRun}
-                runActive={
-                  runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)
-                }
-                onDelete={deleteSelection}
-                onFocusNode={commands.focusNode}
-                pipelineProblems={analysis.pipelineProblems}
-                nodeCount={shown.nodes.length}
+                nodes={shown.nodes}
+                edges={shown.edges}
+                notes={(viewedCanvas?.meta ?? meta).notes}
+                groups={(viewedCanvas?.meta ?? meta).groups}
+                items={items}
+                onNodesChange={viewedCanvas ? ignoreChanges : commands.onNodesChange}
+                onNodesMoved={commands.onNodesMoved}
+                onEdgesChange={viewedCanvas ? ignoreChanges : commands.onEdgesChange}
+                onConnect={commands.onConnect}
+                onDropOperator={commands.dropOperator}
+                onAddConnected={wired.addConnected}
+                onInsertNode={wired.insertNode}
+              >
+                <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
+                {!shown.nodes.length ? (
+                  <div className="pw-canvas-empty">
+                    <h2>An empty pipeline</h2>
+                    <p>
+                      {readOnly
+                        ? "Nobody has added a node yet."
+                        : "Drag an input from the palette on the left onto this canvas to begin."}
+                    </p>
+                  </div>
+                ) : null}
+              </Canvas>
+              {versions.viewing ? (
+                <VersionView
+                  key={versions.viewing.item.revision}
+                  item={versions.viewing.item}
+                  items={versions.viewing.items}
+                  loadPair={versions.loadPair}
+                  onRestore={versions.restore}
+                  onClose={versions.close}
+                  readOnly={readOnly}
+                />
+              ) : null}
+              {comparing ? (
+                <RunCompareView
+                  api={api}
+                  runs={comparing.runs}
+                  pair={comparing.pair}
+                  onPair={comparePair}
+                  onClose={closeComparison}
+                  userName={userName}
+                />
+              ) : null}
+              <BottomPanel
+                open={bottom.open}
+                tab={bottom.tab}
+                onTab={bottom.openTab}
+                onToggle={bottom.toggle}
+                height={bottom.height}
+                onResize={bottom.resize}
+                preview={preview}
+                nodeIds={nodeIds}
+                labels={labels}
+                plan={plan}
+                dirty={dirty}
+                data={data}
               />
             </div>
-            {dialog?.kind === "settings" ? (
-              <SettingsDialog
-                api={api}
-                pipelineId={pipelineId}
-                readOnly={readOnly}
-                meta={meta}
-                problems={analysis.pipelineProblems}
-                filing={filing}
-                onFiled={setFiling}
-                onClose={closeDialog}
-                onApply={(next) => {
-                  commands.applySettings(next);
-                  closeDialog();
-                }}
-              />
-            ) : null}
-            {dialog?.kind === "problems" ? (
-              <RunProblemsDialog
-                problems={knownProblems}
-                onFocusNode={commands.focusNode}
-                onRunAnyway={() => runs.onRun(ANYWAY)}
-                onClose={closeDialog}
-              />
-            ) : null}
-            {dialog?.kind === "shortcuts" ? <ShortcutSheet onClose={closeDialog} /> : null}
-            {dialog?.kind === "run" ? (
-              <RunDialog
-                parameters={dialog.parameters}
-                options={dialog.options}
-                onStart={runs.startRun}
-                onClose={closeDialog}
-              />
-            ) : null}
-            {saving.conflict ? (
-              <ConflictDialog
-                who={conflictChoices.who}
-                rows={conflictChoices.rows}
-                onReload={conflictChoices.reloadTheirs}
-                onKeepCopy={conflictChoices.keepMineAsCopy}
-                onOverwrite={conflictChoices.overwrite}
-                onShowDifferences={conflictChoices.showDifferences}
-                differences={conflictChoices.differences}
-              />
-            ) : null}
-            <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
+            <SidePanel
+              api={api}
+              base={base}
+              readOnly={locked}
+              selected={viewedCanvas ? NO_NODES : selected}
+              schemas={analysis.schemas}
+              onNodeChange={commands.onNodeChange}
+              onPreview={runPreview}
+              onRun={locked ? null : runs.onRun}
+              runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
+              onDelete={deleteSelection}
+              onFocusNode={commands.focusNode}
+              pipelineProblems={analysis.pipelineProblems}
+              nodeCount={shown.nodes.length}
+            />
           </div>
-        </PinsContext.Provider>
+          {dialog?.kind === "settings" ? (
+            <SettingsDialog
+              api={api}
+              pipelineId={pipelineId}
+              readOnly={readOnly}
+              meta={meta}
+              problems={analysis.pipelineProblems}
+              filing={filing}
+              onFiled={setFiling}
+              onClose={closeDialog}
+              onApply={(next) => {
+                commands.applySettings(next);
+                closeDialog();
+              }}
+            />
+          ) : null}
+          {dialog?.kind === "problems" ? (
+            <RunProblemsDialog
+              problems={knownProblems}
+              onFocusNode={commands.focusNode}
+              onRunAnyway={() => runs.onRun(ANYWAY)}
+              onClose={closeDialog}
+            />
+          ) : null}
+          {dialog?.kind === "shortcuts" ? <ShortcutSheet onClose={closeDialog} /> : null}
+          {dialog?.kind === "run" ? (
+            <RunDialog
+              parameters={dialog.parameters}
+              options={dialog.options}
+              onStart={runs.startRun}
+              onClose={closeDialog}
+            />
+          ) : null}
+          {saving.conflict ? (
+            <ConflictDialog
+              who={conflictChoices.who}
+              rows={conflictChoices.rows}
+              onReload={conflictChoices.reloadTheirs}
+              onKeepCopy={conflictChoices.keepMineAsCopy}
+              onOverwrite={conflictChoices.overwrite}
+              onShowDifferences={conflictChoices.showDifferences}
+              differences={conflictChoices.differences}
+            />
+          ) : null}
+          <Toasts toasts={toasts.toasts} dismiss={toasts.dismiss} />
+        </div>
       </OverlayContext.Provider>
     </CatalogContext.Provider>
   );

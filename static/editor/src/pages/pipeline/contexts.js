@@ -19,5 +19,3 @@ export const CardDetailContext = createContext("full");
 /** The pipeline's workspace and the page's API client, for fields that pick the workspace's
  * files and connections (form/PathField.jsx, form/ConnectionField.jsx): `{api, workspace}`. */
 export const WorkspaceContext = createContext(null);
-/** The pipeline's pins and what changes them (pins/usePins.js), for the Data tab. */
-export const PinsContext = createContext(null);

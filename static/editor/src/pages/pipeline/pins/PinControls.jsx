@@ -2,17 +2,16 @@
 // "Edit rows, then pin" (the shown page as JSON, edited, pinned), and "Unpin" (docs/pins.md).
 
 import "./pins.css";
-import { useContext, useState } from "react";
-import { PinsContext } from "../contexts.js";
+import { useState } from "react";
 import { parseRows, rowsText } from "./pinRows.js";
 
-/** `run`: the run shown (`{runId, number}`); `page`: the page of rows shown, if any. */
-export default function PinControls({ node, run, page }) {
-  const pinning = useContext(PinsContext);
+/** `pinning`: what `usePins` gives; `run`: the run shown (`{runId}`); `page`: the page of rows
+ * shown, if any. */
+export default function PinControls({ pinning, node, run, page }) {
   const [editing, setEditing] = useState(null); // the rows' JSON text while edited
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
-  if (!pinning || !node) return null;
+  if (!node) return null;
   const pin = pinning.pins.get(node);
   const act = async (change) => {
     setBusy(true);

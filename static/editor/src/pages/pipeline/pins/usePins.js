@@ -1,5 +1,5 @@
 // The pipeline's pins (docs/pins.md): loaded once, then after each change; `overlay.pins` holds
-// the pinned node ids for the canvas' badges, the context value the Data tab's controls.
+// the pinned node ids for the canvas' badges, the hook's value feeds the Data tab's controls.
 
 import { useCallback, useEffect, useMemo, useState } from "react";
 
