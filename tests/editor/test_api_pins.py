@@ -28,7 +28,7 @@ def pins_url(pipeline_id: int, node: str | None = None) -> str:
 
 def pin_files(settings) -> list:
     folder = settings.PIPEWRIGHT_DATA_ROOT / PINS
-    return sorted(folder.rglob("*.parquet")) if folder.exists() else []
+    return sorted(path for path in folder.rglob("*") if path.is_file()) if folder.exists() else []
 
 
 @pytest.mark.django_db
@@ -219,3 +219,23 @@ def test_the_plan_view_says_which_nodes_are_pinned(client, pipeline_id):
     plan = client.get(f"/api/pipelines/{pipeline_id}/plan").json()
     assert plan["pinned"] == ["adults"]
     assert "pinned: adults" in plan["text"] and "not run: read" in plan["text"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["big.csv", "big.parquet"])
+def test_an_upload_over_the_size_limit_is_refused_before_it_is_read(
+    client, pipeline_id, settings, name
+):
+    settings.PIPEWRIGHT_MAX_PIN_BYTES = 100
+    upload = SimpleUploadedFile(name, b"id\n" + b"1\n" * 200)
+    response = client.post(pins_url(pipeline_id), {"node": "read", "file": upload})
+    assert response.status_code == 413 and response.json()["code"] == "pin_too_large"
+    assert not Pin.objects.exists() and pin_files(settings) == []
+
+
+@pytest.mark.django_db
+def test_a_file_that_is_not_what_its_name_says_is_a_400(client, pipeline_id, settings):
+    upload = SimpleUploadedFile("sample.parquet", b"id,name\n1,A\n")
+    response = client.post(pins_url(pipeline_id), {"node": "read", "file": upload})
+    assert response.status_code == 400 and response.json()["code"] == "invalid_file"
+    assert not Pin.objects.exists() and pin_files(settings) == []
