@@ -66,7 +66,6 @@ def pin(plan: Plan, pins: Mapping[str, str | Path]) -> Plan:
         for parent in result.predecessors[node_id]:
             children[parent].discard(node_id)
         result.eliminated[node_id] = "only pinned nodes read from it"
-    result.notes.append(f"pinned: {', '.join(pins)}")
     return rederived(result)
 
 
