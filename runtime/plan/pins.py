@@ -100,7 +100,7 @@ def _pinnable(plan: Plan, node_id: str, location: Path):
     if len(node.ports.outputs) != 1:
         raise PinError(f"pin: node '{node_id}' has no single output to pin")
     if not location.is_file():
-        raise PinError(f"pin of node '{node_id}': no file '{location}'")
+        raise PinError(f"pin of node '{node_id}': no file '{location.name}'")
     return node
 
 
