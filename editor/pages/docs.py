@@ -15,6 +15,7 @@ PAGES = {
     "schedules": "Schedules",
     "pins": "Pins",
     "notifications": "Notifications and the audit log",
+    "lineage": "Column lineage",
 }
 """The pages served, by name (docs/<name>.md), with their titles."""
 

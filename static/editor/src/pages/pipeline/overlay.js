@@ -1,14 +1,15 @@
 // What the canvas shows on top of the graph: the live run, a past run picked from the
 // history (shown instead of the live one), validation problems by node, and while the plan
 // view is open, each node's mark in the plan (plan/plan.js); after a run, the nodes edited
-// since and those below them (`stale`, runs/staleNodes.js); the pinned nodes (`pins`,
-// pins/usePins.js).
+// since and those below them (`stale`, runs/staleNodes.js); the column whose lineage is
+// asked for and its path's marks (`lineageAsked`, `lineage`, lineage/lineage.js); the pinned
+// nodes (`pins`, pins/usePins.js).
 
 import { IDLE_RUN } from "./runs/runState.js";
 import { createStore } from "../../lib/store.js";
 
-/** A store of `{live, viewed, problems, plan, stale, pins}` (`plan`: null outside the plan view;
- * `stale`, `pins`: Sets of node ids). */
+/** A store of `{live, viewed, problems, plan, stale, lineageAsked, lineage, pins}` (`plan`:
+ * null outside the plan view; `stale`, `pins`: Sets of node ids). */
 export function createOverlay() {
   return createStore({
     live: IDLE_RUN,
@@ -16,6 +17,8 @@ export function createOverlay() {
     problems: {},
     plan: null,
     stale: new Set(),
+    lineageAsked: null,
+    lineage: null,
     pins: new Set(),
   });
 }
