@@ -1,17 +1,22 @@
 """Model signals: every new user gets a personal workspace; a member who leaves a workspace
 (or whose role falls below editor) has their schedules there paused; open live-view sockets
 ask again whether they may watch when their user's memberships or account change, and close
-when their session signs out (`editor.live.watcher_access`)."""
+when their session signs out (`editor.live.watcher_access`); a pin's file goes with its pin,
+and a pipeline's pins folder with the pipeline, once the deletion commits."""
 
 from __future__ import annotations
 
+import shutil
+
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from editor.live.watcher_access import session_digest, tell_sockets_of
-from editor.models import Membership
+from editor.models import Membership, Pin, Pipeline
+from editor.pipelines.pins import pin_path, pipeline_folder
 from editor.schedules.actions import pause_where_owner_may_not_run
 from editor.workspaces.membership import personal_workspace
 
@@ -53,3 +58,16 @@ def close_sockets_of_session(sender, request, user, **kwargs):
     if user is not None:
         digest = session_digest(request.session.session_key)
         tell_sockets_of(user.pk, {"type": "session.ended", "session": digest})
+
+
+@receiver(post_delete, sender=Pin, dispatch_uid="pin-file")
+def remove_pin_file(sender, instance, **kwargs):
+    """Unpinned, replaced or deleted with its pipeline: its rows go too."""
+    path = pin_path(instance)
+    transaction.on_commit(lambda: path.unlink(missing_ok=True))
+
+
+@receiver(post_delete, sender=Pipeline, dispatch_uid="pins-folder")
+def remove_pins_folder(sender, instance, **kwargs):
+    folder = pipeline_folder(instance.pk)
+    transaction.on_commit(lambda: shutil.rmtree(folder, ignore_errors=True))

@@ -14,6 +14,7 @@
   `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by `runtime.budget`),
   `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
+  `PIPEWRIGHT_MAX_PIN_MB` (largest pinned rows' Parquet file, default 50),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
   `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
   default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
@@ -302,6 +303,7 @@ PIPEWRIGHT_MAX_PREVIEWS = _count("PIPEWRIGHT_MAX_PREVIEWS", 2)
 PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT", "30"))
 PIPEWRIGHT_LOG_LINES = 200
 PIPEWRIGHT_MAX_UPLOAD_BYTES = int(os.environ.get("PIPEWRIGHT_MAX_UPLOAD_MB", "100")) * 2**20
+PIPEWRIGHT_MAX_PIN_BYTES = _count("PIPEWRIGHT_MAX_PIN_MB", 50) * 2**20
 PIPEWRIGHT_DASK_SCHEDULER = _dask_scheduler()
 PIPEWRIGHT_BASE_URL = os.environ.get("PIPEWRIGHT_BASE_URL", "").rstrip("/")
 PIPEWRIGHT_WEBHOOK_ALLOW = [

@@ -131,6 +131,15 @@ def _parser() -> argparse.ArgumentParser:
             help="run NODE and everything below it, reusing stored results above it",
         )
         sub.add_argument(
+            "--pin",
+            action="append",
+            default=[],
+            type=_pin_option,
+            metavar="NODE=FILE",
+            help="NODE does not run: its output is the rows of the Parquet FILE, and the nodes "
+            "below it read them (repeatable)",
+        )
+        sub.add_argument(
             "--dask",
             metavar="ADDRESS",
             help="a Dask scheduler (tcp://host:8786): chains over inputs that name several "
@@ -312,7 +321,7 @@ def _prepared(args, *, write: bool = True):
     )
     options = RunOptions(
         fresh=args.fresh, up_to=args.up_to, from_node=args.from_node, tuning=not args.no_tuning,
-        left_out=() if write else outputs,
+        pins=dict(args.pin), left_out=() if write else outputs,
     )  # fmt: skip
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
@@ -320,6 +329,14 @@ def _prepared(args, *, write: bool = True):
         budget=_budget(),
     )  # fmt: skip
     return plan, area, connections
+
+
+def _pin_option(text: str) -> tuple[str, str]:
+    """`NODE=FILE` as (node, the file's absolute path)."""
+    node, sep, file = text.partition("=")
+    if not sep or not node or not file:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NODE=FILE")
+    return node, str(Path(file).absolute())
 
 
 def _budget():

@@ -11,7 +11,7 @@ from editor.models import Schedule
 from editor.schedules import actions
 from editor.schedules.actions import ScheduleIn
 
-EDITABLE = ("name", "cron", "timezone", "parameters", "enabled", "missed", "overlap")
+EDITABLE = ("name", "cron", "timezone", "parameters", "enabled", "missed", "overlap", "use_pins")
 
 
 class ScheduleForm(forms.ModelForm):

@@ -14,6 +14,7 @@ from editor.api.files import router as files_router
 from editor.api.lineage import router as lineage_router
 from editor.api.notifications import router as notifications_router
 from editor.api.operators import router as operators_router
+from editor.api.pins import router as pins_router
 from editor.api.pipelines import router as pipelines_router
 from editor.api.plans import router as plans_router
 from editor.api.positions import router as positions_router
@@ -45,6 +46,7 @@ api.add_router("/pipelines", revisions_router, tags=["history"])
 api.add_router("/pipelines", scripts_router, tags=["pipelines"])
 api.add_router("/pipelines", positions_router, tags=["incremental inputs"])
 api.add_router("/pipelines", schedules_router, tags=["schedules"])
+api.add_router("/pipelines", pins_router, tags=["pins"])
 api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
 api.add_router("/pipelines", notifications_router, tags=["notifications"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}

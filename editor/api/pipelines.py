@@ -323,13 +323,16 @@ def layout_pipeline(request, pipeline_id: ObjectId):
     summary="Start a run",
 )
 def start_run(request, pipeline_id: ObjectId):
-    """Queue a run (body: optional `{parameters, fresh, up_to, from_node, allow_problems}`); 409
+    """Queue a run (body: optional `{parameters, fresh, up_to, from_node, pins,
+    allow_problems}`; `pins` defaults to true: the pipeline's pins are used); 409
     `run_in_progress` while one is active, 422 `invalid_pipeline` or `pipeline_has_problems`
     (unless `allow_problems`), or `invalid_request` naming an unknown node."""
     body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     start = parse_body(RunStartIn, body)
-    reuse = run_actions.Reuse(fresh=start.fresh, up_to=start.up_to, from_node=start.from_node)
+    reuse = run_actions.Reuse(
+        fresh=start.fresh, up_to=start.up_to, from_node=start.from_node, pins=start.pins
+    )
     run = run_actions.start_run(
         pipeline, request.user, start.parameters, reuse, allow_problems=start.allow_problems
     )

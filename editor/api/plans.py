@@ -16,6 +16,7 @@ from editor.api.schemas.plans import ExplainedPlan
 from editor.errors import ActionError, problems_error
 from editor.models import NodeRun
 from editor.pipelines.documents import to_document
+from editor.pipelines.pins import pin_paths, run_pins
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
@@ -41,13 +42,16 @@ def pipeline_plan(
     param: Annotated[list[str] | None, Query(description=PARAM)] = None,
 ):
     """Segments with their backend, nodes left on pandas, what the passes eliminated or merged,
+    the nodes pinned (`pinned`, with the pipeline's pins as a run from the editor uses them),
     and `explain`'s text; `backend` overrides the document's. 422 `invalid_pipeline` with
     the problems when a run of the saved document would be refused."""
     pipeline = pipeline_for(request.user, pipeline_id)
     parameters = _parameters(param or [])
     access = engine_access(pipeline.workspace, request.user)
+    document = to_document(pipeline)
+    pinned = pin_paths(run_pins(pipeline, document))
     problems, plan = jobs.explained_plan(
-        to_document(pipeline), parameters, backend=backend, **access
+        document, parameters, backend=backend, pins=pinned, **access
     )
     if problems:
         raise problems_error(422, "invalid_pipeline", "the pipeline cannot be planned", problems)

@@ -79,6 +79,7 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
         "up_to": run.up_to or None,
         "from_node": run.from_node or None,
         "left_out": run.left_out or [],
+        "pins": sorted(run.pins or {}),
         "started_by": run.started_by.get_username() if run.started_by else None,
         "trigger": run.trigger,
         "schedule": run.schedule_id,

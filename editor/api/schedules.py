@@ -41,6 +41,7 @@ def schedule_json(schedule: Schedule) -> dict:
         "paused_reason": schedule.paused_reason,
         "missed": schedule.missed,
         "overlap": schedule.overlap,
+        "use_pins": schedule.use_pins,
         "next_fire_at": _time(schedule.next_fire_at),
         "last_fire_at": _time(schedule.last_fire_at),
         "last_run": schedule.last_run_id,

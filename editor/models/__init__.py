@@ -4,6 +4,7 @@
 - `pipelines`: pipelines stored as rows of nodes and edges, and the revisions history keeps.
 - `runs`: runs with the snapshot of the document that ran, node runs, log lines, and the
   positions incremental inputs reached.
+- `pins`: rows that stand for a node's output in editor runs.
 - `schedules`, `audit`, `notifications`: what fires runs, what records changes, and who is
   told when a run ends.
 
@@ -14,6 +15,7 @@ What a change means (validation, permissions, side effects) lives in the domain'
 
 from editor.models.audit import AppendOnly, AuditEntry, AuditSource
 from editor.models.notifications import Notification
+from editor.models.pins import Pin
 from editor.models.pipelines import Edge, Node, Pipeline, PipelineRevision
 from editor.models.runs import InputPosition, NodeRun, Run, RunLog, latest_statuses
 from editor.models.schedules import Schedule
@@ -31,6 +33,7 @@ __all__ = [
     "Node",
     "NodeRun",
     "Notification",
+    "Pin",
     "Pipeline",
     "PipelineRevision",
     "Role",

@@ -58,6 +58,12 @@ class Run(models.Model):
         help_text="Nodes left out, with everything below them: the run was started despite "
         "their problems.",
     )
+    pins = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Pinned nodes: each did not run, its output was its pin's rows (node → the "
+        "pin's file).",
+    )
     status = models.CharField(max_length=20, choices=RUN_STATUS_CHOICES, default=RunStatus.QUEUED)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

@@ -36,6 +36,9 @@ class Schedule(models.Model):
     )
     timezone = models.CharField(max_length=64, default="UTC", help_text="An IANA time zone.")
     parameters = models.JSONField(default=dict, blank=True)
+    use_pins = models.BooleanField(
+        default=False, help_text="Its runs use the pipeline's pins (by default they ignore them)."
+    )
     enabled = models.BooleanField(default=True)
     paused_reason = models.CharField(
         max_length=300, blank=True, help_text="Why the server paused it (its owner left, say)."

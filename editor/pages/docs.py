@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 PAGES = {
     "expressions": "Expressions",
     "schedules": "Schedules",
+    "pins": "Pins",
     "notifications": "Notifications and the audit log",
     "lineage": "Column lineage",
     "data-tests": "Data tests",

@@ -18,6 +18,7 @@ from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule
 from editor.notifications import dispatch
 from editor.pipelines.documents import to_document
+from editor.pipelines.pins import run_pins
 from editor.runs import jobs, launcher, node_rows
 from editor.runs.limits import refuse_too_many_runs
 from editor.workspaces.membership import engine_access
@@ -25,6 +26,7 @@ from runtime import Pipeline as PipelineSpec
 from runtime import Problem, RunStatus
 from runtime.checks.inference import run_stopping
 from runtime.document.spec import to_json_dict
+from runtime.plan.pins import moot_under_pins
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class Reuse:
     """Run only this node and its ancestors."""
     from_node: str | None = None
     """Run this node and everything below it; what is above it is reused where stored."""
+    pins: bool = False
+    """Use the pipeline's pins: each pinned node's output is its pin's rows (a forced reuse)."""
 
     def refusals(self, document) -> list[Problem]:
         """A problem for each node named here that the document does not have."""
@@ -159,6 +163,9 @@ def _check_before_run(
     found = jobs.infer_schemas(document, parameters, **access, before_run=True)["problems"]
     # A database out of reach may be back when the run connects (with its retries).
     problems = [Problem.from_json(p) for p in found if p.get("code") != "unreachable"]
+    if reuse.pins:  # a pinned node, and what only it reads, do not run: their problems are moot
+        moot = moot_under_pins(document, pipeline.pins.values_list("node_id", flat=True))
+        problems = [problem for problem in problems if problem.node not in moot]
     if stopping := run_stopping(document, problems):
         refusal = problems_error(422, "invalid_pipeline", "the pipeline cannot run", stopping)
         raise _labelled(refusal, document)
@@ -207,6 +214,7 @@ def _queue_run(
         up_to=reuse.up_to or "",
         from_node=reuse.from_node or "",
         left_out=list(checked.left_out),
+        pins=run_pins(checked.pipeline, checked.document) if reuse.pins else {},
         trigger="schedule" if schedule is not None else "manual",
         schedule=schedule,
         scheduled_for=scheduled_for,
@@ -284,6 +292,8 @@ def _run_details(run: Run) -> dict:
     if run.parameters:
         details["parameter_names"] = sorted(run.parameters)
     reuse = {"fresh": run.fresh, "up_to": run.up_to, "from_node": run.from_node}
+    if run.pins:
+        details["pins"] = sorted(run.pins)
     return details | {name: value for name, value in reuse.items() if value}
 
 

@@ -136,11 +136,17 @@ def explained_plan(
     backend: str | None = None,
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
+    pins: Mapping[str, str] | None = None,
 ) -> tuple[list[Problem], dict | None]:
     """What stops a run of `document` (`run_problems`), or else none and its prepared plan as
-    `explain_json` gives it, computed in a job's process."""
+    `explain_json` gives it, with `pins` (node → Parquet file) as a run from the editor has
+    them, computed in a job's process."""
     job = _Job("plan", "planning the pipeline", SLOW_INPUTS)
-    options = {"backend": backend, "cluster": settings.PIPEWRIGHT_DASK_SCHEDULER}
+    options = {
+        "backend": backend,
+        "cluster": settings.PIPEWRIGHT_DASK_SCHEDULER,
+        "pins": dict(pins or {}),
+    }
     found = _answer(job, document, parameters, data_root, connections, options)
     return [Problem.from_json(problem) for problem in found["problems"]], found["plan"]
 

@@ -36,6 +36,7 @@ from editor.database.outage import until_written
 from editor.live import relay
 from editor.models import NodeRun, Run
 from editor.notifications import dispatch
+from editor.pipelines.pins import pin_paths
 from editor.runs import queue, watch
 from editor.runs.dask import DaskSupervisor
 from editor.runs.local import LocalSupervisor
@@ -334,6 +335,7 @@ def _order(run: Run, plan: Plan) -> RunOrder:
             up_to=run.up_to or None,
             from_node=run.from_node or None,
             left_out=tuple(run.left_out or ()),
+            pins=pin_paths(run.pins or {}),
         ),
         positions=positions_of(run.pipeline_id),
     )

@@ -46,6 +46,7 @@ class ScheduleIn(BaseModel):
     enabled: bool = True
     missed: Literal["skip", "run_once"] = "skip"
     overlap: Literal["skip", "queue"] = "skip"
+    use_pins: bool = False
 
 
 def checked_times(cron: str, zone: str) -> tuple[str, object]:
@@ -103,6 +104,7 @@ def _apply(
     schedule.enabled = fields.enabled
     schedule.missed = fields.missed
     schedule.overlap = fields.overlap
+    schedule.use_pins = fields.use_pins
     schedule.owner = owner
     if fields.enabled:
         schedule.paused_reason = ""

@@ -31,6 +31,7 @@ from editor.models import AuditSource, Run, Schedule
 from editor.runs.actions import (
     PROBLEM_CODES,
     CheckedStart,
+    Reuse,
     check_start,
     queue_checked,
     record_refused,
@@ -142,6 +143,7 @@ def _checked(schedule: Schedule, now: datetime) -> CheckedStart | ActionError | 
             schedule.pipeline,
             schedule.owner,
             schedule.parameters,
+            Reuse(pins=schedule.use_pins),
             queue=schedule.overlap == Schedule.Overlap.QUEUE,
         )
     except ActionError as refused:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from runtime.plan.model import Plan
 from runtime.relational import SINK, Input, Relation
@@ -28,6 +29,8 @@ def explain(plan: Plan) -> str:
     pandas = [node_id for node_id in plan.order if node_id not in in_segments]
     if pandas:
         lines.append(f"on pandas: {', '.join(pandas)}")
+    for node_id, location in plan.pinned.items():
+        lines.append(f"pinned: {node_id} (its output is the rows of {Path(location).name})")
     for node_id, reason in plan.eliminated.items():
         lines.append(f"not run: {node_id} ({reason})")
     for alias, kept in plan.merged.items():
@@ -89,6 +92,7 @@ def explain_json(plan: Plan) -> dict:
         "pandas": [node_id for node_id in plan.order if node_id not in in_segments],
         "fallbacks": dict(plan.fallbacks),
         "eliminated": dict(plan.eliminated),
+        "pinned": sorted(plan.pinned),
         "merged": dict(plan.merged),
         "notes": list(plan.notes),
         "reuse": reuse_reasons(plan),

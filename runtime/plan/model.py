@@ -109,6 +109,9 @@ class Plan:
     whole: set[str] = field(default_factory=set)
     """Nodes whose every column is computed though nothing reads them (the node a run goes
     up to: its stored result serves any later reader)."""
+    pinned: dict[str, str] = field(default_factory=dict)
+    """Nodes whose output is pinned rows (runtime/plan/pins.py), with the pin file: they do not
+    run, and `explain` says so."""
     cache: Any = None
     """The run's `runtime.plan.reuse.reuse_pass.CacheRun` (store, keys, why each node runs): None
     when the run uses no store."""

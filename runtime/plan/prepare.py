@@ -14,6 +14,7 @@ from runtime.io.paths import FileArea
 from runtime.plan.fusion import Probe, fuse
 from runtime.plan.model import Plan
 from runtime.plan.passes import optimize
+from runtime.plan.pins import check_fit, pin
 from runtime.plan.reuse.reuse_pass import leave_out, plan_reuse, up_to
 from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import output_schemas
@@ -52,13 +53,19 @@ def prepare(
     # past them, none is left out), with every column; fusion still lowers them.
     tested = plan.checked() | {node_id for node_id, _ in plan.referenced()}
     plan = dataclasses.replace(plan, whole=plan.whole | tested)
-    if options is not None and options.left_out:
-        plan = leave_out(plan, [named_node(plan, node, "left out") for node in options.left_out])
+    if options is not None and options.pins:
+        plan = pin(plan, options.pins)
+    if options is not None and options.left_out:  # a pinned node and what only it read: moot
+        moot = plan.eliminated.keys() | plan.pinned.keys()
+        left_out = [node for node in options.left_out if node not in moot]
+        plan = leave_out(plan, [named_node(plan, node, "left out") for node in left_out])
     if options is not None and options.up_to is not None:
         plan = up_to(plan, named_node(plan, options.up_to, "--up-to"))
     if options is not None and options.from_node is not None:
         named_node(plan, options.from_node, "--from")
     schemas = output_schemas(plan, data_root, connections)
+    if plan.pinned:
+        check_fit(plan, schemas, data_root, connections)
     wiring = {node_id: node.inputs for node_id, node in plan.nodes.items()}
     known = {node: found or {} for node, found in schemas.items()}
     plan = optimize(plan, keep=keep | tested, schemas=known)

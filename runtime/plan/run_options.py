@@ -3,15 +3,16 @@
 Given to `prepare` (and carried by a child process's `RunOrder`): `fresh` ignores stored
 results (new ones are still stored), `up_to` runs a node and its ancestors only, `from_node`
 runs a node and everything below it, reusing what is stored above it, and `left_out` names
-nodes that do not run, nor anything below them (a run started despite their problems), and
-`tuning` off reads no past runs' figures (runtime/plan/tuned.py: the run still records its own).
+nodes that do not run, nor anything below them (a run started despite their problems),
+`tuning` off reads no past runs' figures (runtime/plan/tuned.py: the run still records its own),
+and `pins` maps nodes to Parquet files of rows that stand for their output (runtime/plan/pins.py).
 Passing no options at all (`None`) means the plan is not a run's (a preview's): no store is
 read or written.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -23,3 +24,4 @@ class RunOptions:
     from_node: str | None = None
     left_out: tuple[str, ...] = ()
     tuning: bool = True
+    pins: dict[str, str] = field(default_factory=dict)

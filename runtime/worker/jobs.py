@@ -70,7 +70,7 @@ def _plan(order: JobOrder) -> dict:
     prepared = prepare(
         plan, backend=order.options.get("backend"), data_root=order.area,
         connections=order.connections, cluster=order.options.get("cluster"), probe=check_reads,
-        options=RunOptions(),
+        options=RunOptions(pins=order.options.get("pins") or {}),
     )  # fmt: skip
     return {"problems": [], "plan": explain_json(prepared)}
 

@@ -22,8 +22,8 @@ def test_the_owner_gets_the_plan_with_its_text(client, pipeline_id, data_root):
     assert response.status_code == 200, response.content
     body = response.json()
     assert set(body) == {
-        "segments", "pandas", "fallbacks", "eliminated", "merged", "notes", "reuse", "reused_from",
-        "tuning", "text",
+        "segments", "pandas", "fallbacks", "eliminated", "pinned", "merged", "notes", "reuse",
+        "reused_from", "tuning", "text",
     }  # fmt: skip
     assert body["text"].startswith("Plan of 'Adults'")
     assert body["tuning"] == [

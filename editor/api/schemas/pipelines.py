@@ -173,6 +173,11 @@ class RunStartIn(RunIn):
     from_node: str | None = Field(
         None, description="Run this node and everything below it, reusing what is stored above it."
     )
+    pins: bool = Field(
+        True,
+        description="Use the pipeline's pins: each pinned node does not run, its output is its "
+        "pin's rows (docs/pins.md).",
+    )
     allow_problems: bool = Field(
         False,
         description="Run despite the problems the editor shows: the nodes with problems and "

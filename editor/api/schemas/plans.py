@@ -33,6 +33,9 @@ class ExplainedPlan(Schema):
         "a type DuckDB cannot read as pandas does, an operator that runs on pandas only).",
     )
     eliminated: dict[str, str] = Field(description="Nodes not run, with the reason.")
+    pinned: list[str] = Field(
+        default_factory=list, description="Pinned nodes: their output is their pin's rows."
+    )
     merged: dict[str, str] = Field(description="Nodes computed once: alias to the kept node.")
     notes: list[str]
     reuse: dict[str, str] = Field(

@@ -48,6 +48,9 @@ class RunSummary(Schema):
     from_node: str | None = Field(
         description="The node the run started from, reusing what is stored above it."
     )
+    pins: list[str] = Field(
+        default_factory=list, description="Nodes whose output was their pin's rows (not run)."
+    )
     left_out: list[str] = Field(
         [],
         description="Nodes left out with everything below them: the run was started despite "

@@ -23,6 +23,7 @@ class ScheduleOut(Schema):
     paused_reason: str
     missed: str
     overlap: str
+    use_pins: bool
     next_fire_at: str | None
     last_fire_at: str | None
     last_run: int | None

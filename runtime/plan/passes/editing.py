@@ -34,6 +34,7 @@ def copied(plan: Plan) -> Plan:
         stored=set(plan.stored),
         reshaped=dict(plan.reshaped),
         whole=set(plan.whole),
+        pinned=dict(plan.pinned),
     )
 
 

@@ -40,6 +40,7 @@ from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import OutputSchemas
 
 REUSED = "reused from the cache"
+PINNED = "pinned: its output is the pinned rows"
 SMALL_INPUT = 2**20
 """Files up to this size (the size up to which their content is hashed) are cheap to store
 again: the chains reading them are stored from the first run."""
@@ -180,6 +181,8 @@ def leave_out(plan: Plan, node_ids: list[str]) -> Plan:
 def _decision(plan, node_id, cache: CacheRun, options, below, files) -> tuple[bool, str]:
     node = plan.nodes[node_id]
     keys = cache.keys
+    if node_id in plan.pinned:
+        return False, PINNED
     if node_id in below:
         return False, f"the run starts from {options.from_node}"
     if node_id in keys.volatile:
@@ -394,12 +397,15 @@ def _row_wise(node: PlannedNode) -> bool:
     return node.operator.partitionable and len(sources) == 1 and len(node.ports.outputs) == 1
 
 
-def read_instead(node: PlannedNode, locations: dict[str, Path]) -> PlannedNode:
-    """`node` as a read of its stored results, one Parquet file per port (`locations`)."""
+def read_instead(
+    node: PlannedNode, locations: dict[str, Path], reader: type[StoredResult] = StoredResult
+) -> PlannedNode:
+    """`node` as a read of its stored results, one Parquet file per port (`locations`);
+    `reader`: the operator reading them (a pin's `PinnedRows`)."""
     return PlannedNode(
         id=node.id,
         label=node.label,
-        operator=StoredResult(node.operator, node.id, locations),
+        operator=reader(node.operator, node.id, locations),
         params=OperatorParams(),
         inputs={},
         retries=0,

@@ -46,7 +46,8 @@ def final_statuses(server: ForkServer, order: RunOrder) -> dict[str, tuple]:
 
 
 def test_the_run_options_cross_the_wire_unchanged(tmp_path):
-    order = run_order(tmp_path, RunOptions(fresh=True, up_to="a", from_node="b"), 1)
+    options = RunOptions(fresh=True, up_to="a", from_node="b", pins={"c": "/pins/c.parquet"})
+    order = run_order(tmp_path, options, 1)
     assert RunOrder.from_message(order.to_message()) == order
 
 
@@ -60,3 +61,13 @@ def test_a_run_process_reuses_stores_and_follows_its_options(server, tmp_path):
     assert set(third.values()) == {("succeeded", True)}
     fresh = final_statuses(server, run_order(tmp_path, RunOptions(fresh=True), 4))
     assert set(fresh.values()) == {("succeeded", False)}
+
+
+def test_a_run_process_reads_a_pinned_node_from_its_pin(server, tmp_path):
+    import pandas as pd
+
+    write_data(tmp_path)
+    pin = tmp_path / "pin.parquet"
+    pd.DataFrame({"id": [1], "age": [20], "country": ["FR"], "amount_eur": [1.0]}).to_parquet(pin)
+    statuses = final_statuses(server, run_order(tmp_path, RunOptions(pins={"enrich": str(pin)}), 5))
+    assert statuses["users"][0] == "skipped" and statuses["write"] == ("succeeded", False)

@@ -43,6 +43,7 @@ import HistoryMenu from "./runs/HistoryMenu.jsx";
 import RunDialog from "./runs/RunDialog.jsx";
 import RunProblemsDialog from "./runs/RunProblemsDialog.jsx";
 import { useStaleNodes } from "./runs/useStaleNodes.js";
+import { usePins } from "./pins/usePins.js";
 import { ANYWAY, runProblems } from "./runs/runProblems.js";
 import { RunProgress, ViewedRunBanner } from "./runs/RunStatus.jsx";
 import { useLiveRun } from "./runs/useLiveRun.js";
@@ -127,6 +128,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
   useStaleNodes({ api, overlay, present: state.history.present, sets: catalog.statuses });
+  const pins = usePins({ api, base, overlay, readOnly });
   const plan = usePlanView({ api, base, overlay, active: bottom.open && bottom.tab === "plan" });
   const { saving, saveFirst, onReplaced, onTaken, conflictChoices, files } = useDocumentSaving({
     api,
@@ -282,6 +284,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
     nodes,
     shown: shown.nodes,
     selectedId,
+    pins,
   });
 
   return (

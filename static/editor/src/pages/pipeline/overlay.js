@@ -2,13 +2,14 @@
 // history (shown instead of the live one), validation problems by node, and while the plan
 // view is open, each node's mark in the plan (plan/plan.js); after a run, the nodes edited
 // since and those below them (`stale`, runs/staleNodes.js); the column whose lineage is
-// asked for and its path's marks (`lineageAsked`, `lineage`, lineage/lineage.js).
+// asked for and its path's marks (`lineageAsked`, `lineage`, lineage/lineage.js); the pinned
+// nodes (`pins`, pins/usePins.js).
 
 import { IDLE_RUN } from "./runs/runState.js";
 import { createStore } from "../../lib/store.js";
 
-/** A store of `{live, viewed, problems, plan, stale}` (`plan`: null outside the plan view;
- * `stale`: a Set of node ids). */
+/** A store of `{live, viewed, problems, plan, stale, lineageAsked, lineage, pins}` (`plan`:
+ * null outside the plan view; `stale`, `pins`: Sets of node ids). */
 export function createOverlay() {
   return createStore({
     live: IDLE_RUN,
@@ -18,6 +19,7 @@ export function createOverlay() {
     stale: new Set(),
     lineageAsked: null,
     lineage: null,
+    pins: new Set(),
   });
 }
 

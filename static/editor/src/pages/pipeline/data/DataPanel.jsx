@@ -18,6 +18,7 @@ import { useStore } from "../../../lib/store.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
 import { askLineage } from "../lineage/lineage.js";
 import ColumnStats from "./ColumnStats.jsx";
+import PinControls from "../pins/PinControls.jsx";
 import { useResultData } from "./useResultData.js";
 
 const PAGE_SIZES = [50, 100, 500];
@@ -26,7 +27,7 @@ const ARROWS = { ascending: "▲", descending: "▼", none: "" };
 
 /** `selectedId`: the node selected on the canvas (shown when it is in the run); `operators`:
  * each node's operator name and params by id (`{operator, params}`: its ports follow them). */
-export default function DataPanel({ api, selectedId, operators, labels }) {
+export default function DataPanel({ api, selectedId, operators, labels, pins }) {
   const overlay = useContext(OverlayContext);
   const run = useStore(overlay, shownRun);
   // The node selected on the canvas is picked here too, each time the selection changes.
@@ -52,13 +53,14 @@ export default function DataPanel({ api, selectedId, operators, labels }) {
       operator={operators[node]}
       labels={labels}
       onPick={setPicked}
+      pins={pins}
       withStats={withStats}
       onStats={setWithStats}
     />
   );
 }
 
-function NodeData({ api, run, order, node, operator, labels, onPick, withStats, onStats }) {
+function NodeData({ api, run, order, node, operator, labels, onPick, pins, withStats, onStats }) {
   const catalog = useContext(CatalogContext);
   const [view, setView] = useState(FIRST_VIEW);
   const [draft, setDraft] = useState("");
@@ -131,6 +133,9 @@ function NodeData({ api, run, order, node, operator, labels, onPick, withStats, 
           Column statistics
         </button>
       </form>
+      {finished && pins ? (
+        <PinControls pinning={pins} node={node} run={run} page={page.value} />
+      ) : null}
       <DataBody
         run={run}
         node={node}

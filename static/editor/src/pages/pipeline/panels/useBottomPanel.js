@@ -34,7 +34,7 @@ export function useBottomPanel() {
 
 /** `{nodeIds, labels, data}` for the panel: `nodes` are the editor's, `shown` the canvas'
  * (a viewed run's own); `data` is the data tab's `{api, selectedId, operators}`. */
-export function useBottomPanelData({ api, nodes, shown, selectedId }) {
+export function useBottomPanelData({ api, nodes, shown, selectedId, pins }) {
   const idKey = nodes.map((node) => node.id).join("\n");
   const nodeIds = useMemo(() => (idKey ? idKey.split("\n") : []), [idKey]);
   const labelKey = JSON.stringify(nodes.map((node) => [node.id, node.data.label ?? ""]));
@@ -43,8 +43,8 @@ export function useBottomPanelData({ api, nodes, shown, selectedId }) {
     shown.map((node) => [node.id, { operator: node.data.operator, params: node.data.params }]),
   );
   const data = useMemo(
-    () => ({ api, selectedId, operators: Object.fromEntries(JSON.parse(operatorKey)) }),
-    [api, selectedId, operatorKey],
+    () => ({ api, selectedId, pins, operators: Object.fromEntries(JSON.parse(operatorKey)) }),
+    [api, selectedId, pins, operatorKey],
   );
   return { nodeIds, labels, data };
 }

@@ -73,17 +73,20 @@ function compareLabel(runs, viewedId) {
 }
 
 /** "#12 · succeeded · alice · start to end 3.2 s · 5 min ago" (you: "you"; a schedule's run: "scheduled
- * (alice)"; parts not known are left out). */
+ * (alice)"; a run that used pins: "with pins"; parts not known are left out). */
 function runLine(run, userName) {
   const by = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
   const who = run.trigger === "schedule" ? `scheduled${by ? ` (${by})` : ""}` : by;
   const took = run.duration_s != null ? durationLabel("recorded", run.duration_s) : null;
+  const pinned = run.pins?.length
+    ? { text: "with pins", title: `Pinned: ${run.pins.join(", ")}` }
+    : null;
   return (
     <span className="pw-run-line">
       <strong>#{run.number}</strong>
       {" · "}
       <span className={`pw-badge pw-status-${run.status}`}>{run.status.replace("_", " ")}</span>
-      {[who, took, timeAgo(run.created_at)].filter(Boolean).map((part, index) => (
+      {[who, pinned, took, timeAgo(run.created_at)].filter(Boolean).map((part, index) => (
         <span key={index} className="pw-muted" title={part.title}>
           {` · ${part.text ?? part}`}
         </span>

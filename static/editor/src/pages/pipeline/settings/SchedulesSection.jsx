@@ -17,6 +17,7 @@ const EMPTY = {
   enabled: true,
   missed: "skip",
   overlap: "skip",
+  use_pins: false,
 };
 const ZONES =
   typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
@@ -202,6 +203,7 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
       enabled: values.enabled,
       missed: values.missed,
       overlap: values.overlap,
+      use_pins: Boolean(values.use_pins),
     };
     try {
       await (values.id ? api.put(`${base}/${values.id}`, body) : api.post(base, body));
@@ -352,6 +354,17 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
               onChange={set("enabled")}
             />
             <span>Enabled</span>
+          </label>
+        </div>
+        <div className="pw-field pw-field-check">
+          <label htmlFor="pw-schedule-pins" title="By default a scheduled run ignores the pins">
+            <input
+              id="pw-schedule-pins"
+              type="checkbox"
+              checked={Boolean(values.use_pins)}
+              onChange={set("use_pins")}
+            />
+            <span>Use pins</span>
           </label>
         </div>
       </div>

@@ -7,6 +7,7 @@
 // Its size and its handles' places are geometry.js's, which React Flow is given too.
 
 import "./nodes.css";
+import "../../pins/pins.css";
 import { Handle } from "@xyflow/react";
 import { useContext, useState } from "react";
 import {
@@ -55,6 +56,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
   const mark = useStore(overlay, (state) => state.plan?.[id]);
   const onPath = useStore(overlay, (state) => lineageClass(state.lineage, id));
+  const pinned = useStore(overlay, (state) => state.pins?.has(id) ?? false);
   // Marked only over the live run's final statuses (a past run picked is shown as it was).
   const stale =
     useStore(overlay, (state) => !state.viewed && state.stale?.has(id)) &&
@@ -93,6 +95,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           operator={catalog.byName.get(data.operator)}
           status={status}
           stale={stale}
+          pinned={pinned}
           run={run}
           problems={problems}
           ports={ports}
@@ -178,6 +181,7 @@ function CardText({
   operator,
   status,
   stale,
+  pinned,
   run,
   problems,
   ports,
@@ -217,6 +221,14 @@ function CardText({
             title="Edited since the last run (or below a node that was): the next run computes it again"
           >
             stale
+          </span>
+        ) : null}
+        {pinned ? (
+          <span
+            className="pw-badge pw-pin"
+            title="Pinned: runs use its pin's rows and do not run it"
+          >
+            pinned
           </span>
         ) : null}
         {run && status !== "idle" ? <Metrics run={run} kind={kind} working={working} /> : null}
