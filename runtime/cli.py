@@ -314,7 +314,7 @@ def compile_command(args) -> int:
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     script = compile_script(
-        _load(args.file),
+        _inlined(args).document,
         data_root=data_root,
         backend=args.backend,
         connections=_connections(args.connections),
@@ -353,7 +353,7 @@ def _inlined(args):
     if getattr(args, "inlined", None) is None:  # explain asks twice: the plan, then its views
         args.inlined = inline(
             _load(args.file), resolve_file, key=file_key(args.file), title=args.file.name,
-            parameters=dict(args.param),
+            parameters=dict(getattr(args, "param", ())),
         )  # fmt: skip
     return args.inlined
 

@@ -98,6 +98,7 @@ class _Inliner:
         self.resolve, self.registry = resolve, registry
         self.max_depth, self.max_nodes = max_depth, max_nodes
         self.problems: list[Problem] = []
+        self.top: str | None = None
         self.count = 0
 
     def expand(
@@ -116,6 +117,8 @@ class _Inliner:
                 if self.count > self.max_nodes:
                     raise PipelineValidationError([self._too_big()])
                 continue
+            if outermost:
+                self.top = node.id  # what a refusal of the whole nesting names
             found = self._inner(node, chain, values)
             if found is None:
                 continue
@@ -175,7 +178,7 @@ class _Inliner:
             nesting = " → ".join([*titles, inner.title])
             raise PipelineValidationError([
                 Problem(f"sub-pipelines nest more than {self.max_depth} levels deep: {nesting}",
-                        node=node.id, field="params.pipeline", code="subpipelines_too_deep")
+                        node=self.top, field="params.pipeline", code="subpipelines_too_deep")
             ])  # fmt: skip
         inner_values = self._parameters(node, params, inner)
         return (inner, params, inner_values) if inner_values is not None else None
