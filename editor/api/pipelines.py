@@ -34,6 +34,7 @@ from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
 from editor.pipelines.merging import merge_stale
+from editor.pipelines.subpipelines import checked_inlined, on_the_canvas
 from editor.runs import actions as run_actions
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
@@ -362,9 +363,11 @@ def _checked(request, pipeline, document: PipelineSpec) -> dict:
 
 def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:
     """The schemas and problems of `document` (default: the pipeline's stored one), in the
-    JSON form of `runtime.checks.inference.InferredSchemas`."""
-    return jobs.infer_schemas(
-        document or to_document(pipeline),
-        parameters,
-        **engine_access(pipeline.workspace, request.user),
+    JSON form of `runtime.checks.inference.InferredSchemas`; sub-pipelines inlined, and the
+    problems of their nodes shown at the node using them."""
+    inlined, problems = checked_inlined(pipeline, document, parameters)
+    found = jobs.infer_schemas(
+        inlined.document, parameters, **engine_access(pipeline.workspace, request.user)
     )
+    shown = [problem.to_json() for problem in problems] + found["problems"]
+    return {**found, "problems": on_the_canvas(shown, inlined.subpipelines)}

@@ -23,7 +23,7 @@ def test_the_owner_gets_the_plan_with_its_text(client, pipeline_id, data_root):
     body = response.json()
     assert set(body) == {
         "segments", "pandas", "fallbacks", "eliminated", "merged", "notes", "reuse", "reused_from",
-        "text",
+        "subpipelines", "text",
     }  # fmt: skip
     assert body["text"].startswith("Plan of 'Adults'")
     assert not Run.objects.exists()
