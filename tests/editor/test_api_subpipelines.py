@@ -7,7 +7,6 @@ import pytest
 
 from editor.models import Run
 from editor.pipelines import actions
-from editor.workspaces.membership import create_workspace
 from runtime.document.spec import load_document
 from tests.editor.conftest import client_for, post_json, wait_for_run
 
