@@ -369,5 +369,8 @@ def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = 
     found = jobs.infer_schemas(
         inlined.document, parameters, **engine_access(pipeline.workspace, request.user)
     )
-    shown = [problem.to_json() for problem in problems] + found["problems"]
+    refused = {problem.node for problem in problems}  # its columns are unknown: said once
+    shown = [problem.to_json() for problem in problems] + [
+        problem for problem in found["problems"] if problem.get("node") not in refused
+    ]
     return {**found, "problems": on_the_canvas(shown, inlined.subpipelines)}

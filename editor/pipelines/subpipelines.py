@@ -142,7 +142,8 @@ def on_the_canvas(problems: list[dict], subpipelines: dict[str, dict]) -> list[d
     }
     return [
         {**problem, "node": outer_of[problem["node"]], "field": "params.pipeline",
-         "field_title": None, "message": f"{problem['node']}: {problem['message']}"}
+         "field_title": None, "message": f"{problem['node']}: {problem['message']}",
+         "line": None, "column": None, "end_column": None}
         if problem.get("node") in outer_of
         else problem
         for problem in problems

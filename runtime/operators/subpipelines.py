@@ -149,8 +149,8 @@ class Subpipeline(Operator):
 
     def output_schema(self, ctx, inputs):
         raise OperatorError(
-            "a sub-pipeline's columns are known once it is inlined; plan the pipeline "
-            "through runtime.plan.inline"
+            "a sub-pipeline's columns are known once it is inlined, as checks and runs of the "
+            "pipeline do (runtime.plan.inline)"
         )
 
     def run(self, ctx, inputs):

@@ -271,7 +271,7 @@ class _Inliner:
                 self.problems.append(Problem(
                     f"the sub-pipeline has no {direction} '{port}' (it has: "
                     f"{', '.join(sorted(declared)) or 'none'})", node=node.id,
-                    field=f"params.{direction}s", code="unknown_port"))  # fmt: skip
+                    field=f"params.{direction}s", code="subpipeline_port"))  # fmt: skip
         for port in sorted(set(inputs) - used_in):
             self.problems.append(Problem(
                 f"input '{port}' of the sub-pipeline is not connected", node=node.id,

@@ -129,3 +129,20 @@ def test_a_revision_history_does_not_keep_is_refused_naming_the_field(owner, cli
     body = client.get(f"/api/pipelines/{using.pk}/plan").json()
     assert (body["node"], body["field"]) == ("sub", "params.pipeline")
     assert "revision 7 of 'Adults of' is not kept" in body["message"]
+
+
+def test_validate_shows_problems_inside_the_sub_pipeline_at_its_node(owner, client, data_root):
+    inner = create(owner, adults_of("${min_age} + agee"))
+    using = create(owner, outer(inner.pk))
+    body = client.post(f"/api/pipelines/{using.pk}/validate").json()
+    [problem] = body["problems"]
+    assert (problem["node"], problem["field"], problem["line"]) == ("sub", "params.pipeline", None)
+    assert problem["message"].startswith("sub__keep: Condition: unknown column 'agee'")
+
+    unknown = create(owner, outer(inner.pk, parameters={"max_age": 3}))
+    body = client.post(f"/api/pipelines/{unknown.pk}/validate").json()
+    assert body["problems"] == [
+        {"code": "unknown_parameter", "node": "sub", "field": "params.parameters.max_age",
+         "field_title": None, "line": None, "column": None, "end_column": None,
+         "message": "'Adults of' has no parameter 'max_age' (it declares: min_age)"}
+    ]  # fmt: skip
