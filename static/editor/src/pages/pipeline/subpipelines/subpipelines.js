@@ -22,6 +22,14 @@ export function chosenSubpipeline(name) {
   }
 }
 
+/** The sub-pipeline node (of `subs`, their ids) that node `id` is, or was inlined from; null
+ * for any other node. */
+export function inlinedOwner(id, subs) {
+  if (subs.has(id)) return id;
+  const cut = id.indexOf(SEPARATOR);
+  return cut > 0 && subs.has(id.slice(0, cut)) ? id.slice(0, cut) : null;
+}
+
 /** A new node's params for `entry`: latest revision, default parameters, its ports. */
 export function newParams(entry) {
   return {
@@ -107,7 +115,8 @@ const ORDER = [
 /**
  * The run of a sub-pipeline node made of its inlined nodes' runs (null when it has none):
  * failed when one failed, running while some have ended and others not, else the most
- * pressing status; `inlined` says how many ended and the most rows one of them gave out.
+ * pressing status; `inlined` says how many ended and the most rows one of them gave out,
+ * as the card's two lines.
  */
 export function aggregateRun(nodes, id, final) {
   const prefix = `${id}${SEPARATOR}`;
@@ -125,6 +134,9 @@ export function aggregateRun(nodes, id, final) {
     status,
     metrics: {},
     error: members.find((run) => run.error)?.error ?? "",
-    inlined: `${ended}/${members.length} nodes · up to ${rows.toLocaleString("en")} rows`,
+    inlined: {
+      nodes: `${ended}/${members.length} nodes`,
+      rows: `≤ ${rows.toLocaleString("en")} rows`,
+    },
   };
 }

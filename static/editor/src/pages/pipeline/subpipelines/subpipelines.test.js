@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { staleNodes } from "../runs/staleNodes.js";
 import {
   aggregateRun,
   chosenSubpipeline,
@@ -70,10 +71,28 @@ describe("sub-pipelines on the canvas", () => {
     };
     expect(aggregateRun(nodes, "clean", FINAL)).toMatchObject({
       status: "running",
-      inlined: "1/2 nodes · up to 2 rows",
+      inlined: { nodes: "1/2 nodes", rows: "≤ 2 rows" },
     });
     nodes.clean__sort = { status: "failed", error: "boom" };
     expect(aggregateRun(nodes, "clean", FINAL)).toMatchObject({ status: "failed", error: "boom" });
     expect(aggregateRun(nodes, "read", FINAL)).toBeNull();
+  });
+
+  it("leaves a sub-pipeline node and what it feeds fresh after a run of its inlined nodes", () => {
+    const sub = { id: "clean", operator: "subpipeline", params: newParams(ENTRY) };
+    const write = { id: "write", operator: "csv_output", params: { path: "o.csv" } };
+    const current = {
+      nodes: [sub, write],
+      edges: [{ source: "clean", source_port: "kept", target: "write", target_port: "in" }],
+    };
+    const ran = {
+      nodes: [{ id: "clean__big", operator: "filter", params: {} }, write],
+      edges: [{ source: "clean__big", source_port: "out", target: "write", target_port: "in" }],
+    };
+    expect([...staleNodes(ran, current)]).toEqual([]);
+    expect([...staleNodes({ nodes: [write], edges: [] }, current)].sort()).toEqual([
+      "clean",
+      "write",
+    ]);
   });
 });

@@ -277,7 +277,12 @@ function Metrics({ run, kind, working }) {
   const drawnAt = useTimeSeen(run);
   if (run.inlined) {
     const legend = "the sub-pipeline's inlined nodes: ended / all · the most rows one gave out";
-    return <MetricLines rows={run.inlined} seconds={null} rate={null} legend={legend} />;
+    return (
+      <span className="pw-node-metrics" title={legend}>
+        <span className="pw-node-metric-line">{run.inlined.nodes}</span>
+        <span className="pw-node-metric-line">{run.inlined.rows}</span>
+      </span>
+    );
   }
   if (working.has(run.status)) {
     const elapsed = run.since ? (drawnAt - Date.parse(run.since)) / 1000 : null;
