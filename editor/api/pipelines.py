@@ -369,7 +369,10 @@ def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = 
     found = jobs.infer_schemas(
         inlined.document, parameters, **engine_access(pipeline.workspace, request.user)
     )
-    refused = {problem.node for problem in problems}  # its columns are unknown: said once
+    # Not inlined: a sub-pipeline node's columns are unknown, which its problems say already.
+    refused = {problem.node for problem in problems} | {
+        node.id for node in inlined.document.nodes if node.operator == "subpipeline"
+    }
     shown = [problem.to_json() for problem in problems] + [
         problem for problem in found["problems"] if problem.get("node") not in refused
     ]

@@ -146,3 +146,19 @@ def test_validate_shows_problems_inside_the_sub_pipeline_at_its_node(owner, clie
          "field_title": None, "line": None, "column": None, "end_column": None,
          "message": "'Adults of' has no parameter 'max_age' (it declares: min_age)"}
     ]  # fmt: skip
+
+
+def test_a_sub_pipeline_node_that_cannot_be_inlined_leaves_the_others_without_problems(
+    owner, client, data_root
+):
+    inner = create(owner, adults_of())
+    document = outer(inner.pk)
+    document["nodes"].append(
+        {"id": "loose", "operator": "subpipeline",
+         "params": {"pipeline": inner.pk, "inputs": ["people"], "outputs": ["adults"]}}
+    )  # fmt: skip
+    using = create(owner, document)
+    body = client.post(f"/api/pipelines/{using.pk}/validate").json()
+    assert [(p["node"], p["message"]) for p in body["problems"]] == [
+        ("loose", "input 'people' of the sub-pipeline is not connected")
+    ]

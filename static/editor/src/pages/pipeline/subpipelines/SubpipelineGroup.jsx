@@ -34,7 +34,7 @@ export default function SubpipelineGroup({ listing, search, mime, onAdd }) {
             }}
           >
             <span className="pw-palette-icon" aria-hidden="true">
-              ⧉
+              ⚙
             </span>
             <span className="pw-palette-text">
               <span className="pw-palette-title">{entry.name}</span>
