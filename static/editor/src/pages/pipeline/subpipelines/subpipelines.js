@@ -140,3 +140,16 @@ export function aggregateRun(nodes, id, final) {
     },
   };
 }
+
+/** A sub-pipeline node's mark in the plan view, from its inlined nodes' marks (`byNode`):
+ * theirs when they share one, "mixed" otherwise; its title lists what it became. */
+export function subpipelineMark(byNode, entry) {
+  const marks = entry.nodes.map((id) => byNode[id]).filter(Boolean);
+  const revision = entry.revision == null ? "" : ` @ revision ${entry.revision}`;
+  const title = `'${entry.pipeline}'${revision} inlined as ${entry.nodes.join(", ") || "nothing"}`;
+  const first = marks[0];
+  if (first && marks.every((mark) => mark.label === first.label))
+    return { ...first, title: `${title}: ${first.title}` };
+  const each = entry.nodes.map((id) => `${id} ${byNode[id]?.label ?? "?"}`).join(", ");
+  return { kind: "segment", label: "mixed", title: `${title}: ${each}` };
+}

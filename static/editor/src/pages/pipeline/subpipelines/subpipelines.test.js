@@ -8,6 +8,7 @@ import {
   parameterKind,
   parsedParameter,
   revisionOptions,
+  subpipelineMark,
   subpipelineDrag,
   subpipelinePorts,
 } from "./subpipelines.js";
@@ -94,5 +95,17 @@ describe("sub-pipelines on the canvas", () => {
       "clean",
       "write",
     ]);
+  });
+
+  it("marks the sub-pipeline node in the plan view as its inlined nodes are", () => {
+    const byNode = { clean__big: { kind: "segment", label: "duckdb", title: "segment:1" } };
+    const entry = { pipeline: "Clean orders", revision: 4, nodes: ["clean__big"] };
+    expect(subpipelineMark(byNode, entry)).toMatchObject({
+      label: "duckdb",
+      title: "'Clean orders' @ revision 4 inlined as clean__big: segment:1",
+    });
+    byNode.clean__sort = { kind: "pandas", label: "pandas", title: "pandas" };
+    entry.nodes.push("clean__sort");
+    expect(subpipelineMark(byNode, entry).label).toBe("mixed");
   });
 });
