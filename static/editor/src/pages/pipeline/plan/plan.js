@@ -2,9 +2,9 @@
 // pandas and why when the backend lowers, eliminated and merged nodes) to how each card is
 // marked, and the legend.
 
-/** Segment outlines take their colour from this many tones (editor.css `.pw-plan-tone-N`). */
 import { SEPARATOR, subpipelineMark } from "../subpipelines/subpipelines.js";
 
+/** Segment outlines take their colour from this many tones (editor.css `.pw-plan-tone-N`). */
 export const PLAN_TONES = 4;
 
 /**
