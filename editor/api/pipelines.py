@@ -34,7 +34,7 @@ from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
 from editor.pipelines.merging import merge_stale
-from editor.pipelines.subpipelines import checked_inlined, on_the_canvas
+from editor.pipelines.subpipelines import checked_inlined, on_the_canvas, previewed
 from editor.runs import actions as run_actions
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
@@ -262,14 +262,17 @@ def preview_node(request, pipeline_id: ObjectId):
     """Runs only what the node needs, in a process of its own; never writes any output."""
     pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
-    return jobs.preview(
-        to_document(pipeline),
-        body.node,
+    inlined, _ = checked_inlined(pipeline, parameters=body.parameters)
+    node, port, shown = previewed(inlined, body.node, body.port)
+    found = jobs.preview(
+        inlined.document,
+        node,
         body.limit,
-        port=body.port,
+        port=port,
         parameters=body.parameters,
         **engine_access(pipeline.workspace, request.user),
     )
+    return {**found, "node": body.node, "port": shown or found["port"]}
 
 
 @router.get(

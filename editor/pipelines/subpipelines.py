@@ -148,3 +148,15 @@ def on_the_canvas(problems: list[dict], subpipelines: dict[str, dict]) -> list[d
         else problem
         for problem in problems
     ]  # fmt: skip
+
+
+def previewed(inlined: Inlined, node: str, port: str | None) -> tuple[str, str | None, str | None]:
+    """The inlined node and port a preview of `node`'s `port` reads, and the port it shows: a
+    sub-pipeline node's output is the inner node that feeds it (its first output when no port
+    is named)."""
+    outputs = inlined.subpipelines.get(node, {}).get("outputs")
+    if not outputs:
+        return node, port, port
+    shown = port or next(iter(outputs))
+    source = outputs.get(shown)
+    return (source[0], source[1], shown) if source else (node, port, port)

@@ -122,7 +122,7 @@ class _Inliner:
             found = self._inner(node, chain, values)
             if found is None:
                 continue
-            inner, params, inner_values = found
+            inner, inner_values = found
             before = len(self.problems)
             inner_nodes, inner_edges, nested = self.expand(
                 inner.document, [*chain, (inner.key, inner.title)], inner_values, outermost=False
@@ -132,7 +132,7 @@ class _Inliner:
                         code=problem.code)
                 for problem in self.problems[before:]
             ]  # fmt: skip
-            placed, edges = self._splice(node, params, inner_nodes, inner_edges, edges)
+            placed, edges, outputs = self._splice(node, inner_nodes, inner_edges, edges)
             if len(self.problems) > before:
                 continue
             nodes += placed
@@ -141,13 +141,18 @@ class _Inliner:
                 "pipeline": inner.title,
                 "revision": inner.revision,
                 "nodes": [placed_node.id for placed_node in placed],
+                "outputs": outputs,
             }
             for outer, entry in nested.items():
-                inlined[prefix + outer] = {**entry, "nodes": [prefix + n for n in entry["nodes"]]}
+                inlined[prefix + outer] = {
+                    **entry,
+                    "nodes": [prefix + n for n in entry["nodes"]],
+                    "outputs": {name: [prefix + n, p] for name, (n, p) in entry["outputs"].items()},
+                }
         return nodes, edges, inlined
 
-    def _inner(self, node: Node, chain, values) -> tuple[InnerPipeline, Any, dict] | None:
-        """The pipeline `node` names, its params and its inner parameter values; None (with
+    def _inner(self, node: Node, chain, values) -> tuple[InnerPipeline, dict] | None:
+        """The pipeline `node` names and its inner parameter values; None (with
         problems) when it cannot be used."""
         raw, problems = substitute(node.params, SubpipelineParams, values, node=node.id)
         if problems:
@@ -181,7 +186,7 @@ class _Inliner:
                         node=self.top, field="params.pipeline", code="subpipelines_too_deep")
             ])  # fmt: skip
         inner_values = self._parameters(node, params, inner)
-        return (inner, params, inner_values) if inner_values is not None else None
+        return (inner, inner_values) if inner_values is not None else None
 
     def _parameters(self, node: Node, params, inner: InnerPipeline) -> dict | None:
         """The inner pipeline's parameter values: its defaults, overridden by the node's, each of
@@ -209,9 +214,10 @@ class _Inliner:
         self.problems += problems
         return node.model_copy(update={"params": params})
 
-    def _splice(self, node: Node, params, inner_nodes, inner_edges, edges):
+    def _splice(self, node: Node, inner_nodes, inner_edges, edges):
         """The inner nodes under `node`'s prefix, and `edges` with `node`'s edges rewired to
-        them through its inner `pipeline_input` and `pipeline_output` nodes."""
+        them through its inner `pipeline_input` and `pipeline_output` nodes, and where each of
+        its outputs comes from."""
         prefix = f"{node.id}{SEPARATOR}"
         ports = {inner.id: (inner.operator, inner.params.get("name")) for inner in inner_nodes
                  if inner.operator in (INPUT, OUTPUT)}  # fmt: skip
@@ -258,9 +264,23 @@ class _Inliner:
                     f"the inlined node id '{prefix + inner.id}' is longer than "
                     f"{NODE_ID_MAX_LENGTH} characters; give this node a shorter id",
                     node=node.id, field="id", code="invalid"))  # fmt: skip
-                return [], edges
+                return [], edges, {}
             placed.append(inner.model_copy(update={"id": prefix + inner.id}))
-        return placed, wired
+        return placed, wired, self._outputs(prefix, outputs, reaches, ports, feeds)
+
+    @staticmethod
+    def _outputs(prefix, outputs, reaches, ports, feeds) -> dict[str, list[str]]:
+        """Where each output port's rows come from once inlined: [node id, port]."""
+        found = {}
+        for name, output in outputs.items():
+            source, port = reaches.get(output, (None, None))
+            if source in ports:  # an input passed straight through
+                source, port = feeds.get(ports[source][1], (None, None))
+            elif source is not None:
+                source = prefix + source
+            if source is not None:
+                found[name] = [source, port]
+        return found
 
     def _check_ports(self, node: Node, inputs: dict, outputs: dict, edges: list[Edge]) -> None:
         used_in = {edge.target_port for edge in edges if edge.target == node.id}

@@ -94,7 +94,12 @@ def test_the_plan_shows_the_inlined_nodes_under_the_sub_pipeline_node(owner, cli
     [segment] = body["segments"]
     assert segment["nodes"] == ["read", "sub__keep", "write"]
     assert body["subpipelines"] == {
-        "sub": {"pipeline": "Adults of", "revision": 1, "nodes": ["sub__keep"]}
+        "sub": {
+            "pipeline": "Adults of",
+            "revision": 1,
+            "nodes": ["sub__keep"],
+            "outputs": {"adults": ["sub__keep", "out"]},
+        }
     }
     assert "sub-pipeline sub ('Adults of' @ revision 1): sub__keep" in body["text"]
 
@@ -162,3 +167,13 @@ def test_a_sub_pipeline_node_that_cannot_be_inlined_leaves_the_others_without_pr
     assert [(p["node"], p["message"]) for p in body["problems"]] == [
         ("loose", "input 'people' of the sub-pipeline is not connected")
     ]
+
+
+def test_a_preview_of_the_sub_pipeline_node_shows_its_output(owner, client, data_root):
+    inner = create(owner, adults_of())
+    using = create(owner, outer(inner.pk, parameters={"min_age": 30}))
+    response = post_json(client, f"/api/pipelines/{using.pk}/preview", {"node": "sub"})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert (body["node"], body["port"]) == ("sub", "adults")
+    assert body["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]

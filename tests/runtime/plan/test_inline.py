@@ -84,7 +84,12 @@ def test_inlining_prefixes_ids_wires_the_ports_and_substitutes_the_parameters():
         ("clean__big", "out", "write", "in"),
     }
     assert result.subpipelines == {
-        "clean": {"pipeline": "clean", "revision": 3, "nodes": ["clean__big"]}
+        "clean": {
+            "pipeline": "clean",
+            "revision": 3,
+            "nodes": ["clean__big"],
+            "outputs": {"kept": ["clean__big", "out"]},
+        }
     }
     assert describe(result) == ["sub-pipeline clean ('clean' @ revision 3): clean__big"]
 
@@ -120,6 +125,8 @@ def test_nested_sub_pipelines_are_inlined_under_both_prefixes():
     assert [node.id for node in result.document.nodes] == ["read", "clean__deep__big", "write"]
     assert result.subpipelines["clean"]["nodes"] == ["clean__deep__big"]
     assert result.subpipelines["clean__deep"]["nodes"] == ["clean__deep__big"]
+    assert result.subpipelines["clean"]["outputs"] == {"kept": ["clean__deep__big", "out"]}
+    assert result.subpipelines["clean__deep"]["outputs"] == {"kept": ["clean__deep__big", "out"]}
 
 
 def test_an_input_passed_straight_to_an_output_joins_the_outer_nodes():
@@ -131,8 +138,9 @@ def test_an_input_passed_straight_to_an_output_joins_the_outer_nodes():
         ],
         "edges": [{"source": "i", "target": "o"}],
     }
-    document = inlined(using("pass"), {"pass": passing}).document
-    assert [(e.source, e.target) for e in document.edges] == [("read", "write")]
+    result = inlined(using("pass"), {"pass": passing})
+    assert [(e.source, e.target) for e in result.document.edges] == [("read", "write")]
+    assert result.subpipelines["clean"]["outputs"] == {"kept": ["read", "out"]}
 
 
 def test_a_cycle_of_references_is_refused_naming_the_chain():
