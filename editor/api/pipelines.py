@@ -34,7 +34,12 @@ from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
 from editor.pipelines.merging import merge_stale
-from editor.pipelines.subpipelines import checked_inlined, on_the_canvas, previewed
+from editor.pipelines.subpipelines import (
+    checked_inlined,
+    on_the_canvas,
+    previewed,
+    with_subpipeline_columns,
+)
 from editor.runs import actions as run_actions
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
@@ -379,4 +384,5 @@ def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = 
     shown = [problem.to_json() for problem in problems] + [
         problem for problem in found["problems"] if problem.get("node") not in refused
     ]
-    return {**found, "problems": on_the_canvas(shown, inlined.subpipelines)}
+    found = with_subpipeline_columns({**found, "problems": shown}, inlined.subpipelines)
+    return {**found, "problems": on_the_canvas(found["problems"], inlined.subpipelines)}

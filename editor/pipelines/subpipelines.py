@@ -18,6 +18,7 @@ from runtime import load_document
 from runtime.errors import PipelineValidationError
 from runtime.operators.subpipelines import SubpipelineParams
 from runtime.plan.inline import INPUT, OUTPUT, SEPARATOR, Inlined, InnerPipeline, inline
+from runtime.tables.schema import a_type
 
 
 def pipeline_key(pipeline_id: int) -> str:
@@ -160,3 +161,54 @@ def previewed(inlined: Inlined, node: str, port: str | None) -> tuple[str, str |
     shown = port or next(iter(outputs))
     source = outputs.get(shown)
     return (source[0], source[1], shown) if source else (node, port, port)
+
+
+def with_subpipeline_columns(found: dict, subpipelines: dict[str, dict]) -> dict:
+    """Inferred schemas (`InferredSchemas.to_json()`) with each sub-pipeline node's own: the
+    columns reaching its inputs and leaving its outputs; and a problem for each column its
+    inner pipeline expects that an input lacks or has of another type."""
+    nodes, problems = dict(found["nodes"]), list(found["problems"])
+    for outer, entry in subpipelines.items():
+        if SEPARATOR in outer:
+            continue
+        inputs = {
+            name: _port_columns(nodes, wiring["from"]) for name, wiring in entry["inputs"].items()
+        }
+        outputs = {name: _port_columns(nodes, source) for name, source in entry["outputs"].items()}
+        own = [
+            problem
+            for name, wiring in entry["inputs"].items()
+            for problem in _expectation_problems(outer, name, wiring["columns"], inputs[name])
+        ]
+        outputs = {name: columns for name, columns in outputs.items() if columns is not None}
+        nodes[outer] = {"inputs": inputs, "outputs": outputs, "problems": own}
+        problems += own
+    return {**found, "nodes": nodes, "problems": problems}
+
+
+def _port_columns(nodes: dict, source: list) -> list | None:
+    node, port = source
+    return (nodes.get(node) or {}).get("outputs", {}).get(port)
+
+
+def _expectation_problems(node: str, port: str, expected: list, columns: list | None) -> list:
+    if columns is None:  # not known: the node feeding it says why
+        return []
+    types = {column["name"]: column["type"] for column in columns}
+    problems = []
+    for column in expected:
+        name, wanted = column.get("name"), column.get("type")
+        if name not in types:
+            message = f"input '{port}' has no column '{name}' the sub-pipeline expects"
+        elif wanted and types[name] != wanted:
+            message = (
+                f"input '{port}': column '{name}' is {a_type(types[name])}, the sub-pipeline "
+                f"expects {a_type(wanted)}"
+            )
+        else:
+            continue
+        problems.append(
+            {"code": "schema", "node": node, "field": "params.inputs", "field_title": None,
+             "message": message}
+        )  # fmt: skip
+    return problems

@@ -132,7 +132,7 @@ class _Inliner:
                         code=problem.code)
                 for problem in self.problems[before:]
             ]  # fmt: skip
-            placed, edges, outputs = self._splice(node, inner_nodes, inner_edges, edges)
+            placed, edges, wiring = self._splice(node, inner_nodes, inner_edges, edges)
             if len(self.problems) > before:
                 continue
             nodes += placed
@@ -141,13 +141,17 @@ class _Inliner:
                 "pipeline": inner.title,
                 "revision": inner.revision,
                 "nodes": [placed_node.id for placed_node in placed],
-                "outputs": outputs,
+                **wiring,
             }
             for outer, entry in nested.items():
                 inlined[prefix + outer] = {
                     **entry,
                     "nodes": [prefix + n for n in entry["nodes"]],
                     "outputs": {name: [prefix + n, p] for name, (n, p) in entry["outputs"].items()},
+                    "inputs": {
+                        name: {**found, "from": [prefix + found["from"][0], found["from"][1]]}
+                        for name, found in entry["inputs"].items()
+                    },
                 }
         return nodes, edges, inlined
 
@@ -216,8 +220,8 @@ class _Inliner:
 
     def _splice(self, node: Node, inner_nodes, inner_edges, edges):
         """The inner nodes under `node`'s prefix, and `edges` with `node`'s edges rewired to
-        them through its inner `pipeline_input` and `pipeline_output` nodes, and where each of
-        its outputs comes from."""
+        them through its inner `pipeline_input` and `pipeline_output` nodes, and its wiring: what
+        feeds each input (with the columns it expects) and where each output comes from."""
         prefix = f"{node.id}{SEPARATOR}"
         ports = {inner.id: (inner.operator, inner.params.get("name")) for inner in inner_nodes
                  if inner.operator in (INPUT, OUTPUT)}  # fmt: skip
@@ -264,9 +268,23 @@ class _Inliner:
                     f"the inlined node id '{prefix + inner.id}' is longer than "
                     f"{NODE_ID_MAX_LENGTH} characters; give this node a shorter id",
                     node=node.id, field="id", code="invalid"))  # fmt: skip
-                return [], edges, {}
+                return [], edges, {"inputs": {}, "outputs": {}}
             placed.append(inner.model_copy(update={"id": prefix + inner.id}))
-        return placed, wired, self._outputs(prefix, outputs, reaches, ports, feeds)
+        expected = {inner.params.get("name"): inner.params.get("columns") or []
+                    for inner in inner_nodes if inner.operator == INPUT}  # fmt: skip
+        wiring_in = {
+            name: {"from": list(feeds[name]), "columns": expected.get(name, [])}
+            for name in inputs
+            if name in feeds
+        }
+        return (
+            placed,
+            wired,
+            {
+                "inputs": wiring_in,
+                "outputs": self._outputs(prefix, outputs, reaches, ports, feeds),
+            },
+        )
 
     @staticmethod
     def _outputs(prefix, outputs, reaches, ports, feeds) -> dict[str, list[str]]:

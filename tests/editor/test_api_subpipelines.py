@@ -99,6 +99,9 @@ def test_the_plan_shows_the_inlined_nodes_under_the_sub_pipeline_node(owner, cli
             "revision": 1,
             "nodes": ["sub__keep"],
             "outputs": {"adults": ["sub__keep", "out"]},
+            "inputs": {
+                "people": {"from": ["read", "out"], "columns": [{"name": "age", "type": "integer"}]}
+            },
         }
     }
     assert "sub-pipeline sub ('Adults of' @ revision 1): sub__keep" in body["text"]
@@ -177,3 +180,26 @@ def test_a_preview_of_the_sub_pipeline_node_shows_its_output(owner, client, data
     body = response.json()
     assert (body["node"], body["port"]) == ("sub", "adults")
     assert body["rows"] == [[1, "Ada", 36], [3, "Grace", 85]]
+
+
+def test_the_sub_pipeline_node_shows_its_columns_and_what_its_input_lacks(owner, client, data_root):
+    inner = create(owner, adults_of())
+    using = create(owner, outer(inner.pk))
+    found = client.get(f"/api/pipelines/{using.pk}/schemas").json()
+    sub = found["nodes"]["sub"]
+    assert [column["name"] for column in sub["inputs"]["people"]] == ["id", "name", "age"]
+    assert [column["name"] for column in sub["outputs"]["adults"]] == ["id", "name", "age"]
+    assert found["problems"] == []
+
+    expecting = adults_of()
+    expecting["nodes"][0]["params"]["columns"] = [
+        {"name": "age", "type": "string"},
+        {"name": "email", "type": "string"},
+    ]
+    strict = create(owner, {**expecting, "name": "Strict"})
+    body = client.post(f"/api/pipelines/{create(owner, outer(strict.pk)).pk}/validate").json()
+    assert [(p["node"], p["field"], p["message"]) for p in body["problems"]] == [
+        ("sub", "params.inputs", "input 'people': column 'age' is an integer, the sub-pipeline "
+         "expects a string"),
+        ("sub", "params.inputs", "input 'people' has no column 'email' the sub-pipeline expects"),
+    ]  # fmt: skip

@@ -89,6 +89,7 @@ def test_inlining_prefixes_ids_wires_the_ports_and_substitutes_the_parameters():
             "revision": 3,
             "nodes": ["clean__big"],
             "outputs": {"kept": ["clean__big", "out"]},
+            "inputs": {"orders": {"from": ["read", "out"], "columns": []}},
         }
     }
     assert describe(result) == ["sub-pipeline clean ('clean' @ revision 3): clean__big"]
