@@ -18,6 +18,8 @@ from runtime.errors import OperatorError
 MEMORY_SHARE = 0.7
 """Of the machine's memory, what the runs may use together; the rest is for the server."""
 DEFAULT_MAX_RUNS = 2
+MEMORY_PER_THREAD = 128 * 2**20
+"""What one DuckDB thread needs at the least (its performance guide says 125 MB)."""
 _UNITS = {
     "": 1,
     "b": 1,
@@ -55,6 +57,14 @@ class Budget:
             else int(machine_memory() * MEMORY_SHARE / runs)
         )
         return cls(memory_bytes=memory, threads=max(1, usable_cores() // runs))
+
+    def within(self, threads: int | None = None, memory_bytes: int | None = None) -> Budget:
+        """This budget, with at most `threads` and `memory_bytes` where they are given (a
+        segment's limits tuned from past runs)."""
+        return Budget(
+            memory_bytes=min(self.memory_bytes, memory_bytes or self.memory_bytes),
+            threads=min(self.threads, threads or self.threads),
+        )
 
 
 def parse_bytes(text: str, setting: str) -> int:

@@ -113,6 +113,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--fresh", action="store_true", help="ignore stored results (still store new ones)"
         )
+        sub.add_argument(
+            "--no-tuning",
+            action="store_true",
+            help="ignore the figures of past runs (docs/performance.md); the run still "
+            "records its own",
+        )
         sub.add_argument("--up-to", metavar="NODE", help="run only NODE and its ancestors")
         sub.add_argument(
             "--from",
@@ -166,7 +172,18 @@ def _parser() -> argparse.ArgumentParser:
         "segments where the plan puts them, or pandas only",
     )
     compile_.set_defaults(command=compile_command)
-    for sub in (validate, run, explain, operators, schema, compile_):
+
+    lineage = commands.add_parser("lineage", help="print where each column comes from")
+    lineage.add_argument("file", type=Path)
+    lineage.add_argument(
+        "--column", metavar="NODE_OR_OUTPUT:COLUMN", help="only this column (out.csv:total)"
+    )
+    lineage.add_argument("--json", action="store_true", help="the lineage as JSON")
+    lineage.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
+    lineage.add_argument("--connections", type=Path, help="JSON file of connections")
+    add_param_option(lineage)
+    lineage.set_defaults(command=lineage_command)
+    for sub in (validate, run, explain, operators, schema, compile_, lineage):
         sub.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
@@ -188,7 +205,6 @@ def validate_command(args) -> int:
 
 def run_command(args) -> int:
     """Run the document, show progress on a terminal, print a summary table."""
-    from runtime.budget import Budget
     from runtime.execution.events import JsonLinesSink
     from runtime.execution.executor import execute
     from runtime.execution.progress import TerminalProgress
@@ -207,7 +223,7 @@ def run_command(args) -> int:
         stack.enter_context(cancel_on_interrupt(cancel.set))
         result = execute(
             plan, sinks=sinks, cancel_event=cancel, data_root=data_root, connections=connections,
-            budget=Budget.from_environment(default_runs=1),  # the one run of this process
+            budget=_budget(),
         )  # fmt: skip
     print_summary(plan, result, debug=args.debug, out=report)
     _keep_positions(positions_file, result)
@@ -224,6 +240,32 @@ def explain_command(args) -> int:
     plan, _, _ = _prepared(args)
     print("\n".join([explain(plan), *describe(_inlined(args))]))
     return EXIT_OK
+
+
+def lineage_command(args) -> int:
+    """Print each column's lineage (a tree, or JSON); 2 when a column is unknown or a node's
+    lineage cannot be worked out."""
+    from runtime.checks.lineage import column_lineage
+    from runtime.checks.lineage_text import lineage_text
+
+    found = column_lineage(
+        _load(args.file),
+        dict(args.param),
+        data_root=_data_root(args),
+        connections=_connections(args.connections),
+    )
+    try:
+        selected = found.find(args.column) if args.column else None
+    except LookupError as error:
+        raise UsageError(f"--column: {error.args[0]}") from error
+    if args.json:
+        data = found.to_json()
+        if selected is not None:
+            data["selected"] = found.path(selected).to_json()
+        print(json.dumps(data, indent=2))
+    else:
+        print(lineage_text(found, selected), end="")
+    return EXIT_INVALID if found.problems else EXIT_OK
 
 
 def _prepared(args):
@@ -243,12 +285,22 @@ def _prepared(args):
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
     area = FileArea(data_root, cache=None if args.no_cache else data_root / CACHE)
-    options = RunOptions(fresh=args.fresh, up_to=args.up_to, from_node=args.from_node)
+    options = RunOptions(
+        fresh=args.fresh, up_to=args.up_to, from_node=args.from_node, tuning=not args.no_tuning
+    )
     plan = prepare(
         plan, backend=args.backend, data_root=area, connections=connections, cluster=args.dask,
         options=options, positions=read_positions(_positions_file(args)), probe=check_reads,
+        budget=_budget(),
     )  # fmt: skip
     return plan, area, connections
+
+
+def _budget():
+    """The budget of the one run of this process."""
+    from runtime.budget import Budget
+
+    return Budget.from_environment(default_runs=1)
 
 
 def _positions_file(args) -> Path:

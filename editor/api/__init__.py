@@ -11,6 +11,7 @@ from editor.api.auth import BearerTokenAuth, SessionAuth, signed_in_or_token
 from editor.api.errors import install_error_handlers
 from editor.api.expressions import router as expressions_router
 from editor.api.files import router as files_router
+from editor.api.lineage import router as lineage_router
 from editor.api.notifications import router as notifications_router
 from editor.api.operators import router as operators_router
 from editor.api.pipelines import router as pipelines_router
@@ -40,6 +41,7 @@ api.add_router("/operators", operators_router, tags=["operators"])
 api.add_router("/expressions", expressions_router, tags=["expressions"])
 api.add_router("/pipelines", pipelines_router, tags=["pipelines"])
 api.add_router("/pipelines", plans_router, tags=["pipelines"])
+api.add_router("/pipelines", lineage_router, tags=["lineage"])
 api.add_router("/pipelines", revisions_router, tags=["history"])
 api.add_router("/pipelines", scripts_router, tags=["pipelines"])
 api.add_router("/pipelines", positions_router, tags=["incremental inputs"])

@@ -14,6 +14,7 @@ PAGES = {
     "expressions": "Expressions",
     "schedules": "Schedules",
     "notifications": "Notifications and the audit log",
+    "lineage": "Column lineage",
     "subpipelines": "Sub-pipelines",
 }
 """The pages served, by name (docs/<name>.md), with their titles."""

@@ -1,5 +1,5 @@
 """Previews, schema inference, the check before a run, the plan view's plan, the comparison
-of two runs and scripts compiled, each in a process of its own: at most
+of two runs, scripts compiled and column lineage, each in a process of its own: at most
 `PIPEWRIGHT_MAX_PREVIEWS` at once in this web process, each stopped past
 `PIPEWRIGHT_PREVIEW_TIMEOUT` or once it grows by more than a run may.
 
@@ -11,8 +11,9 @@ the connections the document names, nothing through its environment, and answers
 JSON; one spare process, forked and warmed up after each job, serves the next
 (`local.spare`).
 The functions here answer as the runtime's (`preview`, `infer_schemas`, `run_problems`,
-`prepare`, `explain_json`, `compare_runs` and `compile_script`) do and raise the same errors,
-so that the API's answers stay the same; a job that could not answer raises an `ActionError`:
+`prepare`, `explain_json`, `compare_runs`, `compile_script` and `column_lineage`) do and
+raise the same errors, so that the API's answers stay the same; a job that could not answer
+raises an `ActionError`:
 
 - every process busy: the job waits in line (`_Line`), users taking turns, for up to the time
   limit, then 429 `previews_busy`; a user with `WAITING_PER_USER` jobs waiting is answered 429
@@ -156,6 +157,23 @@ def compiled_script(
     `not_compilable` naming the node."""
     job = _Job("script", "compiling the pipeline to a script", SLOW_INPUTS)
     return _answer(job, document, None, data_root, connections, {"backend": backend})
+
+
+def column_lineage(
+    document: Pipeline,
+    parameters: dict[str, Any] | None = None,
+    *,
+    node: str | None = None,
+    column: str | None = None,
+    data_root: FileArea,
+    connections: Mapping[str, ConnectionSpec | str],
+) -> dict:
+    """What `runtime.checks.lineage.column_lineage` answers, in its JSON form, computed in a
+    job's process (it infers the schemas, reading the inputs' samples); with `node` and
+    `column`, that column's path as `selected`, or `not_found` saying why there is none."""
+    job = _Job("lineage", "working out the columns' lineage", SLOW_INPUTS, node)
+    options = {"node": node, "column": column}
+    return _answer(job, document, parameters, data_root, connections, options)
 
 
 def compared_runs(

@@ -35,10 +35,11 @@ from runtime.execution.attempts import Attempt, keep_success, perform, take_inpu
 from runtime.execution.events import Emitter, EventSink, now_iso
 from runtime.execution.node_reports import NodeReports
 from runtime.execution.output_store import OutputStore
+from runtime.execution.profiling import record_profile
 from runtime.execution.recording import Recorder
 from runtime.execution.results import NodeResult, RunResult, describe, outcome, retryable
 from runtime.execution.retries import Retries
-from runtime.execution.statuses import NodeStatus
+from runtime.execution.statuses import NodeStatus, RunStatus
 from runtime.execution.streams import remove_spill_files, spill_paths
 from runtime.execution.tasks import tasks_of
 from runtime.io.paths import FileArea
@@ -96,7 +97,7 @@ class _Execution:
         self.connections = connections
         self.row_limit = row_limit
         self.may_commit = gate
-        self.limit = plan.config.max_concurrency or os.cpu_count() or 1
+        self.limit = plan.config.max_concurrency or plan.concurrency or os.cpu_count() or 1
         self.needed = needed_columns(plan, keep_all=retain)
         self.tasks = tasks_of(plan, retain, budget)
         self.scratch = data_root.scratch_folder / str(emitter.run_id)
@@ -125,7 +126,7 @@ class _Execution:
     # -- the watcher: the calling thread handles the clock and the cancel signal ----------
 
     def run(self) -> RunResult:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         self.emitter.emit("run_started", name=self.plan.name, nodes=list(self.reports.reported()))
         for node_id, reason in self.plan.eliminated.items():
             self.reports.left_out(node_id, reason)
@@ -148,7 +149,7 @@ class _Execution:
             raise self.crash
         for node_id in still_open:
             self._warn(node_id, "not closed yet: its stopped attempt has not returned")
-        return self._finish(time.perf_counter() - started)
+        return self._finish(time.perf_counter() - started, time.process_time() - cpu_started)
 
     def _wait_s(self) -> float:
         wait = POLL_S
@@ -353,13 +354,15 @@ class _Execution:
     def _warn(self, node_id: str, message: str) -> None:
         self.emitter.emit("node_log", node=node_id, level="warning", message=message)
 
-    def _finish(self, duration: float) -> RunResult:
+    def _finish(self, duration: float, cpu_s: float) -> RunResult:
         kinds = {node_id: node.operator.kind for node_id, node in self.plan.nodes.items()}
         reported = self.reports.reported()
         if self.recorder is not None:
             self.recorder.remember(reported)  # after the store copied what it keeps of them
         remove_spill_files(self.scratch)
         ended = outcome(reported.values(), kinds, cancelled=self.cancelled)
+        if ended.status == RunStatus.SUCCEEDED:
+            record_profile(self.plan, reported, wall_s=duration, cpu_s=cpu_s)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
             "run_finished", status=ended.status, duration_s=round(duration, 6),

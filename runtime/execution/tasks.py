@@ -58,10 +58,13 @@ class SegmentOperator(Operator):
         frames = {source: inputs[str(index)] for index, source in enumerate(self.sources)}
         spill = ctx.files.scratch_folder / ctx.run_id / self.segment.id.replace(":", "-")
         staged = self.copies.staged()
+        budget = (self.budget or Budget.from_environment()).within(
+            self.segment.threads, self.segment.memory_bytes
+        )  # tuned from past runs (runtime/plan/tuned.py)
         try:
             done = run_segment(
                 self.segment.relations, self.exits, frames, files=ctx.files, spill_dir=spill,
-                budget=self.budget or Budget.from_environment(), on_stop=ctx.on_stop,
+                budget=budget, on_stop=ctx.on_stop,
                 on_progress=self._reporter(ctx), run_id=ctx.run_id, commit=ctx.commit,
                 copies=staged,
             )  # fmt: skip

@@ -33,6 +33,9 @@ def explain(plan: Plan) -> str:
     for alias, kept in plan.merged.items():
         lines.append(f"computed once: {alias} is {kept}")
     lines += [f"- {note}" for note in plan.notes]
+    if plan.tuned:
+        lines.append("tuning from past runs:")
+        lines += [f"  {choice.text()}" for choice in plan.tuned]
     if plan.cache is not None:
         lines.append("result store:")
         lines += [f"  {node_id}: {why}" for node_id, why in reuse_reasons(plan).items()]
@@ -89,5 +92,6 @@ def explain_json(plan: Plan) -> dict:
         "merged": dict(plan.merged),
         "notes": list(plan.notes),
         "reuse": reuse_reasons(plan),
+        "tuning": [{"choice": choice.what, "because": choice.because} for choice in plan.tuned],
         "text": explain(plan),
     }

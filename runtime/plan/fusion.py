@@ -4,7 +4,9 @@ Every node is asked to lower (`Operator.lower`); those that can, and touch each 
 segment that one query runs, with Arrow frames at its edges. The rest run on pandas, the
 reference semantics. `config.backend` (or `--backend`) decides: `pandas` lowers nothing,
 `duckdb` lowers every node that can, and `auto` does so only when the pipeline reads enough
-data for DuckDB to pay for itself, since pandas starts sooner on small files.
+data for DuckDB to pay for itself, since pandas starts sooner on small files. Given figures
+of past runs (`measured`, runtime/tuning/), `auto` judges each segment by what its nodes made
+instead (runtime/tuning/choices.py), and a segment judged small runs on pandas.
 
 A node that lowers may still read a file DuckDB cannot read as pandas does (a column of a type
 the scan refuses). Given a `probe`, fusion checks each lowered node's reads while planning and
@@ -15,7 +17,7 @@ leaves only the refused node to pandas: the segment's boundary moves around it, 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from runtime.errors import NotLowerable, PipewrightError
 from runtime.expressions import ExpressionError
@@ -29,6 +31,8 @@ from runtime.plan.passes.projection import Columns, needed_columns
 from runtime.plan.reuse.stored_result import StoredResult
 from runtime.plan.schemas import OutputSchemas, input_schemas, output_schemas
 from runtime.relational import Input, Relation, Scan
+from runtime.tuning.choices import Choice, segment_backend
+from runtime.tuning.figures import NodeFigures
 
 MAX_SEGMENT_NODES = 64
 """Longer chains become several segments: one query stays small enough for DuckDB to plan
@@ -49,17 +53,26 @@ def fuse(
     keep: Iterable[str] = (),
     schemas: OutputSchemas | None = None,
     probe: Probe | None = None,
+    measured: Mapping[str, NodeFigures] | None = None,
 ) -> Plan:
     """`plan` with its segments and a note per decision; `keep` nodes stay on pandas (a
     preview reads their frame). `schemas`: the nodes' output schemas when the caller has
     them (the passes keep every node's columns; pruning only drops columns nobody reads).
     `probe`: what checks, while planning, that the backend reads each lowered node's files
-    as pandas does (None: the run finds it, and runs the whole segment on pandas)."""
+    as pandas does (None: the run finds it, and runs the whole segment on pandas).
+    `measured`: past runs' figures by node, which decide each segment under `auto`."""
+    tuning = backend == "auto" and measured is not None
     if backend == "pandas":
         return _noted(plan, "backend pandas: every node runs on pandas")
-    read = sum(_bytes_read(node, data_root) for node in plan.nodes.values())
+    read_by_node = {node_id: _bytes_read(node, data_root) for node_id, node in plan.nodes.items()}
+    read = sum(read_by_node.values())
     if backend == "auto" and read < AUTO_MIN_BYTES:
-        return _noted(plan, f"backend auto: the inputs are small ({_size(read)}), pandas runs all")
+        judged = segment_backend(plan.nodes, measured, read) if tuning else None
+        if judged is None or judged[0] == "pandas":  # no node made much: plan no further
+            small = f"backend auto: the inputs are small ({_size(read)}), pandas runs all"
+            plan = _noted(plan, small)
+            said = [Choice("every node on pandas", judged[1])] if judged else []
+            return dataclasses.replace(plan, tuned=[*plan.tuned, *said])
     written = plan.nodes
     plan, needed = _pruned(plan, keep)
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
@@ -67,13 +80,25 @@ def fuse(
     planned = {node_id for segment in plan.segments for node_id in segment.nodes}
     refused = _refusals(plan, schemas, needed, set(keep), planned, probe, data_root)
     segment_of = _segments(plan, refused)
-    segments = list(plan.segments)
+    segments, tuned, on_pandas = list(plan.segments), list(plan.tuned), set()
     for index, members in enumerate(_members(plan, segment_of), start=1):
-        relations = _relations(plan, members, schemas, needed)
         reason = "backend duckdb" if backend == "duckdb" else f"backend auto, reading {_size(read)}"
+        files = sum(read_by_node.get(member, 0) for member in members)
+        judged = segment_backend(members, measured, files) if tuning else None
+        if judged is None and tuning and read < AUTO_MIN_BYTES:
+            judged = "pandas", f"no past figures of its nodes; small inputs ({_size(read)})"
+        if judged is not None:
+            chosen, reason = judged
+            tuned.append(Choice(f"segment:{index} ({', '.join(members)}) on {chosen}", reason))
+            if chosen == "pandas":
+                on_pandas.update(members)
+                continue
+            reason = f"tuned: {reason}"
+        relations = _relations(plan, members, schemas, needed)
         segments.append(Segment(f"segment:{index}", "duckdb", members, reason, relations))
     fallbacks = {node_id: why for node_id, why in refused.items() if node_id not in planned}
     notes = [f"{node_id} runs on pandas: {why}" for node_id, why in fallbacks.items()]
+    refused = {**refused, **dict.fromkeys(on_pandas, "tuned to pandas")}
     # Nodes left to pandas run their params as written: their messages name fields as the
     # document has them (pandas skips unread work by itself).
     nodes = {
@@ -81,8 +106,9 @@ def fuse(
         for node_id, node in plan.nodes.items()
     }
     return dataclasses.replace(
-        plan, nodes=nodes, segments=segments, notes=[*plan.notes, *notes], fallbacks=fallbacks
-    )
+        plan, nodes=nodes, segments=segments, notes=[*plan.notes, *notes], fallbacks=fallbacks,
+        tuned=tuned,
+    )  # fmt: skip
 
 
 def _pruned(plan: Plan, keep: Iterable[str]) -> tuple[Plan, dict[str, Columns]]:

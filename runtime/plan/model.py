@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -60,6 +61,10 @@ class Segment:
     """Each member's output ports as relational algebra over the segment's inputs."""
     where: str = ""
     """For a partitioned segment: the address of the Dask scheduler it runs on."""
+    threads: int | None = None
+    memory_bytes: int | None = None
+    """For a DuckDB segment: at most these threads and this memory, tuned from past runs
+    (None: the run's budget)."""
 
 
 @dataclass(slots=True)
@@ -104,6 +109,12 @@ class Plan:
     cache: Any = None
     """The run's `runtime.plan.reuse.reuse_pass.CacheRun` (store, keys, why each node runs): None
     when the run uses no store."""
+    profile: Path | None = None
+    """Where a successful run adds its figures (runtime/tuning/profiles.py); None: nowhere."""
+    tuned: list[Any] = field(default_factory=list)
+    """The choices read from past runs' figures (`runtime.tuning.choices.Choice`), for explain."""
+    concurrency: int | None = None
+    """`max_concurrency` as tuned from past runs, when the document sets none."""
 
     def labels(self) -> dict[str, str]:
         return {node_id: node.label for node_id, node in self.nodes.items()}

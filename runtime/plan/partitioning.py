@@ -5,14 +5,15 @@ folder or a pattern), goes through operators that work row by row (`Operator.par
 each read by the next only, and ends at an aggregate whose functions split into a partial and
 a combining step (count, size, sum, min, max, mean). Such a chain becomes a segment on `dask`,
 which runtime/backends/dask/partitions.py runs; fusion then plans the rest. Planned only for a
-run that executes against a cluster (`cluster`: its scheduler's address).
+run that executes against a cluster (`cluster`: its scheduler's address). Past runs' figures
+(`measured`, runtime/tuning/) keep a chain whose input read few rows in the run's process.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from runtime.errors import OperatorError
 from runtime.io.incremental import is_incremental
@@ -22,13 +23,23 @@ from runtime.operators.lifecycle import has_lifecycle
 from runtime.plan.decompose import undecomposable
 from runtime.plan.model import Plan, Segment
 from runtime.plan.passes.projection import needed_columns
+from runtime.tuning.choices import Choice, worth_partitioning
+from runtime.tuning.figures import NodeFigures
 
 PARTITIONED_INPUTS = ("csv_input", "parquet_input")
 
 
-def partition(plan: Plan, cluster: str, data_root: FileArea, keep: Iterable[str] = ()) -> Plan:
-    """`plan` with a `dask` segment for every chain that qualifies, and a note for each."""
+def partition(
+    plan: Plan,
+    cluster: str,
+    data_root: FileArea,
+    keep: Iterable[str] = (),
+    measured: Mapping[str, NodeFigures] | None = None,
+) -> Plan:
+    """`plan` with a `dask` segment for every chain that qualifies, and a note for each;
+    `measured` (past runs' figures by node) may judge a chain too small to send out."""
     keep = set(keep)
+    tuned = list(plan.tuned)
     readers = defaultdict(list)
     for node_id, node in plan.nodes.items():
         for sources in node.inputs.values():
@@ -48,6 +59,13 @@ def partition(plan: Plan, cluster: str, data_root: FileArea, keep: Iterable[str]
         if isinstance(chain, str):
             notes.append(f"{node_id} reads {len(files)} files, but runs as a whole: {chain}")
             continue
+        judged = worth_partitioning(node_id, measured) if measured is not None else None
+        if judged is not None:
+            worth, why = judged
+            what = "a partition per file" if worth else "not partitioned"
+            tuned.append(Choice(f"{node_id}'s {len(files)} files: {what}", why))
+            if not worth:
+                continue
         number = len(segments) + 1
         reason = f"{len(files)} files, a partition each, on the Dask cluster at {cluster}"
         segments.append(Segment(f"partitioned:{number}", "dask", chain, reason, where=cluster))
@@ -56,6 +74,7 @@ def partition(plan: Plan, cluster: str, data_root: FileArea, keep: Iterable[str]
         nodes=_pruned(plan, segments, keep),
         segments=[*plan.segments, *segments],
         notes=[*plan.notes, *notes],
+        tuned=tuned,
     )
 
 

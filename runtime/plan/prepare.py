@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from runtime.budget import Budget
 from runtime.cache.store import ResultStore
 from runtime.errors import PipewrightError
 from runtime.io.incremental import is_incremental
@@ -16,6 +17,7 @@ from runtime.plan.passes import optimize
 from runtime.plan.reuse.reuse_pass import leave_out, plan_reuse, up_to
 from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import output_schemas
+from runtime.plan.tuned import past_figures, tune
 
 
 def prepare(
@@ -29,6 +31,7 @@ def prepare(
     options: RunOptions | None = None,
     positions: Mapping[str, Any] | None = None,
     probe: Probe | None = None,
+    budget: Budget | None = None,
 ) -> Plan:
     """`plan` optimised for a run; `backend` overrides the document's `config.backend`,
     `keep` names nodes whose whole output the caller reads (a preview's node), and `cluster`
@@ -36,8 +39,12 @@ def prepare(
     run's plan (runtime/plan/run_options.py): it then reuses and stores results in
     `data_root.cache` when there is one and `config.cache` is on. `positions` are where the
     incremental inputs start, by node id (runtime/io/incremental.py). `probe` checks the files
-    lowered nodes read (runtime/plan/fusion.py)."""
+    lowered nodes read (runtime/plan/fusion.py). A run's plan is tuned from its past runs'
+    figures (runtime/plan/tuned.py) within `budget` (None: what the settings give a run)."""
     backend = backend or plan.config.backend
+    plan, measured = past_figures(
+        plan, _store_folder(data_root, options), tuning=options is not None and options.tuning
+    )
     plan = with_positions(plan, positions or {})
     keep = set(keep)
     if options is not None and options.left_out:
@@ -61,11 +68,12 @@ def prepare(
     if cluster:
         from runtime.plan.partitioning import partition  # and the Dask side: only with a cluster
 
-        plan = partition(plan, cluster, data_root, keep)
-    return fuse(
+        plan = partition(plan, cluster, data_root, keep, measured)
+    plan = fuse(
         plan, backend, data_root=data_root, connections=connections, keep=keep, schemas=schemas,
-        probe=probe,
+        probe=probe, measured=measured,
     )  # fmt: skip
+    return tune(plan, measured, budget, backend)
 
 
 def with_positions(plan: Plan, positions: Mapping[str, Any]) -> Plan:
@@ -90,6 +98,11 @@ def named_node(plan: Plan, node_id: str, option: str) -> str:
     if node_id not in plan.nodes:
         raise UnknownNode(f"{option}: the pipeline has no node '{node_id}'")
     return node_id
+
+
+def _store_folder(area: FileArea, options: RunOptions | None):
+    """The store's folder when `options` make the plan a run's (profiles live there too)."""
+    return area.cache if options is not None else None
 
 
 def _store(plan: Plan, area: FileArea, options: RunOptions | None) -> ResultStore | None:

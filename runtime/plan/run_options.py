@@ -3,7 +3,8 @@
 Given to `prepare` (and carried by a child process's `RunOrder`): `fresh` ignores stored
 results (new ones are still stored), `up_to` runs a node and its ancestors only, `from_node`
 runs a node and everything below it, reusing what is stored above it, and `left_out` names
-nodes that do not run, nor anything below them (a run started despite their problems).
+nodes that do not run, nor anything below them (a run started despite their problems), and
+`tuning` off reads no past runs' figures (runtime/plan/tuned.py: the run still records its own).
 Passing no options at all (`None`) means the plan is not a run's (a preview's): no store is
 read or written.
 """
@@ -21,3 +22,4 @@ class RunOptions:
     up_to: str | None = None
     from_node: str | None = None
     left_out: tuple[str, ...] = ()
+    tuning: bool = True

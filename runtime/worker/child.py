@@ -79,6 +79,7 @@ def serve(link: MessageLink, start: dict, host: Host = OWN_PROCESS) -> int:
         plan = prepare(
             plan, data_root=order.area, connections=order.connections, cluster=order.cluster,
             options=order.run_options, positions=order.positions, probe=check_reads,
+            budget=order.budget,
         )  # fmt: skip
         with host.executing(plan):
             result = execute(

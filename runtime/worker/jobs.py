@@ -1,5 +1,5 @@
 """A job in a process of its own: a preview, schema inference, the check before a run, a plan,
-the comparison of two runs, a script compiled.
+the comparison of two runs, a script compiled, column lineage.
 
 These read data (an input's sample, a preview's rows, a database's columns), so the web server
 has them done in a process forked like a run's, never in its own. Given its `JobOrder` (the
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from runtime.backends.duckdb_reads import check_reads
 from runtime.checks.inference import infer_schemas, run_problems
+from runtime.checks.lineage import column_lineage
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
 from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
@@ -97,6 +98,23 @@ def _compare(order: JobOrder) -> list[dict]:
     )  # fmt: skip
 
 
+def _lineage(order: JobOrder) -> dict:
+    """Every column's lineage; with a `node` and `column`, that column's path too (`selected`),
+    or why there is none (`not_found`)."""
+    found = column_lineage(
+        load_document(order.document), order.parameters, data_root=order.area,
+        connections=order.connections,
+    )  # fmt: skip
+    answer = found.to_json()
+    node, column = order.options.get("node"), order.options.get("column")
+    if node and column:
+        try:
+            answer["selected"] = found.path(found.locate(node, column)).to_json()
+        except LookupError as error:
+            answer["not_found"] = error.args[0]
+    return answer
+
+
 JOBS: dict[str, Callable[[JobOrder], object]] = {
     "preview": _preview,
     "schemas": _schemas,
@@ -104,6 +122,7 @@ JOBS: dict[str, Callable[[JobOrder], object]] = {
     "plan": _plan,
     "compare": _compare,
     "script": _script,
+    "lineage": _lineage,
 }
 """Each job by its name in a `JobOrder`, returning its answer's JSON form."""
 

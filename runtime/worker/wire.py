@@ -121,8 +121,8 @@ class JobOrder(Order):
     """What a job's process is given: one job on the document."""
 
     job: str
-    """What to do: `preview`, `schemas`, `run_problems`, `plan`, `compare` or `script`
-    (`runtime.worker.jobs`)."""
+    """What to do: `preview`, `schemas`, `run_problems`, `plan`, `compare`, `script` or
+    `lineage` (`runtime.worker.jobs`)."""
     options: dict = field(default_factory=dict)
     """The job's own arguments: a preview's `node`, `limit` and `port`, a plan's `backend`,
     a comparison's two run records, `keys` and `node`, a script's `backend`."""

@@ -23,9 +23,12 @@ def test_the_owner_gets_the_plan_with_its_text(client, pipeline_id, data_root):
     body = response.json()
     assert set(body) == {
         "segments", "pandas", "fallbacks", "eliminated", "merged", "notes", "reuse", "reused_from",
-        "subpipelines", "text",
+        "subpipelines", "tuning", "text",
     }  # fmt: skip
     assert body["text"].startswith("Plan of 'Adults'")
+    assert body["tuning"] == [
+        {"choice": "not tuned", "because": "no successful run of this plan yet"}
+    ]
     assert not Run.objects.exists()
 
 
@@ -44,6 +47,20 @@ def test_after_a_run_the_plan_says_each_node_is_reused_from_that_run_and_why(
     assert body["reuse"]["write"].startswith("reused from the cache")
     assert body["reused_from"]["write"] == 1
     assert "result store:" in body["text"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_run_the_plan_is_tuned_from_its_figures(client, pipeline_id, data_root):
+    """The run's worker process adds its figures to the workspace store's profile, which the
+    plan's job process reads."""
+    run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    assert wait_for_run(run_id).status == "succeeded"
+
+    body = plan_of(client, pipeline_id).json()
+
+    [concurrency] = [one for one in body["tuning"] if one["choice"].startswith("max_concurrency")]
+    assert concurrency["because"].startswith("the last run made ")
+    assert "tuning from past runs:\n  max_concurrency " in body["text"]
 
 
 def test_backend_pandas_puts_every_node_on_pandas_and_says_so(client, pipeline_id, data_root):

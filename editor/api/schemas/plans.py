@@ -15,6 +15,13 @@ class PlanSegment(Schema):
     reason: str
 
 
+class TuningChoice(Schema):
+    """A choice read from the figures of past runs of the same plan, and that figure."""
+
+    choice: str
+    because: str
+
+
 class ExplainedPlan(Schema):
     """What a run would do: `explain`'s account as data, and its text."""
 
@@ -42,5 +49,11 @@ class ExplainedPlan(Schema):
         default_factory=dict,
         description="For each node the plan reuses, the number of the last run that computed "
         "it (its stored result is at most that old).",
+    )
+    tuning: list[TuningChoice] = Field(
+        default_factory=list,
+        description="Tuning from past runs: each choice (a segment's backend, DuckDB's "
+        "threads and memory, max_concurrency) with the past figure it came from, or why "
+        "nothing was tuned (empty when the pipeline's store is off).",
     )
     text: str

@@ -21,10 +21,8 @@ from pathlib import Path
 
 import duckdb
 
-from runtime.budget import Budget
+from runtime.budget import MEMORY_PER_THREAD, Budget
 
-MEMORY_PER_THREAD = 128 * 2**20
-"""What one DuckDB thread needs at the least (its performance guide says 125 MB)."""
 PROFILED = ["operator.name", "operator.type", "operator.extra_info", "operator.intermediate_rows"]
 
 

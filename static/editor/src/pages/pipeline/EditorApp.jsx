@@ -39,6 +39,7 @@ import TopBar from "./panels/TopBar.jsx";
 import { useBottomPanel, useBottomPanelData } from "./panels/useBottomPanel.js";
 import { useSelectedNodes } from "./panels/useSelectedNodes.js";
 import { usePlanView } from "./plan/usePlanView.js";
+import LineageLegend from "./lineage/LineageLegend.jsx";
 import HistoryMenu from "./runs/HistoryMenu.jsx";
 import RunDialog from "./runs/RunDialog.jsx";
 import RunProblemsDialog from "./runs/RunProblemsDialog.jsx";
@@ -352,6 +353,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 onInsertNode={wired.insertNode}
               >
                 <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
+                <LineageLegend api={api} base={base} />
                 {!shown.nodes.length ? (
                   <div className="pw-canvas-empty">
                     <h2>An empty pipeline</h2>

@@ -46,6 +46,7 @@ import ConnectPalette from "./ConnectPalette.jsx";
 import PortTargets, { PortPickContext } from "./PortTargets.jsx";
 import { connectTargets } from "../document/keyboardConnect.js";
 import PlainEdges from "./PlainEdges.jsx";
+import { markPathEdges } from "../lineage/lineage.js";
 import { useEdgeDrop } from "./useEdgeDrop.js";
 import { useItemNodes } from "./useItemNodes.js";
 // After the cards' and the palette's styles (imported above), which its rules override.
@@ -100,7 +101,12 @@ export default function Canvas({
     [nodes, edges, catalog],
   );
   const sized = useSizedNodes(drag.nodes, catalog.portsOf, useFlaggedNodes(), stray);
-  const markedEdges = useMemo(() => markStrayEdges(edges, stray), [edges, stray]);
+  const overlay = useContext(OverlayContext);
+  const lineage = useOverlayStore(overlay, (value) => value.lineage ?? null); // a column's path
+  const markedEdges = useMemo(
+    () => markPathEdges(markStrayEdges(edges, stray), lineage),
+    [edges, stray, lineage],
+  );
   const edgeDrop = useEdgeDrop({ sized, edges: markedEdges, onInsertNode });
   const shownEdges = edgeDrop.shownEdges;
   const itemNodes = useItemNodes({ items, notes, groups, shown: sized });

@@ -16,6 +16,7 @@ import {
 } from "./resultData.js";
 import { useStore } from "../../../lib/store.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
+import { askLineage } from "../lineage/lineage.js";
 import ColumnStats from "./ColumnStats.jsx";
 import { useResultData } from "./useResultData.js";
 
@@ -241,6 +242,7 @@ function DataBody({
 }
 
 function DataTable({ node, page, sort, sortable, onSort }) {
+  const overlay = useContext(OverlayContext);
   return (
     <div className="pw-data-scroll" tabIndex={0} role="region" aria-label={`Data of ${node}`}>
       <table className="pw-table">
@@ -270,6 +272,15 @@ function DataTable({ node, page, sort, sortable, onSort }) {
                       <span className="pw-type">{column.type}</span>
                     </>
                   )}
+                  <button
+                    type="button"
+                    className="pw-data-lineage"
+                    title={`Where ${column.name} comes from: highlight its path on the canvas`}
+                    aria-label={`Lineage of ${column.name}`}
+                    onClick={() => askLineage(overlay, node, column.name)}
+                  >
+                    ⤳
+                  </button>
                 </th>
               );
             })}

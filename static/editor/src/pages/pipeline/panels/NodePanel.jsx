@@ -16,6 +16,8 @@ import SchemaForm from "../form/SchemaForm.jsx";
 import JoinKeySuggestions from "../form/JoinKeySuggestions.jsx";
 import SubpipelineSettings from "../subpipelines/SubpipelineSettings.jsx";
 import { RunDetails, Columns } from "./NodeDetails.jsx";
+import TraceColumn from "../lineage/TraceColumn.jsx";
+import ReachingInputs from "../lineage/ReachingInputs.jsx";
 
 const NO_PROBLEMS = [];
 
@@ -162,7 +164,11 @@ export function NodePanel({
           <h3>Columns</h3>
         </div>
         <Columns schemas={schemas} />
+        <TraceColumn node={node.id} schemas={schemas} />
       </section>
+      {operator?.kind === "output" ? (
+        <ReachingInputs api={api} base={base} node={node.id} version={schemas} />
+      ) : null}
     </>
   );
 }

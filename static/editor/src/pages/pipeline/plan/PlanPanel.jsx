@@ -1,6 +1,7 @@
 // The bottom panel's plan tab: the backend to plan for, the legend of the marks on the
-// cards, the nodes left to pandas under a backend that lowers (which column, why), and
-// `explain`'s text; a refused plan shows the server's message and problems.
+// cards, the nodes left to pandas under a backend that lowers (which column, why), the
+// choices tuned from past runs with the figure each came from, and `explain`'s text; a
+// refused plan shows the server's message and problems.
 
 import "./plan.css";
 import { planClasses, reuseRows } from "./plan.js";
@@ -70,6 +71,7 @@ function PlanBody({ shown, labels }) {
   }
   if (!shown.plan) return <p className="pw-muted pw-pad">Planning…</p>;
   const fallbacks = Object.entries(shown.plan.fallbacks ?? {});
+  const tuning = shown.plan.tuning ?? [];
   const rows = reuseRows(shown.plan, labels);
   return (
     <>
@@ -103,6 +105,18 @@ function PlanBody({ shown, labels }) {
             </li>
           ))}
         </ul>
+      ) : null}
+      {tuning.length ? (
+        <section className="pw-plan-tuning pw-pad" aria-label="Tuning from past runs">
+          <h3>Tuning from past runs</h3>
+          <ul>
+            {tuning.map((one, index) => (
+              <li key={index}>
+                <strong>{one.choice}</strong>: {one.because}
+              </li>
+            ))}
+          </ul>
+        </section>
       ) : null}
       <pre className="pw-plan-text">{shown.plan.text}</pre>
     </>

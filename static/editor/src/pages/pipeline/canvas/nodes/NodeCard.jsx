@@ -25,6 +25,7 @@ import {
   rowsSummary,
 } from "../../../../lib/format.js";
 import { planClasses } from "../../plan/plan.js";
+import { lineageClass } from "../../lineage/lineage.js";
 import { portProblem } from "../../document/problems.js";
 import { shownRun } from "../../overlay.js";
 import { percentDone, statusOf } from "../../runs/runState.js";
@@ -61,6 +62,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const status = statusOf(run);
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
   const mark = useStore(overlay, (state) => state.plan?.[id]);
+  const onPath = useStore(overlay, (state) => lineageClass(state.lineage, id));
   // Marked only over the live run's final statuses (a past run picked is shown as it was).
   const stale =
     useStore(overlay, (state) => !state.viewed && state.stale?.has(id)) &&
@@ -72,7 +74,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const { height, handles } = cardGeometry(ports, problems.length > 0, data.strayPorts);
   return (
     <div
-      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}${stale ? " is-stale" : ""}${planClasses(mark)}`}
+      className={`pw-node pw-kind-${kind} pw-status-${status}${selected ? " is-selected" : ""}${problems.length ? " has-problem" : ""}${compact ? " is-compact" : ""}${stale ? " is-stale" : ""}${planClasses(mark)}${onPath}`}
       data-node-id={id}
       data-status={status}
       data-stale={stale || undefined}

@@ -1,0 +1,42 @@
+"""Column lineage of a saved pipeline: where each column comes from, for the canvas and API.
+
+Its own router, mounted under `/pipelines`. The lineage is worked out in a job's process
+(`editor.runs.jobs`), since it infers the schemas and so reads the inputs' samples.
+"""
+
+from __future__ import annotations
+
+from ninja import Router
+
+from editor.api.schemas.contract import ObjectId, answers
+from editor.api.schemas.lineage import PipelineLineage
+from editor.errors import ActionError
+from editor.pipelines.documents import to_document
+from editor.runs import jobs
+from editor.workspaces.membership import engine_access
+from editor.workspaces.permissions import pipeline_for
+
+router = Router()
+
+
+@router.get(
+    "/{int:pipeline_id}/lineage",
+    response=answers({200: PipelineLineage}, 400, 404, 429),
+    summary="Column lineage",
+)
+def pipeline_lineage(request, pipeline_id: ObjectId, node: str = "", column: str = ""):
+    """Each node's columns with the upstream columns and expressions they come from, their
+    input origins, the columns rows depend on, and which inputs reach each output. With `node`
+    (an id, a label or an output's path) and `column`: that column's path as `selected`; 404
+    `unknown_column` when there is no such column."""
+    if bool(node) != bool(column):
+        message = "give both node and column, or neither"
+        raise ActionError(400, "invalid_request", message, field="column" if node else "node")
+    pipeline = pipeline_for(request.user, pipeline_id)
+    access = engine_access(pipeline.workspace, request.user)
+    found = jobs.column_lineage(
+        to_document(pipeline), {}, node=node or None, column=column or None, **access
+    )
+    if "not_found" in found:
+        raise ActionError(404, "unknown_column", found["not_found"], node=node, field="column")
+    return found

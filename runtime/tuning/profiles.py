@@ -1,0 +1,127 @@
+"""The profile file of a plan: per node, its figures in the last successful runs.
+
+A profile is `<store>/profiles/<plan key>.json`. Each node keeps its last `KEEP_RUNS`
+measurements (rows, bytes, wall seconds, backend): a run that did not measure a node (a
+member inside a DuckDB segment, a reused node) leaves its older figures in place, so the
+choice they led to does not flip back on the next run. Each run also adds its own summary
+(wall and CPU seconds, peak memory). Writes go to a temporary file renamed into place, so
+two runs finishing at once leave one whole file (the last one's); a file larger than
+`MAX_BYTES`, or not a profile, is ignored with a warning: tuning is advice and never stops a
+run. The folder keeps at most `MAX_PROFILES` files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+FORMAT = "pipewright.profile"
+VERSION = 1
+KEEP_RUNS = 5
+"""How many past measurements each node (and the run summary) keeps."""
+MAX_BYTES = 1 << 20
+"""A profile file larger than this is not read (nor written): 1 MiB holds thousands of nodes."""
+FOLDER = "profiles"
+MAX_PROFILES = 1000
+"""Profiles kept in a store (each edit of a pipeline starts one): past this, the least
+recently written go."""
+
+logger = logging.getLogger(__name__)
+
+
+class UnreadableProfile(ValueError):
+    """A profile file that is too large, not JSON, or not a profile."""
+
+
+def profile_path(store_folder: Path, key: str) -> Path:
+    """Where the profile of the plan whose fingerprint is `key` lives."""
+    return Path(store_folder) / FOLDER / f"{key}.json"
+
+
+def read_profile(path: Path) -> dict[str, Any] | None:
+    """The profile at `path`; None when there is none yet. Raises `UnreadableProfile`."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise UnreadableProfile(f"cannot read {path.name}: {error.strerror}") from error
+    if len(data) > MAX_BYTES:
+        raise UnreadableProfile(f"{path.name} is larger than {MAX_BYTES >> 20} MiB")
+    try:
+        profile = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UnreadableProfile(f"{path.name} is not JSON ({error})") from error
+    if not _is_profile(profile):
+        raise UnreadableProfile(f"{path.name} is not a profile of format {FORMAT} {VERSION}")
+    return profile
+
+
+def _is_profile(profile) -> bool:
+    if not isinstance(profile, dict) or profile.get("format") != FORMAT:
+        return False
+    if profile.get("version") != VERSION or not isinstance(profile.get("runs"), list):
+        return False
+    nodes = profile.get("nodes")
+    return isinstance(nodes, dict) and all(
+        isinstance(figures, list)
+        and all(
+            isinstance(one, dict)
+            and isinstance(one.get("rows"), int | float)
+            and isinstance(one.get("bytes"), int | float | None)
+            for one in figures
+        )
+        for figures in nodes.values()
+    )
+
+
+def add_run(path: Path, run: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> None:
+    """Add one successful run to the profile at `path`: its summary, and each measured node's
+    figures. An unreadable profile is started anew; a write that fails is logged, not raised."""
+    try:
+        profile = read_profile(path)
+    except UnreadableProfile as error:
+        logger.warning("tuning: starting a new profile: %s", error)
+        profile = None
+    profile = profile or {"format": FORMAT, "version": VERSION, "runs": [], "nodes": {}}
+    profile["runs"] = [*profile["runs"], run][-KEEP_RUNS:]
+    for node_id, figures in nodes.items():
+        profile["nodes"][node_id] = [*profile["nodes"].get(node_id, []), figures][-KEEP_RUNS:]
+    text = json.dumps(profile, sort_keys=True, separators=(",", ":"))
+    if len(text) > MAX_BYTES:
+        logger.warning("tuning: the profile of this plan would pass %d bytes: not kept", MAX_BYTES)
+        return
+    try:
+        _write_atomically(path, text)
+        _forget_oldest(path.parent)
+    except OSError as error:
+        logger.warning("tuning: cannot write the profile %s: %s", path, error)
+
+
+def _forget_oldest(folder: Path) -> None:
+    """Remove the least recently written profiles past `MAX_PROFILES`."""
+    found = []
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".json") and not entry.name.startswith("."):
+            try:
+                found.append((entry.stat().st_mtime, entry.path))
+            except FileNotFoundError:  # removed by another run meanwhile
+                continue
+    for _, path in sorted(found)[: max(0, len(found) - MAX_PROFILES)]:
+        Path(path).unlink(missing_ok=True)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.partial")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
