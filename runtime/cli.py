@@ -249,7 +249,7 @@ def lineage_command(args) -> int:
     from runtime.checks.lineage_text import lineage_text
 
     found = column_lineage(
-        _load(args.file),
+        _inlined(args).document,
         dict(args.param),
         data_root=_data_root(args),
         connections=_connections(args.connections),

@@ -1,4 +1,5 @@
-"""The CLI with file sub-pipelines: each file is read next to the one that uses it."""
+"""The CLI with file sub-pipelines: each file is read next to the one that uses it, and run,
+explain, validate and lineage see the pipeline inlined."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def test_run_inlines_a_sub_pipeline_file_found_next_to_the_outer_file(tmp_path):
                             "--backend", "duckdb", "--no-cache", cwd=ROOT)  # fmt: skip
     assert "clean__big = Filter(read, condition='amount > 15')" in explained.stdout
     assert "sub-pipeline clean ('lib/clean.json'): clean__big" in explained.stdout
+    traced = runtime_cli("lineage", "outer.json", "--data-root", ".", cwd=tmp_path)
+    assert "clean__big.out:amount  passed" in traced.stdout, traced.stderr
 
 
 def test_validate_names_the_chain_of_a_file_cycle(tmp_path):
