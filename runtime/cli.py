@@ -208,7 +208,7 @@ def validate_command(args) -> int:
     """Exit 0 when the document can run, else 2 with one `node.field: message` line each."""
     from runtime.checks.analysis import validate
 
-    problems = validate(_load(args.file), dict(args.param))
+    problems = validate(_inlined(args).document, dict(args.param))
     for problem in problems:
         print(str(problem), file=sys.stderr)
     if problems:
@@ -267,9 +267,10 @@ def test_command(args) -> int:
 def explain_command(args) -> int:
     """Print what the run would do: segments and their backends, what the passes changed."""
     from runtime.plan.explain import explain
+    from runtime.plan.inline import describe
 
     plan, _, _ = _prepared(args)
-    print(explain(plan))
+    print("\n".join([explain(plan), *describe(_inlined(args))]))
     return EXIT_OK
 
 
@@ -280,7 +281,7 @@ def lineage_command(args) -> int:
     from runtime.checks.lineage_text import lineage_text
 
     found = column_lineage(
-        _load(args.file),
+        _inlined(args).document,
         dict(args.param),
         data_root=_data_root(args),
         connections=_connections(args.connections),
@@ -311,7 +312,7 @@ def _prepared(args, *, write: bool = True):
 
     # Absolute: the paths of the run travel to the Dask workers, whose folder is not ours.
     data_root = _data_root(args).absolute()
-    plan = build_plan(_load(args.file), dict(args.param), data_root=data_root)
+    plan = build_plan(_inlined(args).document, dict(args.param), data_root=data_root)
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     connections = _connections(args.connections)
@@ -409,7 +410,7 @@ def compile_command(args) -> int:
     if not data_root.is_dir():
         raise UsageError(f"data root '{data_root}' is not a folder")
     script = compile_script(
-        _load(args.file),
+        _inlined(args).document,
         data_root=data_root,
         backend=args.backend,
         connections=_connections(args.connections),
@@ -438,6 +439,19 @@ def _load(path: Path):
         raise PipelineValidationError(
             [replace(problem, field=problem.field or str(path)) for problem in error.problems]
         ) from error
+
+
+def _inlined(args):
+    """`args.file` with its sub-pipelines inlined, their files read next to it."""
+    from runtime.plan.inline import inline
+    from runtime.plan.inline_files import file_key, resolve_file
+
+    if getattr(args, "inlined", None) is None:  # explain asks twice: the plan, then its views
+        args.inlined = inline(
+            _load(args.file), resolve_file, key=file_key(args.file), title=args.file.name,
+            parameters=dict(getattr(args, "param", ())),
+        )  # fmt: skip
+    return args.inlined
 
 
 def _connections(path: Path | None) -> dict:

@@ -26,6 +26,7 @@ from editor.api.runs import router as runs_router
 from editor.api.schedules import previews as schedule_previews_router
 from editor.api.schedules import router as schedules_router
 from editor.api.scripts import router as scripts_router
+from editor.api.subpipelines import router as subpipelines_router
 from editor.api.workspaces import router as workspaces_router
 
 api = NinjaAPI(
@@ -49,6 +50,7 @@ api.add_router("/pipelines", schedules_router, tags=["schedules"])
 api.add_router("/pipelines", pins_router, tags=["pins"])
 api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
 api.add_router("/pipelines", notifications_router, tags=["notifications"])
+api.add_router("/pipelines", subpipelines_router, tags=["pipelines"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/runs", run_data_router, tags=["run data"])

@@ -11,7 +11,7 @@ from ninja import Router
 from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.lineage import PipelineLineage
 from editor.errors import ActionError
-from editor.pipelines.documents import to_document
+from editor.pipelines.subpipelines import inlined_or_refused
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
@@ -21,7 +21,7 @@ router = Router()
 
 @router.get(
     "/{int:pipeline_id}/lineage",
-    response=answers({200: PipelineLineage}, 400, 404, 429),
+    response=answers({200: PipelineLineage}, 400, 404, 422, 429),
     summary="Column lineage",
 )
 def pipeline_lineage(request, pipeline_id: ObjectId, node: str = "", column: str = ""):
@@ -34,9 +34,8 @@ def pipeline_lineage(request, pipeline_id: ObjectId, node: str = "", column: str
         raise ActionError(400, "invalid_request", message, field="column" if node else "node")
     pipeline = pipeline_for(request.user, pipeline_id)
     access = engine_access(pipeline.workspace, request.user)
-    found = jobs.column_lineage(
-        to_document(pipeline), {}, node=node or None, column=column or None, **access
-    )
+    document = inlined_or_refused(pipeline, summary="the lineage cannot be traced").document
+    found = jobs.column_lineage(document, {}, node=node or None, column=column or None, **access)
     if "not_found" in found:
         raise ActionError(404, "unknown_column", found["not_found"], node=node, field="column")
     return found

@@ -34,6 +34,12 @@ from editor.pipelines.documents import to_document
 from editor.pipelines.exports import export_download
 from editor.pipelines.graph_image import layout, render
 from editor.pipelines.merging import merge_stale
+from editor.pipelines.subpipelines import (
+    checked_inlined,
+    on_the_canvas,
+    previewed,
+    with_subpipeline_columns,
+)
 from editor.runs import actions as run_actions
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access, personal_workspace
@@ -261,14 +267,17 @@ def preview_node(request, pipeline_id: ObjectId):
     """Runs only what the node needs, in a process of its own; never writes any output."""
     pipeline = pipeline_for(request.user, pipeline_id)
     body = parse_body(PreviewIn, json_object(request))
-    return jobs.preview(
-        to_document(pipeline),
-        body.node,
+    inlined, _ = checked_inlined(pipeline, parameters=body.parameters)
+    node, port, shown = previewed(inlined, body.node, body.port)
+    found = jobs.preview(
+        inlined.document,
+        node,
         body.limit,
-        port=body.port,
+        port=port,
         parameters=body.parameters,
         **engine_access(pipeline.workspace, request.user),
     )
+    return {**found, "node": body.node, "port": shown or found["port"]}
 
 
 @router.get(
@@ -365,9 +374,18 @@ def _checked(request, pipeline, document: PipelineSpec) -> dict:
 
 def _infer(request, pipeline, parameters: dict, document: PipelineSpec | None = None) -> dict:
     """The schemas and problems of `document` (default: the pipeline's stored one), in the
-    JSON form of `runtime.checks.inference.InferredSchemas`."""
-    return jobs.infer_schemas(
-        document or to_document(pipeline),
-        parameters,
-        **engine_access(pipeline.workspace, request.user),
+    JSON form of `runtime.checks.inference.InferredSchemas`; sub-pipelines inlined, and the
+    problems of their nodes shown at the node using them."""
+    inlined, problems = checked_inlined(pipeline, document, parameters)
+    found = jobs.infer_schemas(
+        inlined.document, parameters, **engine_access(pipeline.workspace, request.user)
     )
+    # Not inlined: a sub-pipeline node's columns are unknown, which its problems say already.
+    refused = {problem.node for problem in problems} | {
+        node.id for node in inlined.document.nodes if node.operator == "subpipeline"
+    }
+    shown = [problem.to_json() for problem in problems] + [
+        problem for problem in found["problems"] if problem.get("node") not in refused
+    ]
+    found = with_subpipeline_columns({**found, "problems": shown}, inlined.subpipelines)
+    return {**found, "problems": on_the_canvas(found["problems"], inlined.subpipelines)}

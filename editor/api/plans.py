@@ -15,14 +15,15 @@ from editor.api.schemas.contract import ObjectId, answers
 from editor.api.schemas.plans import ExplainedPlan
 from editor.errors import ActionError, problems_error
 from editor.models import NodeRun
-from editor.pipelines.documents import to_document
 from editor.pipelines.pins import pin_paths, run_pins
+from editor.pipelines.subpipelines import inlined_or_refused
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
 from runtime.document.backend_names import Backend
 from runtime.document.parameters import parse_cli_pair
 from runtime.execution.statuses import NodeStatus
+from runtime.plan.inline import describe
 from runtime.plan.reuse.reuse_pass import REUSED
 
 router = Router()
@@ -48,14 +49,17 @@ def pipeline_plan(
     pipeline = pipeline_for(request.user, pipeline_id)
     parameters = _parameters(param or [])
     access = engine_access(pipeline.workspace, request.user)
-    document = to_document(pipeline)
-    pinned = pin_paths(run_pins(pipeline, document))
+    summary = "the pipeline cannot be planned"
+    inlined = inlined_or_refused(pipeline, parameters=parameters, summary=summary)
+    pinned = pin_paths(run_pins(pipeline, inlined.document))
     problems, plan = jobs.explained_plan(
-        document, parameters, backend=backend, pins=pinned, **access
+        inlined.document, parameters, backend=backend, pins=pinned, **access
     )
     if problems:
-        raise problems_error(422, "invalid_pipeline", "the pipeline cannot be planned", problems)
-    return {**plan, "reused_from": _reused_from(pipeline, plan.get("reuse", {}))}
+        raise problems_error(422, "invalid_pipeline", summary, problems)
+    text = "\n".join([plan["text"], *describe(inlined)])
+    return {**plan, "text": text, "subpipelines": inlined.subpipelines,
+            "reused_from": _reused_from(pipeline, plan.get("reuse", {}))}  # fmt: skip
 
 
 def _reused_from(pipeline, reuse: dict[str, str]) -> dict[str, int]:

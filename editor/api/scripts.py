@@ -15,8 +15,8 @@ from ninja import Router
 
 from editor.api.schemas.contract import ObjectId, answers
 from editor.errors import problems_error
-from editor.pipelines.documents import to_document
 from editor.pipelines.exports import download, script_name
+from editor.pipelines.subpipelines import inlined_or_refused
 from editor.runs import jobs
 from editor.workspaces.membership import engine_access
 from editor.workspaces.permissions import pipeline_for
@@ -48,7 +48,8 @@ def pipeline_script(request, pipeline_id: ObjectId, backend: Backend | None = No
     pipeline = pipeline_for(request.user, pipeline_id)
     access = engine_access(pipeline.workspace, request.user)
     try:
-        script = jobs.compiled_script(to_document(pipeline), backend=backend, **access)
+        inlined = inlined_or_refused(pipeline, summary="the pipeline cannot be compiled")
+        script = jobs.compiled_script(inlined.document, backend=backend, **access)
     except PipelineValidationError as error:
         message = "the pipeline cannot be compiled"
         raise problems_error(422, "invalid_pipeline", message, error.problems) from error

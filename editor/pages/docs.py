@@ -17,6 +17,7 @@ PAGES = {
     "notifications": "Notifications and the audit log",
     "lineage": "Column lineage",
     "data-tests": "Data tests",
+    "subpipelines": "Sub-pipelines",
 }
 """The pages served, by name (docs/<name>.md), with their titles."""
 

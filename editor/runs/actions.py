@@ -19,6 +19,7 @@ from editor.models import Pipeline, Run, Schedule
 from editor.notifications import dispatch
 from editor.pipelines.documents import to_document
 from editor.pipelines.pins import run_pins
+from editor.pipelines.subpipelines import inlined_or_refused
 from editor.runs import jobs, launcher, node_rows
 from editor.runs.limits import refuse_too_many_runs
 from editor.workspaces.membership import engine_access
@@ -111,8 +112,8 @@ def check_start(
     with transaction.atomic():  # a start that will be refused is told at once
         _refuse_start(pipeline, user, queue)
     snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
-    document = to_document(snapshot)
     parameters = parameters or {}
+    document = inlined_or_refused(snapshot, parameters=parameters).document
     left_out = _check_before_run(pipeline, user, document, parameters, reuse, allow_problems)
     return CheckedStart(pipeline, user, document, snapshot.revision, parameters, reuse, left_out)
 

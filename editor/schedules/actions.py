@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Schedule, Workspace
-from editor.pipelines.documents import to_document
+from editor.pipelines.subpipelines import inlined_or_refused
 from editor.runs import jobs
 from editor.schedules import cron_times
 from editor.workspaces.membership import engine_access
@@ -66,11 +66,11 @@ def preview(cron: str, zone: str, now: datetime | None = None) -> list[datetime]
 def _check_parameters(pipeline: Pipeline, owner, parameters: dict) -> None:
     """Refuse parameters a manual start would refuse (422, as that start answers)."""
     access = engine_access(pipeline.workspace, owner)
-    problems = jobs.run_problems(to_document(pipeline), parameters, **access)
+    summary = "the pipeline cannot run with these parameters"
+    document = inlined_or_refused(pipeline, parameters=parameters, summary=summary).document
+    problems = jobs.run_problems(document, parameters, **access)
     if problems:
-        raise problems_error(
-            422, "invalid_pipeline", "the pipeline cannot run with these parameters", problems
-        )
+        raise problems_error(422, "invalid_pipeline", summary, problems)
 
 
 def check(pipeline: Pipeline, owner, fields: ScheduleIn) -> tuple[str, object]:

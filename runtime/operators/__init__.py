@@ -41,4 +41,7 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "pivot": "runtime.operators.reshape:Pivot",
     "unpivot": "runtime.operators.reshape:Unpivot",
     "window": "runtime.operators.window:Window",
+    "pipeline_input": "runtime.operators.subpipelines:PipelineInput",
+    "pipeline_output": "runtime.operators.subpipelines:PipelineOutput",
+    "subpipeline": "runtime.operators.subpipelines:Subpipeline",
 }

@@ -23,7 +23,7 @@ def test_the_owner_gets_the_plan_with_its_text(client, pipeline_id, data_root):
     body = response.json()
     assert set(body) == {
         "segments", "pandas", "fallbacks", "eliminated", "pinned", "merged", "notes", "reuse",
-        "reused_from", "tuning", "text",
+        "reused_from", "subpipelines", "tuning", "text",
     }  # fmt: skip
     assert body["text"].startswith("Plan of 'Adults'")
     assert body["tuning"] == [

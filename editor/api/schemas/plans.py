@@ -43,6 +43,11 @@ class ExplainedPlan(Schema):
         description="Why each node would run or be reused from the result store, by node, "
         "parents first (empty when the pipeline's store is off).",
     )
+    subpipelines: dict[str, dict] = Field(
+        default_factory=dict,
+        description="Each sub-pipeline node (inner ones prefixed by their outer node's id): "
+        "the pipeline, its revision and the inlined nodes it became.",
+    )
     reused_from: dict[str, int] = Field(
         default_factory=dict,
         description="For each node the plan reuses, the number of the last run that computed "

@@ -39,6 +39,7 @@ def emitter_for(name: str) -> Emitter | None:
         route,
         rows,
         sql,
+        subpipelines,
         validate,
         window,
     )

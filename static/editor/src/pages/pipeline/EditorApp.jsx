@@ -33,6 +33,7 @@ import { canRedo, canUndo } from "./document/history.js";
 import { createOverlay } from "./overlay.js";
 import BottomPanel from "./panels/BottomPanel.jsx";
 import Palette from "./panels/Palette.jsx";
+import { useSubpipelines } from "./subpipelines/useSubpipelines.js";
 import SidePanel from "./panels/SidePanel.jsx";
 import TopBar from "./panels/TopBar.jsx";
 import { useBottomPanel, useBottomPanelData } from "./panels/useBottomPanel.js";
@@ -110,6 +111,7 @@ export default function EditorApp({ api, pipelineId, userName, workspace }) {
 
 function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const base = `/api/pipelines/${pipelineId}`;
+  const subpipelines = useSubpipelines(api, base);
   const readOnly = !mayEdit(workspace?.role);
   const editor = useEditorState(pipeline, catalog, readOnly);
   const { state, dispatch, stateRef, commit, amend } = editor;
@@ -330,7 +332,13 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             </div>
           ) : null}
           <div className="pw-workspace">
-            {locked ? null : <Palette items={catalog.items} onAdd={commands.addAtCenter} />}
+            {locked ? null : (
+              <Palette
+                items={catalog.items}
+                onAdd={commands.addAtCenter}
+                subpipelines={subpipelines}
+              />
+            )}
             <div className="pw-center" ref={canvasBox}>
               <Canvas
                 readOnly={locked}

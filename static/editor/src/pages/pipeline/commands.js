@@ -20,6 +20,7 @@ import {
 } from "./document/graph.js";
 import { cardGeometry } from "./canvas/nodes/geometry.js";
 import { FIT_VIEW } from "./canvas/viewport.js";
+import { chosenSubpipeline } from "./subpipelines/subpipelines.js";
 
 const NODE_SIZE = { width: 200, height: 56 };
 
@@ -68,23 +69,26 @@ export function useEditorCommands({
 
   const addOperator = useCallback(
     (name, center) => {
-      if (!catalog.byName.get(name)) return;
+      const chosen = chosenSubpipeline(name); // a pipeline from the palette's Sub-pipelines
+      const operator = chosen ? "subpipeline" : name;
+      if (!catalog.byName.get(operator)) return;
       const id = uniqueNodeId(
-        name,
+        chosen ? chosen.id : name,
         stateRef.current.history.present.nodes.map((node) => node.id),
       );
       const position = { x: center.x - NODE_SIZE.width / 2, y: center.y - NODE_SIZE.height / 2 };
-      commit((now) => ({
-        ...now,
-        nodes: addNode(now.nodes, createNode(name, catalog.typeOf(name), position, id)),
-      }));
+      const node = createNode(operator, catalog.typeOf(operator), position, id);
+      if (chosen) node.data.params = chosen.params;
+      commit((now) => ({ ...now, nodes: addNode(now.nodes, node) }));
     },
     [catalog, commit, stateRef],
   );
 
   const dropOperator = useCallback(
     (name, point, edgeId) =>
-      edgeId ? wired.dropOnEdge(name, edgeId, point) : addOperator(name, point),
+      edgeId && !chosenSubpipeline(name)
+        ? wired.dropOnEdge(name, edgeId, point)
+        : addOperator(name, point),
     [wired, addOperator],
   );
 

@@ -14,6 +14,7 @@ import { shownRun } from "../overlay.js";
 import { useStore } from "../../../lib/store.js";
 import SchemaForm from "../form/SchemaForm.jsx";
 import JoinKeySuggestions from "../form/JoinKeySuggestions.jsx";
+import SubpipelineSettings from "../subpipelines/SubpipelineSettings.jsx";
 import { RunDetails, Columns } from "./NodeDetails.jsx";
 import TraceColumn from "../lineage/TraceColumn.jsx";
 import ReachingInputs from "../lineage/ReachingInputs.jsx";
@@ -112,16 +113,27 @@ export function NodePanel({
               onChange={(params) => onChange(node.id, { params }, `keys.${node.id}`)}
             />
           ) : null}
-          <SchemaForm
-            schema={operator?.params_schema}
-            value={node.data.params}
-            problems={problems}
-            schemas={schemas}
-            readOnly={readOnly}
-            writes={operator?.kind === "output"}
-            idPrefix={idPrefix}
-            onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
-          />
+          {node.data.operator === "subpipeline" ? (
+            <SubpipelineSettings
+              api={api}
+              base={base}
+              params={node.data.params}
+              problems={problems}
+              idPrefix={idPrefix}
+              onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
+            />
+          ) : (
+            <SchemaForm
+              schema={operator?.params_schema}
+              value={node.data.params}
+              problems={problems}
+              schemas={schemas}
+              readOnly={readOnly}
+              writes={operator?.kind === "output"}
+              idPrefix={idPrefix}
+              onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
+            />
+          )}
           <details
             className="pw-advanced"
             open={

@@ -4,12 +4,14 @@
 import "./Palette.css";
 import { memo, useState } from "react";
 import { paletteGroups } from "../document/catalog.js";
+import SubpipelineGroup from "../subpipelines/SubpipelineGroup.jsx";
 
 export const OPERATOR_MIME = "application/x-pipewright-operator";
 const ICONS = { input: "⇥", process: "⚙", output: "⇲" };
 
-/** The palette; `onAdd(name)` adds an operator without dragging. */
-function Palette({ items, onAdd }) {
+/** The palette; `onAdd(name)` adds an operator without dragging; `subpipelines` are the
+ * pipelines this one may use (subpipelines/). */
+function Palette({ items, onAdd, subpipelines = [] }) {
   const [search, setSearch] = useState("");
   const groups = paletteGroups(items, search);
   return (
@@ -56,6 +58,12 @@ function Palette({ items, onAdd }) {
             ))}
           </section>
         ))}
+        <SubpipelineGroup
+          listing={subpipelines}
+          search={search}
+          mime={OPERATOR_MIME}
+          onAdd={onAdd}
+        />
         {!groups.length ? <p className="pw-muted pw-pad">No operator matches “{search}”.</p> : null}
       </div>
       <p className="pw-palette-tip">

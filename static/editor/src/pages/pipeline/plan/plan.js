@@ -2,6 +2,8 @@
 // pandas and why when the backend lowers, eliminated and merged nodes) to how each card is
 // marked, and the legend.
 
+import { SEPARATOR, subpipelineMark } from "../subpipelines/subpipelines.js";
+
 /** Segment outlines take their colour from this many tones (editor.css `.pw-plan-tone-N`). */
 export const PLAN_TONES = 4;
 
@@ -49,6 +51,8 @@ export function planMarks(plan) {
   for (const [id, kept] of Object.entries(plan.merged))
     byNode[id] = { kind: "merged", label: `= ${kept}`, title: `computed once with ${kept}` };
   const counts = countKinds(byNode);
+  for (const [outer, entry] of Object.entries(plan.subpipelines ?? {}))
+    if (!outer.includes(SEPARATOR)) byNode[outer] = subpipelineMark(byNode, entry);
   const others = [
     { kind: "pandas", label: "pandas, node by node" },
     { kind: "eliminated", label: "not run" },

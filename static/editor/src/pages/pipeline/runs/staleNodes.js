@@ -3,15 +3,24 @@
 // is now. The canvas marks them stale instead of leaving them green until the next run.
 
 import { stableText } from "../../../lib/stableText.js";
+import { inlinedOwner } from "../subpipelines/subpipelines.js";
 
 /** The ids of the stale nodes of `current` (a document: `{nodes, edges}`), given the document
  * `ran` of the last run; none when no run is known. Moves and labels change nothing. */
 export function staleNodes(ran, current) {
   const stale = new Set();
   if (!ran) return stale;
-  const before = nodeKeys(ran);
-  const now = nodeKeys(current);
-  for (const [id, key] of now) if (before.get(id) !== key) stale.add(id);
+  // A run holds a sub-pipeline node's inlined nodes (`<id>__...`), not the node: edges from
+  // them read as from it, and it is stale only when none of them ran.
+  const subs = new Set(
+    (current.nodes ?? []).filter((node) => node.operator === "subpipeline").map((node) => node.id),
+  );
+  const before = nodeKeys(ran, subs);
+  const now = nodeKeys(current, subs);
+  const inlined = new Set([...before.keys()].map((id) => inlinedOwner(id, subs)));
+  for (const [id, key] of now) {
+    if (subs.has(id) ? !inlined.has(id) : before.get(id) !== key) stale.add(id);
+  }
   const children = new Map();
   for (const edge of current.edges ?? []) {
     if (!children.has(edge.source)) children.set(edge.source, []);
@@ -30,10 +39,13 @@ export function staleNodes(ran, current) {
 }
 
 /** `Map(id → text)`: what a node computes, as text (its operator, params, and input edges). */
-function nodeKeys(document) {
+function nodeKeys(document, subs) {
   const inputs = new Map();
   for (const edge of document.edges ?? []) {
-    const wire = `${edge.source}:${edge.source_port ?? "out"}>${edge.target_port ?? "in"}`;
+    const owner = inlinedOwner(edge.source, subs);
+    const wire = owner
+      ? `${owner}:*>${edge.target_port ?? "in"}`
+      : `${edge.source}:${edge.source_port ?? "out"}>${edge.target_port ?? "in"}`;
     if (!inputs.has(edge.target)) inputs.set(edge.target, []);
     inputs.get(edge.target).push(wire);
   }

@@ -9,7 +9,8 @@
 import "./nodes.css";
 import "../../pins/pins.css";
 import { Handle } from "@xyflow/react";
-import { useContext, useState } from "react";
+import { useContext, useMemo, useState } from "react";
+import { aggregateRun } from "../../subpipelines/subpipelines.js";
 import {
   CatalogContext,
   CardDetailContext,
@@ -51,7 +52,15 @@ export function sameCardProps(before, after) {
 export default function NodeCard({ id, data, selected, kind, icon }) {
   const catalog = useContext(CatalogContext);
   const overlay = useContext(OverlayContext);
-  const run = useStore(overlay, (state) => shownRun(state).nodes[id]);
+  const own = useStore(overlay, (state) => shownRun(state).nodes[id]);
+  const runNodes = useStore(overlay, (state) =>
+    data.operator === "subpipeline" ? shownRun(state).nodes : null,
+  );
+  const inlined = useMemo(
+    () => runNodes && aggregateRun(runNodes, id, catalog.statuses.final),
+    [runNodes, id, catalog.statuses.final],
+  );
+  const run = own ?? inlined;
   const status = statusOf(run);
   const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
   const mark = useStore(overlay, (state) => state.plan?.[id]);
@@ -282,6 +291,15 @@ export function StatusBadge({ status, working, cached = false }) {
 function Metrics({ run, kind, working }) {
   const metrics = run.metrics ?? {};
   const drawnAt = useTimeSeen(run);
+  if (run.inlined) {
+    const legend = "the sub-pipeline's inlined nodes: ended / all · the most rows one gave out";
+    return (
+      <span className="pw-node-metrics" title={legend}>
+        <span className="pw-node-metric-line">{run.inlined.nodes}</span>
+        <span className="pw-node-metric-line">{run.inlined.rows}</span>
+      </span>
+    );
+  }
   if (working.has(run.status)) {
     const elapsed = run.since ? (drawnAt - Date.parse(run.since)) / 1000 : null;
     const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
