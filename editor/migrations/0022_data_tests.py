@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("editor", "0019_run_left_out"),
+        ("editor", "0020_pins"),
     ]
 
     operations = [
