@@ -4,6 +4,8 @@
 - `pipelines`: pipelines stored as rows of nodes and edges, and the revisions history keeps.
 - `runs`: runs with the snapshot of the document that ran, node runs, log lines, and the
   positions incremental inputs reached.
+- `backfills`: a schedule's past intervals run one by one; `dependencies`: pipelines that
+  read what others write (declared), and the upstream runs a run read.
 - `schedules`, `audit`, `notifications`: what fires runs, what records changes, and who is
   told when a run ends.
 
@@ -13,6 +15,8 @@ What a change means (validation, permissions, side effects) lives in the domain'
 """
 
 from editor.models.audit import AppendOnly, AuditEntry, AuditSource
+from editor.models.backfills import Backfill, BackfillInterval
+from editor.models.dependencies import DeclaredDependency, UpstreamRun
 from editor.models.notifications import Notification
 from editor.models.pipelines import Edge, Node, Pipeline, PipelineRevision
 from editor.models.runs import InputPosition, NodeRun, Run, RunLog, latest_statuses
@@ -24,7 +28,10 @@ __all__ = [
     "AppendOnly",
     "AuditEntry",
     "AuditSource",
+    "Backfill",
+    "BackfillInterval",
     "Connection",
+    "DeclaredDependency",
     "Edge",
     "InputPosition",
     "Membership",
@@ -37,6 +44,7 @@ __all__ = [
     "Run",
     "RunLog",
     "Schedule",
+    "UpstreamRun",
     "Workspace",
     "latest_statuses",
 ]
