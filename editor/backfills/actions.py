@@ -104,7 +104,7 @@ def _check_parameters(schedule: Schedule, fields: BackfillIn) -> None:
 
 def create_backfill(schedule: Schedule, owner, fields: BackfillIn) -> Backfill:
     """A backfill of `schedule` over the range, owned by `owner`, its intervals waiting (one
-    insert per `INSERT_BATCH`)."""
+    insert per `INSERT_BATCH`); the audit log records it on the schedule."""
     _check_parameters(schedule, fields)
     intervals = intervals_of(schedule, fields.start, fields.end)
     with transaction.atomic():
@@ -123,9 +123,14 @@ def create_backfill(schedule: Schedule, owner, fields: BackfillIn) -> Backfill:
             (BackfillInterval(backfill=backfill, start=s, end=e) for s, e in intervals),
             batch_size=INSERT_BATCH,
         )
-        details = {"schedule": schedule.pk, "intervals": len(intervals)}
-        audit_log.record("backfill.created", backfill, details=details, user=owner)
-    log.info("backfill %s of pipeline %s: %d intervals", backfill.pk, schedule.pipeline_id, len(intervals))
+        details = {"backfill": backfill.pk, "intervals": len(intervals)}
+        audit_log.record("backfill.created", schedule, details=details, user=owner)
+    log.info(
+        "backfill %s of pipeline %s: %d intervals",
+        backfill.pk,
+        schedule.pipeline_id,
+        len(intervals),
+    )
     return backfill
 
 
@@ -147,7 +152,9 @@ def cancel_backfill(backfill: Backfill, by) -> Backfill:
         BackfillInterval.objects.filter(
             backfill=backfill, status__in=[Interval.WAITING, Interval.RUNNING]
         ).update(status=Interval.CANCELLED, error="cancelled")
-        audit_log.record("backfill.cancelled", backfill, details={}, user=by)
+        audit_log.record(
+            "backfill.cancelled", backfill.schedule, details={"backfill": backfill.pk}, user=by
+        )
     for run in Run.objects.filter(pk__in=run_ids):
         cancel_run(run)
     backfill.refresh_from_db()
@@ -158,14 +165,15 @@ def retry_failed(backfill: Backfill, by) -> int:
     """Put the failed intervals back to waiting (the backfill runs again); how many."""
     with transaction.atomic():
         Backfill.objects.select_for_update().get(pk=backfill.pk)
-        count = BackfillInterval.objects.filter(
-            backfill=backfill, status=Interval.FAILED
-        ).update(status=Interval.WAITING, error="", claimed_at=None)
+        count = BackfillInterval.objects.filter(backfill=backfill, status=Interval.FAILED).update(
+            status=Interval.WAITING, error="", claimed_at=None
+        )
         if count:
             Backfill.objects.filter(pk=backfill.pk).update(
                 status=Backfill.Status.RUNNING, finished_at=None
             )
-            audit_log.record("backfill.retried", backfill, details={"intervals": count}, user=by)
+            details = {"backfill": backfill.pk, "intervals": count}
+            audit_log.record("backfill.retried", backfill.schedule, details=details, user=by)
     backfill.refresh_from_db()
     return count
 

@@ -72,7 +72,9 @@ def _claim(backfill_id: int, now: datetime) -> list[BackfillInterval]:
         )
         running = intervals.filter(status=Interval.RUNNING).count()
         waiting = intervals.filter(status=Interval.WAITING).order_by("start")
-        chosen = list(waiting.values_list("pk", flat=True)[: max(backfill.concurrency - running, 0)])
+        chosen = list(
+            waiting.values_list("pk", flat=True)[: max(backfill.concurrency - running, 0)]
+        )
         if not chosen and not running and not waiting.exists():
             Backfill.objects.filter(pk=backfill_id).update(
                 status=Backfill.Status.FINISHED, finished_at=now

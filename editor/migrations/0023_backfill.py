@@ -6,93 +6,250 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('editor', '0019_run_left_out'),
+        ("editor", "0019_run_left_out"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Backfill',
+            name="Backfill",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('start', models.DateTimeField()),
-                ('end', models.DateTimeField()),
-                ('start_parameter', models.CharField(max_length=100)),
-                ('end_parameter', models.CharField(max_length=100)),
-                ('value_format', models.CharField(choices=[('datetime', "date and time (ISO 8601, with the zone's offset)"), ('date', "date (YYYY-MM-DD on the zone's calendar)")], default='datetime', max_length=10)),
-                ('concurrency', models.PositiveSmallIntegerField(default=1)),
-                ('status', models.CharField(choices=[('running', 'running'), ('finished', 'finished'), ('cancelled', 'cancelled')], default='running', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(help_text="Its runs use this user's rights.", on_delete=django.db.models.deletion.CASCADE, related_name='backfills', to=settings.AUTH_USER_MODEL)),
-                ('pipeline', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='backfills', to='editor.pipeline')),
-                ('schedule', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='backfills', to='editor.schedule')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("start", models.DateTimeField()),
+                ("end", models.DateTimeField()),
+                ("start_parameter", models.CharField(max_length=100)),
+                ("end_parameter", models.CharField(max_length=100)),
+                (
+                    "value_format",
+                    models.CharField(
+                        choices=[
+                            ("datetime", "date and time (ISO 8601, with the zone's offset)"),
+                            ("date", "date (YYYY-MM-DD on the zone's calendar)"),
+                        ],
+                        default="datetime",
+                        max_length=10,
+                    ),
+                ),
+                ("concurrency", models.PositiveSmallIntegerField(default=1)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "running"),
+                            ("finished", "finished"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        default="running",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        help_text="Its runs use this user's rights.",
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="backfills",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "pipeline",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="backfills",
+                        to="editor.pipeline",
+                    ),
+                ),
+                (
+                    "schedule",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="backfills",
+                        to="editor.schedule",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='BackfillInterval',
+            name="BackfillInterval",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('start', models.DateTimeField()),
-                ('end', models.DateTimeField()),
-                ('status', models.CharField(choices=[('waiting', 'waiting'), ('running', 'running'), ('succeeded', 'succeeded'), ('failed', 'failed'), ('cancelled', 'cancelled')], default='waiting', max_length=10)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.CharField(blank=True, max_length=500)),
-                ('backfill', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='intervals', to='editor.backfill')),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='backfill_intervals', to='editor.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("start", models.DateTimeField()),
+                ("end", models.DateTimeField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("waiting", "waiting"),
+                            ("running", "running"),
+                            ("succeeded", "succeeded"),
+                            ("failed", "failed"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        default="waiting",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("claimed_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.CharField(blank=True, max_length=500)),
+                (
+                    "backfill",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="intervals",
+                        to="editor.backfill",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="backfill_intervals",
+                        to="editor.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['backfill', 'start'],
+                "ordering": ["backfill", "start"],
             },
         ),
         migrations.CreateModel(
-            name='DeclaredDependency',
+            name="DeclaredDependency",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('note', models.CharField(blank=True, help_text='What it reads, in words.', max_length=300)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('downstream', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='declared_dependencies', to='editor.pipeline')),
-                ('upstream', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='editor.pipeline')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "note",
+                    models.CharField(
+                        blank=True, help_text="What it reads, in words.", max_length=300
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "downstream",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="declared_dependencies",
+                        to="editor.pipeline",
+                    ),
+                ),
+                (
+                    "upstream",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="editor.pipeline",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['downstream', 'upstream'],
+                "ordering": ["downstream", "upstream"],
             },
         ),
         migrations.CreateModel(
-            name='UpstreamRun',
+            name="UpstreamRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('upstream_run_number', models.PositiveIntegerField(blank=True, help_text="Kept past the upstream run's pruning; empty: none yet.", null=True)),
-                ('via', models.CharField(blank=True, help_text='The paths or tables read.', max_length=500)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='upstream_runs', to='editor.run')),
-                ('upstream', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='editor.pipeline')),
-                ('upstream_run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='editor.run')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "upstream_run_number",
+                    models.PositiveIntegerField(
+                        blank=True,
+                        help_text="Kept past the upstream run's pruning; empty: none yet.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "via",
+                    models.CharField(
+                        blank=True, help_text="The paths or tables read.", max_length=500
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="upstream_runs",
+                        to="editor.run",
+                    ),
+                ),
+                (
+                    "upstream",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="editor.pipeline",
+                    ),
+                ),
+                (
+                    "upstream_run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="editor.run",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'upstream'],
+                "ordering": ["run", "upstream"],
             },
         ),
         migrations.AddIndex(
-            model_name='backfill',
-            index=models.Index(fields=['status'], name='backfill_status'),
+            model_name="backfill",
+            index=models.Index(fields=["status"], name="backfill_status"),
         ),
         migrations.AddIndex(
-            model_name='backfillinterval',
-            index=models.Index(fields=['backfill', 'status', 'start'], name='backfill_next'),
+            model_name="backfillinterval",
+            index=models.Index(fields=["backfill", "status", "start"], name="backfill_next"),
         ),
         migrations.AddConstraint(
-            model_name='declareddependency',
-            constraint=models.UniqueConstraint(fields=('upstream', 'downstream'), name='unique_dependency'),
+            model_name="declareddependency",
+            constraint=models.UniqueConstraint(
+                fields=("upstream", "downstream"), name="unique_dependency"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='upstreamrun',
-            constraint=models.UniqueConstraint(fields=('run', 'upstream'), name='unique_upstream_run'),
+            model_name="upstreamrun",
+            constraint=models.UniqueConstraint(
+                fields=("run", "upstream"), name="unique_upstream_run"
+            ),
         ),
     ]

@@ -47,7 +47,7 @@ class Backfill(models.Model):
         indexes = [models.Index(fields=["status"], name="backfill_status")]
 
     def __str__(self) -> str:
-        return f"backfill {self.pk} of {self.pipeline} ({self.start:%Y-%m-%d}–{self.end:%Y-%m-%d})"
+        return f"backfill {self.pk} of {self.pipeline} from {self.start:%Y-%m-%d}"
 
 
 class BackfillInterval(models.Model):

@@ -47,11 +47,20 @@ class Link:
 
 def footprint(document: dict, registry: Registry) -> Footprint:
     """The footprint of a pipeline document (its JSON form); unknown operators add nothing."""
-    found = {"reads_files": set(), "writes_files": set(), "reads_tables": set(), "writes_tables": set()}
+    found = {
+        "reads_files": set(),
+        "writes_files": set(),
+        "reads_tables": set(),
+        "writes_tables": set(),
+    }
     for node in document.get("nodes", []):
         operator = registry.get(node.get("operator", ""))
         params = node.get("params") or {}
-        if operator is None or operator.kind not in ("input", "output") or not isinstance(params, dict):
+        if (
+            operator is None
+            or operator.kind not in ("input", "output")
+            or not isinstance(params, dict)
+        ):
             continue
         side = "reads" if operator.kind == "input" else "writes"
         formats = _field_formats(operator.Params)
@@ -119,11 +128,15 @@ def _after_from(tokens: Iterable) -> Iterator[str]:
     for token in tokens:
         if token.is_whitespace or token.ttype in sqlparse.tokens.Comment:
             continue
-        if isinstance(token, Parenthesis) or (token.is_group and not isinstance(token, (Identifier, IdentifierList))):
+        if isinstance(token, Parenthesis) or (
+            token.is_group and not isinstance(token, (Identifier, IdentifierList))
+        ):
             yield from _after_from(token.tokens)
             expecting = False
             continue
-        if token.ttype is Keyword and (token.normalized == "FROM" or token.normalized.endswith("JOIN")):
+        if token.ttype is Keyword and (
+            token.normalized == "FROM" or token.normalized.endswith("JOIN")
+        ):
             expecting = True
             continue
         if not expecting and isinstance(token, (Identifier, IdentifierList)):
