@@ -4,9 +4,11 @@ attacks (ten years of days, a range past the limit, a viewer)."""
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -198,3 +200,35 @@ def test_times_between_counts_ten_years_of_days():
         )
     )
     assert len(found) == 3653 and found[0] == datetime(2014, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.django_db
+def test_the_backfill_command_creates_the_intervals(schedule):
+    out = io.StringIO()
+    call_command(
+        "backfill", str(schedule.pipeline_id), "--schedule", str(schedule.pk),
+        "--start", "2024-01-01", "--end", "2024-02-01", "--start-parameter", "day",
+        "--end-parameter", "until", "--format", "date", "--concurrency", "2", stdout=out,
+    )  # fmt: skip
+    assert "31 intervals" in out.getvalue()
+    assert Backfill.objects.get().concurrency == 2
+
+
+@pytest.mark.django_db
+def test_the_backfill_command_says_what_is_wrong(schedule):
+    with pytest.raises(CommandError, match="declares no parameter 'interval_start'"):
+        call_command(
+            "backfill", str(schedule.pipeline_id), "--schedule", str(schedule.pk),
+            "--start", "2024-01-01", "--end", "2024-02-01",
+        )  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scheduler_tick_moves_backfills_on(client, schedule):
+    from editor.schedules import scheduler
+
+    post_json(client, url(schedule), BODY)
+    assert len(scheduler.tick(timezone.now())) == 3
+    assert scheduler.tick(timezone.now()) == []  # the limit is reached until runs end
+    end_active_runs()
+    assert len(scheduler.tick(timezone.now())) == 3
