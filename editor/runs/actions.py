@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from editor.audit import log as audit_log
+from editor.dependencies.actions import record_upstream_runs
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule
 from editor.notifications import dispatch
@@ -219,6 +220,7 @@ def _queue_run(
         **launcher.holder(),
     )
     node_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
+    record_upstream_runs(run)
     details = _run_details(run)
     audit_log.record("run.started", run, revision=run.revision, details=details, user=checked.user)
     _prune_runs(checked.pipeline)
