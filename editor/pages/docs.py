@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 PAGES = {
     "expressions": "Expressions",
     "schedules": "Schedules",
+    "dependencies": "Dependencies and backfills",
     "notifications": "Notifications and the audit log",
 }
 """The pages served, by name (docs/<name>.md), with their titles."""
