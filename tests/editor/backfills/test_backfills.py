@@ -5,6 +5,7 @@ attacks (ten years of days, a range past the limit, a viewer)."""
 from __future__ import annotations
 
 import io
+import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -232,3 +233,30 @@ def test_the_scheduler_tick_moves_backfills_on(client, schedule):
     assert scheduler.tick(timezone.now()) == []  # the limit is reached until runs end
     end_active_runs()
     assert len(scheduler.tick(timezone.now())) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_advancing_at_once_start_no_interval_twice_nor_pass_the_limit(
+    client, schedule
+):
+    """Two schedulers tick together (threads with connections of their own): the claim holds
+    the backfill's row, so together they start the concurrency's worth of runs, once each."""
+    backfill = Backfill.objects.get(pk=post_json(client, url(schedule), BODY).json()["id"])
+    barrier = threading.Barrier(2)
+    started: list[int] = []
+
+    def tick() -> None:
+        try:
+            barrier.wait()
+            started.extend(advance.advance(backfill.pk))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=tick) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(started) == len(set(started)) == 3
+    assert running_count(backfill) == 3
+    assert Run.objects.count() == 3
