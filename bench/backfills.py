@@ -94,7 +94,7 @@ def measure(repeat: int) -> list[list]:
     tracemalloc.stop()
     with CaptureQueriesContext(connection) as queries:
         started = time.perf_counter()
-        advance._claim(backfill.pk, backfill.created_at)
+        advance.claim(backfill.pk, backfill.created_at)
         claim_s = time.perf_counter() - started
     return [
         [connection.vendor, intervals, statistics.median(seconds), statistics.median(statements),

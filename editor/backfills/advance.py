@@ -51,11 +51,13 @@ def advance_all(now: datetime | None = None) -> list[int]:
 
 def advance(backfill_id: int, now: datetime | None = None) -> list[int]:
     """Settle, claim and start one backfill's intervals; the ids of the runs started."""
-    claimed = _claim(backfill_id, now or timezone.now())
-    return [run_id for interval in claimed if (run_id := _start(interval)) is not None]
+    claimed = claim(backfill_id, now or timezone.now())
+    return [run_id for interval in claimed if (run_id := start_claimed(interval)) is not None]
 
 
-def _claim(backfill_id: int, now: datetime) -> list[BackfillInterval]:
+def claim(backfill_id: int, now: datetime) -> list[BackfillInterval]:
+    """Settle the running intervals and mark the next waiting ones running, up to the
+    concurrency, holding the backfill's row; the intervals claimed (their runs not started)."""
     with transaction.atomic():
         backfill = (
             Backfill.objects.select_for_update()
@@ -117,7 +119,7 @@ def parameters(interval: BackfillInterval) -> dict:
     }
 
 
-def _start(interval: BackfillInterval) -> int | None:
+def start_claimed(interval: BackfillInterval) -> int | None:
     """Queue the claimed interval's run with its owner's rights; None when it could not
     start (it failed, it waits again when the owner has too many runs, or it was cancelled)."""
     backfill = interval.backfill

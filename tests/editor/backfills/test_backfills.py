@@ -113,9 +113,9 @@ def test_an_interval_claimed_then_cancelled_before_its_run_is_queued_starts_noth
     client, schedule, owner
 ):
     backfill = Backfill.objects.get(pk=post_json(client, url(schedule), BODY).json()["id"])
-    claimed = advance._claim(backfill.pk, timezone.now())
+    claimed = advance.claim(backfill.pk, timezone.now())
     actions.cancel_backfill(backfill, owner)
-    assert [advance._start(interval) for interval in claimed] == [None, None, None]
+    assert [advance.start_claimed(interval) for interval in claimed] == [None, None, None]
     assert not Run.objects.exists()
 
 
