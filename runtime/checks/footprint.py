@@ -11,17 +11,19 @@ document, before parameters are filled in, so one footprint covers every run.
 from __future__ import annotations
 
 import fnmatch
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import sqlparse
+from sqlparse.exceptions import SQLParseError
 from sqlparse.sql import Identifier, IdentifierList, Parenthesis
 from sqlparse.tokens import CTE, Keyword
 
 from runtime.document.parameters import PLACEHOLDER
 from runtime.operators.registry import Registry
 
-MAX_QUERY_CHARS = 100_000
+MAX_QUERY_CHARS = 20_000
 """A longer query is not parsed for its tables (bounded work for any document)."""
 
 
@@ -104,11 +106,19 @@ def _tables(params: dict) -> set[str]:
     return set()
 
 
-def query_tables(query: str) -> Iterator[str]:
-    """The tables named after FROM or JOIN in `query`, subqueries included."""
-    for statement in sqlparse.parse(query):
-        named = set(_common_table_names(statement.tokens))
-        yield from (table for table in _after_from(statement.tokens) if table not in named)
+@functools.lru_cache(maxsize=1024)
+def query_tables(query: str) -> tuple[str, ...]:
+    """The tables named after FROM or JOIN in `query`, subqueries included; none for a query
+    sqlparse refuses (past its 10,000 tokens, say): a declared dependency says what it reads.
+    Cached: every graph and every run's start reads the workspace's queries again."""
+    try:
+        found = []
+        for statement in sqlparse.parse(query):
+            named = set(_common_table_names(statement.tokens))
+            found += [table for table in _after_from(statement.tokens) if table not in named]
+        return tuple(found)
+    except (SQLParseError, RecursionError):
+        return ()
 
 
 def _common_table_names(tokens: list) -> Iterator[str]:

@@ -88,3 +88,15 @@ def test_unknown_operators_and_odd_params_add_nothing():
         default_registry(),
     )
     assert not (found.reads_files or found.writes_files or found.reads_tables)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "select * from t where " + "(" * 5000 + "1" + ")" * 5000,
+        "select * from a join b using (k) " * 600,
+    ],
+    ids=["deeply-nested", "past-the-token-limit"],
+)
+def test_a_query_sqlparse_refuses_reads_no_table_rather_than_failing(query):
+    assert query_tables(query) == ()
