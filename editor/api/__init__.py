@@ -8,6 +8,9 @@ token for scripts), and so do `/api/openapi.json` and `/api/docs`. Errors answer
 from ninja import NinjaAPI
 
 from editor.api.auth import BearerTokenAuth, SessionAuth, signed_in_or_token
+from editor.api.backfills import router as backfills_router
+from editor.api.dependencies import pipelines as dependencies_router
+from editor.api.dependencies import workspaces as pipeline_graph_router
 from editor.api.errors import install_error_handlers
 from editor.api.expressions import router as expressions_router
 from editor.api.files import router as files_router
@@ -49,6 +52,9 @@ api.add_router("/pipelines", positions_router, tags=["incremental inputs"])
 api.add_router("/pipelines", schedules_router, tags=["schedules"])
 api.add_router("/pipelines", pins_router, tags=["pins"])
 api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
+api.add_router("/pipelines", backfills_router, tags=["backfills"])
+api.add_router("/pipelines", dependencies_router, tags=["dependencies"])
+api.add_router("/workspaces", pipeline_graph_router, tags=["dependencies"])
 api.add_router("/pipelines", notifications_router, tags=["notifications"])
 api.add_router("/pipelines", subpipelines_router, tags=["pipelines"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}

@@ -105,6 +105,16 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
         body["document"] = run.document
         body["logs"] = [log_line_json(line) for line in run.logs.all()]
         body["logs_dropped"] = run.logs_dropped
+        body["upstream_runs"] = [
+            {
+                "pipeline": upstream.upstream_id,
+                "pipeline_name": upstream.upstream.name,
+                "run": upstream.upstream_run_id,
+                "number": upstream.upstream_run_number,
+                "via": upstream.via,
+            }
+            for upstream in run.upstream_runs.select_related("upstream")
+        ]
     return body
 
 

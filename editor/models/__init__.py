@@ -5,6 +5,8 @@
 - `runs`: runs with the snapshot of the document that ran, node runs, log lines, and the
   positions incremental inputs reached.
 - `pins`: rows that stand for a node's output in editor runs.
+- `backfills`: a schedule's past intervals run one by one; `dependencies`: pipelines that
+  read what others write (declared), and the upstream runs a run read.
 - `schedules`, `audit`, `notifications`: what fires runs, what records changes, and who is
   told when a run ends.
 
@@ -14,6 +16,8 @@ What a change means (validation, permissions, side effects) lives in the domain'
 """
 
 from editor.models.audit import AppendOnly, AuditEntry, AuditSource
+from editor.models.backfills import Backfill, BackfillInterval
+from editor.models.dependencies import DeclaredDependency, UpstreamRun
 from editor.models.notifications import Notification
 from editor.models.pins import Pin
 from editor.models.pipelines import Edge, Node, Pipeline, PipelineRevision
@@ -26,7 +30,10 @@ __all__ = [
     "AppendOnly",
     "AuditEntry",
     "AuditSource",
+    "Backfill",
+    "BackfillInterval",
     "Connection",
+    "DeclaredDependency",
     "Edge",
     "InputPosition",
     "Membership",
@@ -40,6 +47,7 @@ __all__ = [
     "Run",
     "RunLog",
     "Schedule",
+    "UpstreamRun",
     "Workspace",
     "latest_statuses",
 ]

@@ -5,7 +5,7 @@
 the editor's auto-layout.
 
 Every string in a document is the user's, so none of them reaches Graphviz as DOT syntax:
-nodes are named `n0`, `n1`, ... in document order, and labels go through `_literal`, which
+nodes are named `n0`, `n1`, ... in document order, and labels go through `literal`, which
 Graphviz never reads as an HTML label (`<...>`, where `HREF` makes links) nor as an
 escString (`\\N`, `\\G`, `\\L`). No user string is given to a URL, href or tooltip attribute.
 """
@@ -60,14 +60,14 @@ def _graph(document: PipelineSpec, statuses: dict[str, str]) -> graphviz.Digraph
         status = statuses.get(node.id, "idle")
         graph.node(
             names[node.id],
-            label=_literal(node.label or node.id, f"{node.operator} · {status}"),
+            label=literal(node.label or node.id, f"{node.operator} · {status}"),
             fillcolor=STATUS_COLOURS.get(status, STATUS_COLOURS["idle"]),
         )
     for edge in document.edges:
         if edge.source not in names or edge.target not in names:
             continue
         ports = [port for port in (edge.source_port, edge.target_port) if port not in ("out", "in")]
-        graph.edge(names[edge.source], names[edge.target], label=_literal(" → ".join(ports)))
+        graph.edge(names[edge.source], names[edge.target], label=literal(" → ".join(ports)))
     return graph
 
 
@@ -76,7 +76,7 @@ def _names(document: PipelineSpec) -> dict[str, str]:
     return {node.id: f"n{position}" for position, node in enumerate(document.nodes)}
 
 
-def _literal(*lines: str) -> graphviz.nohtml:
+def literal(*lines: str) -> graphviz.nohtml:
     """Lines of user text as one label that Graphviz draws exactly as written."""
     return graphviz.nohtml("\\n".join(_printable(line).replace("\\", "\\\\") for line in lines))
 

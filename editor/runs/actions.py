@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from editor.audit import log as audit_log
+from editor.dependencies.actions import record_upstream_runs
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Run, Schedule
 from editor.notifications import dispatch
@@ -99,9 +100,11 @@ def check_start(
     *,
     queue: bool = False,
     allow_problems: bool = False,
+    alongside: bool = False,
 ) -> CheckedStart:
     """Refuse a start that cannot be made (409 and 429 at once; 400 and 422 once a snapshot
-    of the pipeline is checked, in a job's process), else the snapshot checked.
+    of the pipeline is checked, in a job's process), else the snapshot checked. `alongside`
+    (a backfill's intervals): other active runs of the pipeline do not refuse it.
 
     A pipeline with any of the problems the editor shows is refused (422 `pipeline_has_problems`,
     listing them) unless `allow_problems`: then the nodes with problems and everything below
@@ -110,7 +113,7 @@ def check_start(
     The check reads the inputs, which may take up to PIPEWRIGHT_PREVIEW_TIMEOUT: call this
     outside any transaction, so that no lock is held meanwhile (on SQLite, the database's)."""
     with transaction.atomic():  # a start that will be refused is told at once
-        _refuse_start(pipeline, user, queue)
+        _refuse_start(pipeline, user, queue, alongside)
     snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
     parameters = parameters or {}
     document = inlined_or_refused(snapshot, parameters=parameters).document
@@ -124,18 +127,21 @@ def queue_checked(
     schedule: Schedule | None = None,
     scheduled_for: datetime | None = None,
     queue: bool = False,
+    alongside: bool = False,
 ) -> Run:
     """The run of `checked`, queued within the caller's transaction (see `start_run`): of the
     document its check passed, as the start found it; a save made since goes to the next run."""
     Pipeline.objects.select_for_update().get(pk=checked.pipeline.pk)
-    active = _refuse_start(checked.pipeline, checked.user, queue)
+    active = _refuse_start(checked.pipeline, checked.user, queue, alongside)
     return _queue_run(checked, active, schedule, scheduled_for)
 
 
-def _refuse_start(pipeline: Pipeline, user, queue: bool) -> list[Run]:
+def _refuse_start(pipeline: Pipeline, user, queue: bool, alongside: bool = False) -> list[Run]:
     """The pipeline's active runs, unless they or the user's own runs refuse a start (409,
-    429); inside a transaction."""
+    429); inside a transaction. `alongside`: none (it neither waits for them nor is refused)."""
     refuse_too_many_runs(user)
+    if alongside:
+        return []
     active = list(pipeline.runs.filter(status__in=RunStatus.ACTIVE)[:2])
     if active and (not queue or len(active) > 1):
         raise ActionError(
@@ -223,6 +229,7 @@ def _queue_run(
         **launcher.holder(),
     )
     node_rows.create_pending(run.pk, (node.id for node in checked.document.nodes))
+    record_upstream_runs(run)
     details = _run_details(run)
     audit_log.record("run.started", run, revision=run.revision, details=details, user=checked.user)
     _prune_runs(checked.pipeline)

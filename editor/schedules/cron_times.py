@@ -17,6 +17,7 @@ refused. Every search is bounded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -164,3 +165,28 @@ def within(after: datetime, until: datetime, expression: str, zone: ZoneInfo) ->
             break
         latest = moment = following
     return latest
+
+
+def times_between(
+    expression: str, zone: ZoneInfo, start: datetime, end: datetime
+) -> Iterator[datetime]:
+    """The fire times in [`start`, `end`] (aware), in UTC and in order, by the daylight-saving
+    rules above; lazily, so a caller stops when it has seen enough. `expression` must have
+    passed `check_cron`."""
+    wall = (start - timedelta(microseconds=1)).astimezone(zone).replace(tzinfo=None)
+    times = croniter(
+        expression,
+        wall.replace(second=0, microsecond=0),
+        max_years_between_matches=YEARS_BETWEEN_FIRES,
+    )
+    while True:
+        try:
+            candidate = times.get_next(datetime)
+        except CroniterBadDateError:
+            return
+        instant = on_timeline(candidate, zone)
+        if instant is None or instant < start:
+            continue
+        if instant > end:
+            return
+        yield instant

@@ -26,6 +26,7 @@ from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from editor.audit import log as audit_log
+from editor.backfills import advance as backfills
 from editor.errors import ActionError
 from editor.models import AuditSource, Run, Schedule
 from editor.runs.actions import (
@@ -66,7 +67,8 @@ class SystemClock:
 
 
 def tick(now: datetime) -> list[int]:
-    """Fire every schedule due at `now`; the ids of the runs started."""
+    """Fire every schedule due at `now`, then move every backfill on; the ids of the runs
+    started."""
     due = Schedule.objects.filter(enabled=True, next_fire_at__lte=now).order_by("next_fire_at")
     started = []
     for schedule_id in list(due.values_list("pk", flat=True)[:BATCH]):
@@ -77,7 +79,7 @@ def tick(now: datetime) -> list[int]:
             continue
         if run is not None:
             started.append(run.pk)
-    return started
+    return started + backfills.advance_all(now)
 
 
 def fire(schedule_id: int, now: datetime) -> Run | None:

@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from editor.api import api
-from editor.models import Notification, Pipeline, Run, Schedule
+from editor.models import Backfill, Notification, Pipeline, Run, Schedule
 from editor.pipelines import actions
 from editor.workspaces.tokens import create_token
 from runtime.document.spec import load_document
@@ -71,8 +71,13 @@ def targets(owner) -> dict:
     run = Run.objects.create(pipeline=pipeline, document=SEED, started_by=owner, status="failed")
     schedule = Schedule.objects.create(pipeline=pipeline, owner=owner, cron="0 6 * * *")
     hook = Notification.objects.create(pipeline=pipeline, kind="webhook", url="http://192.0.2.1/")
+    backfill = Backfill.objects.create(
+        pipeline=pipeline, schedule=schedule, owner=owner, start=run.created_at,
+        end=run.created_at, start_parameter="a", end_parameter="b",
+    )  # fmt: skip
     return {
         "schedule_id": schedule.pk,
+        "backfill_id": backfill.pk,
         "notification_id": hook.pk,
         "pipeline_id": pipeline.pk,
         "run_id": run.pk,

@@ -79,6 +79,17 @@ class LogLine(Many):
     message: str
 
 
+class UpstreamRun(Schema):
+    """A run of a pipeline this run reads from: its latest succeeded run when this one was
+    queued (`run` None: it had none, or it was pruned since)."""
+
+    pipeline: int
+    pipeline_name: str
+    run: int | None
+    number: int | None
+    via: str = Field(description="The paths or tables read of it.")
+
+
 class Run(RunSummary):
     """A run with its timings, the document that ran, its node runs by node id and its log
     lines."""
@@ -88,6 +99,9 @@ class Run(RunSummary):
     logs: list[LogLine] = Field(description="In order; see `logs_dropped` for lines not kept.")
     logs_dropped: int = Field(
         description="Lines not kept between the first and the latest PIPEWRIGHT_LOG_LINES / 2."
+    )
+    upstream_runs: list[UpstreamRun] = Field(
+        [], description="The upstream pipelines' runs it read (see docs/dependencies.md)."
     )
 
 

@@ -14,6 +14,7 @@ import WorkspaceHead from "./WorkspaceHead.jsx";
 import ListTable from "../../ui/ListTable.jsx";
 import ConfirmDialog from "../../ui/ConfirmDialog.jsx";
 import { ConnectionDialog } from "./ConnectionDialog.jsx";
+import PipelineGraphSection from "./PipelineGraphSection.jsx";
 
 /** The page for `workspace` ({slug, name, role}). */
 export default function WorkspaceApp({ api, workspace, userName }) {
@@ -124,6 +125,7 @@ export default function WorkspaceApp({ api, workspace, userName }) {
           </ul>
         </section>
       ) : null}
+      <PipelineGraphSection api={api} slug={workspace.slug} />
       <section className="pw-workspace-section" aria-labelledby="pw-members">
         <div className="pw-workspace-head">
           <h2 id="pw-members">Members</h2>

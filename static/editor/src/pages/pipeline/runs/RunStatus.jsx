@@ -61,6 +61,16 @@ export function ViewedRunBanner({ onLive, liveRunId }) {
             {parameters.map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join(", ")}
           </span>
         ) : null}
+        {viewed.upstreamRuns?.length ? (
+          <span className="pw-banner-parameters">
+            {" · read: "}
+            {viewed.upstreamRuns
+              .map(
+                (up) => `${up.pipeline_name} ${up.number ? `run #${up.number}` : "(no run yet)"}`,
+              )
+              .join(", ")}
+          </span>
+        ) : null}
       </span>
       <button type="button" onClick={onLive}>
         Back to the editor

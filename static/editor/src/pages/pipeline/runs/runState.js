@@ -160,6 +160,7 @@ export function fromRunDetails(run) {
     durationS: run.duration_s ?? null,
     error: run.error ?? "",
     parameters: run.parameters ?? null,
+    upstreamRuns: run.upstream_runs ?? [],
   };
 }
 

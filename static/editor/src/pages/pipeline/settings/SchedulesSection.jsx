@@ -6,6 +6,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
+import BackfillPanel from "./BackfillPanel.jsx";
 import { STEPS, cronOfInterval, describeCron, intervalOfCron } from "./scheduleInterval.js";
 
 const PREVIEW_DELAY_MS = 300;
@@ -53,6 +54,7 @@ export default function SchedulesSection({ api, pipelineId, readOnly }) {
   const base = `/api/pipelines/${pipelineId}/schedules`;
   const [items, setItems] = useState(null);
   const [editing, setEditing] = useState(null); // a form's values, with `id` when editing
+  const [backfilling, setBackfilling] = useState(null); // the schedule whose backfills show
   const [error, setError] = useState(null);
   const reload = useCallback(
     () =>
@@ -113,6 +115,18 @@ export default function SchedulesSection({ api, pipelineId, readOnly }) {
                 <div className="pw-muted">last: {schedule.last_outcome}</div>
               ) : null}
             </div>
+            <div className="pw-schedule-actions">
+              <button
+                type="button"
+                aria-expanded={backfilling === schedule.id}
+                onClick={() => setBackfilling(backfilling === schedule.id ? null : schedule.id)}
+              >
+                Backfill
+              </button>
+            </div>
+            {backfilling === schedule.id ? (
+              <BackfillPanel api={api} base={base} schedule={schedule} readOnly={readOnly} />
+            ) : null}
             {readOnly ? null : (
               <div className="pw-schedule-actions">
                 <button type="button" onClick={() => setEditing(formOf(schedule))}>
