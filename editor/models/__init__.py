@@ -4,8 +4,8 @@
 - `pipelines`: pipelines stored as rows of nodes and edges, and the revisions history keeps.
 - `runs`: runs with the snapshot of the document that ran, node runs, log lines, and the
   positions incremental inputs reached.
-- `schedules`, `audit`, `notifications`: what fires runs, what records changes, and who is
-  told when a run ends.
+- `schedules`, `triggers`, `audit`, `notifications`: what fires runs, what records changes,
+  and who is told when a run ends.
 
 Only Django models, their query sets and choices belong here, with the few lines of logic
 that keep a row true (a run's number, an audit entry's immutability, a secret's encryption).
@@ -17,6 +17,7 @@ from editor.models.notifications import Notification
 from editor.models.pipelines import Edge, Node, Pipeline, PipelineRevision
 from editor.models.runs import InputPosition, NodeRun, Run, RunLog, latest_statuses
 from editor.models.schedules import Schedule
+from editor.models.triggers import Trigger, TriggerEvent
 from editor.models.workspaces import ApiToken, Connection, Membership, Role, Workspace
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "Run",
     "RunLog",
     "Schedule",
+    "Trigger",
+    "TriggerEvent",
     "Workspace",
     "latest_statuses",
 ]
