@@ -24,6 +24,8 @@ from editor.api.runs import router as runs_router
 from editor.api.schedules import previews as schedule_previews_router
 from editor.api.schedules import router as schedules_router
 from editor.api.scripts import router as scripts_router
+from editor.api.triggers import router as triggers_router
+from editor.api.triggers import webhooks as webhooks_router
 from editor.api.workspaces import router as workspaces_router
 
 api = NinjaAPI(
@@ -44,6 +46,8 @@ api.add_router("/pipelines", scripts_router, tags=["pipelines"])
 api.add_router("/pipelines", positions_router, tags=["incremental inputs"])
 api.add_router("/pipelines", schedules_router, tags=["schedules"])
 api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
+api.add_router("/pipelines", triggers_router, tags=["triggers"])
+api.add_router("/hooks", webhooks_router, tags=["triggers"])
 api.add_router("/pipelines", notifications_router, tags=["notifications"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])

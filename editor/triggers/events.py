@@ -66,7 +66,7 @@ def record(trigger_id: int, seen: list[Seen], *, present: bool = False) -> Recor
                 description=event.description[:500],
                 fields=event.fields,
                 status=_status(index, room, present),
-                message="" if present or index < room else _dropped_message(),
+                message="" if present or index < room else dropped_message(),
             )
             for index, event in enumerate(new)
         ]
@@ -77,7 +77,7 @@ def record(trigger_id: int, seen: list[Seen], *, present: bool = False) -> Recor
                 dropped=F("dropped") + dropped,
                 last_outcome=(
                     f"{len(new)} events seen at once: {min(room, len(new))} wait for a run, "
-                    f"{dropped} dropped ({_dropped_message()})"
+                    f"{dropped} dropped ({dropped_message()})"
                 )[:500],
             )
         started = [row.pk for row in made if row.status == TriggerEvent.Status.WAITING]
@@ -90,7 +90,7 @@ def _status(index: int, room: int, present: bool) -> str:
     return TriggerEvent.Status.WAITING if index < room else TriggerEvent.Status.DROPPED
 
 
-def _dropped_message() -> str:
+def dropped_message() -> str:
     return f"at most {MAX_WAITING} events of a trigger wait for a run"
 
 

@@ -47,8 +47,9 @@ def check_pattern(pattern: str) -> str:
 
 
 def scan(folder: Path, pattern: str) -> list[Seen]:
-    """The regular files under `folder` matching `pattern` (at most `MAX_FILES`), never one
-    reached through a link leading outside the folder; hidden files are left out."""
+    """The regular files under `folder` matching `pattern` (at most `MAX_FILES`), the oldest
+    first (in a storm, they wait and the last ones are dropped), never one reached through a
+    link leading outside the folder; hidden files are left out."""
     root = folder.resolve()
     found = []
     for path in islice(root.glob(pattern), MAX_FILES):
@@ -62,4 +63,4 @@ def scan(folder: Path, pattern: str) -> list[Seen]:
         except OSError:  # removed or unreadable between the glob and the look
             continue
         found.append(Seen(relative.as_posix(), stat.st_mtime_ns, stat.st_size))
-    return found
+    return sorted(found, key=lambda seen: (seen.mtime_ns, seen.path))

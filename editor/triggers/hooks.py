@@ -1,0 +1,101 @@
+"""An inbound webhook call: found by its token, its body bounded, signed with the trigger's
+secret (HMAC-SHA256 of the raw body, compared in constant time), rate-bounded, and recorded as
+one event (once per delivery id, when the caller sends one).
+
+Nobody signs in to call it: the token finds the trigger and the signature proves the caller
+holds the secret. Every refusal is the same 4xx whatever the reason it hides (an unknown token
+answers as a bad signature does), and records nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import uuid
+from datetime import timedelta
+
+from django.utils import timezone
+
+from editor import encryption
+from editor.errors import ActionError
+from editor.models import Trigger, TriggerEvent
+from editor.pipelines.documents import to_document
+from editor.triggers import events, parameters
+from runtime.document import json_text
+
+MAX_BODY = 64 * 1024
+"""Bytes a webhook's body may have."""
+SIGNATURE_HEADER = "X-Pipewright-Signature"
+"""`sha256=<hex HMAC-SHA256 of the raw body with the trigger's secret>`."""
+DELIVERY_HEADER = "X-Pipewright-Delivery"
+"""An id the caller gives each delivery: a retry with the same id fires nothing more."""
+PER_MINUTE = 60
+"""Calls one trigger records a minute; past that, 429 until the minute has passed."""
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The header value a caller sends with `body`."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def _refused() -> ActionError:
+    return ActionError(
+        401,
+        "bad_signature",
+        f"the {SIGNATURE_HEADER} header must be sha256= and the HMAC-SHA256 of the body with "
+        "the trigger's secret",
+        field=SIGNATURE_HEADER,
+    )
+
+
+def receive(token: str, body: bytes, headers) -> TriggerEvent:
+    """The event a call records, waiting for its run (or a known one, for a repeated
+    delivery id); an ActionError says why none is."""
+    if len(body) > MAX_BODY:
+        raise ActionError(413, "too_large", f"a webhook's body has at most {MAX_BODY} bytes")
+    trigger = (
+        Trigger.objects.select_related("pipeline")
+        .filter(kind=Trigger.Kind.WEBHOOK, token=token[:64])
+        .first()
+    )
+    given = headers.get(SIGNATURE_HEADER, "")
+    if trigger is None or not hmac.compare_digest(
+        signature(encryption.decrypt(trigger.secret), body).encode(), given.encode()
+    ):
+        raise _refused()
+    if not trigger.enabled:
+        raise ActionError(409, "trigger_disabled", "this trigger is disabled")
+    fields = _fields(body)
+    declared = to_document(trigger.pipeline).config.parameters
+    _values, problems = parameters.fill(trigger.parameters, fields, declared)
+    if problems:
+        raise ActionError(422, "invalid_event", problems[0].message, field=problems[0].field)
+    _refuse_too_often(trigger)
+    delivery = headers.get(DELIVERY_HEADER, "")[:100] or uuid.uuid4().hex
+    seen = events.Seen(f"webhook:{delivery}", f"webhook call {delivery[:40]}", fields)
+    recorded = events.record(trigger.pk, [seen])
+    if recorded.dropped:
+        raise ActionError(429, "too_many_waiting", events.dropped_message())
+    return TriggerEvent.objects.get(trigger=trigger, key=seen.key)
+
+
+def _fields(body: bytes) -> dict:
+    """The JSON object the body holds (empty for an empty body), or a 400."""
+    if not body.strip():
+        return {}
+    try:
+        value = json_text.loads(body)
+    except json_text.JsonTextError as error:
+        raise ActionError(400, "invalid_json", f"the body is {error}", field=error.field) from None
+    if not isinstance(value, dict):
+        raise ActionError(400, "invalid_json", "the body must be a JSON object")
+    return value
+
+
+def _refuse_too_often(trigger: Trigger) -> None:
+    """429 once the trigger recorded `PER_MINUTE` calls in the last minute."""
+    since = timezone.now() - timedelta(minutes=1)
+    if trigger.events.filter(created_at__gte=since).count() >= PER_MINUTE:
+        raise ActionError(
+            429, "too_many_calls", f"a webhook trigger takes at most {PER_MINUTE} calls a minute"
+        )
