@@ -63,10 +63,15 @@ def mapping_problems(kind: str, mapping: dict, declared: dict) -> list[Problem]:
     return problems
 
 
+def _a(value) -> str:
+    """`a string`, `an integer`: the value's JSON type with its article."""
+    name = _type_name(value)
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 def _type_problem(name: str, default, field: str, value) -> Problem:
     return Problem(
-        f"parameter '{name}' is declared a {_type_name(default)}; the event's '{field}' is a "
-        f"{_type_name(value)}",
+        f"parameter '{name}' is declared {_a(default)}; the event's '{field}' is {_a(value)}",
         field=f"parameters.{name}",
     )
 

@@ -16,9 +16,12 @@ SOURCED["config"]["parameters"] = {"min_age": 18, "source": "people.csv"}
 SOURCED["nodes"][0]["params"]["path"] = "${source}"
 
 
-def make_pipeline(client: Client, name: str = "Adults") -> Pipeline:
-    """The seed pipeline reading the file its `source` parameter names."""
-    response = post_json(client, "/api/pipelines", {**SOURCED, "name": name})
+def make_pipeline(client: Client, name: str = "Adults", **parameters) -> Pipeline:
+    """The seed pipeline reading the file its `source` parameter names (and declaring
+    `parameters` besides)."""
+    document = copy.deepcopy(SOURCED)
+    document["config"]["parameters"].update(parameters)
+    response = post_json(client, "/api/pipelines", {**document, "name": name})
     assert response.status_code == 201, response.content
     return Pipeline.objects.get(pk=response.json()["id"])
 
