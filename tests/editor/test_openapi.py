@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from editor.api import api
-from editor.models import Notification, Pipeline, Run, Schedule
+from editor.models import Notification, Pipeline, Run, Schedule, Trigger
 from editor.pipelines import actions
 from editor.workspaces.tokens import create_token
 from runtime.document.spec import load_document
@@ -71,7 +71,9 @@ def targets(owner) -> dict:
     run = Run.objects.create(pipeline=pipeline, document=SEED, started_by=owner, status="failed")
     schedule = Schedule.objects.create(pipeline=pipeline, owner=owner, cron="0 6 * * *")
     hook = Notification.objects.create(pipeline=pipeline, kind="webhook", url="http://192.0.2.1/")
+    trigger = Trigger.objects.create(pipeline=pipeline, owner=owner, kind="file", pattern="*.csv")
     return {
+        "trigger_id": trigger.pk,
         "schedule_id": schedule.pk,
         "notification_id": hook.pk,
         "pipeline_id": pipeline.pk,
