@@ -143,8 +143,8 @@ def delete_trigger(request, pipeline_id: ObjectId, trigger_id: ObjectId):
 )
 def call_webhook(request, token: str):
     """No sign-in: send `X-Pipewright-Signature: sha256=<HMAC-SHA256 of the body with the
-    trigger's secret, hex>` and a JSON object of at most 64 KiB; `X-Pipewright-Delivery` (an
-    id of your own) makes a retry fire nothing more. 202: the event waits for its run."""
+    trigger's secret, hex>` and a JSON object of at most 64 KiB; a body sent again (a retry)
+    fires nothing more: put an id of your own in each. 202: the event waits for its run."""
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not length.isdigit() or int(length) > hooks.MAX_BODY:
         raise ActionError(413, "too_large", f"a webhook's body has at most {hooks.MAX_BODY} bytes")

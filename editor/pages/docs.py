@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 PAGES = {
     "expressions": "Expressions",
     "schedules": "Schedules",
+    "triggers": "Triggers",
     "notifications": "Notifications and the audit log",
 }
 """The pages served, by name (docs/<name>.md), with their titles."""

@@ -1,6 +1,8 @@
 """An inbound webhook call: found by its token, its body bounded, signed with the trigger's
 secret (HMAC-SHA256 of the raw body, compared in constant time), rate-bounded, and recorded as
-one event (once per delivery id, when the caller sends one).
+one event per body: the event's identity is the digest of the signed body, so a retry, or a
+call recorded on the way and sent again, fires nothing more while the event is kept (nothing
+unsigned, such as a header, could tell a replay from a new call).
 
 Nobody signs in to call it: the token finds the trigger and the signature proves the caller
 holds the secret. Every refusal is the same 4xx whatever the reason it hides (an unknown token
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import uuid
 from datetime import timedelta
 
 from django.utils import timezone
@@ -27,8 +28,6 @@ MAX_BODY = 64 * 1024
 """Bytes a webhook's body may have."""
 SIGNATURE_HEADER = "X-Pipewright-Signature"
 """`sha256=<hex HMAC-SHA256 of the raw body with the trigger's secret>`."""
-DELIVERY_HEADER = "X-Pipewright-Delivery"
-"""An id the caller gives each delivery: a retry with the same id fires nothing more."""
 PER_MINUTE = 60
 """Calls one trigger records a minute; past that, 429 until the minute has passed."""
 
@@ -49,8 +48,8 @@ def _refused() -> ActionError:
 
 
 def receive(token: str, body: bytes, headers) -> TriggerEvent:
-    """The event a call records, waiting for its run (or a known one, for a repeated
-    delivery id); an ActionError says why none is."""
+    """The event a call records, waiting for its run (or the one recorded before for the same
+    body); an ActionError says why none is."""
     if len(body) > MAX_BODY:
         raise ActionError(413, "too_large", f"a webhook's body has at most {MAX_BODY} bytes")
     trigger = (
@@ -71,9 +70,10 @@ def receive(token: str, body: bytes, headers) -> TriggerEvent:
     if problems:
         raise ActionError(422, "invalid_event", problems[0].message, field=problems[0].field)
     _refuse_too_often(trigger)
-    delivery = headers.get(DELIVERY_HEADER, "")[:100] or uuid.uuid4().hex
-    seen = events.Seen(f"webhook:{delivery}", f"webhook call {delivery[:40]}", fields)
+    digest = hashlib.sha256(body).hexdigest()
+    seen = events.Seen(f"webhook:{digest}", f"webhook call {digest[:12]}", fields)
     recorded = events.record(trigger.pk, [seen])
+    events.prune(trigger)
     if recorded.dropped:
         raise ActionError(429, "too_many_waiting", events.dropped_message())
     return TriggerEvent.objects.get(trigger=trigger, key=seen.key)
