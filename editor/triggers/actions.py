@@ -70,8 +70,11 @@ def _check(pipeline: Pipeline, owner, fields: TriggerIn, replacing: Trigger | No
 
 
 def _apply(trigger: Trigger, fields: TriggerIn, owner, pattern: str, upstream) -> Trigger:
-    """Set `fields`; a new glob or upstream is looked at afresh (what is there fires nothing)."""
-    if (trigger.pattern, trigger.upstream_id) != (pattern, getattr(upstream, "pk", None)):
+    """Set `fields`; a new glob or upstream, or a disabled trigger enabled again, is looked at
+    afresh: what is there fires nothing (a paused trigger has missed nothing)."""
+    moved = (trigger.pattern, trigger.upstream_id) != (pattern, getattr(upstream, "pk", None))
+    resumed = trigger.pk is not None and fields.enabled and not trigger.enabled
+    if trigger.kind != Trigger.Kind.WEBHOOK and (moved or resumed):
         trigger.primed = False
     trigger.name = fields.name
     trigger.enabled = fields.enabled

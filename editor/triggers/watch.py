@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 from django.db import connection, transaction
+from django.db.models import Min
 
 from editor.audit import log as audit_log
 from editor.errors import ActionError
@@ -28,8 +29,6 @@ from runtime import RunStatus
 
 log = logging.getLogger(__name__)
 
-BATCH = 100
-"""Triggers looked at per tick and kind (the rest wait for the next tick)."""
 BUSY = frozenset({"run_in_progress", "too_many_runs"})
 """Refusals that pass: the event waits for a later tick."""
 
@@ -39,7 +38,7 @@ def tick() -> list[int]:
     ones; the ids of the runs started."""
     for kind, look in ((Trigger.Kind.FILE, see_files), (Trigger.Kind.UPSTREAM, see_upstream)):
         enabled = Trigger.objects.filter(kind=kind, enabled=True).order_by("pk")
-        for trigger in enabled.select_related("pipeline__workspace", "upstream", "owner")[:BATCH]:
+        for trigger in enabled.select_related("pipeline__workspace", "upstream", "owner"):
             try:
                 look(trigger)
             except Exception:  # one broken trigger must not stop the others
@@ -117,16 +116,14 @@ def upstream_succeeded(run_id: int) -> list[int]:
 
 def start_waiting(trigger_ids: list[int] | None = None) -> list[int]:
     """Start the oldest waiting event's run of each trigger with one (of `trigger_ids`, or
-    any); the ids of the runs started."""
+    any: a busy pipeline's costs a query or two, and at most `MAX_WAITING` wait per trigger);
+    the ids of the runs started."""
     waiting = TriggerEvent.objects.filter(status=TriggerEvent.Status.WAITING, trigger__enabled=True)
     if trigger_ids is not None:
         waiting = waiting.filter(trigger_id__in=trigger_ids)
-    firsts = waiting.order_by("trigger_id", "id").values_list("trigger_id", "id")
-    oldest: dict[int, int] = {}
-    for trigger_id, event_id in firsts[: BATCH * events.MAX_WAITING]:
-        oldest.setdefault(trigger_id, event_id)
+    oldest = waiting.values("trigger_id").annotate(first=Min("id")).order_by("first")
     started = []
-    for event_id in list(oldest.values())[:BATCH]:
+    for event_id in oldest.values_list("first", flat=True):
         try:
             run = start(event_id)
         except Exception:  # one broken trigger must not stop the others
