@@ -15,6 +15,7 @@ import hashlib
 import hmac
 from datetime import timedelta
 
+from django.db.models import F
 from django.utils import timezone
 
 from editor import encryption
@@ -74,7 +75,7 @@ def receive(token: str, body: bytes, headers) -> TriggerEvent:
     seen = events.Seen(f"webhook:{digest}", f"webhook call {digest[:12]}", fields)
     recorded = events.record(trigger.pk, [seen])
     events.prune(trigger)
-    if recorded.dropped:
+    if recorded.dropped:  # others were recorded since the look above
         raise ActionError(429, "too_many_waiting", events.dropped_message())
     return TriggerEvent.objects.get(trigger=trigger, key=seen.key)
 
@@ -93,9 +94,14 @@ def _fields(body: bytes) -> dict:
 
 
 def _refuse_too_often(trigger: Trigger) -> None:
-    """429 once the trigger recorded `PER_MINUTE` calls in the last minute."""
+    """429 once the trigger recorded `PER_MINUTE` calls in the last minute, or while
+    `MAX_WAITING` of its events wait (the call is counted as dropped, and not recorded)."""
     since = timezone.now() - timedelta(minutes=1)
     if trigger.events.filter(created_at__gte=since).count() >= PER_MINUTE:
         raise ActionError(
             429, "too_many_calls", f"a webhook trigger takes at most {PER_MINUTE} calls a minute"
         )
+    waiting = trigger.events.filter(status=TriggerEvent.Status.WAITING).count()
+    if waiting >= events.MAX_WAITING:
+        Trigger.objects.filter(pk=trigger.pk).update(dropped=F("dropped") + 1)
+        raise ActionError(429, "too_many_waiting", events.dropped_message())

@@ -10,8 +10,8 @@ import json
 import pytest
 from django.test import Client
 
-from editor.models import AuditEntry, Run, TriggerEvent
-from editor.triggers import hooks, watch
+from editor.models import AuditEntry, Run, Trigger, TriggerEvent
+from editor.triggers import events, hooks, watch
 from tests.editor.conftest import client_for, post_json
 from tests.editor.triggers.helpers import make_pipeline
 
@@ -132,3 +132,25 @@ def test_a_pipeline_of_another_workspace_has_no_triggers_to_see_or_add(client, d
 
     assert stranger.get(url).status_code == 404
     assert post_json(stranger, url, {"kind": "webhook"}).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_calls_past_the_rate_or_the_waiting_bound_answer_429_and_record_nothing(
+    webhook, monkeypatch
+):
+    monkeypatch.setattr(hooks, "PER_MINUTE", 3)
+    monkeypatch.setattr(events, "MAX_WAITING", 2)
+    answers = [call(webhook, json.dumps({"age": age}).encode()) for age in (20, 21, 22)]
+    assert [answer.status_code for answer in answers] == [202, 202, 429]
+    assert answers[2].json()["code"] == "too_many_waiting"
+    assert TriggerEvent.objects.count() == 2
+    assert Trigger.objects.get(pk=webhook["id"]).dropped == 1
+
+    late = call(webhook, json.dumps({"age": 23}).encode())
+    TriggerEvent.objects.update(status="started")  # the waiting ones ran
+    monkeypatch.setattr(hooks, "PER_MINUTE", 2)
+    too_often = call(webhook, json.dumps({"age": 24}).encode())
+
+    assert (late.status_code, too_often.status_code) == (429, 429)
+    assert too_often.json()["code"] == "too_many_calls"
+    assert TriggerEvent.objects.count() == 2
