@@ -49,13 +49,13 @@ def tick() -> list[int]:
 def see_files(trigger: Trigger) -> events.Recorded:
     """Record the files the trigger's glob matches that are new or changed (by modification
     time and size); at its first look, those present are recorded as present."""
-    found = files.scan(workspace_folder(trigger.pipeline.workspace), trigger.pattern)
+    found, whole = files.scan(workspace_folder(trigger.pipeline.workspace), trigger.pattern)
     seen = [
         Seen(version.identity, f"file {version.path} appeared or changed", version.fields)
         for version in found
     ]
     recorded = _record(trigger, seen)
-    if len(found) < files.MAX_FILES:
+    if whole:  # what a partial look did not see may still be there
         events.prune(trigger, seen)
     return recorded
 

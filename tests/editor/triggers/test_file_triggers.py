@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.models import Count
 
 from editor.models import Run, Trigger, TriggerEvent
-from editor.triggers import events, watch
+from editor.triggers import events, files, watch
 from runtime.execution.statuses import RunStatus
 from tests.editor.triggers.helpers import make_pipeline, make_trigger
 
@@ -157,3 +157,43 @@ def test_a_glob_leaving_the_workspace_folder_is_refused_naming_the_field(client,
         )
         assert answer.status_code == 400, answer.content
         assert answer.json()["field"] == "pattern"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("in/*.csv", ["in/a.csv"]),
+        ("**/*.csv", ["in/a.csv", "in/deep/b.csv", "top.csv"]),
+        ("in/**/*.csv", ["in/a.csv", "in/deep/b.csv"]),
+        ("*.csv", ["top.csv"]),
+    ],
+    ids=["one-folder", "everywhere", "under-in", "top"],
+)
+def test_a_glob_matches_as_pathlib_does_leaving_hidden_files_and_outside_links_out(
+    tmp_path, pattern, expected
+):
+    root = tmp_path / "workspace"
+    (root / "in" / "deep").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    for path in ("in/a.csv", "in/deep/b.csv", "top.csv", ".hidden/c.csv", "in/.d.csv"):
+        (root / path).write_text("x\n")
+    (tmp_path / "outside.csv").write_text("secret\n")
+    (root / "in" / "link.csv").symlink_to(tmp_path / "outside.csv")
+
+    found, whole = files.scan(root, pattern)
+
+    assert sorted(seen.path for seen in found) == expected
+    assert whole
+
+
+def test_a_look_stops_at_its_folder_budget_and_says_it_did_not_read_everything(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(files, "MAX_WALKED_FOLDERS", 3)
+    for index in range(10):
+        (tmp_path / f"f{index}").mkdir()
+        (tmp_path / f"f{index}" / "a.csv").write_text("x\n")
+
+    found, whole = files.scan(tmp_path, "**/*.csv")
+
+    assert (len(found), whole) == (2, False)
