@@ -20,7 +20,7 @@ from editor.audit import log as audit_log
 from editor.errors import ActionError, problems_error
 from editor.models import Pipeline, Trigger
 from editor.pipelines.documents import to_document
-from editor.triggers import files, loops, parameters
+from editor.triggers import files, loops, parameters, watch
 from editor.workspaces.permissions import Action, may
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ def create_trigger(pipeline: Pipeline, owner, fields: TriggerIn) -> tuple[Trigge
             trigger.primed = True  # nothing to see before its first call
         _apply(trigger, fields, owner, pattern, upstream)
         changed(trigger, "created", owner)
+    _look_now(trigger)
     return trigger, secret
 
 
@@ -120,7 +121,17 @@ def update_trigger(trigger: Trigger, fields: TriggerIn, by) -> Trigger:
         pattern, upstream = _check(trigger.pipeline, by, fields, replacing=trigger)
         _apply(trigger, fields, by, pattern, upstream)
         changed(trigger, "updated", by)
+    _look_now(trigger)
     return trigger
+
+
+def _look_now(trigger: Trigger) -> None:
+    """Record what the saved trigger finds now as present (it fires nothing), rather than at
+    the next tick, which would take what came meanwhile for what was there."""
+    if trigger.enabled and not trigger.primed:
+        watch.look(
+            Trigger.objects.select_related("pipeline__workspace", "owner").get(pk=trigger.pk)
+        )
 
 
 @transaction.atomic

@@ -36,14 +36,25 @@ BUSY = frozenset({"run_in_progress", "too_many_runs"})
 def tick() -> list[int]:
     """See every enabled file and upstream trigger's events, then start the runs of waiting
     ones; the ids of the runs started."""
-    for kind, look in ((Trigger.Kind.FILE, see_files), (Trigger.Kind.UPSTREAM, see_upstream)):
-        enabled = Trigger.objects.filter(kind=kind, enabled=True).order_by("pk")
-        for trigger in enabled.select_related("pipeline__workspace", "upstream", "owner"):
-            try:
-                look(trigger)
-            except Exception:  # one broken trigger must not stop the others
-                log.exception("trigger %s could not look for events", trigger.pk)
+    enabled = Trigger.objects.filter(
+        kind__in=(Trigger.Kind.FILE, Trigger.Kind.UPSTREAM), enabled=True
+    ).order_by("pk")
+    for trigger in enabled.select_related("pipeline__workspace", "upstream", "owner"):
+        try:
+            look(trigger)
+        except Exception:  # one broken trigger must not stop the others
+            log.exception("trigger %s could not look for events", trigger.pk)
     return start_waiting()
+
+
+def look(trigger: Trigger) -> events.Recorded | None:
+    """See a file or upstream trigger's events now (a save does, so that what is there when
+    it is saved is recorded as present, not fired by the next tick)."""
+    if trigger.kind == Trigger.Kind.FILE:
+        return see_files(trigger)
+    if trigger.kind == Trigger.Kind.UPSTREAM:
+        return see_upstream(trigger)
+    return None
 
 
 def see_files(trigger: Trigger) -> events.Recorded:

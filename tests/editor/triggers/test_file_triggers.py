@@ -197,3 +197,14 @@ def test_a_look_stops_at_its_folder_budget_and_says_it_did_not_read_everything(
     found, whole = files.scan(tmp_path, "**/*.csv")
 
     assert (len(found), whole) == (2, False)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_file_arriving_between_the_save_and_the_first_tick_fires(client, data_root, owner):
+    pipeline = make_pipeline(client)
+    make_trigger(pipeline, owner, kind="file", pattern="*.csv", parameters={"source": "path"})
+    (data_root / "arrived.csv").write_text(PEOPLE)
+
+    [run_id] = watch.tick()
+
+    assert Run.objects.get(pk=run_id).parameters == {"source": "arrived.csv"}
