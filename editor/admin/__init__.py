@@ -1,5 +1,6 @@
 """The admin: workspaces with their members, pipelines with their graph, runs with their node
-runs, connections, schedules, API tokens, incremental inputs' positions, the audit log."""
+runs, connections, schedules, triggers and their events, API tokens, incremental inputs'
+positions, the audit log."""
 
 from editor.admin import (
     audit,
@@ -9,6 +10,7 @@ from editor.admin import (
     runs,
     schedules,
     tokens,
+    triggers,
     workspaces,
 )
 
@@ -20,5 +22,6 @@ __all__ = [
     "runs",
     "schedules",
     "tokens",
+    "triggers",
     "workspaces",
 ]

@@ -30,6 +30,8 @@ from editor.api.schedules import previews as schedule_previews_router
 from editor.api.schedules import router as schedules_router
 from editor.api.scripts import router as scripts_router
 from editor.api.subpipelines import router as subpipelines_router
+from editor.api.triggers import router as triggers_router
+from editor.api.triggers import webhooks as webhooks_router
 from editor.api.workspaces import router as workspaces_router
 
 api = NinjaAPI(
@@ -55,6 +57,8 @@ api.add_router("/schedules", schedule_previews_router, tags=["schedules"])
 api.add_router("/pipelines", backfills_router, tags=["backfills"])
 api.add_router("/pipelines", dependencies_router, tags=["dependencies"])
 api.add_router("/workspaces", pipeline_graph_router, tags=["dependencies"])
+api.add_router("/pipelines", triggers_router, tags=["triggers"])
+api.add_router("/hooks", webhooks_router, tags=["triggers"])
 api.add_router("/pipelines", notifications_router, tags=["notifications"])
 api.add_router("/pipelines", subpipelines_router, tags=["pipelines"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}

@@ -82,6 +82,7 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
         "pins": sorted(run.pins or {}),
         "started_by": run.started_by.get_username() if run.started_by else None,
         "trigger": run.trigger,
+        "triggered_by": run.triggered_by,
         "schedule": run.schedule_id,
         "created_at": run.created_at.isoformat(),
         "started_at": run.started_at.isoformat() if run.started_at else None,

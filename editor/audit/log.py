@@ -25,6 +25,7 @@ from editor.models import (
     Pipeline,
     Run,
     Schedule,
+    Trigger,
     Workspace,
 )
 
@@ -136,6 +137,10 @@ def _described(target) -> tuple[str, int | None, str, Workspace | None]:
         pipeline = target.pipeline
         name = f"{target.name or target.cron} of {pipeline.name}"
         return "schedule", target.pk, name, pipeline.workspace
+    if isinstance(target, Trigger):
+        pipeline = target.pipeline
+        name = f"{target.kind} trigger {target.name or target.pk} of {pipeline.name}"
+        return "trigger", target.pk, name, pipeline.workspace
     raise TypeError(f"the audit log does not describe {type(target).__name__}")
 
 

@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("editor", "0020_pins"),
+        ("editor", "0021_triggers"),
     ]
 
     operations = [

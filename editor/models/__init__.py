@@ -7,8 +7,8 @@
 - `pins`: rows that stand for a node's output in editor runs.
 - `backfills`: a schedule's past intervals run one by one; `dependencies`: pipelines that
   read what others write (declared), and the upstream runs a run read.
-- `schedules`, `audit`, `notifications`: what fires runs, what records changes, and who is
-  told when a run ends.
+- `schedules`, `triggers`, `audit`, `notifications`: what fires runs, what records changes,
+  and who is told when a run ends.
 
 Only Django models, their query sets and choices belong here, with the few lines of logic
 that keep a row true (a run's number, an audit entry's immutability, a secret's encryption).
@@ -23,6 +23,7 @@ from editor.models.pins import Pin
 from editor.models.pipelines import Edge, Node, Pipeline, PipelineRevision
 from editor.models.runs import InputPosition, NodeRun, Run, RunLog, latest_statuses
 from editor.models.schedules import Schedule
+from editor.models.triggers import Trigger, TriggerEvent
 from editor.models.workspaces import ApiToken, Connection, Membership, Role, Workspace
 
 __all__ = [
@@ -47,6 +48,8 @@ __all__ = [
     "Run",
     "RunLog",
     "Schedule",
+    "Trigger",
+    "TriggerEvent",
     "UpstreamRun",
     "Workspace",
     "latest_statuses",

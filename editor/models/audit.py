@@ -15,6 +15,7 @@ class AuditSource(models.TextChoices):
     IMPORT = "import"
     CLI = "cli"
     SCHEDULE = "schedule"
+    TRIGGER = "trigger"
 
 
 class AppendOnly(Exception):

@@ -82,9 +82,13 @@ class Run(models.Model):
     )
     trigger = models.CharField(
         max_length=10,
-        choices=[("manual", "manual"), ("schedule", "scheduled")],
+        choices=[("manual", "manual"), ("schedule", "scheduled"), ("trigger", "triggered")],
         default="manual",
-        help_text="Who started it: a person (manual) or one of the pipeline's schedules.",
+        help_text="Who started it: a person (manual), one of the pipeline's schedules or one "
+        "of its triggers.",
+    )
+    triggered_by = models.CharField(
+        max_length=300, blank=True, help_text="The trigger's event that started it, in words."
     )
     schedule = models.ForeignKey(
         "Schedule",

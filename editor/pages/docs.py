@@ -14,6 +14,7 @@ PAGES = {
     "expressions": "Expressions",
     "schedules": "Schedules",
     "pins": "Pins",
+    "triggers": "Triggers",
     "dependencies": "Dependencies and backfills",
     "notifications": "Notifications and the audit log",
     "lineage": "Column lineage",

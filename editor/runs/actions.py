@@ -128,12 +128,14 @@ def queue_checked(
     scheduled_for: datetime | None = None,
     queue: bool = False,
     alongside: bool = False,
+    triggered_by: str = "",
 ) -> Run:
     """The run of `checked`, queued within the caller's transaction (see `start_run`): of the
-    document its check passed, as the start found it; a save made since goes to the next run."""
+    document its check passed, as the start found it; a save made since goes to the next run.
+    `triggered_by`: the event of one of the pipeline's triggers that starts it, in words."""
     Pipeline.objects.select_for_update().get(pk=checked.pipeline.pk)
     active = _refuse_start(checked.pipeline, checked.user, queue, alongside)
-    return _queue_run(checked, active, schedule, scheduled_for)
+    return _queue_run(checked, active, schedule, scheduled_for, triggered_by)
 
 
 def _refuse_start(pipeline: Pipeline, user, queue: bool, alongside: bool = False) -> list[Run]:
@@ -207,6 +209,7 @@ def _queue_run(
     active: list[Run],
     schedule: Schedule | None,
     scheduled_for: datetime | None,
+    triggered_by: str = "",
 ) -> Run:
     """The run's rows, in the caller's transaction; its worker is woken once they commit."""
     reuse = checked.reuse
@@ -222,7 +225,8 @@ def _queue_run(
         from_node=reuse.from_node or "",
         left_out=list(checked.left_out),
         pins=run_pins(checked.pipeline, checked.document) if reuse.pins else {},
-        trigger="schedule" if schedule is not None else "manual",
+        trigger=_trigger(schedule, triggered_by),
+        triggered_by=triggered_by,
         schedule=schedule,
         scheduled_for=scheduled_for,
         queued_behind=active[0] if active else None,
@@ -248,6 +252,8 @@ def record_refused(
     *,
     schedule: Schedule | None = None,
     scheduled_for: datetime | None = None,
+    triggered_by: str = "",
+    parameters: dict | None = None,
 ) -> Run:
     """A run that failed at once, executing nothing, with the problems that refused its start as
     its error (one line each), in the caller's transaction; its notifications go once it commits.
@@ -258,10 +264,11 @@ def record_refused(
     run = Run.objects.create(
         pipeline=pipeline,
         document=to_json_dict(to_document(pipeline)),
-        parameters=schedule.parameters if schedule is not None else {},
+        parameters=parameters if parameters is not None else getattr(schedule, "parameters", {}),
         started_by=user,
         status=RunStatus.FAILED,
-        trigger="schedule" if schedule is not None else "manual",
+        trigger=_trigger(schedule, triggered_by),
+        triggered_by=triggered_by,
         schedule=schedule,
         scheduled_for=scheduled_for,
         started_at=now,
@@ -274,6 +281,13 @@ def record_refused(
     _prune_runs(pipeline)
     transaction.on_commit(lambda: dispatch.run_ended(run.pk))
     return run
+
+
+def _trigger(schedule: Schedule | None, triggered_by: str) -> str:
+    """What `Run.trigger` says started a run."""
+    if schedule is not None:
+        return "schedule"
+    return "trigger" if triggered_by else "manual"
 
 
 def _problem_line(problem: dict) -> str:

@@ -44,6 +44,7 @@ from editor.runs.positions import positions_of
 from editor.runs.recorder import RunRecorder, settle
 from editor.runs.supervision import StopSignal, Supervisor
 from editor.runs.worker_pool import WorkerPool
+from editor.triggers import watch as trigger_watch
 from editor.workspaces.membership import engine_access
 from runtime import (
     EventSink,
@@ -221,6 +222,7 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
             _cancels.pop(run_id, None)
         watch.release(run_id)
         dispatch.run_ended(run_id)
+        trigger_watch.upstream_succeeded(run_id)
 
 
 def _watch_cancels_once() -> None:

@@ -38,6 +38,7 @@ from editor.runs.actions import (
     record_refused,
 )
 from editor.schedules import actions, cron_times
+from editor.triggers import watch
 from editor.workspaces.permissions import Action, may
 
 log = logging.getLogger(__name__)
@@ -204,6 +205,10 @@ class Scheduler:
                 tick(self.clock.now())
             except Exception:  # the database may be briefly away; the next tick will do
                 log.warning("the scheduler's tick failed", exc_info=True)
+            try:  # the triggers' watch step: files and upstream runs seen, waiting runs started
+                watch.tick()
+            except Exception:
+                log.warning("the triggers' watch step failed", exc_info=True)
             self.clock.wait(self.tick_s, self._stop)
         close_old_connections()
 

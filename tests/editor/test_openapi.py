@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from editor.api import api
-from editor.models import Backfill, Notification, Pipeline, Run, Schedule
+from editor.models import Backfill, Notification, Pipeline, Run, Schedule, Trigger
 from editor.pipelines import actions
 from editor.workspaces.tokens import create_token
 from runtime.document.spec import load_document
@@ -75,7 +75,9 @@ def targets(owner) -> dict:
         pipeline=pipeline, schedule=schedule, owner=owner, start=run.created_at,
         end=run.created_at, start_parameter="a", end_parameter="b",
     )  # fmt: skip
+    trigger = Trigger.objects.create(pipeline=pipeline, owner=owner, kind="file", pattern="*.csv")
     return {
+        "trigger_id": trigger.pk,
         "schedule_id": schedule.pk,
         "backfill_id": backfill.pk,
         "notification_id": hook.pk,

@@ -57,8 +57,12 @@ class RunSummary(Schema):
         "their problems (`allow_problems`).",
     )
     started_by: str | None
-    trigger: Literal["manual", "schedule"] = Field(
-        description="Started by a person (manual) or by one of the pipeline's schedules."
+    trigger: Literal["manual", "schedule", "trigger"] = Field(
+        description="Started by a person (manual), one of the pipeline's schedules or one of "
+        "its triggers."
+    )
+    triggered_by: str = Field(
+        "", description="The trigger's event that started it, in words (triggered runs)."
     )
     schedule: int | None = Field(description="The schedule that started it, if it still exists.")
     created_at: Timestamp

@@ -12,12 +12,13 @@ import pytest
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from editor.models import Connection, InputPosition, Notification, Run, Schedule
+from editor.models import Connection, InputPosition, Notification, Run, Schedule, Trigger
 from editor.workspaces.membership import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
 METHODS = ("get", "post", "put", "delete")
 PUBLIC = {"accounts/login/", "accounts/logout/", "admin/login/", "admin/logout/", "favicon.ico"}
+PUBLIC |= {"api/hooks/<token>"}  # signed by the caller, not signed in: tests/editor/triggers
 NOT_ENDPOINTS = {"api/"}  # the API's root: 404 for everyone
 DOCS = {"api/docs", "api/openapi.json"}  # pages: they redirect to the login page
 LISTS = {
@@ -70,8 +71,10 @@ def objects(owner, data_root):
     InputPosition.objects.create(
         pipeline_id=pipeline_id, node_id="read", position={"value": 3}, run=run, run_number=1
     )
+    trigger = Trigger.objects.create(pipeline_id=pipeline_id, owner=owner, kind="webhook")
     (data_root / "secret.csv").write_text("Owner's secret\n")
     return {
+        "trigger_id": trigger.pk,
         "pipeline_id": pipeline_id,
         "run_id": run.pk,
         "schedule_id": schedule.pk,

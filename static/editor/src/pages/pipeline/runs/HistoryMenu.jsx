@@ -73,10 +73,16 @@ function compareLabel(runs, viewedId) {
 }
 
 /** "#12 · succeeded · alice · start to end 3.2 s · 5 min ago" (you: "you"; a schedule's run: "scheduled
- * (alice)"; a run that used pins: "with pins"; parts not known are left out). */
+ * (alice)"; a trigger's: the event that started it; a run that used pins: "with pins"; parts not
+ * known are left out). */
 function runLine(run, userName) {
   const by = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
-  const who = run.trigger === "schedule" ? `scheduled${by ? ` (${by})` : ""}` : by;
+  const who =
+    run.trigger === "schedule"
+      ? `scheduled${by ? ` (${by})` : ""}`
+      : run.trigger === "trigger"
+        ? { text: `triggered by ${run.triggered_by}`, title: `as ${by ?? "its owner"}` }
+        : by;
   const took = run.duration_s != null ? durationLabel("recorded", run.duration_s) : null;
   const pinned = run.pins?.length
     ? { text: "with pins", title: `Pinned: ${run.pins.join(", ")}` }

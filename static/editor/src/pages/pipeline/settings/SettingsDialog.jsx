@@ -17,6 +17,7 @@ import {
 import Dialog from "../../../ui/Dialog.jsx";
 import { FieldMessages } from "../form/Field.jsx";
 import SchedulesSection from "./SchedulesSection.jsx";
+import TriggersSection from "./TriggersSection.jsx";
 import FilingSection from "./FilingSection.jsx";
 import NotificationSettings from "./NotificationSettings.jsx";
 
@@ -324,6 +325,7 @@ export default function SettingsDialog({
           />
         ) : null}
         <SchedulesSection api={api} pipelineId={pipelineId} readOnly={readOnly} />
+        <TriggersSection api={api} pipelineId={pipelineId} readOnly={readOnly} />
       </form>
       {api ? <NotificationSettings api={api} pipelineId={pipelineId} /> : null}
       {/* At the bottom, below every section: Apply takes the settings above; schedules and

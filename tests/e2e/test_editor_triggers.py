@@ -1,0 +1,63 @@
+"""Settings → Triggers: a webhook trigger is added in the editor, its address shown with the
+note that PIPEWRIGHT_BASE_URL is unset and its secret shown once; a file trigger whose glob
+leaves the folder is refused at its field; a trigger's events are listed."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from playwright.async_api import expect
+
+from editor.models import Trigger, TriggerEvent
+from tests.e2e.editor_page import open_editor
+from tests.e2e.seed_pipeline import seed
+
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.asyncio(loop_scope="session"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+@pytest.mark.console_allows("400 (Bad Request)")
+async def test_triggers_are_added_in_settings_with_the_webhook_secret_shown_once(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    pipeline_id = await api.create(seed(people))
+    await open_editor(page, pipeline_id, nodes=4)
+    await page.get_by_role("button", name="Settings", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Pipeline settings")
+    section = dialog.get_by_role("region", name="Triggers")
+
+    await section.get_by_role("button", name="+ Add trigger").click()
+    await section.get_by_label("Files (a glob in the workspace folder)").fill("../*.csv")
+    await section.get_by_role("button", name="Save trigger").click()
+    await expect(section.get_by_text("stays inside it")).to_be_visible()
+    await section.get_by_label("Files (a glob in the workspace folder)").fill("incoming/*.csv")
+    await section.get_by_role("button", name="Save trigger").click()
+    await expect(section.get_by_text("incoming/*.csv ·")).to_be_visible()
+
+    await section.get_by_role("button", name="+ Add trigger").click()
+    await section.get_by_label("Runs when").select_option("webhook")
+    await section.get_by_label("Name").fill("from CRM")
+    await section.get_by_role("button", name="Save trigger").click()
+    secret = section.get_by_role("status")
+    await expect(secret).to_contain_text("shown this once")
+    await expect(section.get_by_text("POST http")).to_contain_text("/api/hooks/")
+    await expect(section.get_by_text("PIPEWRIGHT_BASE_URL is not set")).to_be_visible()
+    await secret.scroll_into_view_if_needed()
+    await screenshot(page, "webhook")
+
+    hook = await sync_to_async(Trigger.objects.get)(pipeline_id=pipeline_id, kind="webhook")
+    await sync_to_async(TriggerEvent.objects.create)(
+        trigger=hook, key="k", description="webhook call 1a2b3c", status="started"
+    )
+    await page.reload()
+    await page.get_by_role("button", name="Settings", exact=True).click()
+    listed = page.get_by_role("dialog", name="Pipeline settings").get_by_role(
+        "region", name="Triggers"
+    )
+    await expect(listed.get_by_text("webhook call 1a2b3c")).to_be_visible()
+    await expect(listed.get_by_role("status")).to_have_count(0)  # the secret: once only
+    await screenshot(page, "events")
