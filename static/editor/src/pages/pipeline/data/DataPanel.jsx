@@ -281,7 +281,7 @@ function DataTable({ node, page, sort, sortable, onSort }) {
                     type="button"
                     className="pw-data-lineage"
                     title={`Where ${column.name} comes from: highlight its path on the canvas`}
-                    aria-label={`Lineage of ${column.name}`}
+                    aria-label={`Where ${column.name} comes from`}
                     onClick={() => askLineage(overlay, node, column.name)}
                   >
                     ⤳
