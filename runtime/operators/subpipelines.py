@@ -211,7 +211,8 @@ class ForEach(Subpipeline):
     Params = ForEachParams
 
     def output_schema(self, ctx, inputs):
-        return {port.name: self._empty_schema(ctx.params) for port in self.ports(ctx.params).outputs}
+        schema = self._empty_schema(ctx.params)
+        return {port.name: schema for port in self.ports(ctx.params).outputs}
 
     def run(self, ctx, inputs):
         schema = self._empty_schema(ctx.params)

@@ -25,8 +25,8 @@ from runtime.document.problems import validation_problems
 from runtime.document.spec import MAX_NODES, NODE_ID_MAX_LENGTH, Edge, Node, Pipeline
 from runtime.errors import PipelineValidationError, Problem
 from runtime.operators.registry import Registry, default_registry
-from runtime.plan.for_each import FOR_EACH, Files, Loop, unrolled
 from runtime.operators.subpipelines import SubpipelineParams
+from runtime.plan.for_each import FOR_EACH, Files, Loop, unrolled
 
 SUBPIPELINE, INPUT, OUTPUT = "subpipeline", "pipeline_input", "pipeline_output"
 SEPARATOR = "__"
@@ -100,9 +100,7 @@ def _members(node_ids: list[str], subpipelines: dict[str, dict]) -> list[str]:
 
 
 class _Inliner:
-    def __init__(
-        self, resolve: Resolve, registry: Registry, max_depth: int, max_nodes: int, files
-    ):
+    def __init__(self, resolve: Resolve, registry: Registry, max_depth: int, max_nodes: int, files):
         self.resolve, self.registry, self.files = resolve, registry, files
         self.max_depth, self.max_nodes = max_depth, max_nodes
         self.problems: list[Problem] = []
