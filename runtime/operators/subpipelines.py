@@ -211,18 +211,19 @@ class ForEach(Subpipeline):
     Params = ForEachParams
 
     def output_schema(self, ctx, inputs):
-        schema = self._empty_schema(ctx.params)
+        schema = empty_result(ctx.params)
         return {port.name: schema for port in self.ports(ctx.params).outputs}
 
     def run(self, ctx, inputs):
-        schema = self._empty_schema(ctx.params)
+        schema = empty_result(ctx.params)
         empty = pd.Series([], dtype=object)
         frame = {column.name: cast_series(empty, column.type) for column in schema.columns}
         return {port.name: pd.DataFrame(frame) for port in self.ports(ctx.params).outputs}
 
-    @staticmethod
-    def _empty_schema(params: ForEachParams) -> Schema:
-        columns = [Column(c.name, c.type) for c in params.columns]
-        if params.key_column and params.key_column not in {c.name for c in columns}:
-            columns.append(Column(params.key_column, "string"))
-        return Schema(tuple(columns))
+
+def empty_result(params: ForEachParams) -> Schema:
+    """What a loop over no file gives: its declared columns, and its file column."""
+    columns = [Column(c.name, c.type) for c in params.columns]
+    if params.key_column and params.key_column not in {c.name for c in columns}:
+        columns.append(Column(params.key_column, "string"))
+    return Schema(tuple(columns))

@@ -156,3 +156,13 @@ def test_the_command_line_runs_the_loop_and_writes_the_union(root):
     assert "  3. orders/c.csv: each__2__read, each__2__big" in explained.stdout
     checked = runtime_cli("validate", "loop.json", "--data-root", str(root), cwd=root)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_loop_over_no_file_writes_its_declared_empty_result(root):
+    declared = looping(
+        pattern="none/*.csv", key_column="file", columns=[{"name": "amount", "type": "integer"}]
+    )
+    (root / "loop.json").write_text(json.dumps(declared))
+    done = runtime_cli("run", "loop.json", "--data-root", str(root), "--no-cache", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert (root / "all.csv").read_text() == "amount,file\n"
