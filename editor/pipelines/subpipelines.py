@@ -75,7 +75,7 @@ def inlined(pipeline: Pipeline, document: PipelineSpec, parameters: dict | None 
         key=pipeline_key(pipeline.pk),
         title=pipeline.name,
         parameters=parameters,
-        files=files_in(file_area(pipeline.workspace, None)),
+        files=lambda pattern: files_in(file_area(pipeline.workspace, None))(pattern),
     )
 
 

@@ -104,6 +104,7 @@ class _Inliner:
         self.resolve, self.registry, self.files = resolve, registry, files
         self.max_depth, self.max_nodes = max_depth, max_nodes
         self.problems: list[Problem] = []
+        self.found: dict[tuple, InnerPipeline] = {}
         self.top: str | None = None
         self.count = 0
 
@@ -210,7 +211,7 @@ class _Inliner:
             self.problems += validation_problems(error.errors(), SubpipelineParams, node=node.id)
             return None
         try:
-            inner = self.resolve(params, chain[-1][0])
+            inner = self._resolved(params, chain[-1][0])
         except LookupError as error:
             self.problems.append(
                 Problem(str(error.args[0]), node=node.id, field="params.pipeline",
@@ -233,6 +234,14 @@ class _Inliner:
             ])  # fmt: skip
         inner_values = self._parameters(node, params, inner)
         return (inner, inner_values) if inner_values is not None else None
+
+    def _resolved(self, params: SubpipelineParams, within: str) -> InnerPipeline:
+        """`resolve`, once per pipeline, revision and user in a pass: a loop's copies all name
+        the same one (and so see the same version of it)."""
+        key = (params.pipeline, params.revision, within)
+        if key not in self.found:
+            self.found[key] = self.resolve(params, within)
+        return self.found[key]
 
     def _parameters(self, node: Node, params, inner: InnerPipeline) -> dict | None:
         """The inner pipeline's parameter values: its defaults, overridden by the node's, each of
