@@ -42,6 +42,7 @@ class Loop:
     """What one `for_each` node became: its copies (by id) in file order, and its unions."""
 
     node: str
+    parameter: str
     pattern: str
     files: list[str]
     copies: list[str]
@@ -157,6 +158,7 @@ def _unroll(node: Node, params: ForEachParams, files: list[str], edges: list[Edg
                                         "source_port": "out"}) for edge in out_of]  # fmt: skip
     loop = Loop(
         node=node.id,
+        parameter=params.parameter,
         pattern=params.pattern,
         files=files,
         copies=[copy.id for copy in copies],

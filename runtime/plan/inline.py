@@ -172,9 +172,14 @@ class _Inliner:
         """Each loop's copies kept under the loop node's id (its iterations), and the problems
         of its copies named at the loop node, once each."""
         shown = []
+        by_node = {loop.node: loop for loop in loops}
         for problem in self.problems[first:]:
             if problem.node in looped:
-                problem = replace(problem, node=looped[problem.node])
+                loop = by_node[looped[problem.node]]
+                field = problem.field
+                if field == f"params.parameters.{loop.parameter}":  # the loop's, not the user's
+                    field = "params.parameter"
+                problem = replace(problem, node=loop.node, field=field)
             if problem not in shown:
                 shown.append(problem)
         self.problems[first:] = shown

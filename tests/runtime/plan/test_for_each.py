@@ -136,6 +136,14 @@ def test_no_file_gives_the_declared_empty_table_or_a_problem(root):
     assert [node.operator for node in document.nodes] == ["for_each", "csv_output"]
 
 
+def test_a_parameter_the_inner_pipeline_does_not_declare_is_named_at_the_loop_field(root):
+    [problem] = refusals(looping(parameter="file_name"), root)
+    assert (problem.node, problem.field) == ("each", "params.parameter")
+    assert problem.message == (
+        "'read_one.json' has no parameter 'file_name' (it declares: min, path)"
+    )
+
+
 def test_the_inlined_node_bound_still_applies(root):
     [problem] = problems_of(looping(), root, max_nodes=4)
     assert "more than 4 nodes" in problem
