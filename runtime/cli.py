@@ -88,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check a pipeline document")
     validate.add_argument("file", type=Path)
     add_param_option(validate)
+    validate.add_argument(
+        "--data-root", type=Path, help="folder the files a for_each loops over are found in"
+    )
     validate.set_defaults(command=validate_command)
 
     run = commands.add_parser("run", help="run a pipeline document")
@@ -442,14 +445,15 @@ def _load(path: Path):
 
 
 def _inlined(args):
-    """`args.file` with its sub-pipelines inlined, their files read next to it."""
+    """`args.file` with its sub-pipelines inlined, their files read next to it, and its loops
+    over files of the data root unrolled."""
     from runtime.plan.inline import inline
-    from runtime.plan.inline_files import file_key, resolve_file
+    from runtime.plan.inline_files import file_key, files_in, resolve_file
 
     if getattr(args, "inlined", None) is None:  # explain asks twice: the plan, then its views
         args.inlined = inline(
             _load(args.file), resolve_file, key=file_key(args.file), title=args.file.name,
-            parameters=dict(getattr(args, "param", ())),
+            parameters=dict(getattr(args, "param", ())), files=files_in(_data_root(args)),
         )  # fmt: skip
     return args.inlined
 

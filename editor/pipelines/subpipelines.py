@@ -13,11 +13,13 @@ from editor.errors import problems_error
 from editor.models import Node, Pipeline, Workspace
 from editor.pipelines.documents import to_document
 from editor.pipelines.revisions import version
+from editor.workspaces.membership import file_area
 from runtime import Pipeline as PipelineSpec
 from runtime import load_document
 from runtime.errors import PipelineValidationError
 from runtime.operators.subpipelines import SubpipelineParams
 from runtime.plan.inline import INPUT, OUTPUT, SEPARATOR, Inlined, InnerPipeline, inline
+from runtime.plan.inline_files import files_in
 from runtime.tables.schema import a_type
 
 
@@ -64,7 +66,8 @@ def _named(workspace: Workspace, reference: int | str) -> Pipeline:
 
 
 def inlined(pipeline: Pipeline, document: PipelineSpec, parameters: dict | None = None) -> Inlined:
-    """`document` (of `pipeline`) with its sub-pipelines inlined from the same workspace;
+    """`document` (of `pipeline`) with its sub-pipelines inlined from the same workspace and
+    its loops unrolled over the files of the workspace's folder (as every member reads them);
     `PipelineValidationError` naming node and field when one cannot be."""
     return inline(
         document,
@@ -72,6 +75,7 @@ def inlined(pipeline: Pipeline, document: PipelineSpec, parameters: dict | None 
         key=pipeline_key(pipeline.pk),
         title=pipeline.name,
         parameters=parameters,
+        files=lambda pattern: files_in(file_area(pipeline.workspace, None))(pattern),
     )
 
 

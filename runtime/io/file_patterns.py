@@ -147,6 +147,16 @@ def _in_folder(
 
 
 def _matches(area: FileArea, pattern: str) -> list[InputFile]:
+    found = matching_files(area, pattern)
+    if not found:
+        hint = " (a [ starts a set of characters: write [[] to match a [ itself)"
+        raise OperatorError(f"no files match '{pattern}'{hint if '[' in pattern else ''}")
+    return found
+
+
+def matching_files(area: FileArea, pattern: str) -> list[InputFile]:
+    """The files the wildcard `pattern` matches in `area`, in sorted path order, maybe none (a
+    loop over them may run zero times); refused as `input_files` refuses."""
     parts = _pattern_parts(area, pattern)
     literal = []
     while parts and not is_pattern(parts[0]):
@@ -164,9 +174,6 @@ def _matches(area: FileArea, pattern: str) -> list[InputFile]:
         for match in _walk(base, parts, _Budget(pattern), skip_shared=at_top):
             found.append(match)
             _refuse_too_many(pattern, len(found))
-    if not found:
-        hint = " (a [ starts a set of characters: write [[] to match a [ itself)"
-        raise OperatorError(f"no files match '{pattern}'{hint if '[' in pattern else ''}")
     found.sort()
     return _checked(area, pattern, _prefix(area, literal, base), base, found)
 

@@ -44,4 +44,5 @@ BUILTIN_OPERATORS: dict[str, str] = {
     "pipeline_input": "runtime.operators.subpipelines:PipelineInput",
     "pipeline_output": "runtime.operators.subpipelines:PipelineOutput",
     "subpipeline": "runtime.operators.subpipelines:Subpipeline",
+    "for_each": "runtime.operators.subpipelines:ForEach",
 }

@@ -1,4 +1,5 @@
-"""`pipeline_input`, `pipeline_output` and `subpipeline`: one pipeline used inside another.
+"""`pipeline_input`, `pipeline_output`, `subpipeline` and `for_each`: one pipeline used inside
+another (`for_each`: once per file a pattern matches, the results stacked).
 
 A pipeline declares its ports with `pipeline_input` and `pipeline_output` nodes; another uses
 it through a `subpipeline` node, whose ports are those names. A `subpipeline` node never runs:
@@ -12,9 +13,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from runtime.errors import OperatorError
+from runtime.io.file_patterns import MAX_PATTERN_LENGTH, is_pattern
 from runtime.lazy import pd
 from runtime.operators.contract import Operator, OperatorParams, Port, Ports
 from runtime.tables.casting import cast_series
@@ -155,3 +157,73 @@ class Subpipeline(Operator):
 
     def run(self, ctx, inputs):
         raise OperatorError("a sub-pipeline node runs inlined, never on its own")
+
+
+MAX_ITERATIONS = 1000
+"""The largest bound a `for_each` may declare: each iteration is a copy of the inner nodes."""
+
+
+class ForEachParams(SubpipelineParams):
+    pattern: Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_LENGTH)] = Field(
+        title="Files",
+        description="A pattern of files in the workspace folder (data root), e.g. "
+        "sales/2026-*.csv: the sub-pipeline runs once per file.",
+    )
+    parameter: Annotated[str, Field(min_length=1, max_length=200)] = Field(
+        title="File parameter",
+        description="The inner pipeline's parameter that receives each file's path.",
+    )
+    max_iterations: Annotated[int, Field(ge=1, le=MAX_ITERATIONS)] = Field(
+        title="Most iterations",
+        description="More matching files than this is refused, never cut short.",
+    )
+    key_column: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        None,
+        title="File column",
+        description="A column added to each iteration's rows holding its file's path.",
+    )
+    columns: list[ExpectedColumn] = Field(
+        default_factory=list, max_length=1000, title="Columns when no file matches",
+        description="The result's columns when the pattern matches no file (an empty table); "
+        "without them, no file is a problem.",
+    )  # fmt: skip
+
+    @field_validator("pattern")
+    @classmethod
+    def _a_pattern(cls, value: str) -> str:
+        if not is_pattern(value):
+            raise ValueError("must hold a wildcard (*, ? or [...]), e.g. orders/*.csv")
+        return value
+
+
+class ForEach(Subpipeline):
+    """Inlined once per file (`runtime.plan.for_each`); left in the document only when no file
+    matched and `columns` says what the empty result holds."""
+
+    name = "for_each"
+    title = "For each file"
+    summary = "{pipeline} for each {pattern}"
+    keywords = ("loop", "for each", "iterate", "files", "map")
+    description = (
+        "Runs a pipeline once per file a pattern matches, the file's path as one of its "
+        "parameters, and stacks the results. The plan inlines one copy per file."
+    )
+    Params = ForEachParams
+
+    def output_schema(self, ctx, inputs):
+        schema = empty_result(ctx.params)
+        return {port.name: schema for port in self.ports(ctx.params).outputs}
+
+    def run(self, ctx, inputs):
+        schema = empty_result(ctx.params)
+        empty = pd.Series([], dtype=object)
+        frame = {column.name: cast_series(empty, column.type) for column in schema.columns}
+        return {port.name: pd.DataFrame(frame) for port in self.ports(ctx.params).outputs}
+
+
+def empty_result(params: ForEachParams) -> Schema:
+    """What a loop over no file gives: its declared columns, and its file column."""
+    columns = [Column(c.name, c.type) for c in params.columns]
+    if params.key_column and params.key_column not in {c.name for c in columns}:
+        columns.append(Column(params.key_column, "string"))
+    return Schema(tuple(columns))

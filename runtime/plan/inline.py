@@ -7,12 +7,15 @@ pass, fusion and DuckDB segments cross the boundary. Where a pipeline comes from
 caller's business (`Resolve`: a file next to the outer one on the command line, a saved revision
 in the editor). A cycle of references is refused naming its chain; nesting and size are bounded.
 What was inlined where is kept (`Inlined.subpipelines`), for `explain` and the editor.
+A `for_each` node is first unrolled into one `subpipeline` node per file (`runtime.plan.for_each`),
+its files listed by the caller's `files`; what it became is kept under its id too, with its
+iterations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,6 +26,7 @@ from runtime.document.spec import MAX_NODES, NODE_ID_MAX_LENGTH, Edge, Node, Pip
 from runtime.errors import PipelineValidationError, Problem
 from runtime.operators.registry import Registry, default_registry
 from runtime.operators.subpipelines import SubpipelineParams
+from runtime.plan.for_each import FOR_EACH, Files, Loop, unrolled
 
 SUBPIPELINE, INPUT, OUTPUT = "subpipeline", "pipeline_input", "pipeline_output"
 SEPARATOR = "__"
@@ -55,7 +59,7 @@ class Inlined:
 
 
 def uses_subpipelines(pipeline: Pipeline) -> bool:
-    return any(node.operator == SUBPIPELINE for node in pipeline.nodes)
+    return any(node.operator in (SUBPIPELINE, FOR_EACH) for node in pipeline.nodes)
 
 
 def inline(
@@ -68,13 +72,15 @@ def inline(
     registry: Registry | None = None,
     max_depth: int = MAX_DEPTH,
     max_nodes: int = MAX_NODES,
+    files: Files | None = None,
 ) -> Inlined:
     """`pipeline` (told apart by `key`, named `title` in messages) with its sub-pipelines
-    inlined, the run's `parameters` filling their params; raise `PipelineValidationError`
-    naming the outer node and field of each problem."""
+    inlined, the run's `parameters` filling their params, and its loops unrolled over the
+    `files` their patterns match; raise `PipelineValidationError` naming the outer node and
+    field of each problem."""
     if not uses_subpipelines(pipeline):
         return Inlined(pipeline)
-    inliner = _Inliner(resolve, registry or default_registry(), max_depth, max_nodes)
+    inliner = _Inliner(resolve, registry or default_registry(), max_depth, max_nodes, files)
     values = resolve_values(pipeline.config.parameters, parameters)
     chain = [(key, title or pipeline.name)]
     nodes, edges, inlined = inliner.expand(pipeline, chain, values, outermost=True)
@@ -94,10 +100,11 @@ def _members(node_ids: list[str], subpipelines: dict[str, dict]) -> list[str]:
 
 
 class _Inliner:
-    def __init__(self, resolve: Resolve, registry: Registry, max_depth: int, max_nodes: int):
-        self.resolve, self.registry = resolve, registry
+    def __init__(self, resolve: Resolve, registry: Registry, max_depth: int, max_nodes: int, files):
+        self.resolve, self.registry, self.files = resolve, registry, files
         self.max_depth, self.max_nodes = max_depth, max_nodes
         self.problems: list[Problem] = []
+        self.found: dict[tuple, InnerPipeline] = {}
         self.top: str | None = None
         self.count = 0
 
@@ -107,6 +114,10 @@ class _Inliner:
         """`pipeline`'s nodes and edges with its sub-pipelines inlined, and what each became (by
         node id); an inner pipeline (not `outermost`) has its own parameters substituted into
         every node."""
+        pipeline, loops, found = unrolled(pipeline, values, self.files)
+        self.problems += found
+        looped = {copy: loop.node for loop in loops for copy in loop.copies}
+        first_problem = len(self.problems)
         nodes: list[Node] = []
         edges = list(pipeline.edges)
         inlined: dict[str, dict] = {}
@@ -118,7 +129,7 @@ class _Inliner:
                     raise PipelineValidationError([self._too_big()])
                 continue
             if outermost:
-                self.top = node.id  # what a refusal of the whole nesting names
+                self.top = looped.get(node.id, node.id)  # what a refusal of the nesting names
             found = self._inner(node, chain, values)
             if found is None:
                 continue
@@ -152,8 +163,45 @@ class _Inliner:
                         name: {**found, "from": [prefix + found["from"][0], found["from"][1]]}
                         for name, found in entry["inputs"].items()
                     },
+                    **({"loop": _prefixed(entry["loop"], prefix)} if "loop" in entry else {}),
                 }
+        self._fold_loops(loops, looped, inlined, first_problem)
         return nodes, edges, inlined
+
+    def _fold_loops(self, loops: list[Loop], looped: dict, inlined: dict, first: int) -> None:
+        """Each loop's copies kept under the loop node's id (its iterations), and the problems
+        of its copies named at the loop node, once each."""
+        shown = []
+        by_node = {loop.node: loop for loop in loops}
+        for problem in self.problems[first:]:
+            if problem.node in looped:
+                loop = by_node[looped[problem.node]]
+                field = problem.field
+                if field == f"params.parameters.{loop.parameter}":  # the loop's, not the user's
+                    field = "params.parameter"
+                problem = replace(problem, node=loop.node, field=field)
+            if problem not in shown:
+                shown.append(problem)
+        self.problems[first:] = shown
+        for loop in loops:
+            copies = [inlined.pop(copy, None) for copy in loop.copies]
+            if None in copies:
+                continue
+            inlined[loop.node] = {
+                "pipeline": copies[0]["pipeline"],
+                "revision": copies[0]["revision"],
+                "nodes": [*(node for copy in copies for node in copy["nodes"]), *loop.added],
+                "inputs": copies[0]["inputs"],
+                "outputs": loop.outputs,
+                "loop": {
+                    "pattern": loop.pattern,
+                    "iterations": [
+                        {"file": file, "nodes": copy["nodes"]}
+                        for file, copy in zip(loop.files, copies, strict=True)
+                    ],
+                    "added": loop.added,
+                },
+            }
 
     def _inner(self, node: Node, chain, values) -> tuple[InnerPipeline, dict] | None:
         """The pipeline `node` names and its inner parameter values; None (with
@@ -168,7 +216,7 @@ class _Inliner:
             self.problems += validation_problems(error.errors(), SubpipelineParams, node=node.id)
             return None
         try:
-            inner = self.resolve(params, chain[-1][0])
+            inner = self._resolved(params, chain[-1][0])
         except LookupError as error:
             self.problems.append(
                 Problem(str(error.args[0]), node=node.id, field="params.pipeline",
@@ -191,6 +239,14 @@ class _Inliner:
             ])  # fmt: skip
         inner_values = self._parameters(node, params, inner)
         return (inner, inner_values) if inner_values is not None else None
+
+    def _resolved(self, params: SubpipelineParams, within: str) -> InnerPipeline:
+        """`resolve`, once per pipeline, revision and user in a pass: a loop's copies all name
+        the same one (and so see the same version of it)."""
+        key = (params.pipeline, params.revision, within)
+        if key not in self.found:
+            self.found[key] = self.resolve(params, within)
+        return self.found[key]
 
     def _parameters(self, node: Node, params, inner: InnerPipeline) -> dict | None:
         """The inner pipeline's parameter values: its defaults, overridden by the node's, each of
@@ -341,11 +397,31 @@ def _type_name(default) -> str:
     return names.get(type(default), "a value")
 
 
+def _prefixed(loop: dict, prefix: str) -> dict:
+    """A nested loop's record under the prefix of the sub-pipeline node it was inlined into."""
+    return {
+        **loop,
+        "iterations": [
+            {**each, "nodes": [prefix + n for n in each["nodes"]]} for each in loop["iterations"]
+        ],
+        "added": [prefix + n for n in loop["added"]],
+    }
+
+
 def describe(inlined: Inlined) -> list[str]:
-    """What `explain` adds: each sub-pipeline node and the nodes it became (the outer view)."""
+    """What `explain` adds: each sub-pipeline node and the nodes it became (the outer view), a
+    loop's iterations one a line."""
     lines = []
     for outer, entry in sorted(inlined.subpipelines.items()):
         revision = "" if entry["revision"] is None else f" @ revision {entry['revision']}"
+        loop = entry.get("loop")
+        if loop is not None:
+            lines.append(f"for_each {outer} ('{entry['pipeline']}'{revision}) over "
+                         f"'{loop['pattern']}': {len(loop['iterations'])} iterations, stacked "
+                         f"by {', '.join(loop['added'])}")  # fmt: skip
+            lines += [f"  {i}. {each['file']}: {', '.join(each['nodes']) or 'no nodes'}"
+                      for i, each in enumerate(loop["iterations"], start=1)]  # fmt: skip
+            continue
         lines.append(f"sub-pipeline {outer} ('{entry['pipeline']}'{revision}): "
                      f"{', '.join(entry['nodes']) or 'no nodes'}")  # fmt: skip
     return lines

@@ -1,6 +1,7 @@
 """Emitters of `pipeline_input` (an empty table of its expected columns, as a run of the
 pipeline on its own reads) and `pipeline_output` (nothing). A `subpipeline` node is inlined
-before compiling (`python -m runtime compile` does it), so reaching one here is refused."""
+before compiling (`python -m runtime compile` does it), so reaching one here is refused; a
+`for_each` is too, unless it matched no file: then it is its declared empty result."""
 
 from __future__ import annotations
 
@@ -8,17 +9,30 @@ from runtime.compile.errors import CompileRefused
 from runtime.compile.nodes import NodeCode
 from runtime.compile.operators import emits
 from runtime.lazy import pd
+from runtime.operators.subpipelines import empty_result
 from runtime.tables.casting import cast_series
 
 
 @emits("pipeline_input")
 def pipeline_input(node: NodeCode) -> None:
+    node.line(f"{node.outputs['out']} = {_empty_frame(node.params.columns)}")
+
+
+@emits("for_each")
+def for_each(node: NodeCode) -> None:
+    """Left after inlining only when it matched no file: its declared empty result."""
+    frame = _empty_frame(empty_result(node.params).columns)
+    for variable in node.outputs.values():
+        node.line(f"{variable} = {frame}")
+
+
+def _empty_frame(columns) -> str:
     empty = pd.Series([], dtype=object)
-    columns = ", ".join(
+    typed = ", ".join(
         f"{column.name!r}: pd.Series([], dtype={str(cast_series(empty, column.type).dtype)!r})"
-        for column in node.params.columns
+        for column in columns
     )
-    node.line(f"{node.outputs['out']} = pd.DataFrame({{{columns}}})")
+    return f"pd.DataFrame({{{typed}}})"
 
 
 @emits("pipeline_output")

@@ -2,7 +2,7 @@
 // and the status sets the server sends with it.
 
 import { statusSets } from "./statuses.js";
-import { subpipelinePorts } from "../subpipelines/subpipelines.js";
+import { INLINED, subpipelinePorts } from "../subpipelines/subpipelines.js";
 
 export const KINDS = [
   { kind: "input", title: "Inputs" },
@@ -41,7 +41,7 @@ export function createCatalog(items, nodeTypeOf, statuses, checks = null) {
  */
 export function nodePorts(entry, params) {
   if (!entry) return UNKNOWN_PORTS;
-  if (entry.name === "subpipeline") return subpipelinePorts(entry, params);
+  if (INLINED.has(entry.name)) return subpipelinePorts(entry, params);
   const from = entry.outputs_from;
   if (!from) return entry;
   const items = Array.isArray(params?.[from.param]) ? params[from.param] : [];

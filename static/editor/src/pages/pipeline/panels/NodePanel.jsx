@@ -15,6 +15,7 @@ import { useStore } from "../../../lib/store.js";
 import SchemaForm from "../form/SchemaForm.jsx";
 import JoinKeySuggestions from "../form/JoinKeySuggestions.jsx";
 import SubpipelineSettings from "../subpipelines/SubpipelineSettings.jsx";
+import { INLINED, formSchema } from "../subpipelines/subpipelines.js";
 import { RunDetails, Columns } from "./NodeDetails.jsx";
 import TraceColumn from "../lineage/TraceColumn.jsx";
 import ReachingInputs from "../lineage/ReachingInputs.jsx";
@@ -113,7 +114,7 @@ export function NodePanel({
               onChange={(params) => onChange(node.id, { params }, `keys.${node.id}`)}
             />
           ) : null}
-          {node.data.operator === "subpipeline" ? (
+          {INLINED.has(node.data.operator) ? (
             <SubpipelineSettings
               api={api}
               base={base}
@@ -122,9 +123,10 @@ export function NodePanel({
               idPrefix={idPrefix}
               onChange={(params, key) => onChange(node.id, { params }, `${key}.${node.id}`)}
             />
-          ) : (
+          ) : null}
+          {node.data.operator === "subpipeline" ? null : (
             <SchemaForm
-              schema={operator?.params_schema}
+              schema={formSchema(operator)}
               value={node.data.params}
               problems={problems}
               schemas={schemas}

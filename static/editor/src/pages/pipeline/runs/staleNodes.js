@@ -3,7 +3,7 @@
 // is now. The canvas marks them stale instead of leaving them green until the next run.
 
 import { stableText } from "../../../lib/stableText.js";
-import { inlinedOwner } from "../subpipelines/subpipelines.js";
+import { INLINED, inlinedOwner } from "../subpipelines/subpipelines.js";
 
 /** The ids of the stale nodes of `current` (a document: `{nodes, edges}`), given the document
  * `ran` of the last run; none when no run is known. Moves and labels change nothing. */
@@ -13,7 +13,7 @@ export function staleNodes(ran, current) {
   // A run holds a sub-pipeline node's inlined nodes (`<id>__...`), not the node: edges from
   // them read as from it, and it is stale only when none of them ran.
   const subs = new Set(
-    (current.nodes ?? []).filter((node) => node.operator === "subpipeline").map((node) => node.id),
+    (current.nodes ?? []).filter((node) => INLINED.has(node.operator)).map((node) => node.id),
   );
   const before = nodeKeys(ran, subs);
   const now = nodeKeys(current, subs);

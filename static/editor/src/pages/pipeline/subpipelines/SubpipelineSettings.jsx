@@ -13,6 +13,10 @@ export default function SubpipelineSettings({ api, base, params, problems, idPre
     (item) => item.id === Number(params.pipeline) || item.name === params.pipeline,
   );
   const given = params.parameters ?? {};
+  // A loop gives its file parameter each file's path: not set here.
+  const settable = Object.entries(entry?.parameters ?? {}).filter(
+    ([name]) => name !== params.parameter,
+  );
   const change = (next, key) => onChange({ ...params, ...next }, key);
   const portsDiffer =
     entry &&
@@ -107,10 +111,10 @@ export default function SubpipelineSettings({ api, base, params, problems, idPre
           ...messagesAtField(problems, "params.outputs"),
         ]}
       />
-      {entry && Object.keys(entry.parameters).length ? (
+      {settable.length ? (
         <fieldset className="pw-fieldset">
           <legend className="pw-label">Parameters</legend>
-          {Object.entries(entry.parameters).map(([name, fallback]) => (
+          {settable.map(([name, fallback]) => (
             <ParameterField
               key={name}
               id={`${idPrefix}-parameter-${name}`}

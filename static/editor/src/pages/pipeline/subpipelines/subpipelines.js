@@ -4,6 +4,9 @@
 
 const DRAG_PREFIX = "subpipeline:";
 export const SEPARATOR = "__";
+/** The operators the plan inlines: their ports come from their params, their run from their
+ * inlined nodes'. */
+export const INLINED = new Set(["subpipeline", "for_each"]);
 
 /** The palette's drag text for a usable pipeline (the listing's entry): what the new node
  * is made of, so that adding it needs nothing else. */
@@ -63,6 +66,20 @@ export function subpipelinePorts(entry, params) {
     inputs: names(params?.inputs).map(port),
     outputs: names(params?.outputs).map(port),
   };
+}
+
+const SUBPIPELINE_PARAMS = ["pipeline", "revision", "parameters", "inputs", "outputs"];
+
+/** The params schema the generic form edits: an operator's own, a loop's without those the
+ * sub-pipeline settings edit beside it (its files, parameter, bound, file column). */
+export function formSchema(operator) {
+  const schema = operator?.params_schema;
+  if (operator?.name !== "for_each" || !schema?.properties) return schema;
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).filter(([name]) => !SUBPIPELINE_PARAMS.includes(name)),
+  );
+  const required = (schema.required ?? []).filter((name) => name in properties);
+  return { ...schema, properties, required };
 }
 
 /** The revision choices: "latest" (with its number) then each kept one, newest first. */
@@ -135,10 +152,25 @@ export function aggregateRun(nodes, id, final) {
     metrics: {},
     error: members.find((run) => run.error)?.error ?? "",
     inlined: {
-      nodes: `${ended}/${members.length} nodes`,
+      nodes: iterationsLine(nodes, prefix, final) ?? `${ended}/${members.length} nodes`,
       rows: `≤ ${rows.toLocaleString("en")} rows`,
     },
   };
+}
+
+/** A loop's "k/n iterations" (an iteration ends when all its nodes have), or null when the
+ * node is no loop: its copies are `<id>__<i>__<inner id>`. */
+function iterationsLine(nodes, prefix, final) {
+  const iterations = new Map();
+  for (const [key, run] of Object.entries(nodes)) {
+    const found = /^(\d+)__/.exec(key.slice(prefix.length));
+    if (!key.startsWith(prefix) || !found) continue;
+    const done = final.has(run.status ?? "pending");
+    iterations.set(found[1], (iterations.get(found[1]) ?? true) && done);
+  }
+  if (!iterations.size) return null;
+  const ended = [...iterations.values()].filter(Boolean).length;
+  return `${ended}/${iterations.size} iterations`;
 }
 
 /** A sub-pipeline node's mark in the plan view, from its inlined nodes' marks (`byNode`):

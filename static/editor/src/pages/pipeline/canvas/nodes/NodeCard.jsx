@@ -10,7 +10,7 @@ import "./nodes.css";
 import "../../pins/pins.css";
 import { Handle } from "@xyflow/react";
 import { useContext, useMemo, useState } from "react";
-import { aggregateRun } from "../../subpipelines/subpipelines.js";
+import { INLINED, aggregateRun } from "../../subpipelines/subpipelines.js";
 import {
   CatalogContext,
   CardDetailContext,
@@ -54,7 +54,7 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   const overlay = useContext(OverlayContext);
   const own = useStore(overlay, (state) => shownRun(state).nodes[id]);
   const runNodes = useStore(overlay, (state) =>
-    data.operator === "subpipeline" ? shownRun(state).nodes : null,
+    INLINED.has(data.operator) ? shownRun(state).nodes : null,
   );
   const inlined = useMemo(
     () => runNodes && aggregateRun(runNodes, id, catalog.statuses.final),
