@@ -8,7 +8,14 @@ import { useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
 import BackfillPanel from "./BackfillPanel.jsx";
 import { STEPS, cronOfInterval, describeCron, intervalOfCron } from "./scheduleInterval.js";
-import { ItemForm, ItemsSection, messagesAt, useItemForm } from "./settingsItems.jsx";
+import {
+  CheckField,
+  ItemForm,
+  ItemsSection,
+  LabelledField,
+  messagesAt,
+  useItemForm,
+} from "./settingsItems.jsx";
 
 const PREVIEW_DELAY_MS = 300;
 const EMPTY = {
@@ -177,10 +184,7 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
       onCancel={onCancel}
     >
       <div className="pw-grid-2">
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-repeat">
-            Runs
-          </label>
+        <LabelledField id="pw-schedule-repeat" label="Runs">
           <select
             id="pw-schedule-repeat"
             value={repeat}
@@ -216,11 +220,8 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
               </select>
             </div>
           ) : null}
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-cron">
-            Cron expression
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-cron" label="Cron expression">
           <input
             id="pw-schedule-cron"
             aria-invalid={at("cron").length > 0 || undefined}
@@ -235,11 +236,8 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
               ? "Written from the interval above."
               : "Five fields: minute hour day-of-month month day-of-week, e.g. 0 6 * * MON-FRI."}
           </p>
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-zone">
-            Time zone
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-zone" label="Time zone">
           <input
             id="pw-schedule-zone"
             list="pw-zones"
@@ -253,22 +251,16 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
             ))}
           </datalist>
           <FieldMessages messages={at("timezone")} />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-name">
-            Name
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-name" label="Name">
           <input
             id="pw-schedule-name"
             value={values.name}
             onChange={set("name")}
             placeholder="optional"
           />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-parameters">
-            Parameters (JSON)
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-parameters" label="Parameters (JSON)">
           <input
             id="pw-schedule-parameters"
             aria-invalid={at("parameters").length > 0 || undefined}
@@ -276,47 +268,32 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
             onChange={set("parametersText")}
           />
           <FieldMessages messages={at("parameters")} />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-missed">
-            Times missed while the server was down
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-missed" label="Times missed while the server was down">
           <select id="pw-schedule-missed" value={values.missed} onChange={set("missed")}>
             <option value="skip">Skip them</option>
             <option value="run_once">Run once</option>
           </select>
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-overlap">
-            While a run is going
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-overlap" label="While a run is going">
           <select id="pw-schedule-overlap" value={values.overlap} onChange={set("overlap")}>
             <option value="skip">Skip this time</option>
             <option value="queue">Queue behind it</option>
           </select>
-        </div>
-        <div className="pw-field pw-field-check">
-          <label htmlFor="pw-schedule-enabled">
-            <input
-              id="pw-schedule-enabled"
-              type="checkbox"
-              checked={values.enabled}
-              onChange={set("enabled")}
-            />
-            <span>Enabled</span>
-          </label>
-        </div>
-        <div className="pw-field pw-field-check">
-          <label htmlFor="pw-schedule-pins" title="By default a scheduled run ignores the pins">
-            <input
-              id="pw-schedule-pins"
-              type="checkbox"
-              checked={Boolean(values.use_pins)}
-              onChange={set("use_pins")}
-            />
-            <span>Use pins</span>
-          </label>
-        </div>
+        </LabelledField>
+        <CheckField
+          id="pw-schedule-enabled"
+          label="Enabled"
+          checked={values.enabled}
+          onChange={set("enabled")}
+        />
+        <CheckField
+          id="pw-schedule-pins"
+          label="Use pins"
+          title="By default a scheduled run ignores the pins"
+          checked={Boolean(values.use_pins)}
+          onChange={set("use_pins")}
+        />
       </div>
       <div className="pw-field">
         <div className="pw-label">Next five times</div>

@@ -5,7 +5,14 @@
 
 import { useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
-import { ItemForm, ItemsSection, messagesAt, useItemForm } from "./settingsItems.jsx";
+import {
+  CheckField,
+  ItemForm,
+  ItemsSection,
+  LabelledField,
+  messagesAt,
+  useItemForm,
+} from "./settingsItems.jsx";
 
 const KINDS = {
   file: "A file appears or changes",
@@ -167,10 +174,7 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
       onCancel={onCancel}
     >
       <div className="pw-grid-2">
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-trigger-kind">
-            Runs when
-          </label>
+        <LabelledField id="pw-trigger-kind" label="Runs when">
           <select
             id="pw-trigger-kind"
             value={values.kind}
@@ -184,23 +188,17 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
             ))}
           </select>
           <FieldMessages messages={at("kind")} />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-trigger-name">
-            Name
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-trigger-name" label="Name">
           <input
             id="pw-trigger-name"
             value={values.name}
             onChange={set("name")}
             placeholder="optional"
           />
-        </div>
+        </LabelledField>
         {values.kind === "file" ? (
-          <div className="pw-field">
-            <label className="pw-label" htmlFor="pw-trigger-pattern">
-              Files (a glob in the workspace folder)
-            </label>
+          <LabelledField id="pw-trigger-pattern" label="Files (a glob in the workspace folder)">
             <input
               id="pw-trigger-pattern"
               aria-invalid={at("pattern").length > 0 || undefined}
@@ -212,13 +210,10 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
             <p className="pw-hint">
               Files there when you save fire nothing; new or changed ones do.
             </p>
-          </div>
+          </LabelledField>
         ) : null}
         {values.kind === "upstream" ? (
-          <div className="pw-field">
-            <label className="pw-label" htmlFor="pw-trigger-upstream">
-              After a successful run of
-            </label>
+          <LabelledField id="pw-trigger-upstream" label="After a successful run of">
             <select
               id="pw-trigger-upstream"
               aria-invalid={at("upstream").length > 0 || undefined}
@@ -233,12 +228,9 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
               ))}
             </select>
             <FieldMessages messages={at("upstream")} />
-          </div>
+          </LabelledField>
         ) : null}
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-trigger-parameters">
-            Parameters from the event (JSON)
-          </label>
+        <LabelledField id="pw-trigger-parameters" label="Parameters from the event (JSON)">
           <input
             id="pw-trigger-parameters"
             aria-invalid={at("parameters").length > 0 || undefined}
@@ -249,18 +241,13 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
           <p className="pw-hint">
             {'{"parameter": "field"}'}; the event&apos;s fields: {FIELDS[values.kind]}.
           </p>
-        </div>
-        <div className="pw-field pw-field-check">
-          <label htmlFor="pw-trigger-enabled">
-            <input
-              id="pw-trigger-enabled"
-              type="checkbox"
-              checked={values.enabled}
-              onChange={set("enabled")}
-            />
-            <span>Enabled</span>
-          </label>
-        </div>
+        </LabelledField>
+        <CheckField
+          id="pw-trigger-enabled"
+          label="Enabled"
+          checked={values.enabled}
+          onChange={set("enabled")}
+        />
       </div>
     </ItemForm>
   );

@@ -176,3 +176,28 @@ export function ItemForm({ noun, form, fields, onCancel, children }) {
     </div>
   );
 }
+
+/** A form field: its label for the control `id` over `children` (the control, its problems and
+ * hint). */
+export function LabelledField({ id, label, children }) {
+  return (
+    <div className="pw-field">
+      <label className="pw-label" htmlFor={id}>
+        {label}
+      </label>
+      {children}
+    </div>
+  );
+}
+
+/** A checkbox field with its label after the box. */
+export function CheckField({ id, label, title, checked, onChange }) {
+  return (
+    <div className="pw-field pw-field-check">
+      <label htmlFor={id} title={title}>
+        <input id={id} type="checkbox" checked={checked} onChange={onChange} />
+        <span>{label}</span>
+      </label>
+    </div>
+  );
+}
