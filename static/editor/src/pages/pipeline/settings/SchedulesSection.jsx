@@ -10,6 +10,7 @@ import BackfillPanel from "./BackfillPanel.jsx";
 import { STEPS, cronOfInterval, describeCron, intervalOfCron } from "./scheduleInterval.js";
 import {
   CheckField,
+  FieldInput,
   ItemForm,
   ItemsSection,
   LabelledField,
@@ -222,15 +223,14 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
           ) : null}
         </LabelledField>
         <LabelledField id="pw-schedule-cron" label="Cron expression">
-          <input
+          <FieldInput
             id="pw-schedule-cron"
-            aria-invalid={at("cron").length > 0 || undefined}
-            value={values.cron}
-            onChange={set("cron")}
+            form={form}
+            name="cron"
+            messages={at("cron")}
             readOnly={repeat === "interval"}
             placeholder="minute hour day month weekday"
           />
-          <FieldMessages messages={at("cron")} />
           <p className="pw-hint">
             {repeat === "interval"
               ? "Written from the interval above."
@@ -253,21 +253,15 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
           <FieldMessages messages={at("timezone")} />
         </LabelledField>
         <LabelledField id="pw-schedule-name" label="Name">
-          <input
-            id="pw-schedule-name"
-            value={values.name}
-            onChange={set("name")}
-            placeholder="optional"
-          />
+          <FieldInput id="pw-schedule-name" form={form} name="name" placeholder="optional" />
         </LabelledField>
         <LabelledField id="pw-schedule-parameters" label="Parameters (JSON)">
-          <input
+          <FieldInput
             id="pw-schedule-parameters"
-            aria-invalid={at("parameters").length > 0 || undefined}
-            value={values.parametersText}
-            onChange={set("parametersText")}
+            form={form}
+            name="parametersText"
+            messages={at("parameters")}
           />
-          <FieldMessages messages={at("parameters")} />
         </LabelledField>
         <LabelledField id="pw-schedule-missed" label="Times missed while the server was down">
           <select id="pw-schedule-missed" value={values.missed} onChange={set("missed")}>

@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
 import {
   CheckField,
+  FieldInput,
   ItemForm,
   ItemsSection,
   LabelledField,
@@ -190,23 +191,17 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
           <FieldMessages messages={at("kind")} />
         </LabelledField>
         <LabelledField id="pw-trigger-name" label="Name">
-          <input
-            id="pw-trigger-name"
-            value={values.name}
-            onChange={set("name")}
-            placeholder="optional"
-          />
+          <FieldInput id="pw-trigger-name" form={form} name="name" placeholder="optional" />
         </LabelledField>
         {values.kind === "file" ? (
           <LabelledField id="pw-trigger-pattern" label="Files (a glob in the workspace folder)">
-            <input
+            <FieldInput
               id="pw-trigger-pattern"
-              aria-invalid={at("pattern").length > 0 || undefined}
-              value={values.pattern}
-              onChange={set("pattern")}
+              form={form}
+              name="pattern"
+              messages={at("pattern")}
               placeholder="incoming/*.csv"
             />
-            <FieldMessages messages={at("pattern")} />
             <p className="pw-hint">
               Files there when you save fire nothing; new or changed ones do.
             </p>
@@ -231,13 +226,12 @@ function TriggerForm({ api, base, initial, pipelines, onDone, onCancel }) {
           </LabelledField>
         ) : null}
         <LabelledField id="pw-trigger-parameters" label="Parameters from the event (JSON)">
-          <input
+          <FieldInput
             id="pw-trigger-parameters"
-            aria-invalid={at("parameters").length > 0 || undefined}
-            value={values.parametersText}
-            onChange={set("parametersText")}
+            form={form}
+            name="parametersText"
+            messages={at("parameters")}
           />
-          <FieldMessages messages={at("parameters")} />
           <p className="pw-hint">
             {'{"parameter": "field"}'}; the event&apos;s fields: {FIELDS[values.kind]}.
           </p>

@@ -201,3 +201,19 @@ export function CheckField({ id, label, title, checked, onChange }) {
     </div>
   );
 }
+
+/** The text input of `form`'s value `name`, marked invalid while `messages` (shown under it). */
+export function FieldInput({ id, form, name, messages = [], ...props }) {
+  return (
+    <>
+      <input
+        id={id}
+        aria-invalid={messages.length > 0 || undefined}
+        value={form.values[name]}
+        onChange={form.set(name)}
+        {...props}
+      />
+      <FieldMessages messages={messages} />
+    </>
+  );
+}
