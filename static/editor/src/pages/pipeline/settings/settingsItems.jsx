@@ -1,7 +1,8 @@
 // What the Schedules and Triggers sections of the Settings dialog share: a list of a pipeline's
 // items kept on the server (`base`, e.g. `/api/pipelines/<id>/schedules`), each with Edit and
 // Delete, a "+ Add …" button that opens the form, and the form's save with the server's
-// problems at their fields. Each section keeps its own item lines and form fields.
+// problems at their fields, and the field markup (label, checkbox, text input) their forms and
+// the Backfill form use. Each section keeps its own item lines and form fields.
 
 import { useCallback, useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
