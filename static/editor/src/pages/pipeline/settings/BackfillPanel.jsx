@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
 import "./backfills.css";
+import { LabelledField } from "./settingsItems.jsx";
 
 const POLL_MS = 3000;
 const STATES = ["succeeded", "running", "waiting", "failed", "cancelled"];
@@ -191,10 +192,7 @@ function BackfillForm({ api, url, onStarted }) {
     }
   };
   const field = (name, label, props = {}) => (
-    <div className="pw-field">
-      <label className="pw-label" htmlFor={`pw-backfill-${name}`}>
-        {label}
-      </label>
+    <LabelledField id={`pw-backfill-${name}`} label={label}>
       <input
         id={`pw-backfill-${name}`}
         value={values[name]}
@@ -203,7 +201,7 @@ function BackfillForm({ api, url, onStarted }) {
         {...props}
       />
       <FieldMessages messages={error?.field === name ? [error.message] : []} />
-    </div>
+    </LabelledField>
   );
   return (
     <div className="pw-backfill-form" role="group" aria-label="New backfill">
@@ -213,10 +211,7 @@ function BackfillForm({ api, url, onStarted }) {
         {field("concurrency", "At once", { type: "number", min: 1, max: 32 })}
         {field("start_parameter", "Start parameter")}
         {field("end_parameter", "End parameter")}
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-backfill-format">
-            Passed as
-          </label>
+        <LabelledField id="pw-backfill-format" label="Passed as">
           <select
             id="pw-backfill-format"
             value={values.value_format}
@@ -225,7 +220,7 @@ function BackfillForm({ api, url, onStarted }) {
             <option value="date">date (YYYY-MM-DD)</option>
             <option value="datetime">date and time (ISO 8601)</option>
           </select>
-        </div>
+        </LabelledField>
       </div>
       {error &&
       !["start", "end", "concurrency", "start_parameter", "end_parameter"].includes(error.field) ? (

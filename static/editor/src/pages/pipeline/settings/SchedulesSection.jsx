@@ -4,10 +4,19 @@
 // (`/api/pipelines/<id>/schedules`), apart from the dialog's Apply; the server checks every
 // field and names the wrong one.
 
-import { useCallback, useEffect, useState } from "react";
+import { useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
 import BackfillPanel from "./BackfillPanel.jsx";
 import { STEPS, cronOfInterval, describeCron, intervalOfCron } from "./scheduleInterval.js";
+import {
+  CheckField,
+  FieldInput,
+  ItemForm,
+  ItemsSection,
+  LabelledField,
+  messagesAt,
+  useItemForm,
+} from "./settingsItems.jsx";
 
 const PREVIEW_DELAY_MS = 300;
 const EMPTY = {
@@ -52,120 +61,95 @@ function formOf(schedule) {
 
 export default function SchedulesSection({ api, pipelineId, readOnly }) {
   const base = `/api/pipelines/${pipelineId}/schedules`;
-  const [items, setItems] = useState(null);
-  const [editing, setEditing] = useState(null); // a form's values, with `id` when editing
   const [backfilling, setBackfilling] = useState(null); // the schedule whose backfills show
-  const [error, setError] = useState(null);
-  const reload = useCallback(
-    () =>
-      api.get(base).then(
-        (body) => setItems(body.items),
-        (failure) => setError({ message: failure.message }),
-      ),
-    [api, base],
-  );
-  useEffect(() => {
-    reload();
-  }, [reload]);
-
-  const remove = async (schedule) => {
-    try {
-      await api.del(`${base}/${schedule.id}`);
-      await reload();
-    } catch (failure) {
-      setError({ message: failure.message });
-    }
-  };
   return (
-    <section className="pw-field pw-schedules" aria-label="Schedules">
-      <div className="pw-label">Schedules</div>
-      <p className="pw-hint">
-        Run this pipeline every N minutes or hours, or at the times of a cron expression, in a time
-        zone, with your rights. Saved at once.{" "}
-        <a href="/docs/schedules/" target="_blank" rel="noreferrer">
-          How schedules work
-        </a>{" "}
-        (daylight saving, missed times, overlap).
-      </p>
-      {error && !editing ? <FieldMessages messages={[error.message]} /> : null}
-      {items === null ? <p className="pw-muted">Loading…</p> : null}
-      {items?.length === 0 ? <p className="pw-muted">No schedules.</p> : null}
-      <ul className="pw-schedule-list">
-        {items?.map((schedule) => (
-          <li key={schedule.id} className="pw-schedule">
-            <div>
-              <strong>{schedule.name || describeCron(schedule.cron)}</strong>{" "}
-              <span className="pw-muted">
-                {schedule.name ? `${describeCron(schedule.cron)} · ` : ""}
-                {schedule.timezone} · {schedule.owner}
-              </span>
-              {schedule.enabled ? (
-                <div className="pw-muted">
-                  next:{" "}
-                  {schedule.next_fire_at
-                    ? zoneTime(schedule.next_fire_at, schedule.timezone)
-                    : "never"}
-                </div>
-              ) : (
-                <div className="pw-muted">
-                  paused{schedule.paused_reason ? ` — ${schedule.paused_reason}` : ""}
-                </div>
-              )}
-              {schedule.last_outcome ? (
-                <div className="pw-muted">last: {schedule.last_outcome}</div>
-              ) : null}
-            </div>
-            <div className="pw-schedule-actions">
-              <button
-                type="button"
-                aria-expanded={backfilling === schedule.id}
-                onClick={() => setBackfilling(backfilling === schedule.id ? null : schedule.id)}
-              >
-                Backfill
-              </button>
-            </div>
-            {backfilling === schedule.id ? (
-              <BackfillPanel api={api} base={base} schedule={schedule} readOnly={readOnly} />
-            ) : null}
-            {readOnly ? null : (
-              <div className="pw-schedule-actions">
-                <button type="button" onClick={() => setEditing(formOf(schedule))}>
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  aria-label={`Delete schedule ${schedule.name || schedule.cron}`}
-                  onClick={() => remove(schedule)}
-                >
-                  Delete
-                </button>
+    <ItemsSection
+      api={api}
+      base={base}
+      title="Schedules"
+      hint={
+        <>
+          Run this pipeline every N minutes or hours, or at the times of a cron expression, in a
+          time zone, with your rights. Saved at once.{" "}
+          <a href="/docs/schedules/" target="_blank" rel="noreferrer">
+            How schedules work
+          </a>{" "}
+          (daylight saving, missed times, overlap).
+        </>
+      }
+      noun="schedule"
+      empty={EMPTY}
+      formOf={formOf}
+      readOnly={readOnly}
+      itemClassName="pw-schedule"
+      deleteLabel={(schedule) => `Delete schedule ${schedule.name || schedule.cron}`}
+      renderItem={(schedule) => (
+        <>
+          <div>
+            <strong>{schedule.name || describeCron(schedule.cron)}</strong>{" "}
+            <span className="pw-muted">
+              {schedule.name ? `${describeCron(schedule.cron)} · ` : ""}
+              {schedule.timezone} · {schedule.owner}
+            </span>
+            {schedule.enabled ? (
+              <div className="pw-muted">
+                next:{" "}
+                {schedule.next_fire_at
+                  ? zoneTime(schedule.next_fire_at, schedule.timezone)
+                  : "never"}
+              </div>
+            ) : (
+              <div className="pw-muted">
+                paused{schedule.paused_reason ? ` — ${schedule.paused_reason}` : ""}
               </div>
             )}
-          </li>
-        ))}
-      </ul>
-      {editing ? (
-        <ScheduleForm
-          api={api}
-          base={base}
-          initial={editing}
-          onDone={() => {
-            setEditing(null);
-            reload();
-          }}
-          onCancel={() => setEditing(null)}
-        />
-      ) : readOnly ? null : (
-        <button type="button" className="pw-add" onClick={() => setEditing({ ...EMPTY })}>
-          + Add schedule
-        </button>
+            {schedule.last_outcome ? (
+              <div className="pw-muted">last: {schedule.last_outcome}</div>
+            ) : null}
+          </div>
+          <div className="pw-schedule-actions">
+            <button
+              type="button"
+              aria-expanded={backfilling === schedule.id}
+              onClick={() => setBackfilling(backfilling === schedule.id ? null : schedule.id)}
+            >
+              Backfill
+            </button>
+          </div>
+          {backfilling === schedule.id ? (
+            <BackfillPanel api={api} base={base} schedule={schedule} readOnly={readOnly} />
+          ) : null}
+        </>
       )}
-    </section>
+      renderForm={(props) => <ScheduleForm api={api} base={base} {...props} />}
+    />
   );
 }
 
+/** What the server takes for a schedule. */
+function bodyOf(values, parameters) {
+  return {
+    name: values.name,
+    cron: values.cron,
+    timezone: values.timezone,
+    parameters,
+    enabled: values.enabled,
+    missed: values.missed,
+    overlap: values.overlap,
+    use_pins: Boolean(values.use_pins),
+  };
+}
+
 function ScheduleForm({ api, base, initial, onDone, onCancel }) {
-  const [values, setValues] = useState(initial);
+  const form = useItemForm({
+    api,
+    base,
+    initial,
+    parametersHint: 'parameters are a JSON object, e.g. {"min_age": 21}',
+    bodyOf,
+    onDone,
+  });
+  const { values, setValues, set } = form;
   // "Every N minutes/hours" builds the cron; "cron" edits it as text.
   const [repeat, setRepeat] = useState(intervalOfCron(initial.cron) ? "interval" : "cron");
   const interval = intervalOfCron(values.cron) ?? { every: 15, unit: "minutes" };
@@ -175,12 +159,6 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
     setValues({ ...values, cron: cronOfInterval(next) });
   };
   const [preview, setPreview] = useState({ times: [], error: null });
-  const [error, setError] = useState(null);
-  const set = (field) => (event) =>
-    setValues({
-      ...values,
-      [field]: event.target.type === "checkbox" ? event.target.checked : event.target.value,
-    });
 
   useEffect(() => {
     let current = true;
@@ -198,53 +176,16 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
     };
   }, [api, values.cron, values.timezone]);
 
-  const save = async () => {
-    let parameters;
-    try {
-      parameters = JSON.parse(values.parametersText || "{}");
-    } catch {
-      setError({
-        field: "parameters",
-        message: 'parameters are a JSON object, e.g. {"min_age": 21}',
-      });
-      return;
-    }
-    const body = {
-      name: values.name,
-      cron: values.cron,
-      timezone: values.timezone,
-      parameters,
-      enabled: values.enabled,
-      missed: values.missed,
-      overlap: values.overlap,
-      use_pins: Boolean(values.use_pins),
-    };
-    try {
-      await (values.id ? api.put(`${base}/${values.id}`, body) : api.post(base, body));
-      onDone();
-    } catch (failure) {
-      setError({ field: failure.body.field ?? "", message: failure.message });
-    }
-  };
-  const at = (field) =>
-    [error, preview.error]
-      .filter((problem) => problem && (problem.field ?? "").split(".")[0] === field)
-      .map((problem) => problem.message);
-  const elsewhere =
-    error && !["cron", "timezone", "parameters", "name"].includes((error.field ?? "").split(".")[0])
-      ? [error.message]
-      : [];
+  const at = (field) => messagesAt([form.error, preview.error], field);
   return (
-    <div
-      className="pw-schedule-form"
-      role="group"
-      aria-label={values.id ? "Edit schedule" : "New schedule"}
+    <ItemForm
+      noun="schedule"
+      form={form}
+      fields={["cron", "timezone", "parameters", "name"]}
+      onCancel={onCancel}
     >
       <div className="pw-grid-2">
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-repeat">
-            Runs
-          </label>
+        <LabelledField id="pw-schedule-repeat" label="Runs">
           <select
             id="pw-schedule-repeat"
             value={repeat}
@@ -280,30 +221,23 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
               </select>
             </div>
           ) : null}
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-cron">
-            Cron expression
-          </label>
-          <input
+        </LabelledField>
+        <LabelledField id="pw-schedule-cron" label="Cron expression">
+          <FieldInput
             id="pw-schedule-cron"
-            aria-invalid={at("cron").length > 0 || undefined}
-            value={values.cron}
-            onChange={set("cron")}
+            form={form}
+            name="cron"
+            messages={at("cron")}
             readOnly={repeat === "interval"}
             placeholder="minute hour day month weekday"
           />
-          <FieldMessages messages={at("cron")} />
           <p className="pw-hint">
             {repeat === "interval"
               ? "Written from the interval above."
               : "Five fields: minute hour day-of-month month day-of-week, e.g. 0 6 * * MON-FRI."}
           </p>
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-zone">
-            Time zone
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-zone" label="Time zone">
           <input
             id="pw-schedule-zone"
             list="pw-zones"
@@ -317,70 +251,43 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
             ))}
           </datalist>
           <FieldMessages messages={at("timezone")} />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-name">
-            Name
-          </label>
-          <input
-            id="pw-schedule-name"
-            value={values.name}
-            onChange={set("name")}
-            placeholder="optional"
-          />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-parameters">
-            Parameters (JSON)
-          </label>
-          <input
+        </LabelledField>
+        <LabelledField id="pw-schedule-name" label="Name">
+          <FieldInput id="pw-schedule-name" form={form} name="name" placeholder="optional" />
+        </LabelledField>
+        <LabelledField id="pw-schedule-parameters" label="Parameters (JSON)">
+          <FieldInput
             id="pw-schedule-parameters"
-            aria-invalid={at("parameters").length > 0 || undefined}
-            value={values.parametersText}
-            onChange={set("parametersText")}
+            form={form}
+            name="parametersText"
+            messages={at("parameters")}
           />
-          <FieldMessages messages={at("parameters")} />
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-missed">
-            Times missed while the server was down
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-missed" label="Times missed while the server was down">
           <select id="pw-schedule-missed" value={values.missed} onChange={set("missed")}>
             <option value="skip">Skip them</option>
             <option value="run_once">Run once</option>
           </select>
-        </div>
-        <div className="pw-field">
-          <label className="pw-label" htmlFor="pw-schedule-overlap">
-            While a run is going
-          </label>
+        </LabelledField>
+        <LabelledField id="pw-schedule-overlap" label="While a run is going">
           <select id="pw-schedule-overlap" value={values.overlap} onChange={set("overlap")}>
             <option value="skip">Skip this time</option>
             <option value="queue">Queue behind it</option>
           </select>
-        </div>
-        <div className="pw-field pw-field-check">
-          <label htmlFor="pw-schedule-enabled">
-            <input
-              id="pw-schedule-enabled"
-              type="checkbox"
-              checked={values.enabled}
-              onChange={set("enabled")}
-            />
-            <span>Enabled</span>
-          </label>
-        </div>
-        <div className="pw-field pw-field-check">
-          <label htmlFor="pw-schedule-pins" title="By default a scheduled run ignores the pins">
-            <input
-              id="pw-schedule-pins"
-              type="checkbox"
-              checked={Boolean(values.use_pins)}
-              onChange={set("use_pins")}
-            />
-            <span>Use pins</span>
-          </label>
-        </div>
+        </LabelledField>
+        <CheckField
+          id="pw-schedule-enabled"
+          label="Enabled"
+          checked={values.enabled}
+          onChange={set("enabled")}
+        />
+        <CheckField
+          id="pw-schedule-pins"
+          label="Use pins"
+          title="By default a scheduled run ignores the pins"
+          checked={Boolean(values.use_pins)}
+          onChange={set("use_pins")}
+        />
       </div>
       <div className="pw-field">
         <div className="pw-label">Next five times</div>
@@ -390,15 +297,6 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
           ))}
         </ol>
       </div>
-      <FieldMessages messages={elsewhere} />
-      <div className="pw-dialog-actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="pw-primary" onClick={save}>
-          Save schedule
-        </button>
-      </div>
-    </div>
+    </ItemForm>
   );
 }
