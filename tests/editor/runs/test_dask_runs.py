@@ -16,7 +16,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 from editor.models import RunLog
-from editor.runs import dask_cluster
+from editor.runs import dask_cluster, launcher
 from editor.runs.dask import DaskSupervisor
 from editor.runs.local import LocalSupervisor
 from runtime.budget import Budget
@@ -26,7 +26,7 @@ from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
 from runtime.plan import build_plan
 from runtime.worker.wire import RunOrder
-from tests.editor.conftest import SEED, wait_for_run
+from tests.editor.conftest import RUNS_END_S, SEED, wait_for_run
 from tests.editor.runs.helpers import (
     WAITING,
     chain,
@@ -118,6 +118,9 @@ def test_a_run_leaves_its_thread_to_its_partitions_on_a_worker_of_one_thread(
     with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as single:
         settings.PIPEWRIGHT_DASK_SCHEDULER = single.scheduler_address
         run, nodes = run_over_a_folder(client, data_root)
+        # The run is recorded as ended before its thread lets go of its task on the cluster:
+        # closing the cluster's client first would leave that thread waiting forever.
+        assert launcher.stop_embedded_pool(timeout=RUNS_END_S)
         dask_cluster.cluster_clients.close()
 
     assert run.status == "succeeded", run.error
