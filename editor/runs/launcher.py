@@ -32,7 +32,6 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
-from editor.backfills import advance as backfills
 from editor.database.outage import until_written
 from editor.live import relay
 from editor.models import NodeRun, Run
@@ -224,7 +223,6 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
         watch.release(run_id)
         dispatch.run_ended(run_id)
         trigger_watch.upstream_succeeded(run_id)
-        backfills.run_ended(run_id)
 
 
 def _watch_cancels_once() -> None:
