@@ -17,6 +17,7 @@ from editor.api.pipelines import PICTURE_POLICY
 from editor.api.schemas.contract import ObjectId, answers, request_body
 from editor.api.schemas.dependencies import Dependencies, DependencyIn, PipelineGraph
 from editor.dependencies import actions, graph
+from editor.errors import ActionError
 from editor.models import DeclaredDependency
 from editor.workspaces.permissions import Action, pipeline_for, workspace_for
 
@@ -91,11 +92,15 @@ def declare_dependency(request, pipeline_id: ObjectId):
 
 @pipelines.delete(
     "/{int:pipeline_id}/dependencies",
-    response=answers({204: None}, 403, 404),
+    response=answers({204: None}, 400, 403, 404),
     summary="Remove a declared dependency",
 )
-def remove_dependency(request, pipeline_id: ObjectId, upstream: ObjectId):
+def remove_dependency(request, pipeline_id: ObjectId, upstream: ObjectId | None = None):
+    """`?upstream=<id>` names the dependency; the pipeline is checked first, so a user who may
+    not see it learns nothing from a missing `upstream`."""
     downstream = pipeline_for(request.user, pipeline_id, Action.EDIT)
+    if upstream is None:
+        raise ActionError(400, "invalid_dependency", "say which: ?upstream=<id>", field="upstream")
     dependency = get_object_or_404(DeclaredDependency, downstream=downstream, upstream_id=upstream)
     actions.remove(dependency, request.user)
     return Status(204, None)

@@ -12,7 +12,16 @@ import pytest
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from editor.models import Connection, InputPosition, Notification, Run, Schedule, Trigger
+from editor.models import (
+    Backfill,
+    Connection,
+    InputPosition,
+    Notification,
+    Pin,
+    Run,
+    Schedule,
+    Trigger,
+)
 from editor.workspaces.membership import personal_workspace
 from tests.editor.conftest import SEED, client_for, post_json
 
@@ -72,9 +81,16 @@ def objects(owner, data_root):
         pipeline_id=pipeline_id, node_id="read", position={"value": 3}, run=run, run_number=1
     )
     trigger = Trigger.objects.create(pipeline_id=pipeline_id, owner=owner, kind="webhook")
+    backfill = Backfill.objects.create(
+        pipeline_id=pipeline_id, schedule=schedule, owner=owner, start=run.created_at,
+        end=run.created_at, start_parameter="a", end_parameter="b",
+    )  # fmt: skip
+    Pin.objects.create(pipeline_id=pipeline_id, node_id="read", file="secret.parquet")
     (data_root / "secret.csv").write_text("Owner's secret\n")
     return {
         "trigger_id": trigger.pk,
+        "backfill_id": backfill.pk,
+        "node": "read",
         "pipeline_id": pipeline_id,
         "run_id": run.pk,
         "schedule_id": schedule.pk,
