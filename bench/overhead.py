@@ -17,13 +17,15 @@ and 1,000 nodes say planning is linear.
 Last, start-up: the CPU seconds (user + system, median of 4 x `--repeat` runs) of the smallest
 real DuckDB run, csv_input → filter → csv_output of a 2-row file without the result store, as
 `python -m runtime run` in a fresh process: imports, planning and DuckDB's query, all fixed
-costs. `--startup` prints it alone.
+costs; the first command on the file (`--fresh`, which reads its types with pyarrow) and the
+next (which takes them from those the CLI kept). `--startup` prints it alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -224,11 +226,15 @@ def plan_document(text: str, area: FileArea) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def startup_cpu(runs: int) -> float:
-    """Median CPU seconds of `runs` fresh DuckDB runs of csv_input → filter → csv_output."""
+def startup_cpu(runs: int) -> tuple[float, float]:
+    """Median CPU seconds of `runs` fresh DuckDB runs of csv_input → filter → csv_output, as
+    the first command on the file (`--fresh`: its types read with pyarrow) and as the next
+    (its types kept by the CLI, runtime/io/schema_reads.py), alternating."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "in.csv").write_text("id,age\n1,36\n2,17\n")
+        an_hour_ago = time.time_ns() - 3600 * 10**9  # settled: its schema may be kept
+        os.utime(root / "in.csv", ns=(an_hour_ago, an_hour_ago))
         ids = ["read", "adults", "write"]
         doc = document(ids, list(pairwise(ids)), "filter", {"condition": "age > 18"})
         doc["nodes"][0] = {"id": "read", "operator": "csv_input", "params": {"path": "in.csv"}}
@@ -237,7 +243,11 @@ def startup_cpu(runs: int) -> float:
         command = [sys.executable, "-m", "runtime", "run", str(root / "p.json")]
         command += ["--data-root", folder, "--backend", "duckdb", "--no-cache"]
         compile_bytecode()
-        return statistics.median(measure(command).cpu_seconds for _ in range(runs))
+        first, after = [], []
+        for _ in range(runs):
+            first.append(measure([*command, "--fresh"]).cpu_seconds)
+            after.append(measure(command).cpu_seconds)
+        return statistics.median(first), statistics.median(after)
 
 
 def main() -> None:
@@ -256,8 +266,9 @@ def main() -> None:
         print("target: a 1,000-node chain of any operator plans in under 0.5 s\n")
     if not args.planning:
         runs = 4 * args.repeat
-        print(f"start-up: a DuckDB run of a 2-row CSV file, {startup_cpu(runs):.2f} CPU-s", end="")
-        print(f" (median of {runs}); target ≤ 0.35 CPU-s")
+        first, after = startup_cpu(runs)
+        print(f"start-up: a DuckDB run of a 2-row CSV file, {first:.2f} CPU-s the first time,")
+        print(f"  {after:.2f} CPU-s the next (median of {runs} each); target ≤ 0.35 CPU-s")
 
 
 def engine_table(repeat: int) -> None:

@@ -16,7 +16,7 @@ from django.dispatch import receiver
 
 from editor.live.watcher_access import session_digest, tell_sockets_of
 from editor.models import Membership, Pin, Pipeline
-from editor.pipelines.pins import pin_path, pipeline_folder
+from editor.pipelines.pins import pipeline_folder, release
 from editor.schedules.actions import pause_where_owner_may_not_run
 from editor.workspaces.membership import personal_workspace
 
@@ -62,9 +62,8 @@ def close_sockets_of_session(sender, request, user, **kwargs):
 
 @receiver(post_delete, sender=Pin, dispatch_uid="pin-file")
 def remove_pin_file(sender, instance, **kwargs):
-    """Unpinned, replaced or deleted with its pipeline: its rows go too."""
-    path = pin_path(instance)
-    transaction.on_commit(lambda: path.unlink(missing_ok=True))
+    """Unpinned or deleted with its pipeline: its rows go too, once no queued run reads them."""
+    transaction.on_commit(lambda: release(instance.pipeline_id, instance.file))
 
 
 @receiver(post_delete, sender=Pipeline, dispatch_uid="pins-folder")

@@ -33,6 +33,8 @@ from runtime.console import (
 )
 from runtime.document.backend_names import BACKENDS
 from runtime.errors import PipelineValidationError, PipewrightError
+from runtime.io.paths import SCHEMAS
+from runtime.io.schema_reads import kept_on_disk
 
 
 class UsageError(PipewrightError):
@@ -68,7 +70,8 @@ def main(argv: list[str] | None = None, *, fresh_process: bool = False) -> int:
     args = _parser().parse_args(argv)
     args.fresh_process = fresh_process
     try:
-        return args.command(args)
+        with kept_on_disk(_schemas_folder(args)):
+            return args.command(args)
     except PipelineValidationError as error:
         for problem in error.problems:
             print(str(problem), file=sys.stderr)
@@ -198,6 +201,11 @@ def _parser() -> argparse.ArgumentParser:
     lineage.add_argument("--json", action="store_true", help="the lineage as JSON")
     lineage.add_argument("--data-root", type=Path, help="folder that file paths are relative to")
     lineage.add_argument("--connections", type=Path, help="JSON file of connections")
+    lineage.add_argument(
+        "--upstream", type=Path, action="append", default=[], metavar="OTHER.json",
+        help="a pipeline that may write what this one reads (repeatable): --column follows "
+        "the column into it",
+    )  # fmt: skip
     add_param_option(lineage)
     lineage.set_defaults(command=lineage_command)
     for sub in (validate, run, explain, test, operators, schema, compile_, lineage):
@@ -278,28 +286,44 @@ def explain_command(args) -> int:
 
 
 def lineage_command(args) -> int:
-    """Print each column's lineage (a tree, or JSON); 2 when a column is unknown or a node's
-    lineage cannot be worked out."""
+    """Print each column's lineage (a tree, or JSON), and with `--column` where it goes on in
+    the `--upstream` pipelines; 2 when a column is unknown or a node's lineage cannot be
+    worked out."""
     from runtime.checks.lineage import column_lineage
-    from runtime.checks.lineage_text import lineage_text
+    from runtime.checks.lineage_across import LinkedPipeline, upstream_hops
+    from runtime.checks.lineage_text import lineage_text, upstream_text
 
-    found = column_lineage(
-        _inlined(args).document,
-        dict(args.param),
-        data_root=_data_root(args),
-        connections=_connections(args.connections),
-    )
+    def lineage_of(pipeline: LinkedPipeline):
+        parameters = dict(args.param) if pipeline.key == str(args.file) else {}
+        return column_lineage(
+            pipeline.document, parameters, data_root=_data_root(args), connections=connections
+        )
+
+    connections = _connections(args.connections)
+    traced = LinkedPipeline(str(args.file), _inlined(args).document.name, _inlined(args).document)
+    found = lineage_of(traced)
     try:
         selected = found.find(args.column) if args.column else None
     except LookupError as error:
         raise UsageError(f"--column: {error.args[0]}") from error
+    across = None
+    if selected is not None and args.upstream:
+        upstreams = [
+            LinkedPipeline(str(file), document.name, document)
+            for file in args.upstream
+            for document in [_inline_file(args, file, {}).document]
+        ]
+        across = upstream_hops(traced, found.path(selected), upstreams, lineage_of)
     if args.json:
         data = found.to_json()
         if selected is not None:
             data["selected"] = found.path(selected).to_json()
+            data["upstream"] = across.to_json() if across else {"hops": [], "stops": []}
         print(json.dumps(data, indent=2))
     else:
         print(lineage_text(found, selected), end="")
+        if across and (further := upstream_text(across)):
+            print("\n" + further, end="")
     return EXIT_INVALID if found.problems else EXIT_OK
 
 
@@ -354,6 +378,14 @@ def _positions_file(args) -> Path:
     from runtime.io.position_files import default_positions_file
 
     return args.positions or default_positions_file(_data_root(args), args.file)
+
+
+def _schemas_folder(args) -> Path | None:
+    """Where a command that reads the data root's files keeps their schemas for the next one
+    (each command is a fresh process); `--fresh` reads every file again."""
+    if not hasattr(args, "data_root") or getattr(args, "fresh", False):
+        return None
+    return _data_root(args).absolute() / SCHEMAS
 
 
 def _data_root(args) -> Path:
@@ -447,15 +479,20 @@ def _load(path: Path):
 def _inlined(args):
     """`args.file` with its sub-pipelines inlined, their files read next to it, and its loops
     over files of the data root unrolled."""
+    if getattr(args, "inlined", None) is None:  # explain asks twice: the plan, then its views
+        args.inlined = _inline_file(args, args.file, dict(getattr(args, "param", ())))
+    return args.inlined
+
+
+def _inline_file(args, file: Path, parameters: dict):
+    """`file` (a document) with its sub-pipelines inlined, as `_inlined` says."""
     from runtime.plan.inline import inline
     from runtime.plan.inline_files import file_key, files_in, resolve_file
 
-    if getattr(args, "inlined", None) is None:  # explain asks twice: the plan, then its views
-        args.inlined = inline(
-            _load(args.file), resolve_file, key=file_key(args.file), title=args.file.name,
-            parameters=dict(getattr(args, "param", ())), files=files_in(_data_root(args)),
-        )  # fmt: skip
-    return args.inlined
+    return inline(
+        _load(file), resolve_file, key=file_key(file), title=file.name, parameters=parameters,
+        files=files_in(_data_root(args)),
+    )  # fmt: skip
 
 
 def _connections(path: Path | None) -> dict:

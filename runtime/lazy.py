@@ -28,6 +28,17 @@ class LazyModule(ModuleType):
 
 pd = LazyModule("pandas")
 
+pa = LazyModule("pyarrow")
+"""pyarrow (with numpy, which it loads) loads when a file's rows or types are first read, or a
+frame is built: the engine's modules import it from here, so that importing them costs neither
+(a third of a small DuckDB run's start-up, docs/performance.md)."""
+
+np = LazyModule("numpy")
+"""numpy loads with pandas or pyarrow, on the paths that compute on arrays."""
+
+pa_csv = LazyModule("pyarrow.csv")
+"""pyarrow's CSV reader, which infers a CSV file's types."""
+
 pc = LazyModule("pyarrow.compute")
 """pyarrow.compute loads when frames or arrays are first computed on, not by a DuckDB run."""
 

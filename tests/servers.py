@@ -187,6 +187,15 @@ class WorkerService(ServerProcess):
             time.sleep(0.05)
         return self
 
+    def wait_to_say(self, words: str, timeout: float = 10) -> None:
+        """Block until its log says `words`: a signal was handled, say. Two signals sent
+        before the first is handled are one (the kernel keeps one pending SIGTERM)."""
+        deadline = time.monotonic() + timeout
+        while words not in self.log():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"runworkers did not say {words!r} in {timeout} s")
+            time.sleep(0.05)
+
 
 class SchedulerService(ServerProcess):
     """`manage.py runscheduler`, looking for due schedules every 50 ms."""

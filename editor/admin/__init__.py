@@ -1,9 +1,10 @@
 """The admin: workspaces with their members, pipelines with their graph, runs with their node
-runs, connections, schedules, triggers and their events, API tokens, incremental inputs'
-positions, the audit log."""
+runs, connections, schedules, triggers and their events, pins, backfills, API tokens,
+incremental inputs' positions, the audit log."""
 
 from editor.admin import (
     audit,
+    backfills,
     connections,
     pipelines,
     positions,
@@ -16,6 +17,7 @@ from editor.admin import (
 
 __all__ = [
     "audit",
+    "backfills",
     "connections",
     "pipelines",
     "positions",

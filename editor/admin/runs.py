@@ -94,7 +94,7 @@ class RunAdmin(admin.ModelAdmin):
         ("trigger", "schedule"),
         ("created_at", "started_at", "finished_at", "duration"),
         "parameters",
-        ("fresh", "up_to", "from_node"),
+        ("fresh", "tuning", "up_to", "from_node"),
         "error",
         ("host", "pid", "heartbeat_at", "last_seq", "cancel_requested", "logs_dropped"),
         "snapshot",

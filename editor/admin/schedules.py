@@ -11,7 +11,17 @@ from editor.models import Schedule
 from editor.schedules import actions
 from editor.schedules.actions import ScheduleIn
 
-EDITABLE = ("name", "cron", "timezone", "parameters", "enabled", "missed", "overlap", "use_pins")
+EDITABLE = (
+    "name",
+    "cron",
+    "timezone",
+    "parameters",
+    "enabled",
+    "missed",
+    "overlap",
+    "use_pins",
+    "tuning",
+)
 
 
 class ScheduleForm(forms.ModelForm):

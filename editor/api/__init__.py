@@ -25,6 +25,7 @@ from editor.api.previews import router as previews_router
 from editor.api.revisions import router as revisions_router
 from editor.api.run_compare import router as run_compare_router
 from editor.api.run_data import router as run_data_router
+from editor.api.run_inside import router as run_inside_router
 from editor.api.runs import router as runs_router
 from editor.api.schedules import previews as schedule_previews_router
 from editor.api.schedules import router as schedules_router
@@ -64,6 +65,7 @@ api.add_router("/pipelines", subpipelines_router, tags=["pipelines"])
 api.add_router("/runs", run_compare_router, tags=["runs"])  # before /runs/{id}
 api.add_router("/runs", runs_router, tags=["runs"])
 api.add_router("/runs", run_data_router, tags=["run data"])
+api.add_router("/runs", run_inside_router, tags=["runs"])
 api.add_router("/workspaces", workspaces_router, tags=["workspaces"])
 api.add_router("/workspaces", files_router, tags=["files"])
 api.add_router("/previews", previews_router, tags=["pipelines"])

@@ -8,7 +8,13 @@ from ninja import Router, Status
 from ninja.errors import HttpError
 
 from editor.api.bodies import json_object, parse_body, read_document
-from editor.api.representations import page, pipeline_json, pipeline_summary, run_json
+from editor.api.representations import (
+    ORIGINS,
+    page,
+    pipeline_json,
+    pipeline_summary,
+    run_json,
+)
 from editor.api.schemas.contract import Limit, ObjectId, Offset, answers, request_body
 from editor.api.schemas.pipelines import (
     CheckedDocument,
@@ -332,15 +338,20 @@ def layout_pipeline(request, pipeline_id: ObjectId):
     summary="Start a run",
 )
 def start_run(request, pipeline_id: ObjectId):
-    """Queue a run (body: optional `{parameters, fresh, up_to, from_node, pins,
-    allow_problems}`; `pins` defaults to true: the pipeline's pins are used); 409
-    `run_in_progress` while one is active, 422 `invalid_pipeline` or `pipeline_has_problems`
-    (unless `allow_problems`), or `invalid_request` naming an unknown node."""
+    """Queue a run (body: optional `{parameters, fresh, tuning, up_to, from_node, pins,
+    allow_problems}`; `tuning` defaults to true: planned from past runs' figures; `pins`
+    defaults to true: the pipeline's pins are used); 409 `run_in_progress` while one is
+    active, 422 `invalid_pipeline` or `pipeline_has_problems` (unless `allow_problems`), or
+    `invalid_request` naming an unknown node."""
     body = json_object(request)
     pipeline = pipeline_for(request.user, pipeline_id, Action.RUN)
     start = parse_body(RunStartIn, body)
     reuse = run_actions.Reuse(
-        fresh=start.fresh, up_to=start.up_to, from_node=start.from_node, pins=start.pins
+        fresh=start.fresh,
+        up_to=start.up_to,
+        from_node=start.from_node,
+        pins=start.pins,
+        tuning=start.tuning,
     )
     run = run_actions.start_run(
         pipeline, request.user, start.parameters, reuse, allow_problems=start.allow_problems
@@ -351,9 +362,8 @@ def start_run(request, pipeline_id: ObjectId):
 @router.get("/{int:pipeline_id}/runs", response=answers({200: RunPage}, 404), summary="Run history")
 def list_runs(request, pipeline_id: ObjectId, limit: Limit = 20, offset: Offset = 0):
     pipeline = pipeline_for(request.user, pipeline_id)
-    return page(
-        pipeline.runs.select_related("started_by"), limit, offset, lambda run: run_json(run, False)
-    )
+    runs = pipeline.runs.select_related("started_by").prefetch_related(*ORIGINS)
+    return page(runs, limit, offset, lambda run: run_json(run, False))
 
 
 def _parameters(body: dict) -> dict:

@@ -76,6 +76,7 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
         "status": run.status,
         "parameters": run.parameters,
         "fresh": run.fresh,
+        "tuning": run.tuning,
         "up_to": run.up_to or None,
         "from_node": run.from_node or None,
         "left_out": run.left_out or [],
@@ -83,6 +84,7 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
         "started_by": run.started_by.get_username() if run.started_by else None,
         "trigger": run.trigger,
         "triggered_by": run.triggered_by,
+        "started_from": started_from(run),
         "schedule": run.schedule_id,
         "created_at": run.created_at.isoformat(),
         "started_at": run.started_at.isoformat() if run.started_at else None,
@@ -117,6 +119,34 @@ def run_json(run: Run, with_nodes: bool = True, *, user=None) -> dict:
             for upstream in run.upstream_runs.select_related("upstream")
         ]
     return body
+
+
+ORIGINS = ("backfill_intervals", "trigger_events__trigger")
+"""What `started_from` reads, for a list of runs to prefetch."""
+
+
+def started_from(run: Run) -> dict | None:
+    """The backfill interval or the trigger that started the run (None: a person or a
+    schedule, or a trigger deleted since; `triggered_by` still says it in words). No query
+    for a person's run; none at all when `ORIGINS` were prefetched."""
+    if run.trigger == "backfill":
+        for interval in run.backfill_intervals.all():
+            return {
+                "kind": "backfill",
+                "backfill": interval.backfill_id,
+                "interval_start": interval.start.isoformat(),
+                "interval_end": interval.end.isoformat(),
+            }
+    if run.trigger == "trigger":
+        for event in run.trigger_events.all():
+            trigger = event.trigger
+            return {
+                "kind": "trigger",
+                "trigger": trigger.pk,
+                "trigger_kind": trigger.kind,
+                "name": trigger.name,
+            }
+    return None
 
 
 def log_line_json(line: RunLog) -> dict:

@@ -42,6 +42,7 @@ def schedule_json(schedule: Schedule) -> dict:
         "missed": schedule.missed,
         "overlap": schedule.overlap,
         "use_pins": schedule.use_pins,
+        "tuning": schedule.tuning,
         "next_fire_at": _time(schedule.next_fire_at),
         "last_fire_at": _time(schedule.last_fire_at),
         "last_run": schedule.last_run_id,

@@ -3,7 +3,7 @@
 
 Seeing a pipeline lets one read its triggers; changing them needs the right to run it
 (editor), since their runs start with the saver's rights. A webhook's secret is answered once,
-by the create. The hook endpoint takes no sign-in: its signature is its proof (see
+by the create or a rotation. The hook endpoint takes no sign-in: its signature is its proof (see
 `editor.triggers.hooks`).
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils import timezone
 from ninja import Router
 from ninja.responses import Status
 
@@ -21,7 +22,7 @@ from editor.api.schemas.triggers import HookAccepted, TriggerList, TriggerOut
 from editor.errors import ActionError
 from editor.models import Trigger
 from editor.triggers import actions, hooks
-from editor.triggers.actions import TriggerIn
+from editor.triggers.actions import RotationIn, TriggerIn
 from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()
@@ -52,6 +53,7 @@ def trigger_json(trigger: Trigger, secret: str | None = None) -> dict:
         "webhook_url": url,
         "webhook_url_absolute": bool(url and settings.PIPEWRIGHT_BASE_URL),
         "secret": secret,
+        "old_secret_valid_until": _old_secret_until(trigger),
         "recent_events": [
             {
                 "id": event.pk,
@@ -64,6 +66,13 @@ def trigger_json(trigger: Trigger, secret: str | None = None) -> dict:
             for event in recent
         ],
     }
+
+
+def _old_secret_until(trigger: Trigger) -> str | None:
+    """Until when a webhook's secret from before its last rotation still signs (None: it
+    does not)."""
+    until = trigger.old_secret_until
+    return until.isoformat() if trigger.old_secret and until and until > timezone.now() else None
 
 
 def _trigger(request, pipeline_id: int, trigger_id: int, action: Action) -> Trigger:
@@ -132,6 +141,23 @@ def update_trigger(request, pipeline_id: ObjectId, trigger_id: ObjectId):
 def delete_trigger(request, pipeline_id: ObjectId, trigger_id: ObjectId):
     actions.delete_trigger(_trigger(request, pipeline_id, trigger_id, Action.RUN), request.user)
     return Status(204, None)
+
+
+@router.post(
+    "/{int:pipeline_id}/triggers/{int:trigger_id}/rotate-secret",
+    response=answers({200: TriggerOut}, 400, 403, 404, 422),
+    openapi_extra=request_body(RotationIn.model_json_schema()),
+    summary="Rotate a webhook trigger's secret",
+)
+def rotate_secret(request, pipeline_id: ObjectId, trigger_id: ObjectId):
+    """A new signing secret, in this answer only (its URL stays). `{"keep_old": true}`: the old
+    secret signs for 24 h more (`old_secret_valid_until`), else it is refused at once.
+    400 `not_a_webhook` for a trigger of another kind."""
+    body = json_object(request)
+    trigger = _trigger(request, pipeline_id, trigger_id, Action.RUN)
+    fields = parse_body(RotationIn, body)
+    rotated, secret = actions.rotate_secret(trigger, fields, request.user)
+    return trigger_json(rotated, secret)
 
 
 @webhooks.post(

@@ -42,6 +42,10 @@ class Run(models.Model):
     fresh = models.BooleanField(
         default=False, help_text="Ran without reusing stored results (they were stored anew)."
     )
+    tuning = models.BooleanField(
+        default=True,
+        help_text="Planned from the figures of past runs (off: untuned, the fixed rules).",
+    )
     up_to = models.CharField(
         max_length=NODE_ID_MAX_LENGTH,
         blank=True,
@@ -82,10 +86,15 @@ class Run(models.Model):
     )
     trigger = models.CharField(
         max_length=10,
-        choices=[("manual", "manual"), ("schedule", "scheduled"), ("trigger", "triggered")],
+        choices=[
+            ("manual", "manual"),
+            ("schedule", "scheduled"),
+            ("trigger", "triggered"),
+            ("backfill", "backfill"),
+        ],
         default="manual",
-        help_text="Who started it: a person (manual), one of the pipeline's schedules or one "
-        "of its triggers.",
+        help_text="Who started it: a person (manual), one of the pipeline's schedules, one of "
+        "its triggers, or a backfill (an interval's run, `BackfillInterval.run`).",
     )
     triggered_by = models.CharField(
         max_length=300, blank=True, help_text="The trigger's event that started it, in words."

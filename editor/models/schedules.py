@@ -39,6 +39,10 @@ class Schedule(models.Model):
     use_pins = models.BooleanField(
         default=False, help_text="Its runs use the pipeline's pins (by default they ignore them)."
     )
+    tuning = models.BooleanField(
+        default=True,
+        help_text="Its runs are planned from the figures of past runs (off: untuned).",
+    )
     enabled = models.BooleanField(default=True)
     paused_reason = models.CharField(
         max_length=300, blank=True, help_text="Why the server paused it (its owner left, say)."

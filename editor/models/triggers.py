@@ -45,7 +45,14 @@ class Trigger(models.Model):
         max_length=64, null=True, blank=True, unique=True, help_text="webhook: the URL's id."
     )
     secret = models.TextField(
-        blank=True, help_text="webhook: the signing secret, encrypted (shown once, at creation)."
+        blank=True,
+        help_text="webhook: the signing secret, encrypted (shown once, at creation or rotation).",
+    )
+    old_secret = models.TextField(
+        blank=True, help_text="webhook: the secret before the last rotation, encrypted."
+    )
+    old_secret_until = models.DateTimeField(
+        null=True, blank=True, help_text="webhook: until when `old_secret` still signs calls."
     )
     parameters = models.JSONField(
         default=dict, blank=True, help_text="Run parameter name → the event's field it takes."

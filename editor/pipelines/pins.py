@@ -11,6 +11,7 @@ with 413 `pin_too_large` past `PIPEWRIGHT_MAX_PIN_BYTES` before any row is saved
 from __future__ import annotations
 
 import shutil
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from editor.pipelines.documents import to_document
 from editor.runs.results import port_result
 from editor.workspaces.membership import data_root, system_folder
 from runtime import default_registry
+from runtime.execution.statuses import RunStatus
 from runtime.io.paths import SYSTEM
 
 PINS = Path(SYSTEM, "pins")
@@ -35,6 +37,9 @@ CHUNK = 2**20
 EXPANSION = 8
 """How many times its size a Parquet upload may hold once uncompressed: past that, it is
 refused before it is read (a small file of a billion identical values)."""
+LEFT_BEHIND_AFTER_S = 60
+"""A file of the pins folder that no pin holds and no run ever read is taken as left behind
+once this old; a younger one may be a pin being made (its row not yet committed)."""
 
 
 def pins_folder() -> Path:
@@ -47,10 +52,6 @@ def pins_folder() -> Path:
 
 def pipeline_folder(pipeline_id: int) -> Path:
     return data_root() / PINS / str(pipeline_id)
-
-
-def pin_path(pin: Pin) -> Path:
-    return data_root() / PINS / pin.file
 
 
 def run_pins(pipeline: Pipeline, document) -> dict[str, str]:
@@ -204,6 +205,26 @@ def _keep(pipeline: Pipeline, user, node: str, target: Path, source: str) -> Pin
         }
         pin, _ = Pin.objects.update_or_create(pipeline=pipeline, node_id=node, defaults=fields)
         if old is not None and old.file != pin.file:
-            stale = pins_folder() / old.file
-            transaction.on_commit(lambda: stale.unlink(missing_ok=True))
+            transaction.on_commit(lambda: release(pipeline.pk, old.file))
     return pin
+
+
+def release(pipeline_id: int, file: str) -> None:
+    """`file` (relative to the pins folder) is no pin's any more: delete it, unless a queued or
+    running run of the pipeline reads it (`Run.pins`); such a file goes at a later release
+    that finds no run reading it, with any other file of the pipeline's left so."""
+    folder = pipeline_folder(pipeline_id)
+    runs = Run.objects.filter(pipeline_id=pipeline_id).exclude(pins={})
+    reading = _files_of(runs.filter(status__in=RunStatus.ACTIVE))
+    held = reading | set(Pin.objects.filter(pipeline_id=pipeline_id).values_list("file", flat=True))
+    ended_runs_read = _files_of(runs.exclude(status__in=RunStatus.ACTIVE)) | {file}
+    settled = time.time() - LEFT_BEHIND_AFTER_S
+    for path in folder.glob("*.parquet") if folder.is_dir() else ():
+        name = path.relative_to(folder.parent).as_posix()
+        if name not in held and (name in ended_runs_read or path.stat().st_mtime < settled):
+            path.unlink(missing_ok=True)
+
+
+def _files_of(runs) -> set[str]:
+    """The pin files `runs` record (`Run.pins`: node → file)."""
+    return {name for pins in runs.values_list("pins", flat=True) for name in (pins or {}).values()}

@@ -9,6 +9,8 @@ may read every pipeline inlined into it, and nothing of another workspace reache
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from editor.errors import problems_error
 from editor.models import Node, Pipeline, Workspace
 from editor.pipelines.documents import to_document
@@ -27,15 +29,21 @@ def pipeline_key(pipeline_id: int) -> str:
     return f"pipeline {pipeline_id}"
 
 
-def resolver(workspace: Workspace):
-    """The `Resolve` of `runtime.plan.inline` over `workspace`'s saved pipelines."""
+def pipeline_id_of(key: str) -> int:
+    """The id in a `pipeline_key`."""
+    return int(key.removeprefix("pipeline "))
+
+
+def resolver(workspace: Workspace, as_of: datetime | None = None):
+    """The `Resolve` of `runtime.plan.inline` over `workspace`'s saved pipelines; `as_of` (a
+    run's creation) makes "latest" the newest revision kept from before then, as that run saw."""
 
     def resolve(params: SubpipelineParams, within: str) -> InnerPipeline:
         found = _named(workspace, params.pipeline)
         if params.revision == "latest":
-            kept = version(found, found.revision)
+            kept = _latest(found, as_of)
             document = load_document(kept.document) if kept else to_document(found)
-            number = found.revision
+            number = kept.revision if kept else found.revision
         else:
             kept = version(found, params.revision)
             if kept is None:
@@ -47,6 +55,13 @@ def resolver(workspace: Workspace):
         return InnerPipeline(pipeline_key(found.pk), found.name, document, revision=number)
 
     return resolve
+
+
+def _latest(pipeline: Pipeline, as_of: datetime | None):
+    if as_of is None:
+        return version(pipeline, pipeline.revision)
+    before = pipeline.revisions.filter(created_at__lte=as_of).order_by("-revision").first()
+    return before or version(pipeline, pipeline.revision)
 
 
 def _named(workspace: Workspace, reference: int | str) -> Pipeline:

@@ -22,8 +22,9 @@ The chain of a run, one hand-off a line:
 
 Belongs here besides: per-user limits (`limits`), incremental inputs' positions
 (`positions`), reading a finished run's results and comparing two (`results`,
-`comparisons`), and the job pool (`jobs`: previews, schema inference, the check before a run,
-plans, comparisons and scripts, each in a forked process). Does not belong here: executing a
+`comparisons`), what ran inside its sub-pipeline nodes (`inside`), and the job pool (`jobs`:
+previews, schema inference, the check before a run, plans, comparisons and scripts, each in a
+forked process). Does not belong here: executing a
 plan (the runtime), who may start or see a run (`editor.workspaces.permissions`), or the live
 view's sockets (`editor.live`).
 """

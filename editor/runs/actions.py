@@ -43,6 +43,8 @@ class Reuse:
     """Run this node and everything below it; what is above it is reused where stored."""
     pins: bool = False
     """Use the pipeline's pins: each pinned node's output is its pin's rows (a forced reuse)."""
+    tuning: bool = True
+    """Plan from past runs' figures (off: the fixed rules, what `--no-tuning` does)."""
 
     def refusals(self, document) -> list[Problem]:
         """A problem for each node named here that the document does not have."""
@@ -129,13 +131,16 @@ def queue_checked(
     queue: bool = False,
     alongside: bool = False,
     triggered_by: str = "",
+    backfill: bool = False,
 ) -> Run:
     """The run of `checked`, queued within the caller's transaction (see `start_run`): of the
     document its check passed, as the start found it; a save made since goes to the next run.
-    `triggered_by`: the event of one of the pipeline's triggers that starts it, in words."""
+    `triggered_by`: the event of one of the pipeline's triggers that starts it, in words;
+    `backfill`: it is an interval's run of a backfill (labelled so)."""
     Pipeline.objects.select_for_update().get(pk=checked.pipeline.pk)
     active = _refuse_start(checked.pipeline, checked.user, queue, alongside)
-    return _queue_run(checked, active, schedule, scheduled_for, triggered_by)
+    origin = "backfill" if backfill else _trigger(schedule, triggered_by)
+    return _queue_run(checked, active, schedule, scheduled_for, triggered_by, origin)
 
 
 def _refuse_start(pipeline: Pipeline, user, queue: bool, alongside: bool = False) -> list[Run]:
@@ -209,9 +214,11 @@ def _queue_run(
     active: list[Run],
     schedule: Schedule | None,
     scheduled_for: datetime | None,
-    triggered_by: str = "",
+    triggered_by: str,
+    origin: str,
 ) -> Run:
-    """The run's rows, in the caller's transaction; its worker is woken once they commit."""
+    """The run's rows, in the caller's transaction; its worker is woken once they commit
+    (`origin`: what `Run.trigger` says started it)."""
     reuse = checked.reuse
     run = Run.objects.create(
         pipeline=checked.pipeline,
@@ -221,11 +228,12 @@ def _queue_run(
         started_by=checked.user,
         status=RunStatus.QUEUED,
         fresh=reuse.fresh,
+        tuning=reuse.tuning,
         up_to=reuse.up_to or "",
         from_node=reuse.from_node or "",
         left_out=list(checked.left_out),
         pins=run_pins(checked.pipeline, checked.document) if reuse.pins else {},
-        trigger=_trigger(schedule, triggered_by),
+        trigger=origin,
         triggered_by=triggered_by,
         schedule=schedule,
         scheduled_for=scheduled_for,
@@ -314,6 +322,7 @@ def _run_details(run: Run) -> dict:
     if run.parameters:
         details["parameter_names"] = sorted(run.parameters)
     reuse = {"fresh": run.fresh, "up_to": run.up_to, "from_node": run.from_node}
+    reuse["untuned"] = not run.tuning
     if run.pins:
         details["pins"] = sorted(run.pins)
     return details | {name: value for name, value in reuse.items() if value}

@@ -44,7 +44,7 @@ from editor.errors import ActionError
 from editor.runs import local, supervision
 from runtime import NodeExecutionError, Pipeline, PipelineValidationError, Problem, analyse
 from runtime.budget import Budget
-from runtime.document.spec import to_json_dict
+from runtime.document.spec import load_document, to_json_dict
 from runtime.execution.preview import DEFAULT_LIMIT
 from runtime.io.paths import FileArea
 from runtime.io.sql.connection_specs import ConnectionSpec
@@ -171,15 +171,23 @@ def column_lineage(
     *,
     node: str | None = None,
     column: str | None = None,
+    traced: dict | None = None,
+    upstreams: list[dict] = (),
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
 ) -> dict:
     """What `runtime.checks.lineage.column_lineage` answers, in its JSON form, computed in a
     job's process (it infers the schemas, reading the inputs' samples); with `node` and
-    `column`, that column's path as `selected`, or `not_found` saying why there is none."""
+    `column`, that column's path as `selected`, or `not_found` saying why there is none, and
+    where it goes on in `upstreams` (`{"key", "name", "document"}`, from `traced`, the
+    document's own key and name) as `upstream`."""
     job = _Job("lineage", "working out the columns' lineage", SLOW_INPUTS, node)
-    options = {"node": node, "column": column}
-    return _answer(job, document, parameters, data_root, connections, options)
+    options = {"node": node, "column": column, "traced": traced, "upstreams": list(upstreams)}
+    named = {}
+    for upstream in upstreams:  # their inputs' columns are read with their connections
+        analysis = analyse(load_document(upstream["document"]))
+        named |= named_connections(analysis, connections)
+    return _answer(job, document, parameters, data_root, connections, options, named)
 
 
 def compared_runs(
@@ -312,11 +320,13 @@ def _answer(
     data_root: FileArea,
     connections: Mapping[str, ConnectionSpec | str],
     options: dict | None = None,
+    also: Mapping[str, ConnectionSpec] | None = None,
 ):
-    """The job's answer (JSON), or its error raised."""
+    """The job's answer (JSON), or its error raised; `also`: connections other documents of
+    the job name."""
     # Validation reads no data: it says which connections the document names, even when
     # it is half-built and builds no plan.
-    named = named_connections(analyse(document, parameters), connections)
+    named = named_connections(analyse(document, parameters), connections) | dict(also or {})
     return _run(job, _order(job, to_json_dict(document), parameters, data_root, named, options))
 
 

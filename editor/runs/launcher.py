@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from functools import partial
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import close_old_connections
 from django.utils import timezone
 
@@ -37,14 +38,13 @@ from editor.live import relay
 from editor.models import NodeRun, Run
 from editor.notifications import dispatch
 from editor.pipelines.pins import pin_paths
-from editor.runs import queue, watch
+from editor.runs import queue, run_end, watch
 from editor.runs.dask import DaskSupervisor
 from editor.runs.local import LocalSupervisor
 from editor.runs.positions import positions_of
 from editor.runs.recorder import RunRecorder, settle
 from editor.runs.supervision import StopSignal, Supervisor
 from editor.runs.worker_pool import WorkerPool
-from editor.triggers import watch as trigger_watch
 from editor.workspaces.membership import engine_access
 from runtime import (
     EventSink,
@@ -208,21 +208,27 @@ def execute(run_id: int, extra_sinks: Iterable[EventSink] = ()) -> tuple[Plan, R
     watch.hold(run_id)
     _watch_cancels_once()
     try:
-        return _run(Run.objects.get(pk=run_id), cancel_event, extra_sinks)
-    except Run.DoesNotExist:  # deleted since it was claimed, with its pipeline
-        log.info("run %s was deleted before it ran", run_id)
+        run = Run.objects.select_related("pipeline__workspace", "started_by").get(pk=run_id)
+        return _run(run, cancel_event, extra_sinks)
+    except ObjectDoesNotExist:
+        if Run.objects.filter(pk=run_id).exists():
+            return _crashed(run_id)
+        log.info("run %s was deleted with its pipeline while it ran", run_id)
         return None
     except Exception:
-        log.exception("run %s crashed", run_id)
-        crashed = "internal error; see the server log"
-        until_written(partial(settle, run_id, RunStatus.FAILED, crashed))
-        return None
+        return _crashed(run_id)
     finally:
         with _lock:
             _cancels.pop(run_id, None)
         watch.release(run_id)
         dispatch.run_ended(run_id)
-        trigger_watch.upstream_succeeded(run_id)
+        run_end.run_ended(run_id)
+
+
+def _crashed(run_id: int) -> None:
+    """Fail a run whose execution raised, with the traceback in the server log only."""
+    log.exception("run %s crashed", run_id)
+    until_written(partial(settle, run_id, RunStatus.FAILED, "internal error; see the server log"))
 
 
 def _watch_cancels_once() -> None:
@@ -334,6 +340,7 @@ def _order(run: Run, plan: Plan) -> RunOrder:
         cluster=settings.PIPEWRIGHT_DASK_SCHEDULER or "",
         run_options=RunOptions(
             fresh=run.fresh,
+            tuning=run.tuning,
             up_to=run.up_to or None,
             from_node=run.from_node or None,
             left_out=tuple(run.left_out or ()),

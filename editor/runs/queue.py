@@ -33,6 +33,7 @@ from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from editor.models import Run
+from editor.runs import watch
 from runtime import RunStatus
 
 NEVER = datetime(1970, 1, 1, tzinfo=UTC)
@@ -87,6 +88,14 @@ def _in_fair_order() -> Iterator[tuple[int, int | None]]:
 def _claim(run_id: int, user_id: int | None) -> bool:
     """Mark `run_id` running for this process, if it is still waiting, nobody else is
     claiming it or another run of its user at this moment, and its user has a free slot."""
+    try:
+        return _claim_held(run_id, user_id)
+    except Exception:  # the claim did not commit: the run is not this process's
+        watch.release(run_id)
+        raise
+
+
+def _claim_held(run_id: int, user_id: int | None) -> bool:
     skip_locked = connection.features.has_select_for_update_skip_locked
     with transaction.atomic():
         waiting = unclaimed().filter(pk=run_id)
@@ -97,15 +106,16 @@ def _claim(run_id: int, user_id: int | None) -> bool:
         if user_id is not None and not _free_slot(user_id, skip_locked):
             return False
         now = timezone.now()
-        return bool(
-            Run.objects.filter(pk=run_id).update(
-                status=RunStatus.RUNNING,
-                started_at=now,
-                heartbeat_at=now,
-                host=socket.gethostname(),
-                pid=os.getpid(),
-            )
+        claimed = Run.objects.filter(pk=run_id).update(
+            status=RunStatus.RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            host=socket.gethostname(),
+            pid=os.getpid(),
         )
+        if claimed:  # held before anyone can see the claim: see `watch.reap_interrupted_runs`
+            watch.keep(run_id)
+        return bool(claimed)
 
 
 def _free_slot(user_id: int, skip_locked: bool) -> bool:

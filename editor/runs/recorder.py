@@ -39,7 +39,7 @@ from runtime import Event, RunStatus
 FLUSH_INTERVAL_S = 0.02
 """Short, so that live views lag by little; still one write per node per interval."""
 MAX_BATCH = 5000
-SO_FAR = {"rows": "rows_so_far", "share": "share_done"}
+SO_FAR = {"rows": "rows_so_far", "share": "share_done", "iterations": "iterations_done"}
 """A `node_progress` field, and the metric a running node keeps it in."""
 
 log = logging.getLogger(__name__)

@@ -58,6 +58,14 @@ def hold(run_id: int) -> None:
     _run_in_background_once("heartbeat", _beat_forever)
 
 
+def keep(run_id: int) -> None:
+    """Count a run as this process's before its claim commits (`queue`): the reaper reads what
+    this process holds after the runs it looks at, so a run it sees claimed by this process
+    is held by then, not taken for one a dead process of the same pid left."""
+    with _lock:
+        _held.add(run_id)
+
+
 def release(run_id: int) -> None:
     """This process is done with a run."""
     with _lock:
@@ -84,7 +92,8 @@ def _run_in_background_once(name: str, loop) -> None:
 
 def _beat_forever() -> None:
     while True:
-        _guarded(beat)
+        if held_runs():  # else nothing to beat for: the database is left alone
+            _guarded(beat)
         time.sleep(HEARTBEAT_S)
 
 
@@ -128,19 +137,18 @@ def beat() -> None:
 
 
 def reap_interrupted_runs() -> list[int]:
-    """Mark runs that no live process holds as `interrupted`; return their ids."""
-    held = held_runs()
+    """Mark runs that no live process holds as `interrupted`; return their ids. What this
+    process holds is read after the runs, so that a run this process claimed meanwhile (its
+    pid is ours) is held already (`keep`); a run claimed again since it was read is left."""
     stale = timezone.now() - timedelta(seconds=STALE_AFTER_S)
     here = socket.gethostname()
-    dead = [
-        run.pk
-        for run in Run.objects.filter(status__in=RunStatus.ACTIVE).exclude(
-            status=RunStatus.QUEUED, pid=None
-        )
-        if run.pk not in held and _abandoned(run, here, stale)
-    ]
-    for run_id in dead:
-        _interrupt(run_id)
+    active = Run.objects.filter(status__in=RunStatus.ACTIVE).exclude(
+        status=RunStatus.QUEUED, pid=None
+    )
+    runs = list(active.only("pk", "host", "pid", "heartbeat_at", "created_at"))
+    held = held_runs()
+    dead = [run for run in runs if run.pk not in held and _abandoned(run, here, stale)]
+    dead = [run.pk for run in dead if _interrupt(run)]
     if dead:
         log.warning("marked runs %s interrupted: their server process is gone", dead)
     return dead
@@ -173,18 +181,20 @@ def _process_alive(pid: int) -> bool:
 
 
 @transaction.atomic
-def _interrupt(run_id: int) -> None:
+def _interrupt(run: Run) -> bool:
     """End a run its process left: `interrupted`, unless every node had succeeded (outputs
-    committed) and only the report of its end was lost."""
+    committed) and only the report of its end was lost; whether it was (not if another process
+    claimed it since it was read)."""
+    run_id = run.pk
     status, error = RunStatus.INTERRUPTED, f"{STOPPED} before it finished"
     nodes = NodeRun.objects.filter(run_id=run_id)
     if nodes.exists() and not nodes.exclude(status=NodeStatus.SUCCEEDED).exists():
         status, error = RunStatus.SUCCEEDED, f"{UNREPORTED} ({STOPPED})"
-    interrupted = Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE).update(
-        status=status, finished_at=timezone.now(), error=error
-    )
+    left = Run.objects.filter(pk=run_id, status__in=RunStatus.ACTIVE, host=run.host, pid=run.pid)
+    interrupted = left.update(status=status, finished_at=timezone.now(), error=error)
     NodeRun.objects.filter(run_id=run_id).exclude(status__in=NodeStatus.FINAL).update(
         status=NodeStatus.INTERRUPTED
     )
     if interrupted:
         transaction.on_commit(lambda: dispatch.run_ended(run_id))
+    return bool(interrupted)

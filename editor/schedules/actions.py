@@ -47,6 +47,7 @@ class ScheduleIn(BaseModel):
     missed: Literal["skip", "run_once"] = "skip"
     overlap: Literal["skip", "queue"] = "skip"
     use_pins: bool = False
+    tuning: bool = True
 
 
 def checked_times(cron: str, zone: str) -> tuple[str, object]:
@@ -105,6 +106,7 @@ def _apply(
     schedule.missed = fields.missed
     schedule.overlap = fields.overlap
     schedule.use_pins = fields.use_pins
+    schedule.tuning = fields.tuning
     schedule.owner = owner
     if fields.enabled:
         schedule.paused_reason = ""

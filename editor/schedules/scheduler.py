@@ -146,7 +146,7 @@ def _checked(schedule: Schedule, now: datetime) -> CheckedStart | ActionError | 
             schedule.pipeline,
             schedule.owner,
             schedule.parameters,
-            Reuse(pins=schedule.use_pins),
+            Reuse(pins=schedule.use_pins, tuning=schedule.tuning),
             queue=schedule.overlap == Schedule.Overlap.QUEUE,
         )
     except ActionError as refused:

@@ -1,18 +1,22 @@
-"""What users do to triggers, each in one transaction: create, update, delete. Whoever saves a
-trigger becomes its owner (its runs use their rights), as with schedules.
+"""What users do to triggers, each in one transaction: create, update, delete, rotate a
+webhook's secret. Whoever saves a trigger becomes its owner (its runs use their rights), as
+with schedules.
 
 A webhook trigger gets its token (the URL's unguessable id) and signing secret at creation;
 the secret is kept encrypted and answered once, then never again (not in exports, the audit
-log or the server log).
+log or the server log). Rotating it answers a new one once; the old one signs for
+`OLD_SECRET_GRACE` more when asked to (senders switch in their own time), else not at all.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+from datetime import timedelta
 from typing import Literal
 
 from django.db import transaction
+from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from editor import encryption
@@ -27,6 +31,8 @@ log = logging.getLogger(__name__)
 
 MAX_PER_PIPELINE = 20
 """Triggers one pipeline may have."""
+OLD_SECRET_GRACE = timedelta(hours=24)
+"""How long a rotated-out webhook secret still signs calls, when the rotation keeps it."""
 
 
 class TriggerIn(BaseModel):
@@ -100,7 +106,7 @@ def create_trigger(pipeline: Pipeline, owner, fields: TriggerIn) -> tuple[Trigge
         trigger = Trigger(pipeline=pipeline, kind=fields.kind)
         secret = None
         if fields.kind == "webhook":
-            secret = "whsec_" + secrets.token_urlsafe(32)
+            secret = _new_secret()
             trigger.token = secrets.token_urlsafe(24)
             trigger.secret = encryption.encrypt(secret)
             trigger.primed = True  # nothing to see before its first call
@@ -123,6 +129,44 @@ def update_trigger(trigger: Trigger, fields: TriggerIn, by) -> Trigger:
         changed(trigger, "updated", by)
     _look_now(trigger)
     return trigger
+
+
+class RotationIn(BaseModel):
+    """A rotation as the API takes it: whether the old secret signs for `OLD_SECRET_GRACE`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    keep_old: bool = False
+
+
+def _new_secret() -> str:
+    return "whsec_" + secrets.token_urlsafe(32)
+
+
+def rotate_secret(trigger: Trigger, fields: RotationIn, by) -> tuple[Trigger, str]:
+    """Give a webhook trigger a new signing secret (its URL stays) and answer it in clear, the
+    only time it is told; the old one is kept for `OLD_SECRET_GRACE` when `keep_old`, and one
+    kept by an earlier rotation is dropped either way. The audit log records the rotation."""
+    if trigger.kind != Trigger.Kind.WEBHOOK:
+        raise ActionError(
+            400, "not_a_webhook", "only a webhook trigger has a secret to rotate", field="kind"
+        )
+    secret = _new_secret()
+    with transaction.atomic():
+        trigger = Trigger.objects.select_for_update().get(pk=trigger.pk)
+        keep = fields.keep_old
+        trigger.old_secret = trigger.secret if keep else ""
+        trigger.old_secret_until = timezone.now() + OLD_SECRET_GRACE if keep else None
+        trigger.secret = encryption.encrypt(secret)
+        trigger.save(update_fields=["secret", "old_secret", "old_secret_until", "updated_at"])
+        hours = int(OLD_SECRET_GRACE.total_seconds() // 3600) if keep else 0
+        details = {"kind": trigger.kind, "grace_hours": hours}
+        audit_log.record("trigger.secret_rotated", trigger, details=details, user=by)
+    log.info(
+        "trigger %s of pipeline %s: secret rotated by %s",
+        trigger.pk, trigger.pipeline_id, by.get_username(),
+    )  # fmt: skip
+    return trigger, secret
 
 
 def _look_now(trigger: Trigger) -> None:

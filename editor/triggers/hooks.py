@@ -81,11 +81,20 @@ def receive(token: str, body: bytes, headers) -> TriggerEvent:
 
 
 def _signed(trigger: Trigger, body: bytes, given: str) -> bool:
-    """Whether `given` is the body's signature with the trigger's secret (constant time)."""
+    """Whether `given` is the body's signature with the trigger's secret, or with the secret
+    a rotation kept until `old_secret_until` (constant time)."""
+    signing = [trigger.secret]
+    until = trigger.old_secret_until
+    if trigger.old_secret and until is not None and timezone.now() < until:
+        signing.append(trigger.old_secret)
+    return any([_signed_with(trigger, secret, body, given) for secret in signing])
+
+
+def _signed_with(trigger: Trigger, encrypted: str, body: bytes, given: str) -> bool:
     try:
-        secret = encryption.decrypt(trigger.secret)
+        secret = encryption.decrypt(encrypted)
     except encryption.UnreadableSecret:  # the keys changed: the server log says so
-        log.error("webhook trigger %s: its secret cannot be decrypted", trigger.pk)
+        log.error("webhook trigger %s: a secret of it cannot be decrypted", trigger.pk)
         return False
     return hmac.compare_digest(signature(secret, body).encode(), given.encode())
 

@@ -9,11 +9,16 @@ from editor.models import Pipeline, Trigger
 
 def refuse_loop(pipeline: Pipeline, upstream: Pipeline, replacing: Trigger | None = None) -> None:
     """Raise 400 `trigger_loop` naming the chain if a success of `upstream` starting
-    `pipeline` would lead back to `upstream` through the upstream triggers saved."""
-    edges: dict[int, set[int]] = {}  # upstream pipeline → the pipelines its success starts
+    `pipeline` would lead back to `upstream` through the upstream triggers saved.
+
+    Called inside the saving transaction: it first locks every pipeline of the trigger graph
+    and the two at hand, so two saves that would only together close a loop take turns and
+    the second sees the first's trigger (SQLite's transactions take the write lock anyway)."""
     saved = Trigger.objects.filter(kind=Trigger.Kind.UPSTREAM, enabled=True)
     if replacing is not None:
         saved = saved.exclude(pk=replacing.pk)
+    _lock_pipelines({pipeline.pk, upstream.pk, *_ends(saved)})
+    edges: dict[int, set[int]] = {}  # upstream pipeline → the pipelines its success starts
     for source, target in saved.values_list("upstream_id", "pipeline_id"):
         edges.setdefault(source, set()).add(target)
     chain = _path(edges, pipeline.pk, upstream.pk)
@@ -27,6 +32,17 @@ def refuse_loop(pipeline: Pipeline, upstream: Pipeline, replacing: Trigger | Non
         f"this trigger would start its own pipeline again: {words}",
         field="upstream",
     )
+
+
+def _ends(triggers) -> set[int]:
+    """Every pipeline an upstream trigger of `triggers` starts or listens to."""
+    return {pk for pair in triggers.values_list("upstream_id", "pipeline_id") for pk in pair}
+
+
+def _lock_pipelines(ids: set[int]) -> None:
+    """Row locks on the pipelines `ids`, taken in key order so that two savers never wait
+    for each other in a circle."""
+    list(Pipeline.objects.select_for_update().filter(pk__in=ids).order_by("pk").values("pk"))
 
 
 def _path(edges: dict[int, set[int]], start: int, goal: int) -> list[int] | None:

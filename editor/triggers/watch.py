@@ -105,9 +105,10 @@ def _record(trigger: Trigger, seen: list[Seen]) -> events.Recorded:
 
 
 def upstream_succeeded(run_id: int) -> list[int]:
-    """Where a run ends (its worker calls this): if it succeeded, the triggers of the
-    pipelines it feeds see it and start their runs now, not at the next tick; the ids of the
-    runs started. Never raises: the run's end is written already, and the tick will retry."""
+    """Where a run ends (`editor.runs.run_end` calls this, off the run's thread): if it
+    succeeded, the triggers of the pipelines it feeds see it and start their runs now, not at
+    the next tick; the ids of the runs started. Never raises: the run's end is written
+    already, and the tick will retry."""
     try:
         run = Run.objects.filter(pk=run_id, status=RunStatus.SUCCEEDED).first()
         if run is None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from runtime.checks.analysis import Analysis, analyse
 from runtime.checks.data_tests import column_problems
+from runtime.checks.loops import output_schemas_of
 from runtime.document.parameters import PLACEHOLDER
 from runtime.document.problems import field_title
 from runtime.document.spec import Pipeline
@@ -104,7 +105,7 @@ def infer_schemas(
             data_root=FileArea.of(data_root),
             connections=connections,
         )
-        problem = _infer_node(analysis, node_id, ctx, schemas)
+        problem = _infer_node(analysis, node_id, ctx, schemas, registry)
         if problem is not None:
             schemas.problems.append(problem)
             problems.append(problem)
@@ -184,10 +185,10 @@ def _views(analysis: Analysis, node_id: str, schemas: NodeSchemas) -> dict[str, 
         return {}
 
 
-def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: NodeSchemas):
+def _infer_node(analysis: Analysis, node_id: str, ctx: NodeContext, schemas: NodeSchemas, registry):
     operator = analysis.operators[node_id]
     try:
-        outputs = operator.output_schema(ctx, schemas.inputs)
+        outputs = output_schemas_of(operator, ctx, schemas.inputs, registry)
     except NotImplementedError:
         return None  # an operator that cannot predict its columns (some plugins)
     except ParamsError as error:

@@ -7,6 +7,7 @@ with the number of columns, never with the number of paths through a diamond-sha
 from __future__ import annotations
 
 from runtime.checks.lineage import Lineage
+from runtime.checks.lineage_across import Across
 from runtime.checks.lineage_rules import Ref
 
 
@@ -23,18 +24,37 @@ def lineage_text(lineage: Lineage, selected: Ref | None = None) -> str:
     shown: set[Ref] = set()
     lines: list[str] = []
     for root in roots:
-        lines += _tree(lineage, root, shown)
-        path = lineage.path(root)
-        for at, condition in path.conditions:
-            node, _, column = condition.ref
-            lines.append(f"  rows at {at}: {condition.why} (reads {node}.{column})")
-        lines.append(
-            "  inputs: " + (_inputs(lineage, path.origins) or "none (made from no column)")
-        )
-        lines.append("")
+        lines += _column(lineage, root, shown)
     for problem in lineage.problems:
         lines.append(f"problem: {problem}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def upstream_text(across: Across) -> str:
+    """Where a column goes on in the pipelines upstream: for each hop, the input that read
+    the file or table, the pipeline and output that wrote it, and that column's tree there;
+    then where following stopped (a cycle, the depth)."""
+    lines: list[str] = []
+    for hop in across.hops:
+        lines.append(
+            f"{'  ' * (hop.depth - 1)}↑ {hop.input} reads {hop.via}: "
+            f"comes from {hop.name} > {hop.output} > {hop.column}"
+        )
+        lines += _column(hop.lineage, (hop.output, "in", hop.column), set())
+    lines += [f"stopped: {stop}" for stop in across.stops]
+    return "\n".join(lines).rstrip() + "\n" if lines else ""
+
+
+def _column(lineage: Lineage, root: Ref, shown: set[Ref]) -> list[str]:
+    """A column's tree, the conditions its rows depend on and its inputs, then a blank line."""
+    lines = _tree(lineage, root, shown)
+    path = lineage.path(root)
+    for at, condition in path.conditions:
+        node, _, column = condition.ref
+        lines.append(f"  rows at {at}: {condition.why} (reads {node}.{column})")
+    lines.append("  inputs: " + (_inputs(lineage, path.origins) or "none (made from no column)"))
+    lines.append("")
+    return lines
 
 
 def _last(lineage: Lineage) -> list[str]:

@@ -85,10 +85,11 @@ class SegmentSql:
 
 class _ScriptRenderer(Renderer):
     """The runtime's renderer, with each scan's list of files (which the script lists under
-    its own data root) as `Scanned` values."""
+    its own data root) as `Scanned` values, and null markers matched by DuckDB's reader (a
+    script does not run a segment again when a typed column holds one)."""
 
     def __init__(self, files: FileArea, frame_table, readers: dict[rel.Scan, str]):
-        super().__init__(files, frame_table, TOKEN)
+        super().__init__(files, frame_table, TOKEN, markers_in_reader=True)
         self.readers = readers
         self.columns: dict[str, object] = {}
 

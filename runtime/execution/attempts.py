@@ -12,12 +12,14 @@ its nodes' events (node_reports).
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from runtime.execution.data_tests import ChecksFailed, raise_on_failure, run_checks, warnings_of
 from runtime.execution.results import NodeResult, check_outputs, frame_bytes, rows_written
+from runtime.operators.batches import run_node
 from runtime.operators.context import NodeContext
 from runtime.plan import PlannedNode, Source
 from runtime.tables.spilled import SpilledRows, as_frame
@@ -91,7 +93,9 @@ def perform(
     ctx = attempt.ctx
     try:
         lifecycles.open(attempt.node.operator, ctx)
-        outputs = attempt.node.operator.run(ctx, attempt.inputs)
+        started = time.perf_counter()
+        outputs = run_node(attempt.node.operator, ctx, attempt.inputs)
+        computed = time.perf_counter() - started
         check_outputs(attempt.node, outputs)
         _run_data_tests(attempt, outputs, members, nodes)
     except ChecksFailed as error:
@@ -100,7 +104,9 @@ def perform(
         return None, error, traceback.format_exc()
     if recorder is not None:
         figures = _figures_of(ctx, outputs, results)
-        attempt.recorded = recorder.kept(attempt.node, outputs, members, ctx.logger, figures)
+        attempt.recorded = recorder.kept(
+            attempt.node, outputs, members, ctx.logger, figures, compute_s=computed
+        )
         if "position" in ctx.metrics:
             recorder.note_position(attempt.node, ctx.metrics["position"])
     return outputs, None, None

@@ -8,7 +8,8 @@ An event is a plain JSON-serialisable dict: `run_id`, `seq` (strictly increasing
   final, `error` / `traceback` when it failed, `delay_s` when retrying, `reason` when the
   status is not the node's own doing ("downstream of a failure of read")
 - `node_progress`: `node` and at least one of `rows` (so far) and `share` (of the work done,
-  0 to 1, an estimate: the members of a DuckDB segment share the segment's)
+  0 to 1, an estimate: the members of a DuckDB segment share the segment's); a loop's also
+  `iterations`, [done, total]
 - `node_log`: `node`, `level`, `message`; `node` None for a line of the run's own (its
   supervisor's: a run started again after its Dask worker was lost)
 - `run_finished`: `status` (a `RunStatus`), `duration_s`, `totals` (`nodes` by status,

@@ -387,7 +387,8 @@ class _Execution:
         remove_spill_files(self.scratch)
         ended = outcome(reported.values(), kinds, cancelled=self.cancelled)
         if ended.status == RunStatus.SUCCEEDED:
-            record_profile(self.plan, reported, wall_s=duration, cpu_s=cpu_s)
+            writes = self.recorder.timed if self.recorder is not None else {}
+            record_profile(self.plan, reported, wall_s=duration, cpu_s=cpu_s, writes=writes)
         failure = {"error": ended.error} if ended.error else {}
         self.emitter.emit(
             "run_finished", status=ended.status, duration_s=round(duration, 6),

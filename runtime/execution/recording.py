@@ -37,16 +37,28 @@ class Recorder:
         self.writes = WriteBehind()
         self._queued: set[str] = set()
         """The keys whose results were queued to be stored (this run's, stored or soon)."""
+        self.timed: dict[str, dict] = {}
+        """By node, for its profile: the seconds its operator took (`compute_s`, without
+        waiting for the store), and the seconds and bytes its results took to store."""
 
     def kept(
-        self, task: PlannedNode, outputs: dict, members: tuple[str, ...], logger, figures
+        self,
+        task: PlannedNode,
+        outputs: dict,
+        members: tuple[str, ...],
+        logger,
+        figures,
+        compute_s: float | None = None,
     ) -> dict:
         """Store what a finished task produced; each member's metrics to add, by node.
         `figures(member)` gives a member's `rows_in` (by port) and `rows_out`, recorded with its
-        key so that a run reusing it shows the same figures."""
+        key so that a run reusing it shows the same figures; `compute_s`: what the task's
+        operator took."""
         keys, store = self.cache.keys, self.cache.store
         if members == (task.id,):
             outputs = {(task.id, port): frame for port, frame in outputs.items()}
+            if compute_s is not None:
+                self.timed.setdefault(task.id, {})["compute_s"] = round(compute_s, 6)
         extra: dict[str, dict] = {}
         for (node_id, port), frame in outputs.items():
             key = keys.ports.get((node_id, port))
@@ -54,6 +66,8 @@ class Recorder:
                 continue
             if node_id in keys.volatile and (node_id, port) not in self.plan.stored:
                 continue  # never reused: kept only where an output or a breaker reads it
+            if node_id in self.cache.unkept:
+                continue  # past runs recomputed it sooner than they stored it
             if key not in self._queued and not store.has(key):
                 self._queued.add(key)
                 store_it = partial(self._store, key, frame, (node_id, port), logger)
@@ -83,15 +97,21 @@ class Recorder:
         return extra
 
     def _store(self, key: str, frame, port, logger) -> None:
+        started = time.perf_counter()
         try:
             if isinstance(frame, SpilledRows):  # the file as `put` would write the frame
                 copy = partial(shutil.copyfile, frame.path)
-                self.cache.store.put_with(key, copy, **self.about(port))
+                entry = self.cache.store.put_with(key, copy, **self.about(port))
             else:
-                self.cache.store.put(key, frame, **self.about(port))
+                entry = self.cache.store.put(key, frame, **self.about(port))
+            size = entry.stat().st_size
         except UNSTORABLE as error:
             why = getattr(error, "strerror", None) or type(error).__name__
             logger.warning(f"{port[0]}.{port[1]} was not stored in the result store: {why}")
+            return
+        timed = self.timed.setdefault(port[0], {})
+        timed["store_s"] = round(timed.get("store_s", 0) + time.perf_counter() - started, 6)
+        timed["stored_bytes"] = timed.get("stored_bytes", 0) + size
 
     def _stored(self, key: str) -> bool:
         return key in self._queued or self.cache.store.has(key)
@@ -122,4 +142,4 @@ class Recorder:
         next run's reasons (`explain`)."""
         self.writes.finish()
         succeeded = {node_id for node_id, result in results.items() if result.status == "succeeded"}
-        remember(self.cache.store, self.plan.name, self.cache.keys, succeeded, self.cache.edited)
+        remember(self.cache.store, self.plan.name, self.cache, succeeded)

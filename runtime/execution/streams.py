@@ -1,14 +1,15 @@
 """Which inputs hand their rows on in a spill file, batch by batch, instead of as a frame.
 
-An input whose operator `spills` (JSON Lines, a SQL query) and whose rows only DuckDB
-segments read gets a file in the run's scratch folder (`NodeContext.spill_path`): it writes
-each batch it reads there and the segment scans the file (runtime/tables/spilled.py), so
-neither holds the whole input. A node on pandas that checks rows one by one (`validate`
-without `unique`) streams through: given spilled rows and files of its own, it reads them a
-batch at a time and spills its outputs, when those too go only to DuckDB (or to another such
-node). A node a caller retains, a preview's (a row limit or a head)
-and one that anything on pandas reads build their frame as before. The files go when the run
-ends, after the result store has copied those it keeps.
+An input whose operator `spills` (JSON Lines, a SQL query) gets a file in the run's scratch
+folder (`NodeContext.spill_path`) when every task reading its rows takes them batch by batch:
+a DuckDB segment (which scans the file: runtime/tables/spilled.py), or a node on pandas that
+`reads_batches` (row-wise operators and `validate`, run a batch at a time by
+runtime/operators/batches.py; the CSV, Parquet and SQL writers, which append batch by batch).
+It writes each batch it reads there, so no node holds the whole input. A node on pandas that
+reads batches and spills too writes its outputs to files of its own when its readers take
+batches in turn, else joins them into a frame. A node a caller retains, a preview's (a row
+limit or a head) and one that a node needing every row reads build their frame as before. The
+files go when the run ends, after the result store has copied those it keeps.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def spill_paths(
     spilling: set[str] = set()
     for node_id in reversed(tasks.order):  # readers first: a node may spill into a spilling one
         if _may_spill(plan, tasks, node_id, retain) and all(
-            reader in spilling or _on_duckdb(tasks.nodes[reader])
+            reader in spilling or _takes_spilled(tasks.nodes[reader])
             for reader in readers.get(node_id, ())
         ):
             spilling.add(node_id)
@@ -53,8 +54,12 @@ def _may_spill(plan: Plan, tasks: Tasks, node_id: str, retain: set[str]) -> bool
     return read and node.row_limit is None and node.head is None
 
 
-def _on_duckdb(task) -> bool:
-    return isinstance(task.operator, SegmentOperator) and task.operator.segment.backend == "duckdb"
+def _takes_spilled(task) -> bool:
+    """Whether a task reads spilled rows without building their frame: a DuckDB segment scans
+    the file, a node that `reads_batches` takes a batch at a time."""
+    if isinstance(task.operator, SegmentOperator):
+        return task.operator.segment.backend == "duckdb"
+    return task.operator.reads_batches(task.params)
 
 
 def remove_spill_files(scratch: Path) -> None:

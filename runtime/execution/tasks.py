@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from runtime.document.spec import Source
 from runtime.errors import NotLowerable
+from runtime.execution.loops import as_loop_task
 from runtime.execution.results import check_outputs
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.plan.model import Plan, PlannedNode, Segment
@@ -233,7 +234,11 @@ def tasks_of(plan: Plan, retain: set[str], budget=None) -> Tasks:
     task_of = {node_id: node_id for node_id in plan.order}
     for segment in plan.segments:
         task_of.update(dict.fromkeys(segment.nodes, segment.id))
-    nodes = {node_id: plan.nodes[node_id] for node_id in plan.order if task_of[node_id] == node_id}
+    nodes = {
+        node_id: as_loop_task(plan.nodes[node_id])
+        for node_id in plan.order
+        if task_of[node_id] == node_id
+    }
     members = {node_id: (node_id,) for node_id in nodes}
     for segment in plan.segments:
         nodes[segment.id] = _segment_task(plan, segment, retain, budget)

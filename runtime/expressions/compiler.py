@@ -12,9 +12,7 @@ import dataclasses
 import functools
 from collections.abc import Callable
 
-import numpy as np
-
-from runtime.lazy import pd
+from runtime.lazy import np, pd
 from runtime.suggestions import suggestion
 from runtime.tables.frames import column_dtypes
 from runtime.tables.schema import Column as SchemaColumn

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
-import pyarrow as pa
-
-from runtime.lazy import pd
+from runtime.lazy import pa, pd
 
 from . import decimals
 from .decimals import DECIMAL, decimal_compare, decimal_results

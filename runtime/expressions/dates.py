@@ -14,12 +14,11 @@ once, in `arithmetic_plan`, for the runtime and the script alike. The SQL is in 
 
 from __future__ import annotations
 
+import calendar
+import datetime
 from dataclasses import dataclass
 
-import numpy as np
-import pyarrow as pa
-
-from runtime.lazy import pd
+from runtime.lazy import np, pa, pd
 from runtime.tables.schema import a_type, date_dtype
 
 from .date_syntax import DATE_UNITS, TIME_UNITS
@@ -28,13 +27,12 @@ from .type_checks import Checker
 from .values import NULL, Compiled, as_series, constant, derive, index_of, resolve, to_nullable
 
 TEMPORAL = ("date", "datetime")
-FIRST_DAY = np.datetime64("0001-01-01", "D")
-LAST_DAY = np.datetime64("9999-12-31", "D")
+FIRST_DAY, LAST_DAY = "0001-01-01", "9999-12-31"
+"""The dates a `date` holds (numpy's datetime64[D] holds more), written as numpy reads them."""
 MAX_DAYS = 3652058
 """Days from the first date to the last: a larger step always leaves the range."""
 MONTHS = {"month": 1, "quarter": 3, "year": 12}
 """How many months each longer unit is."""
-_NAT = np.datetime64("NaT", "D")
 _TIME_STEPS = {"hour": "h", "minute": "min", "second": "s"}
 _ARITHMETIC_HINT = (
     "a date takes + or - an integer (days) or an interval; a date minus a date gives days"
@@ -72,6 +70,9 @@ def date_arithmetic(checker: Checker, node: Binary, left: Compiled, right: Compi
     if plan is None:
         return constant(node, None, _result_type(left, right))
     settings = plan.settings
+    if plan.helper is shift_dates and plan.operands[0].is_constant:
+        moved = plan.operands[0].constant
+        return constant(node, None if moved is None else shifted_date(*settings, moved), "date")
 
     def impl(*items: object) -> pd.Series:
         return plan.helper(*settings, *items)
@@ -152,6 +153,11 @@ def shift_plan(
 # -- the row-wise helpers (carried by compiled scripts) ----------------------------------------
 
 
+def _day(text: str) -> np.datetime64:
+    """A day as numpy holds it (built when used: numpy loads with the first frame)."""
+    return np.datetime64(text, "D")
+
+
 def day_numbers(value: object, index: pd.Index) -> np.ndarray:
     """Dates as a numpy datetime64[D] array, NaT for null."""
     series = as_series(value, "date", index)
@@ -160,8 +166,8 @@ def day_numbers(value: object, index: pd.Index) -> np.ndarray:
 
 def from_day_numbers(days: np.ndarray, index: pd.Index) -> pd.Series:
     """Dates from a datetime64[D] array, null outside the years 1 to 9999 (and for NaT)."""
-    outside = (days < FIRST_DAY) | (days > LAST_DAY)
-    days = np.where(outside, _NAT, days)
+    outside = (days < _day(FIRST_DAY)) | (days > _day(LAST_DAY))
+    days = np.where(outside, _day("NaT"), days)
     return pd.Series(
         pa.array(days, type=pa.date32(), from_pandas=True), index=index, dtype=date_dtype()
     )
@@ -185,6 +191,19 @@ def shift_dates(amount: int, unit: str, dates: pd.Series) -> pd.Series:
     else:
         moved = plus_months(days, amount * MONTHS[unit])
     return from_day_numbers(moved, dates.index)
+
+
+def shifted_date(amount: int, unit: str, day: datetime.date) -> datetime.date | None:
+    """`shift_dates` of one date, in Python: `date '1994-01-01' + interval 1 year` (TPC-H's
+    way of writing a range) is folded as the plan is made, without loading pandas."""
+    if unit in ("day", "week"):
+        ordinal = day.toordinal() + amount * (7 if unit == "week" else 1)
+        inside = 1 <= ordinal <= datetime.date.max.toordinal()
+        return datetime.date.fromordinal(ordinal) if inside else None
+    year, month = divmod(day.year * 12 + day.month - 1 + amount * MONTHS[unit], 12)
+    if not 1 <= year <= 9999:
+        return None
+    return datetime.date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
 
 
 def shift_datetimes(amount: int, unit: str, times: pd.Series) -> pd.Series:
@@ -212,7 +231,7 @@ def add_days(sign: int, dates: object, counts: object) -> pd.Series:
     missing = steps.isna().to_numpy()
     offsets = steps.fillna(0).to_numpy(dtype="int64") * sign
     moved = day_numbers(dates, index) + offsets.astype("timedelta64[D]")
-    return from_day_numbers(np.where(missing, _NAT, moved), index)
+    return from_day_numbers(np.where(missing, _day("NaT"), moved), index)
 
 
 def date_part_of(part: str, values: pd.Series) -> pd.Series:
@@ -273,7 +292,8 @@ def _holds_times(value: object) -> bool:
 
 def _day_difference(unit: str, first: np.ndarray, last: np.ndarray, index: pd.Index) -> pd.Series:
     missing = np.isnat(first) | np.isnat(last)
-    first, last = np.where(missing, FIRST_DAY, first), np.where(missing, FIRST_DAY, last)
+    first_day = _day(FIRST_DAY)
+    first, last = np.where(missing, first_day, first), np.where(missing, first_day, last)
     if unit in ("day", "week"):
         days = (last - first).astype("int64")
         counts = days if unit == "day" else np.trunc(days / 7).astype("int64")

@@ -25,9 +25,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
 
-import pyarrow as pa
-
-from runtime.lazy import pc, pd
+from runtime.lazy import pa, pc, pd
 
 from .nodes import Binary, Literal, Node, Unary, walk
 from .values import NULL, Compiled, as_series, constant, derive, floats, index_of, is_true
@@ -104,7 +102,7 @@ def _exact(node: Node, text: str, integers: bool = False) -> pa.Scalar | None:
         return _point_literal(text[node.span[0] : node.span[1]])
     if isinstance(node, Unary) and node.op == "-":
         operand = _exact(node.operand, text)
-        return None if operand is None else pa.scalar(-operand.as_py(), operand.type)
+        return None if operand is None else _negated(operand)
     if isinstance(node, Binary) and node.op in _EXACT_OPS:
         left, right = _exact(node.left, text, True), _exact(node.right, text, True)
         if left is None or right is None or 0 == left.type.scale == right.type.scale:
@@ -116,7 +114,7 @@ def _exact(node: Node, text: str, integers: bool = False) -> pa.Scalar | None:
             return None
         value = _EXACT_OPS[node.op](left.as_py(), right.as_py())
         try:
-            return pa.scalar(value, pa.decimal128(precision, scale))
+            return decimal_scalar(value, precision, scale)
         except (pa.ArrowInvalid, ValueError):
             return None  # does not fit: stays a float
     return None
@@ -143,14 +141,39 @@ def _point_literal(source: str) -> pa.Scalar | None:
     if precision > MAX_DECIMAL_WIDTH or precision < 1:
         return None
     value = Decimal(digits) * (-1 if len(match[1]) % 2 else 1)
-    return pa.scalar(value, pa.decimal128(precision, scale))
+    return decimal_scalar(value, precision, scale)
+
+
+def _negated(operand: pa.Scalar) -> pa.Scalar:
+    return decimal_scalar(-operand.as_py(), operand.type.precision, operand.type.scale)
+
+
+def decimal_scalar(value: Decimal | None, precision: int, scale: int) -> pa.Scalar:
+    """`pa.scalar(value, pa.decimal128(precision, scale))`, built from the value's digits:
+    pyarrow's conversion of Python objects imports pandas (to recognise its types), which a
+    plan for DuckDB otherwise never needs (a third of its start-up). ArrowInvalid where
+    `pa.scalar` refuses the value: digits lost below the scale, or more than the precision."""
+    kind = pa.decimal128(precision, scale)
+    if value is None:
+        return pa.nulls(1, kind)[0]
+    sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        raise pa.ArrowInvalid(f"{value} is not a decimal number")
+    unscaled, shift = int("".join(map(str, digits)) or "0"), exponent + scale
+    if shift < 0 and unscaled % 10**-shift:
+        raise pa.ArrowInvalid("Rescaling Decimal value would cause data loss")
+    unscaled = unscaled * 10**shift if shift >= 0 else unscaled // 10**-shift
+    if unscaled >= 10**precision:
+        raise pa.ArrowInvalid(f"Decimal value {value} does not fit in precision {precision}")
+    data = (-unscaled if sign else unscaled).to_bytes(16, "little", signed=True)
+    return pa.Array.from_buffers(kind, 1, [None, pa.py_buffer(data)])[0]
 
 
 def integer_scalar(node: Node, value: int | None) -> pa.Scalar:
     """An integer constant as a decimal: a literal that fits 32 bits is DuckDB's INTEGER."""
     small = isinstance(node, Literal) and value is not None and -(2**31) < value < 2**31
     precision, _ = _INTEGER_LITERAL if small else _BIGINT
-    return pa.scalar(None if value is None else Decimal(value), pa.decimal128(precision, 0))
+    return decimal_scalar(None if value is None else Decimal(value), precision, 0)
 
 
 # -- type checks ----------------------------------------------------------------------------
@@ -333,7 +356,7 @@ def decimal_in(
 
 def decimal_constant(text: str | None, precision: int, scale: int) -> pa.Scalar:
     """The decimal `text` of DECIMAL(precision, scale), as a compiled script writes one."""
-    return pa.scalar(None if text is None else Decimal(text), pa.decimal128(precision, scale))
+    return decimal_scalar(None if text is None else Decimal(text), precision, scale)
 
 
 _DECIMAL_COMPARISONS = {

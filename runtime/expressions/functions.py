@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
+from runtime.lazy import np
 from runtime.suggestions import suggestion
 
 from .conditionals import build_nullif
@@ -36,6 +35,16 @@ from .function_builders import (
 from .nodes import Call
 from .type_checks import Checker
 from .values import Compiled
+
+
+def _floor(values):
+    """numpy's floor, looked up when called: numpy loads with the first frame."""
+    return np.floor(values)
+
+
+def _ceil(values):
+    """numpy's ceil, looked up when called."""
+    return np.ceil(values)
 
 
 @dataclass(frozen=True)
@@ -248,13 +257,13 @@ FUNCTIONS: dict[str, Function] = {
         ),
         Function(
             "floor(number)",
-            numeric_map(np.floor, keeps_integers=True),
+            numeric_map(_floor, keeps_integers=True),
             "number",
             "Rounded down to a whole number, of the same type: `floor(2.7)` is `2.0`.",
         ),
         Function(
             "ceil(number)",
-            numeric_map(np.ceil, keeps_integers=True),
+            numeric_map(_ceil, keeps_integers=True),
             "number",
             "Rounded up to a whole number, of the same type: `ceil(2.1)` is `3.0`.",
         ),

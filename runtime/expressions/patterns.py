@@ -18,9 +18,7 @@ constant, checked when the expression is.
 
 from __future__ import annotations
 
-import pyarrow as pa
-
-from runtime.lazy import pc, pd
+from runtime.lazy import pa, pc, pd
 
 from .nodes import Like
 from .type_checks import Checker

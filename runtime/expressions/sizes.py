@@ -14,10 +14,7 @@ its bytes (a few letters, such as `ΐ`, become three characters).
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
-
-from runtime.lazy import pc, pd
+from runtime.lazy import np, pa, pc, pd
 
 MAX_VALUE_BYTES = 1 << 20
 """The most UTF-8 bytes one text value built by an expression may hold."""

@@ -111,3 +111,8 @@ def identifier(name: str) -> str:
     if "\x00" in name:
         raise NotLowerable("a column name with a NUL character cannot be named in DuckDB SQL")
     return '"' + name.replace('"', '""') + '"'
+
+
+def string_literal(value: str) -> str:
+    """`value` as a SQL string literal (embedded quotes doubled), for constants of our own."""
+    return "'" + value.replace("'", "''") + "'"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
+from runtime.lazy import np
 
 from .errors import ExpressionError, error_at
 from .lexer import printable, shorten

@@ -17,10 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-import pyarrow as pa
-
-from runtime.lazy import pd
+from runtime.lazy import np, pa, pd
 from runtime.tables.schema import date_dtype, type_name_of
 
 from .errors import ExpressionError

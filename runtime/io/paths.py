@@ -22,6 +22,9 @@ SCRATCH = Path(SYSTEM, "tmp")
 """Temporary files of runs, under the data root."""
 CACHE = Path(SYSTEM, "cache")
 """The CLI's result store, under the data root (the web app keeps one per workspace)."""
+SCHEMAS = Path(SYSTEM, "schemas")
+"""The schemas the CLI read from the data root's files, kept for its next command while the
+files are unchanged (runtime/io/schema_reads.py)."""
 MAX_PATH_LENGTH = 1_000
 """Characters a path may have: the file system's own limit (4,096 bytes) counts the area's
 folder too, and its error would name that folder."""

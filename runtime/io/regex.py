@@ -11,11 +11,14 @@ fixed patterns, which are not user input.
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
+from typing import TYPE_CHECKING
+
 import re2
 
-from runtime.lazy import pc, pd
+from runtime.lazy import pa, pc, pd
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SYNTAX = "RE2 syntax, see https://github.com/google/re2/wiki/Syntax"
 _OPTIONS = re2.Options()

@@ -19,8 +19,6 @@ from collections.abc import Callable
 from operator import methodcaller
 from typing import Literal
 
-import numpy as np
-import pyarrow as pa
 from pydantic import Field, model_validator
 
 from runtime import relational
@@ -28,7 +26,7 @@ from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, condition_array, evaluate, infer_type
 from runtime.expressions.parser import referenced_columns
 from runtime.expressions.to_sql import to_sql, to_sql_condition
-from runtime.lazy import pd
+from runtime.lazy import np, pa, pd
 from runtime.operators.column_params import (
     NUMBERS,
     ColumnName,

@@ -40,8 +40,8 @@ class ColumnOf:
     """Marks a param as naming columns of the input port `port`, for the editor's column picker.
 
     Its JSON Schema (a list's `items`) gets `"format": "column"` and `"x-port": port`; the
-    picker offers that port's columns. Plugins mark their own params the same way
-    (docs/operators.md).
+    picker offers that port's columns (`*`: the node's first input, for an operator whose ports
+    come from its params). Plugins mark their own params the same way (docs/operators.md).
     """
 
     format = "column"

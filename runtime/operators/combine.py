@@ -13,13 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-import pyarrow as pa
 from pydantic import Field, field_validator
 
 from runtime import relational
 from runtime.document.fields import Expression
 from runtime.errors import NotLowerable, OperatorError, ParamsError
-from runtime.lazy import pd
+from runtime.lazy import pa, pd
 from runtime.operators import join_condition
 from runtime.operators.column_params import (
     NUMBERS,

@@ -160,20 +160,30 @@ class NodeContext:
         writes to the read-only shared folder)."""
         return self.files.resolve(path, write=write)
 
-    def progress(self, rows: int | None = None, *, share: float | None = None) -> None:
+    def progress(
+        self,
+        rows: int | None = None,
+        *,
+        share: float | None = None,
+        iterations: tuple[int, int] | None = None,
+    ) -> None:
         """Report rows processed so far, or the share of the work done (0 to 1) when the
-        rows are not known but an estimate is (a DuckDB query); at most one event per
-        `PROGRESS_INTERVAL_S`."""
+        rows are not known but an estimate is (a DuckDB query), with a loop's `iterations`
+        (done, total); at most one event per `PROGRESS_INTERVAL_S`, but always the last
+        iteration's."""
         if rows is None and share is None:
             raise ValueError(f"node '{self.node_id}': progress needs rows or a share done")
         now = time.monotonic()
-        if now - self._last_progress >= PROGRESS_INTERVAL_S:
+        last = iterations is not None and iterations[0] == iterations[1]
+        if last or now - self._last_progress >= PROGRESS_INTERVAL_S:
             self._last_progress = now
             fields: dict[str, Any] = {}
             if rows is not None:
                 fields["rows"] = self._rows_before + int(rows)
             if share is not None:
                 fields["share"] = min(max(float(share), 0.0), 1.0)
+            if iterations is not None:
+                fields["iterations"] = list(iterations)
             self._guarded_emit("node_progress", node=self.node_id, **fields)
 
     @contextmanager

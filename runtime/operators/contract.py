@@ -145,8 +145,17 @@ class Operator:
     def spills(self, params) -> bool:
         """Whether a node of these params honours `NodeContext.spill_path`: its `run` then
         reads its source (or a spilled input) batch by batch into that file instead of
-        building a frame, where only DuckDB reads its rows (runtime/execution/streams.py)."""
-        return False
+        building a frame, where only DuckDB segments and nodes that `reads_batches` read its
+        rows (runtime/execution/streams.py). Nodes that read batches and have outputs do."""
+        return self.kind == "process" and self.reads_batches(params)
+
+    def reads_batches(self, params) -> bool:
+        """Whether a node of these params, handed its input as rows spilled to a file
+        (`SpilledRows`), reads them a batch at a time rather than as one frame: a row-wise
+        operator (`partitionable`, run batch by batch: runtime/operators/batches.py), or one
+        whose `run` reads them itself (an output appending batch by batch). Only then may its
+        input spill into a file for it (runtime/execution/streams.py)."""
+        return self.partitionable and self.kind == "process" and len(self.inputs) == 1
 
     def ports(self, params: OperatorParams | None) -> Ports:
         """A node's ports given its validated params: the declared `inputs` and `outputs`, or

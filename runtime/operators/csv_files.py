@@ -12,18 +12,19 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow as pa
-from pyarrow import csv as pa_csv
 from pydantic import Field
 
 from runtime import relational
 from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import NotLowerable, OperatorError
+from runtime.io.csv_types import CsvBlock, plain_csv_types
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import IncrementalField
-from runtime.lazy import pd
+from runtime.io.schema_reads import read_once
+from runtime.lazy import pa, pa_csv, pd
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
+from runtime.operators.csv_batches import holds_carriage_return, write_csv_batches
 from runtime.operators.file_common import (
     FileInput,
     FileNameColumn,
@@ -36,7 +37,7 @@ from runtime.operators.file_common import (
 )
 from runtime.tables.casting import cast_series
 from runtime.tables.frames import table_schema, to_pandas
-from runtime.tables.schema import TypeName, is_decimal_dtype, schema_of
+from runtime.tables.schema import Column, Schema, TypeName, is_decimal_dtype, schema_of
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a CSV file's column types for the schema view."""
@@ -81,9 +82,11 @@ class CsvInput(FileInput):
     Params = CsvInputParams
 
     def file_schema(self, ctx, files):
-        sample = read_files(ctx, files[:1], self._reader(ctx), SCHEMA_SAMPLE_ROWS)
-        schema = None if ctx.params.dtypes else table_schema(sample)
-        schema = schema or schema_of(self.frame(ctx, sample))
+        schema = _plain_schema(ctx, files[0])
+        if schema is None:
+            sample = read_files(ctx, files[:1], self._reader(ctx), SCHEMA_SAMPLE_ROWS)
+            schema = None if ctx.params.dtypes else table_schema(sample)
+            schema = schema or schema_of(self.frame(ctx, sample))
         return schema if len(files) == 1 else nullable(schema)
 
     def lower(self, params, inputs, schemas):
@@ -131,6 +134,42 @@ class CsvInput(FileInput):
     def frame(self, ctx, table):
         """The rows read, in the engine's dtypes and the declared column types."""
         return apply_dtypes(to_pandas(table), ctx.params.dtypes, ctx.params.path)
+
+
+_PUBLIC_TYPES = {"int64": "integer", "double": "float", "date32[day]": "date", "string": "string"}
+"""The public type of each kind `plain_csv_types` answers (`public_type` of pyarrow's)."""
+
+
+def _plain_schema(ctx: NodeContext, file: InputFile) -> Schema | None:
+    """The schema `file_schema` reads from a sample, read without pyarrow where that is sure:
+    every column of the file, undeclared, its nulls among the sample's rows."""
+    params: CsvInputParams = ctx.params
+    plain_file = not (params.dtypes or params.columns or params.file_name_column)
+    if not plain_file or ctx.head is not None or columns_to_read(ctx, params, file.location):
+        return None
+    block = plain_types(params, file.location)
+    if block is None or (block.rows < SCHEMA_SAMPLE_ROWS and not block.whole_file):
+        return None  # the sample reaches past the first block
+    return Schema(
+        tuple(
+            Column(
+                column.name,
+                _PUBLIC_TYPES[column.kind],
+                column.first_null is not None and column.first_null < SCHEMA_SAMPLE_ROWS,
+            )
+            for column in block.columns
+        )
+    )
+
+
+def plain_types(params: CsvInputParams, path: Path) -> CsvBlock | None:
+    """The types of the file's columns as pyarrow reads them with `arrow_options`, read
+    without importing it (runtime/io/csv_types.py); None where pyarrow must be asked."""
+    utf8 = params.encoding.lower().replace("_", "-") in ("utf-8", "utf8")
+    if not (utf8 and params.header) or params.skip_rows:
+        return None
+    key = ("plain_csv_types", params.delimiter)  # the node's schema and DuckDB's scan ask both
+    return read_once(path, key, lambda: plain_csv_types(path, params.delimiter, BLOCK_BYTES))
 
 
 def columns_to_read(ctx: NodeContext, params: CsvInputParams, path: Path) -> list[str] | None:
@@ -206,15 +245,32 @@ class CsvOutput(FileOutput):
         options = (("delimiter", delimiter), ("header", params.header))
         return self.written(params, inputs, schemas, "csv", options)
 
+    def reads_batches(self, params):
+        return True
+
     def write(self, ctx, frame, temporary, appending):
-        params: CsvOutputParams = ctx.params
+        ending = "\r\n" if holds_carriage_return(frame) else "\n"
+        mode = "a" if appending else "w"
+        self._write_frame(ctx.params, frame, temporary, not appending, ending, mode)
+
+    def write_spilled(self, ctx, rows, temporary, appending):
+        def write_frame(frame, handle, header, ending):
+            self._write_frame(ctx.params, frame, handle, header, ending)
+
+        write_csv_batches(ctx, rows, temporary, appending, write_frame)
+
+    @staticmethod
+    def _write_frame(
+        params: CsvOutputParams, frame, target, header: bool, ending: str, mode: str = "w"
+    ) -> None:
+        """Write `frame` to `target`, a path (opened in `mode`) or an open text file."""
         decimal_text(frame).to_csv(
-            temporary,
-            mode="a" if appending else "w",
+            target,
+            mode=mode,
             sep=params.delimiter,
-            header=params.header and not appending,
+            header=params.header and header,
             index=False,
-            lineterminator="\r\n" if holds_carriage_return(frame) else "\n",
+            lineterminator=ending,
         )
 
 
@@ -230,21 +286,6 @@ def decimal_text(frame: pd.DataFrame) -> pd.DataFrame:
             for name in decimals
         }
     )
-
-
-def holds_carriage_return(frame: pd.DataFrame) -> bool:
-    """Whether a name or a text holds a carriage return: Python's CSV writer quotes only
-    fields holding a character of the line ending, and every reader ends a row at an
-    unquoted one; with CRLF line endings such fields are quoted and read back whole."""
-    if any("\r" in str(name) for name in frame.columns):
-        return True
-    for index, dtype in enumerate(frame.dtypes):
-        values = frame.iloc[:, index]
-        if isinstance(dtype, pd.StringDtype) and values.str.contains("\r", regex=False).any():
-            return True
-        if pd.api.types.is_object_dtype(dtype) and any("\r" in str(v) for v in values):
-            return True
-    return False
 
 
 def apply_dtypes(frame: pd.DataFrame, dtypes: dict[str, TypeName], source: str) -> pd.DataFrame:

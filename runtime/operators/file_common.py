@@ -29,7 +29,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
-import pyarrow as pa
 from pydantic import AfterValidator, Field
 
 from runtime import relational
@@ -43,8 +42,8 @@ from runtime.io.incremental import (
     start_value,
     watermark_position,
 )
-from runtime.io.schema_reads import read_once
-from runtime.lazy import pd
+from runtime.io.schema_reads import KeptAs, read_once
+from runtime.lazy import pa, pd
 from runtime.operators.atomic import WriteMode, os_error_reason, refuse_folder, write_atomically
 from runtime.operators.column_names import read_names
 from runtime.operators.context import NodeContext
@@ -58,6 +57,8 @@ from runtime.tables.spilled import SpilledRows
 
 SCHEMA_SAMPLE_ROWS = 1000
 """Rows read to guess a text or spreadsheet file's column types for the schema view."""
+SCHEMA_JSON = KeptAs(Schema.to_json, Schema.from_json)
+"""How a file's schema is kept on disk for the next command (runtime/io/schema_reads.py)."""
 
 
 FileNameColumn = Annotated[
@@ -251,7 +252,7 @@ def _conform_column(column: pa.ChunkedArray) -> pa.ChunkedArray:
         return column.cast(pa.date32())
     if pa.types.is_timestamp(kind) and kind.tz is not None and kind.unit in ("s", "ms"):
         return column.cast(pa.timestamp("us", kind.tz))  # as DuckDB keeps zoned datetimes
-    if any(check(kind) for check in _BYTES):
+    if any(getattr(pa.types, check)(kind) for check in _BYTES):
         return _bytes_text(column)
     if not _has_public_type(kind):
         return column.cast(pa.string())
@@ -272,12 +273,8 @@ def _has_public_type(kind: pa.DataType) -> bool:
     )
 
 
-_BYTES = (
-    pa.types.is_binary,
-    pa.types.is_large_binary,
-    pa.types.is_binary_view,
-    pa.types.is_fixed_size_binary,
-)
+_BYTES = ("is_binary", "is_large_binary", "is_binary_view", "is_fixed_size_binary")
+"""The `pyarrow.types` checks of bytes columns (by name: pyarrow loads when a file is read)."""
 
 
 def _bytes_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -373,7 +370,8 @@ class FileInput(Operator):
         columns = None if ctx.columns is None else frozenset(ctx.columns)
         # a probed head may read fewer rows than the sample: its schema is not the file's
         key = (self.name, ctx.params.model_dump_json(), columns, ctx.head is None, len(files) == 1)
-        return {"out": read_once(files[0].location, key, lambda: self.file_schema(ctx, files))}
+        read = lambda: self.file_schema(ctx, files)  # noqa: E731
+        return {"out": read_once(files[0].location, key, read, SCHEMA_JSON)}
 
     def file_schema(self, ctx: NodeContext, files: list[InputFile]) -> Schema:
         """The node's output schema, from a sample of the first of `files`."""
@@ -463,14 +461,17 @@ class FileOutput(Operator):
 
     def run(self, ctx, inputs):
         params: FileOutputParams = ctx.params
-        frame: pd.DataFrame = inputs["in"]
+        rows: pd.DataFrame | SpilledRows = inputs["in"]
 
         def write(temporary: Path, appending: bool) -> None:
-            self.write(ctx, frame, temporary, appending)
+            if isinstance(rows, SpilledRows):
+                self.write_spilled(ctx, rows, temporary, appending)
+            else:
+                self.write(ctx, rows, temporary, appending)
 
         size = write_atomically(ctx, params.path, params.mode, write)
-        ctx.metrics.update(path=params.path, rows_written=len(frame), bytes_out=size)
-        ctx.logger.info(f"wrote {len(frame)} rows to {params.path}")
+        ctx.metrics.update(path=params.path, rows_written=len(rows), bytes_out=size)
+        ctx.logger.info(f"wrote {len(rows)} rows to {params.path}")
         return {}
 
     def write(
@@ -478,6 +479,13 @@ class FileOutput(Operator):
     ) -> None:
         """Write `frame` to `temporary` (a copy of the existing file when `appending`)."""
         raise NotImplementedError
+
+    def write_spilled(
+        self, ctx: NodeContext, rows: SpilledRows, temporary: Path, appending: bool
+    ) -> None:
+        """Write rows spilled to a file (runtime/execution/streams.py) as `write` writes their
+        frame: a writer that `reads_batches` appends them batch by batch, the others build it."""
+        self.write(ctx, rows.frame(), temporary, appending)
 
     def written(
         self, params: FileOutputParams, inputs, schemas, file_format: str, options: tuple

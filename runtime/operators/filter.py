@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from pydantic import Field
 
 from runtime import relational
@@ -14,6 +13,7 @@ from runtime.expressions import (
     referenced_columns,
 )
 from runtime.expressions.to_sql import to_sql_condition
+from runtime.lazy import np
 from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import InputExpression
 from runtime.operators.contract import Operator, OperatorParams

@@ -19,13 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from runtime import relational
 from runtime.errors import NotLowerable, ParamsError
 from runtime.expressions import ExpressionError, condition_array, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql_condition
-from runtime.lazy import pd
+from runtime.lazy import np, pd
 from runtime.operators.column_names import needed_with
 from runtime.tables.schema import Schema, a_type
 

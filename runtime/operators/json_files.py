@@ -185,13 +185,12 @@ def spill_json_lines(
 
 def _cast_spilled(spilled: SpilledRows, casts: dict[str, pa.DataType]) -> SpilledRows:
     """`spilled` rewritten batch by batch with the columns `casts` names cast to its types."""
-    import pyarrow.parquet as pq
 
     typed = spilled.path.with_name(spilled.path.name + ".typed")
     writer = SpillWriter(typed)
     try:
-        for batch in pq.ParquetFile(spilled.path).iter_batches():
-            table = pa.Table.from_batches([batch]).replace_schema_metadata(None)
+        for table in spilled.tables():
+            table = table.replace_schema_metadata(None)
             writer.write(
                 pa.table(
                     [

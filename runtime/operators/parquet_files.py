@@ -10,11 +10,10 @@ file: Parquet files cannot grow in place.
 from __future__ import annotations
 
 import json
+from functools import cache
 from importlib.metadata import version
 from typing import Annotated, Literal
 
-import numpy as np
-import pyarrow as pa
 from pydantic import Field
 
 from runtime import relational
@@ -22,7 +21,7 @@ from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError
 from runtime.io.file_patterns import InputFile
 from runtime.io.incremental import IncrementalField
-from runtime.lazy import pd, pq
+from runtime.lazy import np, pa, pd, pq
 from runtime.operators.column_names import read_names, require_columns
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
@@ -169,13 +168,36 @@ class ParquetOutput(FileOutput):
         options = (("compression", params.compression),)
         return self.written(params, inputs, schemas, "parquet", options)
 
+    def reads_batches(self, params):
+        return True
+
     def write(self, ctx, frame, temporary, appending):
         params: ParquetOutputParams = ctx.params
         table = parquet_table(frame)
         if appending:
             table = appended(pq.read_table(temporary), table, params.path)
-        compression = None if params.compression == "none" else params.compression
-        pq.write_table(table, temporary, compression=compression)
+        pq.write_table(table, temporary, compression=_compression(params))
+
+    def write_spilled(self, ctx, rows, temporary, appending):
+        if appending:  # the existing file is read whole and written again, as for a frame
+            super().write_spilled(ctx, rows, temporary, appending)
+            return
+        writer = None
+        try:
+            for frame in rows.frames():
+                ctx.check_cancelled()
+                table = parquet_table(frame)
+                if writer is None:
+                    compression = _compression(ctx.params)
+                    writer = pq.ParquetWriter(temporary, table.schema, compression=compression)
+                writer.write_table(table.cast(writer.schema))
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+def _compression(params: ParquetOutputParams) -> str | None:
+    return None if params.compression == "none" else params.compression
 
 
 def parquet_table(frame: pd.DataFrame) -> pa.Table:
@@ -199,14 +221,17 @@ def appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
         raise OperatorError(f"cannot append to '{source}': {error}") from error
 
 
-_PANDAS_TYPES = (
-    (pa.types.is_integer, pa.int64(), "int64", "Int64"),
-    (pa.types.is_floating, pa.float64(), "float64", "float64"),
-    (pa.types.is_boolean, pa.bool_(), "bool", "boolean"),
-    (pa.types.is_string, pa.large_string(), "object", "str"),
-    (pa.types.is_large_string, pa.large_string(), "object", "str"),
-    (pa.types.is_date32, pa.date32(), "date", "date32[day][pyarrow]"),
-)
+@cache
+def _pandas_types() -> tuple:
+    """Arrow checks, the type stored and pandas' names of it (built when a file is written)."""
+    return (
+        (pa.types.is_integer, pa.int64(), "int64", "Int64"),
+        (pa.types.is_floating, pa.float64(), "float64", "float64"),
+        (pa.types.is_boolean, pa.bool_(), "bool", "boolean"),
+        (pa.types.is_string, pa.large_string(), "object", "str"),
+        (pa.types.is_large_string, pa.large_string(), "object", "str"),
+        (pa.types.is_date32, pa.date32(), "date", "date32[day][pyarrow]"),
+    )
 
 
 def pandas_schema(schema: pa.Schema) -> pa.Schema:
@@ -242,7 +267,7 @@ def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
         return kind, "datetime" if kind.tz is None else "datetimetz", f"datetime64[{kind.unit}]"
     if is_exact_decimal(kind):
         return pa.decimal128(kind.precision, kind.scale), "decimal", "object"
-    for check, stored, pandas_type, numpy_type in _PANDAS_TYPES:
+    for check, stored, pandas_type, numpy_type in _pandas_types():
         if check(kind):
             return stored, pandas_type, numpy_type
     raise OperatorError(f"column '{name}' is {kind}, which has no public type")

@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from runtime.errors import ParamsError
 from runtime.io.regex import check_pattern, full_matches
 from runtime.lazy import pd
+from runtime.operators.batches import in_batches
 from runtime.operators.column_params import (
     NUMBERS,
     ColumnNames,
@@ -30,7 +31,7 @@ from runtime.operators.column_params import (
 )
 from runtime.operators.contract import Operator, OperatorParams, Port
 from runtime.tables.schema import Column, Schema
-from runtime.tables.spilled import SpilledRows, SpillWriter, port_file
+from runtime.tables.spilled import SpilledRows
 
 REASON = "_reason"
 """The column of `invalid` rows that says which rules they failed."""
@@ -47,7 +48,7 @@ class _Rule(OperatorParams):
 
     row_local: ClassVar[bool] = True
     """Whether a row fails or passes whatever the other rows are: the rule then checks a
-    spilled input batch by batch (runtime/execution/streams.py)."""
+    spilled input batch by batch; one that is not reads its columns whole first."""
 
     def check(self, field: str, schema: Schema) -> None:
         """Raise `ParamsError` if the rule does not fit the columns of `schema`."""
@@ -291,8 +292,8 @@ class Validate(Operator):
     )
     Params = ValidateParams
 
-    def spills(self, params):
-        return all(rule.row_local for rule in params.rules)  # `unique` needs every row at once
+    def reads_batches(self, params):
+        return True  # `unique` reads its columns whole first (`whole_column_failures`)
 
     def output_schema(self, ctx, inputs):
         schema = inputs["in"]
@@ -302,39 +303,41 @@ class Validate(Operator):
 
     def run(self, ctx, inputs):
         rows = inputs["in"]
-        if isinstance(rows, SpilledRows):  # spilled for this node, which spills too
-            return self._streamed(ctx, rows)
-        return checked(ctx.params, rows)
-
-    @staticmethod
-    def _streamed(ctx, spilled: SpilledRows) -> dict[str, SpilledRows]:
-        """Each batch of a spilled input checked on its own, its valid and invalid rows
-        written to spill files of their own (every rule is row-local)."""
-        writers = {port: SpillWriter(port_file(ctx.spill_path, port)) for port in PORTS}
-        try:
-            done = 0
-            for frame in spilled.frames():
-                ctx.check_cancelled()
-                for port, rows in checked(ctx.params, frame).items():
-                    writers[port].write_frame(rows)
-                done += len(frame)
-                ctx.progress(done)
-            return {port: writer.close() for port, writer in writers.items()}
-        except BaseException:
-            for writer in writers.values():
-                writer.discard()
-            raise
+        if not isinstance(rows, SpilledRows):
+            return checked(ctx.params, rows)
+        # spilled for this node: each batch checked on its own (runtime/operators/batches.py)
+        found = whole_column_failures(ctx.params, rows)
+        return in_batches(ctx, rows, lambda frame: checked(ctx.params, frame, found))
 
 
-PORTS = ("valid", "invalid")
+def whole_column_failures(params: ValidateParams, rows: SpilledRows) -> dict[int, np.ndarray]:
+    """Where each rule that is not row-local (`unique`) fails over every spilled row, by the
+    rule's place in `rules`: read from its columns alone, before the batches are checked."""
+    check_rules(params, frame_schema(rows.empty()))
+    found = {}
+    for index, rule in enumerate(params.rules):
+        if not rule.row_local:
+            columns = rows.columns(rule.names)
+            found[index] = rule.failed(columns, frame_schema(columns), f"rules[{index}]")
+    return found
 
 
-def checked(params: ValidateParams, frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """`frame`'s rows that pass every rule, and the others with why."""
+def checked(
+    params: ValidateParams, frame: pd.DataFrame, found: dict[int, np.ndarray] | None = None
+) -> dict[str, pd.DataFrame]:
+    """`frame`'s rows that pass every rule, and the others with why. `found`: where rules
+    fail over every row (`whole_column_failures`), of which `frame` holds those its
+    `RangeIndex` says."""
     schema = frame_schema(frame)
     check_rules(params, schema)
+    found = found or {}
     fields = [f"rules[{index}]" for index in range(len(params.rules))]
-    failures = [rule.failed(frame, schema, f) for rule, f in zip(params.rules, fields, strict=True)]
+    failures = [
+        found[index][frame.index.start : frame.index.stop]
+        if index in found
+        else rule.failed(frame, schema, fields[index])
+        for index, rule in enumerate(params.rules)
+    ]
     invalid = np.logical_or.reduce(failures)
     rows = frame[invalid]
     text = pd.Series("", index=rows.index, dtype="str")

@@ -76,6 +76,8 @@ def fuse(
     written = plan.nodes
     plan, needed = _pruned(plan, keep)
     outputs = output_schemas(plan, data_root, connections) if schemas is None else schemas
+    needed = _known(needed, outputs)
+    plan = _noted_reads(plan, needed)
     schemas = input_schemas(plan, outputs)
     planned = {node_id for segment in plan.segments for node_id in segment.nodes}
     refused = _refusals(plan, schemas, needed, set(keep), planned, probe, data_root)
@@ -121,12 +123,31 @@ def _pruned(plan: Plan, keep: Iterable[str]) -> tuple[Plan, dict[str, Columns]]:
         params = node.operator.pruned(node.params, needed[node_id])
         if params is not node.params:
             notes.append(f"{node_id}: what nothing downstream reads is not computed")
-        if node.operator.kind == "input" and needed[node_id] is not None:
-            notes.append(
-                f"{node_id} reads only {', '.join(sorted(needed[node_id])) or 'no column'}"
-            )
         nodes[node_id] = dataclasses.replace(node, params=params)
     return dataclasses.replace(plan, nodes=nodes, notes=[*plan.notes, *notes]), needed
+
+
+def _known(needed: dict[str, Columns], outputs: OutputSchemas) -> dict[str, Columns]:
+    """`needed` less the columns a node's output does not have, where its columns are known
+    (None where it needs them all): a join asks both its sides for every column it passes
+    on, each side has only its own."""
+    known = {}
+    for node_id, columns in needed.items():
+        schema = (outputs.get(node_id) or {}).get("out")
+        if columns is not None and schema is not None:
+            columns = None if columns >= set(schema.names) else columns & set(schema.names)
+        known[node_id] = columns
+    return known
+
+
+def _noted_reads(plan: Plan, needed: dict[str, Columns]) -> Plan:
+    """`plan` with a note naming the columns each input reads, where it reads fewer than all."""
+    notes = [
+        f"{node_id} reads only {', '.join(sorted(needed[node_id])) or 'no column'}"
+        for node_id, node in plan.nodes.items()
+        if node.operator.kind == "input" and needed[node_id] is not None
+    ]
+    return dataclasses.replace(plan, notes=[*plan.notes, *notes])
 
 
 def _bytes_read(node: PlannedNode, area: FileArea) -> int:

@@ -25,11 +25,12 @@ from runtime.document.problems import validation_problems
 from runtime.document.spec import MAX_NODES, NODE_ID_MAX_LENGTH, Edge, Node, Pipeline
 from runtime.errors import PipelineValidationError, Problem
 from runtime.operators.registry import Registry, default_registry
-from runtime.operators.subpipelines import SubpipelineParams
-from runtime.plan.for_each import FOR_EACH, Files, Loop, unrolled
+from runtime.operators.subpipelines import ForEachParams, SubpipelineParams
+from runtime.plan.for_each import FOR_EACH, Files, Loop, body_problems, iterating, unrolled
 
 SUBPIPELINE, INPUT, OUTPUT = "subpipeline", "pipeline_input", "pipeline_output"
 SEPARATOR = "__"
+SUBPIPELINE_FIELDS = set(SubpipelineParams.model_fields)
 MAX_DEPTH = 10
 """How deep sub-pipelines may nest: far beyond a design a person follows."""
 
@@ -122,6 +123,10 @@ class _Inliner:
         edges = list(pipeline.edges)
         inlined: dict[str, dict] = {}
         for node in pipeline.nodes:
+            if node.operator == FOR_EACH and node.params.get("over", "files") != "files":
+                node = self._with_body(node, chain, values)
+                if node is None:
+                    continue
             if node.operator != SUBPIPELINE:
                 nodes.append(node if outermost else self._substituted(node, values))
                 self.count += 1
@@ -203,10 +208,42 @@ class _Inliner:
                 },
             }
 
+    def _with_body(self, node: Node, chain, values) -> Node | None:
+        """A loop over groups or chunks with its `body`: the inner pipeline, its own
+        sub-pipelines inlined, its parameters the node's values (the key's filled per iteration
+        when it runs); None (with problems) when it cannot be made."""
+        found = self._inner(node, chain, values)
+        if found is None:
+            return None
+        inner, inner_values = found
+        params = ForEachParams.model_validate(node.params)
+        before, top = len(self.problems), self.top
+        body_nodes, body_edges, _ = self.expand(
+            inner.document, [*chain, (inner.key, inner.title)], inner_values, outermost=True
+        )
+        self.top = top
+        self.problems[before:] = [
+            Problem(f"in '{inner.title}': {problem}", node=node.id, field="params.pipeline",
+                    code=problem.code)
+            for problem in self.problems[before:]
+        ]  # fmt: skip
+        body = inner.document.model_copy(update={
+            "name": inner.title, "nodes": body_nodes, "edges": body_edges,
+            "config": inner.document.config.model_copy(update={"parameters": inner_values}),
+        })  # fmt: skip
+        found = body_problems(node.id, params, body)
+        self.problems += found
+        if len(self.problems) > before:
+            return None
+        return node.model_copy(
+            update={"params": {**node.params, "body": body.model_dump(mode="json")}}
+        )
+
     def _inner(self, node: Node, chain, values) -> tuple[InnerPipeline, dict] | None:
         """The pipeline `node` names and its inner parameter values; None (with
         problems) when it cannot be used."""
-        raw, problems = substitute(node.params, SubpipelineParams, values, node=node.id)
+        shared = {key: value for key, value in node.params.items() if key in SUBPIPELINE_FIELDS}
+        raw, problems = substitute(shared, SubpipelineParams, values, node=node.id)
         if problems:
             self.problems += problems
             return None
@@ -410,7 +447,7 @@ def _prefixed(loop: dict, prefix: str) -> dict:
 
 def describe(inlined: Inlined) -> list[str]:
     """What `explain` adds: each sub-pipeline node and the nodes it became (the outer view), a
-    loop's iterations one a line."""
+    loop's iterations one a line, and what each loop over groups or chunks iterates over."""
     lines = []
     for outer, entry in sorted(inlined.subpipelines.items()):
         revision = "" if entry["revision"] is None else f" @ revision {entry['revision']}"
@@ -424,4 +461,8 @@ def describe(inlined: Inlined) -> list[str]:
             continue
         lines.append(f"sub-pipeline {outer} ('{entry['pipeline']}'{revision}): "
                      f"{', '.join(entry['nodes']) or 'no nodes'}")  # fmt: skip
-    return lines
+    return lines + [
+        iterating(node.id, ForEachParams.model_validate(node.params))
+        for node in inlined.document.nodes
+        if node.operator == FOR_EACH and node.params.get("body")
+    ]

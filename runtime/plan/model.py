@@ -44,6 +44,9 @@ class PlannedNode:
     checks: tuple = ()
     """The document's `expect` checks on its output ports (a run's plan only, not a
     preview's: runtime/execution/data_tests.py)."""
+    cluster: str | None = None
+    """For a loop over groups or chunks: the Dask scheduler its iterations are sent to, in
+    batches of keys (runtime/plan/partitioning.py); None: they run in the run's process."""
 
     @property
     def ports(self) -> Ports:

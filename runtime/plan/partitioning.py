@@ -7,6 +7,8 @@ a combining step (count, size, sum, min, max, mean). Such a chain becomes a segm
 which runtime/backends/dask/partitions.py runs; fusion then plans the rest. Planned only for a
 run that executes against a cluster (`cluster`: its scheduler's address). Past runs' figures
 (`measured`, runtime/tuning/) keep a chain whose input read few rows in the run's process.
+A loop over groups or chunks sends its iterations to the same cluster, in batches of keys
+(runtime/backends/dask/loops.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from runtime.io.incremental import is_incremental
 from runtime.io.paths import FileArea
 from runtime.operators.file_checks import named_files
 from runtime.operators.lifecycle import has_lifecycle
+from runtime.operators.subpipelines import ForEachParams, runs_per_iteration
 from runtime.plan.decompose import undecomposable
 from runtime.plan.model import Plan, Segment
 from runtime.plan.passes.projection import needed_columns
@@ -69,9 +72,15 @@ def partition(
         number = len(segments) + 1
         reason = f"{len(files)} files, a partition each, on the Dask cluster at {cluster}"
         segments.append(Segment(f"partitioned:{number}", "dask", chain, reason, where=cluster))
+    nodes = _pruned(plan, segments, keep)
+    for node_id, node in nodes.items():
+        if isinstance(node.params, ForEachParams) and runs_per_iteration(node.params):
+            nodes[node_id] = dataclasses.replace(node, cluster=cluster)
+            notes.append(f"{node_id}'s iterations over its {node.params.over} run on the Dask "
+                         f"cluster at {cluster}, partitioned by their key in batches")  # fmt: skip
     return dataclasses.replace(
         plan,
-        nodes=_pruned(plan, segments, keep),
+        nodes=nodes,
         segments=[*plan.segments, *segments],
         notes=[*plan.notes, *notes],
         tuned=tuned,

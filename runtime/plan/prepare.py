@@ -72,8 +72,9 @@ def prepare(
     store = _store(plan, data_root, options)
     if store is not None:
         plan = plan_reuse(
-            plan, store, options, files=data_root, connections=connections, schemas=schemas
-        )
+            plan, store, options, files=data_root, connections=connections, schemas=schemas,
+            measured=measured,
+        )  # fmt: skip
     if any(node.inputs != wiring.get(node_id) for node_id, node in plan.nodes.items()) or (
         plan.reused or (plan.cache is not None and plan.cache.reading)
     ):

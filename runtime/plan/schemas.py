@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+from runtime.checks.loops import output_schemas_of
 from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import InputSchemas
@@ -37,7 +38,7 @@ def output_schemas(plan: Plan, data_root: FileArea, connections=None) -> OutputS
             continue
         ctx = NodeContext(node_id, node.params, data_root=data_root, connections=connections)
         try:
-            outputs[node_id] = dict(node.operator.output_schema(ctx, found))
+            outputs[node_id] = dict(output_schemas_of(node.operator, ctx, found))
         except Exception as error:
             _log_once(node, error)
             outputs[node_id] = None

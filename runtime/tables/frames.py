@@ -10,10 +10,7 @@ comparisons pandas computes exactly in Arrow, as DuckDB does with its DECIMAL.
 
 from __future__ import annotations
 
-import numpy as np
-import pyarrow as pa
-
-from runtime.lazy import pd
+from runtime.lazy import np, pa, pd
 from runtime.tables.schema import Column, ColumnType, Schema, date_dtype
 
 MAX_DECIMAL_DIGITS = 38

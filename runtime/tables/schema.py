@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-import pyarrow as pa
-
-from runtime.lazy import pd
+from runtime.lazy import pa, pd
 
 TypeName = Literal["string", "integer", "float", "boolean", "date", "datetime"]
 TYPE_NAMES: tuple[str, ...] = ("string", "integer", "float", "boolean", "date", "datetime")
@@ -68,6 +66,11 @@ class Schema:
 
     def to_json(self) -> list[dict]:
         return [column.to_json() for column in self.columns]
+
+    @classmethod
+    def from_json(cls, data: list[dict]) -> Schema:
+        """The schema `to_json` wrote."""
+        return cls(tuple(Column(item["name"], item["type"], item["nullable"]) for item in data))
 
 
 def type_name_of(dtype) -> ColumnType:

@@ -21,6 +21,13 @@ class NodeFigures:
     """Where it ran the last time it was measured."""
     sized: bool = True
     """Whether its bytes were measured at all (not for a node that only ran inside DuckDB)."""
+    compute_s: float | None = None
+    """Seconds its operator took, without waiting for the store (None: not timed so)."""
+    store_s: float | None = None
+    """Seconds its result took to write to the result store (None: never timed, as when
+    DuckDB wrote it or a run left it out)."""
+    stored_bytes: int | None = None
+    """The size of that Parquet file."""
 
 
 def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
@@ -30,6 +37,8 @@ def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
         if not measurements:
             continue
         sizes = [one["bytes"] for one in measurements if one.get("bytes") is not None]
+        writes = [one for one in measurements if one.get("store_s") is not None]
+        computed = [one["compute_s"] for one in measurements if one.get("compute_s") is not None]
         found[node_id] = NodeFigures(
             node=node_id,
             rows=int(statistics.median(one["rows"] for one in measurements)),
@@ -38,6 +47,13 @@ def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
             runs=len(measurements),
             backend=str(measurements[-1].get("backend", "pandas")),
             sized=bool(sizes),
+            compute_s=float(statistics.median(computed)) if computed else None,
+            store_s=float(statistics.median(one["store_s"] for one in writes)) if writes else None,
+            stored_bytes=(
+                int(statistics.median(one.get("stored_bytes") or 0 for one in writes))
+                if writes
+                else None
+            ),
         )
     return found
 

@@ -1,7 +1,8 @@
 """The profile file of a plan: per node, its figures in the last successful runs.
 
 A profile is `<store>/profiles/<plan key>.json`. Each node keeps its last `KEEP_RUNS`
-measurements (rows, bytes, wall seconds, backend): a run that did not measure a node (a
+measurements (rows, bytes, wall seconds, backend, the seconds its operator took and
+the seconds and bytes its result took to store): a run that did not measure a node (a
 member inside a DuckDB segment, a reused node) leaves its older figures in place, so the
 choice they led to does not flip back on the next run. Each run also adds its own summary
 (wall and CPU seconds, peak memory). Writes go to a temporary file renamed into place, so
@@ -25,6 +26,9 @@ KEEP_RUNS = 5
 """How many past measurements each node (and the run summary) keeps."""
 MAX_BYTES = 1 << 20
 """A profile file larger than this is not read (nor written): 1 MiB holds thousands of nodes."""
+STORE_FIGURES = ("store_s", "stored_bytes")
+"""A node's last timed write, carried on by runs that did not store its result (runtime/
+tuning/storing.py left it out): the figure that led to leaving it out stays."""
 FOLDER = "profiles"
 MAX_PROFILES = 1000
 """Profiles kept in a store (each edit of a pipeline starts one): past this, the least
@@ -74,6 +78,9 @@ def _is_profile(profile) -> bool:
             isinstance(one, dict)
             and isinstance(one.get("rows"), int | float)
             and isinstance(one.get("bytes"), int | float | None)
+            and isinstance(one.get("compute_s"), int | float | None)
+            and isinstance(one.get("store_s"), int | float | None)
+            and isinstance(one.get("stored_bytes"), int | float | None)
             for one in figures
         )
         for figures in nodes.values()
@@ -91,7 +98,10 @@ def add_run(path: Path, run: dict[str, Any], nodes: dict[str, dict[str, Any]]) -
     profile = profile or {"format": FORMAT, "version": VERSION, "runs": [], "nodes": {}}
     profile["runs"] = [*profile["runs"], run][-KEEP_RUNS:]
     for node_id, figures in nodes.items():
-        profile["nodes"][node_id] = [*profile["nodes"].get(node_id, []), figures][-KEEP_RUNS:]
+        past = profile["nodes"].get(node_id, [])
+        if past and "store_s" not in figures and past[-1].get("store_s") is not None:
+            figures = {**figures, **{name: past[-1].get(name) for name in STORE_FIGURES}}
+        profile["nodes"][node_id] = [*past, figures][-KEEP_RUNS:]
     text = json.dumps(profile, sort_keys=True, separators=(",", ":"))
     if len(text) > MAX_BYTES:
         logger.warning("tuning: the profile of this plan would pass %d bytes: not kept", MAX_BYTES)

@@ -20,6 +20,7 @@ from pathlib import Path
 from runtime.backends.duckdb_reads import check_reads
 from runtime.checks.inference import infer_schemas, run_problems
 from runtime.checks.lineage import column_lineage
+from runtime.checks.lineage_across import Across, LinkedPipeline, upstream_hops
 from runtime.compile import CompileRefused, compile_script
 from runtime.document.spec import load_document
 from runtime.errors import ComparisonError, NodeExecutionError, PipelineValidationError
@@ -109,10 +110,29 @@ def _lineage(order: JobOrder) -> dict:
     node, column = order.options.get("node"), order.options.get("column")
     if node and column:
         try:
-            answer["selected"] = found.path(found.locate(node, column)).to_json()
+            path = found.path(found.locate(node, column))
         except LookupError as error:
             answer["not_found"] = error.args[0]
+            return answer
+        answer["selected"] = path.to_json()
+        answer["upstream"] = _upstream(order, path).to_json()
     return answer
+
+
+def _upstream(order: JobOrder, path) -> Across:
+    """Where the selected column goes on in the order's `upstreams` (`lineage_across`)."""
+    upstreams = [
+        LinkedPipeline(each["key"], each["name"], load_document(each["document"]))
+        for each in order.options.get("upstreams") or ()
+    ]
+    named = order.options.get("traced") or {"key": None, "name": "this pipeline"}
+    traced = LinkedPipeline(named["key"], named["name"], load_document(order.document))
+    return upstream_hops(
+        traced, path, upstreams,
+        lambda each: column_lineage(
+            each.document, data_root=order.area, connections=order.connections
+        ),
+    )  # fmt: skip
 
 
 JOBS: dict[str, Callable[[JobOrder], object]] = {

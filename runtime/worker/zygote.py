@@ -42,7 +42,7 @@ from runtime.execution.statuses import RunStatus
 from runtime.worker.wire import Link
 
 PRELOAD = (
-    "pandas", "pyarrow", "pyarrow.compute", "pyarrow.parquet", "duckdb",
+    "pandas", "numpy", "pyarrow", "pyarrow.csv", "pyarrow.compute", "pyarrow.parquet", "duckdb",
     "runtime.plan.partitioning", "runtime.worker.child", "runtime.worker.jobs",
 )  # fmt: skip
 """What runs and jobs need, imported once by the server, before it forks: with what the engine

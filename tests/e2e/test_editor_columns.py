@@ -102,7 +102,12 @@ async def test_the_expression_editor_completes_columns_and_functions(
     upper = completions.get_by_role("option", name=re.compile("upper"))
     await expect(upper).to_contain_text("upper(text) → string")
     await screenshot(page, "function-completion")
+    await expect(upper).to_have_attribute("aria-selected", "true")
+    # CodeMirror ignores Enter within 75 ms of the list changing (`interactionDelay`); on a
+    # loaded machine the list may have just been redrawn
+    await page.wait_for_timeout(150)
     await page.keyboard.press("Enter")
+    await expect(editor).to_have_text(re.compile(r"country = upper\(\s*$"))
     await page.keyboard.type("name)")
     await expect(editor).to_have_text("age >= 18 and country = upper(name)")
     link = side_panel(page).get_by_role("link", name="Expression language")

@@ -3,10 +3,13 @@ own fields), a run stacking every file's rows, and its card counting the iterati
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import expect
 
 from tests.e2e.editor_page import RUN_BUTTON, node, open_editor, select
+from tests.loop_documents import ORDERS, SUM_BIG, by_country
 
 pytestmark = [
     pytest.mark.server,
@@ -55,10 +58,47 @@ async def test_a_loop_runs_once_per_file_and_its_card_counts_the_iterations(
     await page.get_by_role("button", name=RUN_BUTTON).click()
     card = node(page, "each")
     await expect(card).to_have_attribute("data-status", "succeeded")
-    await expect(card).to_contain_text("2/2 iterations")
+    await expect(card).to_contain_text("2/2 runs")
     await expect(card).not_to_have_attribute("data-stale", "true")
     await screenshot(page, "2-ran")
     assert (data_folder.path / "out" / "all.csv").read_text() == (
         f"name,age,team\nAda,36,{data_folder.name('blue.csv')}\n"
         f"Grace,85,{data_folder.name('red.csv')}\n"
+    )
+
+
+async def test_a_loop_over_groups_is_set_in_its_form_and_counts_its_iterations(
+    signed_in, api, data_folder, screenshot
+):
+    page = signed_in
+    (data_folder.path / "orders.csv").write_text(ORDERS)
+    inner = await api.create(SUM_BIG)
+    loop = {"over": "files", "pattern": "*.csv", "parameter": "country", "group_by": []}
+    pipeline_id = await api.create(
+        by_country(inner, rows=data_folder.name("orders.csv"),
+                   out=data_folder.name("out/totals.csv"), **loop)
+    )  # fmt: skip
+    await open_editor(page, pipeline_id, nodes=3)
+
+    await select(page, "each")
+    side = page.get_by_role("complementary", name="Node")
+    await expect(side.get_by_label("Files")).to_be_visible()
+    await side.get_by_label("Over").select_option("groups")
+    await expect(side.get_by_label("Files")).to_have_count(0)
+    group_by = side.get_by_role("combobox", name="Group by")
+    await group_by.fill("coun")
+    await group_by.press("Enter")  # the picker's one match, from the loop's input
+    chosen = side.get_by_role("list", name="Group by: chosen").get_by_role("listitem")
+    await expect(chosen).to_have_text([re.compile(r"^country")])
+    card = node(page, "each")
+    await expect(card).to_contain_text("for each of groups by country")
+    await expect(card).not_to_contain_text("no files match")  # checked again as a loop of groups
+    await screenshot(page, "1-groups-form")
+
+    await page.get_by_role("button", name=RUN_BUTTON).click()
+    await expect(card).to_have_attribute("data-status", "succeeded")
+    await expect(card).to_contain_text("3/3 runs")
+    await screenshot(page, "2-ran")
+    assert (data_folder.path / "out" / "totals.csv").read_text() == (
+        "seen,total,country\nDE,55,DE\nFR,40,FR\n"
     )

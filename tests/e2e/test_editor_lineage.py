@@ -47,3 +47,52 @@ async def test_a_traced_column_lights_its_path_until_cleared(signed_in, api, peo
     await page.keyboard.press("Escape")
     await expect(legend).to_have_count(0)
     await expect(node(page, "filter_1")).not_to_have_class(ANY_LINEAGE)
+
+
+async def test_a_column_read_from_another_pipelines_output_links_to_its_path_there(
+    signed_in, api, people, screenshot
+):
+    page = signed_in
+    (people / "out").mkdir()
+    (people / "out" / "spending.csv").write_text("country,people,amount\nFR,2,30.5\n")
+    upstream_id = await api.create(seed(people))
+    report = {
+        "format": "pipewright.pipeline",
+        "version": 1,
+        "name": "Spending report",
+        "nodes": [
+            {"id": "spending", "operator": "csv_input",
+             "params": {"path": people.name("out/spending.csv")}, "position": {"x": 0, "y": 0}},
+            {"id": "report", "operator": "csv_output",
+             "params": {"path": people.name("report.csv")}, "position": {"x": 260, "y": 0}},
+        ],
+        "edges": [{"source": "spending", "target": "report"}],
+    }  # fmt: skip
+    report_id = await api.create(report)
+    await open_editor(page, report_id, nodes=2)
+    await select(page, "report")
+    panel = page.get_by_role("complementary", name="Node")
+    await panel.get_by_label("Where does a column come from?").select_option("amount")
+    await panel.get_by_role("button", name="Show lineage").click()
+    legend = page.get_by_role("complementary", name="Column lineage")
+    hop = "Adult spending by country \u203a csv_output_1 \u203a amount"
+    link = legend.get_by_role("link", name=hop)
+    await expect(legend).to_contain_text("spending: comes from")
+    await expect(link).to_be_visible()
+    await screenshot(page, "downstream")
+
+    await link.click()
+    await page.wait_for_url(f"**/pipelines/{upstream_id}/?lineage_node=csv_output_1*")
+    await expect(legend).to_contain_text("Lineage of csv_output_1 · amount")
+    await expect(legend).to_contain_text("people.csv): amount")
+    for node_id in SEED_IDS:
+        await expect(node(page, node_id)).to_have_class(ON_PATH)
+    await screenshot(page, "upstream")
+
+    await select(page, "csv_output_1")
+    reaching = page.get_by_role("region", name="Which inputs reach it?")
+    await expect(reaching.get_by_role("link", name="Spending report")).to_have_attribute(
+        "href", f"/pipelines/{report_id}/"
+    )
+    await reaching.scroll_into_view_if_needed()
+    await screenshot(page, "read-by")

@@ -14,7 +14,7 @@ from django.test import Client
 
 from editor.models import Run
 from editor.notifications import limits
-from editor.runs import launcher
+from editor.runs import launcher, watch
 
 SEED = {
     "format": "pipewright.pipeline",
@@ -60,12 +60,23 @@ def thread_stacks() -> str:
 
 @pytest.fixture(autouse=True)
 def notifications_of_this_test_only():
-    """A run's end starts its notifications on a thread that reads the database: the flush
-    after the test must not meet it (on PostgreSQL, its join and TRUNCATE deadlocked)."""
+    """A run's end starts its notifications and its follow-ups (`editor.runs.run_end`) on
+    threads that read the database: the flush after the test must not meet them (on
+    PostgreSQL, its join and TRUNCATE deadlocked)."""
     yield
     for thread in threading.enumerate():
-        if thread.name.startswith("pipewright-notify-"):
+        if thread.name.startswith(("pipewright-notify-", "pipewright-run-end-")):
             thread.join(10)
+
+
+@pytest.fixture(autouse=True)
+def runs_claimed_here_are_let_go():
+    """A test that claims runs itself (`queue.claim_next`) executes none of them: this process
+    must not go on holding their ids, which later tests' runs take again."""
+    before = watch.held_runs()
+    yield
+    for run_id in watch.held_runs() - before:
+        watch.release(run_id)
 
 
 @pytest.fixture(autouse=True)

@@ -83,3 +83,108 @@ def test_a_bad_expression_is_a_problem_naming_its_node_not_an_error(client, data
     body = response.json()
     assert [problem["node"] for problem in body["problems"]] == ["adults"]
     assert set(body["nodes"]) == {"read"}
+
+
+def reader_of_adults(client, workspace: str | None = None) -> int:
+    """A pipeline reading what the seed writes (out/adults.csv) and writing report.csv."""
+    document = {
+        **SEED,
+        "name": "Report",
+        "nodes": [
+            {"id": "adults_in", "operator": "csv_input", "params": {"path": "out/adults.csv"}},
+            {"id": "report", "operator": "csv_output", "params": {"path": "report.csv"}},
+        ],
+        "edges": [{"source": "adults_in", "target": "report"}],
+        **({"workspace": workspace} if workspace else {}),
+    }
+    response = post_json(client, "/api/pipelines", document)
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+@pytest.fixture
+def adults_written(data_root):
+    (data_root / "out").mkdir()
+    (data_root / "out" / "adults.csv").write_text("id,name,age\n1,Ada,36\n")
+    return data_root
+
+
+def test_a_column_read_from_another_pipelines_output_goes_on_into_that_pipeline(
+    client, pipeline_id, adults_written
+):
+    report = reader_of_adults(client)
+    body = lineage_of(client, report, "?node=report&column=name").json()
+    assert body["selected"]["nodes"] == ["report", "adults_in"]
+    [hop] = body["upstream"]["hops"]
+    assert (hop["pipeline"], hop["name"], hop["via"]) == (pipeline_id, "Adults", "out/adults.csv")
+    assert (hop["reader"], hop["input"], hop["output"], hop["column"]) == (
+        report, "adults_in", "write", "name"
+    )  # fmt: skip
+    assert hop["path"]["nodes"] == ["write", "adults", "read"]
+    assert body["upstream"]["stops"] == []
+
+
+def test_a_pipeline_of_another_workspace_writing_the_same_path_is_no_hop(
+    client, other, adults_written
+):
+    stranger = post_json(client_for(other), "/api/pipelines", SEED)
+    assert stranger.status_code == 201, stranger.content
+    report = reader_of_adults(client)
+    body = lineage_of(client, report, "?node=report&column=name").json()
+    assert body["upstream"] == {"hops": [], "stops": []}
+    assert "Adults" not in str(body)
+
+
+def test_a_stranger_gets_404_for_the_lineage_of_a_pipeline_with_upstream_hops(
+    client, other, pipeline_id, adults_written
+):
+    report = reader_of_adults(client)
+    response = lineage_of(client_for(other), report, "?node=report&column=name")
+    assert response.status_code == 404
+    assert "Adults" not in response.content.decode()
+
+
+def test_a_viewer_of_the_workspace_sees_the_hop_as_its_members_do(owner, other, settings, tmp_path):
+    settings.PIPEWRIGHT_DATA_ROOT = tmp_path
+    team = create_workspace("Team", admin=owner)
+    set_member(team, other, Role.VIEWER)
+    (tmp_path / team.slug / "out").mkdir(parents=True)
+    (tmp_path / team.slug / "people.csv").write_text("id,name,age\n1,Ada,36\n")
+    (tmp_path / team.slug / "out" / "adults.csv").write_text("id,name,age\n1,Ada,36\n")
+    post_json(client_for(owner), "/api/pipelines", {**SEED, "workspace": team.slug})
+    report = reader_of_adults(client_for(owner), team.slug)
+    response = lineage_of(client_for(other), report, "?node=report&column=age")
+    assert response.status_code == 200, response.content
+    assert [hop["name"] for hop in response.json()["upstream"]["hops"]] == ["Adults"]
+
+
+def test_pipelines_reading_each_others_outputs_stop_at_the_cycle(client, adults_written):
+    looping = {
+        **SEED,
+        "name": "Loop",
+        "nodes": [
+            {"id": "read", "operator": "csv_input", "params": {"path": "report.csv"}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out/adults.csv"}},
+        ],
+        "edges": [{"source": "read", "target": "write"}],
+    }
+    (adults_written / "report.csv").write_text("id,name,age\n1,Ada,36\n")
+    assert post_json(client, "/api/pipelines", looping).status_code == 201
+    report = reader_of_adults(client)
+    body = lineage_of(client, report, "?node=report&column=name").json()
+    assert [hop["name"] for hop in body["upstream"]["hops"]] == ["Loop"]
+    assert body["upstream"]["stops"] == [
+        "cycle of pipelines Report → Loop → Report: not followed further"
+    ]
+
+
+def test_an_output_lists_the_pipelines_downstream_that_read_it(
+    client, other, pipeline_id, adults_written
+):
+    report = reader_of_adults(client)
+    post_json(client_for(other), "/api/pipelines", {**SEED, "name": "Not yours"})
+    body = lineage_of(client, pipeline_id).json()
+    assert body["nodes"]["write"]["read_by"] == [
+        {"pipeline": report, "name": "Report", "input": "adults_in", "via": "out/adults.csv"}
+    ]
+    assert lineage_of(client, report).json()["nodes"]["report"]["read_by"] is None

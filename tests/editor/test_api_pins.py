@@ -1,7 +1,8 @@
 """The pins API and what pins do to runs: editors pin a node's output from a run, from rows or
 from an uploaded file, viewers list pins, strangers get 404; a pin over the size limit stores
 nothing; a run started from the editor uses the pins and records them, a scheduled run only
-when its schedule says `use_pins`; deleting a pipeline deletes its pin files."""
+when its schedule says `use_pins`; a queued run keeps the pin it was started with; deleting a
+pipeline deletes its pin files."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from editor.models import Pin, Pipeline, Role, Run
 from editor.pipelines.pins import PINS
+from editor.runs import launcher
 from editor.schedules import scheduler
 from editor.workspaces.membership import create_workspace, set_member
 from tests.editor.conftest import SEED, client_for, make_user, post_json, wait_for_run
@@ -239,3 +241,23 @@ def test_a_file_that_is_not_what_its_name_says_is_a_400(client, pipeline_id, set
     response = client.post(pins_url(pipeline_id), {"node": "read", "file": upload})
     assert response.status_code == 400 and response.json()["code"] == "invalid_file"
     assert not Pin.objects.exists() and pin_files(settings) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_run_reads_the_pin_it_was_started_with_though_the_pin_is_replaced_meanwhile(
+    client, pipeline_id, data_root, settings
+):
+    settings.PIPEWRIGHT_WORKERS = "service"  # the run waits in the queue
+    post_json(client, pins_url(pipeline_id), {"node": "adults", "rows": ROWS})
+    queued = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    replaced = [{**ROWS[0], "name": "Replaced"}]
+    post_json(client, pins_url(pipeline_id), {"node": "adults", "rows": replaced})
+    assert len(pin_files(settings)) == 2  # the queued run's pin stays
+
+    launcher.run_now(queued)
+
+    run = Run.objects.get(pk=queued)
+    assert run.status == "succeeded", run.error
+    assert pd.read_csv(data_root / "out" / "adults.csv").to_dict("records") == ROWS
+    assert client.delete(pins_url(pipeline_id, "adults")).status_code == 204
+    assert pin_files(settings) == []  # no pin holds either file, no run reads them

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from bench.seed_etl import PIPELINE
 from runtime import lazy
@@ -49,6 +54,34 @@ print(len(seen), all(kind is pandas.DataFrame for kind in seen), pd.DataFrame is
     assert _run(code) == "4 True True"
 
 
+def test_importing_what_a_duckdb_run_of_files_uses_loads_no_arrow():
+    """pyarrow (with numpy) is a third of a small DuckDB run's start-up: it loads when a file's
+    types or rows are first read, not with the engine's modules (runtime/lazy.py)."""
+    code = (
+        "import sys, runtime.cli, runtime.execution.executor, runtime.plan;"
+        "import runtime.backends.duckdb, runtime.operators.registry;"
+        "from runtime.operators import csv_files, parquet_files, filter, column_ops, aggregate;"
+        "from runtime.operators import combine;"
+        "runtime.operators.registry.default_registry();"
+        "print([name for name in ('pyarrow', 'numpy') if name in sys.modules])"
+    )
+    assert _run(code) == "[]"
+
+
+def test_reading_a_document_loads_no_arrow():
+    """`schema`, the editor's saves and a worker's snapshot read documents: pyarrow (with
+    numpy) loads only when a file's rows or a pattern's matches are reached."""
+    code = (
+        "import sys; from runtime.document.spec import load_document;"
+        "load_document({'format': 'pipewright.pipeline', 'version': 1, 'name': 'p',"
+        " 'nodes': [{'id': 'read', 'operator': 'csv_input', 'params': {'path': 'in.csv'},"
+        " 'expect': [{'check': 'matches', 'column': 'code', 'pattern': '[A-Z]{2}'}]}],"
+        " 'edges': []});"
+        "print([name for name in ('pyarrow', 'numpy') if name in sys.modules])"
+    )
+    assert _run(code) == "[]"
+
+
 ONLY_ON_OTHER_PATHS = (
     "pyarrow.compute",  # computing on frames or Arrow arrays
     "pyarrow.parquet",  # Parquet files, the result store
@@ -90,6 +123,33 @@ def test_a_duckdb_run_storing_its_results_does_not_import_pyarrow_parquet(tmp_pa
     """DuckDB writes the store's files; checking that one is whole reads its ends by hand
     (pyarrow.parquet, with pyarrow.fs, weighs some 20 MiB of a cold run's memory)."""
     assert _run_seed_on_duckdb(tmp_path, watched=("pyarrow.parquet",)) == []
+
+
+def test_a_duckdb_run_of_plain_csv_files_never_imports_pyarrow_even_the_first_time(tmp_path):
+    """Their types are read without it (runtime/io/csv_types.py), with or without the store."""
+    assert _run_seed_on_duckdb(tmp_path, "--fresh", watched=("pyarrow",)) == []
+
+
+def test_a_tpch_query_over_parquet_on_duckdb_never_imports_pandas(tmp_path):
+    """Q6's date range, decimal literals and their sums are constants folded as the plan is
+    made, in Python: pyarrow reads the footers, pandas is never loaded."""
+    data = tmp_path / "data"
+    data.mkdir()
+    lineitem = {
+        "l_shipdate": pa.array([datetime.date(1994, 3, 1), datetime.date(1995, 3, 1)]),
+        "l_discount": pa.array([Decimal("0.06"), Decimal("0.06")], pa.decimal128(15, 2)),
+        "l_quantity": pa.array([Decimal("10"), Decimal("30")], pa.decimal128(15, 2)),
+        "l_extendedprice": pa.array([Decimal("100.00"), Decimal("5.00")], pa.decimal128(15, 2)),
+    }
+    pq.write_table(pa.table(lineitem), data / "lineitem.parquet")
+    query = ROOT / "tests" / "golden" / "tpch" / "q06.json"
+    code = (
+        "import sys; from runtime.cli import main;"
+        f"code = main(['run', {str(query)!r}, '--data-root', {str(data)!r},"
+        " '--backend', 'duckdb', '--no-cache']);"
+        "print(code, 'pandas' in sys.modules)"
+    )
+    assert _run(code).splitlines()[-1] == "0 False"
 
 
 def test_the_run_process_server_imports_before_it_forks_what_runs_import_lazily():

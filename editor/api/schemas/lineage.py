@@ -57,6 +57,15 @@ class Reaching(Many):
     columns: list[str]
 
 
+class Reader(Many):
+    """An input of a pipeline right downstream that reads what an output writes."""
+
+    pipeline: int
+    name: str
+    input: str
+    via: str = Field(description="The path, glob or `connection:table` it reads.")
+
+
 class NodeLineage(Many):
     operator: str
     kind: str
@@ -66,6 +75,9 @@ class NodeLineage(Many):
     conditions: list[RowCondition]
     reached_by: list[Reaching] | None = Field(
         None, description="An output node's: which inputs (and columns) reach it."
+    )
+    read_by: list[Reader] | None = Field(
+        None, description="An output node's: the pipelines downstream that read it."
     )
 
 
@@ -86,9 +98,33 @@ class LineagePath(Many):
     origins: list[Origin]
 
 
+class UpstreamHop(Many):
+    """The column crossing into the pipeline whose output wrote what an input read."""
+
+    pipeline: int = Field(description="The upstream pipeline's id.")
+    name: str
+    via: str = Field(description="The path, glob or `connection:table` that links them.")
+    reader: int = Field(description="The pipeline whose input read it.")
+    input: str = Field(description="That input node's id.")
+    output: str = Field(description="The upstream's output node that wrote it.")
+    column: str
+    depth: int = Field(description="Pipelines upstream of the asked one: 1 for the nearest.")
+    path: LineagePath = Field(description="The column's path in the upstream pipeline.")
+
+
+class UpstreamLineage(Many):
+    """Where the asked column goes on in other pipelines, and where following it stopped."""
+
+    hops: list[UpstreamHop]
+    stops: list[str] = Field(description="A cycle of pipelines, the depth bound, a lost column.")
+
+
 class PipelineLineage(Schema):
     """Every node's columns and where they come from; the problems that hid the others."""
 
     nodes: dict[str, NodeLineage]
     problems: list[Problem]
     selected: LineagePath | None = Field(None, description="The asked column's path.")
+    upstream: UpstreamLineage | None = Field(
+        None, description="With `selected`: where the column goes on upstream (at most 10 deep)."
+    )

@@ -169,6 +169,11 @@ class RunStartIn(RunIn):
     fresh: bool = Field(
         False, description="Ignore stored results: every node runs (and stores anew)."
     )
+    tuning: bool = Field(
+        True,
+        description="Plan from the figures of past runs (docs/plan.md, tuning from past runs); "
+        "false: the fixed rules, as `--no-tuning` (the run is labelled untuned).",
+    )
     up_to: str | None = Field(None, description="Run only this node and its ancestors.")
     from_node: str | None = Field(
         None, description="Run this node and everything below it, reusing what is stored above it."

@@ -32,6 +32,19 @@ class NodeRun(Many):
     attempt_spans: list[AttemptSpan]
 
 
+class StartedFrom(Schema):
+    """What started a run besides a person or a schedule: `backfill` with the interval, or
+    `trigger` with the trigger's id, kind and name."""
+
+    kind: Literal["backfill", "trigger"]
+    backfill: int | None = None
+    interval_start: Timestamp | None = None
+    interval_end: Timestamp | None = None
+    trigger: int | None = None
+    trigger_kind: str | None = None
+    name: str | None = None
+
+
 class RunSummary(Schema):
     """A run with its number in its pipeline, who started it and its timings."""
 
@@ -44,6 +57,9 @@ class RunSummary(Schema):
     status: Literal[RUN_STATUSES]
     parameters: dict[str, Any]
     fresh: bool = Field(description="Whether the run ignored stored results.")
+    tuning: bool = Field(
+        True, description="Whether the run was planned from past runs' figures (false: untuned)."
+    )
     up_to: str | None = Field(description="The node the run stopped at (None: the whole pipeline).")
     from_node: str | None = Field(
         description="The node the run started from, reusing what is stored above it."
@@ -57,12 +73,17 @@ class RunSummary(Schema):
         "their problems (`allow_problems`).",
     )
     started_by: str | None
-    trigger: Literal["manual", "schedule", "trigger"] = Field(
-        description="Started by a person (manual), one of the pipeline's schedules or one of "
-        "its triggers."
+    trigger: Literal["manual", "schedule", "trigger", "backfill"] = Field(
+        description="Started by a person (manual), one of the pipeline's schedules, one of "
+        "its triggers, or a backfill (one of its intervals)."
     )
     triggered_by: str = Field(
         "", description="The trigger's event that started it, in words (triggered runs)."
+    )
+    started_from: StartedFrom | None = Field(
+        None,
+        description="The backfill interval or the trigger that started it (None for a person's "
+        "or a schedule's run, and once the trigger is deleted).",
     )
     schedule: int | None = Field(description="The schedule that started it, if it still exists.")
     created_at: Timestamp

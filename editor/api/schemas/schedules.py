@@ -24,6 +24,7 @@ class ScheduleOut(Schema):
     missed: str
     overlap: str
     use_pins: bool
+    tuning: bool
     next_fire_at: str | None
     last_fire_at: str | None
     last_run: int | None

@@ -36,7 +36,13 @@ class TriggerOut(Schema):
     )
     webhook_url_absolute: bool
     secret: str | None = Field(
-        None, description="The webhook's signing secret: answered once, at creation."
+        None,
+        description="The webhook's signing secret: answered once, at creation or rotation.",
+    )
+    old_secret_valid_until: Timestamp | None = Field(
+        None,
+        description="Until when the secret before the last rotation still signs calls (None: "
+        "it does not).",
     )
     recent_events: list[TriggerEventOut]
 

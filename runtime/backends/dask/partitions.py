@@ -95,9 +95,9 @@ def run_partitioned(work: Partitioned, address: str, ctx: NodeContext) -> tuple[
             stage.map_partitions(_length, meta=length, enforce_metadata=False).sum()
             for stage in stages
         ]
-        with _client(address) as client:
+        with cluster_client(address) as client:
             futures = client.compute([partials, *counts])
-            found = _gathered(client, futures, ctx)
+            found = gathered(client, futures, ctx)
     partial_frames, rows = found[0], [int(count) for count in found[1:]]
     combined = work.aggregate(partial_frames, split.combining())
     result = split.finished(combined)
@@ -142,7 +142,7 @@ _worker_client = None
 
 
 @contextmanager
-def _client(address: str) -> Iterator:
+def cluster_client(address: str) -> Iterator:
     """The worker's client (the run was sent to this cluster, so its scheduler is `address`);
     elsewhere (the command line) a client of this segment's own, configured by Dask's
     configuration. A run that is a task leaves its thread to the partitions meanwhile."""
@@ -168,14 +168,21 @@ def _client(address: str) -> Iterator:
         client.close()
 
 
-def _gathered(client, futures: list, ctx: NodeContext) -> list:
-    """The futures' results, cancelling them when the node is stopped."""
-    while not all(future.done() for future in futures):
+def gathered(client, futures: list, ctx: NodeContext, on_done=None) -> list:
+    """The futures' results, cancelling them when the node is stopped; `on_done(futures done)`
+    is told each time more have ended."""
+    told = 0
+    while True:
+        done = sum(future.done() for future in futures)
+        if on_done is not None and done > told:
+            told = done
+            on_done(done)
+        if done == len(futures):
+            return client.gather(futures)
         if ctx.cancelled:
             client.cancel(futures)
             raise NodeCancelled(f"node '{ctx.node_id}' was stopped")
         time.sleep(WAIT_S)
-    return client.gather(futures)
 
 
 def _figures(nodes: tuple[PlannedNode, ...], rows: list[int], result_rows: int) -> dict:

@@ -8,7 +8,8 @@ own way; where the two differ, the expression converts to the pandas path's resu
 
     integers, booleans, dates (date32, date64), strings (also large, view, dictionary): as read
     decimals of up to 38 digits: DECIMAL(p, s), Arrow's decimal128(p, s); wider ones: DOUBLE
-    floats: DOUBLE; timestamps without a zone: TIMESTAMP in the file's unit
+    floats: DOUBLE, NaN as null (pandas holds NaN as null: a sum skips it, a count
+    leaves it out); timestamps without a zone: TIMESTAMP in the file's unit
     timestamps with a zone: TIMESTAMPTZ (microseconds; seconds and milliseconds too, which
     `parquet_input` also reads in microseconds) or TIMESTAMPTZ_NS, the same instants; the
     segment's session computes and gives them in that zone (its `TimeZone`, `zones_of`), as
@@ -31,10 +32,10 @@ from __future__ import annotations
 
 from zoneinfo import available_timezones
 
-import pyarrow as pa
-
 from runtime.errors import NotLowerable
+from runtime.expressions.sql_parts import Sql, finite_column
 from runtime.expressions.sql_parts import identifier as quoted
+from runtime.lazy import pa
 from runtime.tables.frames import is_exact_decimal
 from runtime.tables.schema import Column
 
@@ -43,12 +44,13 @@ _ZONED = {"s": "TIMESTAMPTZ", "ms": "TIMESTAMPTZ", "us": "TIMESTAMPTZ", "ns": "T
 _TIMES = {"s": "%H:%M:%S", "ms": "%H:%M:%S.%g", "us": "%H:%M:%S.%f"}
 """strftime formats writing a time of day as Arrow's cast to text does, by unit."""
 _AS_IS = (
-    (pa.types.is_boolean, "boolean"),
-    (pa.types.is_string, "string"),
-    (pa.types.is_large_string, "string"),
-    (pa.types.is_string_view, "string"),
-    (pa.types.is_date, "date"),  # date64 too: Parquet stores either as days
+    ("is_boolean", "boolean"),
+    ("is_string", "string"),
+    ("is_large_string", "string"),
+    ("is_string_view", "string"),
+    ("is_date", "date"),  # date64 too: Parquet stores either as days
 )
+"""`pyarrow.types` checks (by name: pyarrow loads when a file is read) and the public type."""
 
 
 def parquet_columns(source: str, name: str, kind: pa.DataType) -> list[tuple[str, Column]]:
@@ -77,7 +79,9 @@ def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[
         return value, "integer"
     if is_exact_decimal(kind):  # DuckDB's DECIMAL(p, s) is Arrow's decimal128(p, s)
         return value, "decimal"
-    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+    if pa.types.is_floating(kind):  # NaN, which pandas holds as null (other engines write it)
+        return finite_column(Sql(f"CAST({value} AS DOUBLE)", (), "float")).text, "float"
+    if pa.types.is_decimal(kind):
         return f"CAST({value} AS DOUBLE)", "float"
     if pa.types.is_timestamp(kind):
         return _timestamp(source, name, value, kind), "datetime"
@@ -95,7 +99,7 @@ def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[
     if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
         return f"COALESCE(TRY(decode({value})), '0x' || lower(hex({value})))", "string"
     for check, type_name in _AS_IS:
-        if check(kind):
+        if getattr(pa.types, check)(kind):
             return value, type_name
     raise NotLowerable(f"column '{name}' of '{source}' is {kind}, {_why(kind)}")
 

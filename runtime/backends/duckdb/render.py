@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import pyarrow as pa
-
 from runtime import relational as rel
 from runtime.backends.duckdb import reshape
 from runtime.backends.duckdb.bounds import Check
@@ -45,9 +43,10 @@ from runtime.errors import NotLowerable
 from runtime.expressions.nulls import null_rejected_columns
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
-from runtime.expressions.to_sql import to_sql, to_sql_condition
+from runtime.expressions.to_sql import to_sql, to_sql_condition, to_sql_predicate
 from runtime.io.file_patterns import InputFile
 from runtime.io.paths import FileArea
+from runtime.lazy import pa
 from runtime.tables.frames import public_type
 from runtime.tables.schema import Column, Schema
 from runtime.tables.spilled import SpilledRows
@@ -72,6 +71,9 @@ class Query:
     them unsorted): the session must then keep insertion order."""
     zones: set[str] = field(default_factory=set)
     """The time zones of the datetimes the scans give."""
+    markers_after_read: bool = False
+    """Whether a CSV scan matches null markers on its columns, not in DuckDB's reader
+    (scans.py): a marker in a column of another type then fails DuckDB's cast."""
 
     def zone(self) -> str:
         """The session's `TimeZone` (scans.py `session_zone`)."""
@@ -139,15 +141,18 @@ class Query:
 class Renderer:
     """Renders relations into one `Query`; frames for `Input`s come from `frame_table`. Its
     names end in `token` (random by default, so no column of a frame can be one of them; a
-    compiled script passes its own, to read the same each time it is compiled)."""
+    compiled script passes its own, to read the same each time it is compiled). CSV scans
+    match null markers in DuckDB's reader only with `markers_in_reader` (scans.py)."""
 
     def __init__(
         self,
         files: FileArea,
         frame_table: Callable[[rel.Source], pa.Table],
         token: str | None = None,
+        markers_in_reader: bool = False,
     ):
         self.files = files
+        self.markers_in_reader = markers_in_reader
         self.frame_table = frame_table
         self.query = Query()
         self._token = token or secrets.token_hex(4)
@@ -212,9 +217,10 @@ class Renderer:
         return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
 
     def _scan(self, relation: rel.Scan) -> Rendered:
-        scan = scan_sql(relation, self.files)
+        scan = scan_sql(relation, self.files, self.markers_in_reader)
         self.query.scans[relation.path] = scan.files
         self.query.zones |= scan.zones
+        self.query.markers_after_read |= scan.markers_after_read
         return self._cte(scan.sql, scan.params, scan.schema, natural=True)
 
     def _stored(self, relation: rel.Stored) -> Rendered:
@@ -226,14 +232,14 @@ class Renderer:
     def _filter(self, relation: rel.Filter) -> Rendered:
         source = self._render(relation.input)
         met = [relation.condition] if relation.condition is not None else []
-        kept = [to_sql_condition(text, source.schema) for text in met]
+        kept = [to_sql_predicate(text, source.schema) for text in met]
         unless = [to_sql_condition(text, source.schema) for text in relation.unless]
         # every condition of the node, as pandas evaluates each on every row
         held = relation.fields or tuple((text, None) for text in [*relation.unless, *met])
         for text, held_in in held:
             bounds = to_sql_condition(text, source.schema).bounds
             self.query.check(relation, held_in, source.name, bounds)
-        where = [part.sql for part in kept] + [f"NOT ({part.sql})" for part in unless]
+        where = [f"({part.sql})" for part in kept] + [f"NOT ({part.sql})" for part in unless]
         params = tuple(param for part in [*kept, *unless] for param in part.params)
         body = f"SELECT * FROM {quoted(source.name)} WHERE {' AND '.join(where) or 'TRUE'}"
         rejected = null_rejected_columns(relation.condition) if met else frozenset()
@@ -389,8 +395,8 @@ class Renderer:
         params: tuple = ()
         if relation.condition is not None:  # the sides' names are distinct: no alias needed
             both = Schema((*left.schema.columns, *right.schema.columns))
-            condition = to_sql_condition(relation.condition, both)
-            on.append(condition.sql)
+            condition = to_sql_predicate(relation.condition, both)
+            on.append(f"({condition.sql})")
             params = condition.params
         body = (
             f"SELECT {_listed(selected)} FROM {quoted(left.name)} AS {LEFT} "

@@ -2,10 +2,18 @@
 
 A CSV file's column types are those pyarrow's reader infers from its first block, which is
 what `csv_input` gets: they are inferred here the same way and handed to DuckDB's `read_csv`
-as explicit `columns`, with pyarrow's null markers. A Parquet file's types come from its footer,
-each column converted as `parquet_input` converts it (parquet_types.py). Anything else (a CSV
-column of no values, a Parquet list) is `NotLowerable`, found before the query runs, so the
-segment runs on pandas instead.
+as explicit `columns`. pyarrow's null markers ("NA", "null", "NaN", … 17 of them) are matched
+by the reader itself only when asked (`markers_in_reader`): DuckDB's reader compares every
+value of every column read with each of them, about a fifth of a plain CSV query's CPU. By
+default the reader matches the empty string alone and the scan matches the rest on the columns
+read: text columns by a list of them, float columns by `isnan` (DuckDB parses "NaN" as one). A
+marker in a column of another type fails DuckDB's cast, and the segment runs again with the
+markers in the reader (segment.py); a column of another type with nulls in the file's first
+block (which may be markers) has the reader match them from the start.
+
+A Parquet file's types come from its footer, each column converted as `parquet_input` converts
+it (parquet_types.py). Anything else (a CSV column of no values, a Parquet list) is
+`NotLowerable`, found before the query runs, so the segment runs on pandas instead.
 
 A scan of a folder or a pattern reads the files `runtime.io.file_patterns` lists, each checked
 against the run's file area, handed to DuckDB as a bound list of real paths: DuckDB never
@@ -22,25 +30,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-import pyarrow as pa
-from pyarrow import csv as pa_csv
-
 from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns, zones_of
 from runtime.errors import NotLowerable, OperatorError
+from runtime.expressions.sql_parts import Sql, finite_column, string_literal
 from runtime.expressions.sql_parts import identifier as quoted
+from runtime.io.csv_types import NULL_MARKERS
 from runtime.io.file_patterns import InputFile, input_files
 from runtime.io.paths import FileArea
-from runtime.io.schema_reads import read_once
-from runtime.lazy import pq
+from runtime.io.schema_reads import KeptAs, read_once
+from runtime.lazy import pa, pa_csv, pq
 from runtime.operators.column_names import read_names
-from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options
+from runtime.operators.csv_files import CSV_ENDINGS, CsvInputParams, arrow_options, plain_types
 from runtime.operators.parquet_files import PARQUET_ENDINGS, interval_columns
 from runtime.plan.reuse.stored_result import GONE
 from runtime.relational import Scan, Stored
 from runtime.tables.schema import Column, Schema
 
-NULL_MARKERS = pa_csv.ConvertOptions().null_values
-"""pyarrow's default null strings, which `csv_input` uses."""
 _ENDINGS = {"csv": CSV_ENDINGS, "parquet": PARQUET_ENDINGS}
 DUCKDB_WILDCARDS = "*?[]{}"
 """Characters DuckDB's readers take a path holding them to be a pattern of."""
@@ -56,11 +61,16 @@ class ScanSql:
     files: tuple[InputFile, ...]
     schema: Schema
     zones: frozenset[str] = frozenset()
+    markers_after_read: bool = False
+    """Whether the reader leaves null markers to the scan's columns (a CSV scan's default),
+    so that a marker in a column of another type fails DuckDB's cast."""
 
 
-def scan_sql(scan: Scan, area: FileArea) -> ScanSql:
+def scan_sql(scan: Scan, area: FileArea, markers_in_reader: bool = False) -> ScanSql:
     files = readable_files(scan, area)
-    return _csv(scan, files) if scan.format == "csv" else _parquet(scan, files)
+    if scan.format == "csv":
+        return _csv(scan, files, markers_in_reader)
+    return _parquet(scan, files)
 
 
 def stored_sql(stored: Stored) -> ScanSql:
@@ -93,7 +103,7 @@ def readable_files(scan: Scan, area: FileArea) -> tuple[InputFile, ...]:
     return files
 
 
-def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
+def _csv(scan: Scan, files: tuple[InputFile, ...], markers_in_reader: bool) -> ScanSql:
     params = CsvInputParams(
         path=scan.path,
         delimiter=scan.option("delimiter", ","),
@@ -107,6 +117,7 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
     names = list(first)
     chosen = _chosen(scan, names)
     read = set(chosen if scan.read is None else read_names(chosen, set(scan.read)))
+    after = not (markers_in_reader or any(first[name].may_hold_markers for name in read))
     reader_sql = (
         "read_csv(?, columns = ?, header = ?, delim = ?, skip = ?, nullstr = ?, "
         "auto_detect = false, quote = '\"', escape = '\"')"
@@ -117,10 +128,11 @@ def _csv(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
         params.header,
         params.delimiter,
         params.skip_rows,
-        list(NULL_MARKERS),
+        [""] if after else list(NULL_MARKERS),
     )
-    columns = [_csv_column(name, first[name], name in read) for name in chosen]
-    return _select(scan, files, names, columns, reader_sql, reader_params)
+    columns = [_csv_column(name, first[name], name in read, after) for name in chosen]
+    found = _select(scan, files, names, columns, reader_sql, reader_params)
+    return replace(found, markers_after_read=after)
 
 
 class CsvColumnType(NamedTuple):
@@ -130,23 +142,68 @@ class CsvColumnType(NamedTuple):
     sql_type: str
     public_type: str | None
     refused: str | None = None
+    nulls_seen: bool = False
+    """Whether the file's first block holds nulls in it (read when the type is inferred)."""
+
+    @property
+    def may_hold_markers(self) -> bool:
+        """Whether the column may hold null markers that only DuckDB's reader takes as nulls
+        (a type other than text or float, nulls in the first block)."""
+        return self.nulls_seen and self.sql_type not in ("VARCHAR", "DOUBLE")
 
 
 def csv_columns(params: CsvInputParams, file: InputFile) -> dict[str, CsvColumnType]:
     """Each column of the file, in order, with its DuckDB and public type (read once while
     the file is unchanged: a run checks a scan, then renders it)."""
     key = ("csv_columns", params.delimiter, params.header, params.skip_rows, params.encoding)
-    return dict(read_once(file.location, key, lambda: _csv_columns(params, file)))
+    return dict(read_once(file.location, key, lambda: _csv_columns(params, file), _COLUMNS_JSON))
 
 
-def _csv_column(name: str, column: CsvColumnType, read: bool) -> tuple[str, Column]:
+_COLUMNS_JSON = KeptAs(
+    lambda columns: [[name, *column] for name, column in columns.items()],
+    lambda data: {name: CsvColumnType(*column) for name, *column in data},
+)
+"""How a CSV file's columns are kept on disk for the next command."""
+
+
+def _csv_column(
+    name: str, column: CsvColumnType, read: bool, markers_after_read: bool
+) -> tuple[str, Column]:
     """The column as the scan selects it: as `_converted` does for Parquet, one that does not
     lower is refused if read downstream, else a null placeholder."""
     if column.refused is None:
+        if read and markers_after_read:
+            return _markers_as_nulls(name, column.sql_type), Column(name, column.public_type)
         return quoted(name), Column(name, column.public_type)
     if read:
         raise NotLowerable(column.refused)
     return f"NULL AS {quoted(name)}", Column(name, "string")
+
+
+def _marker_test(column: str) -> str:
+    """Whether the text `column` is a null marker: a CASE on its length in bytes (which
+    DuckDB keeps with each string) picks the few markers of that length to compare with. On
+    the seed ETL's 10M rows this costs what reading the column costs; `list_position` over
+    all 16 markers cost 0.2 CPU-s more, and an `IN` list becomes a join once its parameters
+    are bound, which the row counts cannot read through."""
+    by_length: dict[int, list[str]] = {}
+    for marker in filter(None, NULL_MARKERS):  # the empty string is the reader's own
+        by_length.setdefault(len(marker.encode()), []).append(marker)
+    cases = " ".join(
+        f"WHEN {length} THEN ({' OR '.join(f'{column} = {string_literal(m)}' for m in markers)})"
+        for length, markers in sorted(by_length.items())
+    )
+    return f"CASE strlen({column}) {cases} ELSE false END"
+
+
+def _markers_as_nulls(name: str, sql_type: str) -> str:
+    """The column with the null markers the reader left as values turned into nulls."""
+    column = quoted(name)
+    if sql_type == "VARCHAR":
+        return f"CASE WHEN {_marker_test(column)} THEN NULL ELSE {column} END AS {column}"
+    if sql_type == "DOUBLE":
+        return f"{finite_column(Sql(column, (), 'float')).text} AS {column}"
+    return column
 
 
 def _csv_shape(columns: dict[str, CsvColumnType]) -> list[tuple]:
@@ -156,10 +213,33 @@ def _csv_shape(columns: dict[str, CsvColumnType]) -> list[tuple]:
 
 
 def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
+    """Each column's type, from the first block as pyarrow infers it: read without pyarrow
+    where that is sure (csv_files.plain_types), else by pyarrow."""
+    block = plain_types(params, file.location)
+    if block is None:
+        found = _arrow_csv_kinds(params, file)
+    else:
+        found = [(kept.name, kept.kind, kept.first_null is not None) for kept in block.columns]
+    types = {
+        name: _csv_type(file.name, name, kind)._replace(nulls_seen=seen)
+        for name, kind, seen in found
+    }
+    if len(types) < len(found):
+        raise NotLowerable(f"'{file.name}' has two columns of the same name")
+    return types
+
+
+def _arrow_csv_kinds(params: CsvInputParams, file: InputFile) -> list[tuple[str, str, bool]]:
+    """Each column's name, the name of the type pyarrow infers, and whether the first block
+    holds a null in it."""
     try:
         options = arrow_options(params, None, threads=False)  # the types alone: one block
         with pa_csv.open_csv(file.location, *options) as reader:
             inferred = reader.schema
+            block = next(iter(reader), None)
+        # pyarrow's allocator keeps what it freed for its next use, which never comes before
+        # DuckDB's query: 47 MiB of the seed ETL's peak at 10M rows (322 → 275 MiB)
+        pa.default_memory_pool().release_unused()
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         first = str(error).strip().splitlines()[0]
         raise OperatorError(f"cannot read '{file.name}' as CSV: {first}") from error
@@ -168,13 +248,10 @@ def _csv_columns(params: CsvInputParams, file: InputFile) -> dict:
         if params.header
         else [f"column_{index + 1}" for index in range(len(inferred.names))]
     )
-    types = {
-        name: _csv_type(file.name, name, field.type)
-        for name, field in zip(names, inferred, strict=True)
-    }
-    if len(types) < len(names):
-        raise NotLowerable(f"'{file.name}' has two columns of the same name")
-    return types
+    return [
+        (name, str(field.type), block is not None and block.column(index).null_count > 0)
+        for index, (name, field) in enumerate(zip(names, inferred, strict=True))
+    ]
 
 
 def _select(scan: Scan, files, names, columns: list[tuple[str, Column]], reader_sql, params):
@@ -194,19 +271,21 @@ def _select(scan: Scan, files, names, columns: list[tuple[str, Column]], reader_
     return ScanSql(sql, (*before, *params), files, Schema(tuple(schema)))
 
 
-def _csv_type(source: str, name: str, kind: pa.DataType) -> CsvColumnType:
-    """The DuckDB and public type of a column pyarrow inferred as `kind`."""
-    simple = {
-        pa.int64(): ("BIGINT", "integer"),
-        pa.float64(): ("DOUBLE", "float"),
-        pa.bool_(): ("BOOLEAN", "boolean"),
-        pa.string(): ("VARCHAR", "string"),
-        pa.date32(): ("DATE", "date"),
-    }
-    if kind in simple:
-        return CsvColumnType(*simple[kind])
-    if pa.types.is_timestamp(kind) and kind.tz is None and kind.unit in ("s", "ns"):
-        return CsvColumnType(TIMESTAMPS[kind.unit], "datetime")
+_CSV_TYPES = {
+    "int64": ("BIGINT", "integer"),
+    "double": ("DOUBLE", "float"),
+    "bool": ("BOOLEAN", "boolean"),
+    "string": ("VARCHAR", "string"),
+    "date32[day]": ("DATE", "date"),
+    **{f"timestamp[{unit}]": (TIMESTAMPS[unit], "datetime") for unit in ("s", "ns")},
+}
+"""The DuckDB and public type of each type pyarrow's CSV inference gives, by its name."""
+
+
+def _csv_type(source: str, name: str, kind: str) -> CsvColumnType:
+    """The DuckDB and public type of a column pyarrow inferred as `kind` (the type's name)."""
+    if kind in _CSV_TYPES:
+        return CsvColumnType(*_CSV_TYPES[kind])
     refused = f"column '{name}' of '{source}' reads as {kind}, kept as pandas keeps it"
     return CsvColumnType("VARCHAR", None, refused)
 

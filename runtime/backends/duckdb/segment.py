@@ -20,7 +20,6 @@ from functools import cache
 from pathlib import Path
 
 import duckdb
-import pyarrow as pa
 
 from runtime.backends.duckdb.bounds import refused
 from runtime.backends.duckdb.counts import Tally
@@ -43,7 +42,7 @@ from runtime.errors import MemberError, NodeCancelled, NotLowerable, OperatorErr
 from runtime.expressions.sql_parts import SQL_TYPES
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
-from runtime.lazy import pd
+from runtime.lazy import pa, pd
 from runtime.relational import BROADCAST_NEEDS, Broadcast, Relation, scans_of
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import date_dtype, is_decimal_dtype
@@ -98,13 +97,33 @@ class Stopper:
             raise NodeCancelled("the run was stopped")
 
 
+class _MarkerInTypedColumn(Exception):
+    """A CSV column of a type other than text or float held a null marker the reader took for
+    a value (scans.py): the segment runs again with the markers matched in the reader."""
+
+
 def run_segment(
+    members: dict[str, dict[str, Relation]],
+    exits: list[Exit],
+    frames: dict[Source, pd.DataFrame],
+    **options,
+) -> SegmentResult:
+    """`_run_once`, with CSV null markers matched after the read; once more with them matched
+    in DuckDB's reader if a typed column held one (its cast failed, nothing was published)."""
+    try:
+        return _run_once(members, exits, frames, markers_in_reader=False, **options)
+    except _MarkerInTypedColumn:
+        return _run_once(members, exits, frames, markers_in_reader=True, **options)
+
+
+def _run_once(
     members: dict[str, dict[str, Relation]],
     exits: list[Exit],
     frames: dict[Source, pd.DataFrame],
     *,
     files: FileArea | Path | str,
     spill_dir: Path,
+    markers_in_reader: bool,
     budget: Budget | None = None,
     on_stop: Callable[[Callable[[], None]], None] | None = None,
     on_progress: Callable[[float], None] | None = None,
@@ -132,7 +151,7 @@ def run_segment(
     writes = writes_of(members)
     roots = [*(relations[exit] for exit in exits), *(write.input for write in writes.values())]
     schedule = steps(roots)
-    renderer = Renderer(files, lambda source: frame_table(frames[source]))
+    renderer = Renderer(files, lambda source: frame_table(frames[source]), None, markers_in_reader)
     try:
         computed = [step.relation for step in schedule]
         computed += [relations[port] for port in copies if relations[port] not in computed]
@@ -184,10 +203,12 @@ def run_segment(
         raise SegmentError(str(error), error.node, error.retryable) from error
     except duckdb.InterruptException as error:
         raise NodeCancelled("the run was stopped") from error
+    except duckdb.ConversionException as error:
+        if query.markers_after_read:
+            raise _MarkerInTypedColumn from error
+        raise _failed(error, known, members, query, read) from None
     except duckdb.Error as error:
-        full = readable(str(error), known)
-        node = _node_named(full, members, query.scans) or _broadcasting(full, members)
-        raise SegmentError(_naming_the_file(full, read.values()), node) from None
+        raise _failed(error, known, members, query, read) from None
     finally:
         if connection is not None:
             stopper.attach(None)
@@ -197,6 +218,13 @@ def run_segment(
     results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
     rows = {**tally.rows(members), **dict.fromkeys(writes, 0)}  # an output node yields none
     return SegmentResult(results, rows, written)
+
+
+def _failed(error: duckdb.Error, known: dict, members, query, read: dict) -> SegmentError:
+    """DuckDB's error in the words of the run: the node it concerns, the files by their names."""
+    full = readable(str(error), known)
+    node = _node_named(full, members, query.scans) or _broadcasting(full, members)
+    return SegmentError(_naming_the_file(full, read.values()), node)
 
 
 def _bounded(query, connection, members) -> None:

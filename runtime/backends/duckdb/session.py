@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from runtime.budget import MEMORY_PER_THREAD, Budget
+from runtime.expressions.sql_parts import string_literal
 
 PROFILED = ["operator.name", "operator.type", "operator.extra_info", "operator.intermediate_rows"]
 
@@ -53,7 +54,7 @@ def open_session(
     )
     try:
         paths = [str(path) for path in (*reads, *writes)]
-        connection.execute(f"SET TimeZone = {_literal(zone)}")  # a zone name scans checked
+        connection.execute(f"SET TimeZone = {string_literal(zone)}")  # a zone name scans checked
         _lock(connection, paths, str(spill_dir).rstrip("/") + "/")
     except BaseException:
         connection.close()
@@ -80,8 +81,4 @@ def _lock(connection, paths: list[str], spill: str) -> None:
 
 
 def _list_literal(values: list[str]) -> str:
-    return "[" + ", ".join(_literal(value) for value in values) + "]"
-
-
-def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+    return "[" + ", ".join(string_literal(value) for value in values) + "]"

@@ -11,6 +11,7 @@ was killed has its staging tables dropped by whoever ends or reaps it (`staging.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Literal
 
 import sqlalchemy as sa
@@ -36,6 +37,7 @@ from runtime.operators.sql.node_connection import close_connection, node_connect
 from runtime.operators.sql.staging import OLD
 from runtime.operators.sql.staging import staging_name as staging_table_name
 from runtime.tables.schema import type_name_of
+from runtime.tables.spilled import SpilledRows
 
 
 class SqlOutputParams(OperatorParams):
@@ -105,10 +107,15 @@ class SqlOutput(Operator):
     def close(self, ctx):
         close_connection(ctx)
 
+    def reads_batches(self, params):
+        return True
+
     def run(self, ctx, inputs):
         params: SqlOutputParams = ctx.params
-        frame: pd.DataFrame = inputs["in"]
-        require_columns("keys", params.keys, frame.columns)
+        rows: pd.DataFrame | SpilledRows = inputs["in"]
+        spilled = isinstance(rows, SpilledRows)
+        shape = rows.empty() if spilled else rows
+        require_columns("keys", params.keys, shape.columns)
         with (
             node_connection(ctx, params.connection, write_to=params.table) as connection,
             database_errors(
@@ -116,34 +123,42 @@ class SqlOutput(Operator):
                 connection.engine.url,
             ),
         ):
-            write_frame(ctx, connection, frame)
-        ctx.metrics.update(table=params.table, rows_written=len(frame))
-        ctx.logger.info(f"wrote {len(frame)} rows to '{params.table}' ({params.mode})")
+            write_batches(ctx, connection, shape, rows.frames() if spilled else [rows])
+        ctx.metrics.update(table=params.table, rows_written=len(rows))
+        ctx.logger.info(f"wrote {len(rows)} rows to '{params.table}' ({params.mode})")
         return {}
 
 
 def write_frame(ctx: NodeContext, connection: Connection, frame: pd.DataFrame) -> None:
     """Write `frame` to the table `ctx.params` names, in its mode, committing through `ctx`."""
+    write_batches(ctx, connection, frame, [frame])
+
+
+def write_batches(
+    ctx: NodeContext, connection: Connection, frame: pd.DataFrame, frames: Iterable[pd.DataFrame]
+) -> None:
+    """Write the rows of `frames`, one after another, in one transaction (rows spilled to a
+    file come a batch at a time); `frame` has their columns and dtypes."""
     params: SqlOutputParams = ctx.params
     schema, _, name = params.table.rpartition(".")
     existing = _existing_table(connection, name, schema or None)
     if existing is not None and params.mode == "upsert":
         _require_unique_keys(connection, existing, params)
     if existing is not None and params.mode != "replace":
-        _insert(ctx, connection, _matching(existing, frame, params.table), frame)
+        _insert(ctx, connection, _matching(existing, frame, params.table), frame, frames)
         ctx.commit(connection.commit)
     elif connection.dialect.name in SWAP_DIALECTS:
-        _write_by_swap(ctx, connection, frame, existing, name, schema or None)
+        _write_by_swap(ctx, connection, frame, frames, existing, name, schema or None)
     else:
         if existing is not None:
             existing.drop(connection)
         table = _new_table(frame, name, schema or None, params.keys)
         table.create(connection)
-        _insert(ctx, connection, table, frame)
+        _insert(ctx, connection, table, frame, frames)
         ctx.commit(connection.commit)
 
 
-def _write_by_swap(ctx, connection, frame, existing, name, schema) -> None:
+def _write_by_swap(ctx, connection, frame, frames, existing, name, schema) -> None:
     """Fill a staging table, then rename it into place at commit (DDL that auto-commits)."""
     staging_name = staging_table_name(name, ctx.run_id)  # named after the run: see staging.py
     staging = _new_table(frame, staging_name, schema, ctx.params.keys)
@@ -154,7 +169,7 @@ def _write_by_swap(ctx, connection, frame, existing, name, schema) -> None:
     swap = ", ".join(f"{quote(source)} TO {quote(destination)}" for source, destination in renames)
     staging.create(connection)
     try:
-        _insert(ctx, connection, staging, frame)
+        _insert(ctx, connection, staging, frame, frames)
         connection.commit()
         ctx.commit(lambda: connection.exec_driver_sql(f"RENAME TABLE {swap}"))  # atomic
     finally:
@@ -219,19 +234,29 @@ def _new_table(frame: pd.DataFrame, name: str, schema: str | None, keys: list[st
     return sa.Table(name, sa.MetaData(), *columns, schema=schema, mysql_engine="InnoDB")
 
 
-def _insert(ctx: NodeContext, connection: Connection, table: sa.Table, frame: pd.DataFrame):
-    """Insert (or upsert) the rows in executemany batches of `chunk_size`."""
+def _insert(
+    ctx: NodeContext,
+    connection: Connection,
+    table: sa.Table,
+    frame: pd.DataFrame,
+    frames: Iterable[pd.DataFrame],
+):
+    """Insert (or upsert) the rows of `frames` (in `frame`'s columns) in executemany batches
+    of `chunk_size`."""
     params: SqlOutputParams = ctx.params
     names = [str(column) for column in frame.columns]
     statement = _insert_statement(connection, table, params, names)
     zones = connection.dialect.name in TIME_ZONE_TIMESTAMPS
-    for start in range(0, len(frame), params.chunk_size):
-        ctx.check_cancelled()
-        chunk = frame.iloc[start : start + params.chunk_size]
-        columns = [_python_values(chunk[column], zones) for column in chunk.columns]
-        rows = zip(*columns, strict=True)
-        connection.execute(statement, [dict(zip(names, row, strict=True)) for row in rows])
-        ctx.progress(start + len(chunk))
+    done = 0
+    for batch in frames:
+        for start in range(0, len(batch), params.chunk_size):
+            ctx.check_cancelled()
+            chunk = batch.iloc[start : start + params.chunk_size]
+            columns = [_python_values(chunk[column], zones) for column in chunk.columns]
+            rows = zip(*columns, strict=True)
+            connection.execute(statement, [dict(zip(names, row, strict=True)) for row in rows])
+            done += len(chunk)
+            ctx.progress(done)
 
 
 def _insert_statement(connection, table: sa.Table, params: SqlOutputParams, names: list[str]):

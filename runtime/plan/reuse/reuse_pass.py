@@ -15,6 +15,8 @@ filter), so that editing any node from there down re-runs from the store and not
 pipeline's files; and the node a run goes up to. A chain that reads an input directly (a
 file's scan, millions of rows to write) is stored only once a run of the plan saw an edit in
 it or in its reader (`edited_nodes`): a first run costs what a run without the store does.
+Past runs' figures leave out results that took longer to store than to recompute from the
+stored results above them (runtime/tuning/storing.py).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,8 @@ from runtime.plan.reuse.keys import Keys, Parts, plan_keys
 from runtime.plan.reuse.stored_result import StoredResult
 from runtime.plan.run_options import RunOptions
 from runtime.plan.schemas import OutputSchemas
+from runtime.tuning.figures import NodeFigures
+from runtime.tuning.storing import not_kept
 
 REUSED = "reused from the cache"
 PINNED = "pinned: its output is the pinned rows"
@@ -72,6 +76,11 @@ class CacheRun:
     columns: dict = field(default_factory=dict)
     """Each port's columns where they are known before the run, recorded with its stored
     result (which may hold only those read downstream): what the Data tab says is missing."""
+    unkept: set[str] = field(default_factory=set)
+    """Nodes whose results this run does not store: past runs recomputed them sooner than
+    they stored them (runtime/tuning/storing.py)."""
+    left_out: set[str] = field(default_factory=set)
+    """Nodes whose results earlier runs of the plan did not store, so (`remember`)."""
 
 
 def plan_reuse(
@@ -82,14 +91,18 @@ def plan_reuse(
     files: FileArea,
     connections=None,
     schemas: OutputSchemas | None = None,
+    measured: Mapping[str, NodeFigures] | None = None,
 ) -> Plan:
     """`plan` with reused nodes read from `store` or left out, and what to store marked;
-    `schemas`: the nodes' output schemas before pruning (their columns go in the records)."""
+    `schemas`: the nodes' output schemas before pruning (their columns go in the records);
+    `measured`: past runs' figures, which leave out results cheaper to recompute than to
+    store (`unkept`)."""
     keys, wide = plan_keys(plan, files, connections, store=store)
     below = _below(plan, options.from_node)
     cache = CacheRun(store, keys, order=list(plan.order), wide=wide)
     record = store.record(_plan_key(plan.name))
     cache.last = record.get("nodes", {})
+    cache.left_out = set(record.get("unkept", []))
     cache.edited = edited_nodes(plan, keys, record)
     cache.large = {
         node_id
@@ -142,11 +155,37 @@ def plan_reuse(
             cache.reading.add(node_id)
         else:
             result.stored |= _to_store(plan, node, states, cache)
+    if measured:
+        result = _unkept(result, cache, states, measured)
     result.cache = cache
     used = [node_id for node_id in plan.order if states[node_id] != "run"]
     if used:
         result.notes.append(f"{REUSED}: {', '.join(used)}")
     return rederived(result)
+
+
+def _unkept(plan: Plan, cache: CacheRun, states: dict[str, str], measured) -> Plan:
+    """`plan` storing none of the results that past runs recomputed sooner than they stored
+    (each choice said in `plan.tuned`); a node a caller or a data test reads whole, an output,
+    a pin and a result never reused keep what they had."""
+    candidates = {
+        node_id
+        for node_id, state in states.items()
+        if state == "run"
+        and node_id not in plan.whole
+        and node_id not in plan.pinned
+        and node_id not in cache.keys.volatile
+        and plan.nodes[node_id].operator.kind != "output"
+    }
+    skipped, kept = not_kept(
+        cache.order, plan.predecessors, measured, candidates=candidates, edited=cache.edited
+    )
+    cache.unkept = set(skipped)
+    return dataclasses.replace(
+        plan,
+        stored={port for port in plan.stored if port[0] not in skipped},
+        tuned=[*plan.tuned, *skipped.values(), *kept],
+    )
 
 
 def up_to(plan: Plan, node_id: str) -> Plan:
@@ -263,6 +302,8 @@ def _changed(plan: Plan, node_id: str, cache: CacheRun) -> str:
         return "no stored result: it has not run with the store yet"
     parts = cache.keys.parts[node_id]
     if last["key"] == cache.keys.nodes[node_id]:
+        if node_id in cache.left_out:
+            return "its result was not kept: past runs computed it sooner than they stored it"
         return "its stored result was removed (the store keeps a bounded size)"
     if last["operator"] != parts.operator:
         return "its operator changed version"
@@ -282,15 +323,19 @@ def _changed(plan: Plan, node_id: str, cache: CacheRun) -> str:
     return "no stored result"
 
 
-def remember(
-    store: ResultStore, plan_name: str, keys: Keys, succeeded: set[str], edited: set[str]
-) -> None:
-    """Keep the parts of each succeeded node's key, for the next run's reasons, and the nodes
-    edited so far, for the next run's restart points."""
-    parts = last_parts(store, plan_name)
+def remember(store: ResultStore, plan_name: str, cache: CacheRun, succeeded: set[str]) -> None:
+    """Keep the parts of each succeeded node's key, for the next run's reasons; the nodes
+    edited so far, for the next run's restart points; and the nodes whose results were left
+    out (this run's, and earlier runs' that this run did not store), for the reasons too."""
+    keys = cache.keys
+    record = store.record(_plan_key(plan_name))
+    parts = record.get("nodes", {})
     for node_id in succeeded & set(keys.parts):
         parts[node_id] = {"key": keys.nodes[node_id], **_jsonable(keys.parts[node_id])}
-    store.note(_plan_key(plan_name), nodes=parts, edited=sorted(edited))
+    unkept = (set(record.get("unkept", [])) - succeeded) | cache.unkept
+    store.note(
+        _plan_key(plan_name), nodes=parts, edited=sorted(cache.edited), unkept=sorted(unkept)
+    )
 
 
 def edited_nodes(plan: Plan, keys: Keys, record: dict) -> set[str]:
@@ -310,10 +355,6 @@ def edited_nodes(plan: Plan, keys: Keys, record: dict) -> set[str]:
         ):
             found.add(node_id)
     return found
-
-
-def last_parts(store: ResultStore, plan_name: str) -> dict:
-    return store.record(_plan_key(plan_name)).get("nodes", {})
 
 
 def _plan_key(plan_name: str) -> str:

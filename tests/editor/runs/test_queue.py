@@ -140,6 +140,29 @@ def test_the_reaper_leaves_a_queued_run_nobody_holds_waiting_for_a_worker(owner,
     assert Run.objects.get(pk=waiting).status == "queued"
 
 
+@pytest.mark.django_db
+def test_the_reaper_never_takes_a_run_this_process_is_claiming_for_one_it_left(owner, pipeline):
+    """A claim writes this process's pid before the run's thread holds it: the reaper used to
+    read what was held first, then the runs, and mark a run claimed in between interrupted
+    (a worker service's first round at its start met its first claim)."""
+    [claimed] = queued(owner, pipeline)
+    assert queue.claim_next() == claimed
+
+    assert watch.reap_interrupted_runs() == []
+    assert Run.objects.get(pk=claimed).status == "running"
+
+
+@pytest.mark.django_db
+def test_a_run_claimed_again_after_the_reaper_read_it_is_left_to_its_new_process(owner, pipeline):
+    [run_id] = queued(owner, pipeline, status="running", host="elsewhere", pid=4242)
+    Run.objects.update(heartbeat_at=timezone.now() - timedelta(seconds=watch.STALE_AFTER_S * 2))
+    read = Run.objects.get(pk=run_id)
+    Run.objects.filter(pk=run_id).update(host="another", pid=4343, heartbeat_at=timezone.now())
+
+    assert watch._interrupt(read) is False
+    assert Run.objects.get(pk=run_id).status == "running"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_run_started_in_the_foreground_is_held_by_its_process(client, data_root):
     pipeline_id = post_json(client, "/api/pipelines", SEED).json()["id"]

@@ -116,6 +116,9 @@ async def test_a_stopped_service_finishes_its_runs_and_a_second_signal_stops_the
     )
 
     workers.process.send_signal(signal.SIGTERM)
+    # A second SIGTERM sent before the first is handled is the same one: the service would
+    # only finish its runs (and miss the 20 s below, on a busy machine).
+    await asyncio.to_thread(workers.wait_to_say, "stopping: waiting for")
     done = await wait_for(runner, token, finishing_run, lambda body: body["status"] not in ACTIVE)
     assert done["status"] == "succeeded" and succeeded(done) == 7
     assert workers.process.poll() is None

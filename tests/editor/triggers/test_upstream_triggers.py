@@ -4,9 +4,14 @@ refused naming it; an upstream pipeline the saver may not read is refused."""
 
 from __future__ import annotations
 
-import pytest
+import threading
+import time
 
-from editor.models import Run, Workspace
+import pytest
+from django.db import connection, transaction
+
+from editor.errors import ActionError
+from editor.models import Run, Trigger, Workspace
 from editor.triggers import watch
 from runtime.execution.statuses import RunStatus
 from tests.editor.conftest import client_for, post_json
@@ -112,3 +117,37 @@ def test_a_mapping_to_an_undeclared_parameter_or_a_wrong_type_names_the_field(cl
     assert (unknown.status_code, unknown.json()["field"]) == (400, "parameters.nope")
     assert (wrong.status_code, wrong.json()["field"]) == (400, "parameters.min_age")
     assert "declared an integer; the event's 'path' is a string" in wrong.json()["message"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_saves_that_only_together_close_a_loop_take_turns_and_the_second_is_refused(
+    client, data_root, owner
+):
+    """The first save holds its transaction open a while after checking and adding its
+    trigger; the second, begun meanwhile, waits for it and then sees the loop. Without the
+    locks the second checks against the triggers committed before the first and both land."""
+    first, second = make_pipeline(client, "first"), make_pipeline(client, "second")
+    checked = threading.Event()
+    errors: list[Exception] = []
+
+    def save_first() -> None:
+        try:
+            with transaction.atomic():
+                make_trigger(second, owner, kind="upstream", upstream=first.pk)
+                checked.set()
+                time.sleep(1.0)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=save_first)
+    thread.start()
+    assert checked.wait(10)
+    try:
+        make_trigger(first, owner, kind="upstream", upstream=second.pk)
+    except ActionError as error:
+        errors.append(error)
+    thread.join()
+
+    [error] = errors
+    assert error.code == "trigger_loop"
+    assert Trigger.objects.filter(kind="upstream").count() == 1

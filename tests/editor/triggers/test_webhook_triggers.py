@@ -21,19 +21,6 @@ def runs_stay_queued(settings):
     settings.PIPEWRIGHT_WORKERS = "service"
 
 
-@pytest.fixture
-def webhook(client, data_root) -> dict:
-    """A webhook trigger mapping the body's `age` to the `min_age` parameter, as created."""
-    pipeline = make_pipeline(client)
-    answer = post_json(
-        client,
-        f"/api/pipelines/{pipeline.pk}/triggers",
-        {"kind": "webhook", "name": "from CRM", "parameters": {"min_age": "age"}},
-    )
-    assert answer.status_code == 201, answer.content
-    return answer.json()
-
-
 def call(hook: dict, body: bytes, signature: str | None = None, **headers):
     """POST `body` to the hook's URL without signing in, signed with its secret unless told."""
     signed = hooks.signature(hook["secret"], body) if signature is None else signature

@@ -44,6 +44,12 @@ LISTS = {
     "api/previews/line",  # where the caller's own waiting preview is: every user has one
 }
 
+REACHED_ELSEWHERE = {
+    # a node path of a run of a pipeline with a sub-pipeline: tests/editor/test_api_run_inside.py
+    # reaches it; the owner's run here has none, so the owner gets the 404 naming the path
+    "api/runs/<int:run_id>/inside/<path>",
+}
+
 
 def walk(patterns, prefix: str = ""):
     for pattern in patterns:
@@ -159,6 +165,10 @@ def test_the_owner_reaches_every_endpoint(route, objects, owner):
         getattr(client, method)(url, content_type="application/json").status_code
         for method in METHODS
     ]
+    if route in REACHED_ELSEWHERE:
+        assert reached == [404, 405, 405, 405], (url, reached)
+        assert "has no" in client.get(url).json()["message"]
+        return
     assert any(status not in (401, 403, 404, 405) for status in reached), (url, reached)
 
 

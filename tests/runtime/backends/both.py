@@ -10,13 +10,18 @@ files must read back alike, with pandas' readers and with the input operators.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
 from runtime.backends.duckdb import run_segment
+from runtime.backends.duckdb.render import Renderer
+from runtime.backends.duckdb.segment import frame_table
+from runtime.io.paths import FileArea
 from runtime.operators.context import NodeContext
 from runtime.operators.registry import default_registry
 from runtime.relational import Input
@@ -56,6 +61,26 @@ def lower_all(steps: list[Step], frames: dict[str, pd.DataFrame], schemas: dict)
         relations[step.id] = lowered["out"]
         members[step.id] = lowered
     return members
+
+
+def explained(steps: list[Step], frames: dict[str, pd.DataFrame], root: Path) -> list[dict]:
+    """Every operator of DuckDB's plan (`EXPLAIN (FORMAT JSON)`, each with its `name`,
+    `extra_info` and `children`) of the last step's query as the renderer renders it."""
+    _, schemas = run_pandas(steps, frames, root)
+    members = lower_all(steps, frames, schemas)
+    renderer = Renderer(FileArea.of(root), lambda source: frame_table(frames[source[0]]))
+    [rendered] = renderer.render([members[steps[-1].id]["out"]])
+    sql, params = renderer.query.exit_sql(rendered)
+    with duckdb.connect() as connection:
+        for name, table in renderer.query.tables.items():
+            connection.register(name, table)
+        [(_, plan)] = connection.execute(f"EXPLAIN (FORMAT JSON) {sql}", params).fetchall()
+    found, pending = [], json.loads(plan)
+    while pending:
+        node = pending.pop()
+        pending += node.get("children", [])
+        found.append(node)
+    return found
 
 
 def run_duckdb(steps, frames, schemas, root: Path, exits: list[str], **options):

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from distributed import LocalCluster
 
 from runtime.backends.dask import partitions
 from runtime.document.spec import load_document
@@ -31,14 +30,6 @@ from runtime.plan.prepare import prepare
 
 ROOT = Path(__file__).resolve().parents[3]
 REGIONS = ["north", "south", "east", None]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as local:
-        yield local.scheduler_address
 
 
 def sales(folder: Path, files: int = 4, rows: int = 500, suffix: str = ".parquet") -> Path:

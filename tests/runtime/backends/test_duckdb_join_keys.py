@@ -5,18 +5,12 @@ as a hash join on an equality. Answers stay pandas' either way."""
 
 from __future__ import annotations
 
-import json
-
-import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from runtime.backends.duckdb.render import Renderer
-from runtime.backends.duckdb.segment import frame_table
-from runtime.io.paths import FileArea
-from tests.runtime.backends.both import Step, assert_same, lower_all, run_pandas
+from tests.runtime.backends.both import Step, assert_same, explained
 
 
 def left() -> pd.DataFrame:
@@ -44,22 +38,11 @@ def joins_of(steps: list[Step], frames: dict, root) -> list[tuple[str, str]]:
     """Each join of DuckDB's plan (EXPLAIN) of the last step's query as the renderer renders
     it: the operator and its condition, its two columns in name order (`k = k2`; DuckDB
     writes them build side last)."""
-    _, schemas = run_pandas(steps, frames, root)
-    members = lower_all(steps, frames, schemas)
-    renderer = Renderer(FileArea.of(root), lambda source: frame_table(frames[source[0]]))
-    [rendered] = renderer.render([members[steps[-1].id]["out"]])
-    sql, params = renderer.query.exit_sql(rendered)
-    with duckdb.connect() as connection:
-        for name, table in renderer.query.tables.items():
-            connection.register(name, table)
-        [(_, plan)] = connection.execute(f"EXPLAIN (FORMAT JSON) {sql}", params).fetchall()
-    found, pending = [], json.loads(plan)
-    while pending:
-        node = pending.pop()
-        pending += node.get("children", [])
-        if "JOIN" in node["name"]:
-            found.append((node["name"], _ordered(node["extra_info"]["Conditions"])))
-    return found
+    return [
+        (node["name"], _ordered(node["extra_info"]["Conditions"]))
+        for node in explained(steps, frames, root)
+        if "JOIN" in node["name"]
+    ]
 
 
 def _ordered(condition: str) -> str:

@@ -6,10 +6,12 @@ import datetime
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
 from runtime.errors import NotLowerable
+from runtime.io.csv_types import NULL_MARKERS
 from tests.runtime.backends.both import Step, assert_same, run_duckdb, run_pandas
 
 CSV = (
@@ -62,6 +64,69 @@ def test_csv_scan_types_come_from_the_first_block_like_pyarrow(root):
     ]
     actual = assert_same(steps, {}, root, exits=["l", "f"], ordered=["l", "f"])
     assert str(actual["f"].dtypes["a"]) == "Int64"
+
+
+def test_csv_scans_take_as_null_the_strings_csv_input_takes_as_null():
+    """The scan's list is written out (rendering needs no pyarrow): it must stay pyarrow's."""
+    assert list(NULL_MARKERS) == pa_csv.ConvertOptions().null_values
+
+
+def every_marker_in_every_type(columns: str) -> str:
+    """A CSV file of `columns` (i int, f float, b bool, d date, t datetime, s text): a row of
+    values, then a row of each null marker in every column, then values again."""
+    values = {"i": "7", "f": "2.5", "b": "true", "d": "2024-02-29", "t": "2024-02-29 10:00:00"}
+    values["s"] = "text"
+    row = lambda value: ",".join(value(name) for name in columns) + "\n"  # noqa: E731
+    markers = "".join(row(lambda name, marker=marker: marker) for marker in NULL_MARKERS)
+    return columns.replace("", ",")[1:-1] + "\n" + row(values.get) + markers + row(values.get)
+
+
+@pytest.mark.parametrize("columns", ["sf", "ifbdts", "is", "ds", "ts", "bs"])
+def test_every_null_marker_is_null_on_both_backends_in_a_column_of_any_type(root, columns):
+    """Text and float columns match the markers after DuckDB's reader; another type fails
+    its cast on the first marker and the segment runs again matching them in the reader."""
+    write(root, "in.csv", every_marker_in_every_type(columns))
+    steps = [
+        csv_step(),
+        Step("kept", "filter", {"condition": f"{columns[0]} is null"}, {"in": "read"}),
+    ]
+    actual = assert_same(steps, {}, root, exits=["read", "kept"], ordered=["read", "kept"])
+    assert len(actual["kept"]) == len(NULL_MARKERS)
+
+
+def test_markers_in_an_integer_column_past_the_first_block_are_null_on_both_backends(root):
+    """The types come from a first block without nulls: the scan leaves the markers to its
+    columns, the cast of the first "NA" fails, and the segment runs again."""
+    values = "".join(f"{index},v{index % 7}\n" for index in range(200_000))  # over 1 MiB
+    write(root, "in.csv", "i,s\n" + values + "NA,x\nnull,\n7,NaN\n")
+    assert scanned(root).markers_after_read
+    steps = [csv_step(), Step("kept", "filter", {"condition": "i is null"}, {"in": "read"})]
+    actual = assert_same(steps, {}, root, exits=["kept"], ordered=["kept"])
+    assert len(actual["kept"]) == 2
+
+
+def scanned(root, **options):
+    from runtime.backends.duckdb.scans import scan_sql
+    from runtime.io.paths import FileArea
+    from runtime.relational import Scan
+
+    scan = Scan("csv", "data/in.csv", (("delimiter", ","), ("header", True), ("skip_rows", 0)))
+    return scan_sql(scan, FileArea.of(root), **options)
+
+
+def test_a_csv_scan_of_text_and_floats_leaves_the_markers_to_its_columns(root):
+    write(root, "in.csv", every_marker_in_every_type("sf"))
+    found = scanned(root)
+    assert found.markers_after_read and [""] in found.params
+    assert "isnan" in found.sql and "WHEN 2 THEN (\"s\" = 'NA')" in found.sql
+    strict = scanned(root, markers_in_reader=True)
+    assert not strict.markers_after_read and list(NULL_MARKERS) in strict.params
+
+
+def test_nulls_in_the_first_block_of_an_integer_column_have_the_reader_match_markers(root):
+    write(root, "in.csv", every_marker_in_every_type("is"))
+    found = scanned(root)
+    assert not found.markers_after_read and list(NULL_MARKERS) in found.params
 
 
 def test_a_csv_column_of_no_values_stays_on_pandas(root):
@@ -118,6 +183,26 @@ def test_parquet_written_by_pandas_round_trips_through_both(root):
         ),
     ]
     assert_same(steps, {}, root, ordered=["a"])
+
+
+@pytest.mark.parametrize("function", ["sum", "mean", "count", "min", "max"])
+def test_nan_in_a_parquet_file_duckdb_wrote_is_null_to_aggregates_on_both(root, function):
+    """An engine that keeps NaN as a value writes it so: pandas skips it as a null."""
+    import duckdb
+
+    (root / "data").mkdir()
+    rows = "('a', 10.0::DOUBLE), ('a', 'NaN'::DOUBLE), ('b', NULL), ('b', 1.0), ('c', 'NaN')"
+    path = root / "data" / "in.parquet"
+    duckdb.sql(f"COPY (FROM (VALUES {rows}) t(k, amount)) TO '{path}' (FORMAT parquet)")
+    aggregation = {"column": "amount", "function": function}
+    steps = [
+        Step("read", "parquet_input", {"path": "data/in.parquet"}),
+        Step("a", "aggregate", {"group_by": ["k"], "aggregations": [aggregation]}, {"in": "read"}),
+        Step("s", "sort", {"by": [{"column": "amount"}, {"column": "k"}]}, {"in": "read"}),
+    ]
+    found = assert_same(steps, {}, root, exits=["a", "s"], ordered=["a", "s"])
+    [_, result] = found["a"].columns
+    assert found["a"][result].tolist()[0] == (1 if function == "count" else 10.0)
 
 
 def test_nan_in_a_parquet_file_is_null_to_filters_and_computed_columns_on_both(root):

@@ -166,7 +166,10 @@ def test_stopping_interrupts_a_shared_part_being_computed(tmp_path):
     stops, stopped_at = [], []
 
     def stop_soon() -> None:
-        time.sleep(0.5)
+        deadline = time.monotonic() + 60
+        while not stops and time.monotonic() < deadline:  # the segment is rendered first
+            time.sleep(0.01)
+        time.sleep(0.5)  # into the shared part's query
         stopped_at.append(time.monotonic())
         stops[0]()
 

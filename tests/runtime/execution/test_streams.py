@@ -154,10 +154,29 @@ def test_validate_of_row_local_rules_checks_a_spilled_input_batch_by_batch(event
     assert result.nodes["checked"].extra["spilled_batches"] > 1
 
 
-def test_an_input_that_validate_checks_for_unique_values_builds_its_frame(events):
-    result = on_both(checked_pipeline({"rule": "unique", "column": "id"}), events)
-    assert "spilled_batches" not in result.nodes["read"].extra
-    assert "spilled_batches" not in result.nodes["checked"].extra
+def test_validate_checks_unique_values_over_every_spilled_row_not_batch_by_batch(
+    events, monkeypatch
+):
+    """Rows 7 and 2990 share a code, batches apart: both are invalid, as in a whole read."""
+    with (events / "events.jsonl").open("a") as handle:  # codes unique but for one pair
+        for index in range(ROWS, ROWS + 10):
+            handle.write(json.dumps({"id": index, "city": "Lyon", "amount": 11.5}) + "\n")
+    lines = (events / "events.jsonl").read_text().splitlines()
+    rows = [{**json.loads(line), "code": f"c{index}"} for index, line in enumerate(lines)]
+    rows[2990]["code"] = "c7"
+    (events / "events.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    document = checked_pipeline({"rule": "unique", "column": "code"})
+    monkeypatch.setattr(spilled, "SPILL_FROM_BYTES", 2**40)
+    run(document, events, "pandas")
+    whole = {name: (events / name).read_bytes() for name in ("out.csv", "bad.csv")}
+    monkeypatch.setattr(spilled, "SPILL_FROM_BYTES", 0)
+    result = on_both(document, events)
+    assert {name: (events / name).read_bytes() for name in whole} == whole
+    assert result.nodes["read"].extra["spilled_batches"] > 1
+    assert result.nodes["checked"].extra["spilled_batches"] > 1
+    bad = pd.read_csv(events / "bad.csv")
+    assert bad["id"].tolist() == [7, 2990]
+    assert bad["_reason"].tolist() == ["code: c7 appears more than once"] * 2
 
 
 def shop(folder) -> None:

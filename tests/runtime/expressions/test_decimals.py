@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 
 from runtime.errors import NotLowerable
 from runtime.expressions import ExpressionError, evaluate, filter_mask, infer_type
-from runtime.expressions.decimals import decimal_added, decimal_multiplied, decimal_shared
+from runtime.expressions.decimals import (
+    decimal_added,
+    decimal_multiplied,
+    decimal_scalar,
+    decimal_shared,
+)
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import schema_of
@@ -291,3 +296,27 @@ def test_random_decimal_expressions_agree_on_pandas_duckdb_and_compiled_code(con
     same = {"check_exact": True, "obj": text, "check_names": False, "check_dtype": False}
     pd.testing.assert_series_equal(lowered, expected, **same)  # bool or boolean
     assert lowered.dtype == expected.dtype or expected.dtype == bool
+
+
+SCALAR_VALUES = st.one_of(
+    st.decimals(allow_nan=False, allow_infinity=False),
+    st.integers(0, 8).flatmap(lambda places: st.decimals(-(10**9), 10**9, places=places)),
+    st.sampled_from([Decimal("0"), Decimal("-0"), Decimal("1E+3"), Decimal("-0.50"), None]),
+    st.sampled_from([Decimal("NaN"), Decimal("-Infinity"), Decimal("9" * 38), Decimal("1E-38")]),
+)
+
+
+@given(value=SCALAR_VALUES, precision=st.integers(1, 38), scale=st.integers(0, 38))
+def test_a_decimal_constant_built_from_its_digits_is_pyarrows(value, precision, scale):
+    """Constants are built without pyarrow's conversion of Python objects (which imports
+    pandas): the same scalar, or a refusal where pyarrow refuses."""
+    scale = min(scale, precision)
+    try:
+        expected = pa.scalar(value, pa.decimal128(precision, scale))
+    except (pa.ArrowInvalid, ValueError):
+        with pytest.raises(pa.ArrowInvalid):
+            decimal_scalar(value, precision, scale)
+        return
+    built = decimal_scalar(value, precision, scale)
+    assert built.type == expected.type and built.as_py() == expected.as_py()
+    assert built.is_valid == expected.is_valid

@@ -7,8 +7,12 @@ import datetime as dt
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from runtime.expressions import ExpressionError, evaluate, infer_type, parse
+from runtime.expressions.dates import shift_dates, shifted_date
+from runtime.expressions.function_builders import constant_date, text_to_date
 from runtime.expressions.nodes import Call, Interval, Literal
 from runtime.tables.schema import date_dtype, schema_of
 
@@ -160,3 +164,30 @@ def test_date_mistakes_are_expression_errors_at_their_position(text, message, co
     with pytest.raises(ExpressionError, match=message) as raised:
         infer_type(text, schema_of(FRAME))
     assert raised.value.column == column
+
+
+DATE_TEXTS = st.one_of(
+    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ].{0,5})?", fullmatch=True),
+    st.text(alphabet="0123456789-T :x\n٣", max_size=14),
+    st.sampled_from(["0000-01-01", "0001-01-01", "9999-12-31", "2023-02-29", "2024-02-29"]),
+)
+
+
+@given(DATE_TEXTS)
+def test_a_constant_date_is_read_as_the_column_reading_reads_it(text):
+    """`date('…')` of a constant is read without pandas as the plan is made; a column of text
+    through `text_to_date`: the same text gives the same date, or null, either way."""
+    column = text_to_date(pd.Series([text], dtype="str")).iloc[0]
+    assert constant_date(text) == (None if pd.isna(column) else column)
+
+
+@given(
+    day=st.dates(),
+    amount=st.one_of(st.integers(-30, 30), st.integers(-(10**7), 10**7)),
+    unit=st.sampled_from(["day", "week", "month", "quarter", "year"]),
+)
+def test_a_constant_date_moved_by_an_interval_is_folded_as_a_column_is_moved(day, amount, unit):
+    """`date '…' + interval …` is folded in Python as the plan is made; a column of dates
+    moves through `shift_dates`: the same day (month ends clamped), or null, either way."""
+    column = shift_dates(amount, unit, pd.Series([day], dtype=date_dtype())).iloc[0]
+    assert shifted_date(amount, unit, day) == (None if pd.isna(column) else column)

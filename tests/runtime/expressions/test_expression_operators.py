@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as st
 
-from runtime.expressions import filter_mask
+from runtime.expressions import ExpressionError, filter_mask
 from tests.runtime.expressions.conftest import values
 
 # --- arithmetic ------------------------------------------------------------------------------
@@ -117,3 +119,20 @@ def test_strings_dates_and_datetimes_compare_in_their_natural_order(people):
 def test_the_issue_example_filters_as_expected(people):
     mask = filter_mask("age > 18 and country in ('FR', 'DE')", people)
     assert list(people.index[mask]) == ["b"]
+
+
+INT64 = st.integers(-(2**63) + 1, 2**63 - 1)  # a literal cannot write -2**63
+
+
+@given(left=st.one_of(st.integers(0, 100), INT64), right=INT64, op=st.sampled_from("+-*"))
+def test_integer_constants_fold_to_what_columns_of_them_compute(left, right, op):
+    """`1 + 10` is folded in Python as the plan is made; a column of the same integers is
+    computed by pandas: the same value, or the same error past 64 bits."""
+    frame = pd.DataFrame({"a": pd.array([left], dtype="Int64"), "b": pd.array([right], "Int64")})
+    outcomes = []
+    for text in (f"{left} {op} ({right})", f"a {op} b"):
+        try:
+            outcomes.append(values(text, frame))
+        except ExpressionError as error:
+            outcomes.append(type(error))
+    assert outcomes[0] == outcomes[1]

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv
@@ -15,19 +18,23 @@ import pytest
 from runtime import lazy
 from runtime.cli import main
 from runtime.io.schema_reads import SETTLED_NS, read_once
+from runtime.operators import csv_files
 
 HOUR_NS = 3600 * 10**9
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
 def csv_reads(monkeypatch) -> list[str]:
-    """The CSV files opened by pyarrow's streaming reader (every schema read of a CSV file)."""
-    opened, open_csv = [], pyarrow.csv.open_csv
-    monkeypatch.setattr(
-        pyarrow.csv,
-        "open_csv",
-        lambda path, *a, **k: opened.append(path) or open_csv(path, *a, **k),
-    )
+    """The CSV files whose types were read: by pyarrow's streaming reader, or without pyarrow
+    (runtime/io/csv_types.py, which these plain files always take)."""
+    opened = []
+
+    def counted(read):
+        return lambda path, *a, **k: opened.append(path) or read(path, *a, **k)
+
+    monkeypatch.setattr(lazy.pa_csv, "open_csv", counted(pyarrow.csv.open_csv))
+    monkeypatch.setattr(csv_files, "plain_csv_types", counted(csv_files.plain_csv_types))
     return opened
 
 
@@ -37,8 +44,8 @@ def settled(path, hours_ago: int = 1) -> None:
     os.utime(path, ns=(past, past))
 
 
-def explain(folder, reader: str, path: str) -> int:
-    """Explain reader → filter → csv_output on DuckDB, as `python -m runtime explain` does."""
+def write_pipeline(folder, reader: str = "csv_input", path: str = "people.csv") -> Path:
+    """reader → filter → csv_output, as `folder`/p.json."""
     pipeline = {
         "name": "schemas",
         "nodes": [
@@ -49,8 +56,13 @@ def explain(folder, reader: str, path: str) -> int:
         "edges": [{"source": "read", "target": "adults"}, {"source": "adults", "target": "write"}],
     }
     (folder / "p.json").write_text(json.dumps(pipeline))
+    return folder / "p.json"
+
+
+def explain(folder, reader: str, path: str) -> int:
+    """Explain reader → filter → csv_output on DuckDB, as `python -m runtime explain` does."""
     arguments = ["--data-root", str(folder), "--backend", "duckdb", "--no-cache"]
-    return main(["explain", str(folder / "p.json"), *arguments])
+    return main(["explain", str(write_pipeline(folder, reader, path)), *arguments])
 
 
 def test_planning_a_csv_file_for_duckdb_again_reads_its_schema_no_more(tmp_path, csv_reads):
@@ -59,8 +71,8 @@ def test_planning_a_csv_file_for_duckdb_again_reads_its_schema_no_more(tmp_path,
     assert explain(tmp_path, "csv_input", "people.csv") == 0
     first = len(csv_reads)
     assert explain(tmp_path, "csv_input", "people.csv") == 0
-    # once for the node's schema (a sample), once for DuckDB's types (checked, then rendered)
-    assert first == 2 and len(csv_reads) == first
+    # once: the node's schema and DuckDB's types (checked, then rendered) share the read
+    assert first == 1 and len(csv_reads) == first
 
 
 def test_a_file_written_again_is_read_again_even_at_the_same_size(tmp_path, csv_reads, capsys):
@@ -72,7 +84,7 @@ def test_a_file_written_again_is_read_again_even_at_the_same_size(tmp_path, csv_
     settled(path)
     assert explain(tmp_path, "csv_input", "people.csv") == 0
     assert "'age' is string but '18' is integer" in capsys.readouterr().out
-    assert len(csv_reads) == 4
+    assert len(csv_reads) == 2
 
 
 def test_a_file_written_moments_ago_is_read_every_time(tmp_path):
@@ -112,3 +124,68 @@ def test_planning_a_parquet_file_for_duckdb_again_reads_its_footer_no_more(tmp_p
     first = len(opened)
     assert explain(tmp_path, "parquet_input", "p.parquet") == 0
     assert first == 2 and len(opened) == first
+
+
+def command(folder, *options: str) -> str:
+    """`python -m runtime run` of people.csv → adults → out.csv on DuckDB in a fresh process:
+    its exit code and whether it imported pyarrow."""
+    arguments = [str(write_pipeline(folder)), "--data-root", str(folder), "--backend", "duckdb"]
+    code = (
+        "import sys; from runtime.cli import main;"
+        f"code = main(['run', *{[*arguments, '--no-cache', *options]!r}]);"
+        "print(code, 'pyarrow' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+MARKED = "\ufeffname,age\nada,36\nalan,17\n"
+"""A file whose types pyarrow reads: a byte-order mark is beyond runtime/io/csv_types.py."""
+
+
+def test_a_plain_csv_file_is_typed_without_pyarrow_even_by_the_first_command(tmp_path):
+    (tmp_path / "people.csv").write_text("name,age\nada,36\nalan,17\n")
+    settled(tmp_path / "people.csv")
+    assert command(tmp_path) == "0 False"
+    assert (tmp_path / "out.csv").read_text().splitlines() == ["name,age", "ada,36"]
+
+
+def test_the_next_command_takes_a_settled_csv_file_s_types_from_disk_without_pyarrow(tmp_path):
+    (tmp_path / "people.csv").write_text(MARKED)
+    settled(tmp_path / "people.csv")
+    assert command(tmp_path) == "0 True"
+    (tmp_path / "out.csv").unlink()
+    assert command(tmp_path) == "0 False"
+    assert (tmp_path / "out.csv").read_text().splitlines() == ["name,age", "ada,36"]
+    assert len(list((tmp_path / ".pipewright" / "schemas").glob("*.json"))) == 2
+
+
+def test_the_next_command_reads_a_file_written_again_at_the_same_size(tmp_path):
+    path = tmp_path / "people.csv"
+    path.write_text(MARKED)
+    settled(path, hours_ago=2)
+    assert command(tmp_path) == "0 True"
+    path.write_text(MARKED.replace("17", "1x"))  # age is text now: its filter fails
+    settled(path)
+    options = ["--data-root", str(tmp_path), "--backend", "duckdb", "--no-cache"]
+    explain_command = [sys.executable, "-m", "runtime", "explain", str(tmp_path / "p.json")]
+    explained = subprocess.run(
+        [*explain_command, *options], capture_output=True, text=True, cwd=ROOT
+    )
+    assert "'age' is string but '18' is integer" in explained.stdout + explained.stderr
+
+
+def test_a_fresh_command_reads_the_file_again(tmp_path):
+    (tmp_path / "people.csv").write_text(MARKED)
+    settled(tmp_path / "people.csv")
+    assert command(tmp_path) == "0 True"
+    assert command(tmp_path, "--fresh") == "0 True"
+
+
+def test_a_file_written_moments_ago_is_not_kept_on_disk(tmp_path):
+    (tmp_path / "people.csv").write_text(MARKED)
+    settled(tmp_path / "people.csv", hours_ago=-1)  # "moments ago" for as long as the test runs
+    assert command(tmp_path) == "0 True"
+    assert command(tmp_path) == "0 True"
+    assert not (tmp_path / ".pipewright" / "schemas").exists()

@@ -20,6 +20,7 @@ COLUMN_PARAMS = {
     "deduplicate": {"columns[]": "in"},
     "drop_nulls": {"columns[]": "in"},
     "fill_nulls": {"values{}": "in"},
+    "for_each": {"group_by[]": "*"},
     "join": {"left_on[]": "left", "right_on[]": "right"},
     "pivot": {"index[]": "in", "column": "in", "value": "in"},
     "select": {"columns[]": "in", "rename{}": "in"},
@@ -34,6 +35,10 @@ mapping's keys) and `field[].part` (a part of each item), with the port it reads
 
 VIEWS = {"join": {"joined"}}
 """The rows an operator's expressions read that are no input port's (`Operator.views`)."""
+
+FIRST_INPUT = {"for_each": {"*"}}
+"""Operators whose input ports come from their params: `*` names the first of them (the
+editor's column picker reads that port's columns)."""
 
 EXPRESSION_PARAMS = {
     "aggregate": {"aggregations[].expression": "in", "aggregations[].where": "in"},
@@ -84,6 +89,7 @@ def test_every_expression_param_declares_the_port_it_reads(name):
 @pytest.mark.parametrize("name", sorted(BUILTIN_OPERATORS))
 def test_every_declared_port_is_an_input_port_of_its_operator(name):
     ports = {port["name"] for port in CATALOG[name]["inputs"]} | VIEWS.get(name, set())
+    ports |= FIRST_INPUT.get(name, set())
     declared = {**_declared(CATALOG[name], "column"), **_declared(CATALOG[name], "expression")}
     assert set(declared.values()) <= ports
 

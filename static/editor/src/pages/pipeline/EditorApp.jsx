@@ -5,7 +5,8 @@
 // things between the features. A viewer of the pipeline's workspace gets it read-only: no
 // palette, drags, connections, deletes, saves or runs, and a banner saying why. A past run
 // picked from the history shows its own document instead of the editor's graph, read-only too
-// (runs/useViewedCanvas.js). Others editing the same pipeline show as avatars and outlines,
+// (runs/useViewedCanvas.js); so is the pipeline that ran inside a sub-pipeline node of the run
+// shown, opened from the node's card (subpipelines/). Others editing the same pipeline show as avatars and outlines,
 // and their saves arrive live (together/).
 
 import "./editor.css";
@@ -25,7 +26,7 @@ import { useWiredAdds } from "./canvas/useWiredAdds.js";
 import { useEditorCommands, useEditorState } from "./commands.js";
 import RunCompareView from "./compare/RunCompareView.jsx";
 import { useHistoryViews } from "./compare/useHistoryViews.js";
-import { CatalogContext, OverlayContext, WorkspaceContext } from "./contexts.js";
+import { CatalogContext, InsideContext, OverlayContext, WorkspaceContext } from "./contexts.js";
 import { usePreview } from "./data/usePreview.js";
 import { createCatalog } from "./document/catalog.js";
 import { isDirty } from "./document/editorState.js";
@@ -33,6 +34,8 @@ import { canRedo, canUndo } from "./document/history.js";
 import { createOverlay } from "./overlay.js";
 import BottomPanel from "./panels/BottomPanel.jsx";
 import Palette from "./panels/Palette.jsx";
+import InsideBanner from "./subpipelines/InsideBanner.jsx";
+import { useRunInside } from "./subpipelines/useRunInside.js";
 import { useSubpipelines } from "./subpipelines/useSubpipelines.js";
 import SidePanel from "./panels/SidePanel.jsx";
 import TopBar from "./panels/TopBar.jsx";
@@ -126,6 +129,7 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const liveRunId = useStore(overlay, (value) => value.live.runId);
   const viewedId = useStore(overlay, (value) => value.viewed?.runId ?? null);
   const viewedCanvas = useViewedCanvas(overlay, catalog.typeOf);
+  const inside = useStore(overlay, (value) => value.inside !== null);
   const locked = readOnly || viewedCanvas !== null;
   const selected = useSelectedNodes(nodes);
   const analysis = useAnalysis({ api, base, overlay, present: state.history.present, readOnly });
@@ -225,6 +229,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
   const { comparing, showRun, showVersion, compareRuns, comparePair, closeComparison } =
     useHistoryViews({ runs, versions, viewedId });
   const { backToLive } = runs;
+  const runInside = useRunInside({ api, overlay, toasts });
+  const shownRunId = useStore(overlay, (value) => (value.viewed ?? value.live).runId);
   const historyMenu = useMemo(
     () => (
       <>
@@ -317,6 +323,8 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
             runActive={runs.phase === "cancelling" || catalog.statuses.runActive.has(runs.phase)}
             cancelling={runs.phase === "cancelling"}
             onRun={runs.onRun}
+            tuning={runs.tuning}
+            onTuning={runs.setTuning}
             onCancel={runs.onCancel}
             connection={connection}
             presence={<PresenceBar people={team.people} newer={team.newer} />}
@@ -339,35 +347,38 @@ function Editor({ api, pipelineId, userName, workspace, catalog, pipeline }) {
                 subpipelines={subpipelines}
               />
             )}
-            <div className="pw-center" ref={canvasBox}>
-              <Canvas
-                readOnly={locked}
-                nodes={shown.nodes}
-                edges={shown.edges}
-                notes={(viewedCanvas?.meta ?? meta).notes}
-                groups={(viewedCanvas?.meta ?? meta).groups}
-                items={items}
-                onNodesChange={viewedCanvas ? ignoreChanges : commands.onNodesChange}
-                onNodesMoved={commands.onNodesMoved}
-                onEdgesChange={viewedCanvas ? ignoreChanges : commands.onEdgesChange}
-                onConnect={commands.onConnect}
-                onDropOperator={commands.dropOperator}
-                onAddConnected={wired.addConnected}
-                onInsertNode={wired.insertNode}
-              >
-                <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
-                <LineageLegend api={api} base={base} />
-                {!shown.nodes.length ? (
-                  <div className="pw-canvas-empty">
-                    <h2>An empty pipeline</h2>
-                    <p>
-                      {readOnly
-                        ? "Nobody has added a node yet."
-                        : "Drag an input from the palette on the left onto this canvas to begin."}
-                    </p>
-                  </div>
-                ) : null}
-              </Canvas>
+            <div className={`pw-center${inside ? " is-inside" : ""}`} ref={canvasBox}>
+              <InsideContext.Provider value={shownRunId === null ? null : runInside.openNode}>
+                <Canvas
+                  readOnly={locked}
+                  nodes={shown.nodes}
+                  edges={shown.edges}
+                  notes={(viewedCanvas?.meta ?? meta).notes}
+                  groups={(viewedCanvas?.meta ?? meta).groups}
+                  items={items}
+                  onNodesChange={viewedCanvas ? ignoreChanges : commands.onNodesChange}
+                  onNodesMoved={commands.onNodesMoved}
+                  onEdgesChange={viewedCanvas ? ignoreChanges : commands.onEdgesChange}
+                  onConnect={commands.onConnect}
+                  onDropOperator={commands.dropOperator}
+                  onAddConnected={wired.addConnected}
+                  onInsertNode={wired.insertNode}
+                >
+                  <ViewedRunBanner onLive={runs.backToLive} liveRunId={liveRunId} />
+                  <InsideBanner onOpen={runInside.open} onClose={runInside.close} />
+                  <LineageLegend api={api} base={base} />
+                  {!shown.nodes.length ? (
+                    <div className="pw-canvas-empty">
+                      <h2>An empty pipeline</h2>
+                      <p>
+                        {readOnly
+                          ? "Nobody has added a node yet."
+                          : "Drag an input from the palette on the left onto this canvas to begin."}
+                      </p>
+                    </div>
+                  ) : null}
+                </Canvas>
+              </InsideContext.Provider>
               {versions.viewing ? (
                 <VersionView
                   key={versions.viewing.item.revision}

@@ -16,6 +16,9 @@ export const CanvasItemsContext = createContext(null);
  * `cardDetail`): read once by the canvas, not by each card, so that a drag's store updates do
  * not call a thousand selectors. */
 export const CardDetailContext = createContext("full");
+/** Opens the run inside a sub-pipeline node of the canvas shown, by its id
+ * (subpipelines/useRunInside.js `openNode`); null where there is no run to look into. */
+export const InsideContext = createContext(null);
 /** The pipeline's workspace and the page's API client, for fields that pick the workspace's
  * files and connections (form/PathField.jsx, form/ConnectionField.jsx): `{api, workspace}`. */
 export const WorkspaceContext = createContext(null);

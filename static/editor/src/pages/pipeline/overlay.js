@@ -3,17 +3,20 @@
 // view is open, each node's mark in the plan (plan/plan.js); after a run, the nodes edited
 // since and those below them (`stale`, runs/staleNodes.js); the column whose lineage is
 // asked for and its path's marks (`lineageAsked`, `lineage`, lineage/lineage.js); the pinned
-// nodes (`pins`, pins/usePins.js).
+// nodes (`pins`, pins/usePins.js); while the run inside a sub-pipeline node is looked at,
+// what ran there (`inside`, the answer of `GET /api/runs/<id>/inside/<path>`).
 
 import { IDLE_RUN } from "./runs/runState.js";
+import { innerRunOnce } from "./subpipelines/inside.js";
 import { createStore } from "../../lib/store.js";
 
-/** A store of `{live, viewed, problems, plan, stale, lineageAsked, lineage, pins}` (`plan`:
- * null outside the plan view; `stale`, `pins`: Sets of node ids). */
+/** A store of `{live, viewed, inside, problems, plan, stale, lineageAsked, lineage, pins}`
+ * (`plan`: null outside the plan view; `stale`, `pins`: Sets of node ids). */
 export function createOverlay() {
   return createStore({
     live: IDLE_RUN,
     viewed: null,
+    inside: null,
     problems: {},
     plan: null,
     stale: new Set(),
@@ -23,5 +26,12 @@ export function createOverlay() {
   });
 }
 
-/** The run the canvas shows: the one picked from the history, else the live one. */
-export const shownRun = (state) => state.viewed ?? state.live;
+/** The run the canvas shows: the one picked from the history, else the live one; inside a
+ * sub-pipeline node, its inner nodes' runs in it. */
+export const shownRun = (state) => {
+  const run = state.viewed ?? state.live;
+  return state.inside ? innerRunOnce(run, state.inside.prefix) : run;
+};
+
+/** Whether the canvas shows the outer pipeline's own nodes (the marks by node id are theirs). */
+export const outerShown = (state) => state.inside === null;

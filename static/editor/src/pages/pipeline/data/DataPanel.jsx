@@ -66,7 +66,9 @@ function NodeData({ api, run, order, node, operator, labels, onPick, pins, withS
   const [draft, setDraft] = useState("");
   const nodeRun = node ? run.nodes[node] : undefined;
   const finished = nodeRun?.status === "succeeded";
-  const { page, stats } = useResultData(api, finished ? run.runId : null, node, view, withStats);
+  // Inside a sub-pipeline node, the node ran as `prefix + id` (subpipelines/inside.js).
+  const ranAs = node ? `${run.prefix ?? ""}${node}` : node;
+  const { page, stats } = useResultData(api, finished ? run.runId : null, ranAs, view, withStats);
   const ports = resultPorts(nodeRun, operator && catalog.portsOf({ data: operator }));
   const change = (patch) => setView((old) => ({ ...old, offset: 0, ...patch }));
   return (
@@ -133,7 +135,7 @@ function NodeData({ api, run, order, node, operator, labels, onPick, pins, withS
           Column statistics
         </button>
       </form>
-      {finished && pins ? (
+      {finished && pins && !run.prefix ? (
         <PinControls pinning={pins} node={node} run={run} page={page.value} />
       ) : null}
       <DataBody

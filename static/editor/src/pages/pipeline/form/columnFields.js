@@ -27,10 +27,12 @@ export function keyReference(field, root) {
  * The columns arriving at input `port` of a node (`schemas`: the analysis' `{inputs,
  * outputs, views}` of that node), each once: `[{name, type, nullable}]`; null when not known
  * yet. A port with several edges (union) lists the columns of each of its tables; a name that
- * is no port's is a view the operator gives (a join's `joined` row, for its condition).
+ * is no port's is a view the operator gives (a join's `joined` row, for its condition); `*` is
+ * the node's first input, whatever its params name it (a loop's).
  */
 export function portColumns(schemas, port) {
-  const value = schemas?.inputs?.[port] ?? schemas?.views?.[port];
+  const first = port === "*" ? Object.values(schemas?.inputs ?? {})[0] : undefined;
+  const value = first ?? schemas?.inputs?.[port] ?? schemas?.views?.[port];
   if (!value) return null;
   const tables = Array.isArray(value[0]) || value[0] === null ? value : [value];
   const known = tables.filter(Boolean);

@@ -1,5 +1,6 @@
 // The legend at the canvas's corner while a column's lineage is shown: which column, the
-// inputs and columns it comes from, the columns its rows depend on, and Clear.
+// inputs and columns it comes from, the pipelines upstream that wrote them (each a link that
+// opens it with the column lit), the columns its rows depend on, and Clear.
 
 import "./lineage.css";
 import { useContext } from "react";
@@ -46,6 +47,27 @@ export default function LineageLegend({ api, base }) {
               <li>no input column (made from none)</li>
             )}
           </ul>
+          {shown.upstream.length || shown.stops.length ? (
+            <>
+              <p className="pw-small pw-lineage-label">Upstream pipelines</p>
+              <ul className="pw-small pw-lineage-upstream">
+                {shown.upstream.map((hop) => (
+                  <li
+                    key={hop.key}
+                    style={{ marginLeft: `${(hop.depth - 1) * 12}px` }}
+                    title={`${hop.input} reads ${hop.via}`}
+                  >
+                    {hop.input}: comes from <a href={hop.href}>{hop.from}</a>
+                  </li>
+                ))}
+                {shown.stops.map((stop) => (
+                  <li key={stop} className="pw-muted">
+                    {stop}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
           {shown.conditions.length ? (
             <>
               <p className="pw-small pw-lineage-label">Rows depend on</p>

@@ -1,12 +1,12 @@
 // An output node's panel: which inputs (files, tables, queries) and which of their columns
-// reach what it writes, from the saved pipeline's lineage.
+// reach what it writes, from the saved pipeline's lineage, and which pipelines read it.
 
 import { useEffect, useState } from "react";
 import { inputLines } from "./lineage.js";
 
 /** `node`: the output node's id; `version`: changes when the pipeline is saved again. */
 export default function ReachingInputs({ api, base, node, version }) {
-  const [found, setFound] = useState({ loading: true, inputs: [], error: null });
+  const [found, setFound] = useState({ loading: true, inputs: [], readers: [], error: null });
   useEffect(() => {
     let current = true;
     api.get(`${base}/lineage`).then(
@@ -17,10 +17,12 @@ export default function ReachingInputs({ api, base, node, version }) {
         setFound({
           loading: false,
           inputs: known?.reached_by ?? [],
+          readers: known?.read_by ?? [],
           error: known ? null : (problem?.message ?? "its columns are not known yet"),
         });
       },
-      (error) => current && setFound({ loading: false, inputs: [], error: error.message }),
+      (error) =>
+        current && setFound({ loading: false, inputs: [], readers: [], error: error.message }),
     );
     return () => {
       current = false;
@@ -41,6 +43,19 @@ export default function ReachingInputs({ api, base, node, version }) {
             <li>No input reaches it.</li>
           )}
         </ul>
+      ) : null}
+      {found.readers.length ? (
+        <>
+          <p className="pw-small pw-lineage-label">Read by</p>
+          <ul className="pw-small pw-lineage-reaching pw-lineage-upstream">
+            {found.readers.map((reader) => (
+              <li key={`${reader.pipeline}\u0000${reader.input}`}>
+                <a href={`/pipelines/${reader.pipeline}/`}>{reader.name}</a> ({reader.input} reads{" "}
+                {reader.via})
+              </li>
+            ))}
+          </ul>
+        </>
       ) : null}
     </section>
   );

@@ -83,3 +83,29 @@ export function clearLineage(overlay) {
     value.lineageAsked || value.lineage ? { ...value, lineageAsked: null, lineage: null } : value,
   );
 }
+
+/** The address that opens pipeline `pipeline` with the column `column` of its node `node` lit. */
+export const lineageHref = (pipeline, node, column) =>
+  `/pipelines/${pipeline}/?${new URLSearchParams({ lineage_node: node, lineage_column: column }).toString()}`;
+
+/** The column the address asks to light (`?lineage_node=…&lineage_column=…`), or null. */
+export function lineageInAddress(search) {
+  const query = new URLSearchParams(search);
+  const node = query.get("lineage_node");
+  const column = query.get("lineage_column");
+  return node && column ? { node, column } : null;
+}
+
+/** What the legend says of each pipeline upstream a column comes from (the answer's
+ * `upstream.hops`, nearest first): "Adults › write › name", the input that read it and the
+ * file or table it read, and the address opening that pipeline with the column lit. */
+export function upstreamLines(upstream) {
+  return (upstream?.hops ?? []).map((hop) => ({
+    key: `${hop.pipeline}\u0000${hop.output}\u0000${hop.column}\u0000${hop.reader}`,
+    depth: hop.depth,
+    input: hop.input,
+    via: hop.via,
+    from: `${hop.name} › ${hop.output} › ${hop.column}`,
+    href: lineageHref(hop.pipeline, hop.output, hop.column),
+  }));
+}

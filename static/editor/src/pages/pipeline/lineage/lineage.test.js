@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   inputLines,
   lineageClass,
+  lineageInAddress,
   lineageMarks,
   lineageQuery,
   markPathEdges,
   pathInputs,
   traceableColumns,
+  upstreamLines,
 } from "./lineage.js";
 
 const selected = {
@@ -61,5 +63,39 @@ describe("a column's lineage on the canvas", () => {
     const nodes = { users: { source: "demo/users.csv" } };
     expect(inputLines(pathInputs(selected, nodes))).toEqual(["users (demo/users.csv): age"]);
     expect(lineageQuery("out.csv", "total eur")).toBe("?node=out.csv&column=total+eur");
+  });
+});
+
+describe("lineage across pipelines", () => {
+  const upstream = {
+    hops: [
+      {
+        pipeline: 4,
+        name: "Adults",
+        via: "out/adults.csv",
+        reader: 5,
+        input: "adults_in",
+        output: "write",
+        column: "total:eur",
+        depth: 1,
+        path: selected,
+      },
+    ],
+    stops: [],
+  };
+
+  it("says where each hop comes from and links to its pipeline with the column lit", () => {
+    const [line] = upstreamLines(upstream);
+    expect([line.input, line.via]).toEqual(["adults_in", "out/adults.csv"]);
+    expect(line.from).toBe("Adults › write › total:eur");
+    expect(line.href).toBe("/pipelines/4/?lineage_node=write&lineage_column=total%3Aeur");
+    expect(upstreamLines(undefined)).toEqual([]);
+  });
+
+  it("reads the column to light from the address its link makes", () => {
+    const search = upstreamLines(upstream)[0].href.split("/?")[1];
+    expect(lineageInAddress(`?${search}`)).toEqual({ node: "write", column: "total:eur" });
+    expect(lineageInAddress("?lineage_node=write")).toBeNull();
+    expect(lineageInAddress("")).toBeNull();
   });
 });

@@ -126,7 +126,7 @@ export function NodePanel({
           ) : null}
           {node.data.operator === "subpipeline" ? null : (
             <SchemaForm
-              schema={formSchema(operator)}
+              schema={formSchema(operator, node.data.params)}
               value={node.data.params}
               problems={problems}
               schemas={schemas}

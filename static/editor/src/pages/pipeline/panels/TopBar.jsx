@@ -37,6 +37,8 @@ function TopBar({
   cancelling,
   onRun,
   onCancel,
+  tuning = true,
+  onTuning,
   connection,
   presence = null,
   problemCount = 0,
@@ -176,12 +178,13 @@ function TopBar({
               title={
                 problemCount
                   ? "The problems a run would fail at, and Run anyway"
-                  : "Run, reusing the stored results of nodes that did not change"
+                  : "Run, reusing the stored results of nodes that did not change" +
+                    (tuning ? "" : " (untuned: without the figures of past runs)")
               }
             >
               {runLabel(problemCount)}
             </button>
-            <RunMenu disabled={runActive} onRun={onRun} />
+            <RunMenu disabled={runActive} onRun={onRun} tuning={tuning} onTuning={onTuning} />
             <button type="button" onClick={onCancel} disabled={!runActive || cancelling}>
               Cancel
             </button>
@@ -192,8 +195,9 @@ function TopBar({
   );
 }
 
-/** The other ways to start a run, beside Run: fresh, reusing no stored result. */
-function RunMenu({ disabled, onRun }) {
+/** The other ways to start a run, beside Run: fresh, reusing no stored result; and whether
+ * the runs started from here are planned from the figures of past runs (`onTuning(on)`). */
+function RunMenu({ disabled, onRun, tuning, onTuning }) {
   const menu = useRef(null);
   return (
     <details className="pw-menu pw-run-menu" ref={menu}>
@@ -216,6 +220,17 @@ function RunMenu({ disabled, onRun }) {
         >
           Run fresh
         </button>
+        <label
+          className="pw-menu-check"
+          title="Plan each run from the figures of past runs: backends, DuckDB's threads and memory, what the result store keeps. Off: the fixed rules (the run is labelled untuned)."
+        >
+          <input
+            type="checkbox"
+            checked={tuning}
+            onChange={(event) => onTuning(event.target.checked)}
+          />
+          Use figures from past runs
+        </label>
       </div>
     </details>
   );

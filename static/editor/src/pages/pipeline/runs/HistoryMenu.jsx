@@ -6,6 +6,8 @@ import "../../../ui/menu.css";
 import "./runs.css";
 import { timeAgo } from "../../../lib/format.js";
 import { durationLabel } from "./durations.js";
+import { untunedLabel } from "./runOptions.js";
+import { runOrigin } from "./runOrigin.js";
 import { useLoadedMenu } from "../../../ui/useLoadedMenu.js";
 
 /** A menu button; `load()` fetches the runs, `onPick(run)` shows one, `onLive()` goes back,
@@ -72,17 +74,12 @@ function compareLabel(runs, viewedId) {
   return viewed ? `Compare #${viewed.number} with…` : "Compare with…";
 }
 
-/** "#12 · succeeded · alice · start to end 3.2 s · 5 min ago" (you: "you"; a schedule's run: "scheduled
- * (alice)"; a trigger's: the event that started it; a run that used pins: "with pins"; parts not
- * known are left out). */
+/** "#12 · succeeded · alice · start to end 3.2 s · 5 min ago" (you: "you"; a schedule's,
+ * trigger's or backfill's run: what started it, `runOrigin`; a run that used pins: "with pins";
+ * one planned without past runs' figures: "untuned"; parts not known are left out). */
 function runLine(run, userName) {
   const by = run.started_by ? (run.started_by === userName ? "you" : run.started_by) : null;
-  const who =
-    run.trigger === "schedule"
-      ? `scheduled${by ? ` (${by})` : ""}`
-      : run.trigger === "trigger"
-        ? { text: `triggered by ${run.triggered_by}`, title: `as ${by ?? "its owner"}` }
-        : by;
+  const who = runOrigin(run, by);
   const took = run.duration_s != null ? durationLabel("recorded", run.duration_s) : null;
   const pinned = run.pins?.length
     ? { text: "with pins", title: `Pinned: ${run.pins.join(", ")}` }
@@ -92,11 +89,13 @@ function runLine(run, userName) {
       <strong>#{run.number}</strong>
       {" · "}
       <span className={`pw-badge pw-status-${run.status}`}>{run.status.replace("_", " ")}</span>
-      {[who, pinned, took, timeAgo(run.created_at)].filter(Boolean).map((part, index) => (
-        <span key={index} className="pw-muted" title={part.title}>
-          {` · ${part.text ?? part}`}
-        </span>
-      ))}
+      {[who, pinned, untunedLabel(run), took, timeAgo(run.created_at)]
+        .filter(Boolean)
+        .map((part, index) => (
+          <span key={index} className="pw-muted" title={part.title}>
+            {` · ${part.text ?? part}`}
+          </span>
+        ))}
     </span>
   );
 }

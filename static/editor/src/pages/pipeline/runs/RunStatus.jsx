@@ -5,7 +5,9 @@
 import "./runs.css";
 import { useContext } from "react";
 import { durationLabel } from "./durations.js";
+import { untunedLabel } from "./runOptions.js";
 import { shownRun } from "../overlay.js";
+import { runOrigin } from "./runOrigin.js";
 import { runProgress } from "./runState.js";
 import { useStore } from "../../../lib/store.js";
 import { CatalogContext, OverlayContext } from "../contexts.js";
@@ -39,8 +41,10 @@ export function RunProgress() {
 export function ViewedRunBanner({ onLive, liveRunId }) {
   const overlay = useContext(OverlayContext);
   const viewed = useStore(overlay, (value) => value.viewed);
-  if (!viewed) return null;
+  const inside = useStore(overlay, (value) => value.inside !== null);
+  if (!viewed || inside) return null; // subpipelines/InsideBanner.jsx says which run it is
   const parameters = Object.entries(viewed.parameters ?? {});
+  const origin = viewed.trigger === "manual" ? null : runOrigin(apiShaped(viewed), null);
   return (
     <div className="pw-banner" role="status">
       <span>
@@ -54,6 +58,10 @@ export function ViewedRunBanner({ onLive, liveRunId }) {
           </span>
         ) : null}
         {viewed.runId === liveRunId ? " (the latest run)" : ""}
+        {untunedLabel(viewed) ? (
+          <span title={untunedLabel(viewed).title}>{` · ${untunedLabel(viewed).text}`}</span>
+        ) : null}
+        {origin ? <span title={origin.title}>{` · ${origin.text}`}</span> : null}
         {" · read only"}
         {parameters.length ? (
           <span className="pw-banner-parameters">
@@ -77,4 +85,13 @@ export function ViewedRunBanner({ onLive, liveRunId }) {
       </button>
     </div>
   );
+}
+
+/** The fields `runOrigin` reads, as the API names them. */
+function apiShaped(viewed) {
+  return {
+    trigger: viewed.trigger,
+    triggered_by: viewed.triggeredBy,
+    started_from: viewed.startedFrom,
+  };
 }

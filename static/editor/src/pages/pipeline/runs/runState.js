@@ -83,6 +83,7 @@ export function fromSnapshot(state, { seq, run }) {
       metrics: node.metrics ?? {},
       rows: node.metrics?.rows_so_far ?? previous?.rows ?? null,
       share: node.metrics?.share_done ?? previous?.share ?? null,
+      iterations: node.metrics?.iterations_done ?? previous?.iterations ?? null,
       error: previous?.error ?? "",
       traceback: previous?.traceback ?? "",
       since: previous?.since ?? null,
@@ -161,6 +162,10 @@ export function fromRunDetails(run) {
     error: run.error ?? "",
     parameters: run.parameters ?? null,
     upstreamRuns: run.upstream_runs ?? [],
+    tuning: run.tuning ?? true,
+    trigger: run.trigger ?? "manual",
+    triggeredBy: run.triggered_by ?? "",
+    startedFrom: run.started_from ?? null,
   };
 }
 
@@ -255,6 +260,7 @@ export function applyFrame(state, frame, sets) {
         ...previous,
         rows: event.rows ?? previous.rows,
         share: event.share ?? previous.share,
+        iterations: event.iterations ?? previous.iterations,
       };
     } else if (event.type === "node_log") {
       logs = [

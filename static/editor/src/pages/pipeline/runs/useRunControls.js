@@ -1,15 +1,18 @@
 // Starting, cancelling and looking back at runs: Run (with its parameters dialog), Cancel,
 // the toasts that say how a run ended, and the History menu's past runs.
 
-import { useCallback, useEffect, useRef } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { durationLabel } from "./durations.js";
 import { refusalDetails } from "../document/problems.js";
 import { cancelRequested, fromRunDetails, fromStartedRun, isActive, runPhase } from "./runState.js";
 import { useStore } from "../../../lib/store.js";
+import { drawnDetails } from "../subpipelines/useRunInside.js";
+import { withTuning } from "./runOptions.js";
 
 /**
- * `{phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive}`. `phase` is the live
- * run's status, or "cancelling" from a cancel until the run has ended.
+ * `{phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive, tuning, setTuning}`.
+ * `phase` is the live run's status, or "cancelling" from a cancel until the run has ended;
+ * `tuning`: whether the runs started here use the figures of past runs (the Run menu's switch).
  */
 export function useRunControls({
   api,
@@ -25,6 +28,7 @@ export function useRunControls({
 }) {
   const phase = useStore(overlay, (value) => runPhase(value.live, sets));
   const cancelToast = useRef(null);
+  const [tuning, setTuning] = useState(true);
 
   // Tell the user when a live run ends; the "Cancelling…" toast ends with it.
   const lastPhase = useRef(phase);
@@ -45,8 +49,13 @@ export function useRunControls({
       setDialog(null);
       if (!(await saveFirst())) return;
       try {
-        const run = await api.post(`${base}/runs`, { parameters, ...options });
-        overlay.set((value) => ({ ...value, viewed: null, live: fromStartedRun(value.live, run) }));
+        const run = await api.post(`${base}/runs`, withTuning({ parameters, ...options }, tuning));
+        overlay.set((value) => ({
+          ...value,
+          viewed: null,
+          inside: null,
+          live: fromStartedRun(value.live, run),
+        }));
         toasts.clear();
         openLogs();
       } catch (error) {
@@ -61,7 +70,7 @@ export function useRunControls({
         });
       }
     },
-    [api, base, overlay, saveFirst, showProblems, toasts, setDialog, openLogs],
+    [api, base, overlay, saveFirst, showProblems, toasts, setDialog, openLogs, tuning],
   );
 
   // `options`: `{fresh}` to ignore stored results, `{up_to: node}` or `{from_node: node}` to
@@ -69,10 +78,11 @@ export function useRunControls({
   const onRun = useCallback(
     (options = {}) => {
       const parameters = stateRef.current.history.present.meta.config?.parameters ?? {};
-      if (Object.keys(parameters).length) setDialog({ kind: "run", parameters, options });
-      else startRun({}, options);
+      const asked = withTuning(options, tuning);
+      if (Object.keys(parameters).length) setDialog({ kind: "run", parameters, options: asked });
+      else startRun({}, asked);
     },
-    [stateRef, startRun, setDialog],
+    [stateRef, startRun, setDialog, tuning],
   );
 
   const onCancel = useCallback(async () => {
@@ -96,8 +106,8 @@ export function useRunControls({
   const pickRun = useCallback(
     async (run) => {
       try {
-        const details = await api.get(`/api/runs/${run.id}`);
-        overlay.set((value) => ({ ...value, viewed: fromRunDetails(details) }));
+        const details = await drawnDetails(api, await api.get(`/api/runs/${run.id}`));
+        overlay.set((value) => ({ ...value, viewed: fromRunDetails(details), inside: null }));
         openLogs();
       } catch (error) {
         toasts.show(`Could not load run #${run.number}: ${error.message}`, { kind: "error" });
@@ -106,9 +116,9 @@ export function useRunControls({
     [api, overlay, toasts, openLogs],
   );
   const backToLive = useCallback(
-    () => overlay.set((value) => ({ ...value, viewed: null })),
+    () => overlay.set((value) => ({ ...value, viewed: null, inside: null })),
     [overlay],
   );
 
-  return { phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive };
+  return { phase, onRun, startRun, onCancel, loadRuns, pickRun, backToLive, tuning, setTuning };
 }

@@ -3,7 +3,7 @@
 
 import { shownValue } from "../versions/versionDiff.js";
 
-const NODE_FIELDS = ["label", "operator", "retries", "timeout_s"];
+const NODE_FIELDS = ["label", "operator", "retries", "timeout_s", "expect"];
 
 /** `[{id, label, reason, rows: [{field, theirs, mine}]}]`, values as text (shownValue). */
 export function conflictRows(conflicts, theirs, mine) {

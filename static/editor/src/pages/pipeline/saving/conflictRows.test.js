@@ -25,6 +25,16 @@ describe("conflictRows", () => {
     ]);
   });
 
+  it("shows data checks that differ", () => {
+    const check = (column) => [{ check: "not_null", column }];
+    const theirs = { nodes: [node({}, { expect: check("age") })] };
+    const mine = { nodes: [node({}, { expect: check("id") })] };
+    const conflicts = [{ kind: "node", id: "adults", label: "Adults", reason: "changed" }];
+    const [entry] = conflictRows(conflicts, theirs, mine);
+    expect(entry.rows.map((row) => row.field)).toEqual(["expect"]);
+    expect(entry.rows[0].mine).toContain('"id"');
+  });
+
   it("says which side removed a node", () => {
     const conflicts = [{ kind: "node", id: "adults", label: "Adults", reason: "removed" }];
     const [entry] = conflictRows(conflicts, { nodes: [] }, { nodes: [node({})] });

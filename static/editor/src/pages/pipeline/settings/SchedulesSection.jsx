@@ -28,6 +28,7 @@ const EMPTY = {
   missed: "skip",
   overlap: "skip",
   use_pins: false,
+  tuning: true,
 };
 const ZONES =
   typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
@@ -137,6 +138,7 @@ function bodyOf(values, parameters) {
     missed: values.missed,
     overlap: values.overlap,
     use_pins: Boolean(values.use_pins),
+    tuning: values.tuning !== false,
   };
 }
 
@@ -287,6 +289,13 @@ function ScheduleForm({ api, base, initial, onDone, onCancel }) {
           title="By default a scheduled run ignores the pins"
           checked={Boolean(values.use_pins)}
           onChange={set("use_pins")}
+        />
+        <CheckField
+          id="pw-schedule-tuning"
+          label="Use figures from past runs"
+          title="Off: its runs are planned with the fixed rules (labelled untuned)"
+          checked={values.tuning !== false}
+          onChange={set("tuning")}
         />
       </div>
       <div className="pw-field">

@@ -1,10 +1,12 @@
 // A pipeline's triggers, in its Settings dialog beside the schedules: the list with each
 // trigger's latest events, a form to add or edit one (a file glob, an upstream pipeline, or a
-// webhook), and delete. A webhook's secret shows once, just after it is created. Each save
-// goes to the server at once (`/api/pipelines/<id>/triggers`); the server names the wrong field.
+// webhook), and delete. A webhook's secret shows once, just after it is created or rotated.
+// Each save goes to the server at once (`/api/pipelines/<id>/triggers`); the server names the
+// wrong field.
 
 import { useEffect, useState } from "react";
 import { FieldMessages } from "../form/Field.jsx";
+import RotateSecret, { oldSecretNote } from "./RotateSecret.jsx";
 import {
   CheckField,
   FieldInput,
@@ -53,7 +55,8 @@ function webhookAddress(trigger) {
 export default function TriggersSection({ api, pipelineId, readOnly }) {
   const base = `/api/pipelines/${pipelineId}/triggers`;
   const [pipelines, setPipelines] = useState([]);
-  const [created, setCreated] = useState(null); // a new webhook's {id, secret}: shown once
+  // A new or rotated webhook secret, {id, secret, rotated, oldUntil}: shown once.
+  const [created, setCreated] = useState(null);
   useEffect(() => {
     api.get("/api/pipelines?limit=200").then(
       (body) => setPipelines(body.items ?? []),
@@ -106,8 +109,24 @@ export default function TriggersSection({ api, pipelineId, readOnly }) {
           ) : null}
           {created?.id === trigger.id ? (
             <div className="pw-trigger-secret" role="status">
-              Signing secret (shown this once, copy it now): <code>{created.secret}</code>
+              {created.rotated ? "New signing secret" : "Signing secret"} (shown this once, copy it
+              now): <code>{created.secret}</code>
+              {created.rotated ? ` · ${oldSecretNote(created.oldUntil)}` : ""}
             </div>
+          ) : null}
+          {trigger.kind === "webhook" && !readOnly ? (
+            <RotateSecret
+              api={api}
+              url={`${base}/${trigger.id}/rotate-secret`}
+              onRotated={(rotated) =>
+                setCreated({
+                  id: trigger.id,
+                  secret: rotated.secret,
+                  rotated: true,
+                  oldUntil: rotated.old_secret_valid_until,
+                })
+              }
+            />
           ) : null}
           {trigger.dropped ? (
             <div className="pw-muted">

@@ -69,14 +69,26 @@ export function subpipelinePorts(entry, params) {
 }
 
 const SUBPIPELINE_PARAMS = ["pipeline", "revision", "parameters", "inputs", "outputs"];
+/** The fields of a loop that only one kind of loop (`over`) uses. */
+const LOOP_FIELDS = {
+  files: ["pattern", "columns"],
+  groups: ["group_by"],
+  chunks: ["chunk_rows"],
+};
 
-/** The params schema the generic form edits: an operator's own, a loop's without those the
- * sub-pipeline settings edit beside it (its files, parameter, bound, file column). */
-export function formSchema(operator) {
+/** The params schema the generic form edits: an operator's own; a loop's without those the
+ * sub-pipeline settings edit beside it, and with only the fields of what it loops `over` (its
+ * `params`: files by default) beside its key parameter, bound and key column. */
+export function formSchema(operator, params) {
   const schema = operator?.params_schema;
   if (operator?.name !== "for_each" || !schema?.properties) return schema;
+  const over = LOOP_FIELDS[params?.over] ? params.over : "files";
+  const others = Object.entries(LOOP_FIELDS)
+    .filter(([kind]) => kind !== over)
+    .flatMap(([, fields]) => fields);
+  const hidden = [...SUBPIPELINE_PARAMS, ...others];
   const properties = Object.fromEntries(
-    Object.entries(schema.properties).filter(([name]) => !SUBPIPELINE_PARAMS.includes(name)),
+    Object.entries(schema.properties).filter(([name]) => !hidden.includes(name)),
   );
   const required = (schema.required ?? []).filter((name) => name in properties);
   return { ...schema, properties, required };
@@ -132,8 +144,8 @@ const ORDER = [
 /**
  * The run of a sub-pipeline node made of its inlined nodes' runs (null when it has none):
  * failed when one failed, running while some have ended and others not, else the most
- * pressing status; `inlined` says how many ended and the most rows one of them gave out,
- * as the card's two lines.
+ * pressing status; `inlined` says how many ended (of a loop: how many iterations) and the
+ * most rows one of them gave out, as the card's two lines.
  */
 export function aggregateRun(nodes, id, final) {
   const prefix = `${id}${SEPARATOR}`;
@@ -147,19 +159,21 @@ export function aggregateRun(nodes, id, final) {
   if (!["failed", "timed_out", "cancelled"].includes(status) && ended && ended < members.length)
     status = "running";
   const rows = Math.max(0, ...members.map((run) => run.metrics?.rows_out ?? 0));
+  const loop = iterationsLine(nodes, prefix, final);
   return {
     status,
     metrics: {},
     error: members.find((run) => run.error)?.error ?? "",
     inlined: {
-      nodes: iterationsLine(nodes, prefix, final) ?? `${ended}/${members.length} nodes`,
+      nodes: loop ?? `${ended}/${members.length} nodes`,
       rows: `≤ ${rows.toLocaleString("en")} rows`,
+      loop: loop !== null,
     },
   };
 }
 
-/** A loop's "k/n iterations" (an iteration ends when all its nodes have), or null when the
- * node is no loop: its copies are `<id>__<i>__<inner id>`. */
+/** A loop's "k/n runs" of its sub-pipeline (an iteration ends when all its nodes have), or
+ * null when the node is no loop: its copies are `<id>__<i>__<inner id>`. */
 function iterationsLine(nodes, prefix, final) {
   const iterations = new Map();
   for (const [key, run] of Object.entries(nodes)) {
@@ -170,8 +184,26 @@ function iterationsLine(nodes, prefix, final) {
   }
   if (!iterations.size) return null;
   const ended = [...iterations.values()].filter(Boolean).length;
-  return `${ended}/${iterations.size} iterations`;
+  return loopRuns(ended, iterations.size);
 }
+
+/** "k/n runs" of a loop that runs its own iterations (over groups or chunks): from its
+ * progress (`iterations`: [done, total]) while it runs, from its metrics once it succeeded;
+ * null for any other node's run. */
+export function ownIterations(run) {
+  const live = run?.iterations;
+  if (Array.isArray(live) && live.length === 2) return loopRuns(live[0], live[1]);
+  const total = run?.metrics?.iterations;
+  return Number.isInteger(total) ? loopRuns(total, total) : null;
+}
+
+/** A loop's iterations ended of all, as its card's run line has room for: "3/3 runs" (what
+ * the card's legend, LOOP_LEGEND, spells out). */
+function loopRuns(done, total) {
+  return `${done}/${total} runs`;
+}
+
+export const LOOP_LEGEND = "the sub-pipeline's runs, one per file, group or chunk: ended / all";
 
 /** A sub-pipeline node's mark in the plan view, from its inlined nodes' marks (`byNode`):
  * theirs when they share one, "mixed" otherwise; its title lists what it became. */

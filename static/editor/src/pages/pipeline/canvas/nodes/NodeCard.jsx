@@ -10,10 +10,16 @@ import "./nodes.css";
 import "../../pins/pins.css";
 import { Handle } from "@xyflow/react";
 import { useContext, useMemo, useState } from "react";
-import { INLINED, aggregateRun } from "../../subpipelines/subpipelines.js";
+import {
+  INLINED,
+  LOOP_LEGEND,
+  aggregateRun,
+  ownIterations,
+} from "../../subpipelines/subpipelines.js";
 import {
   CatalogContext,
   CardDetailContext,
+  InsideContext,
   OverlayContext,
   RefusedEndsContext,
 } from "../../contexts.js";
@@ -29,7 +35,7 @@ import { planClasses } from "../../plan/plan.js";
 import { lineageClass } from "../../lineage/lineage.js";
 import { portProblem } from "../../document/problems.js";
 import { ChecksBadge } from "../../checks/CheckResults.jsx";
-import { shownRun } from "../../overlay.js";
+import { outerShown, shownRun } from "../../overlay.js";
 import { percentDone, statusOf } from "../../runs/runState.js";
 import { useStore } from "../../../../lib/store.js";
 import { summaryText } from "./summary.js";
@@ -62,14 +68,21 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
   );
   const run = own ?? inlined;
   const status = statusOf(run);
-  const problems = useStore(overlay, (state) => state.problems[id] ?? NO_PROBLEMS);
-  const mark = useStore(overlay, (state) => state.plan?.[id]);
-  const onPath = useStore(overlay, (state) => lineageClass(state.lineage, id));
-  const pinned = useStore(overlay, (state) => state.pins?.has(id) ?? false);
+  // Problems, plan marks, lineage, pins and staleness are the outer pipeline's nodes': none
+  // of them is shown on the pipeline inside a sub-pipeline node.
+  const problems = useStore(overlay, (state) =>
+    outerShown(state) ? (state.problems[id] ?? NO_PROBLEMS) : NO_PROBLEMS,
+  );
+  const mark = useStore(overlay, (state) => (outerShown(state) ? state.plan?.[id] : undefined));
+  const onPath = useStore(overlay, (state) =>
+    outerShown(state) ? lineageClass(state.lineage, id) : "",
+  );
+  const pinned = useStore(overlay, (state) => outerShown(state) && (state.pins?.has(id) ?? false));
   // Marked only over the live run's final statuses (a past run picked is shown as it was).
   const stale =
-    useStore(overlay, (state) => !state.viewed && state.stale?.has(id)) &&
+    useStore(overlay, (state) => !state.viewed && outerShown(state) && state.stale?.has(id)) &&
     catalog.statuses.final.has(status);
+  const openInside = useContext(InsideContext);
   // Only crossing the threshold re-renders the card, not every zoom step.
   const detail = useContext(CardDetailContext);
   const compact = detail !== "full";
@@ -111,6 +124,19 @@ export default function NodeCard({ id, data, selected, kind, icon }) {
           working={catalog.statuses.working}
         />
       )}
+      {inlined && openInside && !compact ? (
+        <button
+          type="button"
+          className="pw-inside-open nodrag"
+          title={`Show what ran inside ${data.label || id} in this run`}
+          onClick={(event) => {
+            event.stopPropagation();
+            openInside(id);
+          }}
+        >
+          Run inside ›
+        </button>
+      ) : null}
       {handles.map((handle) => (
         <PortHandle
           key={`${handle.type}.${handle.id}`}
@@ -292,7 +318,10 @@ function Metrics({ run, kind, working }) {
   const metrics = run.metrics ?? {};
   const drawnAt = useTimeSeen(run);
   if (run.inlined) {
-    const legend = "the sub-pipeline's inlined nodes: ended / all · the most rows one gave out";
+    const counted = run.inlined.loop
+      ? LOOP_LEGEND
+      : "the sub-pipeline's inlined nodes: ended / all";
+    const legend = `${counted} · the most rows one gave out`;
     return (
       <span className="pw-node-metrics" title={legend}>
         <span className="pw-node-metric-line">{run.inlined.nodes}</span>
@@ -303,17 +332,32 @@ function Metrics({ run, kind, working }) {
   if (working.has(run.status)) {
     const elapsed = run.since ? (drawnAt - Date.parse(run.since)) / 1000 : null;
     const rate = formatRate(run.rows, elapsed, CARD_RATE_UNIT);
+    const iterations = ownIterations(run);
     const done = [
+      iterations,
       run.rows !== null ? `${formatCount(run.rows)} rows` : null,
-      percentDone(run),
+      iterations ? null : percentDone(run), // a loop's share done is its runs ended
     ].filter(Boolean);
     const rows = done.length ? done.join(" · ") : null;
-    return <MetricLines rows={rows} seconds={elapsed} rate={rate} />;
+    return (
+      <MetricLines
+        rows={rows}
+        seconds={elapsed}
+        rate={rate}
+        legend={iterations ? LOOP_LEGEND : undefined}
+      />
+    );
   }
-  const rows = rowsSummary(kind, metrics, run.status);
+  const iterations = ownIterations(run);
+  const rows = iterations ?? rowsSummary(kind, metrics, run.status);
   if (rows === null && metrics.duration_s == null) return null;
   const rate = formatRate(rowsIn(metrics) ?? metrics.rows_out, metrics.duration_s, CARD_RATE_UNIT);
-  const legend = `${kind === "output" ? "rows written" : "rows in → rows out"} · duration${rate ? " · rows per second" : ""}`;
+  const counted = iterations
+    ? LOOP_LEGEND
+    : kind === "output"
+      ? "rows written"
+      : "rows in → rows out";
+  const legend = `${counted} · duration${rate ? " · rows per second" : ""}`;
   return <MetricLines rows={rows} seconds={metrics.duration_s} rate={rate} legend={legend} />;
 }
 

@@ -1,0 +1,86 @@
+"""A pipeline deleted while its run starts or executes (the API cancels the run, then deletes
+both): the thread that executes it ends quietly, never logging a crash."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.db.models.signals import post_init
+from django.utils import timezone
+
+from editor.models import Pipeline, Run
+from editor.runs import launcher
+from tests.editor.conftest import SEED, post_json
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def claimed_run(client) -> int:
+    """A run of the seed pipeline, queued in the foreground and claimed by this process."""
+    pipeline_id = post_json(client, "/api/pipelines", SEED).json()["id"]
+    with launcher.foreground():
+        run_id = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {}).json()["id"]
+    Run.objects.filter(pk=run_id).update(status="running", started_at=timezone.now())
+    return run_id
+
+
+def errors_in(caplog) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+
+
+def test_a_run_whose_pipeline_is_deleted_before_it_starts_is_dropped_quietly(
+    client, data_root, caplog
+):
+    run_id = claimed_run(client)
+    Pipeline.objects.filter(runs=run_id).delete()
+
+    with caplog.at_level(logging.INFO, logger="editor.runs.launcher"):
+        assert launcher.execute(run_id) is None
+
+    assert not errors_in(caplog)
+    assert f"run {run_id} was deleted with its pipeline" in caplog.text
+
+
+def test_a_run_whose_pipeline_is_deleted_once_it_started_ends_without_a_crash(
+    client, data_root, caplog
+):
+    run_id = claimed_run(client)
+    deleted_at = []
+
+    def delete_the_pipeline(event) -> None:
+        if not deleted_at:
+            deleted_at.append(event["type"])
+            Pipeline.objects.filter(runs=run_id).delete()
+
+    with caplog.at_level(logging.INFO, logger="editor.runs.launcher"):
+        launcher.execute(run_id, [delete_the_pipeline])
+
+    assert deleted_at == ["run_started"]
+    assert not Run.objects.filter(pk=run_id).exists()
+    assert not errors_in(caplog)
+
+
+def test_a_run_whose_pipeline_is_deleted_just_after_the_run_is_read_ends_without_a_crash(
+    client, data_root, caplog
+):
+    """The pipeline, its workspace and the user come with the run: nothing is looked up
+    later that a deletion in between would leave missing."""
+    run_id = claimed_run(client)
+    pipeline = Pipeline.objects.get(runs=run_id)
+    deleted = []
+
+    def delete_the_pipeline(sender, instance, **kwargs) -> None:
+        if instance.pk == run_id and not deleted:
+            deleted.append(run_id)  # once: the deletion reads the run again
+            Pipeline.objects.filter(pk=pipeline.pk).delete()
+
+    post_init.connect(delete_the_pipeline, sender=Run)
+    try:
+        with caplog.at_level(logging.INFO, logger="editor.runs.launcher"):
+            launcher.execute(run_id)
+    finally:
+        post_init.disconnect(delete_the_pipeline, sender=Run)
+
+    assert not Pipeline.objects.filter(pk=pipeline.pk).exists()
+    assert not errors_in(caplog)
