@@ -19,7 +19,9 @@
   `PIPEWRIGHT_MAX_RUNNING_PER_USER` (runs of one user executing at once, across every worker;
   default half of `PIPEWRIGHT_MAX_RUNS`, at least 1),
   `PIPEWRIGHT_WORKERS` (`embedded`, the default: this process executes runs; `service`:
-  `manage.py runworkers` does, see docs/deploy.md),
+  `manage.py runworkers` does, see docs/deploy.md), `PIPEWRIGHT_QUEUE_LOOK_S` (how often an
+  embedded web server looks for runs other processes queued, default 30; 0: never, its workers
+  take waiting runs only once it queues one itself),
   `PIPEWRIGHT_SCHEDULER` (`embedded`, the default: this process fires schedules; `service`:
   `manage.py runscheduler` does, see docs/schedules.md),
   `PIPEWRIGHT_MAX_PREVIEWS` (previews and schema inferences executing at once, each in a
@@ -288,6 +290,7 @@ if PIPEWRIGHT_WORKERS not in ("embedded", "service"):
         f"PIPEWRIGHT_WORKERS is '{PIPEWRIGHT_WORKERS}'; it must be 'embedded' (this process "
         "executes runs) or 'service' (`manage.py runworkers` does)"
     )
+PIPEWRIGHT_QUEUE_LOOK_S = float(os.environ.get("PIPEWRIGHT_QUEUE_LOOK_S", "30"))
 PIPEWRIGHT_MAX_RUNS_PER_USER = _count("PIPEWRIGHT_MAX_RUNS_PER_USER", 5)
 PIPEWRIGHT_MAX_RUNNING_PER_USER = _count(
     "PIPEWRIGHT_MAX_RUNNING_PER_USER", max(1, PIPEWRIGHT_MAX_RUNS // 2)

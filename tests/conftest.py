@@ -77,8 +77,10 @@ def new_server(server_database, plugin_site, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def asgi_server(new_server) -> Iterator[DaphneServer]:
-    """A daphne process serving the test database for the whole session (in-memory layer)."""
-    [server] = start_servers([new_server()])
+    """A daphne process serving the test database for the whole session (in-memory layer).
+    It never looks for runs that other processes queued: a test may keep runs queued
+    (`PIPEWRIGHT_WORKERS=service`) and expect them to stay so while no browser test runs."""
+    [server] = start_servers([new_server({"PIPEWRIGHT_QUEUE_LOOK_S": "0"})])
     yield server
     server.stop()
 

@@ -67,9 +67,6 @@ in another process reaches the run within this (and `supervision.GRACE_S` to sto
 SUPERVISORS: dict[str, Supervisor] = {"local": LocalSupervisor(), "dask": DaskSupervisor()}
 """Where runs execute, by the name `_supervisor` reads off the settings."""
 
-LOOK_EVERY_S = 30
-"""How often the embedded pool looks for runs it was not told of (queued by other processes)."""
-
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
@@ -128,8 +125,8 @@ def _runs_ended(timeout: float) -> bool:
 
 def serve_embedded() -> None:
     """At web server start (embedded default): execute the runs still queued (a restart),
-    and look every `LOOK_EVERY_S` for runs that other processes queued."""
-    if settings.PIPEWRIGHT_WORKERS == "embedded":
+    and look every `PIPEWRIGHT_QUEUE_LOOK_S` for runs that other processes queued (0: never)."""
+    if settings.PIPEWRIGHT_WORKERS == "embedded" and settings.PIPEWRIGHT_QUEUE_LOOK_S > 0:
         threading.Thread(target=_look_forever, name="pipewright-queue", daemon=True).start()
 
 
@@ -141,7 +138,7 @@ def _look_forever() -> None:
                 embedded_pool().wake()
         except Exception:  # the database may be briefly away; the next look will do
             log.warning("could not look for queued runs", exc_info=True)
-        time.sleep(LOOK_EVERY_S)
+        time.sleep(settings.PIPEWRIGHT_QUEUE_LOOK_S)
 
 
 def cancel(run_id: int) -> None:

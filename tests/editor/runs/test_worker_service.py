@@ -66,6 +66,32 @@ async def test_an_embedded_server_executes_the_runs_left_queued_when_it_starts(s
 @pytest.mark.server
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
+async def test_an_embedded_server_that_never_looks_takes_queued_runs_only_once_it_queues_one(
+    start_server, token
+):
+    """A server's first look is as it starts: a run queued before is still so seconds after
+    (the default's look executes it, above). Woken by a run of its own, its pool takes every
+    waiting run in turn."""
+    [web] = await asyncio.to_thread(start_server, 1, SERVICE)
+    left_id = await create_pipeline(web, token, pause_pipeline("left", 1, 0))
+    left_run = await start_run(web, token, left_id)
+    await asyncio.to_thread(web.stop)
+
+    never_looks = {"PIPEWRIGHT_QUEUE_LOOK_S": "0"}
+    [embedded] = await asyncio.to_thread(start_server, 1, never_looks, web.data_root)
+    await asyncio.sleep(2)
+    assert (await api(embedded, "GET", f"/api/runs/{left_run}", token))["status"] == "queued"
+
+    own_id = await create_pipeline(embedded, token, pause_pipeline("own", 1, 0))
+    own_run = await start_run(embedded, token, own_id)
+    for run_id in (own_run, left_run):
+        body = await wait_for(embedded, token, run_id, lambda body: body["status"] not in ACTIVE)
+        assert body["status"] == "succeeded"
+
+
+@pytest.mark.server
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
 async def test_a_cancel_on_a_web_process_stops_the_run_on_the_service(web_and_workers, token):
     runner, watcher, _ = await asyncio.to_thread(web_and_workers)
     pipeline_id = await create_pipeline(runner, token, pause_pipeline("stuck", 1, 60))
