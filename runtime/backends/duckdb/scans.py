@@ -117,22 +117,32 @@ def _csv(scan: Scan, files: tuple[InputFile, ...], markers_in_reader: bool) -> S
     names = list(first)
     chosen = _chosen(scan, names)
     read = set(chosen if scan.read is None else read_names(chosen, set(scan.read)))
-    after = not (markers_in_reader or any(first[name].may_hold_markers for name in read))
+    one = len(names) == 1  # read as text: see ONE_COLUMN_READ
+    after = one or not (markers_in_reader or any(first[name].may_hold_markers for name in read))
     reader_sql = (
         "read_csv(?, columns = ?, header = ?, delim = ?, skip = ?, nullstr = ?, "
-        "auto_detect = false, quote = '\"', escape = '\"')"
+        f"auto_detect = false, quote = '\"', escape = '\"'{ONE_COLUMN_READ if one else ''})"
     )
     reader_params = (
         [str(file.location) for file in files],
-        {name: column.sql_type for name, column in first.items()},
+        {name: "VARCHAR" if one else column.sql_type for name, column in first.items()},
         params.header,
         params.delimiter,
         params.skip_rows,
         [""] if after else list(NULL_MARKERS),
     )
-    columns = [_csv_column(name, first[name], name in read, after) for name in chosen]
-    found = _select(scan, files, names, columns, reader_sql, reader_params)
-    return replace(found, markers_after_read=after)
+    columns = [_csv_column(name, first[name], name in read, after, one) for name in chosen]
+    where = f" WHERE {quoted(names[0])} IS NOT NULL" if one else ""
+    found = _select(scan, files, names, columns, reader_sql + where, reader_params)
+    return replace(found, markers_after_read=after and not one)
+
+
+ONE_COLUMN_READ = ", allow_quoted_nulls = false"
+"""How DuckDB reads a file of one column. pandas' reader skips blank lines; DuckDB's does
+where a line holds several fields, but a blank line of a file of one column is a row of a null
+to it. So that column is read as text, a blank line a null, a quoted empty value (`""`) the
+empty string: the scan leaves out the nulls, takes the empty strings and the null markers as
+nulls, and casts the rest to the column's type (`_one_column_value`)."""
 
 
 class CsvColumnType(NamedTuple):
@@ -167,11 +177,13 @@ _COLUMNS_JSON = KeptAs(
 
 
 def _csv_column(
-    name: str, column: CsvColumnType, read: bool, markers_after_read: bool
+    name: str, column: CsvColumnType, read: bool, markers_after_read: bool, one: bool = False
 ) -> tuple[str, Column]:
     """The column as the scan selects it: as `_converted` does for Parquet, one that does not
     lower is refused if read downstream, else a null placeholder."""
     if column.refused is None:
+        if one:
+            return _one_column_value(name, column.sql_type), Column(name, column.public_type)
         if read and markers_after_read:
             return _markers_as_nulls(name, column.sql_type), Column(name, column.public_type)
         return quoted(name), Column(name, column.public_type)
@@ -180,13 +192,13 @@ def _csv_column(
     return f"NULL AS {quoted(name)}", Column(name, "string")
 
 
-def _marker_test(column: str) -> str:
+def _marker_test(column: str, empty_too: bool = False) -> str:
     """Whether the text `column` is a null marker: a CASE on its length in bytes (which
     DuckDB keeps with each string) picks the few markers of that length to compare with. On
     the seed ETL's 10M rows this costs what reading the column costs; `list_position` over
     all 16 markers cost 0.2 CPU-s more, and an `IN` list becomes a join once its parameters
     are bound, which the row counts cannot read through."""
-    by_length: dict[int, list[str]] = {}
+    by_length: dict[int, list[str]] = {0: [""]} if empty_too else {}
     for marker in filter(None, NULL_MARKERS):  # the empty string is the reader's own
         by_length.setdefault(len(marker.encode()), []).append(marker)
     cases = " ".join(
@@ -204,6 +216,15 @@ def _markers_as_nulls(name: str, sql_type: str) -> str:
     if sql_type == "DOUBLE":
         return f"{finite_column(Sql(column, (), 'float')).text} AS {column}"
     return column
+
+
+def _one_column_value(name: str, sql_type: str) -> str:
+    """The column of a file of one column (`ONE_COLUMN_READ`): its empty strings and null
+    markers nulls, the rest cast to `sql_type` as the reader would have parsed them."""
+    column = quoted(name)
+    value = f"CASE WHEN {_marker_test(column, empty_too=True)} THEN NULL ELSE {column} END"
+    typed = value if sql_type == "VARCHAR" else f"CAST({value} AS {sql_type})"
+    return f"{typed} AS {column}"
 
 
 def _csv_shape(columns: dict[str, CsvColumnType]) -> list[tuple]:

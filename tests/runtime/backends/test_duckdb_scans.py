@@ -129,6 +129,38 @@ def test_nulls_in_the_first_block_of_an_integer_column_have_the_reader_match_mar
     assert not found.markers_after_read and list(NULL_MARKERS) in found.params
 
 
+ONE_COLUMN = 'name\nAda\n\n""\nNA\n"NA"\nLinus\n\n\nGrace\n\n'
+
+
+@pytest.mark.parametrize("params", [{}, {"header": False, "skip_rows": 1}])
+def test_a_file_of_one_text_column_skips_its_blank_lines_and_keeps_quoted_empties(root, params):
+    """A blank line of a one-column file is no row to pandas' reader (DuckDB's read it as a
+    null); `""`, "NA" and `"NA"` are null rows to both."""
+    write(root, "in.csv", ONE_COLUMN)
+    pandas_frames, _ = run_pandas([csv_step(**params)], {}, root)
+    assert len(pandas_frames["read"]) == 6
+    assert pandas_frames["read"].iloc[:, 0].isna().sum() == 3
+    assert_same([csv_step(**params)], {}, root, ordered=["read"])
+
+
+def test_a_one_column_file_whose_column_is_only_counted_skips_its_blank_lines(root):
+    write(root, "in.csv", ONE_COLUMN)
+    size = {"group_by": [], "aggregations": [{"function": "size"}]}
+    steps = [csv_step(), Step("count", "aggregate", size, {"in": "read"})]
+    assert_same(steps, {}, root)
+
+
+@pytest.mark.parametrize(
+    "values",
+    ['1\n\n2\n""\nNA\n-3\n\n', '0.5\n\nNaN\n""\n-inf\n', '2024-02-29\n\n""\nnull\n'],
+)
+def test_a_file_of_one_column_of_another_type_skips_blank_lines_and_takes_markers_as_null(
+    root, values
+):
+    write(root, "in.csv", "n\n" + values)
+    assert_same([csv_step()], {}, root, ordered=["read"])
+
+
 def test_a_csv_column_of_no_values_stays_on_pandas(root):
     write(root, "in.csv", "a,b\n1,\n2,\n")
     steps = [csv_step()]
