@@ -71,8 +71,8 @@ FIXED_TYPES = {
 FIXED_DTYPES = {"integer": "Int64", "float": "float64"}
 """The engine's dtype for each of those fixed types."""
 _NEED_NUMBERS = ("sum", "mean", "median", "std")
-IN_FLOATS = ("mean", "median", "std")
-"""Functions computed in floats, also of decimals."""
+IN_FLOATS = ("median", "std")
+"""Functions computed in floats, also of decimals (a decimal's mean: `exact_means`)."""
 _IN_ROW_ORDER = ("first", "last")
 """Functions that pick a value by its place in the input, which a columnar backend does not
 keep through a parallel aggregate."""
@@ -196,10 +196,8 @@ class Aggregate(Operator):
             (column, function, name)
             for column, (_, function, _), name in zip(columns, reads, names, strict=True)
         ]
-        if params.group_by:
-            result = _grouped(frame, params.group_by, summaries)
-        else:
-            result = _whole_table(frame, summaries, dtypes)
+        summaries, means = exact_means(frame, params.group_by, summaries)
+        result = divided(summarised(frame, params.group_by, summaries, dtypes), means)
         changed = {name: dtype for name, dtype in dtypes.items() if result[name].dtype != dtype}
         return {"out": result.assign(**{n: result[n].astype(d) for n, d in changed.items()})}
 
@@ -310,6 +308,52 @@ def result_dtype(function: str, dtype):
     if fixed is not None:
         return FIXED_DTYPES[fixed]
     return sum_dtype(dtype) if function == "sum" else dtype
+
+
+def exact_means(
+    frame: pd.DataFrame, group_by: list[str], summaries: list[tuple]
+) -> tuple[list[tuple], list[tuple[str, str]]]:
+    """The (column, function, name) summaries with each mean of a decimal column as the
+    column's sum (exact, in 38 digits) and a count of its values named with a prefix no other
+    column has, and the (mean, count) names `divided` takes. pandas would average decimals
+    rounded to the column's scale, and floats lose the digits past the 15th; DuckDB divides
+    the exact sum as well (and that is cheaper there than a compensated sum of floats)."""
+    taken = [*group_by, *(name for _, _, name in summaries)]
+    prefix = "__count "
+    while any(str(name).startswith(prefix) for name in taken):
+        prefix = "_" + prefix
+    found, means = [], []
+    for column, function, name in summaries:
+        if function == "mean" and is_decimal_dtype(frame[column].dtype):
+            found.append((column, "sum", name))
+            found.append((column, "count", prefix + name))
+            means.append((name, prefix + name))
+        else:
+            found.append((column, function, name))
+    return (summaries, []) if not means else (found, means)
+
+
+def divided(result: pd.DataFrame, means: list[tuple[str, str]]) -> pd.DataFrame:
+    """Each exact mean (`exact_means`): its sum over its count, in floats (NaN, the engine's
+    null, where there are no values), without the counts."""
+    if not means:
+        return result
+    quotients = {
+        mean: result[mean].astype("float64") / result[count].astype("float64")
+        for mean, count in means
+    }
+    return result.assign(**quotients).drop(columns=[count for _, count in means])
+
+
+def summarised(
+    frame: pd.DataFrame, group_by: list[str], summaries: list[tuple], dtypes: dict
+) -> pd.DataFrame:
+    """The (column, function, name) summaries of each group, or of the whole table in one row
+    (a name missing from `dtypes`, a count's, is an integer)."""
+    if group_by:
+        return _grouped(frame, group_by, summaries)
+    typed = {name: dtypes.get(name, "Int64") for _, _, name in summaries}
+    return _whole_table(frame, summaries, typed)
 
 
 def _grouped(frame: pd.DataFrame, group_by: list[str], summaries: list[tuple]) -> pd.DataFrame:

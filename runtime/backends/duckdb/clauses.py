@@ -47,7 +47,10 @@ def summary(
         sql, kind = f"COALESCE(FSUM({value}){only}, 0.0)", "float"
     elif function == "mean" and column.type == "integer":
         sql, kind = f"AVG({value}){only}", "float"
-    elif function == "mean":  # a decimal too, in floats as pandas averages it
+    elif function == "mean" and column.type == "decimal":  # exact sum: cheaper than FSUM
+        sql = f"CAST(SUM({value}){only} AS DOUBLE) / NULLIF(COUNT({value}){only}, 0)"
+        kind = "float"
+    elif function == "mean":  # in floats as pandas averages them
         sql = f"FSUM(CAST({value} AS DOUBLE)){only} / NULLIF(COUNT({value}){only}, 0)"
         kind = "float"
     elif function == "median":

@@ -40,12 +40,15 @@ def _decimal(node: NodeCode, column: str | None) -> bool:
 def aggregate(node: NodeCode) -> None:
     params, frame, out = node.params, node.inputs["in"], node.outputs["out"]
     operator.aggregate_columns(params, node.schemas["in"])
-    if any(a.expression is not None or a.where is not None for a in params.aggregations):
+    computed = any(a.expression is not None or a.where is not None for a in params.aggregations)
+    if computed or any(
+        a.function == "mean" and _decimal(node, a.column) for a in params.aggregations
+    ):
         _computed(node)
         return
     reads = [(a.column, a.function) for a in params.aggregations]
     if any(f in operator.IN_FLOATS and _decimal(node, c) for c, f in reads):
-        node.carry(operator.float_reads)  # means of decimals in floats, as the operator's
+        node.carry(operator.float_reads)  # medians of decimals in floats, as the operator's
         node.line(f"{out}, reads = float_reads({frame}, {literal(reads)})")
         columns = [f"reads[{index}]" for index in range(len(reads))]
         frame = out
@@ -76,11 +79,13 @@ def aggregate(node: NodeCode) -> None:
 
 
 def _computed(node: NodeCode) -> None:
-    """The aggregate when some aggregation summarises an expression or counts only some rows:
-    their values and masks as code, then the operator's own steps over them."""
+    """The aggregate when some aggregation summarises an expression, counts only some rows or
+    averages decimals: their values and masks as code, then the operator's own steps over
+    them."""
     params, frame, out = node.params, node.inputs["in"], node.outputs["out"]
     node.carry(positional_view, is_true, conventional, operator.computed_reads)
     node.carry(operator.result_dtype, operator.float_reads, operator.reduced)
+    node.carry(operator.exact_means, operator.divided, operator.summarised)
     node.line(f"view = positional_view({frame})")
     sources = []
     for index, a in enumerate(params.aggregations):
@@ -98,28 +103,17 @@ def _computed(node: NodeCode) -> None:
         sources.append(f"({a.column!r}, {a.function!r}, {values}, {mask})")
     names = [a.output_name for a in params.aggregations]
     functions = [a.function for a in params.aggregations]
+    group_by = literal(params.group_by)
     node.line(f"{out}, reads = computed_reads({frame}, [{', '.join(sources)}])")
     node.line(
         f"dtypes = {{name: result_dtype(function, read[2]) for name, function, read in "
         f"zip({literal(names)}, {literal(functions)}, reads)}}"
     )
     node.line(f"{out}, columns = float_reads({out}, [read[:2] for read in reads])")
-    if params.group_by:
-        named = ", ".join(
-            f"{name!r}: (columns[{index}] or {params.group_by[0]!r}, reads[{index}][1])"
-            for index, name in enumerate(names)
-        )
-        node.line(
-            f"{out} = {out}.groupby({literal(params.group_by)}, sort=True, dropna=False, "
-            f"observed=True).agg(**{{{named}}}).reset_index()"
-        )
-    else:
-        node.line(f"{out} = pd.DataFrame({{")
-        for index, name in enumerate(names):
-            source = f"{out} if columns[{index}] is None else {out}[columns[{index}]]"
-            node.line(
-                f"    {name!r}: pd.Series([reduced({source}, reads[{index}][1])], "
-                f"dtype=dtypes[{name!r}]),"
-            )
-        node.line("})")
+    node.line(
+        f"summaries = [(column, read[1], name) for column, read, name in "
+        f"zip(columns, reads, {literal(names)})]"
+    )
+    node.line(f"summaries, means = exact_means({out}, {group_by}, summaries)")
+    node.line(f"{out} = divided(summarised({out}, {group_by}, summaries, dtypes), means)")
     node.line(f"{out} = {out}.astype(dtypes)")

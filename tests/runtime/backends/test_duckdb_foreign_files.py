@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import math
 
 import duckdb
 import pandas as pd
@@ -288,6 +289,27 @@ def test_decimals_filter_aggregate_and_sort_exactly_on_both(root):
     assert outputs["all"]["price_sum"].tolist() == [expected]
     assert str(outputs["all"]["price_sum"].dtype) == "decimal128(38, 2)[pyarrow]"
     assert str(outputs["by_k"]["price_mean"].dtype) == "float64"
+
+
+def test_a_mean_of_decimals_is_their_exact_sum_over_their_count_on_both(root):
+    """Past 15 digits floats lose what a decimal holds: 10^17 + 0.01 is 10^17 as a float, and
+    a mean of floats would be 0.02 / 3. The exact sum (0.03) over the count is 0.01."""
+    duckdb.execute(
+        "COPY (SELECT * FROM (VALUES ('a', 100000000000000000.01::DECIMAL(38,2)), "
+        "('a', -100000000000000000::DECIMAL(38,2)), ('a', 0.02::DECIMAL(38,2)), "
+        "('b', NULL::DECIMAL(38,2))) t(k, price)) "
+        f"TO '{root / 'data' / 'big.parquet'}' (FORMAT parquet)"
+    )
+    mean = {"column": "price", "function": "mean"}
+    steps = [
+        *read("data/big.parquet"),
+        Step("by_k", "aggregate", {"group_by": ["k"], "aggregations": [mean]}, {"in": "read"}),
+        Step("all", "aggregate", {"aggregations": [mean]}, {"in": "read"}),
+    ]
+    outputs = assert_same(steps, {}, root, exits=["by_k", "all"], ordered=["by_k"])
+    assert outputs["all"]["price_mean"].tolist() == [0.01]
+    by_k = outputs["by_k"]["price_mean"]
+    assert by_k[0] == 0.01 and math.isnan(by_k[1])  # no values: null
 
 
 @pytest.mark.parametrize("operator", ["parquet_output", "csv_output"])
