@@ -34,7 +34,7 @@ ROW_COUNTS = {  # rows in → rows out, as a node shows them after the run
     "csv_input_1": "\N{EN DASH} → 6",  # no rows in
     "filter_1": "6 → 4",
     "aggregate_1": "4 → 3",
-    "csv_output_1": "3 rows written",  # an output passes no rows on
+    "csv_output_1": "3 written",  # an output passes no rows on: it writes them
 }
 SEED_IDS = list(ROW_COUNTS)
 

@@ -63,15 +63,14 @@ export function rowsWritten(metrics, status) {
 }
 
 /**
- * The rows a finished node's card shows: "6 → 4" (in → out), or "3 rows written" for an
- * output node, whose rows go to a file or table rather than out of it; null when unknown.
+ * The rows a finished node's card shows: "6 → 4" (in → out), or "3 written" for an output
+ * node, whose rows go to a file or table rather than out of it (the card's legend says
+ * "rows"; "rows written" did not fit beside a badge); null when unknown.
  */
 export function rowsSummary(kind, metrics, status) {
   if (kind === "output") {
     const written = rowsWritten(metrics, status);
-    return written === null
-      ? null
-      : `${formatCount(written)} row${written === 1 ? "" : "s"} written`;
+    return written === null ? null : `${formatCount(written)} written`;
   }
   const incoming = rowsIn(metrics);
   const outgoing = metrics?.rows_out ?? null;

@@ -10,9 +10,9 @@ describe("the rows a node's card shows after a run", () => {
   it("gives the rows an output wrote, not the none it passes on", () => {
     expect(
       rowsSummary("output", { rows_in: { in: 3 }, rows_out: 0, rows_written: 3 }, "succeeded"),
-    ).toBe("3 rows written");
+    ).toBe("3 written");
     expect(rowsSummary("output", { rows_in: { in: 1 }, rows_out: 0 }, "succeeded")).toBe(
-      "1 row written",
+      "1 written",
     );
   });
 
@@ -26,9 +26,7 @@ describe("the rows a node's card shows after a run", () => {
     expect(rowsSummary("output", read, "cancelled")).toBeNull();
     expect(rowsSummary("output", read, "failed")).toBeNull();
     expect(rowsWritten(read, "cancelled")).toBeNull();
-    expect(rowsSummary("output", { ...read, rows_written: 10 }, "cancelled")).toBe(
-      "10 rows written",
-    );
+    expect(rowsSummary("output", { ...read, rows_written: 10 }, "cancelled")).toBe("10 written");
   });
 
   it("counts what an output read as written when its operator does not say", () => {

@@ -247,7 +247,12 @@ function CardText({
           </span>
         ) : null}
         {status !== "idle" ? (
-          <StatusBadge status={status} working={working} cached={run?.metrics?.cached === true} />
+          <StatusBadge
+            status={status}
+            working={working}
+            cached={run?.metrics?.cached === true}
+            compact
+          />
         ) : null}
         {status !== "idle" ? <ChecksBadge checks={run?.metrics?.checks} /> : null}
         {stale ? (
@@ -294,8 +299,21 @@ function PortNames({ ports: { inputs, outputs } }) {
 }
 
 /** A pill with the status, and a spinner while the node works (`working`: a status set); a
- * node whose result was reused from the cache says "cached". */
-export function StatusBadge({ status, working, cached = false }) {
+ * node whose result was reused from the cache says "cached". `compact` (a card's, where the
+ * row counts need the room): a success is a check mark, the word its title and name. */
+export function StatusBadge({ status, working, cached = false, compact = false }) {
+  if (compact && !cached && status === "succeeded") {
+    return (
+      <span
+        className="pw-badge pw-status-succeeded pw-compact"
+        role="img"
+        aria-label="succeeded"
+        title="succeeded"
+      >
+        ✓
+      </span>
+    );
+  }
   if (cached && status === "succeeded") {
     return (
       <span
