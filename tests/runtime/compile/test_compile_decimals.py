@@ -39,42 +39,37 @@ DOCUMENT = {
 }  # fmt: skip
 
 
-def test_a_scripts_decimal_sums_and_means_are_a_runs(tmp_path):
+def run_and_script(tmp_path, price_sql: str, outputs: tuple[str, ...]):
+    """The run's folder after a run and a compiled script each read `money.parquet` (k, and
+    `price_sql` of `i` in 0..5) and wrote the same `outputs`."""
     folders = {way: tmp_path / way for way in ("run", "script")}
     for folder in folders.values():
         folder.mkdir()
         duckdb.execute(
-            "COPY (SELECT (i % 2)::VARCHAR AS k, (i * 1.01)::DECIMAL(15,2) AS price "
+            f"COPY (SELECT (i % 2)::VARCHAR AS k, {price_sql} AS price "
             f"FROM range(6) t(i)) TO '{folder / 'money.parquet'}' (FORMAT parquet)"
         )
     result = execute(build_plan(load_document(DOCUMENT)), data_root=folders["run"])
     assert result.ok, result.error
     ran = run_script(compiled(DOCUMENT, folders["script"], tmp_path), cwd=folders["script"])
     assert ran.returncode == 0, ran.stderr
-    for name in ("by_k.csv", "all.csv", "net.csv"):
+    for name in outputs:
         assert (folders["script"] / name).read_text() == (folders["run"] / name).read_text()
-    net = (folders["run"] / "net.csv").read_text().splitlines()  # exact: 2.02 and 4.04
+    return folders["run"]
+
+
+def test_a_scripts_decimal_sums_and_means_are_a_runs(tmp_path):
+    ran = run_and_script(tmp_path, "(i * 1.01)::DECIMAL(15,2)", ("by_k.csv", "all.csv", "net.csv"))
+    net = (ran / "net.csv").read_text().splitlines()  # exact: 2.02 and 4.04
     assert [line.split(",")[-2:] for line in net[1:]] == [["1.5200", "4.0"], ["3.0350", "8.0"]]
-    mean, total = (folders["run"] / "all.csv").read_text().splitlines()[1].split(",")
+    mean, total = (ran / "all.csv").read_text().splitlines()[1].split(",")
     assert float(mean) == pytest.approx(2.525) and total == "15.15"  # not 2.52 nor 2.53
 
 
 def test_a_scripts_mean_of_decimals_past_15_digits_is_a_runs_exact_one(tmp_path):
     """10^17 + 0.01, -10^17 and 0.02 average to 0.01, not to a mean of floats (0.02 / 3)."""
-    folders = {way: tmp_path / way for way in ("run", "script")}
-    for folder in folders.values():
-        folder.mkdir()
-        duckdb.execute(
-            "COPY (SELECT (i % 2)::VARCHAR AS k, [100000000000000000.01, -100000000000000000, "
-            "0.02][i // 2 + 1]::DECIMAL(38,2) AS price FROM range(6) t(i)) "
-            f"TO '{folder / 'money.parquet'}' (FORMAT parquet)"
-        )
-    result = execute(build_plan(load_document(DOCUMENT)), data_root=folders["run"])
-    assert result.ok, result.error
-    ran = run_script(compiled(DOCUMENT, folders["script"], tmp_path), cwd=folders["script"])
-    assert ran.returncode == 0, ran.stderr
-    for name in ("by_k.csv", "all.csv"):
-        assert (folders["script"] / name).read_text() == (folders["run"] / name).read_text()
-    by_k = (folders["run"] / "by_k.csv").read_text().splitlines()
+    values = "[100000000000000000.01, -100000000000000000, 0.02][i // 2 + 1]::DECIMAL(38,2)"
+    ran = run_and_script(tmp_path, values, ("by_k.csv", "all.csv"))
+    by_k = (ran / "by_k.csv").read_text().splitlines()
     assert [line.split(",")[2] for line in by_k[1:]] == ["0.01", "0.01"]
-    assert (folders["run"] / "all.csv").read_text().splitlines()[1].split(",")[0] == "0.01"
+    assert (ran / "all.csv").read_text().splitlines()[1].split(",")[0] == "0.01"
