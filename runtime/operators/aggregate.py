@@ -279,9 +279,9 @@ def computed_reads(frame: pd.DataFrame, sources: list[tuple]) -> tuple[pd.DataFr
 def float_reads(
     frame: pd.DataFrame, reads: list[tuple[str | None, str]]
 ) -> tuple[pd.DataFrame, list[str | None]]:
-    """`frame` with a float copy of each decimal column a mean, median or std reads (`reads`:
-    each aggregation's column and function), and the column each aggregation then reads:
-    pandas would average in decimals rounded to the column's scale, DuckDB in floats. The
+    """`frame` with a float copy of each decimal column a median or std reads (`reads`: each
+    aggregation's column and function), and the column each aggregation then reads: pandas
+    would compute them in decimals rounded to the column's scale, DuckDB in floats. The
     copies' names start with a prefix no column of the frame starts with."""
     prefix = "__float "
     while any(str(name).startswith(prefix) for name in frame.columns):

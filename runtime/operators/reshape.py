@@ -13,6 +13,7 @@ kept. Both are vectorised pandas (one masked column per declared value and one `
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -229,8 +230,7 @@ def pivoted(
     kept = frame[frame[column].isin(values)]
     source = kept[value]
     dtype = source.dtype
-    if function == "mean" and is_decimal_dtype(dtype):  # in floats, as DuckDB averages
-        source = source.astype("float64")
+    exact_mean = function == "mean" and is_decimal_dtype(dtype)  # as aggregate's: `_means`
     fixed = FIXED_TYPES.get(function)
     if fixed is not None:
         dtype = FIXED_DTYPES[fixed]
@@ -241,15 +241,29 @@ def pivoted(
         for each, name in zip(values, names, strict=True)
     }
     if not index:
-        row = {
-            name: pd.Series([reduced(cell, function)], dtype=dtype) for name, cell in cells.items()
-        }
+        summary = _mean if exact_mean else partial(reduced, function=function)
+        row = {name: pd.Series([summary(cell)], dtype=dtype) for name, cell in cells.items()}
         return pd.DataFrame(row)
     grouped = pd.DataFrame({**{key: kept[key] for key in index}, **cells}).groupby(
         index, sort=True, dropna=False, observed=True
     )
+    if exact_mean:
+        return _means(grouped, names).reset_index()
     out = grouped.agg(dict.fromkeys(names, function)).reset_index()
     return out.astype(dict.fromkeys(names, dtype))
+
+
+def _mean(cell: pd.Series) -> float | None:
+    """The mean of decimals as `_means` takes it, over all of `cell`; None for no values."""
+    count = cell.count()
+    return float(cell.sum()) / count if count else None
+
+
+def _means(grouped, names: list[str]) -> pd.DataFrame:
+    """Each group's mean of the decimal columns `names`: the exact sum (38 digits) over the
+    count, in floats (NaN, the engine's null, where a cell has no values)."""
+    sums = grouped.agg(dict.fromkeys(names, "sum")).astype("float64")
+    return sums / grouped.agg(dict.fromkeys(names, "count")).astype("float64")
 
 
 class UnpivotParams(OperatorParams):

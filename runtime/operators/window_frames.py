@@ -156,8 +156,11 @@ def _over_frames(function, values, start, end):
     if function in ("min", "max"):
         return _extreme(function, values, start, end)
     kind = values.dtype
-    if function == "sum" and isinstance(kind, pd.ArrowDtype):
-        return _decimal_sums(values, start, end)
+    if isinstance(kind, pd.ArrowDtype):  # decimals: exact sums, a mean their sum over the count
+        sums = _decimal_sums(values, start, end)
+        if function == "sum":
+            return sums
+        return _over_counts(sums.astype("float64"), present, start, end)
     if kind == "Int64":
         sums, rough = _integer_sums(values, start, end)
         fits = bool(np.all(np.abs(rough) < _INT64_LIMIT))
@@ -168,12 +171,18 @@ def _over_frames(function, values, start, end):
                 raise error
             return pd.array(sums, dtype="Int64")
         sums = sums if fits else rough  # a mean of huge integers, as DuckDB's, in floats
-        counts = np.concatenate([[0], np.cumsum(present)])
-        counts = counts[end + 1] - counts[start]
-        return np.divide(sums, counts, out=np.full(len(sums), np.nan), where=counts > 0)
+        return _over_counts(sums, present, start, end)
     floats = values.astype("float64").reset_index(drop=True)
     rolling = floats.rolling(_bounds(start, end + 1), min_periods=0 if function == "sum" else 1)
     return (rolling.sum() if function == "sum" else rolling.mean()).to_numpy()
+
+
+def _over_counts(sums, present, start, end):
+    """Each frame's sum over its count of values, in floats (NaN, null, where it has none)."""
+    counts = np.concatenate([[0], np.cumsum(present)])
+    counts = counts[end + 1] - counts[start]
+    sums = np.asarray(sums, dtype=np.float64)
+    return np.divide(sums, counts, out=np.full(len(sums), np.nan), where=counts > 0)
 
 
 def _bounds(start, end):

@@ -41,7 +41,9 @@ def pivot_cell(
         return f"COALESCE(FSUM({name}){where}, 0.0)", 1, "float"
     if function == "mean" and value.type == "integer":
         return f"AVG({name}){where}", 1, "float"
-    if function == "mean":  # a decimal too, in floats as pandas averages it
+    if function == "mean" and value.type == "decimal":  # the exact sum over the count
+        return f"CAST(SUM({name}){where} AS DOUBLE) / NULLIF(COUNT({name}){where}, 0)", 2, "float"
+    if function == "mean":
         floats = f"CAST({name} AS DOUBLE)"
         return f"FSUM({floats}){where} / NULLIF(COUNT({name}){where}, 0)", 2, "float"
     if function in ("min", "max"):

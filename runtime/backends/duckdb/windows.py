@@ -91,9 +91,9 @@ def _call_sql(call: rel.WindowCall, schema: Schema, partition: str, keys: str, f
         if kind == "decimal":  # exact: DECIMAL(38, the scale)
             return f"COALESCE(SUM({value}) {over}, 0)", params
         return f"COALESCE(FSUM({value}) {over}, 0.0)", params
-    # mean: the sum (exact for integers, in floats otherwise) over the count, as pandas
+    # mean: the sum (exact for integers and decimals, in floats otherwise) over the count
     total = f"CAST(SUM({value}) {over} AS DOUBLE)"
-    if kind != "integer":
+    if kind not in ("integer", "decimal"):
         total = f"FSUM(CAST({value} AS DOUBLE)) {over}"
     return f"{total} / NULLIF(COUNT({value}) {over}, 0)", params + params
 

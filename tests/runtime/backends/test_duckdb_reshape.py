@@ -223,6 +223,29 @@ def test_decimals_pivot_exactly_and_unpivot_as_decimals_as_on_pandas(root):
     assert_same(steps, {"p": frame}, root, exits=exits, ordered=exits)
 
 
+def test_a_pivot_mean_of_decimals_past_15_digits_is_their_exact_sum_over_their_count(root):
+    """10^17 + 0.01, -10^17 and 0.02 average to 0.01 (a mean of floats: 0.02 / 3)."""
+    values = ["100000000000000000.01", "-100000000000000000", "0.02", "5"]
+    prices = pa.array([Decimal(v) for v in values], pa.decimal128(38, 2))
+    frame = pd.DataFrame(
+        {
+            "shop": pd.array(["a", "a", "a", "b"], dtype="str"),
+            "month": pd.array([1, 1, 1, 2], dtype="Int64"),
+            "price": pd.Series(prices, dtype=pd.ArrowDtype(prices.type)),
+        }
+    )
+    pivot = {"column": "month", "values": [1, 2], "value": "price", "function": "mean"}
+    steps = [
+        Step("by_shop", "pivot", {"index": ["shop"], **pivot}, {"in": "p"}),
+        Step("whole", "pivot", pivot, {"in": "p"}),
+    ]
+    outputs = assert_same(
+        steps, {"p": frame}, root, exits=["by_shop", "whole"], ordered=["by_shop"]
+    )
+    assert outputs["by_shop"]["1"].tolist()[0] == 0.01
+    assert outputs["whole"].iloc[0].tolist() == [0.01, 5.0]
+
+
 def test_pivot_on_a_datetime_column_runs_on_pandas():
     schema = Schema.of(Column("at", "datetime"), Column("n", "integer"))
     params = PivotParams(column="at", values=["2024-01-01 10:00:00"], value="n")

@@ -105,6 +105,24 @@ def test_every_function_over_ties_and_nulls_matches_pandas(tmp_path):
     assert_same([step], {"f": frame}, tmp_path, ordered={"w"})
 
 
+def test_a_window_mean_of_decimals_past_15_digits_is_their_exact_sum_over_their_count(tmp_path):
+    """10^17 + 0.01, -10^17 and 0.02 average to 0.01 (a mean of floats: 0.02 / 3)."""
+    values = ["100000000000000000.01", "-100000000000000000", "0.02", None]
+    prices = pa.array([None if v is None else Decimal(v) for v in values], pa.decimal128(38, 2))
+    frame = pd.DataFrame(
+        {
+            "k": pd.array([1, 2, 3, 4], dtype="Int64"),
+            "d": pd.Series(prices, dtype=pd.ArrowDtype(prices.type)),
+        }
+    )
+    calls = [{"function": "mean", "column": "d", "name": "mean"}]
+    params = {"order_by": [{"column": "k"}], "functions": calls}
+    outputs = assert_same(
+        [Step("w", "window", params, {"in": "f"})], {"f": frame}, tmp_path, ordered={"w"}
+    )
+    assert outputs["w"]["mean"].tolist() == [100000000000000000.01, 0.005, 0.01, 0.01]
+
+
 def test_a_window_over_sorted_or_aggregated_rows_follows_their_order(tmp_path):
     frame = next(f for f in map(random_frame, map(Random, range(100))) if len(f) >= 6)
     running = {"functions": [{"function": "row_number"}, {"function": "sum", "column": "x"}]}
