@@ -330,7 +330,7 @@ def exact_means(
             means.append((name, prefix + name))
         else:
             found.append((column, function, name))
-    return (summaries, []) if not means else (found, means)
+    return found, means
 
 
 def divided(result: pd.DataFrame, means: list[tuple[str, str]]) -> pd.DataFrame:
