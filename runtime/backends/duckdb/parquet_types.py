@@ -26,10 +26,16 @@ What cannot match is `NotLowerable`, naming the column and why: timestamps in a 
 an offset (`+01:00`) rather than a name, times in nanoseconds, lists and maps holding floats,
 decimals, dates, times or bytes (Python and DuckDB write those in JSON differently), other
 fixed-size binary (a UUID, say), and unsigned 64-bit integers.
+
+A file's columns are worked out once from its footer (`footer_column`) into plain values, which
+the scan keeps on disk by the file's identity (runtime/io/schema_reads.py): a later process
+plans a scan of the same file without importing pyarrow (0.5 CPU-s, a third of a small query's
+run over Parquet).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from zoneinfo import available_timezones
 
 from runtime.errors import NotLowerable
@@ -53,28 +59,72 @@ _AS_IS = (
 """`pyarrow.types` checks (by name: pyarrow loads when a file is read) and the public type."""
 
 
-def parquet_columns(source: str, name: str, kind: pa.DataType) -> list[tuple[str, Column]]:
-    """The (expression AS name, column) pairs that column `name` of file `source` becomes."""
-    return _lowered(source, name, quoted(name), kind)
+@dataclass(frozen=True)
+class FooterColumn:
+    """A top-level column of a Parquet file as its footer gives it and as it lowers."""
+
+    name: str
+    type: str
+    """Arrow's text of its type: the files of one scan read alike when these agree."""
+    nullable: bool
+    lowered: tuple[tuple[str, str, str], ...]
+    """(expression AS name, name, public type) of each column it becomes (a struct's fields)."""
+    refused: tuple[str, str] | None
+    """Where it cannot lower: the column (or field) and why."""
+    zones: tuple[str, ...]
+    """The time zones of the datetimes it holds."""
+
+    def columns(self, source: str) -> list[tuple[str, Column]]:
+        """The (expression AS name, column) pairs it becomes in a scan of `source`."""
+        if self.refused is not None:
+            name, why = self.refused
+            raise NotLowerable(f"column '{name}' of '{source}' {why}")
+        return [(sql, Column(name, type_name)) for sql, name, type_name in self.lowered]
+
+    def as_json(self) -> list:
+        return [self.name, self.type, self.nullable, self.lowered, self.refused, self.zones]
+
+    @classmethod
+    def from_json(cls, data: list) -> FooterColumn:
+        name, kind, nullable, lowered, refused, zones = data
+        refused = None if refused is None else tuple(refused)
+        return cls(name, kind, nullable, tuple(map(tuple, lowered)), refused, tuple(zones))
 
 
-def _lowered(source: str, name: str, value: str, kind: pa.DataType) -> list[tuple[str, Column]]:
+class _Refused(Exception):
+    def __init__(self, name: str, why: str):
+        super().__init__(name, why)
+        self.name, self.why = name, why
+
+
+def footer_column(field: pa.Field) -> FooterColumn:
+    """The column `field` of a file's Arrow schema, worked out."""
+    try:
+        pairs = _lowered(field.name, quoted(field.name), field.type)
+        lowered, refused = tuple((sql, column.name, column.type) for sql, column in pairs), None
+    except _Refused as error:
+        lowered, refused = (), (error.name, error.why)
+    zones = tuple(sorted(zones_of(field.type)))
+    return FooterColumn(field.name, str(field.type), field.nullable, lowered, refused, zones)
+
+
+def _lowered(name: str, value: str, kind: pa.DataType) -> list[tuple[str, Column]]:
     if pa.types.is_struct(kind):  # pandas flattens them: `parent.field`
         return [
             pair
             for field in kind
             for pair in _lowered(
-                source, f"{name}.{field.name}", f"{value}.{quoted(field.name)}", field.type
+                f"{name}.{field.name}", f"{value}.{quoted(field.name)}", field.type
             )
         ]
-    expression, type_name = _expression(source, name, value, kind)
+    expression, type_name = _expression(name, value, kind)
     return [(f"{expression} AS {quoted(name)}", Column(name, type_name))]
 
 
-def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[str, str]:
+def _expression(name: str, value: str, kind: pa.DataType) -> tuple[str, str]:
     """The SQL of one column's values and its public type."""
     if pa.types.is_dictionary(kind):  # DuckDB reads the values, as pandas does
-        return _expression(source, name, value, kind.value_type)
+        return _expression(name, value, kind.value_type)
     if pa.types.is_integer(kind) and kind != pa.uint64():
         return value, "integer"
     if is_exact_decimal(kind):  # DuckDB's DECIMAL(p, s) is Arrow's decimal128(p, s)
@@ -84,24 +134,22 @@ def _expression(source: str, name: str, value: str, kind: pa.DataType) -> tuple[
     if pa.types.is_decimal(kind):
         return f"CAST({value} AS DOUBLE)", "float"
     if pa.types.is_timestamp(kind):
-        return _timestamp(source, name, value, kind), "datetime"
+        return _timestamp(name, value, kind), "datetime"
     if pa.types.is_time(kind) and kind.unit in _TIMES:
         return f"strftime(DATE '1970-01-01' + {value}, '{_TIMES[kind.unit]}')", "string"
     if pa.types.is_duration(kind) or pa.types.is_interval(kind):  # a Parquet INTERVAL's text
         return f"CAST({value} AS VARCHAR)", "string"
     if _nested(kind):
         if not _json_alike(kind):
-            raise NotLowerable(
-                f"column '{name}' of '{source}' is {kind}, whose JSON text pandas writes its "
-                "own way (floats, dates and bytes in lists and maps)"
-            )
+            why = "whose JSON text pandas writes its own way (floats, dates and bytes in lists"
+            raise _Refused(name, f"is {kind}, {why} and maps)")
         return f"CAST(to_json({value}) AS VARCHAR)", "string"
     if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
         return f"COALESCE(TRY(decode({value})), '0x' || lower(hex({value})))", "string"
     for check, type_name in _AS_IS:
         if getattr(pa.types, check)(kind):
             return value, type_name
-    raise NotLowerable(f"column '{name}' of '{source}' is {kind}, {_why(kind)}")
+    raise _Refused(name, f"is {kind}, {_why(kind)}")
 
 
 def _nested(kind: pa.DataType) -> bool:
@@ -140,14 +188,12 @@ def _json_alike(kind: pa.DataType) -> bool:
     )
 
 
-def _timestamp(source: str, name: str, value: str, kind: pa.TimestampType) -> str:
+def _timestamp(name: str, value: str, kind: pa.TimestampType) -> str:
     if kind.tz is None:
         return f"CAST({value} AS {TIMESTAMPS[kind.unit]})"
     if kind.tz not in available_timezones():
-        raise NotLowerable(
-            f"column '{name}' of '{source}' holds datetimes in the zone {kind.tz}, which is no "
-            "zone name DuckDB knows"
-        )
+        why = "which is no zone name DuckDB knows"
+        raise _Refused(name, f"holds datetimes in the zone {kind.tz}, {why}")
     return f"CAST({value} AS {_ZONED[kind.unit]})"
 
 

@@ -12,7 +12,8 @@ markers in the reader (segment.py); a column of another type with nulls in the f
 block (which may be markers) has the reader match them from the start.
 
 A Parquet file's types come from its footer, each column converted as `parquet_input` converts
-it (parquet_types.py). Anything else (a CSV column of no values, a Parquet list) is
+it (parquet_types.py), worked out once per file and kept by its identity, on disk too
+(runtime/io/schema_reads.py): the next command plans the file without pyarrow. Anything else (a CSV column of no values, a Parquet list) is
 `NotLowerable`, found before the query runs, so the segment runs on pandas instead.
 
 A scan of a folder or a pattern reads the files `runtime.io.file_patterns` lists, each checked
@@ -30,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from runtime.backends.duckdb.parquet_types import TIMESTAMPS, parquet_columns, zones_of
+from runtime.backends.duckdb.parquet_types import TIMESTAMPS, FooterColumn, footer_column
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import Sql, finite_column, string_literal
 from runtime.expressions.sql_parts import identifier as quoted
@@ -321,60 +322,73 @@ def _chosen(scan: Scan, names: list[str]) -> list[str]:
 
 
 def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
-    schemas = [_parquet_schema(file) for file in files]
-    schema = schemas[0]
-    for file, other in zip(files[1:], schemas[1:], strict=True):
-        if other.names != schema.names or other.types != schema.types:
+    footers = [_parquet_footer(file) for file in files]
+    first = footers[0]
+    for file, other in zip(files[1:], footers[1:], strict=True):
+        if [(item.name, item.type) for item in other] != [(item.name, item.type) for item in first]:
             raise NotLowerable(f"'{file.name}' does not read like '{files[0].name}'")
-    if len(set(schema.names)) < len(schema.names):
+    names = [item.name for item in first]
+    if len(set(names)) < len(names):
         raise NotLowerable(f"'{files[0].name}' has two columns of the same name")
-    chosen = _chosen(scan, schema.names)
+    by_name = {item.name: item for item in first}
+    chosen = _chosen(scan, names)
     read = set(chosen if scan.read is None else read_names(chosen, set(scan.read)))
     columns = [
-        _required(pair, schemas)
+        _required(pair, footers)
         for name in chosen
-        for pair in _converted(scan.path, name, schema.field(name).type, name in read)
+        for pair in _converted(scan.path, by_name[name], name in read)
     ]
     locations = [str(file.location) for file in files]
-    found = _select(scan, files, schema.names, columns, "read_parquet(?)", (locations,))
-    zones = {zone for name in read for zone in zones_of(schema.field(name).type)}
+    found = _select(scan, files, names, columns, "read_parquet(?)", (locations,))
+    zones = {zone for name in read for zone in by_name[name].zones}
     return replace(found, zones=frozenset(zones))
 
 
-def _converted(source: str, name: str, kind: pa.DataType, read: bool) -> list:
+def _converted(source: str, column: FooterColumn, read: bool) -> list:
     """The column as parquet_types.py lowers it; one that nothing downstream reads (column
     pruning) and that does not lower is a null placeholder, which DuckDB never reads."""
     try:
-        return parquet_columns(source, name, kind)
+        return column.columns(source)
     except NotLowerable:
         if read:
             raise
-        return [(f"NULL AS {quoted(name)}", Column(name, "string"))]
+        return [(f"NULL AS {quoted(column.name)}", Column(column.name, "string"))]
 
 
-def _required(column: tuple[str, Column], schemas: list[pa.Schema]) -> tuple[str, Column]:
+def _required(column: tuple[str, Column], footers: list[Footer]) -> tuple[str, Column]:
     """A column every file declares required (Parquet's NOT NULL) holds no null: a join on
     it need not match nulls (render.py). A struct's field (`parent.field`) may always be null."""
     sql, found = column
     nullable = any(
-        found.name not in schema.names or schema.field(found.name).nullable for schema in schemas
+        next((item.nullable for item in footer if item.name == found.name), True)
+        for footer in footers
     )
     return sql, replace(found, nullable=nullable)
 
 
-def _parquet_schema(file: InputFile) -> pa.Schema:
-    """The file's Arrow schema, its INTERVAL columns (which pyarrow reads as bytes and DuckDB
-    as intervals) typed as Arrow's interval."""
+Footer = tuple[FooterColumn, ...]
+_FOOTER_KEPT = KeptAs(
+    lambda footer: [column.as_json() for column in footer],
+    lambda data: tuple(map(FooterColumn.from_json, data)),
+)
+"""A file's worked-out footer as JSON, kept on disk (runtime/io/schema_reads.py): a later run
+of the same file plans its scan without importing pyarrow."""
+
+
+def _parquet_footer(file: InputFile) -> Footer:
+    """The file's columns as its footer gives them and as they lower."""
     try:
-        return read_once(file.location, "parquet_schema", lambda: _read_parquet_schema(file))
+        return read_once(file.location, "parquet_footer", lambda: _read_footer(file), _FOOTER_KEPT)
     except (pa.ArrowInvalid, OSError) as error:
         raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
 
 
-def _read_parquet_schema(file: InputFile) -> pa.Schema:
+def _read_footer(file: InputFile) -> Footer:
+    """The footer read by pyarrow, with the Arrow schema a writer stored there; INTERVAL columns
+    (which pyarrow reads as bytes and DuckDB as intervals) typed as Arrow's interval."""
     with pq.ParquetFile(file.location) as parquet:
         schema, intervals = parquet.schema_arrow, interval_columns(parquet.schema)
     for name in intervals:
         index = schema.get_field_index(name)
         schema = schema.set(index, schema.field(index).with_type(pa.month_day_nano_interval()))
-    return schema
+    return tuple(footer_column(field) for field in schema)

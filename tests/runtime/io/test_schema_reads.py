@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pyarrow as pa
@@ -126,10 +128,11 @@ def test_planning_a_parquet_file_for_duckdb_again_reads_its_footer_no_more(tmp_p
     assert first == 2 and len(opened) == first
 
 
-def command(folder, *options: str) -> str:
-    """`python -m runtime run` of people.csv → adults → out.csv on DuckDB in a fresh process:
-    its exit code and whether it imported pyarrow."""
-    arguments = [str(write_pipeline(folder)), "--data-root", str(folder), "--backend", "duckdb"]
+def command(folder, *options: str, reader: str = "csv_input", path: str = "people.csv") -> str:
+    """`python -m runtime run` of people.csv (or `path`) → adults → out.csv on DuckDB in a fresh
+    process: its exit code and whether it imported pyarrow."""
+    pipeline = write_pipeline(folder, reader, path)
+    arguments = [str(pipeline), "--data-root", str(folder), "--backend", "duckdb"]
     code = (
         "import sys; from runtime.cli import main;"
         f"code = main(['run', *{[*arguments, '--no-cache', *options]!r}]);"
@@ -159,6 +162,33 @@ def test_the_next_command_takes_a_settled_csv_file_s_types_from_disk_without_pya
     assert command(tmp_path) == "0 False"
     assert (tmp_path / "out.csv").read_text().splitlines() == ["name,age", "ada,36"]
     assert len(list((tmp_path / ".pipewright" / "schemas").glob("*.json"))) == 2
+
+
+def test_the_next_command_plans_a_settled_parquet_file_from_its_footer_on_disk_without_pyarrow(
+    tmp_path,
+):
+    zone = pa.timestamp("us", tz="Europe/Paris")
+    table = pa.table(
+        {
+            "name": pa.array(["ada", "alan"]).dictionary_encode(),
+            "age": [36, 17],
+            "paid": pa.array([Decimal("1.50"), None], pa.decimal128(5, 2)),
+            "seen": pa.array([datetime(2020, 1, 2, 3, 4, tzinfo=UTC), None], zone),
+            "home": [{"city": "London", "floor": 2}, None],
+        }
+    )
+    pq.write_table(table, tmp_path / "people.parquet")
+    settled(tmp_path / "people.parquet")
+    parquet = {"reader": "parquet_input", "path": "people.parquet"}
+    assert command(tmp_path, **parquet) == "0 True"
+    first = (tmp_path / "out.csv").read_text()
+    (tmp_path / "out.csv").unlink()
+    assert command(tmp_path, **parquet) == "0 False"
+    assert (tmp_path / "out.csv").read_text() == first
+    assert first.splitlines() == [
+        "name,age,paid,seen,home.city,home.floor",
+        "ada,36,1.50,2020-01-02 04:04:00+01:00,London,2",
+    ]
 
 
 def test_the_next_command_reads_a_file_written_again_at_the_same_size(tmp_path):
