@@ -275,18 +275,18 @@ class _Writer:
             self.helpers.add(decimals.decimal_widened)
             return f"decimal_widened({self.argument(node, 'integer')})"
         if compiled.type == "integer":
-            scalar = decimals.integer_scalar(node, compiled.constant)
+            exact = decimals.integer_decimal(node, compiled.constant)
         elif compiled.type == "float" and compiled.is_constant:
-            scalar = decimals.exact_value(node, self.checker.text)
-            if scalar is None:
+            exact = decimals.exact_value(node, self.checker.text)
+            if exact is None:
                 return None
         else:
             return None
         if self.uses_parameter(node):
             raise CompileRefused("a parameter meeting a decimal (its type depends on its value)")
         self.helpers.add(decimals.decimal_constant)
-        kind = scalar.type
-        return f"decimal_constant({str(scalar.as_py())!r}, {kind.precision}, {kind.scale})"
+        text = None if exact.value is None else str(exact.value)
+        return f"decimal_constant({text!r}, {exact.precision}, {exact.scale})"
 
     def floated(self, node: Node) -> str:
         """A decimal as floats where it meets a float, anything else as the runtime passes it."""

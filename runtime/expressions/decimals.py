@@ -27,6 +27,7 @@ from functools import partial
 
 from runtime.lazy import pa, pc, pd
 
+from .exact_decimals import ExactDecimal, exact_decimal
 from .nodes import Binary, Literal, Node, Unary, walk
 from .values import NULL, Compiled, as_series, constant, derive, floats, index_of, is_true
 
@@ -85,37 +86,34 @@ def decimal_result_type(op: str, left: tuple[int, int], right: tuple[int, int]) 
 # -- literals -------------------------------------------------------------------------------
 
 
-def exact_value(node: Node, text: str) -> pa.Scalar | None:
+def exact_value(node: Node, text: str) -> ExactDecimal | None:
     """The exact decimal a constant part of an expression is where it meets a decimal: a
     number with a point (DuckDB reads `0.06` as DECIMAL(3,2)), negated, or summed, subtracted
     and multiplied with others or with integer literals. None for anything else."""
     found = _exact(node, text)
-    return None if found is None or found.type.scale < 0 or found.type.precision == 0 else found
+    return None if found is None or found.scale < 0 or found.precision == 0 else found
 
 
-def _exact(node: Node, text: str, integers: bool = False) -> pa.Scalar | None:
+def _exact(node: Node, text: str, integers: bool = False) -> ExactDecimal | None:
     if isinstance(node, Literal):
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             return None
         if isinstance(node.value, int):
-            return integer_scalar(node, node.value) if integers else None
+            return integer_decimal(node, node.value) if integers else None
         return _point_literal(text[node.span[0] : node.span[1]])
     if isinstance(node, Unary) and node.op == "-":
         operand = _exact(node.operand, text)
         return None if operand is None else _negated(operand)
     if isinstance(node, Binary) and node.op in _EXACT_OPS:
         left, right = _exact(node.left, text, True), _exact(node.right, text, True)
-        if left is None or right is None or 0 == left.type.scale == right.type.scale:
+        if left is None or right is None or 0 == left.scale == right.scale:
             return None  # integers alone stay integers
         try:
-            types = _decimal_type(left), _decimal_type(right)
+            types = left[1:], right[1:]
             precision, scale = decimal_result_type(node.op, *types)
+            value = _EXACT_OPS[node.op](left.value, right.value)
+            return exact_decimal(value, precision, scale)
         except ValueError:
-            return None
-        value = _EXACT_OPS[node.op](left.as_py(), right.as_py())
-        try:
-            return decimal_scalar(value, precision, scale)
-        except (pa.ArrowInvalid, ValueError):
             return None  # does not fit: stays a float
     return None
 
@@ -128,10 +126,10 @@ def literal_arithmetic(node: Node, text: str) -> float | None:
     if not all(isinstance(part, Literal | Unary | Binary) for part in walk(node)):
         return None  # a column takes part: not literals alone (and no pyarrow scalar made)
     exact = exact_value(node, text)
-    return None if exact is None else float(exact.as_py())
+    return None if exact is None else float(exact.value)
 
 
-def _point_literal(source: str) -> pa.Scalar | None:
+def _point_literal(source: str) -> ExactDecimal | None:
     """`0.06` (as written, maybe negated or in parentheses) as DuckDB reads it."""
     match = _POINT_NUMBER.fullmatch(re.sub(r"[\s()]", "", source))
     if match is None:
@@ -141,39 +139,18 @@ def _point_literal(source: str) -> pa.Scalar | None:
     if precision > MAX_DECIMAL_WIDTH or precision < 1:
         return None
     value = Decimal(digits) * (-1 if len(match[1]) % 2 else 1)
-    return decimal_scalar(value, precision, scale)
+    return exact_decimal(value, precision, scale)
 
 
-def _negated(operand: pa.Scalar) -> pa.Scalar:
-    return decimal_scalar(-operand.as_py(), operand.type.precision, operand.type.scale)
+def _negated(operand: ExactDecimal) -> ExactDecimal:
+    return exact_decimal(-operand.value, operand.precision, operand.scale)
 
 
-def decimal_scalar(value: Decimal | None, precision: int, scale: int) -> pa.Scalar:
-    """`pa.scalar(value, pa.decimal128(precision, scale))`, built from the value's digits:
-    pyarrow's conversion of Python objects imports pandas (to recognise its types), which a
-    plan for DuckDB otherwise never needs (a third of its start-up). ArrowInvalid where
-    `pa.scalar` refuses the value: digits lost below the scale, or more than the precision."""
-    kind = pa.decimal128(precision, scale)
-    if value is None:
-        return pa.nulls(1, kind)[0]
-    sign, digits, exponent = value.as_tuple()
-    if not isinstance(exponent, int):
-        raise pa.ArrowInvalid(f"{value} is not a decimal number")
-    unscaled, shift = int("".join(map(str, digits)) or "0"), exponent + scale
-    if shift < 0 and unscaled % 10**-shift:
-        raise pa.ArrowInvalid("Rescaling Decimal value would cause data loss")
-    unscaled = unscaled * 10**shift if shift >= 0 else unscaled // 10**-shift
-    if unscaled >= 10**precision:
-        raise pa.ArrowInvalid(f"Decimal value {value} does not fit in precision {precision}")
-    data = (-unscaled if sign else unscaled).to_bytes(16, "little", signed=True)
-    return pa.Array.from_buffers(kind, 1, [None, pa.py_buffer(data)])[0]
-
-
-def integer_scalar(node: Node, value: int | None) -> pa.Scalar:
+def integer_decimal(node: Node, value: int | None) -> ExactDecimal:
     """An integer constant as a decimal: a literal that fits 32 bits is DuckDB's INTEGER."""
     small = isinstance(node, Literal) and value is not None and -(2**31) < value < 2**31
     precision, _ = _INTEGER_LITERAL if small else _BIGINT
-    return decimal_scalar(None if value is None else Decimal(value), precision, 0)
+    return exact_decimal(None if value is None else Decimal(value), precision, 0)
 
 
 # -- type checks ----------------------------------------------------------------------------
@@ -197,7 +174,7 @@ def as_decimal(text: str, arg: Compiled) -> Compiled | None:
         return arg
     if arg.type == "integer":
         if arg.is_constant:
-            return constant(arg.node, integer_scalar(arg.node, arg.constant), DECIMAL)
+            return constant(arg.node, integer_decimal(arg.node, arg.constant), DECIMAL)
         return derive(arg.node, DECIMAL, arg.nullable, decimal_widened, arg)
     if arg.type == "float" and arg.is_constant and arg.constant is not None:
         exact = exact_value(arg.node, text)
@@ -239,7 +216,9 @@ def arithmetic(checker, node: Binary, left: Compiled, right: Compiled, fallback:
 
 def _decimal_data(value: object) -> pa.Array | pa.ChunkedArray | pa.Scalar:
     """An operand as Arrow data: decimal128, or Arrow's null type for a resolved null."""
-    if isinstance(value, pa.Scalar):
+    if isinstance(value, ExactDecimal):
+        return value.arrow()
+    if isinstance(value, pa.Scalar):  # a case's missing `else`
         return value
     data = value.array.__arrow_array__()
     kind = data.type
@@ -354,9 +333,9 @@ def decimal_in(
     return ~found if negated else found
 
 
-def decimal_constant(text: str | None, precision: int, scale: int) -> pa.Scalar:
+def decimal_constant(text: str | None, precision: int, scale: int) -> ExactDecimal:
     """The decimal `text` of DECIMAL(precision, scale), as a compiled script writes one."""
-    return decimal_scalar(None if text is None else Decimal(text), precision, scale)
+    return exact_decimal(None if text is None else Decimal(text), precision, scale)
 
 
 _DECIMAL_COMPARISONS = {

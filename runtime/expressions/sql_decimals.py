@@ -12,7 +12,8 @@ and `**` read decimals as DOUBLE.
 
 from __future__ import annotations
 
-from .decimals import DECIMAL, exact_value, integer_scalar
+from .decimals import DECIMAL, exact_value, integer_decimal
+from .exact_decimals import ExactDecimal
 from .nodes import Binary, Literal, Node
 from .sql_parts import NULL_SQL, Sql, cast, sql
 from .values import NULL
@@ -20,11 +21,10 @@ from .values import NULL
 _IN_FLOATS = ("/", "%", "**")
 
 
-def decimal_param(value) -> Sql:
-    """A decimal constant (an Arrow decimal128 scalar) bound exactly, in its own type."""
-    kind = value.type
-    text = None if value.as_py() is None else str(value.as_py())
-    return Sql(f"CAST(? AS DECIMAL({kind.precision},{kind.scale}))", (text,), DECIMAL)
+def decimal_param(constant: ExactDecimal) -> Sql:
+    """A decimal constant bound exactly, in its own type."""
+    text = None if constant.value is None else str(constant.value)
+    return Sql(f"CAST(? AS DECIMAL({constant.precision},{constant.scale}))", (text,), DECIMAL)
 
 
 def promoted(nodes: list[Node], items: list[Sql], text: str) -> list[Sql]:
@@ -44,7 +44,7 @@ def _as_decimal(node: Node, item: Sql, text: str) -> Sql | None:
         return item
     if item.type == "integer":
         is_literal = isinstance(node, Literal)
-        return decimal_param(integer_scalar(node, node.value)) if is_literal else item
+        return decimal_param(integer_decimal(node, node.value)) if is_literal else item
     if item.type == "float":
         exact = exact_value(node, text)
         return None if exact is None else decimal_param(exact)

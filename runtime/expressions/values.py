@@ -21,6 +21,7 @@ from runtime.lazy import np, pa, pd
 from runtime.tables.schema import date_dtype, type_name_of
 
 from .errors import ExpressionError
+from .exact_decimals import ExactDecimal
 from .lexer import printable, shorten
 from .nodes import Node
 from .sizes import oversize, text_bytes
@@ -110,10 +111,10 @@ def broadcast(value: object, type: str, index: pd.Index) -> pd.Series:
     return pd.Series(value, index=index, dtype=dtype)
 
 
-def _decimal_constant(value: pa.Scalar | None, index: pd.Index) -> pd.Series:
-    """A decimal constant (an Arrow scalar of its precision and scale) on every row; a null has
-    no precision until it meets a decimal, so it has Arrow's null type."""
-    array = pa.repeat(pa.scalar(None, pa.null()) if value is None else value, len(index))
+def _decimal_constant(value: ExactDecimal | None, index: pd.Index) -> pd.Series:
+    """A decimal constant on every row; a null has no precision until it meets a decimal, so it
+    has Arrow's null type."""
+    array = pa.repeat(pa.scalar(None, pa.null()) if value is None else value.arrow(), len(index))
     return pd.Series(array, index=index, dtype=pd.ArrowDtype(array.type), copy=False)
 
 

@@ -13,8 +13,9 @@ block (which may be markers) has the reader match them from the start.
 
 A Parquet file's types come from its footer, each column converted as `parquet_input` converts
 it (parquet_types.py), worked out once per file and kept by its identity, on disk too
-(runtime/io/schema_reads.py): the next command plans the file without pyarrow. Anything else (a CSV column of no values, a Parquet list) is
-`NotLowerable`, found before the query runs, so the segment runs on pandas instead.
+(runtime/io/schema_reads.py): the next command plans the file without pyarrow. Anything else
+(a CSV column of no values, a Parquet list) is `NotLowerable`, found before the query runs, so
+the segment runs on pandas instead.
 
 A scan of a folder or a pattern reads the files `runtime.io.file_patterns` lists, each checked
 against the run's file area, handed to DuckDB as a bound list of real paths: DuckDB never

@@ -17,12 +17,8 @@ from hypothesis import strategies as st
 
 from runtime.errors import NotLowerable
 from runtime.expressions import ExpressionError, evaluate, filter_mask, infer_type
-from runtime.expressions.decimals import (
-    decimal_added,
-    decimal_multiplied,
-    decimal_scalar,
-    decimal_shared,
-)
+from runtime.expressions.decimals import decimal_added, decimal_multiplied, decimal_shared
+from runtime.expressions.exact_decimals import DecimalRangeError, exact_decimal
 from runtime.expressions.to_sql import to_sql, to_sql_condition
 from runtime.tables.frames import to_pandas
 from runtime.tables.schema import schema_of
@@ -307,16 +303,19 @@ SCALAR_VALUES = st.one_of(
 
 
 @given(value=SCALAR_VALUES, precision=st.integers(1, 38), scale=st.integers(0, 38))
-def test_a_decimal_constant_built_from_its_digits_is_pyarrows(value, precision, scale):
-    """Constants are built without pyarrow's conversion of Python objects (which imports
-    pandas): the same scalar, or a refusal where pyarrow refuses."""
+def test_a_decimal_constant_is_pyarrows_value_without_pyarrow(value, precision, scale):
+    """Constants are checked and kept in plain Python (a DuckDB run never imports pyarrow for
+    them) and become pyarrow's own scalar where pandas computes: the same value and the same
+    scalar as `pa.scalar` gives, or a refusal where pyarrow refuses."""
     scale = min(scale, precision)
     try:
         expected = pa.scalar(value, pa.decimal128(precision, scale))
     except (pa.ArrowInvalid, ValueError):
-        with pytest.raises(pa.ArrowInvalid):
-            decimal_scalar(value, precision, scale)
+        with pytest.raises(DecimalRangeError):
+            exact_decimal(value, precision, scale)
         return
-    built = decimal_scalar(value, precision, scale)
-    assert built.type == expected.type and built.as_py() == expected.as_py()
-    assert built.is_valid == expected.is_valid
+    built = exact_decimal(value, precision, scale)
+    assert built.value == expected.as_py() and str(built.value) == str(expected.as_py())
+    scalar = built.arrow()
+    assert scalar.type == expected.type and scalar.as_py() == expected.as_py()
+    assert scalar.is_valid == expected.is_valid
