@@ -5,7 +5,11 @@ every member's rows (counts.py).
 Everything that can refuse (a file whose types pandas keeps its own way, a frame of an
 unusual dtype, an expression DuckDB computes differently) refuses while rendering, before any
 query runs: `run_segment` raises `NotLowerable` then, and the caller runs the segment on
-pandas. The exits come back as frames in the engine's dtype convention (runtime/tables/frames.py).
+pandas. One refusal comes only as the query runs: DuckDB's CSV reader cannot parse a file whose
+lines end in more than one way (`\n` and `\r\n`, as files joined from two systems do), which
+pandas reads; nothing is published then, and the segment runs on pandas, which reads the file
+or says what is wrong with it. The exits come back as frames in the engine's dtype convention
+(runtime/tables/frames.py).
 """
 
 from __future__ import annotations
@@ -207,6 +211,10 @@ def _run_once(
         if query.markers_after_read:
             raise _MarkerInTypedColumn from error
         raise _failed(error, known, members, query, read) from None
+    except duckdb.InvalidInputException as error:
+        if _CSV_UNPARSED in str(error):
+            raise _csv_refused(readable(str(error), known), read.values()) from None
+        raise _failed(error, known, members, query, read) from None
     except duckdb.Error as error:
         raise _failed(error, known, members, query, read) from None
     finally:
@@ -218,6 +226,17 @@ def _run_once(
     results = {exit: to_pandas(done[relations[exit]]) for exit in exits}
     rows = {**tally.rows(members), **dict.fromkeys(writes, 0)}  # an output node yields none
     return SegmentResult(results, rows, written)
+
+
+_CSV_UNPARSED = "CSV Parser state machine reached an invalid state"
+
+
+def _csv_refused(message: str, names) -> NotLowerable:
+    """The segment's CSV file that DuckDB's reader could not parse, handed to pandas."""
+    found = [name for name in names if name in message]
+    file = f"'{max(found, key=len)}'" if found else "a CSV file"
+    why = "its lines may end in more than one way"
+    return NotLowerable(f"DuckDB's CSV reader cannot parse {file} ({why}); pandas reads it")
 
 
 def _failed(error: duckdb.Error, known: dict, members, query, read: dict) -> SegmentError:

@@ -301,3 +301,32 @@ def test_a_csv_reader_of_a_refused_column_runs_on_pandas_naming_it(shops):
     assert plan.fallbacks["shops"] == (
         "column 'opens' of 'shops.csv' reads as time32[s], kept as pandas keeps it"
     )
+
+
+@pytest.mark.parametrize("endings", [("\n", "\r\n"), ("\r\n", "\n")])
+def test_a_csv_file_whose_lines_end_two_ways_runs_on_pandas_and_writes_the_same_rows(
+    tmp_path, endings
+):
+    """DuckDB's reader stops at the first line that ends otherwise (files joined from two
+    systems); pandas reads them all, so the segment runs there and says why."""
+    lines = ["id,name", "1,ada", "2,alan", "3,grace"]
+    text = "".join(line + endings[index % 2] for index, line in enumerate(lines))
+    (tmp_path / "people.csv").write_bytes(text.encode())
+    document = {
+        "name": "Endings",
+        "nodes": [
+            {"id": "read", "operator": "csv_input", "params": {"path": "people.csv"}},
+            {"id": "some", "operator": "filter", "params": {"condition": "id > 1"}},
+            {"id": "write", "operator": "csv_output", "params": {"path": "out.csv"}},
+        ],
+        "edges": [{"source": "read", "target": "some"}, {"source": "some", "target": "write"}],
+    }
+    result, finals, _ = ran(planned(tmp_path, document), tmp_path)
+    why = "DuckDB's CSV reader cannot parse 'people.csv' (its lines may end in more than one way)"
+    assert {node: metrics["backend"] for node, metrics in finals.items()} == dict.fromkeys(
+        ("read", "some", "write"), "pandas"
+    )
+    assert result.totals["fallbacks"]["read"].startswith(why)
+    on_duckdb = (tmp_path / "out.csv").read_text()
+    ran(planned(tmp_path, document, backend="pandas"), tmp_path)
+    assert on_duckdb == (tmp_path / "out.csv").read_text() == "id,name\n2,alan\n3,grace\n"
