@@ -221,16 +221,27 @@ def appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
         raise OperatorError(f"cannot append to '{source}': {error}") from error
 
 
+PANDAS_NAMES = {
+    "integer": ("int64", "Int64"),
+    "float": ("float64", "float64"),
+    "boolean": ("bool", "boolean"),
+    "string": ("object", "str"),
+    "date": ("date", "date32[day][pyarrow]"),
+}
+"""pandas' names (`pandas_type`, `numpy_type`) of a column of each public type in the engine's
+dtype, as pyarrow records them in a file's pandas metadata (datetimes and decimals: below)."""
+
+
 @cache
-def _pandas_types() -> tuple:
-    """Arrow checks, the type stored and pandas' names of it (built when a file is written)."""
+def _stored_types() -> tuple:
+    """Arrow checks, the type stored and the public type (built when a file is written)."""
     return (
-        (pa.types.is_integer, pa.int64(), "int64", "Int64"),
-        (pa.types.is_floating, pa.float64(), "float64", "float64"),
-        (pa.types.is_boolean, pa.bool_(), "bool", "boolean"),
-        (pa.types.is_string, pa.large_string(), "object", "str"),
-        (pa.types.is_large_string, pa.large_string(), "object", "str"),
-        (pa.types.is_date32, pa.date32(), "date", "date32[day][pyarrow]"),
+        (pa.types.is_integer, pa.int64(), "integer"),
+        (pa.types.is_floating, pa.float64(), "float"),
+        (pa.types.is_boolean, pa.bool_(), "boolean"),
+        (pa.types.is_string, pa.large_string(), "string"),
+        (pa.types.is_large_string, pa.large_string(), "string"),
+        (pa.types.is_date32, pa.date32(), "date"),
     )
 
 
@@ -240,46 +251,67 @@ def pandas_schema(schema: pa.Schema) -> pa.Schema:
     with `pd.read_parquet` in those dtypes, like one the pandas path wrote, without pandas."""
     fields, columns = [], []
     for item in schema:
-        kind, pandas_type, numpy_type = _pandas_type(item.name, item.type)
+        kind, type_name, detail = _stored_type(item.name, item.type)
         fields.append(pa.field(item.name, kind))
-        columns.append(
-            {
-                "name": item.name,
-                "field_name": item.name,
-                "pandas_type": pandas_type,
-                "numpy_type": numpy_type,
-                "metadata": _type_metadata(kind),
-            }
-        )
+        columns.append(pandas_column(item.name, type_name, detail))
+    return pa.schema(fields, metadata={b"pandas": pandas_metadata(columns).encode()})
+
+
+def _stored_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, tuple]:
+    """The Arrow type a column of type `kind` is stored in, its public type and `pandas_column`'s
+    detail of it."""
+    if pa.types.is_timestamp(kind):
+        return kind, "datetime", (kind.unit, kind.tz)
+    if is_exact_decimal(kind):
+        return pa.decimal128(kind.precision, kind.scale), "decimal", (kind.precision, kind.scale)
+    for check, stored, type_name in _stored_types():
+        if check(kind):
+            return stored, type_name, ()
+    raise OperatorError(f"column '{name}' is {kind}, which has no public type")
+
+
+def pandas_column(name: str, type_name: str, detail: tuple = ()) -> dict:
+    """What pyarrow records in pandas' metadata of the column `name` of the public type
+    `type_name` in the engine's dtype; `detail`: a datetime's unit and zone (None: naive), a
+    decimal's precision and scale. Neither it nor `pandas_metadata` imports pyarrow: a file DuckDB
+    writes carries the same metadata (runtime/backends/duckdb/sinks.py)."""
+    metadata = None
+    if type_name == "datetime":
+        unit, zone = detail
+        names = ("datetime" if zone is None else "datetimetz", f"datetime64[{unit}]")
+        metadata = None if zone is None else {"timezone": zone}
+    elif type_name == "decimal":
+        precision, scale = detail
+        names, metadata = ("decimal", "object"), {"precision": precision, "scale": scale}
+    else:
+        names = PANDAS_NAMES[type_name]
+    return {
+        "name": name,
+        "field_name": name,
+        "pandas_type": names[0],
+        "numpy_type": names[1],
+        "metadata": metadata,
+    }
+
+
+def pandas_metadata(columns: list[dict]) -> str:
+    """The JSON stored under a Parquet file's `pandas` key for `columns` (`pandas_column`'s), with
+    no index: what `pd.read_parquet` restores the columns' dtypes from."""
     metadata = {
         "index_columns": [],
         "column_indexes": [],
         "columns": columns,
         "attributes": {},
-        "creator": {"library": "pyarrow", "version": pa.__version__},
-        "pandas_version": version("pandas"),
+        "creator": {"library": "pyarrow", "version": _version("pyarrow")},
+        "pandas_version": _version("pandas"),
     }
-    return pa.schema(fields, metadata={b"pandas": json.dumps(metadata).encode()})
+    return json.dumps(metadata)
 
 
-def _pandas_type(name: str, kind: pa.DataType) -> tuple[pa.DataType, str, str]:
-    if pa.types.is_timestamp(kind):
-        return kind, "datetime" if kind.tz is None else "datetimetz", f"datetime64[{kind.unit}]"
-    if is_exact_decimal(kind):
-        return pa.decimal128(kind.precision, kind.scale), "decimal", "object"
-    for check, stored, pandas_type, numpy_type in _pandas_types():
-        if check(kind):
-            return stored, pandas_type, numpy_type
-    raise OperatorError(f"column '{name}' is {kind}, which has no public type")
-
-
-def _type_metadata(kind: pa.DataType) -> dict | None:
-    """What pyarrow records of a decimal or a zoned datetime column in pandas' metadata."""
-    if pa.types.is_timestamp(kind) and kind.tz is not None:
-        return {"timezone": kind.tz}
-    if not pa.types.is_decimal(kind):
-        return None
-    return {"precision": kind.precision, "scale": kind.scale}
+@cache
+def _version(package: str) -> str:
+    """The installed version of `package`, read without importing it."""
+    return version(package)
 
 
 def _columns(schema: Schema) -> list[tuple[str, str]]:

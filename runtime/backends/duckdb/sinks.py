@@ -3,11 +3,14 @@
 A `Write` selects its input's rows with each column as the pandas writer turns it into the
 file: for CSV, the text `DataFrame.to_csv` writes (floats in their shortest form, `True` and
 `False`, datetimes to the finest precision any value of the column needs, an empty text like
-a null, a lone column's nulls as `""`), which `COPY ... TO` then quotes; for Parquet, DuckDB's
-Arrow batches written by pyarrow in the types and with the pandas metadata that
-`pd.read_parquet` restores dtypes from. Each file is staged beside its target exactly as the
-pandas path stages it (runtime/operators/atomic.py) and published only by `publish`, under the
-run's commit. DuckDB may write nothing but the staged CSV files (the session's allowed paths).
+a null, a lone column's nulls as `""`), which `COPY ... TO` then quotes; for Parquet, the
+values pandas holds (a float's NaN is null), written in the types and with the pandas metadata
+that `pd.read_parquet` restores dtypes from: by DuckDB's own COPY, which needs no pyarrow, when
+it writes them as pyarrow would (`parquet_copy` says where the file differs and when it does
+not: then, and when appending, DuckDB's Arrow batches are written by pyarrow). Each file is
+staged beside its target exactly as the pandas path stages it (runtime/operators/atomic.py) and
+published only by `publish`, under the run's commit. DuckDB may write nothing but the staged
+files of the outputs (the session's allowed paths).
 """
 
 from __future__ import annotations
@@ -21,11 +24,17 @@ from pathlib import Path
 from runtime import relational as rel
 from runtime.backends.duckdb.rendered import Rendered
 from runtime.errors import NotLowerable, OperatorError
+from runtime.expressions.sql_parts import identifier, string_literal
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
 from runtime.lazy import pq
 from runtime.operators.atomic import Staged, staged_file, temporary_path, write_error
-from runtime.operators.parquet_files import appended, pandas_schema
+from runtime.operators.parquet_files import (
+    appended,
+    pandas_column,
+    pandas_metadata,
+    pandas_schema,
+)
 from runtime.tables.schema import Column
 
 BATCH_ROWS = 128 * 1024
@@ -66,10 +75,12 @@ class Sink:
 
     @property
     def written_by_duckdb(self) -> Path | None:
-        """The file DuckDB itself writes (a CSV), which the session must allow."""
-        if self.write.format != "csv":
-            return None
-        return self.part or self.staged.temporary
+        """The file DuckDB itself may write, which the session must allow: a CSV, or a new
+        Parquet file (`write_parquet` finds from the query's types whether DuckDB or pyarrow
+        writes it; one appended to is read and written again by pyarrow)."""
+        if self.write.format == "csv":
+            return self.part or self.staged.temporary
+        return None if self.staged.appending else self.staged.temporary
 
 
 @dataclass
@@ -212,9 +223,17 @@ def _write_parquet(connection, sink: Sink, sql: str, params: list) -> None:
 def write_parquet(connection, sql, params, temporary, existing, compression, source) -> int:
     """Write the rows of `sql` to the Parquet file `temporary` in the schema and with the
     metadata the pandas writer gives them, after the rows of the file `existing` (appending;
-    None: a new file); how many rows were written. Compiled scripts carry it."""
+    None: a new file); how many rows were written. A new file of columns DuckDB writes as pyarrow
+    would (`parquet_copy`, chosen from the query's types before it runs) is written by DuckDB's
+    COPY, without pyarrow; others by pyarrow. Compiled scripts carry it."""
+    relation = connection.sql(sql, params=params)
+    if existing is None:
+        copy = parquet_copy(sql, relation.columns, relation.types, compression)
+        if copy is not None:
+            [(rows,)] = connection.execute(copy, [*params, str(temporary)]).fetchall()
+            return rows
     compression = None if compression == "none" else compression
-    reader = connection.sql(sql, params=params).to_arrow_reader(BATCH_ROWS)
+    reader = relation.to_arrow_reader(BATCH_ROWS)
     schema = pandas_schema(reader.schema)
     if existing is not None:  # a Parquet file cannot grow: the old rows and the new are written
         new = reader.read_all().cast(schema)
@@ -227,6 +246,71 @@ def write_parquet(connection, sql, params, temporary, existing, compression, sou
             writer.write_batch(batch.cast(schema))
             rows += batch.num_rows
     return rows
+
+
+COMPRESSIONS = {"snappy": "snappy", "zstd": "zstd", "gzip": "gzip", "none": "uncompressed"}
+"""`parquet_output`'s compressions by DuckDB's names of them."""
+_COPIED_TYPES = {
+    "bigint": ("integer", "BIGINT"),
+    "integer": ("integer", "BIGINT"),
+    "smallint": ("integer", "BIGINT"),
+    "tinyint": ("integer", "BIGINT"),
+    "uinteger": ("integer", "BIGINT"),
+    "usmallint": ("integer", "BIGINT"),
+    "utinyint": ("integer", "BIGINT"),
+    "double": ("float", "DOUBLE"),
+    "float": ("float", "DOUBLE"),
+    "boolean": ("boolean", None),
+    "varchar": ("string", None),
+    "date": ("date", None),
+    "decimal": ("decimal", None),
+    "timestamp": ("datetime", None),
+    "timestamp_ms": ("datetime", None),
+    "timestamp_ns": ("datetime", None),
+    "timestamp_s": ("datetime", "TIMESTAMP_MS"),
+}
+"""DuckDB's types (`DuckDBPyType.id`) that COPY writes as pyarrow writes them in `pandas_schema`:
+each one's public type and the SQL type it is cast to first, as pyarrow stores it (None: as it
+is; Parquet has no unit of seconds, pyarrow stores milliseconds). Not here, so written by
+pyarrow: a datetime with a zone (COPY would name its zone UTC, pyarrow names the session's),
+integers that may not fit a BIGINT (pyarrow refuses those that do not, or holds a HUGEINT as a
+decimal) and every type without a public one (`pandas_schema` refuses it, naming the column)."""
+_UNITS = {"timestamp": "us", "timestamp_ms": "ms", "timestamp_ns": "ns", "timestamp_s": "s"}
+
+
+def parquet_copy(sql: str, names: list[str], types: list, compression: str) -> str | None:
+    """DuckDB's COPY of the rows of `sql` (columns `names` of DuckDB's `types`) to a Parquet file
+    (the last `?`) that reads back as the one pyarrow writes in `pandas_schema`: the same types,
+    the same pandas metadata; None when pyarrow must write it (a type or compression it does not
+    write alike). The file differs in two ways that no reader here depends on: pyarrow's own
+    schema of the file (`ARROW:schema`) is not in it, so pyarrow reads a text column as `string`,
+    not `large_string` (every reader of the engine takes both alike, `to_pandas` included); and
+    every column is still OPTIONAL, as pyarrow writes them: DuckDB would mark REQUIRED a column it
+    knows holds no null (one of a Parquet input whose column is REQUIRED, an expression of such
+    columns, a constant), which `parquet_input` would then report as not nullable, and rows with
+    nulls could no longer be appended to it; a `CASE` hides what DuckDB knows."""
+    if compression not in COMPRESSIONS or not names:
+        return None
+    selected, columns = [], []
+    for name, kind in zip(names, types, strict=True):
+        if kind.id not in _COPIED_TYPES:
+            return None
+        type_name, cast = _COPIED_TYPES[kind.id]
+        column = identifier(name)  # not `quoted`: compiled scripts carry it by its own name
+        value = column if cast is None else f"CAST({column} AS {cast})"
+        selected.append(f"CASE WHEN {value} IS NOT NULL THEN {value} END AS {column}")
+        detail = ()
+        if type_name == "datetime":
+            detail = (_UNITS[kind.id], None)
+        elif type_name == "decimal":
+            detail = (dict(kind.children)["precision"], dict(kind.children)["scale"])
+        columns.append(pandas_column(name, type_name, detail))
+    metadata = string_literal(pandas_metadata(columns))
+    return (
+        f"COPY (SELECT {', '.join(selected)} FROM ({sql})) TO ? (FORMAT parquet, "
+        f"COMPRESSION {COMPRESSIONS[compression]}, KV_METADATA {{pandas: {metadata}}}, "
+        "USE_TMP_FILE false)"
+    )
 
 
 def _csv_text(column: Column, source: str, alone: bool) -> str:
