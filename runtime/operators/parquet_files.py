@@ -209,14 +209,18 @@ def parquet_table(frame: pd.DataFrame) -> pa.Table:
 
 
 def appended(old: pa.Table, new: pa.Table, source: str) -> pa.Table:
-    """The old rows then the new ones, in the old file's column types."""
+    """The old rows then the new ones, in the old file's column types; every column may hold
+    nulls (a writer that knew its columns held none, as DuckDB and tpchgen do, marked them
+    required, which the new rows need not be)."""
     if _columns(arrow_schema(old.schema)) != _columns(arrow_schema(new.schema)):
         raise OperatorError(
             f"cannot append to '{source}': its columns are {_listing(old.schema)} but the rows "
             f"to write have {_listing(new.schema)}; choose overwrite or another path"
         )
+    fields = [field.with_nullable(True) for field in old.schema]
+    schema = pa.schema(fields, metadata=old.schema.metadata)
     try:
-        return pa.concat_tables([old, new.cast(old.schema)])
+        return pa.concat_tables([old.cast(schema), new.cast(schema)])
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         raise OperatorError(f"cannot append to '{source}': {error}") from error
 

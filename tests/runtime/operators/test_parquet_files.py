@@ -186,6 +186,17 @@ def test_append_adds_the_rows_in_the_types_of_the_file(tmp_path):
     assert table.schema.field("a").type == pa.int32()
 
 
+def test_rows_with_nulls_append_to_a_file_whose_writer_marked_its_columns_required(tmp_path):
+    (tmp_path / "out").mkdir()
+    required = pa.schema([pa.field("a", pa.int64(), nullable=False), pa.field("b", pa.string())])
+    pq.write_table(
+        pa.table({"a": [1], "b": ["x"]}, schema=required), tmp_path / "out" / "result.parquet"
+    )
+    write(tmp_path, pd.DataFrame({"a": pd.array([None], "Int64"), "b": ["y"]}), mode="append")
+    table = pq.read_table(tmp_path / "out" / "result.parquet")
+    assert table.to_pydict() == {"a": [1, None], "b": ["x", "y"]}
+
+
 @pytest.mark.parametrize(
     "frame",
     [pd.DataFrame({"a": [1], "c": ["y"]}), pd.DataFrame({"a": [1.5], "b": ["y"]})],
