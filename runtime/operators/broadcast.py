@@ -10,12 +10,11 @@ that gives several is an error, since which of them was meant is not known.
 
 from __future__ import annotations
 
-import numpy as np
 from pydantic import Field
 
 from runtime import relational
 from runtime.errors import OperatorError, ParamsError
-from runtime.lazy import pd
+from runtime.lazy import np, pd
 from runtime.operators.column_params import (
     chosen_columns,
     column_names,

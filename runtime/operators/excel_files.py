@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import pyarrow as pa
 from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
 from pydantic import AfterValidator, Field
@@ -24,7 +23,7 @@ from pydantic import AfterValidator, Field
 from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError, ParamsError
 from runtime.io.incremental import IncrementalField
-from runtime.lazy import pd
+from runtime.lazy import np, pd
 from runtime.operators.column_names import read_names
 from runtime.operators.contract import OperatorParams
 from runtime.operators.file_common import (

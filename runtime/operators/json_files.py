@@ -16,7 +16,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import pyarrow as pa
 from pyarrow import json as pa_json
 from pydantic import Field
@@ -24,7 +23,7 @@ from pydantic import Field
 from runtime.document.fields import DataPath, FileEndings
 from runtime.errors import OperatorError
 from runtime.io.incremental import IncrementalField
-from runtime.lazy import pc, pd
+from runtime.lazy import np, pc, pd
 from runtime.operators.context import NodeContext
 from runtime.operators.contract import OperatorParams
 from runtime.operators.file_common import (

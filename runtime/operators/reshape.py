@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
-import numpy as np
 from pydantic import Field
 
 from runtime import relational
 from runtime.errors import NotLowerable, ParamsError
-from runtime.lazy import pd
+from runtime.lazy import np, pd
 from runtime.operators.aggregate import FIXED_DTYPES, FIXED_TYPES, reduced, sum_dtype
 from runtime.operators.column_params import (
     NUMBERS,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-import numpy as np
 from pydantic import AfterValidator, Field
 
 from runtime import relational
@@ -19,6 +18,7 @@ from runtime.document.spec import PORT_MAX_LENGTH
 from runtime.errors import ParamsError
 from runtime.expressions import ExpressionError, condition_array, infer_type, referenced_columns
 from runtime.expressions.to_sql import to_sql_condition
+from runtime.lazy import np
 from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import InputExpression, first_repeated
 from runtime.operators.contract import Operator, OperatorParams, OutputsFrom, Port

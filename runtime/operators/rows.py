@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from runtime import relational
+from runtime.lazy import np
 from runtime.operators.column_names import needed_with
 from runtime.operators.column_params import (
     ColumnNames,

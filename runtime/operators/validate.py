@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-import numpy as np
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from runtime.errors import ParamsError
 from runtime.io.regex import check_pattern, full_matches
-from runtime.lazy import pd
+from runtime.lazy import np, pd
 from runtime.operators.batches import in_batches
 from runtime.operators.column_params import (
     NUMBERS,

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import decimal
 
-import numpy as np
-import pyarrow as pa
-
 from runtime.errors import OperatorError
-from runtime.lazy import pd
+from runtime.lazy import np, pa, pd
 
 RANKINGS = ("row_number", "rank", "dense_rank", "percent_rank")
 OFFSETS = ("lag", "lead")

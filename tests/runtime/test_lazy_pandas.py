@@ -38,6 +38,19 @@ def test_importing_the_engine_and_its_operators_loads_no_pandas():
     assert _run(code) == "False"
 
 
+PROCESSING = ("aggregate", "broadcast", "column_ops", "combine", "filter", "reshape", "route")
+PROCESSING += ("rows", "subpipelines", "validate", "window")
+"""The modules of the built-in process operators."""
+
+
+def test_importing_the_process_operators_loads_neither_numpy_nor_pyarrow():
+    """numpy alone is a tenth of a second of a command's start-up: a sort, a pivot or a window
+    that DuckDB runs has no use for it, nor for pyarrow."""
+    modules = ", ".join(f"runtime.operators.{name}" for name in PROCESSING)
+    code = f"import sys, {modules}; print([m for m in ('numpy', 'pyarrow') if m in sys.modules])"
+    assert _run(code) == "[]"
+
+
 def test_the_first_use_loads_pandas_once_even_from_two_threads_at_once():
     code = """
 import sys, threading
