@@ -35,10 +35,14 @@ run over Parquet).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from zoneinfo import available_timezones
 
 from runtime.errors import NotLowerable
+from runtime.expressions import sql_parts
 from runtime.expressions.sql_parts import Sql, finite_column
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.lazy import pa
@@ -89,6 +93,15 @@ class FooterColumn:
         name, kind, nullable, lowered, refused, zones = data
         refused = None if refused is None else tuple(refused)
         return cls(name, kind, nullable, tuple(map(tuple, lowered)), refused, tuple(zones))
+
+
+@cache
+def lowering_digest() -> str:
+    """A digest of the code that lowers a footer's columns (this module and the SQL parts it
+    writes with), in the key of the footers kept on disk: a version that lowers columns
+    otherwise reads each file anew rather than reusing the SQL an older one kept."""
+    sources = (Path(__file__), Path(sql_parts.__file__))
+    return hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()[:16]
 
 
 class _Refused(Exception):

@@ -32,7 +32,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from runtime.backends.duckdb.parquet_types import TIMESTAMPS, FooterColumn, footer_column
+from runtime.backends.duckdb.parquet_types import (
+    TIMESTAMPS,
+    FooterColumn,
+    footer_column,
+    lowering_digest,
+)
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import Sql, finite_column, string_literal
 from runtime.expressions.sql_parts import identifier as quoted
@@ -379,7 +384,8 @@ of the same file plans its scan without importing pyarrow."""
 def _parquet_footer(file: InputFile) -> Footer:
     """The file's columns as its footer gives them and as they lower."""
     try:
-        return read_once(file.location, "parquet_footer", lambda: _read_footer(file), _FOOTER_KEPT)
+        key = ("parquet_footer", lowering_digest())
+        return read_once(file.location, key, lambda: _read_footer(file), _FOOTER_KEPT)
     except (pa.ArrowInvalid, OSError) as error:
         raise OperatorError(f"cannot read '{file.name}' as Parquet: {error}") from error
 

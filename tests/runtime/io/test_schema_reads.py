@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime import lazy
+from runtime.backends.duckdb import scans
 from runtime.cli import main
 from runtime.io.schema_reads import SETTLED_NS, read_once
 from runtime.operators import csv_files
@@ -126,6 +127,21 @@ def test_planning_a_parquet_file_for_duckdb_again_reads_its_footer_no_more(tmp_p
     first = len(opened)
     assert explain(tmp_path, "parquet_input", "p.parquet") == 0
     assert first == 2 and len(opened) == first
+
+
+def test_a_footer_kept_by_code_that_lowered_columns_otherwise_is_read_again(tmp_path, monkeypatch):
+    pq.write_table(pa.table({"name": ["ada", "alan"], "age": [36, 17]}), tmp_path / "p.parquet")
+    settled(tmp_path / "p.parquet")
+    opened, parquet_file = [], pq.ParquetFile
+    monkeypatch.setattr(
+        lazy.pq, "ParquetFile", lambda path: opened.append(path) or parquet_file(path)
+    )
+    assert explain(tmp_path, "parquet_input", "p.parquet") == 0
+    assert explain(tmp_path, "parquet_input", "p.parquet") == 0
+    assert len(opened) == 2  # the node's schema and the scan's footer, once each
+    monkeypatch.setattr(scans, "lowering_digest", lambda: "another version")
+    assert explain(tmp_path, "parquet_input", "p.parquet") == 0
+    assert len(opened) == 3  # the footer alone
 
 
 def command(folder, *options: str, reader: str = "csv_input", path: str = "people.csv") -> str:
