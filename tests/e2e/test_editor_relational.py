@@ -154,7 +154,7 @@ async def test_an_imported_tpch_query_is_laid_out_summarised_and_runs_on_tpch_da
     await open_editor(page, pipeline_id, nodes=0)
     await page.get_by_label("Pipeline JSON file").set_input_files(TPCH / "q21.json")
     await expect(page.locator("[data-node-id]")).to_have_count(18)
-    assert await overlapping_cards(page) == []  # once the layout after the import has run
+    assert await overlapping_cards(page, 18) == []  # once the layout after the import has run
     await screenshot(page, "1-imported-and-laid-out")
 
     zoom_in = page.get_by_role("button", name="Zoom In")
@@ -185,23 +185,27 @@ async def test_an_imported_tpch_query_is_laid_out_summarised_and_runs_on_tpch_da
     await screenshot(page, "3-answer")
 
 
-async def overlapping_cards(page: Page) -> list[tuple[str, str]]:
-    """The pairs of cards drawn over each other, once none are or after 5 s: the layout runs
-    after the import (and moves the view), so the first boxes are the unplaced ones."""
+async def overlapping_cards(page: Page, count: int) -> list[tuple[str, str]]:
+    """The pairs of cards drawn over each other, once all `count` cards are drawn and none
+    overlap, or after 5 s: the layout runs after the import (and moves the view), so the first
+    boxes are the unplaced ones. The boxes are read in one step in the page, as the canvas may
+    take a card off the screen and draw it again between two reads."""
     cards = page.locator("[data-node-id]")
     for _ in range(50):
-        boxes = {}
-        for at in range(await cards.count()):
-            card = cards.nth(at)
-            boxes[await card.get_attribute("data-node-id")] = await card.bounding_box()
-        placed = [(name, box) for name, box in boxes.items() if box]
+        boxes = await cards.evaluate_all(
+            """cards => cards.map(card => {
+                const {x, y, width, height} = card.getBoundingClientRect();
+                return [card.dataset.nodeId, {x, y, width, height}];
+            })"""
+        )
+        placed = [(name, box) for name, box in boxes if box["width"] and box["height"]]
         pairs = [
             (a, b)
             for at, (a, box_a) in enumerate(placed)
             for b, box_b in placed[at + 1 :]
             if overlap(box_a, box_b)
         ]
-        if not pairs and len(placed) == len(boxes):
+        if not pairs and len(placed) == count:
             return []
         await page.wait_for_timeout(100)
     return pairs
