@@ -2,7 +2,8 @@
 (or whose role falls below editor) has their schedules there paused; open live-view sockets
 ask again whether they may watch when their user's memberships or account change, and close
 when their session signs out (`editor.live.watcher_access`); a pin's file goes with its pin,
-and a pipeline's pins folder with the pipeline, once the deletion commits."""
+and a pipeline's pins folder with the pipeline, once the deletion commits; a pipeline's runs are
+locked before the deletion removes their rows."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ import shutil
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
 from editor.live.watcher_access import session_digest, tell_sockets_of
-from editor.models import Membership, Pin, Pipeline
+from editor.models import Membership, Pin, Pipeline, Run
 from editor.pipelines.pins import pipeline_folder, release
 from editor.schedules.actions import pause_where_owner_may_not_run
 from editor.workspaces.membership import personal_workspace
@@ -58,6 +59,15 @@ def close_sockets_of_session(sender, request, user, **kwargs):
     if user is not None:
         digest = session_digest(request.session.session_key)
         tell_sockets_of(user.pk, {"type": "session.ended", "session": digest})
+
+
+@receiver(pre_delete, sender=Pipeline, dispatch_uid="lock-runs")
+def lock_runs_of_deleted_pipeline(sender, instance, **kwargs):
+    """However the pipeline is deleted (API, admin, with its workspace or owner), a run still
+    recording waits for the deletion and then finds its run gone (`editor.runs.recorder`).
+    Without the lock, a log line the recorder commits between the deletion of the run's lines
+    and of the run itself breaks the deletion's foreign key check (PostgreSQL, MariaDB)."""
+    list(Run.objects.select_for_update().filter(pipeline=instance).values_list("pk"))
 
 
 @receiver(post_delete, sender=Pin, dispatch_uid="pin-file")

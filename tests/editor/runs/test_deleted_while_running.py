@@ -4,13 +4,17 @@ both): the thread that executes it ends quietly, never logging a crash."""
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
+from django.db import connection
 from django.db.models.signals import post_init
 from django.utils import timezone
 
-from editor.models import Pipeline, Run
+from editor.models import Pipeline, Run, RunLog
 from editor.runs import launcher
+from editor.runs.recorder import RunRecorder
+from runtime.execution.events import Emitter
 from tests.editor.conftest import SEED, post_json
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -84,3 +88,35 @@ def test_a_run_whose_pipeline_is_deleted_just_after_the_run_is_read_ends_without
 
     assert not Pipeline.objects.filter(pk=pipeline.pk).exists()
     assert not errors_in(caplog)
+
+
+def test_a_log_line_recorded_while_the_pipeline_is_deleted_goes_with_it(client, data_root, caplog):
+    """The recorder writes a line between the deletion of the run's lines and of the run: it
+    waits for the deletion (a second at most here) and then finds the run gone, where the
+    deletion failed its foreign key check on PostgreSQL (a 500 from the API)."""
+    run_id = claimed_run(client)
+    recorder = RunRecorder(run_id)
+    recording = threading.Thread(target=log_a_line, args=(recorder, run_id))
+
+    def record_once_the_lines_are_deleted(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if sql.startswith('DELETE FROM "editor_runlog"') and not recording.is_alive():
+            recording.start()
+            recording.join(timeout=1.0)  # the line commits here unless the run is locked
+        return result
+
+    with (
+        caplog.at_level(logging.INFO),
+        connection.execute_wrapper(record_once_the_lines_are_deleted),
+    ):
+        Pipeline.objects.filter(runs=run_id).delete()
+    recording.join()
+
+    assert not Run.objects.filter(pk=run_id).exists()
+    assert not RunLog.objects.filter(run_id=run_id).exists()
+    assert not errors_in(caplog)
+
+
+def log_a_line(recorder: RunRecorder, run_id: int) -> None:
+    Emitter([recorder], run_id=run_id).emit("node_log", node="read", level="info", message="hi")
+    recorder.close()
