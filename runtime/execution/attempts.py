@@ -183,16 +183,19 @@ def keep_success(
     store.put(node.id, outputs)
 
 
+def segment_backend(attempt: Attempt) -> tuple[str, str | None]:
+    """Where a segment's attempt ran: its backend, or pandas with why (`fallback`)."""
+    fallback = attempt.ctx.metrics.get("fallback")
+    return attempt.node.operator.segment.backend if fallback is None else "pandas", fallback
+
+
 def _keep_segment_success(
     attempt: Attempt, outputs: dict, reports: NodeReports, store: OutputStore
 ) -> None:
     """Each member of a segment gets its own figures; the exits go to the store. A segment
     that ran on pandas instead says so on every member, with why."""
-    task = attempt.node
-    fallback = attempt.ctx.metrics.get("fallback")
-    backend = task.operator.segment.backend if fallback is None else "pandas"
     figures = attempt.ctx.metrics.pop("members", {})
-    ran = reports.segment_outputs(task.id, backend, outputs, figures, fallback)
+    ran = reports.segment_outputs(attempt.node.id, outputs, figures, *segment_backend(attempt))
     for member, ports in ran.items():
         store.put(member, ports)
     for member, recorded in attempt.recorded.items():

@@ -36,6 +36,7 @@ from runtime.execution.attempts import (
     keep_success,
     perform,
     referenced_by,
+    segment_backend,
     take_inputs,
     take_references,
 )
@@ -325,6 +326,8 @@ class _Execution:
                 result.error, result.failed_member = error.detail, error.node
             if isinstance(error, ChecksFailed):
                 self.reports.by_node[error.node].extra["checks"] = error.results
+            if not self.reports.is_node(node.id):
+                self.reports.segment_ran_on(node.id, *segment_backend(attempt))
             self._final(node.id, NodeStatus.FAILED)
 
     def _final(self, node_id: str, status: NodeStatus, reason: str | None = None) -> None:

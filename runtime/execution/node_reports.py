@@ -95,10 +95,9 @@ class NodeReports:
         return dict(record.get("rows_in", {})), record.get("rows_out")
 
     def segment_outputs(
-        self, task: str, backend: str, outputs: dict, figures: dict, fallback: str | None = None
+        self, task: str, outputs: dict, figures: dict, backend: str, fallback: str | None = None
     ) -> dict:
-        """A succeeded segment's exits by member, after giving each member its own figures
-        (`fallback`: why the segment ran on pandas instead of its backend)."""
+        """A succeeded segment's exits by member, after giving each member its own figures."""
         by_member: dict[str, dict] = {}
         for member in self.members[task]:
             result = self.by_node[member]
@@ -109,11 +108,19 @@ class NodeReports:
             result.bytes_out = figure.get("bytes_out")  # an output's file
             if result.bytes_out is None:
                 result.bytes_out = sum(frame_bytes(frame) for frame in ports.values()) or None
-            result.extra = {"segment": task, "backend": backend, **figure.get("metrics", {})}
-            if fallback is not None:
-                result.extra["fallback"] = fallback
+            result.extra = dict(figure.get("metrics", {}))
             by_member[member] = ports
+        self.segment_ran_on(task, backend, fallback)
         return by_member
+
+    def segment_ran_on(self, task: str, backend: str, fallback: str | None = None) -> None:
+        """Each member of segment `task`, succeeded or failed, says where it ran (`fallback`:
+        why on pandas instead of the segment's backend)."""
+        for member in self.members[task]:
+            extra = self.by_node[member].extra
+            extra.update(segment=task, backend=backend)
+            if fallback is not None:
+                extra["fallback"] = fallback
 
     def settled(self, task: str, result: NodeResult) -> None:
         """`task` ended as `result`: tell how each of its nodes ended. When one node of a

@@ -131,6 +131,24 @@ def test_a_missing_input_file_fails_the_run_with_exit_1_and_no_traceback(tmp_pat
     assert not (tmp_path / "out.csv").exists()
 
 
+def test_the_summary_says_a_failed_duckdb_segment_ran_on_duckdb(tmp_path, capsys):
+    """Its nodes carry no results, yet they ran in DuckDB: the summary said "pandas"."""
+    (tmp_path / "in.csv").write_text("a\n1\n2\n")
+    (tmp_path / "out.csv").mkdir()  # the write fails
+    nodes, edges = read_write()
+    keep = {"id": "keep", "operator": "filter", "params": {"condition": "a > 1"}}
+    edges = [{"source": "read", "target": "keep"}, {"source": "keep", "target": "write"}]
+    pipeline = write_pipeline(tmp_path, [nodes[0], keep, nodes[1]], edges)
+    code = cli.main(["run", str(pipeline), "--data-root", str(tmp_path), "--backend", "duckdb"])
+    assert code == 1
+    table = [line.split() for line in capsys.readouterr().out.splitlines()[2:5]]
+    assert [(row[0], row[1], row[-1]) for row in table] == [
+        ("read", "skipped", "duckdb"),
+        ("keep", "skipped", "duckdb"),
+        ("write", "failed", "duckdb"),
+    ]
+
+
 def test_debug_shows_the_traceback_of_a_failed_node(tmp_path):
     pipeline = write_pipeline(tmp_path, *read_write("nowhere.csv"))
     result = runtime_cli("--debug", "run", str(pipeline), "--data-root", ".", cwd=tmp_path)
