@@ -27,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
@@ -50,10 +51,10 @@ def tpchgen() -> str:
     return found
 
 
-def generate(scale: float, folder: Path) -> Path:
-    """`folder`/parquet and `folder`/csv at scale factor `scale`, each written once (into a
-    temporary folder renamed when complete)."""
-    for fmt in FORMATS:
+def generate(scale: float, folder: Path, formats: Sequence[str] = FORMATS) -> Path:
+    """`folder`/parquet and `folder`/csv (those of `formats`) at scale factor `scale`, each
+    written once (into a temporary folder renamed when complete)."""
+    for fmt in formats:
         target = folder / fmt
         if target.is_dir():
             continue
@@ -176,11 +177,12 @@ def main() -> None:
         limit = size_bytes(args.memory)
     except ValueError as error:
         parser.error(str(error))
-    folder = generate(args.sf, DATA / f"tpch-sf{args.sf:g}")
+    formats = args.formats.split(",")
+    folder = generate(args.sf, DATA / f"tpch-sf{args.sf:g}", formats)
     compile_bytecode()
     lines = []
     for number in args.queries or query_numbers():
-        for fmt in args.formats.split(","):
+        for fmt in formats:
             entrants = [
                 *(pipewright(folder, number, fmt, b) for b in args.backends.split(",")),
                 duckdb_sql(folder, number, fmt),
