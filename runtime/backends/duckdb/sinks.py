@@ -21,13 +21,15 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from runtime import relational as rel
 from runtime.backends.duckdb.rendered import Rendered
 from runtime.errors import NotLowerable, OperatorError
 from runtime.expressions.sql_parts import identifier, string_literal
 from runtime.expressions.sql_parts import identifier as quoted
 from runtime.io.paths import FileArea
-from runtime.lazy import pq
+from runtime.lazy import pa, pq
 from runtime.operators.atomic import Staged, staged_file, temporary_path, write_error
 from runtime.operators.parquet_files import (
     appended,
@@ -236,16 +238,37 @@ def write_parquet(connection, sql, params, temporary, existing, compression, sou
     reader = relation.to_arrow_reader(BATCH_ROWS)
     schema = pandas_schema(reader.schema)
     if existing is not None:  # a Parquet file cannot grow: the old rows and the new are written
-        new = reader.read_all().cast(schema)
+        new = pa.Table.from_batches(query_batches(reader), reader.schema).cast(schema)
         table = appended(pq.read_table(existing), new, source)
         pq.write_table(table, temporary, compression=compression)
         return new.num_rows
     rows = 0
     with pq.ParquetWriter(temporary, schema, compression=compression) as writer:
-        for batch in reader:
+        for batch in query_batches(reader):
             writer.write_batch(batch.cast(schema))
             rows += batch.num_rows
     return rows
+
+
+def query_batches(reader) -> Iterator:
+    """The batches of DuckDB's Arrow `reader`. An error of the query (a value that does not
+    convert, a file that cannot be read) comes out of the reader as an OSError, as if writing
+    the file had failed: it is raised as DuckDB's own, as COPY raises it, so that the run words
+    it as the query's (naming the node and the file, without server paths)."""
+    try:
+        yield from reader
+    except OSError as error:
+        message = str(error)
+        kind = next((kind for prefix, kind in _DUCKDB_ERRORS if message.startswith(prefix)), None)
+        raise (kind or duckdb.Error)(message) from None
+
+
+_DUCKDB_ERRORS = (
+    ("Conversion Error: ", duckdb.ConversionException),
+    ("Invalid Input Error: ", duckdb.InvalidInputException),
+    ("INTERRUPT Error: ", duckdb.InterruptException),
+)
+"""The errors the segment tells apart, by how DuckDB's messages begin."""
 
 
 COMPRESSIONS = {"snappy": "snappy", "zstd": "zstd", "gzip": "gzip", "none": "uncompressed"}
