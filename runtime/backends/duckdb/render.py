@@ -37,7 +37,7 @@ from runtime.backends.duckdb.clauses import (
     summary,
 )
 from runtime.backends.duckdb.rendered import OrderKey, Rendered
-from runtime.backends.duckdb.scans import scan_sql, session_zone, stored_sql
+from runtime.backends.duckdb.scans import ScanSql, scan_sql, session_zone, stored_sql
 from runtime.backends.duckdb.windows import window_calls
 from runtime.errors import NotLowerable
 from runtime.expressions.nulls import null_rejected_columns
@@ -217,17 +217,23 @@ class Renderer:
         return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
 
     def _scan(self, relation: rel.Scan) -> Rendered:
-        scan = scan_sql(relation, self.files, self.markers_in_reader)
+        numbered = self._name("o") if relation in self._ordered else None
+        scan = scan_sql(relation, self.files, self.markers_in_reader, numbered)
         self.query.scans[relation.path] = scan.files
         self.query.zones |= scan.zones
         self.query.markers_after_read |= scan.markers_after_read
-        return self._cte(scan.sql, scan.params, scan.schema, natural=True)
+        return self._scanned(scan)
 
     def _stored(self, relation: rel.Stored) -> Rendered:
-        scan = stored_sql(relation)
+        scan = stored_sql(relation, self._name("o") if relation in self._ordered else None)
         self.query.scans[relation.path] = scan.files
         self.query.zones |= scan.zones
-        return self._cte(scan.sql, scan.params, scan.schema, natural=True)
+        return self._scanned(scan)
+
+    def _scanned(self, scan: ScanSql) -> Rendered:
+        """A scan's rows, in the files' order, numbered so by the reader where it can."""
+        order = tuple((hidden, False, False) for hidden in scan.order)
+        return self._cte(scan.sql, scan.params, scan.schema, order=order, natural=True)
 
     def _filter(self, relation: rel.Filter) -> Rendered:
         source = self._render(relation.input)

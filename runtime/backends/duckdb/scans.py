@@ -71,20 +71,26 @@ class ScanSql:
     markers_after_read: bool = False
     """Whether the reader leaves null markers to the scan's columns (a CSV scan's default),
     so that a marker in a column of another type fails DuckDB's cast."""
+    order: tuple[str, ...] = ()
+    """The hidden columns numbering the rows in the files' order (asked for by `numbered`)."""
 
 
-def scan_sql(scan: Scan, area: FileArea, markers_in_reader: bool = False) -> ScanSql:
+def scan_sql(
+    scan: Scan, area: FileArea, markers_in_reader: bool = False, numbered: str | None = None
+) -> ScanSql:
+    """The scan as a SELECT; given `numbered` (a name for hidden columns), a Parquet scan
+    also numbers its rows in the files' order (`ScanSql.order`)."""
     files = readable_files(scan, area)
     if scan.format == "csv":
         return _csv(scan, files, markers_in_reader)
-    return _parquet(scan, files)
+    return _parquet(scan, files, numbered)
 
 
-def stored_sql(stored: Stored) -> ScanSql:
+def stored_sql(stored: Stored, numbered: str | None = None) -> ScanSql:
     """A stored result's Parquet file as a scan; the file area does not apply (the plan, not
     a document, chose the file)."""
     try:
-        return _parquet(stored, (InputFile(stored.path, Path(stored.location)),))
+        return _parquet(stored, (InputFile(stored.path, Path(stored.location)),), numbered)
     except OperatorError:  # pyarrow's message names the server's path: say it in ours
         raise OperatorError(GONE) from None
 
@@ -287,7 +293,7 @@ def _select(scan: Scan, files, names, columns: list[tuple[str, Column]], reader_
     if the scan has one: the name of the row's file, by its place in the list read (a column
     of the files named `file_index` would hide DuckDB's)."""
     selected, before = [expression for expression, _ in columns], ()
-    schema = [column for _, column in columns]
+    schema = [column for _, column in columns if column is not None]  # None: a hidden column
     name = scan.option("file_name_column")
     if name is not None:
         if name in names or "file_index" in names:
@@ -327,7 +333,7 @@ def _chosen(scan: Scan, names: list[str]) -> list[str]:
     return list(scan.columns)
 
 
-def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
+def _parquet(scan: Scan, files: tuple[InputFile, ...], numbered: str | None = None) -> ScanSql:
     footers = [_parquet_footer(file) for file in files]
     first = footers[0]
     for file, other in zip(files[1:], footers[1:], strict=True):
@@ -344,10 +350,23 @@ def _parquet(scan: Scan, files: tuple[InputFile, ...]) -> ScanSql:
         for name in chosen
         for pair in _converted(scan.path, by_name[name], name in read)
     ]
+    order = _row_numbers(files, names, numbered)
+    columns += [(f"{virtual} AS {quoted(hidden)}", None) for hidden, virtual in order]
     locations = [str(file.location) for file in files]
     found = _select(scan, files, names, columns, "read_parquet(?)", (locations,))
     zones = {zone for name in read for zone in by_name[name].zones}
-    return replace(found, zones=frozenset(zones))
+    return replace(found, zones=frozenset(zones), order=tuple(hidden for hidden, _ in order))
+
+
+def _row_numbers(files, names: list[str], numbered: str | None) -> list[tuple[str, str]]:
+    """Hidden columns (name, DuckDB's virtual column) numbering a Parquet scan's rows in the
+    files' order: the reader gives each row's file and its place there, in parallel and
+    without holding the rows, where `row_number() OVER ()` over the scan holds every row of
+    it. None where a column of the files hides DuckDB's (then the rows are numbered so)."""
+    virtual = ["file_row_number"] if len(files) == 1 else ["file_index", "file_row_number"]
+    if numbered is None or set(virtual) & set(names):
+        return []
+    return [(f"{numbered}_{column}", column) for column in virtual]
 
 
 def _converted(source: str, column: FooterColumn, read: bool) -> list:

@@ -30,6 +30,7 @@ ROWS = 3_000_000
 """About 100 MiB as Arrow columns, more inside DuckDB."""
 BUDGET_MIB = 64
 SCAN = r.Scan("parquet", "t.parquet")
+CSV_SCAN = r.Scan("csv", "t.csv", (("delimiter", ","), ("header", True), ("skip_rows", 0)))
 
 
 @pytest.fixture(scope="module")
@@ -94,17 +95,19 @@ def test_a_small_budget_runs_duckdb_on_fewer_threads(memory_mib, threads, expect
 @pytest.mark.parametrize(
     ("relation", "kept"),
     [
-        (r.Sort(SCAN, (("k", False),)), True),  # ties keep the file's order: rows numbered
+        (r.Sort(CSV_SCAN, (("k", False),)), True),  # ties keep the file's order: rows numbered
+        (r.Sort(SCAN, (("k", False),)), False),  # numbered by the Parquet reader, not the stream
         (r.Limit(SCAN, 3), True),  # the first rows of the stream
         (r.Filter(SCAN, "k > 1"), True),  # the file's order is the result's
         (r.Aggregate(SCAN, ("k",), (r.AggregateCall("size", None, "n"),)), False),  # by key
     ],
-    ids=["sort", "limit", "filter", "aggregate"],
+    ids=["sort-csv", "sort-parquet", "limit", "filter", "aggregate"],
 )
 def test_insertion_order_is_kept_only_where_a_query_reads_a_stream_in_order(
     tmp_path, relation, kept
 ):
     pq.write_table(pa.table({"k": [2, 1, 2]}), tmp_path / "t.parquet")
+    (tmp_path / "t.csv").write_text("k\n2\n1\n2\n")
     renderer = Renderer(FileArea.of(tmp_path), frame_table=None)
     [rendered] = renderer.render([relation])
     assert renderer.query.reads_in_order([rendered]) is kept
