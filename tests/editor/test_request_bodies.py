@@ -10,6 +10,7 @@ temporary file to Django's upload handler's in 64 KiB pieces.
 from __future__ import annotations
 
 import hashlib
+import re
 import select
 import socket
 from collections.abc import Iterable, Iterator
@@ -64,7 +65,7 @@ def send(
             pass
         answer = b""
         try:
-            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+            while not complete(answer):
                 received = raw.recv(65536)
                 if not received:
                     break
@@ -73,6 +74,14 @@ def send(
             pass
     status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else None
     return status, answer
+
+
+def complete(answer: bytes) -> bool:
+    """Whether `answer` holds its head and the body its Content-Length announces (the server
+    keeps the connection open after it: reading on would wait for the timeout)."""
+    head, ended, body = answer.partition(b"\r\n\r\n")
+    length = re.search(rb"(?im)^content-length:\s*(\d+)\s*$", head)
+    return bool(ended and length and len(body) >= int(length[1]))
 
 
 def login_form(total: int) -> Iterator[bytes]:
