@@ -58,6 +58,15 @@ class Holder:
         self.thread.join(20)
 
 
+def release_all(holders: list[Holder]) -> None:
+    """Release every job at once, then wait for them: one released while another holds the
+    slot would wait for it."""
+    for holder in holders:
+        holder.released.set()
+    for holder in holders:
+        holder.thread.join(20)
+
+
 def queue_up(line: jobs._Line, users: list[str], served: list) -> list[Holder]:
     """A job of each user in turn, each one in line before the next comes."""
     holders = []
@@ -118,8 +127,7 @@ def test_a_user_with_too_many_jobs_waiting_is_refused_at_once(settings):
         "wait for a process; wait for their answers, then try again"
     )
     assert line.position("other") == 2
-    for holder in [busy, *waiting, *other]:
-        holder.release()
+    release_all([busy, *waiting, *other])
 
 
 @pytest.mark.django_db(transaction=True)
