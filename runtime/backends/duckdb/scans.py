@@ -288,7 +288,7 @@ def _arrow_csv_kinds(params: CsvInputParams, file: InputFile) -> list[tuple[str,
     ]
 
 
-def _select(scan: Scan, files, names, columns: list[tuple[str, Column]], reader_sql, params):
+def _select(scan: Scan, files, names, columns: list[tuple[str, Column | None]], reader_sql, params):
     """The SELECT of `columns` (expression, column) from the reader, and the file name column
     if the scan has one: the name of the row's file, by its place in the list read (a column
     of the files named `file_index` would hide DuckDB's)."""
