@@ -66,7 +66,7 @@ def lock_runs_of_deleted_pipeline(sender, instance, **kwargs):
     """However the pipeline is deleted (API, admin, with its workspace or owner), a run still
     recording waits for the deletion and then finds its run gone (`editor.runs.recorder`).
     Without the lock, a log line the recorder commits between the deletion of the run's lines
-    and of the run itself breaks the deletion's foreign key check (PostgreSQL, MariaDB)."""
+    and of the run itself broke the deletion's foreign key check on PostgreSQL."""
     list(Run.objects.select_for_update().filter(pipeline=instance).values_list("pk"))
 
 
