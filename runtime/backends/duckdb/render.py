@@ -217,18 +217,21 @@ class Renderer:
         return self._cte(f"SELECT * FROM {quoted(name)}", (), schema, natural=True)
 
     def _scan(self, relation: rel.Scan) -> Rendered:
-        numbered = self._name("o") if relation in self._ordered else None
-        scan = scan_sql(relation, self.files, self.markers_in_reader, numbered)
+        scan = scan_sql(relation, self.files, self.markers_in_reader, self._numbering(relation))
         self.query.scans[relation.path] = scan.files
         self.query.zones |= scan.zones
         self.query.markers_after_read |= scan.markers_after_read
         return self._scanned(scan)
 
     def _stored(self, relation: rel.Stored) -> Rendered:
-        scan = stored_sql(relation, self._name("o") if relation in self._ordered else None)
+        scan = stored_sql(relation, self._numbering(relation))
         self.query.scans[relation.path] = scan.files
         self.query.zones |= scan.zones
         return self._scanned(scan)
+
+    def _numbering(self, relation: rel.Scan | rel.Stored) -> str | None:
+        """A name for the hidden columns numbering a scan's rows, where its order is needed."""
+        return self._name("o") if relation in self._ordered else None
 
     def _scanned(self, scan: ScanSql) -> Rendered:
         """A scan's rows, in the files' order, numbered so by the reader where it can."""
