@@ -94,15 +94,15 @@ async def test_the_run_inside_a_sub_pipeline_node_shows_its_nodes_live_and_from_
 
     await page.get_by_role("button", name="History").click()
     await page.get_by_role("menuitem", name="#1").click()
+    past_run = page.get_by_role("status").filter(has_text="Run #1")
+    await expect(past_run).to_contain_text("read only")
     await clean.get_by_role("button", name=INSIDE).click()
     await expect(banner).to_contain_text("Run #1 of Order report, node Clean")
     await expect(node(page, "wait")).to_have_attribute("data-status", "succeeded")
     await expect(node(page, "big")).to_contain_text("3 → 2")
     await screenshot(page, "3-inside-past")
     await banner.get_by_role("button", name="Back to Order report").click()
-    await expect(page.get_by_role("status").filter(has_text="Run #1")).to_contain_text(
-        "read only"
-    )  # the past run it was opened from
+    await expect(past_run).to_contain_text("read only")  # the past run it was opened from
     assert (data_folder / "out.csv").read_text() == "amount\n20\n30\n"
 
 

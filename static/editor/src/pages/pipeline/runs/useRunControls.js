@@ -7,6 +7,7 @@ import { refusalDetails } from "../document/problems.js";
 import { cancelRequested, fromRunDetails, fromStartedRun, isActive, runPhase } from "./runState.js";
 import { useStore } from "../../../lib/store.js";
 import { drawnDetails } from "../subpipelines/useRunInside.js";
+import { beginMove } from "../overlay.js";
 import { withTuning } from "./runOptions.js";
 
 /**
@@ -50,7 +51,7 @@ export function useRunControls({
       if (!(await saveFirst())) return;
       try {
         const run = await api.post(`${base}/runs`, withTuning({ parameters, ...options }, tuning));
-        overlay.set((value) => ({
+        beginMove(overlay)((value) => ({
           ...value,
           viewed: null,
           inside: null,
@@ -105,9 +106,10 @@ export function useRunControls({
   const loadRuns = useCallback(() => api.get(`${base}/runs?limit=30`), [api, base]);
   const pickRun = useCallback(
     async (run) => {
+      const settle = beginMove(overlay);
       try {
         const details = await drawnDetails(api, await api.get(`/api/runs/${run.id}`));
-        overlay.set((value) => ({ ...value, viewed: fromRunDetails(details), inside: null }));
+        settle((value) => ({ ...value, viewed: fromRunDetails(details), inside: null }));
         openLogs();
       } catch (error) {
         toasts.show(`Could not load run #${run.number}: ${error.message}`, { kind: "error" });
@@ -116,7 +118,7 @@ export function useRunControls({
     [api, overlay, toasts, openLogs],
   );
   const backToLive = useCallback(
-    () => overlay.set((value) => ({ ...value, viewed: null, inside: null })),
+    () => beginMove(overlay)((value) => ({ ...value, viewed: null, inside: null })),
     [overlay],
   );
 

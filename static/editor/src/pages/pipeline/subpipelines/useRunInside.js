@@ -5,6 +5,7 @@
 import { useCallback } from "react";
 import { SEPARATOR } from "./subpipelines.js";
 import { insidePath } from "./inside.js";
+import { beginMove } from "../overlay.js";
 
 /** A past run's details (`GET /api/runs/<id>`) with the document as drawn when its own has
  * sub-pipelines inlined (`GET /api/runs/<id>/drawn`): its sub-pipeline nodes' cards then add
@@ -26,11 +27,12 @@ export function useRunInside({ api, overlay, toasts }) {
     async (path) => {
       const run = overlay.get().viewed ?? overlay.get().live;
       if (run.runId === null) return;
+      const settle = beginMove(overlay);
       try {
         const found = await api.get(
           `/api/runs/${encodeURIComponent(run.runId)}/inside/${encodeURIComponent(path)}`,
         );
-        overlay.set((value) => ({ ...value, inside: found }));
+        settle((value) => ({ ...value, inside: found }));
       } catch (error) {
         toasts.show(`Could not show the run inside: ${error.message}`, { kind: "error" });
       }
@@ -41,6 +43,9 @@ export function useRunInside({ api, overlay, toasts }) {
     (id) => open(insidePath(overlay.get().inside?.prefix ?? "", id)),
     [open, overlay],
   );
-  const close = useCallback(() => overlay.set((value) => ({ ...value, inside: null })), [overlay]);
+  const close = useCallback(
+    () => beginMove(overlay)((value) => ({ ...value, inside: null })),
+    [overlay],
+  );
   return { open, openNode, close };
 }
