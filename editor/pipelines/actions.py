@@ -108,7 +108,13 @@ def _record_save(pipeline: Pipeline, before: str, author, restored: int | None) 
 
 @transaction.atomic
 def delete_pipeline(pipeline: Pipeline) -> None:
-    """Delete the pipeline with its runs (cancelling an active one first)."""
+    """Delete the pipeline with its runs (cancelling an active one first).
+
+    The pipeline's row is locked first, as a run's start locks it to queue the run: a run
+    queued meanwhile is committed before its runs are collected, so it goes too (else it
+    broke the deletion's foreign key check on PostgreSQL), and a start after the deletion
+    finds the pipeline gone (`editor.runs.actions.queue_checked`)."""
+    list(Pipeline.objects.select_for_update().filter(pk=pipeline.pk).values_list("pk"))
     for run in pipeline.runs.filter(status__in=RunStatus.ACTIVE):
         launcher.cancel(run.pk)
     audit_log.record("pipeline.deleted", pipeline, revision=pipeline.revision)

@@ -116,7 +116,7 @@ def check_start(
     outside any transaction, so that no lock is held meanwhile (on SQLite, the database's)."""
     with transaction.atomic():  # a start that will be refused is told at once
         _refuse_start(pipeline, user, queue, alongside)
-    snapshot = Pipeline.objects.get(pk=pipeline.pk)  # its name and settings too
+    snapshot = _still_there(Pipeline.objects.filter(pk=pipeline.pk))  # its name and settings
     parameters = parameters or {}
     document = inlined_or_refused(snapshot, parameters=parameters).document
     left_out = _check_before_run(pipeline, user, document, parameters, reuse, allow_problems)
@@ -137,10 +137,21 @@ def queue_checked(
     document its check passed, as the start found it; a save made since goes to the next run.
     `triggered_by`: the event of one of the pipeline's triggers that starts it, in words;
     `backfill`: it is an interval's run of a backfill (labelled so)."""
-    Pipeline.objects.select_for_update().get(pk=checked.pipeline.pk)
+    _still_there(Pipeline.objects.select_for_update().filter(pk=checked.pipeline.pk))
     active = _refuse_start(checked.pipeline, checked.user, queue, alongside)
     origin = "backfill" if backfill else _trigger(schedule, triggered_by)
     return _queue_run(checked, active, schedule, scheduled_for, triggered_by, origin)
+
+
+def _still_there(pipelines) -> Pipeline:
+    """The one pipeline of `pipelines`, unless another user deleted it since the start was
+    asked for (its check reads the inputs, outside any transaction): 404."""
+    try:
+        return pipelines.get()
+    except Pipeline.DoesNotExist:
+        raise ActionError(
+            404, "not_found", "the pipeline was deleted while its run was starting"
+        ) from None
 
 
 def _refuse_start(pipeline: Pipeline, user, queue: bool, alongside: bool = False) -> list[Run]:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models.signals import post_init
 from django.utils import timezone
 
 from editor.models import Pipeline, Run, RunLog
+from editor.pipelines import actions as pipeline_actions
+from editor.runs import actions as run_actions
 from editor.runs import launcher
 from editor.runs.recorder import RunRecorder
 from runtime.execution.events import Emitter
@@ -120,3 +123,78 @@ def test_a_log_line_recorded_while_the_pipeline_is_deleted_goes_with_it(client, 
 def log_a_line(recorder: RunRecorder, run_id: int) -> None:
     Emitter([recorder], run_id=run_id).emit("node_log", node="read", level="info", message="hi")
     recorder.close()
+
+
+def test_a_start_whose_pipeline_is_deleted_while_it_is_checked_is_refused_as_not_found(
+    client, data_root, monkeypatch
+):
+    """Checking a start reads the inputs, outside any transaction: the pipeline may be
+    deleted meanwhile (by another editor). The start says so (404), never a 500."""
+    pipeline_id = post_json(client, "/api/pipelines", SEED).json()["id"]
+    check_start = run_actions.check_start
+
+    def deleted_once_checked(pipeline, *args, **kwargs):
+        checked = check_start(pipeline, *args, **kwargs)
+        Pipeline.objects.filter(pk=pipeline.pk).delete()
+        return checked
+
+    monkeypatch.setattr(run_actions, "check_start", deleted_once_checked)
+    with launcher.foreground():
+        answer = post_json(client, f"/api/pipelines/{pipeline_id}/runs", {})
+
+    assert answer.status_code == 404
+    assert answer.json()["message"] == "the pipeline was deleted while its run was starting"
+    assert not Run.objects.exists()
+
+
+def test_a_pipeline_deleted_while_a_run_of_it_is_queued_goes_with_that_run(client, data_root):
+    """A run queued in the moment a deletion begins: the deletion waits for it and deletes
+    it too, where on PostgreSQL it failed its foreign key check at commit (a 500)."""
+    pipeline_id = post_json(client, "/api/pipelines", SEED).json()["id"]
+    pipeline = Pipeline.objects.get(pk=pipeline_id)
+    checked = run_actions.check_start(pipeline, pipeline.owner)
+    queued, deleting = threading.Event(), threading.Event()
+
+    def queue_and_hold() -> None:
+        try:
+            with transaction.atomic():
+                run_actions.queue_checked(checked)
+                queued.set()
+                deleting.wait(timeout=10)
+                wait_for_a_blocked_session()  # the deletion, while this run is uncommitted
+        finally:
+            connection.close()
+
+    queueing = threading.Thread(target=queue_and_hold)
+    queueing.start()
+    assert queued.wait(timeout=10)
+    deletion = threading.Thread(target=delete_in_its_own_connection, args=(pipeline, deleting))
+    deletion.start()
+    queueing.join()
+    deletion.join()
+
+    assert not Pipeline.objects.filter(pk=pipeline_id).exists()
+    assert not Run.objects.exists()
+
+
+def delete_in_its_own_connection(pipeline: Pipeline, started: threading.Event) -> None:
+    try:
+        started.set()
+        pipeline_actions.delete_pipeline(pipeline)
+    finally:
+        connection.close()
+
+
+def wait_for_a_blocked_session() -> None:
+    """Until another session waits for a lock (PostgreSQL), or a second (SQLite, whose
+    IMMEDIATE transactions wait for each other as they begin)."""
+    if connection.vendor != "postgresql":
+        time.sleep(1.0)
+        return
+    for _ in range(200):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")  # else read once per transaction
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            if cursor.fetchone()[0]:
+                return
+        time.sleep(0.05)
