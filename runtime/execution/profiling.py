@@ -1,12 +1,12 @@
 """After a successful run: its figures added to the plan's profile (runtime/tuning/profiles.py).
 
-Per node: rows out, bytes out, wall seconds, where it ran, and the seconds and bytes its
-results took to store where the run timed them (runtime/execution/recording.py); per run: wall
-and CPU seconds and the process's peak resident memory (a run owns its process on the command
-line and in the editor's workers, so that peak is the run's, start-up included). A node reused
-from the store, skipped or left out made nothing and adds nothing; a node inside a DuckDB
-segment has its rows (the query's profile counts them) but no bytes (no frame of it was made):
-`bytes` is null.
+Per node, under its shape (runtime/plan/tuned.py): rows out, bytes out, wall seconds, where it
+ran, and the seconds and bytes its results took to store where the run timed them
+(runtime/execution/recording.py); per run: wall and CPU seconds and the process's peak
+resident memory (a run owns its process on the command line and in the editor's workers, so
+that peak is the run's, start-up included). A node reused from the store, skipped or left out
+made nothing and adds nothing; a node inside a DuckDB segment has its rows (the query's
+profile counts them) but no bytes (no frame of it was made): `bytes` is null.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def record_profile(
         return
     backend = {node_id: segment.backend for segment in plan.segments for node_id in segment.nodes}
     nodes = {
-        node_id: {
+        plan.shapes[node_id]: {
             "rows": result.rows_out,
             "bytes": result.bytes_out,
             "seconds": result.duration_s,
@@ -45,6 +45,7 @@ def record_profile(
         }
         for node_id, result in results.items()
         if result.status == NodeStatus.SUCCEEDED
+        and node_id in plan.shapes  # not a node the passes made
         and result.rows_out is not None
         and not result.extra.get("cached")
     }
@@ -54,4 +55,4 @@ def record_profile(
         "cpu_s": round(cpu_s, 6),
         "peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,  # Linux: KiB
     }
-    add_run(plan.profile, run, nodes)
+    add_run(plan.profile, run, nodes, set(plan.shapes.values()))

@@ -120,6 +120,8 @@ class Plan:
     when the run uses no store."""
     profile: Path | None = None
     """Where a successful run adds its figures (runtime/tuning/profiles.py); None: nowhere."""
+    shapes: dict[str, str] = field(default_factory=dict)
+    """Each node's shape, under which the profile keeps its figures (runtime/plan/tuned.py)."""
     tuned: list[Any] = field(default_factory=list)
     """The choices read from past runs' figures (`runtime.tuning.choices.Choice`), for explain."""
     concurrency: int | None = None

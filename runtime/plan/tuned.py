@@ -1,9 +1,11 @@
-"""The planner's side of tuning from past runs: which profile a plan has, and the choices
-read from it once fusion has made the segments.
+"""The planner's side of tuning from past runs: which profile a plan has, which figures in
+it are its nodes', and the choices read from them once fusion has made the segments.
 
-A plan's profile is keyed by its fingerprint: the document's nodes as the run resolves them
-(operator, params, wiring), so that any edit starts a new profile and the backend or the
-run's options (which change how it runs, not what its nodes make) do not. A setting in the
+A plan's profile is the pipeline's (keyed by its name); in it, each node's figures are kept
+under its shape: its operator and params as the run resolves them, and the shapes of the nodes
+it reads. An edit changes the shapes of the edited node and of those below it, so their
+figures start anew while every node above keeps its own; the backend and the run's options
+(which change how it runs, not what its nodes make) change no shape. A setting in the
 document (or on the command line) always wins over a figure; `RunOptions.tuning` off (the
 command line's `--no-tuning`) reads no profile at all, though the run still adds to it.
 """
@@ -26,14 +28,26 @@ from runtime.tuning.profiles import UnreadableProfile, profile_path, read_profil
 logger = logging.getLogger(__name__)
 
 
-def fingerprint(plan: Plan) -> str:
-    """The key of `plan`'s profile: its nodes' operators, params and inputs."""
-    nodes = [
-        [node_id, node.operator.name, node.params.model_dump(mode="json"), node.inputs]
-        for node_id, node in sorted(plan.nodes.items())
-    ]
-    text = json.dumps(nodes, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+def profile_key(plan: Plan) -> str:
+    """The key of `plan`'s profile: the pipeline's name (a renamed pipeline starts anew)."""
+    return hashlib.sha256(json.dumps(["profile", plan.name]).encode()).hexdigest()
+
+
+def node_shapes(plan: Plan) -> dict[str, str]:
+    """Each node's shape, the key of its figures in the profile: a digest of its operator,
+    params and the shapes it reads, port by port (not its id, nor the data's identity: new
+    rows in the same files are the same work)."""
+    shapes: dict[str, str] = {}
+    for node_id in plan.order:
+        node = plan.nodes[node_id]
+        inputs = {
+            port: [[shapes[source], source_port] for source, source_port in sources]
+            for port, sources in node.inputs.items()
+        }
+        parts = [node.operator.name, node.params.model_dump(mode="json"), inputs]
+        text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+        shapes[node_id] = hashlib.sha256(text.encode()).hexdigest()[:32]
+    return shapes
 
 
 def past_figures(
@@ -43,8 +57,9 @@ def past_figures(
     not tuned, `plan.tuned` says why)."""
     if store_folder is None:
         return plan, None
-    path = profile_path(store_folder, fingerprint(plan))
-    plan = dataclasses.replace(plan, profile=path)
+    path = profile_path(store_folder, profile_key(plan))
+    shapes = node_shapes(plan)
+    plan = dataclasses.replace(plan, profile=path, shapes=shapes)
     if not tuning:
         return _said(plan, Choice("not tuned", "tuning is off for this run (--no-tuning)")), None
     try:
@@ -52,9 +67,10 @@ def past_figures(
     except UnreadableProfile as error:
         logger.warning("tuning: past runs ignored: %s", error)
         return _said(plan, Choice("past runs ignored", str(error))), None
-    if profile is None:
+    measured = node_figures(profile, shapes) if profile is not None else {}
+    if not measured:
         return _said(plan, Choice("not tuned", "no successful run of this plan yet")), None
-    return plan, node_figures(profile)
+    return plan, measured
 
 
 def tune(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +31,11 @@ class NodeFigures:
     """The size of that Parquet file."""
 
 
-def node_figures(profile: dict[str, Any]) -> dict[str, NodeFigures]:
-    """Each measured node's figures, by node id."""
+def node_figures(profile: dict[str, Any], shapes: Mapping[str, str]) -> dict[str, NodeFigures]:
+    """The figures of each node of `shapes` (node id → its shape) measured in that shape."""
     found = {}
-    for node_id, measurements in profile["nodes"].items():
+    for node_id, shape in shapes.items():
+        measurements = profile["nodes"].get(shape)
         if not measurements:
             continue
         sizes = [one["bytes"] for one in measurements if one.get("bytes") is not None]

@@ -12,6 +12,9 @@ import pytest
 from editor.models import AuditEntry, Pipeline, Run
 from editor.runs import launcher
 from editor.schedules import scheduler
+from runtime.document.spec import load_document
+from runtime.plan import build_plan
+from runtime.plan.tuned import node_shapes
 from tests.editor.conftest import post_json, wait_for_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -56,10 +59,12 @@ def test_a_tuned_run_leaves_out_a_slow_to_store_result_and_the_data_tab_recomput
     _nodes(client, pipeline_id, {})
     [path] = data_root.parent.glob(".pipewright/cache/*/profiles/*.json")
     profile = json.loads(path.read_text())
+    shapes = node_shapes(build_plan(load_document(Run.objects.get().document)))
+    adults, read = profile["nodes"][shapes["adults"]], profile["nodes"][shapes["read"]]
     slow_write = {"compute_s": 0.001, "store_s": 0.5, "stored_bytes": 1000}
-    profile["nodes"]["adults"] = [{**one, **slow_write} for one in profile["nodes"]["adults"]]
+    profile["nodes"][shapes["adults"]] = [{**one, **slow_write} for one in adults]
     quick_write = {"store_s": 0.001}  # kept whatever this machine measured (storing.py)
-    profile["nodes"]["read"] = [{**one, **quick_write} for one in profile["nodes"]["read"]]
+    profile["nodes"][shapes["read"]] = [{**one, **quick_write} for one in read]
     path.write_text(json.dumps(profile))
     untuned = _nodes(client, pipeline_id, {"fresh": True, "tuning": False})
     assert "results" in untuned["adults"]["metrics"]

@@ -15,7 +15,7 @@ from runtime.plan import build_plan
 from runtime.plan.explain import explain
 from runtime.plan.prepare import prepare
 from runtime.plan.run_options import RunOptions
-from runtime.plan.tuned import fingerprint
+from runtime.plan.tuned import node_shapes, profile_key
 from runtime.tuning.figures import NodeFigures, node_figures
 from runtime.tuning.profiles import FORMAT, VERSION, profile_path, read_profile
 from runtime.tuning.storing import not_kept
@@ -58,11 +58,13 @@ def planned(area: FileArea, doc: dict = DOC, **options):
 
 def seed_profile(area: FileArea, writes: dict[str, tuple[float, float]], doc: dict = DOC):
     """A profile of 3 runs in which each node of `writes` took (seconds, store seconds)."""
-    path = profile_path(area.cache, fingerprint(build_plan(load_document(doc))))
+    plan = build_plan(load_document(doc))
+    path = profile_path(area.cache, profile_key(plan))
     path.parent.mkdir(parents=True, exist_ok=True)
+    shapes = node_shapes(plan)
     nodes = {
-        node_id: [{"rows": 100, "bytes": 800, "seconds": seconds, "backend": "pandas",
-                   "store_s": store_s, "stored_bytes": 4096}] * 3
+        shapes[node_id]: [{"rows": 100, "bytes": 800, "seconds": seconds, "backend": "pandas",
+                           "store_s": store_s, "stored_bytes": 4096}] * 3
         for node_id, (seconds, store_s) in writes.items()
     }  # fmt: skip
     path.write_text(json.dumps({"format": FORMAT, "version": VERSION, "runs": [], "nodes": nodes}))
@@ -75,7 +77,7 @@ def figures(node: str, seconds: float, store_s: float | None) -> NodeFigures:
 def test_a_run_records_how_long_each_result_took_to_store(area):
     plan = planned(area)
     assert execute(plan, data_root=area).ok
-    measured = node_figures(read_profile(plan.profile))
+    measured = node_figures(read_profile(plan.profile), plan.shapes)
     assert measured["keep"].store_s > 0 and measured["keep"].stored_bytes > 0
     assert measured["write"].store_s is None  # an output stores no result of its own
 
@@ -109,11 +111,23 @@ def test_an_edit_below_a_result_not_kept_recomputes_it_from_the_stored_results_a
     assert (area.root / "out/out.csv").read_text().splitlines()[1] == "0,98"
 
 
+def test_a_result_left_out_stays_out_after_an_edit_below_it(area):
+    """The figures that left it out are its own: an edit below changes none of them."""
+    seed_profile(area, {"read": (0.5, 0.1), "keep": (0.02, 0.4), "totals": (0.3, 0.02)})
+    assert execute(planned(area), data_root=area).ok
+    edited = json.loads(json.dumps(DOC))
+    edited["nodes"][2]["params"]["aggregations"][0]["function"] = "max"
+    plan = planned(area, edited, fresh=True)
+    assert "result of keep not kept: re-computing it from stored results took" in explain(plan)
+    assert execute(plan, data_root=area).ok
+    assert not plan.cache.store.has(plan.cache.keys.ports[("keep", "out")])
+
+
 def test_a_run_that_left_a_result_out_carries_its_last_timed_write_on(area):
     seed_profile(area, {"read": (0.5, 0.1), "keep": (0.02, 0.4), "totals": (0.3, 0.02)})
     plan = planned(area)
     assert execute(plan, data_root=area).ok
-    last = read_profile(plan.profile)["nodes"]["keep"][-1]
+    last = read_profile(plan.profile)["nodes"][plan.shapes["keep"]][-1]
     assert (last["store_s"], last["stored_bytes"]) == (0.4, 4096)
     assert 0 < last["compute_s"] < 0.4
 

@@ -18,7 +18,7 @@ from runtime.plan import build_plan, fusion
 from runtime.plan.explain import explain, explain_json
 from runtime.plan.prepare import prepare
 from runtime.plan.run_options import RunOptions
-from runtime.plan.tuned import fingerprint
+from runtime.plan.tuned import node_shapes, past_figures, profile_key
 from runtime.tuning import choices, profiles
 from runtime.tuning.figures import NodeFigures, node_figures
 from runtime.tuning.profiles import FORMAT, MAX_BYTES, VERSION, profile_path, read_profile
@@ -61,22 +61,27 @@ def planned(root, doc: dict, options: RunOptions | None = None, **kwargs):
 def write_profile(root, doc: dict, rows: int, bytes_: int, runs: int = 3) -> None:
     """A profile whose every node made `rows` rows and `bytes_` bytes in `runs` runs."""
     figures = {"rows": rows, "bytes": bytes_, "seconds": 1.0, "backend": "pandas"}
-    path = profile_path(root / CACHE, fingerprint(build_plan(load_document(doc))))
+    plan = build_plan(load_document(doc))
+    path = profile_path(root / CACHE, profile_key(plan))
     path.parent.mkdir(parents=True, exist_ok=True)
-    nodes = {node["id"]: [figures] * runs for node in doc["nodes"]}
+    nodes = {shape: [figures] * runs for shape in node_shapes(plan).values()}
     path.write_text(json.dumps({"format": FORMAT, "version": VERSION, "runs": [], "nodes": nodes}))
+
+
+def measurements(plan, node_id: str) -> list[dict]:
+    """The figures the profile of `plan` keeps of `node_id` as the plan has it."""
+    return read_profile(plan.profile)["nodes"][plan.shapes[node_id]]
 
 
 def test_a_successful_run_adds_its_figures_to_the_plan_profile(root):
     doc = document()
     plan = planned(root, doc)
     assert execute(plan, data_root=store_of(root), budget=BUDGET).ok
-    profile = read_profile(plan.profile)
-    assert profile["nodes"]["read"][0]["rows"] == 100
-    assert profile["nodes"]["keep"][0]["backend"] == "pandas"
-    [run] = profile["runs"]
+    assert measurements(plan, "read")[0]["rows"] == 100
+    assert measurements(plan, "keep")[0]["backend"] == "pandas"
+    [run] = read_profile(plan.profile)["runs"]
     assert run["cpu_s"] >= 0 and run["peak_bytes"] > 0
-    assert plan.profile == profile_path(root / CACHE, fingerprint(build_plan(load_document(doc))))
+    assert plan.profile == profile_path(root / CACHE, profile_key(build_plan(load_document(doc))))
 
 
 def test_a_failed_run_adds_nothing_to_the_profile(root):
@@ -91,8 +96,52 @@ def test_a_profile_keeps_only_the_last_runs_of_each_node(root):
     for _ in range(7):
         plan = planned(root, doc, options=RunOptions(fresh=True))
         assert execute(plan, data_root=store_of(root)).ok
-    profile = read_profile(planned(root, doc).profile)
-    assert len(profile["runs"]) == 5 and len(profile["nodes"]["read"]) == 5
+    plan = planned(root, doc)
+    assert len(read_profile(plan.profile)["runs"]) == 5 and len(measurements(plan, "read")) == 5
+
+
+def edited(doc: dict, condition: str) -> dict:
+    """`doc` with its filter's condition changed, as a user edits it."""
+    doc = json.loads(json.dumps(doc))
+    doc["nodes"][1]["params"]["condition"] = condition
+    return doc
+
+
+def test_an_edit_keeps_the_figures_above_it_and_starts_anew_below_it(root):
+    assert execute(planned(root, document()), data_root=store_of(root)).ok
+    changed = edited(document(), "v >= 50")
+    _, measured = past_figures(build_plan(load_document(changed)), root / CACHE, tuning=True)
+    assert set(measured) == {"read"}  # the filter and the output below it make other rows now
+    plan = planned(root, changed)
+    assert execute(plan, data_root=store_of(root)).ok
+    assert [one["rows"] for one in measurements(plan, "keep")] == [50]
+
+
+def test_undoing_an_edit_finds_the_figures_from_before_it_back(root):
+    assert execute(planned(root, document()), data_root=store_of(root)).ok
+    assert execute(planned(root, edited(document(), "v >= 50")), data_root=store_of(root)).ok
+    plan = planned(root, document())
+    assert [one["rows"] for one in measurements(plan, "keep")] == [100]
+
+
+def test_a_profile_keeps_the_shapes_of_the_last_run_and_as_many_others(tmp_path, monkeypatch):
+    monkeypatch.setattr(profiles, "MIN_SHAPES", 2)
+    path = profiles.profile_path(tmp_path, "p" * 64)
+    for edit in range(4):  # node b edited each time, node a never
+        shapes = ["a", f"b{edit}"]
+        nodes = {shape: {"rows": 1, "bytes": 8} for shape in shapes}
+        profiles.add_run(path, {"wall_s": 1.0}, nodes, shapes)
+    assert list(read_profile(path)["nodes"]) == ["b1", "b2", "a", "b3"]
+    profiles.add_run(path, {"wall_s": 1.0}, {}, {"b0", "a"})  # a run that reused both
+    assert list(read_profile(path)["nodes"]) == ["b2", "a", "b3"]
+
+
+def test_a_profile_too_large_with_other_shapes_keeps_only_the_last_runs(tmp_path, monkeypatch):
+    path = profiles.profile_path(tmp_path, "p" * 64)
+    profiles.add_run(path, {"wall_s": 1.0}, {"old": {"rows": 1, "bytes": 8}}, {"old"})
+    monkeypatch.setattr(profiles, "MAX_BYTES", len(path.read_text()) + 25)  # a run more fits
+    profiles.add_run(path, {"wall_s": 1.0}, {"new": {"rows": 1, "bytes": 8}}, {"new"})
+    assert list(read_profile(path)["nodes"]) == ["new"]
 
 
 def test_large_past_runs_put_a_segment_on_duckdb_though_its_file_is_small(root):
@@ -161,7 +210,7 @@ def test_an_unreadable_profile_is_ignored_with_a_warning_and_replaced(root, capl
     assert "tuning: past runs ignored" in caplog.text
     assert plan.tuned[0].what == "past runs ignored"
     assert execute(plan, data_root=store_of(root), budget=BUDGET).ok
-    assert read_profile(path)["nodes"]["read"][0]["rows"] == 100
+    assert measurements(plan, "read")[0]["rows"] == 100
 
 
 def figures(node: str, rows: int, bytes_: int) -> NodeFigures:
@@ -203,14 +252,14 @@ def test_a_run_inside_duckdb_keeps_the_bytes_pandas_measured():
     """A DuckDB member has rows but no frame: its null bytes leave the measured ones."""
     profile = {
         "nodes": {
-            "pairs": [
+            "shape of pairs": [
                 {"rows": 3_000_000, "bytes": 80 << 20, "backend": "pandas"},
                 {"rows": 3_000_000, "bytes": None, "backend": "duckdb"},
                 {"rows": 3_000_000, "bytes": None, "backend": "duckdb"},
             ]
         }
     }
-    [found] = node_figures(profile).values()
+    [found] = node_figures(profile, {"pairs": "shape of pairs"}).values()
     assert (found.rows, found.bytes, found.runs, found.backend) == (
         3_000_000, 80 << 20, 3, "duckdb",
     )  # fmt: skip
@@ -220,7 +269,7 @@ def test_a_store_keeps_at_most_its_number_of_profiles(tmp_path, monkeypatch):
     monkeypatch.setattr(profiles, "MAX_PROFILES", 3)
     for index in range(5):
         path = profiles.profile_path(tmp_path, f"{index:064x}")
-        profiles.add_run(path, {"wall_s": 1.0}, {"a": {"rows": 1, "bytes": 8}})
+        profiles.add_run(path, {"wall_s": 1.0}, {"a": {"rows": 1, "bytes": 8}}, {"a"})
         os.utime(path, (index, index))  # written one after another
     kept = sorted(path.name[-6:] for path in (tmp_path / profiles.FOLDER).iterdir())
     assert kept == ["2.json", "3.json", "4.json"]
