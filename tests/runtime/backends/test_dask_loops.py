@@ -9,6 +9,7 @@ import pytest
 from distributed import Client, get_task_stream
 
 from runtime.backends.dask.loops import batches
+from runtime.execution.events import ListSink
 from runtime.execution.executor import execute
 from runtime.io.paths import FileArea
 from runtime.plan import build_plan
@@ -28,10 +29,10 @@ def orders(tmp_path):
     return tmp_path
 
 
-def run(root, cluster=None):
+def run(root, cluster=None, sinks=()):
     plan = prepare(build_plan(inlined(looping()).document), data_root=FileArea(root),
                    cluster=cluster)  # fmt: skip
-    result = execute(plan, data_root=root)
+    result = execute(plan, data_root=root, sinks=sinks)
     assert result.ok, result.error
     return plan, result, pd.read_csv(root / "totals.csv")
 
@@ -49,6 +50,16 @@ def test_iterations_run_as_tasks_on_the_cluster_and_match_the_local_run(orders, 
     assert len({task["worker"] for task in stream.data}) == 2
     assert any("each's iterations over its groups run on the Dask cluster" in note
                for note in plan.notes)  # fmt: skip
+
+
+def test_a_loop_on_the_cluster_reports_its_iterations_as_its_tasks_end(orders, cluster):
+    events = ListSink()
+    run(orders, cluster, sinks=[events])
+    counts = [event["iterations"] for event in events.events
+              if event["type"] == "node_progress" and event["node"] == "each"]  # fmt: skip
+    assert counts[-1] == [40, 40]
+    assert all(done % 2 == 0 and total == 40 for done, total in counts)  # 2 keys a task
+    assert [done for done, _ in counts] == sorted(done for done, _ in counts)
 
 
 def test_keys_are_cut_into_contiguous_batches_in_order():
