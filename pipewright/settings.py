@@ -13,6 +13,8 @@
   `PIPEWRIGHT_MAX_RUNS` (runs executing at once, each in a process of its own, default 2),
   `PIPEWRIGHT_RUN_MEMORY` (what one run may use, read by `runtime.budget`),
   `PIPEWRIGHT_RUN_TIMEOUT` (seconds a run may last, default 6 h),
+  `PIPEWRIGHT_RUN_STALE_AFTER` (seconds without a heartbeat before a run of another host
+  counts as abandoned and is reaped, default 60, at least 15),
   `PIPEWRIGHT_MAX_UPLOAD_MB` (largest file upload, default 100),
   `PIPEWRIGHT_MAX_PIN_MB` (largest pinned rows' Parquet file, default 50),
   `PIPEWRIGHT_MAX_RUNS_PER_USER` (queued and running runs of one user, default 5),
@@ -60,6 +62,22 @@ def _count(name: str, default: int) -> int:
     if not text.strip().isdigit() or int(text) < 1:
         raise ImproperlyConfigured(f"{name} is '{text}'; it must be a whole number, at least 1")
     return int(text)
+
+
+def _run_stale_after() -> float:
+    """Seconds without a heartbeat after which a run's process counts as gone (default 60):
+    at least 15, three of its 5-second heartbeats, so that one late beat never reaps a live
+    run. Every process of a deployment should be given the same."""
+    text = os.environ.get("PIPEWRIGHT_RUN_STALE_AFTER", "60")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 15 <= seconds < float("inf"):
+        raise ImproperlyConfigured(
+            f"PIPEWRIGHT_RUN_STALE_AFTER is '{text}'; it must be a number of seconds, at least 15"
+        )
+    return seconds
 
 
 def _dask_scheduler() -> str | None:
@@ -302,6 +320,7 @@ if PIPEWRIGHT_SCHEDULER not in ("embedded", "service"):
         "fires schedules) or 'service' (`manage.py runscheduler` does)"
     )
 PIPEWRIGHT_RUN_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_RUN_TIMEOUT", 6 * 3600))
+PIPEWRIGHT_RUN_STALE_AFTER_S = _run_stale_after()
 PIPEWRIGHT_MAX_PREVIEWS = _count("PIPEWRIGHT_MAX_PREVIEWS", 2)
 PIPEWRIGHT_PREVIEW_TIMEOUT_S = float(os.environ.get("PIPEWRIGHT_PREVIEW_TIMEOUT", "30"))
 PIPEWRIGHT_LOG_LINES = 200

@@ -2,15 +2,16 @@
 
 Each process beats a heartbeat on the runs it holds (running, or queued for itself): a
 worker pool's process (the web server, `manage.py runworkers`) as well as
-`manage.py runpipeline`. When the ASGI server starts, and every `REAP_EVERY_S` after, runs
-that a process held and no live process holds any more are marked `interrupted`, with their
-unfinished node runs: runs of a process of this host that is gone, or whose heartbeat went
-stale. A live run of another process keeps its heartbeat fresh, so it is never touched; a
-queued run that no process holds waits in the queue (`queue`) for any worker.
+`manage.py runpipeline`. When the ASGI server starts, and every half of `stale_after_s()`
+after, runs that a process held and no live process holds any more are marked `interrupted`,
+with their unfinished node runs: runs of a process of this host that is gone, or whose
+heartbeat went stale (`PIPEWRIGHT_RUN_STALE_AFTER`, 60 s unless set). A live run of another
+process keeps its heartbeat fresh, so it is never touched; a queued run that no process holds
+waits in the queue (`queue`) for any worker.
 
 A run is reaped for its process's missing heartbeats, never for writes that failed: while the
 database is away nobody's heartbeat gets through, so once this process has seen it fail,
-heartbeats count as missed only after it has been reachable again for `STALE_AFTER_S` (every
+heartbeats count as missed only after it has been reachable again for `stale_after_s()` (every
 live process has beaten by then). A run this process executes stays held until its recorder
 has written its end, however long the database takes to come back.
 """
@@ -24,6 +25,7 @@ import threading
 import time
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
@@ -34,8 +36,6 @@ from editor.runs.supervision import UNREPORTED
 from runtime import NodeStatus, RunStatus
 
 HEARTBEAT_S = 5
-STALE_AFTER_S = 60
-REAP_EVERY_S = 30
 STOPPED = "the server process running it stopped"
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,12 @@ _database_away = False
 """Whether this process's watch last failed to reach the database."""
 _database_back_at: float | None = None
 """When (monotonic) it reached the database again after it last failed to; None: never failed."""
+
+
+def stale_after_s() -> float:
+    """Seconds without a heartbeat after which a run's process counts as gone
+    (`PIPEWRIGHT_RUN_STALE_AFTER`)."""
+    return settings.PIPEWRIGHT_RUN_STALE_AFTER_S
 
 
 def hold(run_id: int) -> None:
@@ -78,7 +84,8 @@ def held_runs() -> set[int]:
 
 
 def start_reaping() -> None:
-    """At server start: reap now, then every REAP_EVERY_S (not in management commands)."""
+    """At server start: reap now, then every half of `stale_after_s()` (not in management
+    commands)."""
     _run_in_background_once("reaper", _reap_forever)
 
 
@@ -100,7 +107,7 @@ def _beat_forever() -> None:
 def _reap_forever() -> None:
     while True:
         _guarded(reap_and_remove_leftovers)
-        time.sleep(REAP_EVERY_S)
+        time.sleep(stale_after_s() / 2)
 
 
 def _guarded(action) -> None:
@@ -120,11 +127,12 @@ def _guarded(action) -> None:
 
 def _heartbeats_tell() -> bool:
     """Whether a stale heartbeat says its process is gone: not while the database is away, nor
-    until it has been back for `STALE_AFTER_S` (no heartbeat got through while it was away)."""
+    until it has been back for `stale_after_s()` (no heartbeat got through while it was away)."""
     with _lock:
         if _database_away:
             return False
-        return _database_back_at is None or time.monotonic() - _database_back_at >= STALE_AFTER_S
+        back_at = _database_back_at
+    return back_at is None or time.monotonic() - back_at >= stale_after_s()
 
 
 def beat() -> None:
@@ -140,7 +148,7 @@ def reap_interrupted_runs() -> list[int]:
     """Mark runs that no live process holds as `interrupted`; return their ids. What this
     process holds is read after the runs, so that a run this process claimed meanwhile (its
     pid is ours) is held already (`keep`); a run claimed again since it was read is left."""
-    stale = timezone.now() - timedelta(seconds=STALE_AFTER_S)
+    stale = timezone.now() - timedelta(seconds=stale_after_s())
     here = socket.gethostname()
     active = Run.objects.filter(status__in=RunStatus.ACTIVE).exclude(
         status=RunStatus.QUEUED, pid=None

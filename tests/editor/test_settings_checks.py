@@ -24,6 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
         ("PIPEWRIGHT_MAX_RUNS_PER_USER", "many", "PIPEWRIGHT_MAX_RUNS_PER_USER is 'many'"),
         ("PIPEWRIGHT_KEEP_REVISIONS", "0", "PIPEWRIGHT_KEEP_REVISIONS is '0'; it must be a whole"),
         ("PIPEWRIGHT_WORKERS", "threads", "PIPEWRIGHT_WORKERS is 'threads'; it must be 'embedded'"),
+        (
+            "PIPEWRIGHT_RUN_STALE_AFTER",
+            "5",
+            "PIPEWRIGHT_RUN_STALE_AFTER is '5'; it must be a number of seconds, at least 15",
+        ),
+        ("PIPEWRIGHT_RUN_STALE_AFTER", "nan", "PIPEWRIGHT_RUN_STALE_AFTER is 'nan'"),
     ],
 )
 def test_a_setting_that_lets_nothing_run_stops_the_server_at_start(name, value, message):

@@ -2,8 +2,10 @@
 it is back, and a live view's snapshot is the run as of its `seq`.
 
 `manage.py runworkers` reaches a database of this module's own through a `TcpProxy`, which
-the tests cut for 3, 10, 30 and 70 seconds while a run executes (its connections dropped, new
-ones refused); a web process reads the same database directly. However long the cut, every
+the tests cut for 3, 10 and 20 seconds while a run executes (its connections dropped, new
+ones refused); a web process reads the same database directly. Both take a heartbeat for
+stale after `STALE_AFTER_S` (the least `PIPEWRIGHT_RUN_STALE_AFTER` allows), so that the
+longest cut outlasts it. However long the cut, every
 node row ends final with one attempt, every log line is there once, and the run's status is
 its true one: `succeeded`, never `interrupted` by a reaper while its process was alive.
 """
@@ -52,6 +54,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.server]
 POSTGRES = ("127.0.0.1", 5432)
 PAUSES, PAUSE_S = 24, 0.3
 """A run of 12 steps of two `pause` nodes: about 4 s, with a log line from each."""
+STALE_AFTER_S = 15
 NEW_USER = """
 from importlib import import_module
 from django.conf import settings
@@ -109,9 +112,10 @@ def behind_a_proxy(plugin_site, redis_layer, tmp_path_factory):
             return started[-1]
 
         web_database = f"postgres://postgres@127.0.0.1:{web_proxy.port}/{name}"
-        web = process(DaphneServer, web_database, {**redis_layer, "PIPEWRIGHT_WORKERS": "service"})
+        env = {**redis_layer, "PIPEWRIGHT_RUN_STALE_AFTER": str(STALE_AFTER_S)}
+        web = process(DaphneServer, web_database, {**env, "PIPEWRIGHT_WORKERS": "service"})
         through_proxy = f"postgres://postgres@127.0.0.1:{proxy.port}/{name}"
-        workers = process(WorkerService, through_proxy, redis_layer)
+        workers = process(WorkerService, through_proxy, env)
         start_servers([web])
         workers.start().wait_until_ready()
         yield SimpleNamespace(
@@ -168,13 +172,13 @@ async def test_a_run_whose_database_is_cut_mid_run_is_recorded_whole(behind_a_pr
     assert_recorded_whole(await run_through_a_cut(behind_a_proxy, cut_s), behind_a_proxy)
 
 
-async def test_runs_cut_off_for_30_and_70_seconds_are_recorded_whole_and_never_reaped(
+async def test_a_run_cut_off_for_longer_than_a_heartbeat_stays_fresh_is_never_reaped(
     behind_a_proxy,
 ):
-    """Longer than a heartbeat stays fresh (60 s): the worker service's own reaper runs
-    meanwhile, and the run it still executes is not `interrupted`."""
-    for cut_s in (30, 70):
-        assert_recorded_whole(await run_through_a_cut(behind_a_proxy, cut_s), behind_a_proxy)
+    """The worker service's own reaper runs meanwhile (every half of `STALE_AFTER_S`), and
+    the run it still executes is not `interrupted`."""
+    cut_s = STALE_AFTER_S + 5
+    assert_recorded_whole(await run_through_a_cut(behind_a_proxy, cut_s), behind_a_proxy)
 
 
 async def test_every_snapshot_is_the_run_as_of_its_seq_while_the_recorder_writes(behind_a_proxy):

@@ -133,7 +133,7 @@ def test_queued_runs_a_process_holds_or_that_are_cancelled_are_never_claimed(own
 def test_the_reaper_leaves_a_queued_run_nobody_holds_waiting_for_a_worker(owner, pipeline):
     [waiting] = queued(owner, pipeline)
     [orphan] = queued(owner, pipeline, host="elsewhere", pid=4242)
-    long_ago = timezone.now() - timedelta(seconds=watch.STALE_AFTER_S * 2)
+    long_ago = timezone.now() - timedelta(seconds=watch.stale_after_s() * 2)
     Run.objects.update(created_at=long_ago)
 
     assert watch.reap_interrupted_runs() == [orphan]
@@ -155,7 +155,7 @@ def test_the_reaper_never_takes_a_run_this_process_is_claiming_for_one_it_left(o
 @pytest.mark.django_db
 def test_a_run_claimed_again_after_the_reaper_read_it_is_left_to_its_new_process(owner, pipeline):
     [run_id] = queued(owner, pipeline, status="running", host="elsewhere", pid=4242)
-    Run.objects.update(heartbeat_at=timezone.now() - timedelta(seconds=watch.STALE_AFTER_S * 2))
+    Run.objects.update(heartbeat_at=timezone.now() - timedelta(seconds=watch.stale_after_s() * 2))
     read = Run.objects.get(pk=run_id)
     Run.objects.filter(pk=run_id).update(host="another", pid=4343, heartbeat_at=timezone.now())
 

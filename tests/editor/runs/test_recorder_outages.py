@@ -133,7 +133,7 @@ def test_a_stale_heartbeat_reaps_nothing_until_the_database_was_back_long_enough
     monkeypatch.setattr(watch, "_database_away", False)
     monkeypatch.setattr(watch, "_database_back_at", None)
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.2)
-    long_ago = timezone.now() - timedelta(seconds=watch.STALE_AFTER_S * 2)
+    long_ago = timezone.now() - timedelta(seconds=watch.stale_after_s() * 2)
     Run.objects.filter(pk=run.pk).update(host="elsewhere", pid=4242, heartbeat_at=long_ago)
     pipeline = run.pipeline
     mine = Run.objects.create(pipeline=pipeline, document=SEED, status="running")
@@ -149,7 +149,7 @@ def test_a_stale_heartbeat_reaps_nothing_until_the_database_was_back_long_enough
         watch._guarded(watch.reap_interrupted_runs)
         watch._guarded(watch.reap_interrupted_runs)
         assert Run.objects.get(pk=run.pk).status == "running"
-        back_long_enough = time.monotonic() - watch.STALE_AFTER_S - 1
+        back_long_enough = time.monotonic() - watch.stale_after_s() - 1
         monkeypatch.setattr(watch, "_database_back_at", back_long_enough)
         assert watch.reap_interrupted_runs() == [run.pk]
     finally:
