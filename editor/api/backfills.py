@@ -7,6 +7,8 @@ right to run it (editor), since its runs start with the starter's rights.
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
+
 from django.shortcuts import get_object_or_404
 from ninja import Router
 from ninja.responses import Status
@@ -17,6 +19,7 @@ from editor.api.schemas.contract import ObjectId, answers, request_body
 from editor.backfills import actions
 from editor.backfills.actions import BackfillIn
 from editor.models import Backfill, Schedule
+from editor.schedules import cron_times
 from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()
@@ -26,14 +29,16 @@ LISTED = 50
 
 
 def backfill_json(backfill: Backfill) -> dict:
-    """A backfill as the API answers it, with its progress."""
+    """A backfill as the API answers it, with its progress; its range in the schedule's time
+    zone, as its runs' parameters are (the database keeps UTC)."""
+    zone = _zone(backfill)
     return {
         "id": backfill.pk,
         "pipeline": backfill.pipeline_id,
         "schedule": backfill.schedule_id,
         "owner": backfill.owner.get_username(),
-        "start": backfill.start.isoformat(),
-        "end": backfill.end.isoformat(),
+        "start": backfill.start.astimezone(zone).isoformat(),
+        "end": backfill.end.astimezone(zone).isoformat(),
         "start_parameter": backfill.start_parameter,
         "end_parameter": backfill.end_parameter,
         "value_format": backfill.value_format,
@@ -55,7 +60,7 @@ def _schedule(request, pipeline_id: int, schedule_id: int, action: Action) -> Sc
 def _backfill(request, pipeline_id, schedule_id, backfill_id, action: Action) -> Backfill:
     schedule = _schedule(request, pipeline_id, schedule_id, action)
     return get_object_or_404(
-        Backfill.objects.select_related("owner"), pk=backfill_id, schedule=schedule
+        Backfill.objects.select_related("owner", "schedule"), pk=backfill_id, schedule=schedule
     )
 
 
@@ -66,7 +71,8 @@ ONE = PATH + "/{int:backfill_id}"
 @router.get(PATH, response=answers({200: BackfillList}, 404), summary="A schedule's backfills")
 def list_backfills(request, pipeline_id: ObjectId, schedule_id: ObjectId):
     schedule = _schedule(request, pipeline_id, schedule_id, Action.VIEW)
-    found = schedule.backfills.select_related("owner").order_by("-created_at", "-id")[:LISTED]
+    found = schedule.backfills.select_related("owner", "schedule").order_by("-created_at", "-id")
+    found = found[:LISTED]
     return {"items": [backfill_json(backfill) for backfill in found]}
 
 
@@ -97,18 +103,31 @@ def get_backfill(request, pipeline_id: ObjectId, schedule_id: ObjectId, backfill
     summary="A backfill's intervals (its calendar)",
 )
 def list_intervals(request, pipeline_id: ObjectId, schedule_id: ObjectId, backfill_id: ObjectId):
-    """Every interval in order (at most 10,000), with its state and run."""
+    """Every interval in order (at most 10,000), with its state and run; its start and end in
+    the schedule's time zone, so that a calendar day is the schedule's day."""
     backfill = _backfill(request, pipeline_id, schedule_id, backfill_id, Action.VIEW)
+    zone = _zone(backfill)
     rows = backfill.intervals.order_by("start").values_list(
         "start", "end", "status", "run", "attempts", "error"
     )
     keys = ("start", "end", "status", "run", "attempts", "error")
     return {
         "items": [
-            dict(zip(keys, (s.isoformat(), e.isoformat(), *rest), strict=True))
+            dict(
+                zip(keys, (s.astimezone(zone).isoformat(), e.astimezone(zone).isoformat(), *rest),
+                    strict=True)
+            )  # fmt: skip
             for s, e, *rest in rows
         ]
     }
+
+
+def _zone(backfill: Backfill) -> tzinfo:
+    """The schedule's time zone; UTC if the system no longer knows it (the list still answers)."""
+    try:
+        return cron_times.check_zone(backfill.schedule.timezone)
+    except cron_times.CronError:
+        return UTC
 
 
 @router.post(

@@ -95,6 +95,25 @@ def test_a_backfill_runs_each_interval_with_its_dates_never_more_than_its_concur
     assert [item["status"] for item in calendar] == ["succeeded"] * 10
 
 
+@pytest.mark.django_db
+def test_a_backfill_and_its_calendar_show_the_schedules_own_days(client, pipeline, owner):
+    """Midnight in Paris is 23:00 the day before in UTC, which the database keeps: the API
+    answers the schedule's time, so the calendar's days are the days its runs are given."""
+    fields = schedule_actions.ScheduleIn(cron="0 0 * * *", timezone="Europe/Paris", enabled=False)
+    paris = schedule_actions.create_schedule(pipeline, owner, fields)
+    body = {**BODY, "end": "2024-01-04"}
+    created = post_json(client, url(paris), body).json()
+    assert (created["start"], created["end"]) == (
+        "2024-01-01T00:00:00+01:00", "2024-01-04T00:00:00+01:00",
+    )  # fmt: skip
+    calendar = client.get(url(paris, f"/{created['id']}/intervals")).json()["items"]
+    assert [(item["start"], item["end"]) for item in calendar] == [
+        (f"2024-01-0{day}T00:00:00+01:00", f"2024-01-0{day + 1}T00:00:00+01:00")
+        for day in (1, 2, 3)
+    ]
+    assert client.get(url(paris)).json()["items"][0]["start"] == "2024-01-01T00:00:00+01:00"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_cancel_mid_way_leaves_no_interval_running_and_cancels_the_runs(client, schedule):
     backfill = Backfill.objects.get(pk=post_json(client, url(schedule), BODY).json()["id"])
@@ -211,7 +230,7 @@ def test_the_backfill_command_creates_the_intervals(schedule):
         "--start", "2024-01-01", "--end", "2024-02-01", "--start-parameter", "day",
         "--end-parameter", "until", "--format", "date", "--concurrency", "2", stdout=out,
     )  # fmt: skip
-    assert "31 intervals" in out.getvalue()
+    assert "31 intervals from 2024-01-01 00:00 to 2024-02-01 00:00 UTC" in out.getvalue()
     assert Backfill.objects.get().concurrency == 2
 
 
