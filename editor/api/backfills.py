@@ -111,13 +111,14 @@ def list_intervals(request, pipeline_id: ObjectId, schedule_id: ObjectId, backfi
         "start", "end", "status", "run", "attempts", "error"
     )
     keys = ("start", "end", "status", "run", "attempts", "error")
+
+    def local(moment):
+        return moment.astimezone(zone).isoformat()
+
     return {
         "items": [
-            dict(
-                zip(keys, (s.astimezone(zone).isoformat(), e.astimezone(zone).isoformat(), *rest),
-                    strict=True)
-            )  # fmt: skip
-            for s, e, *rest in rows
+            dict(zip(keys, (local(start), local(end), *rest), strict=True))
+            for start, end, *rest in rows
         ]
     }
 
