@@ -17,6 +17,7 @@ from django.utils import timezone
 from editor.backfills import actions, advance
 from editor.models import Backfill, BackfillInterval, Membership, Pipeline, Role, Run
 from editor.schedules import actions as schedule_actions
+from editor.schedules import cron_times
 from runtime.execution.statuses import RunStatus
 from tests.editor.conftest import client_for, make_user, post_json
 
@@ -112,6 +113,21 @@ def test_a_backfill_and_its_calendar_show_the_schedules_own_days(client, pipelin
         for day in (1, 2, 3)
     ]
     assert client.get(url(paris)).json()["items"][0]["start"] == "2024-01-01T00:00:00+01:00"
+
+
+@pytest.mark.django_db
+def test_a_backfill_whose_zone_the_system_no_longer_knows_is_listed_in_utc(
+    client, schedule, monkeypatch
+):
+    created = post_json(client, url(schedule), BODY).json()
+
+    def unknown(name):
+        raise cron_times.CronError(f"'{name}' is not an IANA time zone", "timezone")
+
+    monkeypatch.setattr(cron_times, "check_zone", unknown)
+    listed = client.get(url(schedule))
+    assert listed.status_code == 200
+    assert listed.json()["items"][0]["start"] == created["start"] == "2024-01-01T00:00:00+00:00"
 
 
 @pytest.mark.django_db(transaction=True)
