@@ -4,6 +4,8 @@ planned without past runs' figures, recorded so, and history and the run's banne
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.async_api import expect
 
@@ -17,13 +19,25 @@ pytestmark = [
 ]
 
 SEED_IDS = ["csv_input_1", "filter_1", "aggregate_1", "csv_output_1"]
+ACTIVE = ("queued", "running")
 
 
-async def run_and_wait(page) -> None:
+async def run_and_wait(page, api, pipeline_id: int, number: int) -> list[dict]:
+    """Click Run and wait for run #`number` it starts to end; the pipeline's runs, the newest
+    first. (The cards still show the last run's statuses until the new run starts: they
+    cannot tell that it ended.)"""
     await page.get_by_role("button", name="Run", exact=True).click()
+    for _ in range(300):
+        runs = (await api.call("GET", f"/api/pipelines/{pipeline_id}/runs"))["items"]
+        if runs and runs[0]["number"] == number and runs[0]["status"] not in ACTIVE:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError(f"run #{number} did not end: {runs}")
     for node_id in SEED_IDS:
         await expect(node(page, node_id)).to_have_attribute("data-status", "succeeded")
     await expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled()
+    return runs
 
 
 async def test_turning_off_past_runs_figures_starts_untuned_runs_labelled_so(
@@ -38,8 +52,7 @@ async def test_turning_off_past_runs_figures_starts_untuned_runs_labelled_so(
     await switch.uncheck()
     await screenshot(page, "1-switch-off")
     await page.get_by_label("More ways to run").click()  # close the menu
-    await run_and_wait(page)
-    runs = (await api.call("GET", f"/api/pipelines/{pipeline_id}/runs"))["items"]
+    runs = await run_and_wait(page, api, pipeline_id, 1)
     assert [run["tuning"] for run in runs] == [False]
 
     await page.get_by_role("button", name="History").click()
@@ -54,6 +67,5 @@ async def test_turning_off_past_runs_figures_starts_untuned_runs_labelled_so(
     await page.get_by_label("More ways to run").click()
     await page.get_by_label("Use figures from past runs").check()
     await page.get_by_label("More ways to run").click()
-    await run_and_wait(page)
-    runs = (await api.call("GET", f"/api/pipelines/{pipeline_id}/runs"))["items"]
-    assert sorted(run["tuning"] for run in runs) == [False, True]
+    runs = await run_and_wait(page, api, pipeline_id, 2)
+    assert [run["tuning"] for run in runs] == [True, False]
