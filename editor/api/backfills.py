@@ -7,8 +7,6 @@ right to run it (editor), since its runs start with the starter's rights.
 
 from __future__ import annotations
 
-from datetime import UTC, tzinfo
-
 from django.shortcuts import get_object_or_404
 from ninja import Router
 from ninja.responses import Status
@@ -19,7 +17,6 @@ from editor.api.schemas.contract import ObjectId, answers, request_body
 from editor.backfills import actions
 from editor.backfills.actions import BackfillIn
 from editor.models import Backfill, Schedule
-from editor.schedules import cron_times
 from editor.workspaces.permissions import Action, pipeline_for
 
 router = Router()
@@ -31,14 +28,13 @@ LISTED = 50
 def backfill_json(backfill: Backfill) -> dict:
     """A backfill as the API answers it, with its progress; its range in the schedule's time
     zone, as its runs' parameters are (the database keeps UTC)."""
-    zone = _zone(backfill)
     return {
         "id": backfill.pk,
         "pipeline": backfill.pipeline_id,
         "schedule": backfill.schedule_id,
         "owner": backfill.owner.get_username(),
-        "start": backfill.start.astimezone(zone).isoformat(),
-        "end": backfill.end.astimezone(zone).isoformat(),
+        "start": actions.in_schedule_zone(backfill, backfill.start).isoformat(),
+        "end": actions.in_schedule_zone(backfill, backfill.end).isoformat(),
         "start_parameter": backfill.start_parameter,
         "end_parameter": backfill.end_parameter,
         "value_format": backfill.value_format,
@@ -106,14 +102,13 @@ def list_intervals(request, pipeline_id: ObjectId, schedule_id: ObjectId, backfi
     """Every interval in order (at most 10,000), with its state and run; its start and end in
     the schedule's time zone, so that a calendar day is the schedule's day."""
     backfill = _backfill(request, pipeline_id, schedule_id, backfill_id, Action.VIEW)
-    zone = _zone(backfill)
     rows = backfill.intervals.order_by("start").values_list(
         "start", "end", "status", "run", "attempts", "error"
     )
     keys = ("start", "end", "status", "run", "attempts", "error")
 
     def local(moment):
-        return moment.astimezone(zone).isoformat()
+        return actions.in_schedule_zone(backfill, moment).isoformat()
 
     return {
         "items": [
@@ -121,14 +116,6 @@ def list_intervals(request, pipeline_id: ObjectId, schedule_id: ObjectId, backfi
             for start, end, *rest in rows
         ]
     }
-
-
-def _zone(backfill: Backfill) -> tzinfo:
-    """The schedule's time zone; UTC if the system no longer knows it (the list still answers)."""
-    try:
-        return cron_times.check_zone(backfill.schedule.timezone)
-    except cron_times.CronError:
-        return UTC
 
 
 @router.post(

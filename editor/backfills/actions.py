@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 from django.db import transaction
@@ -176,6 +176,17 @@ def retry_failed(backfill: Backfill, by) -> int:
             audit_log.record("backfill.retried", backfill.schedule, details=details, user=by)
     backfill.refresh_from_db()
     return count
+
+
+def in_schedule_zone(backfill: Backfill, moment: datetime) -> datetime:
+    """`moment` (the database keeps UTC) as the schedule's clock shows it, as its runs'
+    parameters are; in UTC if the system no longer knows that zone (a listing still
+    answers)."""
+    try:
+        zone = cron_times.check_zone(backfill.schedule.timezone)
+    except cron_times.CronError:
+        zone = UTC
+    return moment.astimezone(zone)
 
 
 def progress(backfill: Backfill) -> dict[str, int]:

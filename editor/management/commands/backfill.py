@@ -16,7 +16,6 @@ from editor.backfills import actions
 from editor.errors import ActionError
 from editor.management.commands._arguments import allowed, pipeline_numbered, user_named
 from editor.models import Schedule
-from editor.schedules.cron_times import check_zone
 from editor.workspaces.permissions import Action
 
 
@@ -66,8 +65,8 @@ class Command(BaseCommand):
         except ValueError as error:  # pydantic's
             raise CommandError(str(error)) from None
         total = actions.progress(backfill)["total"]
-        zone = check_zone(chosen.timezone)  # the schedule's, as its runs' parameters are
-        start, end = backfill.start.astimezone(zone), backfill.end.astimezone(zone)
+        start = actions.in_schedule_zone(backfill, backfill.start)
+        end = actions.in_schedule_zone(backfill, backfill.end)
         self.stdout.write(
             f"backfill {backfill.pk} of pipeline {found.pk} ({found.name}): {total} intervals "
             f"from {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} {chosen.timezone}, "
