@@ -1,5 +1,6 @@
-"""`python -m runtime ...`: the headless command line."""
+"""`python -m runtime ...`: the headless command line (run by the command server when one is
+running: runtime/worker/command_client.py)."""
 
-from runtime.cli import run_as_process
+from runtime.worker.command_client import main
 
-run_as_process()
+main()

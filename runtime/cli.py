@@ -42,7 +42,8 @@ class UsageError(PipewrightError):
 
 
 def run_as_process(argv: list[str] | None = None) -> NoReturn:
-    """Entry point of `python -m runtime` and the `pipewright` script: `main`, then an exit
+    """How `python -m runtime` and the `pipewright` script run a command here (when no command
+    server runs it: runtime/worker/command_client.py): `main`, then an exit
     that skips the interpreter's teardown.
 
     Teardown frees the objects of every loaded module one by one: once pandas is loaded, that
@@ -208,7 +209,17 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     add_param_option(lineage)
     lineage.set_defaults(command=lineage_command)
-    for sub in (validate, run, explain, test, operators, schema, compile_, lineage):
+
+    server = commands.add_parser(
+        "server", help="keep the engine loaded for the next commands (start, stop, status)"
+    )
+    server.add_argument("action", choices=("start", "stop", "status"))
+    server.add_argument(
+        "--idle-minutes", type=float, default=30.0,
+        help="with start: stop after this many minutes without a command (default 30)",
+    )  # fmt: skip
+    server.set_defaults(command=server_command)
+    for sub in (validate, run, explain, test, operators, schema, compile_, lineage, server):
         sub.add_argument(
             "--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
         )
@@ -426,6 +437,33 @@ def operators_command(args) -> int:
             outputs = ",".join([f"{each['param']}[].{each['key']}", *each["after"]])
         ports = f"{inputs or '-':>12} → {outputs or '-':<14}"
         print(f"{entry['name']:<16} {entry['kind']:<8} {ports} {entry['title']}")
+    return EXIT_OK
+
+
+def server_command(args) -> int:
+    """Start, stop or describe the command server (runtime/worker/command_server.py)."""
+    from runtime.worker import command_server
+
+    if args.action == "start":
+        try:
+            state = command_server.start(args.idle_minutes)
+        except command_server.ServerError as error:
+            raise UsageError(str(error)) from None
+        again = "already running" if state.get("already") else "started"
+        print(f"command server {again} (pid {state['pid']}, {state['socket']}); it stops after "
+              f"{state['idle_minutes']:g} minutes without a command")  # fmt: skip
+        return EXIT_OK
+    state = command_server.stop() if args.action == "stop" else command_server.status()
+    if state is None:
+        print("no command server is running")
+        return EXIT_FAILED if args.action == "status" else EXIT_OK
+    if args.action == "stop":
+        print(f"command server (pid {state['pid']}) stopping; {state['running']} command(s) "
+              "under way finish first")  # fmt: skip
+    else:
+        print(f"command server running (pid {state['pid']}, {state['socket']}): "
+              f"{state['commands']} command(s) run, {state['running']} under way; it stops "
+              f"after {state['idle_minutes']:g} minutes without a command")  # fmt: skip
     return EXIT_OK
 
 

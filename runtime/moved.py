@@ -9,8 +9,6 @@ names where it lives now. New code imports from `runtime` itself or the module's
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
 import warnings
 
@@ -41,8 +39,11 @@ OLD_PATHS: dict[str, str] = {
 plugin's operator most likely imported beside them."""
 
 
-class _OldPathFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Answers an old path with the module at its new one (sys.modules holds it under both)."""
+class _OldPathFinder:
+    """Answers an old path with the module at its new one (sys.modules holds it under both).
+
+    A meta path finder and loader by its methods, not by importlib.abc's base classes, whose
+    import (importlib.resources and more) every command would otherwise pay."""
 
     def __init__(self) -> None:
         self.real_specs: dict[str, object] = {}
@@ -50,6 +51,8 @@ class _OldPathFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
         if name not in OLD_PATHS:
             return None
+        import importlib.util
+
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):

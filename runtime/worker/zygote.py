@@ -264,7 +264,7 @@ def main(control_fd: int) -> NoReturn:
 
     default_registry().catalog()
     try:
-        _warm_up()
+        run_warm_up()
     except Exception:  # runs then load what it would have loaded: slower, never broken
         traceback.print_exc()
     gc.collect()
@@ -299,9 +299,9 @@ def main(control_fd: int) -> NoReturn:
             _write(status_fd, pid)
 
 
-def _warm_up() -> None:
-    """Execute `WARM_UP` in a folder of its own, then wait for its threads to end: the
-    server forks with no thread of its own running."""
+def run_warm_up(backend: str = "pandas") -> None:
+    """Execute `WARM_UP` on `backend` in a folder of its own, then wait for its threads to
+    end: the server forks with no thread of its own running."""
     from runtime.document.spec import load_document
     from runtime.execution.executor import execute
     from runtime.io.paths import FileArea
@@ -311,7 +311,8 @@ def _warm_up() -> None:
     with tempfile.TemporaryDirectory(prefix="pipewright-warm-up-") as folder:
         Path(folder, "in.csv").write_text("id,name\n1,Ada\n")
         area = FileArea(Path(folder))
-        execute(prepare(build_plan(load_document(WARM_UP)), data_root=area), data_root=area)
+        document = load_document({**WARM_UP, "config": {"backend": backend}})
+        execute(prepare(build_plan(document), data_root=area), data_root=area)
     for thread in threading.enumerate():
         if thread is not threading.main_thread():
             thread.join()
