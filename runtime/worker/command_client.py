@@ -48,14 +48,23 @@ def socket_path() -> str:
 
 
 def connect() -> socket.socket | None:
-    """A connection to the running server, or None when none listens there."""
+    """A connection to the running server, or None when none listens there, or when what
+    listens is another user's process (the request carries this process's environment)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(socket_path())
+        if peer_uid(conn) == os.getuid():
+            return conn
     except OSError:
-        conn.close()
-        return None
-    return conn
+        pass
+    conn.close()
+    return None
+
+
+def peer_uid(conn: socket.socket) -> int:
+    """The user id of the process at the other end of `conn`, as the kernel knows it."""
+    credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)  # pid, uid, gid
+    return int.from_bytes(credentials[4:8], sys.byteorder)
 
 
 def send_request(conn: socket.socket, request: dict, fds: list[int] = ()) -> None:

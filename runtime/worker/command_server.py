@@ -40,6 +40,7 @@ from runtime.worker.command_client import (
     RUNTIME_DIR,
     STREAMS,
     connect,
+    peer_uid,
     send_request,
     server_folder,
     socket_path,
@@ -56,6 +57,7 @@ DEFAULT_IDLE_MINUTES = 30.0
 START_TIMEOUT_S = 60.0
 """How long `server start` waits for the new server to import the engine and listen."""
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+REQUEST_TIMEOUT_S = 5.0
 _BOOT = (
     "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
     "from runtime.worker.command_server import serve; serve(float(sys.argv[2]))"
@@ -87,7 +89,7 @@ def start(idle_minutes: float = DEFAULT_IDLE_MINUTES) -> dict:
         return {**running, "already": True}
     folder = _private_folder()
     log = folder / (Path(socket_path()).stem + ".log")
-    with open(log, "ab") as output:
+    with open(log, "wb") as output:  # the last server's output only
         process = subprocess.Popen(
             [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(idle_minutes)],
             stdin=subprocess.DEVNULL, stdout=output, stderr=output, cwd="/",
@@ -119,16 +121,18 @@ def _ask(request: dict) -> dict | None:
 
 
 def _private_folder() -> Path:
-    """The socket's folder, made if missing; refused if another user owns it or other users
-    may enter it (a socket there could be someone else's)."""
+    """The socket's folder, made if missing; refused if another user owns it or may enter
+    it, or owns or may write in the folder holding it (and so could swap it)."""
     folder = Path(server_folder())
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = folder.stat()
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise ServerError(
-            f"{folder} must belong to you and be closed to other users (chmod 700) "
-            "before a command server can listen in it"
-        )
+    checks = ((folder.parent, 0o022, "write in it"), (folder, 0o077, "enter it"))
+    for path, others_may_not, what in checks:
+        info = path.stat()
+        if info.st_uid != os.getuid() or info.st_mode & others_may_not:
+            raise ServerError(
+                f"{path} must belong to you, and no other user may {what}, before a command "
+                "server can listen there"
+            )
     return folder
 
 
@@ -238,17 +242,20 @@ def serve(idle_minutes: float) -> NoReturn:
 
 def _accept(server: _Server, *close_in_child: int) -> None:
     conn, _ = server.listener.accept()
+    fds: list[int] = []
     try:
         request, fds = _receive(conn)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError) as error:  # socket.timeout included: a caller that hangs
         print(f"refused a request: {error}", flush=True)
+        for fd in fds:
+            os.close(fd)
         conn.close()
         return
     if _fingerprint() != server.fingerprint:
         server.stop_listening()
         _reply(conn, "stale")
         conn.close()
-    elif "argv" in request and request["path"][1:] != sys.path[1:]:
+    elif "argv" in request and request.get("path", [])[1:] != sys.path[1:]:
         _reply(conn, "elsewhere")  # another PYTHONPATH: modules it may import are not loaded
         conn.close()
     elif "status" in request or "stop" in request:
@@ -273,31 +280,34 @@ def _accept(server: _Server, *close_in_child: int) -> None:
 
 
 def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
-    """A caller's request and the streams it passed, from a caller of this user only."""
-    data, fds, _, _ = socket.recv_fds(conn, 65536, len(STREAMS))
-    uid = _peer_uid(conn)
+    """A caller's request and the streams it passed, from a caller of this user only, within
+    `REQUEST_TIMEOUT_S` (one that never sends would hold up every other)."""
+    uid = peer_uid(conn)
     if uid != os.getuid():
+        raise ValueError(f"a caller of user {uid} is not served")
+    conn.settimeout(REQUEST_TIMEOUT_S)
+    data, fds, _, _ = socket.recv_fds(conn, 65536, len(STREAMS))
+    try:
+        if len(data) < LENGTH.size:
+            raise ValueError("a request too short")
+        (size,) = LENGTH.unpack_from(data)
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError("a request too long")
+        data = data[LENGTH.size :]
+        while len(data) < size:
+            chunk = conn.recv(size - len(data))
+            if not chunk:
+                raise ValueError("a request cut short")
+            data += chunk
+        request = json.loads(data)
+        if not isinstance(request, dict) or not isinstance(request.get("path", []), list):
+            raise ValueError("a request of the wrong shape")
+    except (OSError, ValueError):
         for fd in fds:
             os.close(fd)
-        raise ValueError(f"a caller of user {uid} is not served")
-    if len(data) < LENGTH.size:
-        raise ValueError("a request too short")
-    (size,) = LENGTH.unpack_from(data)
-    if size > MAX_REQUEST_BYTES:
-        raise ValueError("a request too long")
-    data = data[LENGTH.size :]
-    while len(data) < size:
-        chunk = conn.recv(size - len(data))
-        if not chunk:
-            raise ValueError("a request cut short")
-        data += chunk
-    return json.loads(data), fds
-
-
-def _peer_uid(conn: socket.socket) -> int:
-    """The user id of the process at the other end of `conn`, as the kernel knows it."""
-    credentials = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-    return int.from_bytes(credentials[4:8], sys.byteorder)
+        raise
+    conn.settimeout(None)
+    return request, fds
 
 
 def _reply(conn: socket.socket, line: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from runtime.worker import command_client
 
 ROOT = Path(__file__).resolve().parents[3]
 NOBODY = 65534
@@ -218,7 +221,17 @@ def test_start_refuses_a_folder_other_users_may_enter(tmp_path):
     result = Commands(runtime_dir).run("server", "start")
 
     assert result.returncode == 2
-    assert "must belong to you and be closed to other users (chmod 700)" in result.stderr
+    assert "pipewright must belong to you, and no other user may enter it" in result.stderr
+
+
+def test_start_refuses_a_folder_another_user_could_swap(tmp_path):
+    runtime_dir = private_folder(tmp_path / "xdg")
+    runtime_dir.chmod(0o777)  # as /tmp is: anyone may rename what is in it
+
+    result = Commands(runtime_dir).run("server", "start")
+
+    assert result.returncode == 2
+    assert "xdg must belong to you, and no other user may write in it" in result.stderr
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
@@ -250,8 +263,12 @@ def _connects_as_nobody(sock: Path) -> bool:
             os.setuid(NOBODY)
             with socket.socket(socket.AF_UNIX) as conn:
                 conn.connect(str(sock))
-                socket.send_fds(conn, [len(data).to_bytes(4, "big") + data], [0, 1, 2])
-                code = 4 if conn.recv(100) else 5
+                try:
+                    socket.send_fds(conn, [len(data).to_bytes(4, "big") + data], [0, 1, 2])
+                    answer = conn.recv(100)
+                except (BrokenPipeError, ConnectionResetError):  # closed on it
+                    answer = b""
+                code = 4 if answer else 5
         except PermissionError:
             code = 3
         finally:
@@ -267,3 +284,46 @@ def test_only_its_own_user_may_use_the_socket_file(commands):
     assert sock.parent.stat().st_mode & 0o777 == 0o700
     with socket.socket(socket.AF_UNIX) as conn:
         conn.connect(str(sock))  # the owner may
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
+def test_a_caller_sends_nothing_to_a_socket_another_user_listens_on(tmp_path, monkeypatch):
+    """Where another user could put a socket at the server's path, a caller would hand it its
+    environment and terminal: it checks who listens first, and runs its command alone."""
+    shared = Path(tempfile.mkdtemp())  # in /tmp: its parents let nobody in
+    shared.chmod(0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
+    (shared / "pipewright").mkdir(mode=0o777)
+    (shared / "pipewright").chmod(0o777)
+    path = command_client.socket_path()
+    (tmp_path / "in.csv").write_text("x\n1\n")
+    document = pipeline(tmp_path, "copy", "in.csv")
+    heard_r, heard_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other user's impostor: listens, and says how many bytes it was sent
+        try:
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            with socket.socket(socket.AF_UNIX) as listener:
+                listener.bind(path)
+                listener.listen()
+                os.write(heard_w, b"listening\n")
+                listener.settimeout(20)
+                conn, _ = listener.accept()
+                conn.settimeout(2)
+                with contextlib.suppress(OSError):
+                    os.write(heard_w, f"{len(conn.recv(65536))}\n".encode())
+        finally:
+            os._exit(0)
+    os.close(heard_w)
+    try:
+        heard = os.fdopen(heard_r)
+        assert heard.readline() == "listening\n"
+
+        result = Commands(shared).run("validate", str(document))
+
+        assert (result.returncode, result.stdout) == (0, f"{document}: valid\n")
+        assert heard.readline() == "0\n"  # it connected, looked, and sent nothing
+    finally:
+        os.waitpid(pid, 0)
+        shutil.rmtree(shared)
