@@ -75,7 +75,11 @@ def send_request(conn: socket.socket, request: dict, fds: list[int] = ()) -> Non
 def forward(argv: list[str]) -> int | None:
     """Run the command `argv` in the server's new process; its exit code, or None when no
     server can run it (the caller runs it in this process)."""
-    if argv[:1] == ["server"]:
+    if argv[:1] == ["server"] or _interpreter_options():
+        return None
+    try:
+        cwd = os.getcwd()
+    except OSError:  # its folder was removed: the command says so, on its own
         return None
     conn = connect()
     if conn is None:
@@ -84,7 +88,7 @@ def forward(argv: list[str]) -> int | None:
         umask = os.umask(0)
         os.umask(umask)
         request = {
-            "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask,
+            "argv": argv, "cwd": cwd, "env": dict(os.environ), "umask": umask,
             "path": sys.path, "argv0": sys.argv[0], "encodings": _encodings(),
         }  # fmt: skip
         try:
@@ -108,6 +112,13 @@ def forward(argv: list[str]) -> int | None:
         return int(last[1])
     print("pipewright: the command server ended during the command", file=sys.stderr)
     return 1
+
+
+def _interpreter_options() -> bool:
+    """Whether this interpreter was started with options the server's does not have (`-X
+    importtime`, `-W error`, `-O`, development mode): then the command runs here, under them."""
+    flags = sys.flags
+    return bool(sys._xoptions or sys.warnoptions or flags.optimize or flags.dev_mode)
 
 
 def _encodings() -> list[list[str]]:

@@ -327,3 +327,16 @@ def test_a_caller_sends_nothing_to_a_socket_another_user_listens_on(tmp_path, mo
     finally:
         os.waitpid(pid, 0)
         shutil.rmtree(shared)
+
+
+def test_a_command_under_interpreter_options_runs_in_its_own_interpreter(commands, tmp_path):
+    (tmp_path / "in.csv").write_text("x\n1\n")
+    document = pipeline(tmp_path, "copy", "in.csv")
+    profiled = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "runtime", "validate", str(document)],
+        cwd=ROOT, env=commands.env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert profiled.returncode == 0, profiled.stderr
+    assert "runtime.document.spec" in profiled.stderr  # its imports, timed here
+    assert commands.commands_run() == 0
