@@ -145,13 +145,19 @@ def test_invalid_documents_usage_errors_and_help_exit_with_their_codes(commands,
     assert commands.commands_run() == 3
 
 
-def test_ctrl_c_reaches_the_command_which_cancels_its_run(commands, tmp_path):
-    # Its last row breaks every read; the run retries it after 30 s, unless cancelled.
-    (tmp_path / "bad.csv").write_text("a,b\n" + "1,2\n" * 100_000 + "3,4,5\n")
-    config = {"retries": 3, "retry_delay_s": 30}
-    document = pipeline(tmp_path, "slow", "bad.csv", config=config)
-    process = commands.popen("run", str(document), "--no-cache", cwd=tmp_path)
+def slow_run(commands: Commands, folder: Path) -> subprocess.Popen:
+    """A run under way in the server that would take minutes: its input's last row breaks
+    every read, and it retries after 60 s."""
+    (folder / "bad.csv").write_text("a,b\n" + "1,2\n" * 100_000 + "3,4,5\n")
+    config = {"retries": 3, "retry_delay_s": 60}
+    document = pipeline(folder, "slow", "bad.csv", config=config)
+    process = commands.popen("run", str(document), "--no-cache", cwd=folder)
     wait_for(lambda: "1 under way" in commands.status())
+    return process
+
+
+def test_ctrl_c_reaches_the_command_which_cancels_its_run(commands, tmp_path):
+    process = slow_run(commands, tmp_path)
     time.sleep(0.5)  # past the first attempt's start
 
     process.send_signal(signal.SIGINT)
@@ -163,11 +169,7 @@ def test_ctrl_c_reaches_the_command_which_cancels_its_run(commands, tmp_path):
 
 
 def test_a_caller_that_is_killed_takes_its_command_with_it(commands, tmp_path):
-    (tmp_path / "bad.csv").write_text("a,b\n" + "1,2\n" * 100_000 + "3,4,5\n")
-    config = {"retries": 3, "retry_delay_s": 60}
-    document = pipeline(tmp_path, "slow", "bad.csv", config=config)
-    process = commands.popen("run", str(document), "--no-cache", cwd=tmp_path)
-    wait_for(lambda: "1 under way" in commands.status())
+    process = slow_run(commands, tmp_path)
 
     process.kill()
     process.wait()
