@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,14 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.processes import best, compile_bytecode, measure  # noqa: E402
+from bench.processes import (  # noqa: E402
+    Entrant,
+    best,
+    command_server,
+    compile_bytecode,
+    measure,
+    run_entrant,
+)
 from bench.table import print_table  # noqa: E402
 from runtime.document.spec import load_document  # noqa: E402
 from runtime.execution.events import ListSink  # noqa: E402
@@ -251,35 +257,18 @@ def startup_cpu(runs: int) -> tuple[float, float, float, float]:
         command += ["--data-root", folder, "--backend", "duckdb", "--no-cache"]
         compile_bytecode()
         alone = {"XDG_RUNTIME_DIR": str(root / "none")}  # where no server listens
-        served = {"XDG_RUNTIME_DIR": str(root)}
-        server = int(server_command("start", served).split("(pid ")[1].split(",")[0])
         first, after, warm, duckdb_alone = [], [], [], []
-        try:
+        with command_server() as (served, server):
+            through_server = Entrant("served", command, served, served_by=server)
             for _ in range(runs):
                 first.append(measure([*command, "--fresh"], alone).cpu_seconds)
                 after.append(measure(command, alone).cpu_seconds)
-                before = children_cpu(server)
-                caller = measure(command, served).cpu_seconds
-                warm.append(caller + children_cpu(server) - before)
+                served_run = run_entrant(through_server)
+                if not served_run.ok:
+                    raise SystemExit(f"{served_run.failure()}\n{served_run.stderr}")
+                warm.append(served_run.cpu_seconds)
                 duckdb_alone.append(measure([sys.executable, "-c", "import duckdb"]).cpu_seconds)
-        finally:
-            server_command("stop", served)
         return tuple(statistics.median(cpu) for cpu in (first, after, warm, duckdb_alone))
-
-
-def server_command(action: str, env: dict[str, str]) -> str:
-    """`python -m runtime server ACTION` with the command server `env` places; what it says."""
-    done = subprocess.run(
-        [sys.executable, "-m", "runtime", "server", action], env={**os.environ, **env},
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return done.stdout
-
-
-def children_cpu(pid: int) -> float:
-    """CPU seconds process `pid` used, with those of the children it has waited for."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
-    return sum(int(tick) for tick in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:

@@ -8,15 +8,17 @@ seconds (on a machine shared with other work, CPU seconds move far less than wal
 from __future__ import annotations
 
 import compileall
+import contextlib
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,11 +72,42 @@ class Run:
 
 @dataclass(frozen=True)
 class Entrant:
-    """A contestant: its table `label`, its `command`, and environment to add for it."""
+    """A contestant: its table `label`, its `command`, and environment to add for it.
+    `served_by`: the pid of the command server that runs its command (its CPU is then added
+    to the caller's; its peak memory is not measured, nor limited)."""
 
     label: str
     command: list[str]
     env: dict[str, str] | None = None
+    served_by: int | None = None
+
+
+@contextlib.contextmanager
+def command_server() -> Iterator[tuple[dict[str, str], int]]:
+    """A command server (`python -m runtime server start`) of its own while active: the
+    environment that makes a command use it, and its pid."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = {"XDG_RUNTIME_DIR": folder}
+        said = server_command("start", env)
+        try:
+            yield env, int(said.split("(pid ")[1].split(",")[0])
+        finally:
+            server_command("stop", env)
+
+
+def server_command(action: str, env: dict[str, str]) -> str:
+    """`python -m runtime server ACTION` with the command server `env` places; what it says."""
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime", "server", action], env={**os.environ, **env},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def cpu_with_children(pid: int) -> float:
+    """CPU seconds process `pid` used, with those of the children it has waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    return sum(int(tick) for tick in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def run_measured(
@@ -129,10 +162,20 @@ def race(
             if done and not done[-1].ok:
                 continue
             time.sleep(pause)
-            done.append(run_measured(entrant.command, entrant.env, limit_bytes, timeout))
+            done.append(run_entrant(entrant, limit_bytes, timeout))
         if after_round:
             after_round()
     return runs
+
+
+def run_entrant(entrant: Entrant, limit_bytes: int = 0, timeout: float = 0) -> Run:
+    """One run of `entrant` (see `run_measured`), with the CPU its command server spent."""
+    server = entrant.served_by
+    before = 0.0 if server is None else cpu_with_children(server)
+    done = run_measured(entrant.command, entrant.env, limit_bytes, timeout)
+    if server is None:
+        return done
+    return replace(done, cpu_seconds=done.cpu_seconds + cpu_with_children(server) - before)
 
 
 def failed(runs: list[Run]) -> Run | None:

@@ -16,11 +16,17 @@ their ratios to the DuckDB script's, the highest peak memory, and whether the an
 DuckDB's: where both values are exact (integers, decimals) exactly, floats within a relative
 1e-9, rows in the queries' order. A run above `--memory` or `--timeout` is killed; a run
 that fails is a line of the table saying how, and is not run again.
+
+`--server` adds, for each backend, Pipewright's command through a command server (`python -m
+runtime server start`, started for the benchmark): its CPU is the caller's, the server's and
+the forked process's that ran the query; its peak memory is neither measured nor limited
+(shown as "-").
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -32,7 +38,15 @@ from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.processes import Entrant, compile_bytecode, failed, medians, race, size_bytes
+from bench.processes import (
+    Entrant,
+    command_server,
+    compile_bytecode,
+    failed,
+    medians,
+    race,
+    size_bytes,
+)
 from bench.table import print_table, ratio
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,16 +97,23 @@ def document(number: int, fmt: str, output: str) -> dict:
     return loaded
 
 
-def pipewright(folder: Path, number: int, fmt: str, backend: str) -> tuple[Entrant, Path]:
-    """`python -m runtime run` of query `number` over `folder`/`fmt`, and its answer's path."""
+def pipewright(
+    folder: Path, number: int, fmt: str, backend: str, server: tuple[dict, int] | None = None
+) -> tuple[Entrant, Path]:
+    """`python -m runtime run` of query `number` over `folder`/`fmt` (through the command
+    `server`, its environment and pid, if given), and its answer's path."""
     data_root = folder / fmt
-    name = f"q{number:02d}-pipewright-{backend}"
+    name = f"q{number:02d}-pipewright-{backend}{'-server' if server else ''}"
     path = folder / "pipelines" / f"{name}-{fmt}.json"
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(document(number, fmt, f"out/{name}.parquet")))
     command = [sys.executable, "-m", "runtime", "run", str(path), "--data-root", str(data_root)]
     command += ["--backend", backend, "--no-cache"]
-    return Entrant(f"pipewright {backend}", command), data_root / "out" / f"{name}.parquet"
+    label = f"pipewright {backend}"
+    entrant = Entrant(label, command) if server is None else Entrant(
+        f"{label}, server", command, server[0], served_by=server[1]
+    )  # fmt: skip
+    return entrant, data_root / "out" / f"{name}.parquet"
 
 
 def duckdb_sql(folder: Path, number: int, fmt: str) -> tuple[Entrant, Path]:
@@ -139,7 +160,7 @@ def table_lines(number: int, fmt: str, entrants: list, runs: dict) -> list[list]
     lines = []
     for entrant, output in entrants:
         done = runs[entrant.label]
-        peak = round(max(run.peak_mb for run in done))
+        peak = "-" if entrant.served_by else round(max(run.peak_mb for run in done))
         head = [f"Q{number}", fmt, entrant.label]
         if failed(done):
             lines.append([*head, "", "", "", "", peak, failed(done).failure()])
@@ -172,6 +193,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="rounds per query and format")
     parser.add_argument("--memory", default="2GiB", help="a run above it is killed")
     parser.add_argument("--timeout", type=float, default=300, help="seconds, then killed")
+    parser.add_argument("--server", action="store_true", help="also through a command server")
     args = parser.parse_args()
     try:
         limit = size_bytes(args.memory)
@@ -180,15 +202,18 @@ def main() -> None:
     formats = args.formats.split(",")
     folder = generate(args.sf, DATA / f"tpch-sf{args.sf:g}", formats)
     compile_bytecode()
-    lines = []
-    for number in args.queries or query_numbers():
-        for fmt in formats:
-            entrants = [
-                *(pipewright(folder, number, fmt, b) for b in args.backends.split(",")),
-                duckdb_sql(folder, number, fmt),
-            ]
-            runs = race([entrant for entrant, _ in entrants], args.repeat, 0, limit, args.timeout)
-            lines += table_lines(number, fmt, entrants, runs)
+    with command_server() if args.server else contextlib.nullcontext() as server:
+        lines = []
+        for number in args.queries or query_numbers():
+            for fmt in formats:
+                backends = args.backends.split(",")
+                entrants = [pipewright(folder, number, fmt, b) for b in backends]
+                if server:
+                    entrants += [pipewright(folder, number, fmt, b, server) for b in backends]
+                entrants.append(duckdb_sql(folder, number, fmt))
+                contestants = [entrant for entrant, _ in entrants]
+                runs = race(contestants, args.repeat, 0, limit, args.timeout)
+                lines += table_lines(number, fmt, entrants, runs)
     print(
         f"TPC-H SF {args.sf:g} (tpchgen-cli), median of {args.repeat} alternating rounds;"
         f" Pipewright's result store off (--no-cache); a run above {args.memory} or"
