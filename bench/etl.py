@@ -12,11 +12,14 @@ script's, the wall ratio to the naive pandas script's and the highest peak memor
 every output is checked equal to the naive one's. A Pipewright backend this tree's runtime
 cannot be told reads n/a. Pipewright runs without its result store (`--no-cache`), and once
 more on `auto` with it as a user's first run has it (`--fresh`: stores, reuses nothing).
+`--server` adds that last one through a command server (`python -m runtime server start`):
+its CPU counts the server's and the forked command's; its peak memory is not measured ("-").
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -41,11 +44,13 @@ FIXED_COST = {
 }
 
 
-def contestants(folder: Path, support: str | None) -> list[seed_etl.Contestant]:
-    """The six, in the order each round runs them."""
+def contestants(folder: Path, support: str | None, server=None) -> list[seed_etl.Contestant]:
+    """The six (seven with a command `server`), in the order each round runs them."""
+    served = [seed_etl.pipewright(folder, "auto", support, store=True, server=server)]
     return [
         *(seed_etl.pipewright(folder, backend, support) for backend in seed_etl.BACKENDS),
         seed_etl.pipewright(folder, "auto", support, store=True),
+        *(served if server else []),
         seed_etl.script(folder, "naive", NAIVE),
         seed_etl.script(folder, "duckdb", DUCKDB),
         seed_etl.script(folder, "polars", "Polars script (lazy)"),
@@ -63,7 +68,7 @@ def race(entrants: list[seed_etl.Contestant], repeat: int, pause: float) -> dict
             seed_etl.same_output(entrant.output, reference)
 
     runs = processes.race(
-        [Entrant(entrant.label, entrant.command) for entrant in runnable],
+        [Entrant(e.label, e.command, e.env, e.served_by) for e in runnable],
         repeat,
         pause,
         after_round=check,
@@ -97,7 +102,7 @@ def table_rows(rows: int, entrants: list[seed_etl.Contestant], runs: dict) -> li
                 ratio(wall, duckdb[0]),
                 ratio(cpu, duckdb[1]),
                 ratio(wall, summary[NAIVE][0]),
-                round(max(run.peak_mb for run in runs[entrant.label])),
+                "-" if entrant.served_by else round(max(r.peak_mb for r in runs[entrant.label])),
             ]
         )
     return lines
@@ -130,14 +135,16 @@ def main() -> None:
     parser.add_argument("--sizes", type=sizes, help="several sizes, such as 2e6,10e6,30e6")
     parser.add_argument("--repeat", type=int, default=5, help="rounds per size")
     parser.add_argument("--pause", type=float, default=0.0, help="idle seconds before each run")
+    parser.add_argument("--server", action="store_true", help="also through a command server")
     args = parser.parse_args()
     compile_bytecode()
     support = seed_etl.backend_support()
     lines = []
-    for rows in args.sizes or [args.rows]:
-        folder = seed_etl.generate(rows)
-        entrants = contestants(folder, support)
-        lines += table_rows(rows, entrants, race(entrants, args.repeat, args.pause))
+    with processes.command_server() if args.server else contextlib.nullcontext() as server:
+        for rows in args.sizes or [args.rows]:
+            folder = seed_etl.generate(rows)
+            entrants = contestants(folder, support, server)
+            lines += table_rows(rows, entrants, race(entrants, args.repeat, args.pause))
     told = {"option": "`run --backend`", "config": "the document's config.backend"}
     print(
         f"seed ETL, median of {args.repeat} alternating rounds; every output equals naive pandas';"

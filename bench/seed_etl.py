@@ -160,15 +160,27 @@ class Contestant:
     label: str
     command: list[str] | None
     output: Path
+    env: dict[str, str] | None = None
+    served_by: int | None = None
+    """The command server that runs it, if any (bench/processes.py `Entrant`)."""
 
 
-def pipewright(folder: Path, backend: str, support: str | None, store: bool = False) -> Contestant:
+def pipewright(
+    folder: Path,
+    backend: str,
+    support: str | None,
+    store: bool = False,
+    server: tuple[dict[str, str], int] | None = None,
+) -> Contestant:
     """`python -m runtime run` on `backend`. A runtime without backends is the pandas engine:
     it runs as `pandas` and cannot run `auto`. Without `store` the run neither reads nor writes
     the result store (`--no-cache`); with it, each run is a cold run as a user's first one is:
-    it stores what a later edit reuses but reuses nothing (`--fresh`)."""
+    it stores what a later edit reuses but reuses nothing (`--fresh`). With `server` (its
+    environment and pid: processes.command_server) the command runs through it."""
     name = f"{backend}-store" if store else backend
+    name += "-server" if server else ""
     label = f"pipewright {backend}" + (", store on" if store else "")
+    label += ", server" if server else ""
     output = _output(folder, f"pipewright-{name}")
     if support is None and backend != "pandas":
         return Contestant(label, None, output)
@@ -183,7 +195,8 @@ def pipewright(folder: Path, backend: str, support: str | None, store: bool = Fa
         command.append("--fresh" if store else "--no-cache")  # each timed run does the whole work
     if support == "option":
         command += ["--backend", backend]
-    return Contestant(label, command, output)
+    env, served_by = server or (None, None)
+    return Contestant(label, command, output, env, served_by)
 
 
 def script(folder: Path, name: str, label: str, *extra: str) -> Contestant:
