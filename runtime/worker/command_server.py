@@ -17,6 +17,7 @@ Ctrl+C) and then its exit code; a caller that goes away takes its command with i
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gc
 import importlib
 import io
@@ -90,7 +91,7 @@ def start(idle_minutes: float = DEFAULT_IDLE_MINUTES) -> dict:
         return {**running, "already": True}
     folder = _private_folder()
     log = folder / (Path(socket_path()).stem + ".log")
-    with open(log, "wb") as output:  # the last server's output only
+    with open(log, "ab") as output:
         process = subprocess.Popen(
             [sys.executable, "-c", _BOOT, json.dumps(sys.path), str(idle_minutes)],
             stdin=subprocess.DEVNULL, stdout=output, stderr=output, cwd="/",
@@ -101,7 +102,7 @@ def start(idle_minutes: float = DEFAULT_IDLE_MINUTES) -> dict:
         running = status()
         if running is not None:
             return running
-        if process.poll() is not None:
+        if process.poll() not in (None, 0):  # 0: another start won the race; it will answer
             raise ServerError(f"the command server exited at start; see {log}")
         time.sleep(0.05)
     process.kill()
@@ -140,6 +141,19 @@ def _private_folder() -> Path:
 # -- the server ------------------------------------------------------------------------------
 
 
+def _only_server() -> int:
+    """An exclusive lock beside the socket, or the end of this process: two `server start`
+    at once (each finding none running) start one server, not two."""
+    folder = _private_folder()
+    lock = os.open(folder / (Path(socket_path()).stem + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"another command server is starting or running (pid {os.getpid()})", flush=True)
+        os._exit(0)
+    return lock
+
+
 def _fingerprint() -> tuple:
     """What changes when the engine's sources or the installed packages do: the sources'
     count and latest change, and the package folders' own times (an install adds or renames
@@ -171,14 +185,16 @@ class _Server:
     listener: socket.socket
     idle_s: float
     fingerprint: tuple
+    lock: int
+    """`_only_server`'s lock, held while it listens."""
+    socket_inode: int
+    """The socket file it made: it removes that file only (a new server may have made
+    another at the same path by then)."""
     started: float = field(default_factory=time.time)
     commands: int = 0
     stop_asked: bool = False
     """Set by SIGTERM (or a `stop` request): stop listening, end once the commands have."""
     listening: bool = True
-    socket_inode: int = 0
-    """The socket file it made: it removes that file only (a new server may have made
-    another at the same path by then)."""
     running: dict[int, socket.socket | None] = field(default_factory=dict)
     """Each command's process → its caller's connection (None once the caller went away)."""
     last_active: float = field(default_factory=time.monotonic)
@@ -200,6 +216,7 @@ class _Server:
             if os.stat(path).st_ino == self.socket_inode:
                 os.unlink(path)
         self.listener.close()
+        os.close(self.lock)  # a new server may start while the commands under way finish
 
     def idle_left(self) -> float | None:
         """Seconds until it stops for want of commands (None while one runs)."""
@@ -209,7 +226,9 @@ class _Server:
 
 
 def serve(idle_minutes: float) -> NoReturn:
-    """The server's process: load the engine, listen, fork a process per command."""
+    """The server's process: load the engine, listen, fork a process per command (unless a
+    server started at the same moment holds the lock: then it is the one)."""
+    lock = _only_server()
     for module in COMMAND_PRELOAD:
         importlib.import_module(module)
     try:
@@ -219,14 +238,13 @@ def serve(idle_minutes: float) -> NoReturn:
         traceback.print_exc()
     gc.collect()
     gc.freeze()  # the loaded engine stays shared with the commands' processes
-    _private_folder()
     path = Path(socket_path())
     path.unlink(missing_ok=True)  # no server answered at start: what is there is left over
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
     os.chmod(path, 0o600)
     listener.listen(64)
-    server = _Server(listener, idle_minutes * 60, _fingerprint(), socket_inode=path.stat().st_ino)
+    server = _Server(listener, idle_minutes * 60, _fingerprint(), lock, path.stat().st_ino)
     print(f"listening on {path} (pid {os.getpid()})", flush=True)
     wake_r, wake_w = os.pipe()
     for fd in (wake_r, wake_w):
@@ -280,7 +298,8 @@ def _accept(server: _Server, *close_in_child: int) -> None:
         pid = os.fork()
         if pid == 0:
             callers = [c.fileno() for c in server.running.values() if c is not None]
-            for fd in (server.listener.fileno(), conn.fileno(), *close_in_child, *callers):
+            inherited = (server.listener.fileno(), conn.fileno(), server.lock, *close_in_child)
+            for fd in (*inherited, *callers):
                 os.close(fd)
             _run_command(request, fds)
         server.commands += 1

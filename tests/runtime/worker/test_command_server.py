@@ -215,6 +215,35 @@ def test_the_server_stops_after_its_idle_minutes(tmp_path):
     assert list((tmp_path / "xdg" / "pipewright").glob("*.sock")) == []
 
 
+def test_two_starts_at_once_start_one_server(tmp_path):
+    cli = Commands(private_folder(tmp_path / "xdg"))
+    starts = [cli.popen("server", "start") for _ in range(2)]
+    said = [start.communicate(timeout=120)[0] for start in starts]
+    try:
+        assert [start.returncode for start in starts] == [0, 0]
+        pids = {text.split("(pid ")[1].split(",")[0] for text in said}
+        assert len(pids) == 1, said  # both name the one that listens
+        (pid,) = pids
+        assert "started" in "".join(said)
+        wait_for(lambda: _servers_of(tmp_path / "xdg") == [int(pid)])  # the other has gone
+    finally:
+        cli.run("server", "stop")
+
+
+def _servers_of(runtime_dir: Path) -> list[int]:
+    """The pids of the command servers started with `runtime_dir` as XDG_RUNTIME_DIR."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            command = (proc / "cmdline").read_bytes()
+            if b"command_server import serve" in command and (
+                f"XDG_RUNTIME_DIR={runtime_dir}".encode() in environ
+            ):
+                found.append(int(proc.name))
+    return found
+
+
 def test_start_refuses_a_folder_other_users_may_enter(tmp_path):
     runtime_dir = private_folder(tmp_path / "xdg")
     (runtime_dir / "pipewright").mkdir(mode=0o777)
