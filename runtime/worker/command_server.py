@@ -182,6 +182,8 @@ def _mtime(folder: str) -> int:
 
 @dataclass
 class _Server:
+    """A running server's state: what it listens on, what it loaded, what runs."""
+
     listener: socket.socket
     idle_s: float
     fingerprint: tuple
