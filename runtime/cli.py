@@ -35,6 +35,7 @@ from runtime.document.backend_names import BACKENDS
 from runtime.errors import PipelineValidationError, PipewrightError
 from runtime.io.paths import SCHEMAS
 from runtime.io.schema_reads import kept_on_disk
+from runtime.worker.command_client import DEFAULT_IDLE_MINUTES
 
 
 class UsageError(PipewrightError):
@@ -215,8 +216,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     server.add_argument("action", choices=("start", "stop", "status"))
     server.add_argument(
-        "--idle-minutes", type=float, default=30.0,
-        help="with start: stop after this many minutes without a command (default 30)",
+        "--idle-minutes", type=float, default=DEFAULT_IDLE_MINUTES,
+        help=f"with start: stop after this many minutes without a command "
+        f"(default {DEFAULT_IDLE_MINUTES:g})",
     )  # fmt: skip
     server.set_defaults(command=server_command)
     for sub in (validate, run, explain, test, operators, schema, compile_, lineage, server):

@@ -31,6 +31,8 @@ FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUI
 LENGTH = struct.Struct("!I")
 """A request is its length, then that many bytes of JSON."""
 STREAMS = (0, 1, 2)
+DEFAULT_IDLE_MINUTES = 30.0
+"""How long a server waits for a command before it stops (`server start --idle-minutes`)."""
 
 
 def server_folder() -> str:

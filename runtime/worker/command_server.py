@@ -38,6 +38,7 @@ from typing import NoReturn
 
 from runtime.worker import process_flags
 from runtime.worker.command_client import (
+    DEFAULT_IDLE_MINUTES,
     LENGTH,
     RUNTIME_DIR,
     STREAMS,
@@ -55,7 +56,6 @@ COMMAND_PRELOAD = (
     "runtime.plan.inline", "runtime.plan.inline_files", "runtime.io.position_files",
 )  # fmt: skip
 """What commands need, imported before the server forks (with what zygote.PRELOAD holds)."""
-DEFAULT_IDLE_MINUTES = 30.0
 START_TIMEOUT_S = 60.0
 """How long `server start` waits for the new server to import the engine and listen."""
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
